@@ -1,0 +1,269 @@
+"""The ``jaxmigrate`` command line."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+import click
+
+from migrator import __version__
+from migrator.discovery import discover
+from migrator.fileio import FileError, SourceFile
+from migrator.report import (
+    as_json,
+    as_sarif,
+    dump_json,
+    error_line,
+    summary_line,
+    write_github,
+    write_text,
+)
+from migrator.rule import all_rules
+from migrator.runner import CHECK, DIFF, WRITE, FileResult, default_jobs, migrate_text, run
+from migrator.settings import ConfigError, Settings, find_config, load_config
+
+EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+PROGRESS_THRESHOLD = 500  # files; below this a run is short enough without a bar
+
+
+class DefaultGroup(click.Group):
+    """``jaxmigrate PATHS`` means ``jaxmigrate migrate PATHS``."""
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["migrate", *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage("jaxmigrate", "[OPTIONS] PATHS... | rules | explain CODE")
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="jaxmigrate")
+def cli() -> None:
+    """Upgrade legacy JAX code (DeviceArray, GDA, pjit, xmap, ...) to the jax.Array world.
+
+    \b
+    jaxmigrate src/            rewrite files in place
+    jaxmigrate src/ --diff     show what would change, write nothing
+    jaxmigrate src/ --check    list files that would change, write nothing
+    jaxmigrate rules           list the rules
+    jaxmigrate explain JAX101  document one rule
+
+    Run `jaxmigrate migrate --help` for every option.
+    """
+
+
+def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
+    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+
+
+@cli.command("migrate")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option("--check", is_flag=True, help="List files that would change; write nothing.")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (comma-separated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
+@click.option("--target-version", metavar="X.Y[.Z]", help="Oldest JAX the migrated code must run on.")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour in edge cases.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
+@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+@click.option("--extend-exclude", multiple=True, metavar="GLOB", help="Same as --exclude; adds to the configuration's list.")
+@click.option("--stdin-filename", metavar="PATH", help="Name used in messages when reading from '-'.")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="A pyproject.toml to read [tool.jaxmigrate] from.")
+@click.option("--show-fixes", is_flag=True, help="Also list every fix (text format).")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+def migrate_command(
+    paths: Tuple[str, ...],
+    show_diff: bool,
+    check: bool,
+    select: Tuple[str, ...],
+    ignore: Tuple[str, ...],
+    target_version: Optional[str],
+    unsafe_fixes: Optional[bool],
+    output_format: str,
+    jobs: Optional[int],
+    exclude: Tuple[str, ...],
+    extend_exclude: Tuple[str, ...],
+    stdin_filename: Optional[str],
+    config_path: Optional[Path],
+    show_fixes: bool,
+    quiet: bool,
+) -> None:
+    """Migrate PATHS (files or directories; '-' reads stdin and writes stdout)."""
+    stdin_mode = paths == ("-",)
+    if "-" in paths and not stdin_mode:
+        raise click.UsageError("'-' (stdin) must be the only path")
+    try:
+        settings = _settings(paths, stdin_filename, config_path, select, ignore, target_version, unsafe_fixes, exclude, extend_exclude)
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+    mode = DIFF if show_diff else CHECK if check else WRITE
+    if stdin_mode:
+        sys.exit(_run_stdin(settings, mode, check, stdin_filename or "-", output_format))
+    if not paths:
+        click.echo("No paths given: nothing to do.", err=True)
+        sys.exit(EXIT_CLEAN)
+    files, missing = discover(paths, settings.exclude + settings.extend_exclude)
+    results = [FileResult(path, error=reason) for path, reason in missing]
+    results += _run_files(files, settings, mode, jobs or default_jobs())
+    _report(results, mode, settings, output_format, show_fixes, quiet, check)
+    sys.exit(_exit_code(results))
+
+
+def _settings(
+    paths: Sequence[str],
+    stdin_filename: Optional[str],
+    config_path: Optional[Path],
+    select: Tuple[str, ...],
+    ignore: Tuple[str, ...],
+    target_version: Optional[str],
+    unsafe_fixes: Optional[bool],
+    exclude: Tuple[str, ...],
+    extend_exclude: Tuple[str, ...],
+) -> Settings:
+    anchors = [Path(p) for p in paths if p != "-"]
+    if stdin_filename:
+        anchors.append(Path(stdin_filename))
+    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
+    values = (load_config(config) or {}) if config else {}
+    if select:
+        values["select"] = _codes(select)
+    if ignore:
+        values["ignore"] = _codes(ignore)
+    if target_version:
+        values["target_version"] = target_version
+    if unsafe_fixes is not None:
+        values["unsafe_fixes"] = unsafe_fixes
+    values["exclude"] = tuple(values.get("exclude", ())) + exclude
+    values["extend_exclude"] = tuple(values.get("extend_exclude", ())) + extend_exclude
+    return Settings(**values)
+
+
+def _run_files(files: List[Path], settings: Settings, mode: str, jobs: int) -> List[FileResult]:
+    stderr = click.get_text_stream("stderr")
+    if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
+        with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
+            return list(run(files, settings, mode, jobs, progress=bar.update))
+    return list(run(files, settings, mode, jobs))
+
+
+def _run_stdin(settings: Settings, mode: str, check: bool, name: str, output_format: str) -> int:
+    raw = click.get_binary_stream("stdin").read()
+    try:
+        source = SourceFile.from_bytes(Path(name), raw)
+    except FileError as error:
+        result = FileResult(name, error=str(error))
+    else:
+        result = migrate_text(source, name, settings, mode if mode != WRITE else CHECK)
+    stdout = click.get_binary_stream("stdout")
+    if result.error is None:
+        if mode == DIFF:
+            stdout.write(result.diff.encode("utf-8"))
+        elif not check:
+            stdout.write(source.encode(result.output) if result.changed else raw)  # type: ignore[arg-type]
+        stdout.flush()
+    _report([result], mode if mode != WRITE else "stdin", settings, output_format, False, True, False, to_stderr=True)
+    return _exit_code([result])
+
+
+def _report(
+    results: Sequence[FileResult],
+    mode: str,
+    settings: Settings,
+    output_format: str,
+    show_fixes: bool,
+    quiet: bool,
+    check: bool,
+    to_stderr: bool = False,
+) -> None:
+    out = click.get_text_stream("stderr" if to_stderr or mode == DIFF and output_format == "text" else "stdout")
+    err = click.get_text_stream("stderr")
+    if mode == DIFF:
+        diff_out = click.get_text_stream("stdout")
+        for result in results:
+            if result.diff:
+                diff_out.write(result.diff)
+    for result in results:
+        if result.error is not None:
+            err.write(error_line(result) + "\n")
+        elif result.changed and output_format == "text":
+            if mode == WRITE and result.written:
+                err.write(f"rewrote {result.path}\n")
+            elif check:
+                err.write(f"would rewrite {result.path}\n")
+    if output_format == "text":
+        write_text(results, out, show_fixes, mode)
+    elif output_format == "json":
+        dump_json(as_json(results, mode, settings.target_version), out)
+    elif output_format == "sarif":
+        dump_json(as_sarif(results, mode), out)
+    else:
+        write_github(results, out, mode)
+    if not quiet:
+        err.write(summary_line(results, mode) + "\n")
+
+
+def _exit_code(results: Sequence[FileResult]) -> int:
+    if any(r.error is not None for r in results):
+        return EXIT_ERROR
+    if any(r.changed or r.findings for r in results):
+        return EXIT_CHANGES
+    return EXIT_CLEAN
+
+
+@cli.command("rules")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules_command(output_format: str) -> None:
+    """List every rule: code, name, safety, needed JAX, summary."""
+    rules = all_rules()
+    if output_format == "json":
+        dump_json(
+            {
+                "rules": [
+                    {
+                        "code": r.code,
+                        "name": r.name,
+                        "safety": r.safety.value,
+                        "needs_jax": r.needs_jax,
+                        "deprecated_in": r.deprecated_in,
+                        "removed_in": r.removed_in,
+                        "catalog": list(r.catalog),
+                        "summary": r.summary,
+                    }
+                    for r in rules.values()
+                ]
+            },
+            click.get_text_stream("stdout"),
+        )
+        return
+    width = max(len(r.name) for r in rules.values())
+    for rule in rules.values():
+        needs = f">={rule.needs_jax}" if rule.needs_jax else "any"
+        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.safety.value:<6}  jax{needs:<8}  {rule.summary}")
+
+
+@cli.command("explain")
+@click.argument("code")
+def explain_command(code: str) -> None:
+    """Print a rule's documentation with before/after examples."""
+    from migrator.explain import render
+
+    rules = all_rules()
+    wanted = code.strip()
+    rule = rules.get(wanted.upper()) or next((r for r in rules.values() if r.name == wanted), None)
+    if rule is None:
+        raise click.UsageError(f"no rule {code!r}; `jaxmigrate rules` lists them")
+    click.echo(render(rule))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    cli.main(args=list(argv) if argv is not None else None, prog_name="jaxmigrate")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

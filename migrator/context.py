@@ -1,0 +1,248 @@
+"""What a rule sees while it runs: the module, name resolution, and where it records edits.
+
+Rules never change the tree themselves.  They record replacements keyed by the original
+node; the engine applies all of them in one transformer pass (an edit inside a node that
+another edit replaces waits for the next round).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from migrator.rule import Rule, Safety
+from migrator.scope import Analysis, Binding, Scope, Site, dotted_parts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from migrator.settings import Settings
+    from migrator.version import Version
+
+Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
+
+
+class NameSite(Site):
+    """A reference to (or a ``from`` import of) a qualified name some rule handles."""
+
+    __slots__ = ("qualname",)
+
+    def __init__(self, site: Site, qualname: str) -> None:
+        super().__init__(site.node, site.scope, site.ancestors, site.guarded, site.parts)
+        self.qualname = qualname
+
+    @property
+    def is_import(self) -> bool:
+        return isinstance(self.node, cst.ImportAlias)
+
+
+@dataclasses.dataclass
+class Edit:
+    node: cst.CSTNode
+    new: Replacement
+    code: str
+    message: str
+    safety: Safety
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """A fix that was applied, or a finding that needs a person (or --unsafe-fixes)."""
+
+    code: str
+    message: str
+    line: int
+    column: int  # 1-based, as editors count
+    safety: str
+    end_line: int = 0
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class CannotReference(Exception):
+    """A replacement name cannot be spelled at a site without clashing with a local name."""
+
+
+class Context:
+    def __init__(
+        self,
+        module: cst.Module,
+        analysis: Analysis,
+        settings: "Settings",
+        target: "Version",
+        suppressions: Optional[Dict[int, Optional[frozenset]]],
+    ) -> None:
+        self.module = module
+        self.analysis = analysis
+        self.settings = settings
+        self.target = target
+        self.rule: Rule = None  # type: ignore[assignment]  (set by the engine per call)
+        self.edits: Dict[int, Edit] = {}
+        self.findings: List[Tuple[cst.CSTNode, str, str, str]] = []
+        self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
+        self._suppressions = suppressions
+        self._positions: Optional[Dict[cst.CSTNode, CodeRange]] = None
+        self._parents: Optional[Dict[int, cst.CSTNode]] = None
+
+    # -- recording -------------------------------------------------------------------------
+    def replace(
+        self,
+        node: cst.CSTNode,
+        new: Replacement,
+        message: str,
+        safety: Optional[Safety] = None,
+    ) -> bool:
+        """Record a fix; returns False when it is suppressed, a duplicate, or not allowed."""
+        safety = safety or self.rule.safety
+        if self.is_suppressed(node):
+            return False
+        if safety is Safety.UNSAFE and not self.settings.unsafe_fixes:
+            self.findings.append((node, self.rule.code, f"{message} [unsafe fix: run with --unsafe-fixes]", safety.value))
+            return False
+        if safety is Safety.MANUAL:
+            raise ValueError(f"{self.rule.code}: a manual finding cannot carry a fix")
+        if id(node) in self.edits:
+            return False
+        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety)
+        return True
+
+    def report(self, node: cst.CSTNode, message: str) -> None:
+        """Record a finding that needs a person: the reason and the recommended replacement."""
+        if not self.is_suppressed(node):
+            self.findings.append((node, self.rule.code, message, Safety.MANUAL.value))
+
+    # -- positions and suppression comments ------------------------------------------------
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        return self._positions[node]
+
+    def is_suppressed(self, node: cst.CSTNode) -> bool:
+        if not self._suppressions:
+            return False
+        code_range = self.position(node)
+        for line in {code_range.start.line, code_range.end.line}:
+            if line in self._suppressions:
+                codes = self._suppressions[line]
+                if codes is None or any(self.rule.code.startswith(c) for c in codes):
+                    return True
+        return False
+
+    # -- structure -------------------------------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        if self._parents is None:
+            self._parents = {}
+            _ParentCollector(self._parents).collect(self.module)
+        return self._parents.get(id(node))
+
+    def ancestors(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """From the node's parent up to the Module."""
+        result = []
+        parent = self.parent(node)
+        while parent is not None:
+            result.append(parent)
+            parent = self.parent(parent)
+        return result
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        """The scope code at ``node`` runs in."""
+        for ancestor in self.ancestors(node):
+            scope = self.analysis.scopes.get(id(ancestor))
+            if scope is not None:
+                return scope
+        return self.analysis.scopes[id(self.module)]
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def qualname(self, node: cst.CSTNode, scope: Scope) -> Optional[str]:
+        """The qualified name a dotted expression refers to at ``scope``, if known."""
+        parts = dotted_parts(node)
+        if not parts:
+            return None
+        head = scope.resolve_name(parts[0])
+        if head is None:
+            return None
+        return ".".join([head, *parts[1:]])
+
+    # -- references to modern names, with import management --------------------------------
+    def ref(self, qualname: str, scope: Scope, prefer_from: bool = False) -> cst.BaseExpression:
+        """An expression that names ``qualname`` at ``scope``, adding an import if needed.
+
+        Reuses an existing import (``import jax.numpy as jnp`` serves ``jax.numpy.x``).
+        With ``prefer_from`` a missing name is imported as ``from module import name``.
+        Raises :class:`CannotReference` when every spelling would clash with a local name.
+        """
+        parts = qualname.split(".")
+        for cut in range(len(parts), 0, -1):
+            local = self._visible_import(".".join(parts[:cut]), scope)
+            if local is not None:
+                return _attribute_chain([local, *parts[cut:]])
+        if prefer_from and len(parts) > 1 and self._free(parts[-1], scope, qualname):
+            self.planned_imports[qualname] = (".".join(parts[:-1]), parts[-1])
+            return cst.Name(parts[-1])
+        if self._free(parts[0], scope, parts[0]):
+            self.planned_imports[parts[0]] = (None, parts[0])
+            return _attribute_chain(parts)
+        raise CannotReference(f"cannot refer to {qualname}: {parts[0]!r} is taken by a local name")
+
+    def _visible_import(self, qualname: str, scope: Scope) -> Optional[str]:
+        planned = self.planned_imports.get(qualname)
+        if planned is not None and scope.lookup(planned[1]) is None:
+            return planned[1]
+        for binding in self.analysis.imports:
+            if binding.qualname == qualname and not binding.guarded:
+                if scope.resolve_name(binding.name) == qualname:
+                    return binding.name
+        return None
+
+    def _free(self, name: str, scope: Scope, planned_key: str) -> bool:
+        """True if a new module-level binding ``name`` is visible at ``scope`` and clashes with nothing."""
+        if scope.lookup(name) is not None or name in self.analysis.scopes[id(self.module)].bindings:
+            return False
+        for key, (_module, bound) in self.planned_imports.items():
+            if bound == name and key != planned_key:
+                return False
+        return True
+
+    # -- small helpers rules share ---------------------------------------------------------
+    @staticmethod
+    def copy(node: cst.CSTNode) -> cst.CSTNode:
+        """A fresh copy, for a node a replacement uses more than once."""
+        return node.deep_clone()
+
+
+def _attribute_chain(parts: Sequence[str]) -> cst.BaseExpression:
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+class _ParentCollector(cst.CSTVisitor):
+    def __init__(self, parents: Dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.parents = parents
+        self.stack: List[cst.CSTNode] = []
+
+    def collect(self, module: cst.Module) -> None:
+        module.visit(self)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.stack:
+            self.parents[id(node)] = self.stack[-1]
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+def binding_is_legacy(binding: Binding, names: frozenset, modules: frozenset) -> bool:
+    qualname = binding.qualname or ""
+    if qualname in names:
+        return True
+    return any(qualname == m or qualname.startswith(m + ".") for m in modules)

@@ -1,0 +1,394 @@
+"""The engine: from source text to migrated text plus fixes and findings.
+
+Cost is proportional to what there is to change.  Each file goes through three gates:
+
+1. a substring prefilter on the trigger words the active rules declare (most files stop here);
+2. CPython's ``ast`` (about five times cheaper than LibCST's parser) resolves imports and
+   tells whether any rule's names, attributes, keywords or strings really occur;
+3. only then LibCST parses the file once, one traversal collects every rule's sites, all fixes
+   are applied in one transformer pass, and rounds repeat until nothing changes.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import re
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from migrator.context import (
+    CannotReference,
+    Context,
+    Diagnostic,
+    Edit,
+    NameSite,
+    binding_is_legacy,
+)
+from migrator.imports import add_imports, without_aliases
+from migrator.rule import Rule, Safety
+from migrator.scope import Analysis, Interest, analyze
+from migrator.settings import Settings
+
+MAX_ROUNDS = 10
+CLEANUP_CODE = "JAX000"  # imports the migration left unused (engine housekeeping)
+
+
+class MigrationError(Exception):
+    """A file that cannot be migrated: it does not parse, or a rule failed on it."""
+
+    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+class SourceSyntaxError(MigrationError):
+    """The input is not valid Python."""
+
+
+@dataclasses.dataclass
+class Result:
+    source: str
+    output: str
+    fixes: List[Diagnostic]
+    findings: List[Diagnostic]
+
+    @property
+    def changed(self) -> bool:
+        return self.output != self.source
+
+
+# -- planning: what the active rules want ----------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    rules: Tuple[Rule, ...]
+    interest: Interest
+    words: Tuple[str, ...]
+    by_name: Dict[str, Tuple[Rule, ...]]
+    by_attribute: Dict[str, Tuple[Rule, ...]]
+    by_keyword: Dict[str, Tuple[Rule, ...]]
+    by_string: Dict[str, Tuple[Rule, ...]]
+    legacy_names: FrozenSet[str]
+    legacy_modules: FrozenSet[str]
+
+    def wanted_by(self, rule: Rule, facts: "Facts") -> bool:
+        return bool(
+            rule.names & facts.names
+            or rule.attributes & facts.attributes
+            or rule.keywords & facts.keywords
+            or rule.strings & facts.strings
+            or any(_under(q, rule.legacy_modules) for q in facts.imports)
+        )
+
+    def owner(self, qualname: str) -> Optional[str]:
+        for rule in self.rules:
+            if qualname in rule.names or _under(qualname, rule.legacy_modules):
+                return rule.code
+        return None
+
+
+def _under(qualname: str, modules: Iterable[str]) -> bool:
+    return any(qualname == m or qualname.startswith(m + ".") for m in modules)
+
+
+def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
+    table: Dict[str, List[Rule]] = {}
+    for rule in rules:
+        for key in getattr(rule, field):
+            table.setdefault(key, []).append(rule)
+    return {key: tuple(value) for key, value in table.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def make_plan(rules: Tuple[Rule, ...]) -> Plan:
+    names = frozenset().union(*(r.names for r in rules))
+    attributes = frozenset().union(*(r.attributes for r in rules))
+    keywords = frozenset().union(*(r.keywords for r in rules))
+    strings = frozenset().union(*(r.strings for r in rules))
+    modules = frozenset().union(*(r.legacy_modules for r in rules))
+    words = {n.rsplit(".", 1)[-1] for n in names | modules} | attributes | keywords | strings
+    return Plan(
+        rules=rules,
+        interest=Interest(names, attributes, keywords, strings),
+        words=tuple(sorted(words)),
+        by_name=_index(rules, "names"),
+        by_attribute=_index(rules, "attributes"),
+        by_keyword=_index(rules, "keywords"),
+        by_string=_index(rules, "strings"),
+        legacy_names=names,
+        legacy_modules=modules,
+    )
+
+
+# -- gate 2: what CPython's ast says is in the file ------------------------------------------
+@dataclasses.dataclass
+class Facts:
+    names: Set[str]
+    attributes: Set[str]
+    keywords: Set[str]
+    strings: Set[str]
+    imports: Set[str]
+
+
+def ast_facts(text: str) -> Optional[Facts]:
+    """Over-approximate the sites of gate 3 with ``ast``; None if ``ast`` cannot parse it."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    aliases: Dict[str, Set[str]] = {}
+    facts = Facts(set(), set(), set(), set(), set())
+    chains: List[List[str]] = []
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Attribute:
+            facts.attributes.add(node.attr)
+            chain = _ast_chain(node)
+            if chain:
+                chains.append(chain)
+        elif kind is ast.Name:
+            chains.append([node.id])
+        elif kind is ast.keyword:
+            if node.arg:
+                facts.keywords.add(node.arg)
+        elif kind is ast.Constant:
+            if isinstance(node.value, str) and len(node.value) < 100:
+                facts.strings.add(node.value)
+        elif kind is ast.Import:
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                qualname = alias.name if alias.asname else bound
+                aliases.setdefault(bound, set()).add(qualname)
+                facts.imports.add(alias.name)
+                facts.names.add(alias.name)
+        elif kind is ast.ImportFrom and node.module and not node.level:
+            for alias in node.names:
+                qualname = f"{node.module}.{alias.name}"
+                aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
+                facts.imports.add(qualname)
+                facts.names.add(qualname)
+    for chain in chains:
+        for head in aliases.get(chain[0], ()):
+            facts.names.add(".".join([head, *chain[1:]]))
+    return facts
+
+
+def _ast_chain(node: ast.AST) -> Optional[List[str]]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+# -- suppression comments ---------------------------------------------------------------------
+_SUPPRESS_RE = re.compile(r"#\s*jaxmigrate:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+
+def find_suppressions(text: str) -> Dict[int, Optional[FrozenSet[str]]]:
+    """Line number -> suppressed codes (None: every code) for ``# jaxmigrate: ignore[...]``."""
+    result: Dict[int, Optional[FrozenSet[str]]] = {}
+    if "jaxmigrate" not in text:
+        return result
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _SUPPRESS_RE.search(line)
+        if match:
+            codes = match.group(1)
+            if codes is None:
+                result[number] = None
+            else:
+                result[number] = frozenset(c.strip() for c in codes.split(",") if c.strip())
+    return result
+
+
+# -- the engine ---------------------------------------------------------------------------------
+def migrate_source(text: str, settings: Optional[Settings] = None) -> Result:
+    """Migrate one module's source.  Raises :class:`MigrationError` for unusable input."""
+    settings = settings or Settings()
+    plan = make_plan(tuple(settings.active_rules()))
+    unchanged = Result(text, text, [], [])
+    if not any(word in text for word in plan.words):
+        return unchanged
+    facts = ast_facts(text)
+    if facts is not None:
+        wanted = tuple(rule for rule in plan.rules if plan.wanted_by(rule, facts))
+        if not wanted:
+            return unchanged
+        plan = make_plan(wanted)
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        raise SourceSyntaxError(
+            f"not valid Python: {error.message}", error.raw_line, error.raw_column + 1
+        ) from None
+    except RecursionError:
+        raise SourceSyntaxError("too deeply nested for the parser") from None
+    output, fixes, findings = _run_rounds(module, text, plan, settings)
+    if output != text:
+        _verify_parses(output, ast_parsed=facts is not None)
+    return Result(text, output, fixes, findings)
+
+
+def _run_rounds(
+    module: cst.Module, text: str, plan: Plan, settings: Settings
+) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
+    fixes: List[Diagnostic] = []
+    original_loads: Optional[Dict[str, int]] = None
+    added_imports: Set[str] = set()
+    suppressions = find_suppressions(text)
+    for _round in range(MAX_ROUNDS):
+        if _round and suppressions:
+            suppressions = find_suppressions(module.code)
+        analysis = analyze(module, plan.interest)
+        if original_loads is None:
+            original_loads = dict(analysis.loads)
+        ctx = Context(module, analysis, settings, settings.target, suppressions)
+        _dispatch(ctx, analysis, plan)
+        removals = _unused_imports(ctx, analysis, plan, original_loads, added_imports)
+        if not ctx.edits and not removals:
+            return module.code, fixes, _diagnostics(ctx, ctx.findings)
+        applied = _Apply(ctx.edits, removals)
+        module = module.visit(applied)
+        fixes.extend(
+            _diagnostic(ctx, edit.node, edit.code, edit.message, edit.safety.value)
+            for edit in applied.applied
+        )
+        if ctx.planned_imports:
+            module = add_imports(module, ctx.planned_imports.values())
+            added_imports.update(name for _module, name in ctx.planned_imports.values())
+    raise MigrationError(f"the rules did not settle after {MAX_ROUNDS} rounds (a rule bug)")
+
+
+def _dispatch(ctx: Context, analysis: Analysis, plan: Plan) -> None:
+    def call(rule: Rule, site_node: cst.CSTNode, hook, *args) -> None:  # noqa: ANN001
+        ctx.rule = rule
+        try:
+            hook(*args, ctx)
+        except CannotReference as error:
+            ctx.report(site_node, f"cannot fix here: {error}")
+        except MigrationError:
+            raise
+        except Exception as error:  # noqa: BLE001  (a rule bug must not lose the file)
+            raise MigrationError(
+                f"internal error in rule {rule.code}: {type(error).__name__}: {error}"
+            ) from error
+
+    for site in analysis.name_sites:
+        if site.guarded:
+            continue
+        if isinstance(site.node, cst.ImportAlias):
+            qualname: Optional[str] = ".".join(site.parts or ())
+        else:
+            qualname = ctx.qualname(site.node, site.scope)
+        for rule in plan.by_name.get(qualname or "", ()):
+            call(rule, site.node, rule.visit_name, NameSite(site, qualname))  # type: ignore[arg-type]
+    for site in analysis.attribute_sites:
+        if not site.guarded:
+            for rule in plan.by_attribute.get(site.node.attr.value, ()):  # type: ignore[attr-defined]
+                call(rule, site.node, rule.visit_attribute, site.node)
+    for site in analysis.keyword_sites:
+        if not site.guarded and isinstance(site.parent, cst.Call):
+            for rule in plan.by_keyword.get(site.node.keyword.value, ()):  # type: ignore[attr-defined]
+                call(rule, site.node, rule.visit_keyword, site.node, site.parent)
+    for site in analysis.string_sites:
+        if not site.guarded:
+            for rule in plan.by_string.get(site.node.evaluated_value, ()):  # type: ignore[attr-defined]
+                call(rule, site.node, rule.visit_string, site.node)
+    for rule in plan.rules:
+        if type(rule).visit_module is not Rule.visit_module:
+            call(rule, ctx.module, rule.visit_module)
+
+
+def _unused_imports(
+    ctx: Context,
+    analysis: Analysis,
+    plan: Plan,
+    original_loads: Dict[str, int],
+    added_imports: Set[str],
+) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+    """Imports to drop: legacy ones nothing uses, and ones the migration left unused."""
+    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
+    for binding in analysis.imports:
+        name = binding.name
+        if binding.guarded or analysis.loads.get(name, 0) or name in analysis.exported:
+            continue
+        if id(binding.statement) in ctx.edits:
+            continue
+        owner = None
+        if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):
+            owner = plan.owner(binding.qualname or "")
+        elif original_loads.get(name, 0) or name in added_imports:
+            owner = CLEANUP_CODE
+        if owner is None:
+            continue
+        statement = binding.statement
+        entry = removals.setdefault(id(statement), (statement, set(), owner))
+        entry[1].add(id(binding.node))
+    return removals
+
+
+class _Apply(cst.CSTTransformer):
+    """Applies every recorded edit in one pass; an edit inside a replaced node waits a round."""
+
+    def __init__(
+        self, edits: Dict[int, Edit], removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]]
+    ) -> None:
+        super().__init__()
+        self.edits = edits
+        self.removals = removals
+        self.applied: List[Edit] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.edits
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: ANN201
+        edit = self.edits.get(id(original_node))
+        if edit is not None:
+            self.applied.append(edit)
+            return edit.new
+        removal = self.removals.get(id(original_node))
+        if removal is not None:
+            statement, alias_ids, code = removal
+            new = without_aliases(original_node, updated_node, alias_ids)  # type: ignore[arg-type]
+            if new is not updated_node:
+                message = "removed an import the migration left unused"
+                if code != CLEANUP_CODE:
+                    message = "removed an import of a name that no longer exists in JAX"
+                self.applied.append(Edit(statement, new, code, message, Safety.SAFE))
+            return new
+        return updated_node
+
+
+def _diagnostic(ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str) -> Diagnostic:
+    code_range = ctx.position(node)
+    return Diagnostic(
+        code=code,
+        message=message,
+        line=code_range.start.line,
+        column=code_range.start.column + 1,
+        safety=safety,
+        end_line=code_range.end.line,
+    )
+
+
+def _diagnostics(ctx: Context, entries: Sequence[Tuple[cst.CSTNode, str, str, str]]) -> List[Diagnostic]:
+    found = {_diagnostic(ctx, *entry) for entry in entries}
+    return sorted(found, key=lambda d: (d.line, d.column, d.code, d.message))
+
+
+def _verify_parses(output: str, ast_parsed: bool) -> None:
+    try:
+        if ast_parsed:
+            ast.parse(output)
+        else:
+            cst.parse_module(output)
+    except (SyntaxError, cst.ParserSyntaxError) as error:
+        raise MigrationError(f"internal error: the migrated text does not parse ({error})") from None

@@ -1,0 +1,139 @@
+"""Import management: add the imports fixes need, drop aliases nobody uses any more."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+
+import libcst as cst
+
+from migrator.scope import dotted_name
+
+ImportNode = Union[cst.Import, cst.ImportFrom]
+
+
+def without_aliases(
+    original: ImportNode, updated: ImportNode, alias_ids: Set[int]
+) -> Union[ImportNode, cst.RemovalSentinel]:
+    """``updated`` minus the aliases whose original nodes are in ``alias_ids``."""
+    if isinstance(original.names, cst.ImportStar) or isinstance(updated.names, cst.ImportStar):
+        return updated
+    if len(original.names) != len(updated.names):  # another edit changed it: next round
+        return updated
+    kept = [new for old, new in zip(original.names, updated.names) if id(old) not in alias_ids]
+    if len(kept) == len(updated.names):
+        return updated
+    if not kept:
+        return cst.RemovalSentinel.REMOVE
+    parenthesized = isinstance(updated, cst.ImportFrom) and updated.lpar is not None
+    if not parenthesized:
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(names=kept)
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_import_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
+
+
+def insertion_index(body: List[cst.CSTNode]) -> int:
+    """After the docstring and the last top-level import that precedes any def or class."""
+    index = 0
+    for position, statement in enumerate(body):
+        if position == 0 and _is_docstring(statement):
+            index = 1
+        elif _is_import_line(statement):
+            index = position + 1
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            break
+    return index
+
+
+def _alias(name: str) -> cst.ImportAlias:
+    parts = name.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(node, cst.Name(part))
+    return cst.ImportAlias(name=node)  # type: ignore[arg-type]
+
+
+def _extend_from_import(statement: cst.ImportFrom, names: List[str]) -> cst.ImportFrom:
+    existing = list(statement.names)  # type: ignore[arg-type]
+    present = {dotted_name(alias.name) for alias in existing if alias.asname is None}
+    new = [_alias(n) for n in names if n not in present]
+    if not new:
+        return statement
+    if statement.lpar is not None and len(existing) >= 2:
+        separator = existing[-2].comma
+        new = [alias.with_changes(comma=separator) for alias in new[:-1]] + [
+            new[-1].with_changes(comma=existing[-1].comma)
+        ]
+        existing[-1] = existing[-1].with_changes(comma=separator)
+    else:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        existing[-1] = existing[-1].with_changes(comma=comma)
+        new = [alias.with_changes(comma=comma) for alias in new[:-1]] + [new[-1]]
+    return statement.with_changes(names=existing + new)
+
+
+def add_imports(
+    module: cst.Module, wanted: Iterable[Tuple[Optional[str], str]]
+) -> cst.Module:
+    """Add ``import name`` (module None) and ``from module import name`` at the top level."""
+    plain = sorted({name for module_name, name in wanted if module_name is None})
+    froms: Dict[str, List[str]] = {}
+    for module_name, name in wanted:
+        if module_name is not None and name not in froms.setdefault(module_name, []):
+            froms[module_name].append(name)
+    body = list(module.body)
+    for position, statement in enumerate(body):
+        if not _is_import_line(statement) or len(statement.body) != 1:  # type: ignore[attr-defined]
+            continue
+        small = statement.body[0]  # type: ignore[attr-defined]
+        if (
+            isinstance(small, cst.ImportFrom)
+            and not small.relative
+            and not isinstance(small.names, cst.ImportStar)
+            and small.module is not None
+            and dotted_name(small.module) in froms
+        ):
+            names = froms.pop(dotted_name(small.module))  # type: ignore[arg-type]
+            body[position] = statement.with_changes(body=[_extend_from_import(small, names)])
+    lines: List[cst.SimpleStatementLine] = [
+        cst.SimpleStatementLine([cst.Import(names=[_alias(name)])]) for name in plain
+    ]
+    for module_name, names in froms.items():
+        from_module = _alias(module_name).name
+        lines.append(
+            cst.SimpleStatementLine(
+                [cst.ImportFrom(module=from_module, names=[_alias(n) for n in names])]  # type: ignore[arg-type]
+            )
+        )
+    # ``from x import a, b`` needs the separating commas.
+    lines = [_with_commas(line) for line in lines]
+    index = insertion_index(body)
+    if index == 0 and body and lines:
+        # Keep the first statement's leading comments/blank lines above the new imports.
+        first = body[0]
+        lines[0] = lines[0].with_changes(leading_lines=first.leading_lines)  # type: ignore[attr-defined]
+        body[0] = first.with_changes(leading_lines=())  # type: ignore[attr-defined]
+    body[index:index] = lines
+    return module.with_changes(body=body)
+
+
+def _with_commas(line: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+    small = line.body[0]
+    if isinstance(small, cst.ImportFrom) and isinstance(small.names, (list, tuple)) and len(small.names) > 1:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        names = [alias.with_changes(comma=comma) for alias in small.names[:-1]] + [small.names[-1]]
+        return line.with_changes(body=[small.with_changes(names=names)])
+    return line

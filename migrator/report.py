@@ -1,0 +1,170 @@
+"""Reporting results: text, JSON, SARIF 2.1.0 and GitHub Actions annotations."""
+
+from __future__ import annotations
+
+import json
+from typing import Dict, List, Sequence, TextIO
+
+from migrator import __version__
+from migrator.rule import all_rules
+from migrator.runner import FileResult
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+HELP_URI = "https://docs.jax.dev/en/latest/jax_array_migration.html"
+
+
+def summary_counts(results: Sequence[FileResult]) -> Dict[str, int]:
+    return {
+        "files": len(results),
+        "changed": sum(r.changed for r in results),
+        "fixes": sum(len(r.fixes) for r in results),
+        "findings": sum(len(r.findings) for r in results),
+        "errors": sum(r.error is not None for r in results),
+    }
+
+
+def summary_line(results: Sequence[FileResult], mode: str) -> str:
+    counts = summary_counts(results)
+    files = "file" if counts["changed"] == 1 else "files"
+    verb = "changed" if mode == "write" else "would change"
+    line = (
+        f"{counts['changed']} {files} {verb}, {counts['fixes']} fixes, "
+        f"{counts['findings']} findings need review"
+    )
+    if counts["errors"]:
+        line += f", {counts['errors']} files could not be processed"
+    return line
+
+
+def error_line(result: FileResult) -> str:
+    where = result.path
+    if result.error_line:
+        where += f":{result.error_line}:{result.error_column or 1}"
+    return f"{where}: error: {result.error}"
+
+
+def write_text(results: Sequence[FileResult], out: TextIO, show_fixes: bool, mode: str) -> None:
+    for result in results:
+        entries = [(d, "") for d in result.findings]
+        if show_fixes:
+            tag = "[fixed] " if mode == "write" else "[fixable] "
+            entries += [(d, tag) for d in result.fixes]
+        for diagnostic, tag in sorted(entries, key=lambda e: (e[0].line, e[0].column, e[0].code)):
+            out.write(
+                f"{result.path}:{diagnostic.line}:{diagnostic.column}: "
+                f"{diagnostic.code} {tag}{diagnostic.message}\n"
+            )
+
+
+def as_json(results: Sequence[FileResult], mode: str, target_version: str) -> dict:
+    return {
+        "tool": "jaxmigrate",
+        "version": __version__,
+        "mode": mode,
+        "target_version": target_version,
+        "summary": summary_counts(results),
+        "files": [
+            {
+                "path": r.path,
+                "changed": r.changed,
+                "written": r.written,
+                "fixes": [d.as_dict() for d in r.fixes],
+                "findings": [d.as_dict() for d in r.findings],
+                "error": None
+                if r.error is None
+                else {"message": r.error, "line": r.error_line, "column": r.error_column},
+            }
+            for r in results
+        ],
+    }
+
+
+def _sarif_result(path: str, code: str, level: str, message: str, line: int, column: int) -> dict:
+    region = {"startLine": max(line, 1), "startColumn": max(column, 1)}
+    return {
+        "ruleId": code,
+        "level": level,
+        "message": {"text": message},
+        "locations": [
+            {"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}
+        ],
+    }
+
+
+def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
+    rules = all_rules()
+    driver_rules = [
+        {
+            "id": rule.code,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": " ".join(rule.doc.split())[:1000] or rule.summary},
+            "helpUri": HELP_URI,
+            "properties": {"safety": rule.safety.value},
+        }
+        for rule in rules.values()
+    ]
+    sarif_results: List[dict] = []
+    for r in results:
+        path = r.path.replace("\\", "/")
+        for d in r.findings:
+            sarif_results.append(_sarif_result(path, d.code, "warning", d.message, d.line, d.column))
+        if mode != "write":
+            for d in r.fixes:
+                sarif_results.append(
+                    _sarif_result(path, d.code, "note", f"[fixable] {d.message}", d.line, d.column)
+                )
+        if r.error is not None:
+            sarif_results.append(
+                _sarif_result(path, "JAX999", "error", r.error, r.error_line, r.error_column)
+            )
+    driver_rules.append(
+        {"id": "JAX999", "name": "file-error", "shortDescription": {"text": "file could not be processed"}}
+    )
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "jaxmigrate",
+                        "version": __version__,
+                        "informationUri": "https://pypi.org/project/jaxmigrate/",
+                        "rules": driver_rules,
+                    }
+                },
+                "results": sarif_results,
+            }
+        ],
+    }
+
+
+def _escape_github(text: str, property_value: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def write_github(results: Sequence[FileResult], out: TextIO, mode: str) -> None:
+    for r in results:
+        file = _escape_github(r.path, True)
+        entries = [("warning", d) for d in r.findings]
+        if mode != "write":
+            entries += [("notice", d) for d in r.fixes]
+        for level, d in entries:
+            out.write(
+                f"::{level} file={file},line={d.line},col={d.column},"
+                f"title={d.code}::{_escape_github(d.message)}\n"
+            )
+        if r.error is not None:
+            out.write(
+                f"::error file={file},line={max(r.error_line, 1)},title=jaxmigrate::"
+                f"{_escape_github(r.error)}\n"
+            )
+
+
+def dump_json(data: dict, out: TextIO) -> None:
+    json.dump(data, out, indent=2)
+    out.write("\n")

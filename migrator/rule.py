@@ -1,0 +1,120 @@
+"""The rule framework: what a rule declares and how it is registered.
+
+A rule is a subclass of :class:`Rule` in a module of the ``rules`` package.  Defining the
+class registers it; the package imports all its modules, so adding a rule touches nothing
+else.  A rule never opens files, prints or parses arguments: it receives the sites it asked
+for through :class:`migrator.context.Context` and records fixes and findings there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+import textwrap
+from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Optional, Tuple
+
+from migrator.version import Version, parse_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
+    from migrator.context import Context, NameSite
+
+
+class Safety(str, enum.Enum):
+    SAFE = "safe"  # keeps behaviour wherever the replacement exists
+    UNSAFE = "unsafe"  # may change behaviour in edge cases: applied only with --unsafe-fixes
+    MANUAL = "manual"  # report only: a person has to decide
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    """A before/after pair: shown by ``jaxmigrate explain`` and checked by the tests."""
+
+    before: str
+    after: str
+    title: str = ""
+    target_version: Optional[str] = None
+    unsafe_fixes: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "before", textwrap.dedent(self.before).lstrip("\n"))
+        object.__setattr__(self, "after", textwrap.dedent(self.after).lstrip("\n"))
+
+
+_CODE_RE = re.compile(r"^JAX\d{3}$")
+_NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+REGISTRY: Dict[str, "Rule"] = {}
+
+
+class Rule:
+    """Base class of every rule.  Subclasses set the class attributes and override hooks."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    safety: ClassVar[Safety]
+    # The oldest JAX on which the replacement works; below it the rule does not run.
+    needs_jax: ClassVar[Optional[str]] = None
+    deprecated_in: ClassVar[Optional[str]] = None
+    removed_in: ClassVar[Optional[str]] = None
+    catalog: ClassVar[Tuple[str, ...]] = ()  # ids in ../shared/jax_api_catalog.md
+    doc: ClassVar[str] = ""  # Markdown: what it does, why, what to use instead
+    examples: ClassVar[Tuple[Example, ...]] = ()
+
+    # What the rule wants to see.  The engine derives the textual prefilter, the cheap
+    # detection step and the dispatch of the single traversal from these sets.
+    names: ClassVar[FrozenSet[str]] = frozenset()  # fully qualified legacy names
+    attributes: ClassVar[FrozenSet[str]] = frozenset()  # ``<expr>.attr`` on any receiver
+    keywords: ClassVar[FrozenSet[str]] = frozenset()  # call keyword names
+    strings: ClassVar[FrozenSet[str]] = frozenset()  # exact string literal values
+    # Modules that no longer exist: an import of them left unused is removed.
+    legacy_modules: ClassVar[FrozenSet[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" not in cls.__dict__:  # an abstract helper base, not a rule
+            return
+        if not _CODE_RE.match(cls.code):
+            raise ValueError(f"rule code {cls.code!r} must look like JAX123")
+        if not _NAME_RE.match(cls.name):
+            raise ValueError(f"rule name {cls.name!r} must be kebab-case")
+        if cls.code in REGISTRY:
+            raise ValueError(f"rule code {cls.code} registered twice")
+        if cls.name in {rule.name for rule in REGISTRY.values()}:
+            raise ValueError(f"rule name {cls.name} registered twice")
+        REGISTRY[cls.code] = cls()
+
+    # -- version gating -------------------------------------------------------------------
+    def runs_on(self, target: Version) -> bool:
+        return self.needs_jax is None or parse_version(self.needs_jax) <= target
+
+    # -- hooks, called by the engine ------------------------------------------------------
+    def visit_name(self, site: "NameSite", ctx: "Context") -> None:
+        """A reference (or ``from`` import) of one of :attr:`names`."""
+
+    def visit_attribute(self, node: "cst.Attribute", ctx: "Context") -> None:
+        """An attribute access ``<expr>.attr`` with ``attr`` in :attr:`attributes`."""
+
+    def visit_keyword(self, arg: "cst.Arg", call: "cst.Call", ctx: "Context") -> None:
+        """A call keyword argument named in :attr:`keywords`."""
+
+    def visit_string(self, node: "cst.SimpleString", ctx: "Context") -> None:
+        """A plain string literal whose value is in :attr:`strings`."""
+
+    def visit_module(self, ctx: "Context") -> None:
+        """Called once per file after the sites, for rules that look at the whole module."""
+
+    # -- helpers --------------------------------------------------------------------------
+    @property
+    def slug(self) -> str:
+        return f"{self.code}-{self.name}"
+
+
+def all_rules() -> Dict[str, Rule]:
+    """Every registered rule, by code (imports the ``rules`` package on first use)."""
+    import rules  # noqa: F401  (importing registers the rules)
+
+    return dict(sorted(REGISTRY.items()))

@@ -1,0 +1,123 @@
+"""Settings: what the user asked for, from ``[tool.jaxmigrate]`` and the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from migrator.rule import Rule, all_rules
+from migrator.version import LATEST_KNOWN_JAX, Version, parse_version
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """A configuration value or command-line option that cannot be used."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    select: Tuple[str, ...] = ()  # rule codes or prefixes; empty means every rule
+    ignore: Tuple[str, ...] = ()
+    target_version: str = LATEST_KNOWN_JAX  # the oldest JAX the migrated code must run on
+    unsafe_fixes: bool = False
+    exclude: Tuple[str, ...] = ()
+    extend_exclude: Tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        try:
+            parse_version(self.target_version)
+        except ValueError as error:
+            raise ConfigError(f"target-version: {error}") from None
+        known = all_rules()
+        for option, codes in (("select", self.select), ("ignore", self.ignore)):
+            for code in codes:
+                if not any(rule_code.startswith(code) for rule_code in known) and code != "ALL":
+                    raise ConfigError(f"{option}: no rule code starts with {code!r}")
+
+    @property
+    def target(self) -> Version:
+        return parse_version(self.target_version)
+
+    def active_rules(self) -> List[Rule]:
+        """The rules that run: selected, not ignored, and valid on the target version."""
+        selected = [
+            rule
+            for code, rule in all_rules().items()
+            if (not self.select or _matches(code, self.select))
+            and not _matches(code, self.ignore)
+            and rule.runs_on(self.target)
+        ]
+        return selected
+
+    def cache_key(self) -> str:
+        codes = ",".join(rule.code for rule in self.active_rules())
+        return f"{codes}|{self.target_version}|{int(self.unsafe_fixes)}"
+
+
+def _matches(code: str, patterns: Sequence[str]) -> bool:
+    return any(p == "ALL" or code.startswith(p) for p in patterns)
+
+
+_KEYS = {
+    "select": "select",
+    "ignore": "ignore",
+    "target-version": "target_version",
+    "unsafe-fixes": "unsafe_fixes",
+    "exclude": "exclude",
+    "extend-exclude": "extend_exclude",
+}
+
+
+def find_config(paths: Sequence[Path]) -> Optional[Path]:
+    """The first ``pyproject.toml`` with a ``[tool.jaxmigrate]`` table, walking up from the paths."""
+    starts = [p.resolve() for p in paths] or [Path.cwd().resolve()]
+    start = Path(_common_parent(starts))
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file() and load_config(candidate) is not None:
+            return candidate
+    return None
+
+
+def _common_parent(paths: Sequence[Path]) -> str:
+    import os.path
+
+    dirs = [str(p if p.is_dir() else p.parent) for p in paths]
+    return os.path.commonpath(dirs)
+
+
+def load_config(path: Path) -> Optional[Dict[str, Any]]:
+    """The ``[tool.jaxmigrate]`` table of a pyproject.toml as Settings keywords (None if absent)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error}") from None
+    table = data.get("tool", {}).get("jaxmigrate")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.jaxmigrate] must be a table")
+    result: Dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            raise ConfigError(f"{path}: unknown key {key!r} in [tool.jaxmigrate]")
+        field = _KEYS[key]
+        if field in ("select", "ignore", "exclude", "extend_exclude"):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{path}: {key} must be a list of strings")
+            value = tuple(value)
+        elif field == "unsafe_fixes" and not isinstance(value, bool):
+            raise ConfigError(f"{path}: unsafe-fixes must be true or false")
+        elif field == "target_version" and not isinstance(value, str):
+            # A bare 0.10 in TOML is the float 0.1: insist on a string.
+            raise ConfigError(f'{path}: target-version must be a string such as "0.4.30"')
+        result[field] = value
+    return result

@@ -1,0 +1,107 @@
+"""Small matchers several rules share (no rule logic here)."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.scope import Scope
+
+
+def is_builtin(name: str, scope: Scope) -> bool:
+    """True when ``name`` at ``scope`` is the builtin (no local or imported shadow)."""
+    return scope.lookup(name) is None
+
+
+def isinstance_position(site: NameSite) -> Optional[Tuple[cst.Call, Optional[cst.Tuple]]]:
+    """If the site is the class argument of isinstance/issubclass (alone or in a tuple)."""
+    ancestors = site.ancestors
+    tuple_node: Optional[cst.Tuple] = None
+    index = len(ancestors) - 1
+    if isinstance(ancestors[index], cst.Element) and isinstance(ancestors[index - 1], cst.Tuple):
+        tuple_node = ancestors[index - 1]
+        index -= 2
+    if index < 1 or not isinstance(ancestors[index], cst.Arg):
+        return None
+    arg, call = ancestors[index], ancestors[index - 1]
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    if call.func.value not in ("isinstance", "issubclass") or not is_builtin(call.func.value, site.scope):
+        return None
+    if len(call.args) != 2 or call.args[1] is not arg or arg.keyword is not None:
+        return None
+    return call, tuple_node
+
+
+def is_type_identity_check(site: NameSite) -> bool:
+    """``type(x) is Name`` / ``type(x) == Name`` (either side)."""
+    parent = site.parent
+    if isinstance(parent, cst.ComparisonTarget):
+        comparison = site.ancestors[-2]
+    elif isinstance(parent, cst.Comparison):
+        comparison = parent
+    else:
+        return False
+    if not isinstance(comparison, cst.Comparison):
+        return False
+    operands = [comparison.left, *(t.comparator for t in comparison.comparisons)]
+    identity = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+    if not all(isinstance(t.operator, identity) for t in comparison.comparisons):
+        return False
+    return any(
+        isinstance(o, cst.Call) and isinstance(o.func, cst.Name) and o.func.value == "type"
+        for o in operands
+    )
+
+
+def dedupe_elements(
+    ctx: Context, elements: Sequence[cst.BaseExpression]
+) -> List[cst.BaseExpression]:
+    """Drop repeated class expressions (by their source text), keeping the first."""
+    seen = set()
+    result = []
+    for element in elements:
+        text = ctx.code(element) if element is not None else ""
+        if text not in seen:
+            seen.add(text)
+            result.append(element)
+    return result
+
+
+def class_tuple(elements: Sequence[cst.BaseExpression], like: cst.Tuple) -> cst.BaseExpression:
+    """A tuple of ``elements`` formatted like ``like`` (a single element stays a tuple)."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    new_elements = [cst.Element(value=e, comma=comma) for e in elements[:-1]]
+    last_comma = comma if len(elements) == 1 else cst.MaybeSentinel.DEFAULT
+    new_elements.append(cst.Element(value=elements[-1], comma=last_comma))
+    if len(elements) == 1:
+        new_elements[-1] = new_elements[-1].with_changes(comma=cst.Comma())
+    return like.with_changes(elements=new_elements)
+
+
+def call_target(site: NameSite, partial_names: Sequence[str] = ("functools.partial",)) -> Optional[Tuple[cst.Call, bool]]:
+    """The call a function reference is used in: ``f(...)`` -> (call, False);
+    ``functools.partial(f, ...)`` -> (call, True); anything else -> None."""
+    parent = site.parent
+    if isinstance(parent, cst.Call) and parent.func is site.node:
+        return parent, False
+    if isinstance(parent, cst.Arg) and len(site.ancestors) >= 2:
+        call = site.ancestors[-2]
+        if (
+            isinstance(call, cst.Call)
+            and call.args
+            and call.args[0] is parent
+            and parent.keyword is None
+            and not parent.star
+        ):
+            head = call.func
+            from migrator.scope import dotted_parts
+
+            parts = dotted_parts(head)
+            if parts:
+                resolved = site.scope.resolve_name(parts[0])
+                if resolved and ".".join([resolved, *parts[1:]]) in partial_names:
+                    return call, True
+    return None

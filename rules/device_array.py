@@ -1,0 +1,128 @@
+"""JAX101 device-array: every ``DeviceArray`` spelling becomes ``jax.Array``.
+
+Implements catalog rows ARR-1..4 (jax 0.4.1 changelog: jax.Array is the default array type;
+0.4.7 deprecates ``jnp.DeviceArray``; 0.4.14 removes it).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._helpers import class_tuple, dedupe_elements, is_type_identity_check, isinstance_position
+
+MODERN = "jax.Array"
+
+
+class DeviceArray(Rule):
+    code = "JAX101"
+    name = "device-array"
+    summary = "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.4"
+    removed_in = "0.4.14"
+    catalog = ("ARR-1", "ARR-2", "ARR-3", "ARR-4")
+    names = frozenset(
+        {
+            "jax.numpy.DeviceArray",
+            "jax.interpreters.xla.DeviceArray",
+            "jax.interpreters.xla._DeviceArray",
+            "jax.interpreters.xla.Buffer",
+            "jax.xla.DeviceArray",
+            "jax.xla._DeviceArray",
+            "jax._src.device_array.DeviceArray",
+            "jax._src.device_array._DeviceArray",
+            "jaxlib.xla_extension.DeviceArray",
+            "jaxlib.xla_extension.Buffer",
+            "jaxlib.xla_client.Buffer",
+            "jax.lib.xla_extension.DeviceArray",
+            "jax.lib.xla_client.Buffer",
+        }
+    )
+    doc = """
+    **What it does.** Replaces references to the pre-jax.Array array classes
+    (`jnp.DeviceArray`, `jax.interpreters.xla.DeviceArray`, `xla._DeviceArray`,
+    `jaxlib.xla_extension.DeviceArray`, `jax.xla.DeviceArray`, the `Buffer` aliases) with
+    `jax.Array`: in `isinstance`/`issubclass` checks (tuples are de-duplicated), annotations,
+    `Union[...]` and type aliases.  The legacy import is removed once nothing uses it.
+
+    **Why.** jax.Array became the only array type in JAX 0.4.1; the old names were deprecated
+    from 0.4.4/0.4.7 and removed in 0.4.11-0.4.14, so the code fails with AttributeError or
+    ImportError on current JAX.
+
+    **Behaviour.** On every JAX where the legacy name still existed with jax.Array enabled
+    (0.4.1-0.4.13), `jnp.DeviceArray` already *was* `jax.Array`, so the rewrite keeps what the
+    code did there.  Note that `isinstance(tracer, jax.Array)` is True inside `jit`; code that
+    meant "a concrete array" should add `and not isinstance(x, jax.core.Tracer)`.
+
+    **Not rewritten.** `type(x) is DeviceArray` is reported: the concrete class is an
+    implementation detail (`ArrayImpl`) whose module moved; use `isinstance(x, jax.Array)`.
+    """
+    examples = (
+        Example(
+            title="isinstance with an imported name",
+            before="""
+            from jax.interpreters.xla import DeviceArray
+
+            def is_arr(x):
+                return isinstance(x, DeviceArray)
+            """,
+            after="""
+            import jax
+
+            def is_arr(x):
+                return isinstance(x, jax.Array)
+            """,
+        ),
+        Example(
+            title="tuples collapse, annotations follow",
+            before="""
+            import numpy as np
+            import jax.numpy as jnp
+            from jax.interpreters import xla
+
+            def f(x: jnp.DeviceArray) -> bool:
+                return isinstance(x, (jnp.DeviceArray, xla.DeviceArray, np.ndarray))
+            """,
+            after="""
+            import numpy as np
+            import jax
+
+            def f(x: jax.Array) -> bool:
+                return isinstance(x, (jax.Array, np.ndarray))
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # the import goes once nothing uses it
+        if is_type_identity_check(site):
+            ctx.report(
+                site.node,
+                "type(x) is DeviceArray compares with an implementation class that no longer "
+                "exists; use isinstance(x, jax.Array)",
+            )
+            return
+        position = isinstance_position(site)
+        if position is not None and position[1] is not None:
+            self._collapse_tuple(position[1], site, ctx)
+            return
+        ctx.replace(site.node, ctx.ref(MODERN, site.scope), f"{ctx.code(site.node)} -> {MODERN}")
+
+    def _collapse_tuple(self, tuple_node: cst.Tuple, site: NameSite, ctx: Context) -> None:
+        modern = ctx.ref(MODERN, site.scope)
+        elements = []
+        for element in tuple_node.elements:
+            value = element.value
+            if ctx.qualname(value, site.scope) in self.names:
+                value = modern
+            elements.append(value)
+        elements = dedupe_elements(ctx, elements)
+        if len(elements) == 1 and len(tuple_node.elements) > 1:
+            new: cst.BaseExpression = elements[0]
+        else:
+            new = class_tuple(elements, tuple_node)
+        ctx.replace(tuple_node, new, f"{ctx.code(site.node)} -> {MODERN}")

@@ -1,0 +1,50 @@
+"""Reading fixture files: settings headers and ``# expect: CODE`` markers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Dict, List, Set, Tuple
+
+from migrator import Settings
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+_HEADER_RE = re.compile(r"^#\s*fixture:\s*(.*)$", re.MULTILINE)
+_EXPECT_RE = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
+
+
+def fixture_settings(text: str) -> Settings:
+    """``# fixture: target-version=0.4.13 unsafe-fixes select=JAX101,JAX2`` at the top."""
+    values: Dict[str, object] = {}
+    for header in _HEADER_RE.findall(text):
+        for token in header.split():
+            key, _, value = token.partition("=")
+            if key == "unsafe-fixes":
+                values["unsafe_fixes"] = True
+            elif key == "target-version":
+                values["target_version"] = value
+            elif key in ("select", "ignore"):
+                values[key] = tuple(v for v in value.split(",") if v)
+            else:
+                raise ValueError(f"unknown fixture setting {token!r}")
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+def expected_findings(text: str) -> Set[Tuple[int, str]]:
+    found = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _EXPECT_RE.search(line)
+        if match:
+            found.update((number, code.strip()) for code in match.group(1).split(",") if code.strip())
+    return found
+
+
+def fixture_cases() -> List[Tuple[str, Path, Path]]:
+    """(id, input file, expected output file) for every before/after pair and noop case."""
+    cases = []
+    for before in sorted(FIXTURES.glob("*/*.before.py")):
+        after = before.with_name(before.name.replace(".before.py", ".after.py"))
+        cases.append((f"{before.parent.name}/{before.name[:-10]}", before, after))
+    for noop in sorted(FIXTURES.glob("*/*.noop.py")):
+        cases.append((f"{noop.parent.name}/{noop.name[:-8]}[noop]", noop, noop))
+    return cases
