@@ -1,0 +1,48 @@
+"""Each rule's own documentation examples are tests, so docs cannot drift from behaviour."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from migrator import Settings, migrate_source
+from migrator.explain import render
+from migrator.rule import Safety, all_rules
+from migrator.version import parse_version
+
+RULES = all_rules()
+EXAMPLES = [
+    pytest.param(rule, example, id=f"{code}-{number}")
+    for code, rule in RULES.items()
+    for number, example in enumerate(rule.examples, start=1)
+]
+
+
+@pytest.mark.parametrize("rule,example", EXAMPLES)
+def test_documentation_example(rule, example):
+    settings = Settings(
+        select=(rule.code,),
+        target_version=example.target_version or Settings().target_version,
+        unsafe_fixes=example.unsafe_fixes,
+    )
+    result = migrate_source(example.before, settings)
+    assert result.output == example.after
+    ast.parse(result.output)
+    if example.after == example.before:
+        assert result.findings, "a report-only example must produce a finding"
+    assert migrate_source(result.output, settings).output == result.output
+
+
+@pytest.mark.parametrize("code", list(RULES))
+def test_rule_metadata(code):
+    rule = RULES[code]
+    assert rule.summary and rule.doc.strip(), "every rule documents itself"
+    assert rule.examples, "every rule has at least one before/after example"
+    assert isinstance(rule.safety, Safety)
+    for version in (rule.needs_jax, rule.deprecated_in, rule.removed_in):
+        if version is not None:
+            parse_version(version)
+    assert rule.names or rule.attributes or rule.keywords or rule.strings, "a rule must declare triggers"
+    text = render(rule)
+    assert rule.code in text and "Before:" in text
