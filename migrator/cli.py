@@ -145,7 +145,7 @@ def _settings(
 
 
 def _run_files(files: List[Path], settings: Settings, mode: str, jobs: int) -> List[FileResult]:
-    stderr = click.get_text_stream("stderr")
+    stderr = sys.stderr
     if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
         with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
             return list(run(files, settings, mode, jobs, progress=bar.update))
@@ -153,14 +153,14 @@ def _run_files(files: List[Path], settings: Settings, mode: str, jobs: int) -> L
 
 
 def _run_stdin(settings: Settings, mode: str, check: bool, name: str, output_format: str) -> int:
-    raw = click.get_binary_stream("stdin").read()
+    raw = sys.stdin.buffer.read()
     try:
         source = SourceFile.from_bytes(Path(name), raw)
     except FileError as error:
         result = FileResult(name, error=str(error))
     else:
         result = migrate_text(source, name, settings, mode if mode != WRITE else CHECK)
-    stdout = click.get_binary_stream("stdout")
+    stdout = sys.stdout.buffer
     if result.error is None:
         if mode == DIFF:
             stdout.write(result.diff.encode("utf-8"))
@@ -181,10 +181,10 @@ def _report(
     check: bool,
     to_stderr: bool = False,
 ) -> None:
-    out = click.get_text_stream("stderr" if to_stderr or mode == DIFF and output_format == "text" else "stdout")
-    err = click.get_text_stream("stderr")
+    out = sys.stderr if to_stderr or (mode == DIFF and output_format == "text") else sys.stdout
+    err = sys.stderr
     if mode == DIFF:
-        diff_out = click.get_text_stream("stdout")
+        diff_out = sys.stdout
         for result in results:
             if result.diff:
                 diff_out.write(result.diff)
@@ -238,7 +238,7 @@ def rules_command(output_format: str) -> None:
                     for r in rules.values()
                 ]
             },
-            click.get_text_stream("stdout"),
+            sys.stdout,
         )
         return
     width = max(len(r.name) for r in rules.values())

@@ -33,7 +33,8 @@ from migrator.scope import Analysis, Interest, analyze
 from migrator.settings import Settings
 
 MAX_ROUNDS = 10
-CLEANUP_CODE = "JAX000"  # imports the migration left unused (engine housekeeping)
+CLEANUP_CODE = "JAX000"  # engine housekeeping, not a rule
+CLEANUP_SUMMARY = "remove imports the migration left unused"
 
 
 class MigrationError(Exception):

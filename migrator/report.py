@@ -6,6 +6,7 @@ import json
 from typing import Dict, List, Sequence, TextIO
 
 from migrator import __version__
+from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
 from migrator.rule import all_rules
 from migrator.runner import FileResult
 
@@ -118,9 +119,10 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
             sarif_results.append(
                 _sarif_result(path, "JAX999", "error", r.error, r.error_line, r.error_column)
             )
-    driver_rules.append(
-        {"id": "JAX999", "name": "file-error", "shortDescription": {"text": "file could not be processed"}}
-    )
+    driver_rules += [
+        {"id": CLEANUP_CODE, "name": "unused-import", "shortDescription": {"text": CLEANUP_SUMMARY}},
+        {"id": "JAX999", "name": "file-error", "shortDescription": {"text": "file could not be processed"}},
+    ]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

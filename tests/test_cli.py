@@ -1,0 +1,405 @@
+"""The command line: flags, exit codes, stdin, configuration, reporting formats."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from migrator.cli import cli
+
+LEGACY = textwrap.dedent(
+    """\
+    import jax.numpy as jnp
+
+
+    def is_arr(x):
+        return isinstance(x, jnp.DeviceArray)
+    """
+)
+MIGRATED = textwrap.dedent(
+    """\
+    import jax
+
+
+    def is_arr(x):
+        return isinstance(x, jax.Array)
+    """
+)
+REPORT_ONLY = "import jax.numpy as jnp\n\n\ndef f(x):\n    return type(x) is jnp.DeviceArray\n"
+MODERN = "import jax\n\n\ndef f(x):\n    return isinstance(x, jax.Array)\n"
+
+
+def invoke(*args, input=None, cwd=None):
+    try:
+        runner = CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        runner = CliRunner()
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return runner.invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "legacy.py").write_text(LEGACY)
+    (tmp_path / "pkg" / "modern.py").write_text(MODERN)
+    (tmp_path / "pkg" / "review.py").write_text(REPORT_ONLY)
+    return tmp_path
+
+
+def test_rewrites_in_place_and_exits_1(project):
+    result = invoke(project / "pkg")
+    assert result.exit_code == 1
+    assert (project / "pkg" / "legacy.py").read_text() == MIGRATED
+    assert (project / "pkg" / "modern.py").read_text() == MODERN
+    assert f"rewrote {project / 'pkg' / 'legacy.py'}" in result.stderr
+    assert "review.py:5:" in result.stdout and "JAX101" in result.stdout
+    assert "1 file changed, 2 fixes, 1 findings need review" in result.stderr
+
+
+def test_second_run_is_clean(project):
+    (project / "pkg" / "review.py").unlink()
+    assert invoke(project / "pkg").exit_code == 1
+    again = invoke(project / "pkg")
+    assert again.exit_code == 0, again.stderr
+    assert "0 files changed" in again.stderr
+
+
+def test_diff_writes_nothing(project):
+    result = invoke(project / "pkg" / "legacy.py", "--diff")
+    assert result.exit_code == 1
+    assert (project / "pkg" / "legacy.py").read_text() == LEGACY
+    assert "-    return isinstance(x, jnp.DeviceArray)" in result.stdout
+    assert "+    return isinstance(x, jax.Array)" in result.stdout
+    assert result.stdout.startswith(f"--- {project / 'pkg' / 'legacy.py'}\n+++ ")
+    relative = invoke("pkg/legacy.py", "--diff", cwd=project)
+    assert relative.stdout.startswith("--- a/pkg/legacy.py\n+++ b/pkg/legacy.py\n")
+
+
+def test_check_lists_files_and_writes_nothing(project):
+    result = invoke(project / "pkg", "--check")
+    assert result.exit_code == 1
+    assert f"would rewrite {project / 'pkg' / 'legacy.py'}" in result.stderr
+    assert "modern.py" not in result.stderr
+    assert (project / "pkg" / "legacy.py").read_text() == LEGACY
+
+
+def test_clean_tree_exits_0(project):
+    result = invoke(project / "pkg" / "modern.py", "--check")
+    assert result.exit_code == 0
+    assert result.stdout == ""
+
+
+def test_zero_files_is_not_an_error(tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert invoke(tmp_path / "empty").exit_code == 0
+    assert invoke().exit_code == 0
+
+
+def test_missing_path_exits_2(tmp_path):
+    result = invoke(tmp_path / "nope.py")
+    assert result.exit_code == 2
+    assert "nope.py: error: no such file or directory" in result.stderr
+
+
+def test_usage_errors_exit_2(project):
+    assert invoke(project, "--select", "XYZ9").exit_code == 2
+    assert invoke(project, "--target-version", "banana").exit_code == 2
+    assert invoke(project, "--jobs", "0").exit_code == 2
+    assert invoke(project, "-", "other.py").exit_code == 2
+
+
+def test_select_and_ignore(project):
+    path = project / "pkg" / "legacy.py"
+    assert invoke(path, "--check", "--ignore", "JAX101").exit_code == 0
+    assert invoke(path, "--check", "--select", "JAX2").exit_code == 0
+    assert invoke(path, "--check", "--select", "JAX1").exit_code == 1
+    assert invoke(path, "--check", "--select", "JAX201,JAX101").exit_code == 1
+
+
+def test_target_version_gates_rules(tmp_path):
+    path = tmp_path / "p.py"
+    path.write_text("from jax.experimental.pjit import pjit\nf = pjit(g, in_axis_resources=None)\n")
+    assert invoke(path, "--check", "--select", "JAX201", "--target-version", "0.4.2").exit_code == 0
+    assert invoke(path, "--check", "--select", "JAX201", "--target-version", "0.4.4").exit_code == 1
+
+
+def test_stdin_to_stdout():
+    result = invoke("-", "--select", "JAX101", input=LEGACY.encode())
+    assert result.exit_code == 1
+    assert result.stdout == MIGRATED
+
+
+def test_stdin_unchanged_echoes_input():
+    result = invoke("-", input=MODERN.encode())
+    assert result.exit_code == 0
+    assert result.stdout == MODERN
+
+
+def test_stdin_findings_name_the_stdin_filename():
+    result = invoke("-", "--stdin-filename", "src/x.py", input=REPORT_ONLY.encode())
+    assert result.exit_code == 1
+    assert result.stdout == REPORT_ONLY
+    assert "src/x.py:5:" in result.stderr
+
+
+def test_stdin_diff_and_check():
+    assert "+    return isinstance(x, jax.Array)" in invoke("-", "--diff", input=LEGACY.encode()).stdout
+    result = invoke("-", "--check", input=LEGACY.encode())
+    assert result.exit_code == 1 and result.stdout == ""
+
+
+def test_stdin_syntax_error():
+    result = invoke("-", input=b"import jax.numpy as jnp\njnp.DeviceArray(\n")
+    assert result.exit_code == 2
+    assert "error: not valid Python" in result.stderr
+
+
+def test_json_format(project):
+    result = invoke(project / "pkg", "--check", "--format", "json")
+    data = json.loads(result.stdout)
+    assert data["summary"] == {"files": 3, "changed": 1, "fixes": 2, "findings": 1, "errors": 0}
+    by_name = {Path(f["path"]).name: f for f in data["files"]}
+    assert by_name["legacy.py"]["changed"] and not by_name["legacy.py"]["written"]
+    assert [f["code"] for f in by_name["legacy.py"]["fixes"]] == ["JAX101", "JAX000"]
+    assert by_name["review.py"]["findings"][0]["line"] == 5
+    assert data["target_version"]
+
+
+def test_sarif_format(project):
+    result = invoke(project / "pkg", "--check", "--format", "sarif")
+    data = json.loads(result.stdout)
+    assert data["version"] == "2.1.0"
+    run = data["runs"][0]
+    ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
+    assert {"JAX101", "JAX201"} <= ids
+    levels = sorted(r["level"] for r in run["results"])
+    assert levels == ["note", "note", "warning"]  # two pending fixes, one finding
+    assert all(r["ruleId"] in ids for r in run["results"])
+
+
+def test_github_format(project):
+    result = invoke(project / "pkg", "--check", "--format", "github")
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("::warning file=") and "title=JAX101" in line for line in lines)
+    assert any(line.startswith("::notice file=") for line in lines)
+
+
+def test_show_fixes(project):
+    result = invoke(project / "pkg" / "legacy.py", "--check", "--show-fixes")
+    assert "legacy.py:5:26: JAX101 [fixable] jnp.DeviceArray -> jax.Array" in result.stdout
+
+
+def test_quiet_drops_summary(project):
+    result = invoke(project / "pkg", "--check", "-q")
+    assert "findings need review" not in result.stderr
+
+
+def test_unsafe_fixes_flag_is_accepted(project):
+    assert invoke(project / "pkg", "--check", "--unsafe-fixes").exit_code == 1
+
+
+def test_rules_and_explain():
+    listing = invoke("rules")
+    assert listing.exit_code == 0
+    assert "JAX101  device-array" in listing.stdout
+    data = json.loads(invoke("rules", "--format", "json").stdout)
+    assert {"code", "name", "safety", "needs_jax", "summary"} <= set(data["rules"][0])
+    explained = invoke("explain", "JAX101")
+    assert explained.exit_code == 0
+    assert "Before:" in explained.stdout and "After:" in explained.stdout
+    assert invoke("explain", "device-array").exit_code == 0
+    assert invoke("explain", "JAX999").exit_code == 2
+
+
+def test_help_and_version():
+    assert "rules" in invoke("--help").stdout
+    assert "--target-version" in invoke("migrate", "--help").stdout
+    assert invoke("--version").exit_code == 0
+
+
+# -- configuration --------------------------------------------------------------------------
+def test_pyproject_configuration(project):
+    (project / "pyproject.toml").write_text('[tool.jaxmigrate]\nignore = ["JAX101"]\n')
+    assert invoke(project / "pkg" / "legacy.py", "--check").exit_code == 0
+    # command-line flags win: --ignore replaces the configured list
+    assert invoke(project / "pkg" / "legacy.py", "--check", "--ignore", "JAX201").exit_code == 1
+    (project / "pyproject.toml").write_text('[tool.jaxmigrate]\nselect = ["JAX2"]\n')
+    assert invoke(project / "pkg" / "legacy.py", "--check").exit_code == 0
+    assert invoke(project / "pkg" / "legacy.py", "--check", "--select", "JAX1").exit_code == 1
+
+
+def test_configuration_found_from_a_subdirectory(project):
+    (project / "pyproject.toml").write_text('[tool.jaxmigrate]\ntarget-version = "0.4.2"\nselect = ["JAX201"]\n')
+    (project / "pkg" / "p.py").write_text("from jax.experimental.pjit import pjit\nf = pjit(g, in_axis_resources=None)\n")
+    assert invoke(project / "pkg" / "p.py", "--check").exit_code == 0
+    assert invoke(project / "pkg" / "p.py", "--check", "--target-version", "0.4.30").exit_code == 1
+
+
+def test_configuration_exclude_and_cli_exclude(project):
+    (project / "pyproject.toml").write_text('[tool.jaxmigrate]\nexclude = ["legacy.py"]\n')
+    result = invoke(project / "pkg", "--check")
+    assert "legacy.py" not in result.stderr
+    (project / "pyproject.toml").unlink()
+    result = invoke(project / "pkg", "--check", "--exclude", "review.py", "--extend-exclude", "legacy*")
+    assert result.exit_code == 0
+
+
+def test_bad_configuration_is_a_usage_error(project):
+    (project / "pyproject.toml").write_text('[tool.jaxmigrate]\nselekt = ["JAX1"]\n')
+    result = invoke(project / "pkg")
+    assert result.exit_code == 2 and "unknown key 'selekt'" in result.stderr
+    (project / "pyproject.toml").write_text("[tool.jaxmigrate]\ntarget-version = 0.10\n")
+    assert "must be a string" in invoke(project / "pkg").stderr
+
+
+def test_explicit_config_file(project, tmp_path):
+    config = tmp_path / "other.toml"
+    config.write_text('[tool.jaxmigrate]\nignore = ["JAX1"]\n')
+    assert invoke(project / "pkg" / "legacy.py", "--check", "--config", config).exit_code == 0
+
+
+# -- discovery ------------------------------------------------------------------------------
+def test_skips_vcs_virtualenvs_build_and_node_modules(tmp_path):
+    for directory in (".git", "build", "node_modules", "env1", "src"):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / "m.py").write_text(LEGACY)
+    (tmp_path / "env1" / "pyvenv.cfg").write_text("home = /usr\n")
+    result = invoke(tmp_path, "--check")
+    assert result.stderr.count("would rewrite") == 1
+    assert f"would rewrite {tmp_path / 'src' / 'm.py'}" in result.stderr
+
+
+def test_parallel_and_serial_give_identical_output(tmp_path):
+    for index in range(12):
+        (tmp_path / f"m{index:02}.py").write_text(LEGACY if index % 3 else REPORT_ONLY)
+    serial = invoke(tmp_path, "--check", "--format", "json", "-j", "1")
+    parallel = invoke(tmp_path, "--check", "--format", "json", "-j", "2")
+    assert serial.exit_code == parallel.exit_code == 1
+    assert serial.stdout == parallel.stdout
+    assert serial.stderr == parallel.stderr
+    written = invoke(tmp_path, "-j", "2")
+    assert written.exit_code == 1
+    assert all(
+        p.read_text() in (MIGRATED, REPORT_ONLY) for p in tmp_path.glob("*.py")
+    )
+
+
+# -- suppression ----------------------------------------------------------------------------
+def test_suppression_comments(tmp_path):
+    path = tmp_path / "s.py"
+    path.write_text(
+        "import jax.numpy as jnp\n"
+        "a = jnp.DeviceArray  # jaxmigrate: ignore\n"
+        "b = jnp.DeviceArray  # jaxmigrate: ignore[JAX2]\n"
+        "c = jnp.DeviceArray  # jaxmigrate: ignore[JAX1]\n"
+    )
+    invoke(path)
+    lines = path.read_text().splitlines()
+    assert lines[-3] == "a = jnp.DeviceArray  # jaxmigrate: ignore"
+    assert lines[-2] == "b = jax.Array  # jaxmigrate: ignore[JAX2]"
+    assert lines[-1] == "c = jnp.DeviceArray  # jaxmigrate: ignore[JAX1]"
+
+
+# -- files --------------------------------------------------------------------------------
+def test_syntax_error_file_is_reported_untouched_and_others_migrated(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import jax.numpy as jnp\nx = jnp.DeviceArray(\n")
+    good = tmp_path / "good.py"
+    good.write_text(LEGACY)
+    result = invoke(tmp_path)
+    assert result.exit_code == 2
+    assert f"{bad}:3:1: error: not valid Python" in result.stderr or f"{bad}:2" in result.stderr
+    assert bad.read_text() == "import jax.numpy as jnp\nx = jnp.DeviceArray(\n"
+    assert good.read_text() == MIGRATED
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_read_only_file_is_reported_not_written(tmp_path):
+    path = tmp_path / "ro.py"
+    path.write_text(LEGACY)
+    path.chmod(0o444)
+    result = invoke(path)
+    assert result.exit_code == 2
+    assert "read-only" in result.stderr
+    assert path.read_text() == LEGACY
+    assert stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_permissions_are_kept(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text(LEGACY)
+    path.chmod(0o751)
+    invoke(path)
+    assert path.read_text() == MIGRATED
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+    assert [p.name for p in tmp_path.iterdir()] == ["x.py"], "no temporary files left behind"
+
+
+def test_symlink_is_written_through(tmp_path):
+    target = tmp_path / "real.py"
+    target.write_text(LEGACY)
+    link = tmp_path / "link.py"
+    link.symlink_to(target)
+    result = invoke(link)
+    assert result.exit_code == 1
+    assert link.is_symlink()
+    assert target.read_text() == MIGRATED
+
+
+def test_walk_skips_symlinks_and_dangling_links_are_errors(tmp_path):
+    (tmp_path / "src").mkdir()
+    target = tmp_path / "real.py"
+    target.write_text(LEGACY)
+    (tmp_path / "src" / "link.py").symlink_to(target)
+    assert invoke(tmp_path / "src", "--check").exit_code == 0
+    dangling = tmp_path / "dangling.py"
+    dangling.symlink_to(tmp_path / "missing.py")
+    result = invoke(dangling)
+    assert result.exit_code == 2 and "dangling symbolic link" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        LEGACY.replace("\n", "\r\n").encode(),
+        b"\xef\xbb\xbf" + LEGACY.encode(),
+        ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + LEGACY).encode("latin-1"),
+        LEGACY.rstrip("\n").encode(),
+        LEGACY.replace("import jax.numpy as jnp\n", "import jax.numpy as jnp\r\n").encode(),
+    ],
+    ids=["crlf", "bom", "latin-1-cookie", "no-final-newline", "mixed-newlines"],
+)
+def test_encodings_and_line_endings_round_trip(tmp_path, raw):
+    path = tmp_path / "e.py"
+    path.write_bytes(raw)
+    assert invoke(path).exit_code == 1
+    new = path.read_bytes()
+    assert new.startswith(b"\xef\xbb\xbf") == raw.startswith(b"\xef\xbb\xbf")
+    assert (b"\r\n" in new) == (b"\r\n" in raw)
+    assert new.endswith(b"\n") == raw.endswith(b"\n")
+    if b"latin-1" in raw:
+        assert b"caf\xe9" in new
+    assert b"jax.Array" in new and b"DeviceArray" not in new
+    assert invoke(path).exit_code == 0, "second run is a no-op"
+
+
+def test_undecodable_file_is_an_error(tmp_path):
+    path = tmp_path / "u.py"
+    path.write_bytes(b"x = '\xff\xfe'  # DeviceArray\n")
+    result = invoke(path)
+    assert result.exit_code == 2
+    assert "cannot decode" in result.stderr
+    assert path.read_bytes() == b"x = '\xff\xfe'  # DeviceArray\n"
