@@ -417,7 +417,7 @@ class Analysis(cst.CSTVisitor):
 
     def _maybe_import_site(self, qualname: str, alias: cst.ImportAlias) -> None:
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-            if any(n == qualname or n.startswith(qualname + ".") for n in self.interest.names):
+            if qualname in self.interest.names:
                 self.local_names.add(alias.asname.name.value)
         if qualname in self.interest.names:
             self.stack.append(alias)
@@ -563,5 +563,5 @@ def _prescan_aliases(analysis: Analysis, node: ImportNode) -> None:
     for alias in node.names:
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
             qualname = prefix + (dotted_name(alias.name) or "")
-            if any(n == qualname or n.startswith(qualname + ".") for n in analysis.interest.names):
+            if qualname in analysis.interest.names:
                 analysis.local_names.add(alias.asname.name.value)
