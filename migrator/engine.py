@@ -75,6 +75,20 @@ class Plan:
     by_string: Dict[str, Tuple[Rule, ...]]
     legacy_names: FrozenSet[str]
     legacy_modules: FrozenSet[str]
+    masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
+
+    def prefilter(self, text: str) -> Tuple[Rule, ...]:
+        """The rules whose trigger words occur in ``text`` outside their modern spellings."""
+        hits = {word for word in self.words if word in text}
+        if not hits:
+            return ()
+        rules = [rule for rule in self.rules if rule.trigger_words & hits]
+        for rule, mask in self.masks:
+            if rule in rules:
+                masked = mask.sub("", text)
+                if not any(word in masked for word in rule.trigger_words & hits):
+                    rules.remove(rule)
+        return tuple(rules)
 
     def wanted_by(self, rule: Rule, facts: "Facts") -> bool:
         return bool(
@@ -111,7 +125,12 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
     keywords = frozenset().union(*(r.keywords for r in rules))
     strings = frozenset().union(*(r.strings for r in rules))
     modules = frozenset().union(*(r.legacy_modules for r in rules))
-    words = {n.rsplit(".", 1)[-1] for n in names | modules} | attributes | keywords | strings
+    words = frozenset().union(*(r.trigger_words for r in rules))
+    masks = tuple(
+        (rule, re.compile("|".join(f"(?:{p})" for p in rule.modern_spellings)))
+        for rule in rules
+        if rule.modern_spellings
+    )
     return Plan(
         rules=rules,
         interest=Interest(names, attributes, keywords, strings),
@@ -122,6 +141,7 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         by_string=_index(rules, "strings"),
         legacy_names=names,
         legacy_modules=modules,
+        masks=masks,
     )
 
 
@@ -216,14 +236,15 @@ def migrate_source(text: str, settings: Optional[Settings] = None) -> Result:
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
     unchanged = Result(text, text, [], [])
-    if not any(word in text for word in plan.words):
+    candidates = plan.prefilter(text)
+    if not candidates:
         return unchanged
     facts = ast_facts(text)
     if facts is not None:
-        wanted = tuple(rule for rule in plan.rules if plan.wanted_by(rule, facts))
-        if not wanted:
+        candidates = tuple(rule for rule in candidates if plan.wanted_by(rule, facts))
+        if not candidates:
             return unchanged
-        plan = make_plan(wanted)
+    plan = make_plan(candidates)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:

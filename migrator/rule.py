@@ -72,6 +72,11 @@ class Rule:
     strings: ClassVar[FrozenSet[str]] = frozenset()  # exact string literal values
     # Modules that no longer exist: an import of them left unused is removed.
     legacy_modules: ClassVar[FrozenSet[str]] = frozenset()
+    # Regular expressions for modern text that contains a trigger word (for example
+    # ``tree_util\.tree_map``).  The prefilter masks them before looking for the words, so
+    # files that only use the modern spelling are never parsed.  Speed only: correctness
+    # never depends on them.
+    modern_spellings: ClassVar[Tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -108,6 +113,12 @@ class Rule:
         """Called once per file after the sites, for rules that look at the whole module."""
 
     # -- helpers --------------------------------------------------------------------------
+    @property
+    def trigger_words(self) -> FrozenSet[str]:
+        """Words one of which must occur in a file for this rule to have anything to do."""
+        names = {n.rsplit(".", 1)[-1] for n in self.names | self.legacy_modules}
+        return frozenset(names | self.attributes | self.keywords | self.strings)
+
     @property
     def slug(self) -> str:
         return f"{self.code}-{self.name}"
