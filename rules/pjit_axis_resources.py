@@ -1,7 +1,9 @@
 """JAX201 pjit-axis-resources: ``in_axis_resources``/``out_axis_resources`` -> ``*_shardings``.
 
 Implements catalog row PJ-2 (jax 0.4.4 adds ``in_shardings``; 0.4.9 deprecates the old
-keywords; 0.4.14 removes them: "a safe and trivial name replacement").
+keywords; 0.4.14 removes them: "a safe and trivial name replacement", CL 0.4.14).  Also
+spreads literal ``**dict(...)``/``**{...}`` keyword dicts and renames the keys of a local
+``kw = dict(...)`` used only as ``**kw`` in pjit calls.
 """
 
 from __future__ import annotations
@@ -13,10 +15,7 @@ import libcst as cst
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
-
-RENAMES = {"in_axis_resources": "in_shardings", "out_axis_resources": "out_shardings"}
-# pjit's legacy positional parameters after ``fun``, in order.
-POSITIONAL = ("in_shardings", "out_shardings", "static_argnums", "donate_argnums")
+from rules._pjit import RENAMES, kwargs_variable, normalized_args
 
 
 class PjitAxisResources(Rule):
@@ -33,7 +32,9 @@ class PjitAxisResources(Rule):
     **What it does.** Renames pjit's `in_axis_resources=`/`out_axis_resources=` keywords to
     `in_shardings=`/`out_shardings=`, in direct calls and in `functools.partial(pjit, ...)`
     decorators, and turns positional shardings (and `static_argnums`/`donate_argnums`) into
-    keywords.  The values are unchanged: pjit still accepts PartitionSpecs there.
+    keywords.  Literal keyword dicts (`**dict(in_axis_resources=...)`, `**{"in_axis_resources":
+    ...}`) are spread into keywords; a local `kw = dict(...)` used only as `**kw` in pjit calls
+    has its keys renamed.  The values are unchanged: pjit still accepts PartitionSpecs there.
 
     **Why.** The keywords were deprecated in JAX 0.4.9 and removed in 0.4.14; calls with them
     raise `TypeError: unexpected keyword argument`.  `in_shardings` exists from 0.4.4.
@@ -86,34 +87,52 @@ class PjitAxisResources(Rule):
         if target is None:
             return
         call, through_partial = target
-        keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
-        clash = [new for old, new in RENAMES.items() if old in keywords and new in keywords]
-        if clash:
+        args, ok = normalized_args(ctx, call, through_partial, site.scope)
+        if not ok:
+            clash = [new for old, new in RENAMES.items() if old in _keywords(call) and new in _keywords(call)]
             ctx.report(call, f"both {clash[0]} and its legacy spelling are given; keep one")
             return
-        args = self._rename(call, skip_positional=through_partial)
         if args is not None:
             ctx.replace(call, call.with_changes(args=args), "pjit axis_resources -> shardings")
+        for arg in call.args:
+            found = kwargs_variable(ctx, arg, site.scope)
+            if found is not None:
+                self._rename_variable(found[0], ctx)
 
     @staticmethod
-    def _rename(call: cst.Call, skip_positional: bool) -> List[cst.Arg] | None:
-        changed = False
-        new_args: List[cst.Arg] = []
-        positional_index = -1
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in RENAMES:
-                arg = arg.with_changes(keyword=cst.Name(RENAMES[arg.keyword.value]))
-                changed = True
-            elif arg.keyword is None and not arg.star and not skip_positional:
-                positional_index += 1
-                if 1 <= positional_index <= len(POSITIONAL):
-                    arg = arg.with_changes(
-                        keyword=cst.Name(POSITIONAL[positional_index - 1]),
-                        equal=cst.AssignEqual(
-                            whitespace_before=cst.SimpleWhitespace(""),
-                            whitespace_after=cst.SimpleWhitespace(""),
-                        ),
+    def _rename_variable(assign: cst.Assign, ctx: Context) -> None:
+        """``kw = dict(in_axis_resources=...)`` / ``{"in_axis_resources": ...}``: rename the keys."""
+        value = assign.value
+        if isinstance(value, cst.Call):
+            keys = [a.keyword.value for a in value.args if a.keyword is not None]
+            if any(RENAMES.get(k) in keys for k in keys):
+                ctx.report(assign, "both a shardings keyword and its legacy spelling are given; keep one")
+                return
+            args = [
+                a.with_changes(keyword=cst.Name(RENAMES[a.keyword.value]))
+                if a.keyword is not None and a.keyword.value in RENAMES
+                else a
+                for a in value.args
+            ]
+            if args != list(value.args):
+                ctx.replace(value, value.with_changes(args=args), "pjit axis_resources -> shardings (**kwargs dict)")
+        elif isinstance(value, cst.Dict):
+            keys = [e.key.evaluated_value for e in value.elements if isinstance(e, cst.DictElement)]
+            if any(RENAMES.get(k) in keys for k in keys):
+                ctx.report(assign, "both a shardings keyword and its legacy spelling are given; keep one")
+                return
+            elements = []
+            for element in value.elements:
+                key = element.key
+                if isinstance(key, cst.SimpleString) and key.evaluated_value in RENAMES:
+                    quote = key.quote
+                    element = element.with_changes(
+                        key=key.with_changes(value=key.prefix + quote + RENAMES[key.evaluated_value] + quote)
                     )
-                    changed = True
-            new_args.append(arg)
-        return new_args if changed else None
+                elements.append(element)
+            if elements != list(value.elements):
+                ctx.replace(value, value.with_changes(elements=elements), "pjit axis_resources -> shardings (**kwargs dict)")
+
+
+def _keywords(call: cst.Call) -> List[str]:
+    return [arg.keyword.value for arg in call.args if arg.keyword is not None]
