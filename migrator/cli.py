@@ -10,6 +10,7 @@ from typing import List, Optional, Sequence, Tuple
 import click
 
 from migrator import __version__
+from migrator.cache import default_cache_dir
 from migrator.discovery import discover
 from migrator.fileio import FileError, SourceFile
 from migrator.report import (
@@ -77,6 +78,8 @@ def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="A pyproject.toml to read [tool.jaxmigrate] from.")
 @click.option("--show-fixes", is_flag=True, help="Also list every fix (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Where results are cached (default: ~/.cache/jaxmigrate, or $JAXMIGRATE_CACHE_DIR).")
 def migrate_command(
     paths: Tuple[str, ...],
     show_diff: bool,
@@ -93,6 +96,8 @@ def migrate_command(
     config_path: Optional[Path],
     show_fixes: bool,
     quiet: bool,
+    no_cache: bool,
+    cache_dir: Optional[Path],
 ) -> None:
     """Migrate PATHS (files or directories; '-' reads stdin and writes stdout)."""
     stdin_mode = paths == ("-",)
@@ -110,7 +115,8 @@ def migrate_command(
         sys.exit(EXIT_CLEAN)
     files, missing = discover(paths, settings.exclude + settings.extend_exclude)
     results = [FileResult(path, error=reason) for path, reason in missing]
-    results += _run_files(files, settings, mode, jobs or default_jobs())
+    cache = None if no_cache else str(cache_dir or default_cache_dir())
+    results += _run_files(files, settings, mode, jobs or default_jobs(), cache)
     _report(results, mode, settings, output_format, show_fixes, quiet, check)
     sys.exit(_exit_code(results))
 
@@ -144,12 +150,14 @@ def _settings(
     return Settings(**values)
 
 
-def _run_files(files: List[Path], settings: Settings, mode: str, jobs: int) -> List[FileResult]:
+def _run_files(
+    files: List[Path], settings: Settings, mode: str, jobs: int, cache: Optional[str]
+) -> List[FileResult]:
     stderr = sys.stderr
     if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
         with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
-            return list(run(files, settings, mode, jobs, progress=bar.update))
-    return list(run(files, settings, mode, jobs))
+            return list(run(files, settings, mode, jobs, progress=bar.update, cache_dir=cache))
+    return list(run(files, settings, mode, jobs, cache_dir=cache))
 
 
 def _run_stdin(settings: Settings, mode: str, check: bool, name: str, output_format: str) -> int:

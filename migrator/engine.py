@@ -15,7 +15,7 @@ import ast
 import dataclasses
 import functools
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -32,7 +32,12 @@ from migrator.rule import Rule, Safety
 from migrator.scope import Analysis, Interest, analyze
 from migrator.settings import Settings
 
+if TYPE_CHECKING:  # pragma: no cover
+    from migrator.cache import ResultCache
+
 MAX_ROUNDS = 10
+# LibCST needs about 1 KB of memory per source byte: bigger files (generated code) are refused.
+MAX_PARSE_CHARS = 20 * 10**6
 CLEANUP_CODE = "JAX000"  # engine housekeeping, not a rule
 CLEANUP_SUMMARY = "remove imports the migration left unused"
 
@@ -61,6 +66,26 @@ class Result:
     @property
     def changed(self) -> bool:
         return self.output != self.source
+
+    def to_cache(self) -> dict:
+        return {
+            "output": self.output if self.changed else None,
+            "fixes": [d.as_dict() for d in self.fixes],
+            "findings": [d.as_dict() for d in self.findings],
+        }
+
+    @classmethod
+    def from_cache(cls, source: str, entry: dict) -> "Result":
+        if "error" in entry:
+            kind = SourceSyntaxError if entry.get("syntax") else MigrationError
+            raise kind(entry["error"], entry.get("line", 0), entry.get("column", 0))
+        output = source if entry["output"] is None else entry["output"]
+        return cls(
+            source,
+            output,
+            [Diagnostic(**d) for d in entry["fixes"]],
+            [Diagnostic(**d) for d in entry["findings"]],
+        )
 
 
 # -- planning: what the active rules want ----------------------------------------------------
@@ -231,14 +256,48 @@ def find_suppressions(text: str) -> Dict[int, Optional[FrozenSet[str]]]:
 
 
 # -- the engine ---------------------------------------------------------------------------------
-def migrate_source(text: str, settings: Optional[Settings] = None) -> Result:
-    """Migrate one module's source.  Raises :class:`MigrationError` for unusable input."""
+def migrate_source(
+    text: str, settings: Optional[Settings] = None, cache: Optional["ResultCache"] = None
+) -> Result:
+    """Migrate one module's source.  Raises :class:`MigrationError` for unusable input.
+
+    With a ``cache``, files that pass the prefilter are looked up by content first.
+    """
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
-    unchanged = Result(text, text, [], [])
     candidates = plan.prefilter(text)
     if not candidates:
-        return unchanged
+        return Result(text, text, [], [])
+    if cache is None:
+        return _migrate(text, settings, plan, candidates)
+    key = text.encode("utf-8", "surrogatepass")
+    entry = cache.get(key)
+    if entry is not None:
+        return Result.from_cache(text, entry)
+    try:
+        result = _migrate(text, settings, plan, candidates)
+    except MigrationError as error:
+        cache.put(
+            key,
+            {
+                "error": error.message,
+                "line": error.line,
+                "column": error.column,
+                "syntax": isinstance(error, SourceSyntaxError),
+            },
+        )
+        raise
+    cache.put(key, result.to_cache())
+    return result
+
+
+def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...]) -> Result:
+    unchanged = Result(text, text, [], [])
+    if len(text) > MAX_PARSE_CHARS:
+        raise MigrationError(
+            f"{len(text) / 1e6:.1f} MB of source is over the {MAX_PARSE_CHARS // 10**6} MB "
+            "that jaxmigrate parses; split the file or exclude it"
+        )
     facts = ast_facts(text)
     if facts is not None:
         candidates = tuple(rule for rule in candidates if plan.wanted_by(rule, facts))

@@ -9,8 +9,9 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from migrator.cache import ResultCache
 from migrator.context import Diagnostic
 from migrator.engine import MigrationError, migrate_source
 from migrator.fileio import FileError, SourceFile, read_source, write_source
@@ -47,10 +48,16 @@ def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(lines)
 
 
-def migrate_text(source: SourceFile, display: str, settings: Settings, mode: str) -> FileResult:
+def migrate_text(
+    source: SourceFile,
+    display: str,
+    settings: Settings,
+    mode: str,
+    cache: Optional[ResultCache] = None,
+) -> FileResult:
     result = FileResult(display)
     try:
-        migrated = migrate_source(source.text, settings)
+        migrated = migrate_source(source.text, settings, cache)
     except MigrationError as error:
         result.error, result.error_line, result.error_column = error.message, error.line, error.column
         return result
@@ -69,12 +76,26 @@ def migrate_text(source: SourceFile, display: str, settings: Settings, mode: str
     return result
 
 
-def process_file(path: Path, settings: Settings, mode: str) -> FileResult:
+_CACHES: Dict[Tuple[str, str], ResultCache] = {}
+
+
+def _cache(cache_dir: Optional[str], settings: Settings) -> Optional[ResultCache]:
+    if cache_dir is None:
+        return None
+    key = (cache_dir, settings.cache_key())
+    if key not in _CACHES:
+        _CACHES[key] = ResultCache(Path(cache_dir), key[1])
+    return _CACHES[key]
+
+
+def process_file(
+    path: Path, settings: Settings, mode: str, cache_dir: Optional[str] = None
+) -> FileResult:
     try:
         source = read_source(path)
     except FileError as error:
         return FileResult(str(path), error=str(error))
-    result = migrate_text(source, str(path), settings, mode)
+    result = migrate_text(source, str(path), settings, mode, _cache(cache_dir, settings))
     result.output = None  # not worth sending back from a worker
     return result
 
@@ -89,9 +110,10 @@ def run(
     mode: str,
     jobs: int,
     progress: Optional[Callable[[int], None]] = None,
+    cache_dir: Optional[str] = None,
 ) -> Iterator[FileResult]:
     """Yield one result per file, in the order of ``files`` whatever ``jobs`` is."""
-    tasks = [(path, settings, mode) for path in files]
+    tasks = [(path, settings, mode, cache_dir) for path in files]
     if jobs <= 1 or len(files) < 2:
         for task in tasks:
             yield _process_star(task)

@@ -403,3 +403,41 @@ def test_undecodable_file_is_an_error(tmp_path):
     assert result.exit_code == 2
     assert "cannot decode" in result.stderr
     assert path.read_bytes() == b"x = '\xff\xfe'  # DeviceArray\n"
+
+
+# -- the content cache --------------------------------------------------------------------
+def test_cache_gives_identical_results_and_parses_nothing_when_warm(tmp_path, monkeypatch):
+    import migrator.engine as engine
+
+    for index in range(4):
+        (tmp_path / f"m{index}.py").write_text(LEGACY if index % 2 else REPORT_ONLY)
+    cache = tmp_path / "cache"
+    cold = invoke(tmp_path, "--check", "--format", "json", "--cache-dir", cache, "-j", "1")
+    assert any(cache.rglob("*.json"))
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("a warm cache must not parse")
+
+    monkeypatch.setattr(engine.cst, "parse_module", no_parsing)
+    monkeypatch.setattr(engine, "ast_facts", no_parsing)
+    warm = invoke(tmp_path, "--check", "--format", "json", "--cache-dir", cache, "-j", "1")
+    assert warm.stdout == cold.stdout and warm.exit_code == cold.exit_code == 1
+    with pytest.raises(AssertionError, match="must not parse"):
+        invoke(tmp_path, "--check", "--no-cache", "-j", "1")
+
+
+def test_cache_rewrites_from_a_warm_entry(tmp_path):
+    cache = tmp_path / "cache"
+    (tmp_path / "a.py").write_text(LEGACY)
+    invoke(tmp_path / "a.py", "--check", "--cache-dir", cache)
+    assert invoke(tmp_path / "a.py", "--cache-dir", cache).exit_code == 1
+    assert (tmp_path / "a.py").read_text() == MIGRATED
+
+
+def test_cache_remembers_syntax_errors(tmp_path):
+    cache = tmp_path / "cache"
+    (tmp_path / "bad.py").write_text("import jax.numpy as jnp\nx = (jnp.DeviceArray\n")
+    first = invoke(tmp_path / "bad.py", "--cache-dir", cache)
+    second = invoke(tmp_path / "bad.py", "--cache-dir", cache)
+    assert first.exit_code == second.exit_code == 2
+    assert first.stderr == second.stderr
