@@ -10,6 +10,7 @@ import libcst as cst
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
+from rules._arrays import is_called, is_class_base
 from rules._helpers import class_tuple, dedupe_elements, is_type_identity_check, isinstance_position
 
 MODERN = "jax.Array"
@@ -38,7 +39,9 @@ class DeviceArray(Rule):
             "jaxlib.xla_extension.Buffer",
             "jaxlib.xla_client.Buffer",
             "jax.lib.xla_extension.DeviceArray",
+            "jax.lib.xla_extension.Buffer",
             "jax.lib.xla_client.Buffer",
+            "jax.xla.Buffer",
         }
     )
     doc = """
@@ -59,6 +62,8 @@ class DeviceArray(Rule):
 
     **Not rewritten.** `type(x) is DeviceArray` is reported: the concrete class is an
     implementation detail (`ArrayImpl`) whose module moved; use `isinstance(x, jax.Array)`.
+    Calls (`DeviceArray(...)`) and subclassing are reported too.  String annotations are
+    left as they are.
     """
     examples = (
         Example(
@@ -96,15 +101,27 @@ class DeviceArray(Rule):
         ),
     )
 
+    label = "DeviceArray"
+
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
         if is_type_identity_check(site):
             ctx.report(
                 site.node,
-                "type(x) is DeviceArray compares with an implementation class that no longer "
+                f"type(x) is {self.label} compares with an implementation class that no longer "
                 "exists; use isinstance(x, jax.Array)",
             )
+            return
+        if is_called(site):
+            ctx.report(
+                site.node,
+                f"{self.label}(...) builds an array through an internal class; use jax.device_put "
+                "or jnp.asarray",
+            )
+            return
+        if is_class_base(site):
+            ctx.report(site.node, f"subclassing {self.label}: jax.Array cannot be subclassed; wrap the array instead")
             return
         position = isinstance_position(site)
         if position is not None and position[1] is not None:

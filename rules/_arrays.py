@@ -1,0 +1,217 @@
+"""Shared matchers of the array-type rules (JAX101-JAX105): where a class reference sits, and
+the isinstance-predicate rewrite used for ShardedDeviceArray and GlobalDeviceArray."""
+
+from __future__ import annotations
+
+from typing import FrozenSet, List, Optional
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import REGISTRY, Safety
+from migrator.scope import dotted_parts
+from rules._helpers import is_type_identity_check, isinstance_position
+
+ARRAY = "jax.Array"
+
+# typing constructs whose subscript is a type expression (a type alias, not a value).
+_TYPING_FORMS = frozenset(
+    {
+        "typing.Union",
+        "typing.Optional",
+        "typing.List",
+        "typing.Tuple",
+        "typing.Sequence",
+        "typing.Dict",
+        "typing.Mapping",
+        "typing.Type",
+        "typing.Iterable",
+        "typing.Callable",
+        "typing_extensions.Annotated",
+        "typing.Annotated",
+    }
+)
+_BUILTIN_GENERICS = frozenset({"list", "tuple", "dict", "type", "set", "frozenset"})
+
+
+def other_rule_names(own_code: str) -> FrozenSet[str]:
+    """Every qualified name some other registered rule handles."""
+    names: set = set()
+    for code, rule in REGISTRY.items():
+        if code != own_code:
+            names.update(rule.names)
+    return frozenset(names)
+
+
+def is_called(site: NameSite) -> bool:
+    parent = site.parent
+    return isinstance(parent, cst.Call) and parent.func is site.node
+
+
+def is_attribute_value(site: NameSite) -> bool:
+    parent = site.parent
+    return isinstance(parent, cst.Attribute) and parent.value is site.node
+
+
+def in_annotation(site: NameSite) -> bool:
+    return any(isinstance(a, cst.Annotation) for a in site.ancestors)
+
+
+def in_type_expression(site: NameSite, ctx: Context) -> bool:
+    """Inside ``Union[...]``/``Optional[...]``/``list[...]``..., or an annotation."""
+    if in_annotation(site):
+        return True
+    for ancestor in reversed(site.ancestors):
+        if isinstance(ancestor, cst.Subscript):
+            value = ancestor.value
+            qualname = ctx.qualname(value, site.scope)
+            if qualname in _TYPING_FORMS:
+                return True
+            if isinstance(value, cst.Name) and value.value in _BUILTIN_GENERICS and site.scope.lookup(value.value) is None:
+                return True
+            return False
+        if not isinstance(ancestor, (cst.SubscriptElement, cst.Index, cst.Tuple, cst.Element, cst.List, cst.BinaryOperation)):
+            return False
+    return False
+
+
+def is_class_base(site: NameSite) -> bool:
+    return isinstance(site.parent, cst.Arg) and len(site.ancestors) >= 2 and isinstance(site.ancestors[-2], cst.ClassDef)
+
+
+def expr_code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+# Parents under which ``a and b`` / ``a or b`` may replace a call without parentheses.
+_LOOSE_PARENTS = (
+    cst.If,
+    cst.While,
+    cst.Return,
+    cst.Assign,
+    cst.AnnAssign,
+    cst.AugAssign,
+    cst.Expr,
+    cst.Assert,
+    cst.IfExp,
+    cst.Lambda,
+    cst.Element,
+    cst.DictElement,
+    cst.Index,
+)
+
+
+def _needs_parens(parent: Optional[cst.CSTNode], op: str) -> bool:
+    if parent is None:
+        return True
+    if isinstance(parent, cst.Arg):
+        return parent.star != ""
+    if isinstance(parent, _LOOSE_PARENTS):
+        return False
+    if isinstance(parent, cst.BooleanOperation):
+        return op == "or" and isinstance(parent.operator, cst.And)
+    if isinstance(parent, cst.CompIf):
+        return False
+    return True
+
+
+def predicate_fix(
+    ctx: Context,
+    site: NameSite,
+    legacy: FrozenSet[str],
+    template: str,
+    class_name: str,
+    subsumed_by: FrozenSet[str],
+) -> bool:
+    """Rewrite ``isinstance(x, LEGACY)`` (alone or in a tuple) into ``template`` (UNSAFE).
+
+    ``template`` uses ``{x}`` for the receiver and ``{array}`` for jax.Array.  Returns False
+    when the site is not an isinstance/issubclass class argument (the caller decides).
+    """
+    position = isinstance_position(site)
+    if position is None:
+        return False
+    call, tuple_node = position
+    recipe = template.format(x="x", array=ARRAY)
+    if call.func.value == "issubclass":  # type: ignore[attr-defined]
+        ctx.report(
+            site.node,
+            f"issubclass(..., {class_name}) has no jax.Array equivalent: the distinction is a "
+            f"property of each array, not of its class; test instances with `{recipe}`",
+        )
+        return True
+    receiver_arg = call.args[0]
+    receiver = receiver_arg.value
+    if receiver_arg.star or receiver_arg.keyword is not None or dotted_parts(receiver) is None:
+        ctx.report(
+            site.node,
+            f"isinstance(..., {class_name}): the replacement uses the checked value three times, "
+            f"so it must be a plain name; assign it to a variable, then use `{recipe}`",
+        )
+        return True
+    array = expr_code(ctx.ref(ARRAY, site.scope))
+    x = ctx.code(receiver)
+    predicate = template.format(x=x, array=array)
+    op = "and"
+    text = predicate
+    if tuple_node is not None:
+        rest: List[str] = []
+        subsumed = False
+        for element in tuple_node.elements:
+            if isinstance(element, cst.StarredElement):
+                ctx.report(site.node, f"isinstance with a starred class tuple: rewrite by hand as `{recipe}`")
+                return True
+            qualname = ctx.qualname(element.value, site.scope)
+            if qualname in legacy:
+                continue
+            if qualname in subsumed_by:
+                subsumed = True
+            code = ctx.code(element.value)
+            if code not in rest:
+                rest.append(code)
+        if rest:
+            classes = rest[0] if len(rest) == 1 else "(" + ", ".join(rest) + ")"
+            if subsumed:
+                # jax.Array (or a DeviceArray spelling) in the tuple already covers the predicate.
+                text, op = f"isinstance({x}, {classes})", "call"
+            else:
+                text, op = f"isinstance({x}, {classes}) or ({predicate})", "or"
+    new = cst.parse_expression(text)
+    if call.lpar:
+        new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    elif op != "call" and _needs_parens(ctx.parent(call), op):
+        new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    ctx.replace(call, new, f"isinstance(..., {class_name}) -> {recipe}", safety=Safety.UNSAFE)
+    return True
+
+
+def type_reference(
+    ctx: Context,
+    site: NameSite,
+    class_name: str,
+    recipe: str,
+    annotations_only: bool,
+) -> None:
+    """A reference that is not an isinstance argument: identity checks and calls are reported;
+    annotations (and, unless ``annotations_only``, other uses) become jax.Array."""
+    if is_type_identity_check(site):
+        ctx.report(
+            site.node,
+            f"type(x) is {class_name} compares with a class that no longer exists (the concrete "
+            f"class is an implementation detail); use {recipe}",
+        )
+        return
+    if is_called(site):
+        ctx.report(site.node, f"{class_name}(...) constructs a legacy array; build a jax.Array instead ({recipe})")
+        return
+    if is_class_base(site):
+        ctx.report(site.node, f"subclassing {class_name}: jax.Array cannot be subclassed; redesign (e.g. wrap the array)")
+        return
+    if annotations_only and not in_type_expression(site, ctx):
+        ctx.report(
+            site.node,
+            f"{class_name} used as a value (alias, argument, ...): a later isinstance check through "
+            f"it would need {recipe}; replace by hand",
+        )
+        return
+    ctx.replace(site.node, ctx.ref(ARRAY, site.scope), f"{ctx.code(site.node)} -> {ARRAY}", safety=Safety.SAFE)

@@ -1,0 +1,62 @@
+"""JAX105 array-impl: the concrete array class ``ArrayImpl`` named through jax.lib/jaxlib.
+
+Catalog row ARR-11 (``jax.lib.xla_extension``/``jax.lib.xla_client`` deprecated in 0.4.36 and
+removed in 0.6.0; ``jaxlib.xla_extension`` itself is gone by 0.10, where the class lives in
+``jaxlib._jax``).  The public name of the type is ``jax.Array``.
+"""
+
+from __future__ import annotations
+
+from migrator.rule import Example
+from rules.device_array import DeviceArray
+
+
+class ArrayImpl(DeviceArray):
+    code = "JAX105"
+    name = "array-impl"
+    summary = "jax.lib.xla_extension.ArrayImpl (and the jaxlib spellings) -> jax.Array"
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.36"
+    removed_in = "0.6.0"
+    catalog = ("ARR-11",)
+    label = "ArrayImpl"
+    names = frozenset(
+        {
+            "jax.lib.xla_extension.ArrayImpl",
+            "jax.lib.xla_client.ArrayImpl",
+            "jaxlib.xla_extension.ArrayImpl",
+            "jaxlib.xla_client.ArrayImpl",
+        }
+    )
+    doc = """
+    **What it does.** Replaces `ArrayImpl` reached through `jax.lib.xla_extension`,
+    `jax.lib.xla_client` or `jaxlib.xla_extension` with `jax.Array` in isinstance/issubclass
+    checks (tuples are de-duplicated), annotations and aliases.
+
+    **Why.** `jax.lib.xla_extension` and `jax.lib.xla_client` were deprecated in JAX 0.4.36
+    and removed in 0.6.0; `jaxlib.xla_extension` no longer exists (the class moved to the
+    private `jaxlib._jax`).  `jax.Array` is the public type of every concrete array.
+
+    **Behaviour.** `isinstance(x, jax.Array)` is also True for tracers inside `jit`, where
+    `ArrayImpl` was not; add `and not isinstance(x, jax.core.Tracer)` if the check meant a
+    concrete array.
+
+    **Not rewritten.** `type(x) is ArrayImpl`, calls and subclassing are reported.
+    """
+    examples = (
+        Example(
+            title="isinstance through jax.lib",
+            before="""
+            from jax.lib import xla_extension
+
+            def concrete(x):
+                return isinstance(x, xla_extension.ArrayImpl)
+            """,
+            after="""
+            import jax
+
+            def concrete(x):
+                return isinstance(x, jax.Array)
+            """,
+        ),
+    )

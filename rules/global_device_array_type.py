@@ -1,0 +1,91 @@
+"""JAX103 global-device-array-type: ``GlobalDeviceArray`` used as a type becomes ``jax.Array``.
+
+Catalog row GDA-9 (the jax.Array migration guide's predicate ``isinstance(x, jax.Array) and
+not x.is_fully_addressable``; GDA removed in 0.4.7).  Constructing a GDA
+(``GlobalDeviceArray(...)``, ``GlobalDeviceArray.from_callback``...) belongs to other rules;
+this one leaves calls and attribute uses of the class alone.
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._arrays import is_attribute_value, is_called, predicate_fix, type_reference
+from rules.device_array import DeviceArray
+
+PREDICATE = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
+RECIPE = "isinstance(x, jax.Array) and not x.is_fully_addressable"
+
+
+class GlobalDeviceArrayType(Rule):
+    code = "JAX103"
+    name = "global-device-array-type"
+    summary = "GlobalDeviceArray as a type -> jax.Array (annotations) or `not x.is_fully_addressable` (unsafe)"
+    safety = Safety.UNSAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.6"
+    removed_in = "0.4.7"
+    catalog = ("GDA-9",)
+    names = frozenset(
+        {
+            "jax.experimental.global_device_array.GlobalDeviceArray",
+            "jax._src.global_device_array.GlobalDeviceArray",
+        }
+    )
+    doc = """
+    **What it does.** `isinstance(x, GlobalDeviceArray)` becomes the jax.Array migration
+    guide's predicate `isinstance(x, jax.Array) and not x.is_fully_addressable` (an unsafe
+    fix); in a class tuple the other classes stay.  Annotations and `Union[...]` members
+    become `jax.Array` (safe).  Calls (`GlobalDeviceArray(...)`) and class attributes
+    (`GlobalDeviceArray.from_callback`) are left to the GDA construction rules.
+
+    **Why.** GlobalDeviceArray was removed in JAX 0.4.7; `jax.Array` replaced it.
+
+    **Unsafe because** a GDA on a single process was fully addressable, so the guide's
+    predicate only recognises the multi-process case: single-process code that relied on
+    the check now sees False.  If any jax.Array should pass, use `isinstance(x, jax.Array)`.
+
+    **Reported, not rewritten.** `issubclass`, `type(x) is GlobalDeviceArray`, isinstance on
+    an expression that is not a plain name, and the class used as a value.
+    """
+    examples = (
+        Example(
+            title="the guide's predicate (with --unsafe-fixes)",
+            unsafe_fixes=True,
+            before="""
+            from jax.experimental.global_device_array import GlobalDeviceArray
+
+            def is_global(x):
+                return isinstance(x, GlobalDeviceArray)
+            """,
+            after="""
+            import jax
+
+            def is_global(x):
+                return isinstance(x, jax.Array) and not x.is_fully_addressable
+            """,
+        ),
+        Example(
+            title="annotations are safe",
+            before="""
+            from jax.experimental import global_device_array as gda_lib
+
+            def shape_of(x: gda_lib.GlobalDeviceArray) -> tuple:
+                return x.shape
+            """,
+            after="""
+            import jax
+
+            def shape_of(x: jax.Array) -> tuple:
+                return x.shape
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import or is_called(site) or is_attribute_value(site):
+            return  # construction and GlobalDeviceArray.from_* belong to the GDA rules
+        subsumed = DeviceArray.names | {"jax.Array", "jax.numpy.ndarray"}
+        if predicate_fix(ctx, site, self.names, PREDICATE, "GlobalDeviceArray", frozenset(subsumed)):
+            return
+        type_reference(ctx, site, "GlobalDeviceArray", RECIPE, annotations_only=True)

@@ -1,0 +1,101 @@
+"""JAX102 sharded-device-array: ``ShardedDeviceArray`` as a type becomes ``jax.Array``.
+
+Catalog row ARR-5 (jax 0.4.7 changelog: deprecated; 0.4.14: removed; the jax.Array migration
+guide gives the isinstance predicate).  Catalog gotcha 11: on 0.4.13 ``isinstance(pmap_out,
+ShardedDeviceArray)`` is already False, so the predicate is an unsafe fix.
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._arrays import predicate_fix, type_reference
+from rules.device_array import DeviceArray
+
+PREDICATE = "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
+RECIPE = "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"
+
+
+class ShardedDeviceArray(Rule):
+    code = "JAX102"
+    name = "sharded-device-array"
+    summary = "ShardedDeviceArray -> jax.Array (annotations) or the migration guide's isinstance predicate (unsafe)"
+    safety = Safety.UNSAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.7"
+    removed_in = "0.4.14"
+    catalog = ("ARR-5",)
+    names = frozenset(
+        {
+            "jax.interpreters.pxla.ShardedDeviceArray",
+            "jax.interpreters.pxla._ShardedDeviceArray",
+            "jax.pxla.ShardedDeviceArray",
+            "jax._src.interpreters.pxla.ShardedDeviceArray",
+            "jaxlib.xla_extension.pmap_lib.ShardedDeviceArray",
+        }
+    )
+    doc = """
+    **What it does.** `isinstance(x, pxla.ShardedDeviceArray)` becomes the jax.Array migration
+    guide's predicate `isinstance(x, jax.Array) and x.is_fully_addressable and
+    len(x.sharding.device_set) > 1` (an unsafe fix); in a class tuple the other classes stay
+    (`isinstance(x, np.ndarray) or (...)`).  Annotations and `Union[...]`/`Optional[...]`
+    members become `jax.Array` (safe).
+
+    **Why.** ShardedDeviceArray was deprecated in JAX 0.4.7 and removed in 0.4.14; pmap now
+    returns a `jax.Array` sharded over its devices.
+
+    **Unsafe because** the guide itself notes that a one-device ShardedDeviceArray cannot be
+    told apart from any other single-device array, and on JAX 0.4.13 the legacy check was
+    already False for pmap outputs (the class was an empty shell), so the rewrite changes
+    what such code observed there.
+
+    **Reported, not rewritten.** `issubclass(..., ShardedDeviceArray)`, `type(x) is
+    ShardedDeviceArray`, isinstance checks on an expression that is not a plain name (the
+    predicate uses it three times), and the class used as a value (an alias assignment,
+    a call).  Use the predicate above on each array.
+    """
+    examples = (
+        Example(
+            title="the guide's predicate (with --unsafe-fixes)",
+            unsafe_fixes=True,
+            before="""
+            from jax.interpreters import pxla
+
+            def first(y):
+                if isinstance(y, pxla.ShardedDeviceArray):
+                    y = y[0]
+                return y
+            """,
+            after="""
+            import jax
+
+            def first(y):
+                if isinstance(y, jax.Array) and y.is_fully_addressable and len(y.sharding.device_set) > 1:
+                    y = y[0]
+                return y
+            """,
+        ),
+        Example(
+            title="annotations are safe",
+            before="""
+            from jax.interpreters.pxla import ShardedDeviceArray
+
+            def total(y: ShardedDeviceArray) -> float:
+                return float(y.sum())
+            """,
+            after="""
+            import jax
+
+            def total(y: jax.Array) -> float:
+                return float(y.sum())
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        subsumed = DeviceArray.names | {"jax.Array", "jax.numpy.ndarray"}
+        if predicate_fix(ctx, site, self.names, PREDICATE, "ShardedDeviceArray", frozenset(subsumed)):
+            return
+        type_reference(ctx, site, "ShardedDeviceArray", RECIPE, annotations_only=True)

@@ -1,0 +1,271 @@
+"""JAX104 xla-module-aliases: ``jax.xla``/``jax.pxla`` and what was re-exported through them.
+
+Catalog rows ARR-7 (``jax.xla``/``jax.pxla`` module aliases: deprecated 0.4.8, removed 0.4.14),
+ARR-8 (``xla.device_put``/``pxla.device_put``: deprecated 0.4.7, removed 0.4.11/0.4.14) and
+ARR-9 (``xla.Device``: deprecated 0.4.4, removed 0.4.11).  The members that still exist in
+``jax.interpreters.xla``/``pxla`` were read from the installed JAX 0.10.2 (names marked removed
+in pxla's deprecation table excluded).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import REGISTRY, Example, Rule, Safety
+
+# Members of jax.interpreters.{xla,pxla} on JAX 0.10.2 (pxla ones are deprecated since 0.8.2).
+MODERN_MEMBERS = {
+    "xla": frozenset({"Backend", "apply_primitive", "canonicalize_dtype_handlers"}),
+    "pxla": frozenset(
+        {
+            "Index",
+            "MeshAxisName",
+            "MeshComputation",
+            "MeshExecutable",
+            "global_aval_to_result_handler",
+            "global_avals_to_results_handler",
+            "global_result_handlers",
+            "thread_resources",
+            "are_hlo_shardings_equal",
+            "is_hlo_sharding_replicated",
+            "op_sharding_to_indices",
+            "ArrayMapping",
+            "array_mapping_to_axis_resources",
+            "create_compile_options",
+        }
+    ),
+}
+MODULES = {"jax.xla": "xla", "jax.pxla": "pxla"}
+DEVICE = frozenset({"jax.interpreters.xla.Device", "jax.xla.Device"})
+XLA_DEVICE_PUT = frozenset({"jax.interpreters.xla.device_put", "jax.xla.device_put"})
+PXLA_DEVICE_PUT = frozenset({"jax.interpreters.pxla.device_put", "jax.pxla.device_put"})
+
+
+def _all_names() -> frozenset:
+    names: set = set()
+    for rule in REGISTRY.values():
+        names.update(rule.names)
+    return frozenset(names)
+
+
+class XlaModuleAliases(Rule):
+    code = "JAX104"
+    name = "xla-module-aliases"
+    summary = "jax.xla/jax.pxla -> jax.interpreters.xla/pxla; xla.Device -> jax.Device; xla.device_put -> jax.device_put"
+    safety = Safety.SAFE
+    deprecated_in = "0.4.4"
+    removed_in = "0.4.14"
+    catalog = ("ARR-7", "ARR-8", "ARR-9")
+    names = frozenset(MODULES) | DEVICE | XLA_DEVICE_PUT | PXLA_DEVICE_PUT
+    doc = """
+    **What it does.**
+    * `jax.xla.NAME` / `jax.pxla.NAME` and `from jax import xla, pxla` become
+      `jax.interpreters.xla` / `jax.interpreters.pxla` when `NAME` still exists there (or
+      another rule migrates it); otherwise the use is reported: `NAME` is gone from both.
+    * `xla.Device` / `jax.xla.Device` become `jax.Device` (the same class).
+    * `xla.device_put(x)` / `xla.device_put(x, device)` (positional, or `device=`) become
+      `(jax.device_put(x, device),)`, and `xla.device_put(x, device)[0]` becomes
+      `jax.device_put(x, device)` (unsafe fixes: the legacy function returned a tuple of
+      one raw device buffer, the replacement gives a jax.Array).
+    * `pxla.device_put(x, devices, replicate)` is reported: it returned a list of per-device
+      buffers; use `jax.device_put(x, sharding)` with a `NamedSharding`, or
+      `[jax.device_put(x, d) for d in devices]`.
+
+    **Why.** `jax.xla`/`jax.pxla` were deprecated in JAX 0.4.8 and removed in 0.4.14;
+    `xla.Device` and `xla.device_put` were removed in 0.4.11, `pxla.device_put` in 0.4.14.
+    """
+    examples = (
+        Example(
+            title="module alias and Device",
+            before="""
+            import jax
+
+            def describe(d: jax.xla.Device) -> str:
+                return str(jax.xla.apply_primitive)
+            """,
+            after="""
+            import jax
+
+            def describe(d: jax.Device) -> str:
+                return str(jax.interpreters.xla.apply_primitive)
+            """,
+        ),
+        Example(
+            title="from jax import xla",
+            before="""
+            from jax import xla
+
+            handlers = xla.canonicalize_dtype_handlers
+            """,
+            after="""
+            from jax.interpreters import xla
+
+            handlers = xla.canonicalize_dtype_handlers
+            """,
+        ),
+        Example(
+            title="xla.device_put returned a tuple of one buffer (with --unsafe-fixes)",
+            unsafe_fixes=True,
+            before="""
+            import jax
+            from jax.interpreters import xla
+
+            def put(x):
+                return xla.device_put(x, jax.devices()[1])[0]
+            """,
+            after="""
+            import jax
+
+            def put(x):
+                return jax.device_put(x, jax.devices()[1])
+            """,
+        ),
+        Example(
+            title="pxla.device_put is reported",
+            before="""
+            from jax.interpreters import pxla
+
+            def put(x, devices):
+                return pxla.device_put(x, devices, replicate=True)
+            """,
+            after="""
+            from jax.interpreters import pxla
+
+            def put(x, devices):
+                return pxla.device_put(x, devices, replicate=True)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        qualname = site.qualname
+        if qualname in MODULES:
+            self._module_alias(site, ctx, MODULES[qualname])
+            return
+        if site.is_import:
+            return  # the import goes once nothing uses it
+        if qualname in DEVICE:
+            ctx.replace(site.node, ctx.ref("jax.Device", site.scope), f"{ctx.code(site.node)} -> jax.Device")
+        elif qualname in XLA_DEVICE_PUT:
+            self._xla_device_put(site, ctx)
+        elif qualname in PXLA_DEVICE_PUT:
+            ctx.report(
+                site.node,
+                "pxla.device_put(x, devices, replicate) was removed in JAX 0.4.14 and returned a list "
+                "of per-device buffers; use jax.device_put(x, NamedSharding(mesh, P(...))) or "
+                "[jax.device_put(x, d) for d in devices]",
+            )
+
+    # -- ARR-8 -------------------------------------------------------------------------------
+    def _xla_device_put(self, site: NameSite, ctx: Context) -> None:
+        call = site.parent
+        if not (isinstance(call, cst.Call) and call.func is site.node):
+            ctx.report(site.node, "xla.device_put was removed in JAX 0.4.11; use jax.device_put (it returns a jax.Array, not a tuple of buffers)")
+            return
+        args = call.args
+        positional = [a for a in args if a.keyword is None and not a.star]
+        keywords = [a for a in args if a.keyword is not None]
+        simple = (
+            len(positional) + len(keywords) == len(args)
+            and 1 <= len(positional) <= 2
+            and all(k.keyword.value == "device" for k in keywords)  # type: ignore[union-attr]
+            and (not keywords or len(positional) == 1)
+        )
+        if not simple:
+            ctx.report(site.node, "xla.device_put with unusual arguments: rewrite by hand as jax.device_put(x, device)")
+            return
+        new_call = call.with_changes(func=ctx.ref("jax.device_put", site.scope))
+        parent = ctx.parent(call)
+        message = f"{ctx.code(site.node)}(...) -> jax.device_put(...) (returns a jax.Array, not a tuple of one buffer)"
+        if isinstance(parent, cst.Subscript) and parent.value is call and _is_index_zero(parent):
+            ctx.replace(parent, new_call.with_changes(lpar=parent.lpar, rpar=parent.rpar), message, safety=Safety.UNSAFE)
+            return
+        wrapped = cst.Tuple(elements=[cst.Element(value=new_call, comma=cst.Comma())])
+        if call.lpar:
+            wrapped = wrapped.with_changes(lpar=call.lpar, rpar=call.rpar)
+        ctx.replace(call, wrapped, message, safety=Safety.UNSAFE)
+
+    # -- ARR-7 -------------------------------------------------------------------------------
+    def _module_alias(self, site: NameSite, ctx: Context, short: str) -> None:
+        modern = f"jax.interpreters.{short}"
+        if site.is_import:
+            self._rewrite_import(site, ctx, short)
+            return
+        parent = site.parent
+        member: Optional[str] = None
+        if isinstance(parent, cst.Attribute) and parent.value is site.node:
+            member = parent.attr.value
+        if member is not None and self._gone(short, member):
+            ctx.report(
+                site.node,
+                f"jax.{short} was removed in JAX 0.4.14, and {modern}.{member} no longer exists either; "
+                f"find the public replacement of {member}",
+            )
+            return
+        if isinstance(site.node, cst.Name):
+            return  # bound by `from jax import xla`: the import itself is rewritten
+        if member is not None and f"jax.{short}.{member}" in _all_names():
+            return  # another rule (or another part of this one) migrates the member itself
+        ctx.replace(site.node, ctx.ref(modern, site.scope), f"{ctx.code(site.node)} -> {modern}")
+
+    @staticmethod
+    def _gone(short: str, member: str) -> bool:
+        if member in MODERN_MEMBERS[short]:
+            return False
+        names = _all_names()
+        return f"jax.{short}.{member}" not in names and f"jax.interpreters.{short}.{member}" not in names
+
+    def _rewrite_import(self, site: NameSite, ctx: Context, short: str) -> None:
+        statement = site.parent
+        if not isinstance(statement, cst.ImportFrom) or statement.relative or isinstance(statement.names, cst.ImportStar):
+            return
+        if self._has_gone_uses(ctx):
+            return  # the uses are reported; the import is the person's to change with them
+        moved: List[cst.ImportAlias] = []
+        kept: List[cst.ImportAlias] = []
+        for alias in statement.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else None
+            (moved if name in ("xla", "pxla") else kept).append(alias)
+        new_module = cst.parse_expression("jax.interpreters")
+        message = f"from jax import {short} -> from jax.interpreters import {short}"
+        if not kept:
+            ctx.replace(statement, statement.with_changes(module=new_module), message)
+            return
+        line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            ctx.report(site.node, f"jax.{short} was removed in JAX 0.4.14; import it as `from jax.interpreters import {short}`")
+            return
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        old = statement.with_changes(names=kept)
+        if not statement.lpar:
+            old = old.with_changes(lpar=None, rpar=None)
+        new = cst.ImportFrom(module=new_module, names=moved)
+        ctx.replace(
+            line,
+            cst.FlattenSentinel([line.with_changes(body=[old]), cst.SimpleStatementLine(body=[new])]),
+            message,
+        )
+
+    def _has_gone_uses(self, ctx: Context) -> bool:
+        for other in ctx.analysis.name_sites:
+            node = other.node
+            if not isinstance(node, cst.Name) or other.guarded:
+                continue
+            qualname = ctx.qualname(node, other.scope)
+            short = MODULES.get(qualname or "")
+            parent = other.ancestors[-1]
+            if short and isinstance(parent, cst.Attribute) and parent.value is node:
+                if self._gone(short, parent.attr.value):
+                    return True
+        return False
+
+
+def _is_index_zero(subscript: cst.Subscript) -> bool:
+    if len(subscript.slice) != 1:
+        return False
+    index = subscript.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
