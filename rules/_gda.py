@@ -1,0 +1,229 @@
+"""Matchers and builders the GlobalDeviceArray rules (JAX301-JAX304) share.
+
+GDA signatures (catalog section 3, ``jax/experimental/global_device_array.py@0.3.25``):
+``GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers, ...)`` and the
+class methods ``from_callback`` / ``from_batched_callback`` /
+``from_batched_callback_with_devices(global_shape, global_mesh, mesh_axes, data_callback)``.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.scope import Scope
+
+GDA_MODULES = frozenset({"jax.experimental.global_device_array", "jax._src.global_device_array"})
+CLASS = "GlobalDeviceArray"
+METHOD_PARAMS = ("global_shape", "global_mesh", "mesh_axes", "data_callback")
+INIT_PARAMS = ("global_shape", "global_mesh", "mesh_axes", "device_buffers")
+
+# Spellings of PartitionSpec a ``mesh_axes`` argument may already be built with.
+PARTITION_SPECS = frozenset(
+    {
+        "jax.sharding.PartitionSpec",
+        "jax.P",
+        "jax._src.partition_spec.PartitionSpec",
+        "jax.experimental.PartitionSpec",
+        "jax.experimental.pjit.PartitionSpec",
+        "jax.experimental.maps.PartitionSpec",
+        "jax.interpreters.pxla.PartitionSpec",
+        "jax._src.sharding_impls.PartitionSpec",
+    }
+)
+
+NAMED_SHARDING = "jax.sharding.NamedSharding"
+PARTITION_SPEC = "jax.sharding.PartitionSpec"
+
+
+def gda_names(suffix: str = "") -> frozenset:
+    """Every qualified spelling of ``GlobalDeviceArray<suffix>``."""
+    return frozenset(f"{module}.{CLASS}{suffix}" for module in GDA_MODULES)
+
+
+def called(site: NameSite) -> Optional[cst.Call]:
+    """The call ``site(...)`` if the site is called directly."""
+    parent = site.parent
+    if isinstance(parent, cst.Call) and parent.func is site.node:
+        return parent
+    return None
+
+
+def bind_arguments(call: cst.Call, params: Sequence[str]) -> Tuple[Optional[Dict[str, cst.BaseExpression]], str]:
+    """Map a call's arguments onto ``params``; (None, reason) when that is not possible."""
+    bound: Dict[str, cst.BaseExpression] = {}
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return None, "the arguments are passed with * or **"
+        if arg.keyword is None:
+            if position >= len(params):
+                return None, "it has more positional arguments than the GDA signature"
+            bound[params[position]] = arg.value
+            position += 1
+        else:
+            name = arg.keyword.value
+            if name not in params:
+                return None, f"it passes {name}=, which the replacement has no counterpart for"
+            if name in bound:
+                return None, f"{name} is given twice"
+            bound[name] = arg.value
+    missing = [p for p in params if p not in bound]
+    if missing:
+        return None, f"{missing[0]} is missing"
+    return bound, ""
+
+
+def positional_args(original: Sequence[cst.Arg], values: Sequence[cst.BaseExpression]) -> List[cst.Arg]:
+    """New positional arguments, reusing the original commas (so line breaks survive)."""
+    result = []
+    count = len(values)
+    for index, value in enumerate(values):
+        if index < count - 1:
+            source = original[index] if index < len(original) - 1 else None
+            comma = source.comma if source is not None and source.comma is not cst.MaybeSentinel.DEFAULT else cst.Comma(
+                whitespace_after=cst.SimpleWhitespace(" ")
+            )
+        else:
+            comma = original[-1].comma if original else cst.MaybeSentinel.DEFAULT
+        whitespace = original[index].whitespace_after_arg if index < len(original) else cst.SimpleWhitespace("")
+        result.append(cst.Arg(value=value, comma=comma, whitespace_after_arg=whitespace))
+    return result
+
+
+def _is_partition_spec_call(node: cst.BaseExpression, ctx: Context, scope: Scope) -> bool:
+    return isinstance(node, cst.Call) and ctx.qualname(node.func, scope) in PARTITION_SPECS
+
+
+def _assigned_values(ctx: Context, scope: Scope, name: str) -> Optional[List[cst.BaseExpression]]:
+    """The values of every ``name = value`` binding visible here, or None if some binding
+    is not such a plain assignment (a parameter, a loop variable, an import, ...)."""
+    bindings = scope.lookup(name)
+    if not bindings or any(b.is_import for b in bindings):
+        return None
+    home = bindings[0].scope
+    values: List[cst.BaseExpression] = []
+    for node in _assignments(ctx.module, name):
+        if ctx.scope_of(node) is home:
+            values.append(node.value)
+    return values if len(values) == len(bindings) else None
+
+
+def _assignments(module: cst.Module, name: str) -> List[cst.Assign]:
+    found: List[cst.Assign] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                if node.targets[0].target.value == name:
+                    found.append(node)
+
+    module.visit(Finder())
+    return found
+
+
+def partition_spec(expr: cst.BaseExpression, ctx: Context, scope: Scope) -> Optional[cst.BaseExpression]:
+    """``mesh_axes`` as a PartitionSpec expression.
+
+    A PartitionSpec call stays; a literal tuple/list becomes ``P(<its elements>)``; a name
+    bound only to PartitionSpec calls stays; anything else becomes ``P(*expr)``, which is
+    right whether ``expr`` holds a tuple, a list or a PartitionSpec.  None for a literal
+    ``None`` (GDA never documented it; a person has to pick the spec).
+    """
+    if isinstance(expr, cst.Name) and expr.value == "None":
+        return None
+    if _is_partition_spec_call(expr, ctx, scope):
+        return expr
+    spec = ctx.ref(PARTITION_SPEC, scope, prefer_from=True)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            args = [
+                cst.Arg(value=e.value, star="*") if isinstance(e, cst.StarredElement) else cst.Arg(value=e.value)
+                for e in expr.elements
+            ]
+        else:
+            args = [cst.Arg(value=e.value) for e in expr.elements]
+        args = [
+            a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]
+        ] + args[-1:]
+        return cst.Call(func=spec, args=args)
+    if isinstance(expr, cst.Name):
+        values = _assigned_values(ctx, scope, expr.value)
+        if values and all(_is_partition_spec_call(v, ctx, scope) for v in values):
+            return expr
+    return cst.Call(func=spec, args=[cst.Arg(value=expr, star="*")])
+
+
+def named_sharding(
+    mesh: cst.BaseExpression, mesh_axes: cst.BaseExpression, ctx: Context, scope: Scope
+) -> Optional[cst.Call]:
+    if isinstance(mesh_axes, cst.Name) and mesh_axes.value == "None":
+        return None
+    func = ctx.ref(NAMED_SHARDING, scope, prefer_from=True)
+    spec = partition_spec(mesh_axes, ctx, scope)
+    if spec is None:
+        return None
+    return cst.Call(
+        func=func,
+        args=[cst.Arg(value=mesh, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(value=spec)],
+    )
+
+
+def is_simple(node: cst.BaseExpression) -> bool:
+    """No calls or other effects: evaluating it earlier or later changes nothing."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Lambda)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return is_simple(node.value)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(not isinstance(e, cst.StarredElement) and is_simple(e.value) for e in node.elements)
+    if isinstance(node, cst.UnaryOperation):
+        return is_simple(node.expression)
+    return False
+
+
+def is_pure_index_lambda(node: cst.BaseExpression) -> bool:
+    """``lambda idx: data[idx]``: a callback with no effects, so calling it once or once per
+    device gives the same arrays."""
+    if not isinstance(node, cst.Lambda):
+        return False
+    params = node.params
+    if len(params.params) != 1 or params.posonly_params or params.kwonly_params:
+        return False
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
+        return False
+    name = params.params[0].name.value
+    body = node.body
+    if not isinstance(body, cst.Subscript) or len(body.slice) != 1:
+        return False
+    index = body.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == name):
+        return False
+    value = body.value
+    while isinstance(value, cst.Attribute):
+        value = value.value
+    return isinstance(value, cst.Name) and value.value != name
+
+
+def all_names(module: cst.Module) -> Set[str]:
+    names: Set[str] = set()
+
+    class Collector(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+    module.visit(Collector())
+    return names
+
+
+def fresh_name(base: str, taken: Set[str]) -> str:
+    """``base``, or ``base_2``, ``base_3``... whichever is not used anywhere in the module."""
+    candidate = base
+    counter = 2
+    while candidate in taken:
+        candidate = f"{base}_{counter}"
+        counter += 1
+    taken.add(candidate)
+    return candidate

@@ -1,0 +1,83 @@
+"""JAX302 gda-constructor: ``GlobalDeviceArray(shape, mesh, axes, buffers)`` ->
+``jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)``.
+
+Implements catalog row GDA-1 (MIG "Creating jax.Array"; SAFE*: jax.Array accepts the
+per-device buffers in any order and places them by device).  GDA warned from 0.4.6 and its
+module is gone in 0.4.7.  Uses of the class as a *type* belong to JAX103; this rule only
+handles calls of the class.
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._gda import GDA_MODULES, INIT_PARAMS, bind_arguments, called, gda_names, named_sharding, positional_args
+
+MODERN = "jax.make_array_from_single_device_arrays"
+RECIPE = "jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(*mesh_axes)), buffers)"
+
+
+class GdaConstructor(Rule):
+    code = "JAX302"
+    name = "gda-constructor"
+    summary = "GlobalDeviceArray(shape, mesh, axes, buffers) -> jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.6"
+    removed_in = "0.4.7"
+    catalog = ("GDA-1",)
+    names = gda_names()
+    legacy_modules = GDA_MODULES
+    doc = """
+    **What it does.** Rewrites a call of the `GlobalDeviceArray` constructor,
+    `GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers)` (positional or
+    keyword arguments, any import spelling), to
+    `jax.make_array_from_single_device_arrays(global_shape, NamedSharding(global_mesh, spec),
+    device_buffers)`.  The spec is built as for JAX301: a literal tuple/list becomes
+    `P(...)`, a PartitionSpec is kept, any other expression `e` becomes `P(*e)`.
+
+    **Why.** `GlobalDeviceArray` was deprecated in JAX 0.4.6 and removed in 0.4.7; the
+    migration guide gives this replacement.
+
+    **Behaviour.** GDA required the buffers in `global_mesh.local_devices` order; jax.Array
+    takes them in any order and places each by its device, so every call GDA accepted builds
+    the same array.
+
+    **Not rewritten.** Calls passing the private `_gda_fast_path_args=`/`_enable_checks=`,
+    `*args`/`**kwargs`, or `mesh_axes=None` are reported with the recipe.  Uses of the class as
+    a type (`isinstance`, annotations) are JAX103's.
+    """
+    examples = (
+        Example(
+            before="""
+            import jax.experimental.global_device_array as gda
+            from jax.sharding import PartitionSpec as P
+
+            arr = gda.GlobalDeviceArray((8, 2), mesh, P('x'), buffers)
+            """,
+            after="""
+            from jax.sharding import PartitionSpec as P, NamedSharding
+            import jax
+
+            arr = jax.make_array_from_single_device_arrays((8, 2), NamedSharding(mesh, P('x')), buffers)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        call = called(site)
+        if call is None:
+            return  # a type use: JAX103
+        bound, reason = bind_arguments(call, INIT_PARAMS)
+        if bound is None:
+            ctx.report(call, f"GlobalDeviceArray(...) cannot be rewritten ({reason}); use {RECIPE}")
+            return
+        sharding = named_sharding(bound["global_mesh"], bound["mesh_axes"], ctx, site.scope)
+        if sharding is None:
+            ctx.report(call, f"GlobalDeviceArray(...) with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
+            return
+        values = [bound["global_shape"], sharding, bound["device_buffers"]]
+        new = call.with_changes(func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values))
+        ctx.replace(call, new, "GlobalDeviceArray(...) -> jax.make_array_from_single_device_arrays")

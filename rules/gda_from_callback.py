@@ -1,0 +1,109 @@
+"""JAX301 gda-from-callback: ``GlobalDeviceArray.from_callback`` -> ``jax.make_array_from_callback``.
+
+Implements catalog row GDA-2 (MIG "Creating jax.Array": a "1:1 switch" to
+``jax.make_array_from_callback(shape, NamedSharding(mesh, pspec), callback)``).  GDA warned
+from 0.4.6 and its module is gone in 0.4.7 (commit 634035a; no changelog line).
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._gda import GDA_MODULES, METHOD_PARAMS, bind_arguments, called, gda_names, is_pure_index_lambda, named_sharding, positional_args
+
+MODERN = "jax.make_array_from_callback"
+RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes)), callback)"
+
+
+class GdaFromCallback(Rule):
+    code = "JAX301"
+    name = "gda-from-callback"
+    summary = "GlobalDeviceArray.from_callback(shape, mesh, axes, cb) -> jax.make_array_from_callback(shape, NamedSharding(mesh, P(...)), cb)"
+    safety = Safety.UNSAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.6"
+    removed_in = "0.4.7"
+    catalog = ("GDA-2",)
+    names = gda_names(".from_callback")
+    legacy_modules = GDA_MODULES
+    doc = """
+    **What it does.** Rewrites `GlobalDeviceArray.from_callback(global_shape, global_mesh,
+    mesh_axes, data_callback)` (positional or keyword arguments, any import spelling of
+    the class) to `jax.make_array_from_callback(global_shape, NamedSharding(global_mesh,
+    spec), data_callback)`.  A literal tuple or list of mesh axes becomes `P(...)` directly, a
+    `PartitionSpec(...)` call (or a name only ever bound to one) is kept, any other
+    expression `e` becomes `P(*e)`, which is right for tuples, lists and PartitionSpecs alike.
+
+    **Why.** `GlobalDeviceArray` was deprecated in JAX 0.4.6 and removed in 0.4.7; jax.Array
+    replaces it, and the migration guide calls this a 1:1 switch.
+
+    **Safety.** Unsafe in general: since JAX 0.4.19 `make_array_from_callback` calls the
+    callback *once* for a fully replicated sharding and reuses the result for every
+    device, where GDA called it once per local device.  Whether a sharding is fully
+    replicated depends on the mesh's axis sizes, which are not known statically, so a callback
+    with side effects (counters, I/O, random draws) can behave differently.  The fix is
+    applied without `--unsafe-fixes` only when the callback is visibly pure, a lambda of the
+    form `lambda idx: data[idx]`.
+
+    **Not rewritten.** Calls with `*args`/`**kwargs`, a literal `None` for `mesh_axes`, and
+    references that are not called (`f = GDA.from_callback`) are reported with the recipe.
+    """
+    examples = (
+        Example(
+            title="a pure indexing callback is rewritten directly",
+            before="""
+            from jax.experimental.global_device_array import GlobalDeviceArray
+            from jax.sharding import PartitionSpec as P
+
+            arr = GlobalDeviceArray.from_callback((8, 2), mesh, P('x', 'y'), lambda idx: data[idx])
+            """,
+            after="""
+            from jax.sharding import PartitionSpec as P, NamedSharding
+            import jax
+
+            arr = jax.make_array_from_callback((8, 2), NamedSharding(mesh, P('x', 'y')), lambda idx: data[idx])
+            """,
+        ),
+        Example(
+            title="any other callback needs --unsafe-fixes; tuples of axes become P(...)",
+            before="""
+            from jax.experimental import global_device_array as gda_lib
+
+            arr = gda_lib.GlobalDeviceArray.from_callback(shape, mesh, ('x', None), load_shard)
+            """,
+            after="""
+            import jax
+            from jax.sharding import NamedSharding, PartitionSpec
+
+            arr = jax.make_array_from_callback(shape, NamedSharding(mesh, PartitionSpec('x', None)), load_shard)
+            """,
+            unsafe_fixes=True,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        call = called(site)
+        if call is None:
+            ctx.report(site.node, f"GlobalDeviceArray.from_callback no longer exists; call {RECIPE}")
+            return
+        bound, reason = bind_arguments(call, METHOD_PARAMS)
+        if bound is None:
+            ctx.report(call, f"GlobalDeviceArray.from_callback cannot be rewritten ({reason}); use {RECIPE}")
+            return
+        sharding = named_sharding(bound["global_mesh"], bound["mesh_axes"], ctx, site.scope)
+        if sharding is None:
+            ctx.report(call, f"GlobalDeviceArray.from_callback with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
+            return
+        values = [bound["global_shape"], sharding, bound["data_callback"]]
+        new = call.with_changes(func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values))
+        callback = bound["data_callback"]
+        safety = Safety.SAFE if is_pure_index_lambda(callback) else Safety.UNSAFE
+        ctx.replace(
+            call,
+            new,
+            "GlobalDeviceArray.from_callback -> jax.make_array_from_callback; since JAX 0.4.19 the "
+            "callback runs once (not once per device) for fully replicated shardings",
+            safety=safety,
+        )
