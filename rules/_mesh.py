@@ -1,0 +1,122 @@
+"""Matchers shared by the mesh / shard_map family of rules (JAX601-JAX607); no rule logic."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.scope import Scope, dotted_parts
+
+# Loops whose carry types changed meaning under the varying-manual-axes checker (SM-2).
+CARRY_LOOPS = frozenset({"scan", "fori_loop", "while_loop"})
+
+
+def keyword_arg(name: str, value: cst.BaseExpression, like: Optional[cst.Arg] = None) -> cst.Arg:
+    """``name=value``, keeping the comma and whitespace of ``like`` when given."""
+    equal = cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+    )
+    if like is not None:
+        return like.with_changes(keyword=cst.Name(name), value=value, equal=equal, star="")
+    return cst.Arg(keyword=cst.Name(name), value=value, equal=equal)
+
+
+def with_separators(args: Sequence[cst.Arg]) -> List[cst.Arg]:
+    """Give every argument but the last a ``, `` comma when it has none (args that were last)."""
+    result = list(args)
+    for index, arg in enumerate(result[:-1]):
+        if arg.comma is cst.MaybeSentinel.DEFAULT:
+            result[index] = arg.with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
+    if result and isinstance(result[-1].comma, cst.Comma) and not _multiline(result[-1].comma):
+        result[-1] = result[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return result
+
+
+def _multiline(comma: cst.Comma) -> bool:
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+def is_literal(node: Optional[cst.BaseExpression], value: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == value
+
+
+def is_simple_reference(node: cst.BaseExpression) -> bool:
+    """A plain name or attribute chain: safe to evaluate twice."""
+    return dotted_parts(node) is not None
+
+
+def resolves_to(ctx: Context, node: cst.BaseExpression, scope: Scope, qualnames: Sequence[str]) -> bool:
+    return ctx.qualname(node, scope) in qualnames
+
+
+def function_named(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.FunctionDef]:
+    """The one ``def`` a plain name refers to in this module (None when unsure)."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    found = [f for f in _functions(ctx.module) if f.name.value == name.value]
+    return found[0] if len(found) == 1 else None
+
+
+def _functions(module: cst.Module) -> List[cst.FunctionDef]:
+    collected: List[cst.FunctionDef] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            collected.append(node)
+
+    module.visit(_Collect())
+    return collected
+
+
+def calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    collected: List[cst.Call] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            collected.append(call)
+
+    node.visit(_Collect())
+    return collected
+
+
+def loop_carry_in(ctx: Context, body: cst.CSTNode, scope: Scope, depth: int = 3, seen: Optional[Set[int]] = None) -> Optional[str]:
+    """The name of the first scan/fori_loop/while_loop call reachable from ``body`` (through
+    same-module functions it calls by name, ``depth`` levels deep), or None."""
+    seen = seen if seen is not None else set()
+    if id(body) in seen:
+        return None
+    seen.add(id(body))
+    for call in calls_in(body):
+        parts = dotted_parts(call.func)
+        if not parts:
+            continue
+        if parts[-1] in CARRY_LOOPS:
+            return ".".join(parts)
+        if depth > 0 and len(parts) == 1:
+            callee = function_named(ctx, call.func, scope)  # type: ignore[arg-type]
+            if callee is not None:
+                found = loop_carry_in(ctx, callee, scope, depth - 1, seen)
+                if found:
+                    return found
+    return None
+
+
+def split_args(call: cst.Call, skip: int) -> Optional[Tuple[List[cst.Arg], Dict[str, cst.Arg]]]:
+    """Positional arguments after the first ``skip`` ones and keyword arguments by name;
+    None when the call uses ``*args``/``**kwargs``."""
+    positional: List[cst.Arg] = []
+    keywords: Dict[str, cst.Arg] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if index >= skip:
+                positional.append(arg)
+        else:
+            keywords[arg.keyword.value] = arg
+    return positional, keywords
