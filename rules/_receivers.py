@@ -1,0 +1,671 @@
+"""Receiver ties: is the object an attribute is read from a JAX array?
+
+Rules for legacy *methods and attributes* (``x.device_buffer``, ``gda.local_shards``,
+``x.to_py()``...) cannot resolve names: the receiver is any expression.  These helpers decide,
+statically and conservatively, what the receiver is.  Shared by JAX402-JAX406 and reusable by
+any rule (``from rules._receivers import receiver_tie, module_facts``).
+
+A receiver is **tied** (``Tie.kind`` is ``"array"`` or ``"gda"``) when it is
+
+* a call of a JAX API that returns arrays (a qualified name under ``jax.``/``jaxlib.`` that is
+  not a known non-array producer: ``jax.devices``, ``jax.jit``, ``jax.sharding.*``,
+  ``process_allgather`` (returns NumPy) ...), ``jax.jit(f)(x)`` / ``jax.pmap(f)(x)``,
+  or a call of a function of this module decorated with ``jit``/``pmap``/``pjit`` (or a
+  module-level name assigned ``jax.jit(f)``);
+* a GlobalDeviceArray constructor call (``GlobalDeviceArray(...)``, ``.from_callback`` ...);
+* a subscript of a tied expression;
+* a local name (``x``) whose *every* binding in the scope it resolves to is one of the above,
+  or a parameter annotated ``jax.Array``/``jnp.ndarray``/``DeviceArray``/``GlobalDeviceArray``
+  (as a name or a string).  A name with any other binding (a loop target, an unannotated
+  parameter, an ``except``/``with`` target...) is not tied.
+
+A receiver is **foreign** (``Tie.kind == "foreign"``) when it is provably not a JAX array:
+``self``/``cls`` of a method, an imported module or name that is not JAX, a call of a class
+or function defined in this module (not jit-decorated), or a call of another library
+(``torch.ones(...)``).  Everything else is unknown (``Tie.kind is None``).
+
+``Tie.pmap`` says the value comes from ``pmap`` (shard shapes changed in 0.4.34) and
+``Tie.named`` that its sharding is certainly a ``NamedSharding`` (a GDA constructor, or an
+array built with a literal ``NamedSharding(...)``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.scope import Scope, dotted_parts
+
+GDA_MODULES = ("jax.experimental.global_device_array", "jax._src.global_device_array")
+GDA_CLASS_NAMES = frozenset(m + ".GlobalDeviceArray" for m in GDA_MODULES)
+GDA_CONSTRUCTORS = frozenset(
+    name + suffix
+    for name in GDA_CLASS_NAMES
+    for suffix in ("", ".from_callback", ".from_batched_callback", ".from_batched_callback_with_devices")
+)
+ARRAY_TYPES = frozenset(
+    {
+        "jax.Array",
+        "jax.numpy.ndarray",
+        "jax.numpy.DeviceArray",
+        "jax.interpreters.xla.DeviceArray",
+        "jax.interpreters.pxla.ShardedDeviceArray",
+        "jax.xla.DeviceArray",
+        "jax.pxla.ShardedDeviceArray",
+        "jaxlib.xla_extension.DeviceArray",
+        "jax.typing.ArrayLike",
+    }
+)
+JIT_WRAPPERS = frozenset(
+    {
+        "jax.jit",
+        "jax.pmap",
+        "jax.experimental.pjit.pjit",
+        "jax.pjit",
+        "jax.api.jit",
+        "jax.api.pmap",
+        "jax.experimental.maps.xmap",
+        "jax.experimental.shard_map.shard_map",
+        "jax.shard_map",
+    }
+)
+PMAP_WRAPPERS = frozenset({"jax.pmap", "jax.api.pmap"})
+PARTIALS = frozenset({"functools.partial"})
+# Calls under jax. that do not return arrays.
+NOT_ARRAY_PREFIXES = (
+    "jax.devices",
+    "jax.local_devices",
+    "jax.device_count",
+    "jax.local_device_count",
+    "jax.process_index",
+    "jax.process_count",
+    "jax.host_id",
+    "jax.host_count",
+    "jax.jit",
+    "jax.pmap",
+    "jax.vmap",
+    "jax.grad",
+    "jax.value_and_grad",
+    "jax.jacfwd",
+    "jax.jacrev",
+    "jax.checkpoint",
+    "jax.remat",
+    "jax.custom_jvp",
+    "jax.custom_vjp",
+    "jax.named_call",
+    "jax.make_jaxpr",
+    "jax.eval_shape",
+    "jax.ShapeDtypeStruct",
+    "jax.config",
+    "jax.distributed",
+    "jax.sharding",
+    "jax.make_mesh",
+    "jax.tree_util",
+    "jax.tree",
+    "jax.tree_map",
+    "jax.tree_leaves",
+    "jax.tree_flatten",
+    "jax.experimental.mesh_utils",
+    "jax.experimental.maps",
+    "jax.experimental.pjit",
+    "jax.experimental.shard_map",
+    "jax.experimental.multihost_utils.process_allgather",
+    "jax.experimental.multihost_utils.sync_global_devices",
+    "jax.experimental.multihost_utils.assert_equal",
+    "jax.experimental.multihost_utils.reached_preemption_sync_point",
+    "jax.interpreters.pxla.Mesh",
+    "jax.numpy.dtype",
+    "jax.numpy.shape",
+    "jax.numpy.ndim",
+    "jax.numpy.size",
+    "jax.numpy.result_type",
+    "jax.numpy.promote_types",
+    "jax.numpy.issubdtype",
+    "jax.numpy.finfo",
+    "jax.numpy.iinfo",
+    "jax.dtypes",
+    "jax.lax.psum_scatter",  # fine as array, but only inside traced code
+    "jax.debug",
+    "jax.profiler",
+    "jax.monitoring",
+    "jax.stages",
+    "jax.export",
+    "jax.ffi",
+)
+# Array libraries whose objects have look-alike attributes.
+FOREIGN_ARRAY_LIBRARIES = (
+    "torch",
+    "tensorflow",
+    "cupy",
+    "mxnet",
+    "paddle",
+    "oneflow",
+    "jittor",
+    "mindspore",
+    "dask",
+    "numpy",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tie:
+    kind: Optional[str]  # "array" | "gda" | "foreign" | None (unknown)
+    reason: str = ""
+    pmap: bool = False
+    named: bool = False
+    source: str = ""  # the qualified name of the JAX call that made the value, if one did
+
+    @property
+    def tied(self) -> bool:
+        return self.kind in ("array", "gda")
+
+
+UNKNOWN = Tie(None)
+
+
+def _under(qualname: str, prefixes) -> bool:  # noqa: ANN001
+    return any(qualname == p or qualname.startswith(p + ".") for p in prefixes)
+
+
+def is_jax_name(qualname: Optional[str]) -> bool:
+    return bool(qualname) and _under(qualname, ("jax", "jaxlib"))  # type: ignore[arg-type]
+
+
+# -- whole-module facts -------------------------------------------------------------------------
+@dataclasses.dataclass
+class ModuleFacts:
+    imports_jax: bool  # an unguarded import of jax / jax.* / jaxlib
+    imports_gda: bool  # an import of the GlobalDeviceArray module or its names
+    foreign_libraries: Tuple[str, ...]  # imported array libraries other than JAX and NumPy
+    uses_pmap: bool  # refers to jax.pmap anywhere
+    multiprocess: bool  # calls jax.distributed.initialize or reads process_index/process_count
+    jit_functions: Dict[str, bool]  # module-level jitted function name -> is pmap
+    user_attributes: frozenset  # names defined as methods / self.<attr> in this module's classes
+
+
+def module_facts(ctx: Context) -> ModuleFacts:
+    cached = getattr(ctx, "_receiver_facts", None)
+    if cached is not None:
+        return cached
+    module_scope = ctx.analysis.scopes[id(ctx.module)]
+    imports_jax = imports_gda = False
+    foreign = set()
+    for binding in ctx.analysis.imports:
+        qualname = binding.qualname or ""
+        if binding.guarded:
+            if _under(qualname, GDA_MODULES):
+                imports_gda = True
+            continue
+        if is_jax_name(qualname):
+            imports_jax = True
+        if _under(qualname, GDA_MODULES):
+            imports_gda = True
+        root = qualname.split(".", 1)[0]
+        if root in FOREIGN_ARRAY_LIBRARIES and root != "numpy":
+            foreign.add(root)
+    collector = _ModuleCollector(ctx, module_scope)
+    ctx.module.visit(collector)
+    facts = ModuleFacts(
+        imports_jax=imports_jax,
+        imports_gda=imports_gda,
+        foreign_libraries=tuple(sorted(foreign)),
+        uses_pmap=collector.uses_pmap,
+        multiprocess=collector.multiprocess,
+        jit_functions=collector.jit_functions,
+        user_attributes=frozenset(collector.user_attributes),
+    )
+    setattr(ctx, "_receiver_facts", facts)
+    return facts
+
+
+_MULTIPROCESS = frozenset(
+    {"jax.distributed.initialize", "jax.process_index", "jax.process_count", "jax.host_id", "jax.host_count"}
+)
+
+
+class _ModuleCollector(cst.CSTVisitor):
+    def __init__(self, ctx: Context, module_scope: Scope) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.module_scope = module_scope
+        self.uses_pmap = False
+        self.multiprocess = False
+        self.jit_functions: Dict[str, bool] = {}
+        self.user_attributes: set = set()
+        self.depth = 0  # function/class nesting
+
+    def _qual(self, node: cst.CSTNode) -> Optional[str]:
+        parts = dotted_parts(node)
+        if not parts:
+            return None
+        # Names resolve at module level; good enough for facts about the whole file.
+        head = self.module_scope.resolve_name(parts[0])
+        return ".".join([head, *parts[1:]]) if head else None
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._name_fact(node)
+        if (
+            isinstance(node.value, cst.Name)
+            and node.value.value in ("self", "cls")
+        ):
+            parent = self.ctx.parent(node)
+            if isinstance(parent, cst.AssignTarget) or (
+                isinstance(parent, cst.AnnAssign) and parent.target is node
+            ):
+                self.user_attributes.add(node.attr.value)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._name_fact(node)
+
+    def _name_fact(self, node: cst.CSTNode) -> None:
+        qualname = self._qual(node)
+        if not qualname:
+            return
+        if qualname in PMAP_WRAPPERS:
+            self.uses_pmap = True
+        if qualname in _MULTIPROCESS:
+            self.multiprocess = True
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for statement in node.body.body:
+            if isinstance(statement, cst.FunctionDef):
+                self.user_attributes.add(statement.name.value)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                self.user_attributes.add(target.target.value)
+                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        self.user_attributes.add(small.target.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Module):
+            for decorator in node.decorators:
+                wrapper = _wrapper_of(decorator.decorator, self._qual)
+                if wrapper is not None:
+                    self.jit_functions[node.name.value] = wrapper in PMAP_WRAPPERS
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(self.ctx.parent(self.ctx.parent(node)), cst.Module):
+            if (
+                len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+                and isinstance(node.value, cst.Call)
+            ):
+                wrapper = _wrapper_of(node.value, self._qual)
+                if wrapper is not None:
+                    self.jit_functions[node.targets[0].target.value] = wrapper in PMAP_WRAPPERS
+
+
+def _wrapper_of(expr: cst.BaseExpression, qual) -> Optional[str]:  # noqa: ANN001
+    """``jax.jit``, ``jax.jit(...)``, ``partial(jax.jit, ...)`` -> the wrapper's qualified name."""
+    qualname = qual(expr)
+    if qualname in JIT_WRAPPERS:
+        return qualname
+    if isinstance(expr, cst.Call):
+        qualname = qual(expr.func)
+        if qualname in JIT_WRAPPERS:
+            return qualname
+        if qualname in PARTIALS and expr.args:
+            inner = qual(expr.args[0].value)
+            if inner in JIT_WRAPPERS:
+                return inner
+    return None
+
+
+# -- one receiver ---------------------------------------------------------------------------------
+def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> Tie:
+    """What ``expr`` (the receiver of an attribute) is, at ``scope``; see the module docstring."""
+    if depth > 4:
+        return UNKNOWN
+    if isinstance(expr, cst.Call):
+        return _call_tie(ctx, expr, scope, depth)
+    if isinstance(expr, cst.Subscript):
+        inner = receiver_tie(ctx, expr.value, scope, depth + 1)
+        if inner.tied:
+            return dataclasses.replace(inner, kind="array", reason=f"an element of {inner.reason}", named=False, source="")
+        return UNKNOWN
+    if isinstance(expr, cst.Name):
+        return _name_tie(ctx, expr, scope, depth)
+    if isinstance(expr, cst.Attribute):
+        qualname = ctx.qualname(expr, scope)
+        if qualname is not None and not is_jax_name(qualname):
+            return Tie("foreign", f"{qualname} is not JAX")
+        if isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+            return UNKNOWN
+    return UNKNOWN
+
+
+def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
+    func = call.func
+    qualname = ctx.qualname(func, scope)
+    if qualname is not None:
+        if qualname in GDA_CONSTRUCTORS:
+            return Tie("gda", "a GlobalDeviceArray", named=True, source=qualname)
+        if is_jax_name(qualname):
+            if _under(qualname, NOT_ARRAY_PREFIXES):
+                return UNKNOWN
+            named = _has_named_sharding_arg(ctx, call, scope)
+            return Tie("array", f"the result of {ctx.code(func)}(...)", named=named, source=qualname)
+        return Tie("foreign", f"the result of {ctx.code(func)}(...), not JAX")
+    if isinstance(func, cst.Call):  # jax.jit(f)(x), jax.pmap(f)(x)
+        wrapper = _wrapper_of(func, lambda e: ctx.qualname(e, scope))
+        if wrapper is not None:
+            return Tie("array", f"the output of {ctx.code(func.func)}", pmap=wrapper in PMAP_WRAPPERS)
+    if isinstance(func, cst.Name):
+        facts = module_facts(ctx)
+        bindings = scope.lookup(func.value)
+        if bindings and all(b.scope.kind == "module" for b in bindings):
+            if func.value in facts.jit_functions and len(bindings) == 1:
+                return Tie("array", f"the output of the jitted {func.value}", pmap=facts.jit_functions[func.value])
+            if all(b.qualname is None for b in bindings):
+                return Tie("foreign", f"the result of {func.value}(...), defined here")
+    return UNKNOWN
+
+
+def _has_named_sharding_arg(ctx: Context, call: cst.Call, scope: Scope) -> bool:
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, cst.Call) and (ctx.qualname(value.func, scope) or "").endswith(".NamedSharding"):
+            return is_jax_name(ctx.qualname(value.func, scope))
+    return False
+
+
+def _name_tie(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Tie:
+    ident = name.value
+    bindings = scope.lookup(ident)
+    if not bindings:
+        return UNKNOWN
+    qualname = scope.resolve_name(ident)
+    if qualname is not None:
+        return Tie("foreign", f"{ident} is the import {qualname}") if not is_jax_name(qualname) else UNKNOWN
+    if any(b.qualname is not None for b in bindings):
+        return UNKNOWN
+    home = bindings[0].scope
+    if any(b.scope is not home for b in bindings):
+        return UNKNOWN
+    definitions = _definitions(ctx, home).get(ident, [])
+    if len(definitions) != len(bindings):
+        return UNKNOWN  # a binding we do not understand (loop target, walrus, global ...)
+    ties: List[Tie] = []
+    for kind, node, extra in definitions:
+        if kind == "self":
+            return Tie("foreign", f"{ident} is the method's own object")
+        if kind == "def":
+            return Tie("foreign", f"{ident} is a function or class defined here")
+        if kind == "param":
+            tie = _annotation_tie(ctx, node, home)
+            if not tie.tied:
+                return UNKNOWN if tie.kind is None else tie
+            ties.append(tie)
+        elif kind == "value":
+            if node is None:  # a bare annotation
+                tie = _annotation_tie(ctx, extra, home)
+            else:
+                tie = receiver_tie(ctx, node, home, depth + 1)
+                if not tie.tied and extra is not None:
+                    tie = _annotation_tie(ctx, extra, home)
+            if not tie.tied:
+                return tie if tie.kind == "foreign" else UNKNOWN
+            ties.append(tie)
+        else:
+            return UNKNOWN
+    if not ties:
+        return UNKNOWN
+    kind = "gda" if all(t.kind == "gda" for t in ties) else "array"
+    return Tie(
+        kind,
+        f"{ident}, {ties[0].reason}" if len(ties) == 1 else f"{ident}, assigned JAX arrays only",
+        pmap=any(t.pmap for t in ties),
+        named=all(t.named for t in ties),
+        source=ties[0].source if all(t.source == ties[0].source for t in ties) else "",
+    )
+
+
+def _annotation_tie(ctx: Context, annotation: Optional[cst.BaseExpression], scope: Scope) -> Tie:
+    if annotation is None:
+        return UNKNOWN
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value
+        if not isinstance(text, str):
+            return UNKNOWN
+        try:
+            annotation = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return UNKNOWN
+    qualname = ctx.qualname(annotation, scope)
+    if qualname in GDA_CLASS_NAMES:
+        return Tie("gda", "annotated GlobalDeviceArray")
+    if qualname in ARRAY_TYPES:
+        return Tie("array", f"annotated {qualname}")
+    if qualname is not None and not is_jax_name(qualname):
+        return Tie("foreign", f"annotated {qualname}")
+    return UNKNOWN
+
+
+Definition = Tuple[str, Optional[cst.CSTNode], Optional[cst.CSTNode]]
+
+
+def _definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]:
+    """name -> how each binding in ``scope`` was made: ("param", annotation, None),
+    ("value", value or None, annotation), ("self", ...), ("def", ...) or ("other", ...)."""
+    cache = getattr(ctx, "_receiver_definitions", None)
+    if cache is None:
+        cache = {}
+        setattr(ctx, "_receiver_definitions", cache)
+    found = cache.get(id(scope.node))
+    if found is not None:
+        return found
+    result: Dict[str, List[Definition]] = {}
+    node = scope.node
+    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        params = node.params
+        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+        in_class = isinstance(node, cst.FunctionDef) and _is_method(ctx, node)
+        for index, param in enumerate(all_params):
+            if index == 0 and in_class and not _is_staticmethod(node) and not param.annotation:
+                result.setdefault(param.name.value, []).append(("self", None, None))
+                continue
+            annotation = param.annotation.annotation if param.annotation else None
+            result.setdefault(param.name.value, []).append(("param", annotation, None))
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                result.setdefault(star.name.value, []).append(("other", None, None))
+    if not isinstance(node, cst.Lambda):
+        collector = _DefinitionCollector(result)
+        body = node.body
+        if isinstance(body, cst.BaseSuite):
+            body.visit(collector)
+        elif isinstance(node, cst.Module):
+            for statement in node.body:
+                statement.visit(collector)
+    cache[id(scope.node)] = result
+    return result
+
+
+def _is_method(ctx: Context, node: cst.FunctionDef) -> bool:
+    parent = ctx.parent(node)
+    grand = ctx.parent(parent) if parent is not None else None
+    return isinstance(grand, cst.ClassDef)
+
+
+def _is_staticmethod(node: cst.FunctionDef) -> bool:
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
+    )
+
+
+class _DefinitionCollector(cst.CSTVisitor):
+    """Bindings made directly in one scope body (nested functions/classes are not entered)."""
+
+    def __init__(self, result: Dict[str, List[Definition]]) -> None:
+        super().__init__()
+        self.result = result
+
+    def _add(self, name: str, entry: Definition) -> None:
+        self.result.setdefault(name, []).append(entry)
+
+    def _other(self, target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self._add(target.value, ("other", None, None))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._other(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._other(target.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._add(node.name.value, ("def", None, None))
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._add(node.name.value, ("def", None, None))
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._add(target.target.value, ("value", node.value, None))
+            else:
+                self._other(target.target)
+        return True
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        if isinstance(node.target, cst.Name):
+            self._add(node.target.value, ("value", node.value, node.annotation.annotation))
+        return True
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        self._other(node.target)
+        return True
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._other(node.target)
+        return True
+
+    def visit_WithItem(self, node: cst.WithItem) -> bool:
+        if node.asname is not None:
+            self._other(node.asname.name)
+        return True
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
+        if node.name is not None:
+            self._other(node.name.name)
+        return True
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+        self._other(node.target)
+        return True
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        self._other(node.target)
+        return True
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            bound = alias.asname.name if alias.asname else alias.name
+            while isinstance(bound, cst.Attribute):
+                bound = bound.value
+            self._other(bound)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self._other(alias.asname.name if alias.asname else alias.name)
+        return False
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        for item in node.names:
+            self._add(item.name.value, ("other", None, None))
+        return False
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+        for item in node.names:
+            self._add(item.name.value, ("other", None, None))
+        return False
+
+
+# -- the policy the JAX4xx attribute rules share ----------------------------------------------------
+def receiver_of_method(ctx: Context, node: cst.Attribute) -> Optional[cst.Call]:
+    """``node`` is ``<recv>.name`` called as ``<recv>.name(...)``: the call, else None."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return parent
+    return None
+
+
+def is_assignment_target(ctx: Context, node: cst.CSTNode) -> bool:
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.AssignTarget, cst.Del)):
+        return True
+    if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node:
+        return True
+    if isinstance(parent, (cst.Element, cst.StarredElement)):
+        return is_assignment_target(ctx, ctx.parent(parent))  # type: ignore[arg-type]
+    if isinstance(parent, (cst.Tuple, cst.List)):
+        return is_assignment_target(ctx, parent)
+    return False
+
+
+FIX, FILE, REPORT, SKIP = "fix", "file", "report", "skip"
+
+
+def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[str, Tie]:
+    """How an attribute rule treats ``<receiver>.<attr>``:
+
+    * ``"fix"``: the receiver is tied to a JAX array (``Tie.tied``);
+    * ``"file"``: not tied, but ``specific`` (an attribute name only JAX arrays ever had), the
+      module imports JAX and no other array library, and the module does not define an
+      attribute or method of that name itself: "clearly JAX array code".  Rules apply this
+      fix only with --unsafe-fixes (or report it);
+    * ``"report"``: the module imports JAX, the receiver is not provably foreign;
+    * ``"skip"``: a foreign receiver, an assignment target, the module's own attribute, or a
+      module that never imports JAX.
+    """
+    attr = node.attr.value
+    if is_assignment_target(ctx, node):
+        return SKIP, UNKNOWN
+    facts = module_facts(ctx)
+    if attr in facts.user_attributes:
+        return SKIP, UNKNOWN
+    scope = ctx.scope_of(node)
+    tie = receiver_tie(ctx, node.value, scope)
+    if tie.tied:
+        return FIX, tie
+    if tie.kind == "foreign" or not (facts.imports_jax or facts.imports_gda):
+        return SKIP, tie
+    if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+        return SKIP, tie
+    if specific and not facts.foreign_libraries:
+        return FILE, tie
+    return REPORT, tie
+
+
+def strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``(a + b)`` -> ``a + b`` for use as a call argument (tuples keep theirs)."""
+    if isinstance(expr, (cst.Tuple, cst.GeneratorExp, cst.Yield)):
+        return expr
+    if getattr(expr, "lpar", None):
+        return expr.with_changes(lpar=[], rpar=[])
+    return expr

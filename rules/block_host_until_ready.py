@@ -1,0 +1,70 @@
+"""JAX405 block-host-until-ready: ``x.block_host_until_ready()`` -> ``x.block_until_ready()``.
+
+Implements catalog row DEV-6 (SAFE).  Changelog: jaxlib 0.3.2 deprecates
+``block_host_until_ready``, jaxlib 0.4.1 removes it; ``block_until_ready`` exists on every JAX
+array type.  Receivers are checked with ``rules._receivers``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import Example, Rule, Safety
+from rules._receivers import FILE, FIX, REPORT, decide, receiver_of_method
+
+
+class BlockHostUntilReady(Rule):
+    code = "JAX405"
+    name = "block-host-until-ready"
+    summary = "x.block_host_until_ready() -> x.block_until_ready()"
+    safety = Safety.SAFE
+    deprecated_in = "0.3.2"
+    removed_in = "0.4.1"
+    catalog = ("DEV-6",)
+    attributes = frozenset({"block_host_until_ready"})
+    doc = """
+    **What it does.** Renames the buffer method `block_host_until_ready()` to
+    `block_until_ready()` on receivers tied to a JAX array (the result of a `jax`/`jnp` call
+    or of a jitted function, a name assigned only such values, a parameter annotated
+    `jax.Array`).  In a module that imports JAX (and no other array library) other receivers
+    are renamed only with `--unsafe-fixes`, otherwise reported.
+
+    **Why.** The method was deprecated in jaxlib 0.3.2 and removed in jaxlib 0.4.1.
+    `block_until_ready()` does the same (waits for the computation, returns the array) on
+    every JAX version.
+
+    **Use instead.** `x.block_until_ready()`, or `jax.block_until_ready(tree)` for pytrees
+    (JAX 0.4.3+).
+    """
+    examples = (
+        Example(
+            title="wait for a jitted result",
+            before="""
+            import jax
+
+            y = jax.jit(lambda v: v * 2)(3.0)
+            y.block_host_until_ready()
+            """,
+            after="""
+            import jax
+
+            y = jax.jit(lambda v: v * 2)(3.0)
+            y.block_until_ready()
+            """,
+        ),
+    )
+
+    def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
+        call = receiver_of_method(ctx, node)
+        if call is None:
+            return
+        verdict, _tie = decide(ctx, node, specific=True)
+        new = node.with_changes(attr=cst.Name("block_until_ready"))
+        message = "block_host_until_ready() -> block_until_ready()"
+        if verdict == FIX:
+            ctx.replace(node, new, message)
+        elif verdict == FILE:
+            ctx.replace(node, new, f"{message} (the receiver is not tied to a JAX array; this module is JAX code)", Safety.UNSAFE)
+        elif verdict == REPORT:
+            ctx.report(node, "block_host_until_ready() was removed in jaxlib 0.4.1; on a JAX array use block_until_ready()")

@@ -1,0 +1,145 @@
+"""JAX403 device-buffers: ``x.device_buffer`` / ``x.device_buffers`` on jax.Array.
+
+Implements catalog rows DEV-1 (``x.device_buffer`` -> ``x.addressable_data(0)``, SAFE*) and
+DEV-2 (``x.device_buffers`` -> ``[s.data for s in x.addressable_shards]``, COND for pmap
+outputs).  Changelog: jax 0.4.22 deprecates both with these recipes, 0.4.27 removes them
+(the properties raise AttributeError with a hint, still at 0.10).  Receivers are checked with
+``rules._receivers``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import Example, Rule, Safety
+from rules._receivers import FILE, FIX, REPORT, decide, module_facts
+
+RECIPE = {
+    "device_buffer": "x.addressable_data(0)",
+    "device_buffers": "[s.data for s in x.addressable_shards]",
+}
+
+
+class DeviceBuffers(Rule):
+    code = "JAX403"
+    name = "device-buffers"
+    summary = "x.device_buffer -> x.addressable_data(0); x.device_buffers -> [s.data for s in x.addressable_shards]"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.22"
+    removed_in = "0.4.27"
+    catalog = ("DEV-1", "DEV-2")
+    attributes = frozenset({"device_buffer", "device_buffers"})
+    doc = """
+    **What it does.** Rewrites the removed buffer properties of JAX arrays:
+    `x.device_buffer` becomes `x.addressable_data(0)` and `x.device_buffers` becomes
+    `[s.data for s in x.addressable_shards]` (`len(x.device_buffers)` becomes
+    `len(x.addressable_shards)`).
+
+    **Why.** Both properties were deprecated in JAX 0.4.22 and removed in 0.4.27; on current
+    JAX they raise AttributeError.
+
+    **When.** Only on receivers tied to a JAX array: the result of a `jax`/`jnp` call or of a
+    jitted function, a name whose every assignment is one, or a parameter annotated
+    `jax.Array`/`jnp.ndarray`/`DeviceArray`.  In a module that imports JAX (and no other array
+    library) an untied receiver is fixed only with `--unsafe-fixes`, otherwise reported.
+
+    **Behaviour.** `device_buffer` raised ValueError on multi-device arrays, while
+    `addressable_data(0)` returns the first shard: only formerly failing code changes.
+    Shards of a `pmap` output have shape `()` up to JAX 0.4.33 and `(1,)` from 0.4.34, so a
+    `device_buffers` rewrite on a pmap output is an unsafe fix.
+
+    **Use instead.** `x.addressable_data(i)`, `x.addressable_shards` (each with `.data`,
+    `.device`, `.index`).
+    """
+    examples = (
+        Example(
+            title="buffers of an array made by jax",
+            before="""
+            import jax.numpy as jnp
+
+            x = jnp.arange(8)
+            first = x.device_buffer
+            bufs = x.device_buffers
+            n = len(x.device_buffers)
+            """,
+            after="""
+            import jax.numpy as jnp
+
+            x = jnp.arange(8)
+            first = x.addressable_data(0)
+            bufs = [s.data for s in x.addressable_shards]
+            n = len(x.addressable_shards)
+            """,
+        ),
+        Example(
+            title="an untied receiver is reported",
+            before="""
+            import jax
+
+            def first_buffer(x):
+                return x.device_buffer
+            """,
+            after="""
+            import jax
+
+            def first_buffer(x):
+                return x.device_buffer
+            """,
+        ),
+    )
+
+    def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
+        attr = node.attr.value
+        verdict, tie = decide(ctx, node, specific=True)
+        if verdict not in (FIX, FILE, REPORT):
+            return
+        if verdict == REPORT:
+            ctx.report(node, f"{attr} was removed in JAX 0.4.27; if {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}")
+            return
+        target, new = self._replacement(node, ctx)
+        pmap = tie.pmap if verdict == FIX else module_facts(ctx).uses_pmap
+        message = f".{attr} -> {RECIPE[attr]}"
+        if verdict == FILE:
+            ctx.replace(
+                target,
+                new,
+                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
+                Safety.UNSAFE,
+            )
+        elif attr == "device_buffers" and pmap:
+            ctx.replace(
+                target,
+                new,
+                f"{message}: on a pmap output each shard has shape (1, ...) from JAX 0.4.34, "
+                "() before",
+                Safety.UNSAFE,
+            )
+        else:
+            ctx.replace(target, new, message)
+
+    @staticmethod
+    def _replacement(node: cst.Attribute, ctx: Context):  # noqa: ANN205
+        receiver = node.value
+        if node.attr.value == "device_buffer":
+            return node, cst.Call(
+                func=cst.Attribute(value=receiver, attr=cst.Name("addressable_data")),
+                args=[cst.Arg(cst.Integer("0"))],
+            )
+        shards = cst.Attribute(value=receiver, attr=cst.Name("addressable_shards"))
+        parent = ctx.parent(node)
+        grand = ctx.parent(parent) if parent is not None else None
+        if (
+            isinstance(parent, cst.Arg)
+            and isinstance(grand, cst.Call)
+            and isinstance(grand.func, cst.Name)
+            and grand.func.value == "len"
+            and len(grand.args) == 1
+            and ctx.scope_of(grand).lookup("len") is None
+        ):
+            return node, shards
+        return node, cst.ListComp(
+            elt=cst.Attribute(value=cst.Name("s"), attr=cst.Name("data")),
+            for_in=cst.CompFor(target=cst.Name("s"), iter=shards),
+        )

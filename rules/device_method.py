@@ -1,0 +1,110 @@
+"""JAX404 device-method: ``x.device()`` -> ``next(iter(x.devices()))``.
+
+Implements catalog row DEV-3 (COND) and respects DEV-4 / gotcha 2: never the ``.device``
+property, which from JAX 0.4.31 returns a Sharding for multi-device arrays and does not exist
+at all in 0.4.27-0.4.30.  Changelog: 0.4.21 deprecates ``Array.device()``, 0.4.27 removes it;
+on 0.10 ``x.device()`` raises ``TypeError: 'Device' object is not callable``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import Example, Rule, Safety
+from rules._receivers import FIX, REPORT, decide, receiver_of_method
+
+MODERN = "next(iter(x.devices()))"
+
+
+class DeviceMethod(Rule):
+    code = "JAX404"
+    name = "device-method"
+    summary = "x.device() on a jax.Array -> next(iter(x.devices())) (never the .device property)"
+    safety = Safety.UNSAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.21"
+    removed_in = "0.4.27"
+    catalog = ("DEV-3", "DEV-4")
+    attributes = frozenset({"device"})
+    doc = """
+    **What it does.** Rewrites the removed `Array.device()` method to
+    `next(iter(x.devices()))` on receivers tied to a JAX array (the result of a `jax`/`jnp`
+    call or of a jitted function, a name assigned only such values, a parameter annotated
+    `jax.Array`/`jnp.ndarray`).  Other `.device()` calls in a module that imports JAX are
+    reported; `.device()` of other libraries' objects is left alone.
+
+    **Why.** `device()` was deprecated in JAX 0.4.21 and removed in 0.4.27.  From 0.4.31
+    `device` is a *property*, so the old call raises `TypeError: 'Device' object is not
+    callable`.
+
+    **Why not `x.device`.** The property does not exist in 0.4.27-0.4.30 and returns the
+    *Sharding* (not an error) for an array on several devices, so it is never suggested.
+
+    **Safety: unsafe.** The old method raised on an array spread over several devices;
+    `next(iter(x.devices()))` silently picks one.  Add `assert len(x.devices()) == 1` if the
+    code relied on the error, or use `x.sharding`.
+    """
+    examples = (
+        Example(
+            title="the device an array lives on",
+            unsafe_fixes=True,
+            before="""
+            import jax.numpy as jnp
+
+            x = jnp.zeros(3)
+            print(x.device())
+            """,
+            after="""
+            import jax.numpy as jnp
+
+            x = jnp.zeros(3)
+            print(next(iter(x.devices())))
+            """,
+        ),
+        Example(
+            title="an untied receiver is reported",
+            before="""
+            import jax
+
+            def where(x):
+                return x.device()
+            """,
+            after="""
+            import jax
+
+            def where(x):
+                return x.device()
+            """,
+        ),
+    )
+
+    def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
+        call = receiver_of_method(ctx, node)
+        if call is None or call.args:
+            return
+        verdict, tie = decide(ctx, node, specific=False)
+        receiver = ctx.code(node.value)
+        if verdict == REPORT:
+            ctx.report(
+                call,
+                f"Array.device() was removed in JAX 0.4.27; if {receiver} is a jax.Array use "
+                f"{MODERN} (not the .device property, which returns a Sharding on several devices)",
+            )
+            return
+        if verdict != FIX:
+            return
+        devices = cst.Call(func=cst.Attribute(value=node.value, attr=cst.Name("devices")))
+        new = cst.Call(
+            func=cst.Name("next"),
+            args=[cst.Arg(cst.Call(func=cst.Name("iter"), args=[cst.Arg(devices)]))],
+        )
+        scope = ctx.scope_of(call)
+        if scope.lookup("next") is not None or scope.lookup("iter") is not None:
+            ctx.report(call, f"Array.device() was removed in JAX 0.4.27; use {MODERN} (next/iter are shadowed here)")
+            return
+        ctx.replace(
+            call,
+            new,
+            f".device() -> {MODERN}: the old method raised when the array spans several devices",
+        )

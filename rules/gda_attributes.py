@@ -1,0 +1,135 @@
+"""JAX402 gda-attributes: GlobalDeviceArray attribute names on jax.Array.
+
+Implements catalog rows GDA-5 (``.local_shards`` -> ``.addressable_shards``, SAFE), GDA-6
+(``.local_data(i)`` -> ``.addressable_data(i)``, SAFE for values) and GDA-8 (``.mesh`` ->
+``.sharding.mesh``, ``.mesh_axes`` -> ``.sharding.spec``, COND: only when the array's sharding
+is a NamedSharding).  Sources: docs/jax_array_migration.md "GDA's API name changes"; GDA was
+removed in JAX 0.4.7 (commit 634035a).  Receivers are checked with ``rules._receivers``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import Example, Rule, Safety
+from rules._receivers import FILE, FIX, REPORT, decide, module_facts, receiver_of_method
+
+NEW = {
+    "local_shards": ".addressable_shards",
+    "local_data": ".addressable_data(i)",
+    "mesh_axes": ".sharding.spec",
+    "mesh": ".sharding.mesh",
+}
+
+
+class GdaAttributes(Rule):
+    code = "JAX402"
+    name = "gda-attributes"
+    summary = "GDA .local_shards/.local_data(i)/.mesh_axes/.mesh -> .addressable_shards/.addressable_data(i)/.sharding.spec/.sharding.mesh"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.1"
+    removed_in = "0.4.7"
+    catalog = ("GDA-5", "GDA-6", "GDA-8")
+    attributes = frozenset({"local_shards", "local_data", "mesh_axes", "mesh"})
+    doc = """
+    **What it does.** Renames GlobalDeviceArray attributes to their jax.Array spelling:
+    `.local_shards` -> `.addressable_shards`, `.local_data(i)` -> `.addressable_data(i)`,
+    `.mesh_axes` -> `.sharding.spec`, `.mesh` -> `.sharding.mesh`.
+
+    **When.** The receiver must be tied to a GDA or jax.Array: built by a GDA constructor or a
+    JAX API in the same scope, the output of a jitted function, or a parameter annotated
+    `GlobalDeviceArray`/`jax.Array`.  In a module that imports GDA, `.local_shards`,
+    `.local_data(i)` and `.mesh_axes` on other receivers are rewritten too (`.mesh_axes` only
+    with `--unsafe-fixes`).  `.mesh` is far too common (`self.mesh`, a config's mesh) and is
+    rewritten only on a tied receiver; elsewhere these names are reported in JAX modules.
+
+    **Why.** GDA was removed in JAX 0.4.7; jax.Array has only the `addressable_*` names and
+    keeps the mesh and spec on its sharding.
+
+    **Safety.** `addressable_data(i)` on a fully replicated array returns the first replica
+    whatever `i` is (same values, maybe another device).  `.sharding.mesh`/`.sharding.spec`
+    exist only on a `NamedSharding`: the rewrite is safe for arrays built by a GDA
+    constructor or with a literal `NamedSharding(...)`, and an unsafe fix otherwise (a jit
+    output may carry another sharding).
+    """
+    examples = (
+        Example(
+            title="an array built from a callback",
+            before="""
+            import jax
+            from jax.sharding import NamedSharding
+
+            def build(mesh, spec, data):
+                arr = jax.make_array_from_callback(data.shape, NamedSharding(mesh, spec), lambda i: data[i])
+                local = [s.data for s in arr.local_shards]
+                return local, arr.local_data(0), arr.mesh_axes, arr.mesh
+            """,
+            after="""
+            import jax
+            from jax.sharding import NamedSharding
+
+            def build(mesh, spec, data):
+                arr = jax.make_array_from_callback(data.shape, NamedSharding(mesh, spec), lambda i: data[i])
+                local = [s.data for s in arr.addressable_shards]
+                return local, arr.addressable_data(0), arr.sharding.spec, arr.sharding.mesh
+            """,
+        ),
+        Example(
+            title="an untied receiver is reported (self.mesh and the like are left alone)",
+            before="""
+            import jax
+
+            def shard_data(x):
+                return [s.data for s in x.local_shards]
+            """,
+            after="""
+            import jax
+
+            def shard_data(x):
+                return [s.data for s in x.local_shards]
+            """,
+        ),
+    )
+
+    def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
+        attr = node.attr.value
+        if attr == "local_data" and receiver_of_method(ctx, node) is None:
+            return
+        facts = module_facts(ctx)
+        gda_file = facts.imports_gda
+        verdict, tie = decide(ctx, node, specific=gda_file and attr != "mesh")
+        if attr == "mesh" and verdict == REPORT and not (gda_file and isinstance(node.value, cst.Name)):
+            return  # .mesh on an unknown object: far too common to report
+        if verdict == REPORT:
+            if attr in ("local_shards", "local_data", "mesh_axes") and not gda_file and not facts.imports_jax:
+                return
+            ctx.report(
+                node,
+                f".{attr} is a GlobalDeviceArray attribute (GDA was removed in JAX 0.4.7); "
+                f"if {ctx.code(node.value)} is a jax.Array use {NEW[attr]}",
+            )
+            return
+        if verdict not in (FIX, FILE):
+            return
+        if attr in ("local_shards", "local_data"):
+            new: cst.BaseExpression = node.with_changes(
+                attr=cst.Name("addressable_shards" if attr == "local_shards" else "addressable_data")
+            )
+            ctx.replace(node, new, f".{attr} -> {NEW[attr]}")
+            return
+        new = cst.Attribute(
+            value=cst.Attribute(value=node.value, attr=cst.Name("sharding")),
+            attr=cst.Name("spec" if attr == "mesh_axes" else "mesh"),
+        )
+        if verdict == FIX and tie.named:
+            ctx.replace(node, new, f".{attr} -> {NEW[attr]} (the sharding is a NamedSharding)")
+        else:
+            ctx.replace(
+                node,
+                new,
+                f".{attr} -> {NEW[attr]}: only a NamedSharding has .mesh/.spec; check that "
+                f"{ctx.code(node.value)} is not a jit output with another sharding",
+                Safety.UNSAFE,
+            )

@@ -1,0 +1,95 @@
+"""JAX307 multihost-none-pspec: ``None`` pspecs of the multihost array converters -> ``P()``.
+
+Implements catalog row MH-3 (SAFE).  Changelog 0.4.13: ``None`` is no longer a valid pspec
+for ``multihost_utils.host_local_array_to_global_array`` and
+``global_array_to_host_local_array``; use ``PartitionSpec()`` to replicate.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+
+MULTIHOST = "jax.experimental.multihost_utils"
+PSPEC = "jax.sharding.PartitionSpec"
+
+
+class MultihostNonePspec(Rule):
+    code = "JAX307"
+    name = "multihost-none-pspec"
+    summary = "None pspecs in host_local_array_to_global_array / global_array_to_host_local_array -> P()"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    catalog = ("MH-3",)
+    names = frozenset(
+        {f"{MULTIHOST}.host_local_array_to_global_array", f"{MULTIHOST}.global_array_to_host_local_array"}
+    )
+    doc = """
+    **What it does.** In calls of `multihost_utils.host_local_array_to_global_array` and
+    `global_array_to_host_local_array`, replaces a `None` pspecs argument, and `None`
+    leaves of tuple, list and dict literals of pspecs, with `PartitionSpec()` (reusing the
+    module's `P` alias or importing `PartitionSpec` from `jax.sharding`).  A `None`
+    *inside* a `PartitionSpec(...)` (an unsharded dimension) is left alone.
+
+    **Why.** JAX 0.4.13 made `None` invalid here (to a pytree, `None` is an empty subtree,
+    not a leaf); `P()` means replicated, which is what `None` meant before.
+    """
+    examples = (
+        Example(
+            title="pspecs with None leaves",
+            before="""
+            from jax.experimental import multihost_utils
+            from jax.sharding import PartitionSpec as P
+
+            a, b = multihost_utils.host_local_array_to_global_array((x, y), mesh, (P('data'), None))
+            out = multihost_utils.global_array_to_host_local_array(z, mesh, None)
+            """,
+            after="""
+            from jax.experimental import multihost_utils
+            from jax.sharding import PartitionSpec as P
+
+            a, b = multihost_utils.host_local_array_to_global_array((x, y), mesh, (P('data'), P()))
+            out = multihost_utils.global_array_to_host_local_array(z, mesh, P())
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        parent = site.parent
+        if not (isinstance(parent, cst.Call) and parent.func is site.node):
+            return
+        pspecs = _pspecs_arg(parent)
+        if pspecs is None:
+            return
+        for none in _none_leaves(pspecs.value):
+            replicated = cst.Call(func=ctx.ref(PSPEC, site.scope, prefer_from=True))
+            ctx.replace(none, replicated, "None pspec -> PartitionSpec() (None is invalid since JAX 0.4.13)")
+
+
+def _pspecs_arg(call: cst.Call) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "pspecs":
+            return arg
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in positional):
+        return None
+    return positional[2] if len(positional) >= 3 else None
+
+
+def _none_leaves(expr: cst.BaseExpression):  # noqa: ANN202
+    if isinstance(expr, cst.Name) and expr.value == "None":
+        yield expr
+    elif isinstance(expr, (cst.Tuple, cst.List)):
+        for element in expr.elements:
+            if isinstance(element, cst.Element):
+                yield from _none_leaves(element.value)
+    elif isinstance(expr, cst.Dict):
+        for element in expr.elements:
+            if isinstance(element, cst.DictElement):
+                yield from _none_leaves(element.value)
