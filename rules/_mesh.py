@@ -120,3 +120,29 @@ def split_args(call: cst.Call, skip: int) -> Optional[Tuple[List[cst.Arg], Dict[
         else:
             keywords[arg.keyword.value] = arg
     return positional, keywords
+
+
+def append_arg(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
+    """``args`` plus ``new`` at the end; in a call laid out one argument per line with a
+    trailing comma, the new argument gets its own line too."""
+    result = list(args)
+    if result and isinstance(result[-1].comma, cst.Comma) and _multiline(result[-1].comma):
+        last = result[-1]
+        indent = _line_indent(last.comma)
+        if indent is not None:
+            result[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=indent))
+            result.append(new.with_changes(comma=last.comma))
+            return result
+    result.append(new)
+    return with_separators(result)
+
+
+def _line_indent(comma: cst.Comma) -> Optional[cst.ParenthesizedWhitespace]:
+    """The whitespace that starts the next argument line, derived from a trailing comma's
+    whitespace (which ends at the closing parenthesis' indentation)."""
+    # Argument lines are assumed to sit four spaces deeper than the closing parenthesis.
+    ws = comma.whitespace_after
+    if not isinstance(ws, cst.ParenthesizedWhitespace):
+        return None
+    closing = ws.last_line.value
+    return ws.with_changes(last_line=cst.SimpleWhitespace(closing + "    "))

@@ -16,7 +16,7 @@ import libcst as cst
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
-from rules._mesh import is_literal, is_simple_reference, keyword_arg, loop_carry_in, function_named, with_separators
+from rules._mesh import append_arg, is_literal, is_simple_reference, keyword_arg, loop_carry_in, function_named, with_separators
 
 LEGACY = "jax.experimental.shard_map.shard_map"
 MODERN = "jax.shard_map"
@@ -228,7 +228,7 @@ class ShardMap(Rule):
             else:
                 new_args.append(arg)
         if check_vma is not None and not placed_vma:
-            new_args.append(keyword_arg("check_vma", check_vma))
+            new_args = append_arg(new_args, keyword_arg("check_vma", check_vma))
 
         modern = ctx.ref(MODERN, site.scope)
         if through_partial:

@@ -1,0 +1,72 @@
+"""JAX602 pvary: ``jax.lax.pvary(x, axis)`` -> ``jax.lax.pcast(x, axis, to='varying')``.
+
+Implements catalog row SM-4 (``pcast`` added in 0.8.2, ``pvary`` deprecated in 0.8.2 and
+removed in 0.10.0; PROBE 0.10.2: ``jax.lax.pvary`` raises AttributeError).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._helpers import call_target
+from rules._mesh import append_arg, keyword_arg
+
+LEGACY = "jax.lax.pvary"
+MODERN = "jax.lax.pcast"
+
+
+class Pvary(Rule):
+    code = "JAX602"
+    name = "pvary"
+    summary = "jax.lax.pvary(x, axis) -> jax.lax.pcast(x, axis, to='varying')"
+    safety = Safety.SAFE
+    needs_jax = "0.8.2"
+    deprecated_in = "0.8.2"
+    removed_in = "0.10.0"
+    catalog = ("SM-4",)
+    names = frozenset({LEGACY})
+    doc = """
+    **What it does.** Rewrites `jax.lax.pvary(x, axis_name)` to
+    `jax.lax.pcast(x, axis_name, to='varying')`.
+
+    **Why.** `pvary` (0.6.0) was deprecated in JAX 0.8.2 and removed in 0.10.0; `pcast` with
+    `to='varying'` is the same operation and exists from 0.8.2.  Below 0.8.2 the rule does not
+    run (`pvary` is the only spelling there).
+
+    **Use instead.** `jax.lax.pcast(x, axis_name, to='varying')`.
+    """
+    examples = (
+        Example(
+            before="""
+            import jax
+
+            def body(x):
+                init = jax.lax.pvary(jnp.zeros(2), 'x')
+                return init + x
+            """,
+            after="""
+            import jax
+
+            def body(x):
+                init = jax.lax.pcast(jnp.zeros(2), 'x', to='varying')
+                return init + x
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        target = call_target(site, partial_names=())
+        if target is None:
+            ctx.report(site.node, "pvary used as a value: use lambda x, axis: jax.lax.pcast(x, axis, to='varying')")
+            return
+        call = target[0]
+        if any(arg.star for arg in call.args) or any(arg.keyword is not None and arg.keyword.value == "to" for arg in call.args):
+            ctx.report(call, "pvary with *args/**kwargs: use jax.lax.pcast(x, axis, to='varying')")
+            return
+        to = keyword_arg("to", cst.SimpleString("'varying'"))
+        new_call = call.with_changes(func=ctx.ref(MODERN, site.scope), args=append_arg(call.args, to))
+        ctx.replace(call, new_call, f"{LEGACY} -> {MODERN}(..., to='varying')")
