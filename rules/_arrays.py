@@ -3,6 +3,7 @@ the isinstance-predicate rewrite used for ShardedDeviceArray and GlobalDeviceArr
 
 from __future__ import annotations
 
+import re
 from typing import FrozenSet, List, Optional
 
 import libcst as cst
@@ -215,3 +216,31 @@ def type_reference(
         )
         return
     ctx.replace(site.node, ctx.ref(ARRAY, site.scope), f"{ctx.code(site.node)} -> {ARRAY}", safety=Safety.SAFE)
+
+
+class _AnnotationStrings(cst.CSTVisitor):
+    def __init__(self, word: str) -> None:
+        super().__init__()
+        self.pattern = re.compile(r"\b%s\b" % re.escape(word))
+        self.depth = 0
+        self.found: List[cst.SimpleString] = []
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.depth += 1
+
+    def leave_Annotation(self, original_node: cst.Annotation) -> None:
+        self.depth -= 1
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if self.depth and self.pattern.search(node.value):
+            self.found.append(node)
+
+
+def report_string_annotations(ctx: Context, word: str, recipe: str) -> None:
+    """String annotations are not rewritten; one that names the legacy class is reported."""
+    if word not in ctx.module.code:
+        return
+    visitor = _AnnotationStrings(word)
+    ctx.module.visit(visitor)
+    for node in visitor.found:
+        ctx.report(node, f"string annotation {node.value} names {word}, which no longer exists; write {recipe}")

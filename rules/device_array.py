@@ -10,7 +10,7 @@ import libcst as cst
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._arrays import is_called, is_class_base
+from rules._arrays import is_called, is_class_base, report_string_annotations
 from rules._helpers import class_tuple, dedupe_elements, is_type_identity_check, isinstance_position
 
 MODERN = "jax.Array"
@@ -63,7 +63,7 @@ class DeviceArray(Rule):
     **Not rewritten.** `type(x) is DeviceArray` is reported: the concrete class is an
     implementation detail (`ArrayImpl`) whose module moved; use `isinstance(x, jax.Array)`.
     Calls (`DeviceArray(...)`) and subclassing are reported too.  String annotations are
-    left as they are.
+    left as they are; one that spells `DeviceArray` is reported.
     """
     examples = (
         Example(
@@ -102,6 +102,9 @@ class DeviceArray(Rule):
     )
 
     label = "DeviceArray"
+
+    def visit_module(self, ctx: Context) -> None:
+        report_string_annotations(ctx, self.label, "jax.Array")
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:

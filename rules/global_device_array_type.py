@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._arrays import is_attribute_value, is_called, predicate_fix, type_reference
+from rules._arrays import report_string_annotations, is_attribute_value, is_called, predicate_fix, type_reference
 from rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
@@ -81,6 +81,9 @@ class GlobalDeviceArrayType(Rule):
             """,
         ),
     )
+
+    def visit_module(self, ctx: Context) -> None:
+        report_string_annotations(ctx, "GlobalDeviceArray", "jax.Array")
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import or is_called(site) or is_attribute_value(site):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._arrays import predicate_fix, type_reference
+from rules._arrays import report_string_annotations, predicate_fix, type_reference
 from rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
@@ -91,6 +91,9 @@ class ShardedDeviceArray(Rule):
             """,
         ),
     )
+
+    def visit_module(self, ctx: Context) -> None:
+        report_string_annotations(ctx, "ShardedDeviceArray", "jax.Array")
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
