@@ -1,0 +1,93 @@
+"""JAX605 use-mesh: ``jax.sharding.use_mesh`` / ``jax.sharding.set_mesh`` -> ``jax.set_mesh``.
+
+Implements catalog rows MESH-9 (``use_mesh`` exists 0.5.0-0.7.0; CL 0.7.1 "Exposed
+``jax.set_mesh`` which acts as a global setter and a context manager. Removed
+``jax.sharding.use_mesh`` in favor of ``jax.set_mesh``") and MESH-10 (0.5.3-0.7.0
+``jax.sharding.set_mesh`` is a global setter returning the previous mesh, not a context
+manager; PROBE 0.5.3/0.6.0/0.6.1).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._helpers import call_target
+
+USE_MESH = "jax.sharding.use_mesh"
+OLD_SET_MESH = "jax.sharding.set_mesh"
+MODERN = "jax.set_mesh"
+
+
+class UseMesh(Rule):
+    code = "JAX605"
+    name = "use-mesh"
+    summary = "with jax.sharding.use_mesh(m): / jax.sharding.set_mesh(m) -> jax.set_mesh(m)"
+    safety = Safety.SAFE
+    needs_jax = "0.7.1"
+    removed_in = "0.7.1"
+    catalog = ("MESH-9", "MESH-10")
+    names = frozenset({USE_MESH, OLD_SET_MESH})
+    doc = """
+    **What it does.** Rewrites `jax.sharding.use_mesh(mesh)` (a context manager) to
+    `jax.set_mesh(mesh)`, and the 0.5.3-0.7.0 global setter `jax.sharding.set_mesh(mesh)`
+    used as a statement to `jax.set_mesh(mesh)`.  When the old setter's return value (the
+    previous mesh) is used, the site is reported: `jax.set_mesh` returns a context manager,
+    so restore code must become `with jax.set_mesh(mesh): ...`.
+
+    **Why.** JAX 0.7.1 removed `jax.sharding.use_mesh` without a deprecation period and added
+    `jax.set_mesh`, which is both the global setter and the context manager.
+
+    **Use instead.** `with jax.set_mesh(mesh): ...` or `jax.set_mesh(mesh)`.
+    """
+    examples = (
+        Example(
+            before="""
+            import jax
+
+            with jax.sharding.use_mesh(mesh):
+                y = f(x)
+            jax.sharding.set_mesh(mesh)
+            """,
+            after="""
+            import jax
+
+            with jax.set_mesh(mesh):
+                y = f(x)
+            jax.set_mesh(mesh)
+            """,
+        ),
+        Example(
+            title="the previous mesh returned by the old setter is used: report",
+            before="""
+            import jax
+
+            previous = jax.sharding.set_mesh(mesh)  # expect: JAX605
+            """,
+            after="""
+            import jax
+
+            previous = jax.sharding.set_mesh(mesh)  # expect: JAX605
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        target = call_target(site, partial_names=())
+        if target is None:
+            ctx.report(site.node, f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)")
+            return
+        call = target[0]
+        if site.qualname == OLD_SET_MESH:
+            parent = ctx.parent(call)
+            if not isinstance(parent, cst.Expr):
+                ctx.report(
+                    call,
+                    "jax.sharding.set_mesh returned the previous mesh before 0.7.1; jax.set_mesh returns "
+                    "a context manager: use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards",
+                )
+                return
+        ctx.replace(site.node, ctx.ref(MODERN, site.scope), f"{site.qualname} -> {MODERN}")
