@@ -332,6 +332,15 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
         return UNKNOWN
     if isinstance(expr, cst.Name):
         return _name_tie(ctx, expr, scope, depth)
+    if isinstance(expr, cst.BinaryOperation):
+        sides = [receiver_tie(ctx, e, scope, depth + 1) for e in (expr.left, expr.right)]
+        if any(t.kind == "foreign" for t in sides) or not any(t.tied for t in sides):
+            return UNKNOWN
+        first = next(t for t in sides if t.tied)
+        return Tie("array", f"arithmetic on {first.reason}", pmap=any(t.pmap for t in sides))
+    if isinstance(expr, cst.UnaryOperation):
+        inner = receiver_tie(ctx, expr.expression, scope, depth + 1)
+        return Tie("array", inner.reason, pmap=inner.pmap) if inner.tied else UNKNOWN
     if isinstance(expr, cst.Attribute):
         qualname = ctx.qualname(expr, scope)
         if qualname is not None and not is_jax_name(qualname):
@@ -476,7 +485,9 @@ def _definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 result.setdefault(star.name.value, []).append(("other", None, None))
-    if not isinstance(node, cst.Lambda):
+    if not isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Module)):
+        pass  # a comprehension: its targets stay unknown
+    elif not isinstance(node, cst.Lambda):
         collector = _DefinitionCollector(result)
         body = node.body
         if isinstance(body, cst.BaseSuite):
