@@ -1,0 +1,48 @@
+"""The table behind the tree-utility rules (catalog section 10, rows TREE-1..4).
+
+Each legacy top-level name maps to its ``jax.tree`` spelling (JAX 0.4.25+, catalog: "the
+``jax.tree`` module ... added 0.4.25") and its ``jax.tree_util`` spelling (every version).
+``None`` in the ``jax.tree`` column means there is no ``jax.tree`` form.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, NamedTuple, Optional
+
+from migrator.version import Version, parse_version
+
+# First JAX with the ``jax.tree`` module (catalog 10, "jax.tree module"; PROBE: missing on 0.4.13).
+JAX_TREE_SINCE: Version = parse_version("0.4.25")
+
+
+class TreeRow(NamedTuple):
+    row: str  # catalog id
+    tree: Optional[str]  # jax.tree spelling, None if there is none
+    tree_util: str  # jax.tree_util spelling (exists on every supported JAX)
+
+
+TREE_FUNCTIONS: Dict[str, TreeRow] = {
+    "jax.tree_multimap": TreeRow("TREE-1", "jax.tree.map", "jax.tree_util.tree_map"),
+    "jax.tree_util.tree_multimap": TreeRow("TREE-1", "jax.tree.map", "jax.tree_util.tree_map"),
+    "jax.tree_map": TreeRow("TREE-2", "jax.tree.map", "jax.tree_util.tree_map"),
+    "jax.tree_flatten": TreeRow("TREE-3", "jax.tree.flatten", "jax.tree_util.tree_flatten"),
+    "jax.tree_leaves": TreeRow("TREE-3", "jax.tree.leaves", "jax.tree_util.tree_leaves"),
+    "jax.tree_structure": TreeRow("TREE-3", "jax.tree.structure", "jax.tree_util.tree_structure"),
+    "jax.tree_unflatten": TreeRow("TREE-3", "jax.tree.unflatten", "jax.tree_util.tree_unflatten"),
+    "jax.tree_transpose": TreeRow("TREE-3", "jax.tree.transpose", "jax.tree_util.tree_transpose"),
+    "jax.treedef_is_leaf": TreeRow("TREE-4", None, "jax.tree_util.treedef_is_leaf"),
+}
+
+
+def modern_tree_name(short: str, target: Version) -> str:
+    """``"leaves"`` -> ``jax.tree.leaves`` on targets with ``jax.tree``, else ``jax.tree_util.tree_leaves``."""
+    if target >= JAX_TREE_SINCE:
+        return f"jax.tree.{short}"
+    return f"jax.tree_util.tree_{short}"
+
+
+def replacement_for(legacy: str, target: Version) -> str:
+    row = TREE_FUNCTIONS[legacy]
+    if row.tree is not None and target >= JAX_TREE_SINCE:
+        return row.tree
+    return row.tree_util

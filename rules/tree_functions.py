@@ -1,0 +1,86 @@
+"""JAX701 tree-functions: the removed top-level tree utilities -> ``jax.tree.*`` / ``jax.tree_util.*``.
+
+Implements catalog rows TREE-1..4: ``jax.tree_multimap``/``jax.tree_util.tree_multimap``
+(deprecated 0.3.5, removed 0.3.16), ``jax.tree_map`` (deprecated 0.4.26, removed 0.6.0),
+``jax.tree_{flatten,leaves,structure,unflatten,transpose}`` and ``jax.treedef_is_leaf``
+(FutureWarning on call from 0.3.15, on access from 0.4.25, removed 0.6.0).  The ``jax.tree``
+module exists from 0.4.25 (changelog 0.4.25; PROBE: missing on 0.4.13), so older targets get
+the ``jax.tree_util.tree_*`` spelling.
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._tree import TREE_FUNCTIONS, replacement_for
+
+
+class TreeFunctions(Rule):
+    code = "JAX701"
+    name = "tree-functions"
+    summary = "jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* (or jax.tree_util.* below 0.4.25)"
+    safety = Safety.SAFE
+    needs_jax = None  # jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
+    deprecated_in = "0.4.26"
+    removed_in = "0.6.0"
+    catalog = ("TREE-1", "TREE-2", "TREE-3", "TREE-4")
+    names = frozenset(TREE_FUNCTIONS)
+    doc = """
+    **What it does.** Replaces the top-level tree utilities `jax.tree_map`,
+    `jax.tree_multimap`, `jax.tree_util.tree_multimap`, `jax.tree_flatten`,
+    `jax.tree_leaves`, `jax.tree_structure`, `jax.tree_unflatten`, `jax.tree_transpose` and
+    `jax.treedef_is_leaf`, in every import spelling (`jax.tree_map`, `from jax import
+    tree_map as tm`, `import jax as j; j.tree_map`), with `jax.tree.map`,
+    `jax.tree.flatten`, ... .  `tree_multimap` becomes `map` (it has been the same
+    function since 0.3.5).  The legacy import is removed once nothing uses it.
+
+    **Target version.** The `jax.tree` module appeared in JAX 0.4.25.  For an older
+    `--target-version` the rule writes `jax.tree_util.tree_map`, `jax.tree_util.tree_flatten`,
+    ..., which exist on every version.  `jax.treedef_is_leaf` has no `jax.tree` form and always
+    becomes `jax.tree_util.treedef_is_leaf`.
+
+    **Why.** `tree_multimap` was removed in 0.3.16; the other top-level aliases warned from
+    0.3.15/0.4.25 and were removed in JAX 0.6.0 (AttributeError).
+
+    **Behaviour.** Same functions, same argument order (`map(f, tree, *rest, is_leaf=None)`,
+    `unflatten(treedef, leaves)`); `jax.tree.map` is a thin wrapper of `tree_util.tree_map`.
+    Names that merely look alike (`jax.tree_util.tree_map`, `optax` helpers, your own
+    `tree_map`) are left alone.
+    """
+    examples = (
+        Example(
+            title="jax.tree_map and friends",
+            before="""
+            import jax
+
+            out = jax.tree_map(lambda a, b: a + b, x, y)
+            leaves, treedef = jax.tree_flatten(x)
+            """,
+            after="""
+            import jax
+
+            out = jax.tree.map(lambda a, b: a + b, x, y)
+            leaves, treedef = jax.tree.flatten(x)
+            """,
+        ),
+        Example(
+            title="an old target keeps jax.tree_util",
+            target_version="0.4.13",
+            before="""
+            from jax import tree_map, tree_multimap
+
+            out = tree_multimap(lambda a, b: a + b, x, tree_map(abs, y))
+            """,
+            after="""
+            import jax
+
+            out = jax.tree_util.tree_map(lambda a, b: a + b, x, jax.tree_util.tree_map(abs, y))
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # the import goes once nothing uses it
+        modern = replacement_for(site.qualname, ctx.target)
+        ctx.replace(site.node, ctx.ref(modern, site.scope), f"{site.qualname} -> {modern}")
