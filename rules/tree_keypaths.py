@@ -1,0 +1,76 @@
+"""JAX703 tree-keypaths: the pre-0.4.6 key-path API, removed in JAX 0.4.24 (report only).
+
+Implements catalog row TREE-6 (HUMAN): ``jax.tree_util.register_keypaths``,
+``AttributeKeyPathEntry`` and ``GetitemKeyPathEntry`` were replaced in 0.4.6 by
+``register_pytree_with_keys`` and the key classes ``GetAttrKey``, ``SequenceKey``,
+``DictKey`` (changelog 0.4.6), and removed in 0.4.24 (changelog 0.4.24).  The new
+registration takes a different callback (children *with* keys), so a person has to write it.
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+
+MESSAGES = {
+    "jax.tree_util.register_keypaths": (
+        "jax.tree_util.register_keypaths was removed in JAX 0.4.24; register the type with "
+        "jax.tree_util.register_pytree_with_keys(cls, flatten_with_keys, unflatten, flatten), "
+        "where flatten_with_keys returns ((key, child), ...) pairs (keys: GetAttrKey, "
+        "SequenceKey, DictKey, FlattenedIndexKey)"
+    ),
+    "jax.tree_util.AttributeKeyPathEntry": (
+        "jax.tree_util.AttributeKeyPathEntry was removed in JAX 0.4.24; use "
+        "jax.tree_util.GetAttrKey(name) (its field is .name)"
+    ),
+    "jax.tree_util.GetitemKeyPathEntry": (
+        "jax.tree_util.GetitemKeyPathEntry was removed in JAX 0.4.24; use "
+        "jax.tree_util.SequenceKey(idx) for list/tuple positions (.idx) or "
+        "jax.tree_util.DictKey(key) for dict keys (.key)"
+    ),
+}
+
+
+class TreeKeypaths(Rule):
+    code = "JAX703"
+    name = "tree-keypaths"
+    summary = "register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: report with the key-path recipe"
+    safety = Safety.MANUAL
+    needs_jax = "0.4.6"
+    deprecated_in = "0.4.6"
+    removed_in = "0.4.24"
+    catalog = ("TREE-6",)
+    names = frozenset(MESSAGES)
+    doc = """
+    **What it does.** Reports every use of the first key-path API:
+    `jax.tree_util.register_keypaths`, `AttributeKeyPathEntry` and `GetitemKeyPathEntry`.
+
+    **Why.** They were superseded in JAX 0.4.6 and removed in 0.4.24.
+
+    **Use instead.** `jax.tree_util.register_pytree_with_keys(cls, flatten_with_keys,
+    unflatten_func, flatten_func=None)`, where `flatten_with_keys(obj)` returns
+    `(((key, child), ...), aux_data)`; keys are `jax.tree_util.GetAttrKey(name)`,
+    `SequenceKey(idx)`, `DictKey(key)` or `FlattenedIndexKey(i)`.  Read paths with
+    `jax.tree_util.tree_flatten_with_path` / `keystr`.  The callbacks differ from the old
+    `register_keypaths(cls, handler)` one, so this is not rewritten.
+    """
+    examples = (
+        Example(
+            title="report only",
+            before="""
+            from jax.tree_util import register_keypaths, AttributeKeyPathEntry
+
+            register_keypaths(Point, lambda p: (AttributeKeyPathEntry('x'), AttributeKeyPathEntry('y')))
+            """,
+            after="""
+            from jax.tree_util import register_keypaths, AttributeKeyPathEntry
+
+            register_keypaths(Point, lambda p: (AttributeKeyPathEntry('x'), AttributeKeyPathEntry('y')))
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # report the uses, not the import line as well
+        ctx.report(site.node, MESSAGES[site.qualname])
