@@ -110,7 +110,8 @@ def _needs_parens(parent: Optional[cst.CSTNode], op: str) -> bool:
     if isinstance(parent, _LOOSE_PARENTS):
         return False
     if isinstance(parent, cst.BooleanOperation):
-        return op == "or" and isinstance(parent.operator, cst.And)
+        # required for `or` under `and`; added for `and` under `or` to keep it readable
+        return isinstance(parent.operator, cst.And) != (op == "and")
     if isinstance(parent, cst.CompIf):
         return False
     return True
