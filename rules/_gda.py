@@ -227,3 +227,96 @@ def fresh_name(base: str, taken: Set[str]) -> str:
         counter += 1
     taken.add(candidate)
     return candidate
+
+
+# -- multi-statement rewrites (JAX303/JAX304) ------------------------------------------------
+_RENDER = cst.Module(body=[])
+
+
+def render(node: cst.CSTNode) -> str:
+    return _RENDER.code_for_node(node)
+
+
+def assignment_statement(call: cst.Call, ctx: Context) -> Optional[Tuple[cst.SimpleStatementLine, str]]:
+    """(the statement line, the target name) when ``call`` is the whole value of
+    ``name = call`` standing alone on a line of a block; else None."""
+    assign = ctx.parent(call)
+    if not isinstance(assign, cst.Assign) or assign.value is not call or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Name):
+        return None
+    line = ctx.parent(assign)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    if not isinstance(ctx.parent(line), (cst.IndentedBlock, cst.Module)):
+        return None
+    return line, target.value
+
+
+def taken_names(ctx: Context) -> Set[str]:
+    """Every name in the module plus the temporaries already chosen this round."""
+    cached = getattr(ctx, "_gda_taken_names", None)
+    if cached is None:
+        cached = all_names(ctx.module)
+        setattr(ctx, "_gda_taken_names", cached)
+    return cached
+
+
+def statements(
+    line: cst.SimpleStatementLine, texts: Sequence[str]
+) -> cst.FlattenSentinel:
+    """Parse ``texts`` into statements replacing ``line``: its leading comments go to the
+    first, its trailing comment to the last."""
+    parsed = [cst.parse_statement(text) for text in texts]
+    parsed[0] = parsed[0].with_changes(leading_lines=line.leading_lines)
+    last = parsed[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        parsed[-1] = last.with_changes(trailing_whitespace=line.trailing_whitespace)
+    return cst.FlattenSentinel(parsed)
+
+
+def hoisted_arguments(
+    call: cst.Call, bound: Dict[str, cst.BaseExpression], target: str, taken: Set[str], ctx: Context, scope: Scope
+) -> Tuple[List[str], Dict[str, cst.BaseExpression]]:
+    """Statements binding every argument with effects to a temporary, in source order (the
+    rewrite evaluates its arguments in a different order than the call did), and the
+    expression to use for each parameter."""
+
+    def simple(value: cst.BaseExpression) -> bool:
+        if _is_partition_spec_call(value, ctx, scope):
+            return all(is_simple(a.value) for a in value.args)  # type: ignore[attr-defined]
+        return is_simple(value)
+
+    values: Dict[str, cst.BaseExpression] = {}
+    hoist: List[str] = []
+    any_effects = any(not simple(value) for value in bound.values())
+    order = []
+    for arg in call.args:
+        for param, value in bound.items():
+            if value is arg.value:
+                order.append(param)
+    for param in order:
+        value = bound[param]
+        if any_effects and not simple(value):
+            name = fresh_name(f"{target}_{param}", taken)
+            hoist.append(f"{name} = {ctx.code(value)}\n")
+            values[param] = cst.Name(name)
+        else:
+            values[param] = value
+    return hoist, values
+
+
+def expression_text(node: cst.BaseExpression, ctx: Context) -> str:
+    """Source of an original expression, parenthesised if it spans lines."""
+    code = ctx.code(node)
+    if "\n" in code and not (code.startswith("(") and code.endswith(")")):
+        code = f"({code})"
+    return code
+
+
+def callable_text(code: str, node: cst.BaseExpression) -> str:
+    """Source to call ``node``: names and attributes as they are, anything else in parens."""
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or code.startswith("("):
+        return code
+    return f"({code})"

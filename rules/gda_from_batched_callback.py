@@ -1,0 +1,153 @@
+"""JAX303 gda-from-batched-callback: ``GlobalDeviceArray.from_batched_callback`` -> one batched
+callback over the sharding's indices, then ``jax.make_array_from_single_device_arrays``.
+
+Implements catalog row GDA-3 (section 3 notes give the replacement recipe).  GDA warned from
+0.4.6 and its module is gone in 0.4.7.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._gda import (
+    GDA_MODULES,
+    METHOD_PARAMS,
+    assignment_statement,
+    bind_arguments,
+    callable_text,
+    expression_text,
+    called,
+    fresh_name,
+    gda_names,
+    hoisted_arguments,
+    named_sharding,
+    render,
+    statements,
+    taken_names,
+)
+
+RECIPE = (
+    "s = NamedSharding(mesh, P(*mesh_axes)); idx = s.addressable_devices_indices_map(shape); "
+    "devs = list(s.mesh.local_devices); host = callback([idx[d] for d in devs]); "
+    "arr = jax.make_array_from_single_device_arrays(shape, s, "
+    "[jax.device_put(h, d) for h, d in zip(host, devs)])"
+)
+
+
+class GdaFromBatchedCallback(Rule):
+    code = "JAX303"
+    name = "gda-from-batched-callback"
+    summary = "x = GlobalDeviceArray.from_batched_callback(...) -> one batched callback + jax.make_array_from_single_device_arrays"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.6"
+    removed_in = "0.4.7"
+    catalog = ("GDA-3",)
+    names = gda_names(".from_batched_callback")
+    legacy_modules = GDA_MODULES
+    doc = """
+    **What it does.** Replaces the statement
+    `x = GlobalDeviceArray.from_batched_callback(global_shape, global_mesh, mesh_axes,
+    data_callback)` by statements that do what GDA did: build the `NamedSharding`, look up
+    each local device's index, call the callback *once* with the indices in
+    `global_mesh.local_devices` order, put each returned host array on its device and
+    assemble the array with `jax.make_array_from_single_device_arrays`.  The temporaries are
+    named after `x` and never clash with a name the module uses.
+
+    **Why.** `GlobalDeviceArray` was deprecated in JAX 0.4.6 and removed in 0.4.7.  jax.Array
+    has no batched-callback constructor: `jax.make_array_from_callback` calls the callback
+    once per index, which breaks callbacks that read a whole batch at once.
+
+    **Behaviour.** The callback receives the same indices in the same order as under GDA
+    (`mesh.local_devices` order, not the sharding's own device order, which may differ), is
+    called once, and its results go to the same devices; the array is the same.  Arguments
+    that contain calls are first bound to temporaries, so they are evaluated once and in
+    their original order.
+
+    **Not rewritten.** A call that is not the whole value of a plain `name = ...` statement
+    (inside an expression, `return`, an attribute target, a one-line `if x: y = ...`), calls
+    with `*args`/`**kwargs`, and `mesh_axes=None` are reported with the recipe.
+    """
+    examples = (
+        Example(
+            before="""
+            from jax.experimental.global_device_array import GlobalDeviceArray
+            from jax.sharding import PartitionSpec as P
+
+            def load(mesh, read_batch):
+                batch = GlobalDeviceArray.from_batched_callback((8, 2), mesh, P('x'), read_batch)
+                return batch
+            """,
+            after="""
+            from jax.sharding import PartitionSpec as P, NamedSharding
+            import jax
+
+            def load(mesh, read_batch):
+                batch_sharding = NamedSharding(mesh, P('x'))
+                batch_indices = batch_sharding.addressable_devices_indices_map((8, 2))
+                batch_devices = list(batch_sharding.mesh.local_devices)
+                batch_host = read_batch([batch_indices[d] for d in batch_devices])
+                batch = jax.make_array_from_single_device_arrays((8, 2), batch_sharding, [jax.device_put(h, d) for h, d in zip(batch_host, batch_devices)])
+                return batch
+            """,
+        ),
+        Example(
+            title="inside an expression: reported with the recipe",
+            before="""
+            from jax.experimental.global_device_array import GlobalDeviceArray as GDA
+
+            def load(mesh, read_batch):
+                return GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch)
+            """,
+            after="""
+            from jax.experimental.global_device_array import GlobalDeviceArray as GDA
+
+            def load(mesh, read_batch):
+                return GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        call = called(site)
+        if call is None:
+            ctx.report(site.node, f"GlobalDeviceArray.from_batched_callback no longer exists; use {RECIPE}")
+            return
+        bound, reason = bind_arguments(call, METHOD_PARAMS)
+        placed = assignment_statement(call, ctx)
+        if bound is None or placed is None:
+            why = reason or "it is not the value of a plain `name = ...` statement"
+            ctx.report(call, f"GlobalDeviceArray.from_batched_callback cannot be rewritten here ({why}); use {RECIPE}")
+            return
+        line, target = placed
+        if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
+            ctx.report(call, f"GlobalDeviceArray.from_batched_callback with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
+            return
+        taken = taken_names(ctx)
+        hoist, values = hoisted_arguments(call, bound, target, taken, ctx, site.scope)
+        sharding = named_sharding(values["global_mesh"], values["mesh_axes"], ctx, site.scope)
+        if sharding is None:
+            return
+        jax_name = render(ctx.ref("jax", site.scope))
+        s = fresh_name(f"{target}_sharding", taken)
+        idx = fresh_name(f"{target}_indices", taken)
+        devs = fresh_name(f"{target}_devices", taken)
+        host = fresh_name(f"{target}_host", taken)
+        shape = expression_text(values["global_shape"], ctx) if values["global_shape"] is bound["global_shape"] else render(values["global_shape"])
+        cb = values["data_callback"]
+        callback = callable_text(expression_text(cb, ctx), cb) if cb is bound["data_callback"] else render(cb)
+        body = hoist + [
+            f"{s} = {render(sharding)}\n",
+            f"{idx} = {s}.addressable_devices_indices_map({shape})\n",
+            f"{devs} = list({s}.mesh.local_devices)\n",
+            f"{host} = {callback}([{idx}[d] for d in {devs}])\n",
+            f"{target} = {jax_name}.make_array_from_single_device_arrays({shape}, {s}, "
+            f"[{jax_name}.device_put(h, d) for h, d in zip({host}, {devs})])\n",
+        ]
+        ctx.replace(line, statements(line, body), "GlobalDeviceArray.from_batched_callback -> batched callback + jax.make_array_from_single_device_arrays")
+
+

@@ -1,0 +1,144 @@
+"""JAX304 gda-from-batched-callback-with-devices:
+``GlobalDeviceArray.from_batched_callback_with_devices`` -> group the local devices by index,
+one callback call, then ``jax.make_array_from_single_device_arrays``.
+
+Implements catalog row GDA-4 (section 3 notes: "group addressable_devices_indices_map by
+index, call cb, then make_array_from_single_device_arrays").  GDA warned from 0.4.6 and its
+module is gone in 0.4.7.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._gda import (
+    GDA_MODULES,
+    METHOD_PARAMS,
+    assignment_statement,
+    bind_arguments,
+    callable_text,
+    expression_text,
+    called,
+    fresh_name,
+    gda_names,
+    hoisted_arguments,
+    named_sharding,
+    render,
+    statements,
+    taken_names,
+)
+
+RECIPE = (
+    "s = NamedSharding(mesh, P(*mesh_axes)); idx = s.addressable_devices_indices_map(shape); "
+    "groups = {}; for dev in s.mesh.local_devices: groups.setdefault(tuple((i.start, i.stop, i.step) "
+    "for i in idx[dev]), (idx[dev], []))[1].append(dev); "
+    "bufs = callback([(index, tuple(devs)) for index, devs in groups.values()]); "
+    "arr = jax.make_array_from_single_device_arrays(shape, s, list(bufs))"
+)
+
+
+class GdaFromBatchedCallbackWithDevices(Rule):
+    code = "JAX304"
+    name = "gda-from-batched-callback-with-devices"
+    summary = "x = GlobalDeviceArray.from_batched_callback_with_devices(...) -> grouped callback + jax.make_array_from_single_device_arrays"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.6"
+    removed_in = "0.4.7"
+    catalog = ("GDA-4",)
+    names = gda_names(".from_batched_callback_with_devices")
+    legacy_modules = GDA_MODULES
+    doc = """
+    **What it does.** Replaces the statement
+    `x = GlobalDeviceArray.from_batched_callback_with_devices(global_shape, global_mesh,
+    mesh_axes, data_callback)` by statements that do what GDA did: build the
+    `NamedSharding`, group the local devices (in `global_mesh.local_devices` order) by the
+    index they hold, call the callback *once* with one `(index, (device, ...))` pair per
+    distinct index, and assemble the device arrays it returns with
+    `jax.make_array_from_single_device_arrays`.  Temporaries are named after `x` and never
+    clash with a name the module uses.
+
+    **Why.** `GlobalDeviceArray` was deprecated in JAX 0.4.6 and removed in 0.4.7; jax.Array
+    has no such constructor.
+
+    **Behaviour.** The pairs, their order and the grouping (by the slices' start/stop/step,
+    as GDA's hashed index did) are the ones GDA built, so the callback sees the same input;
+    jax.Array places each returned array by its device, so their order does not matter.
+    Arguments that contain calls are first bound to temporaries, so they are evaluated once
+    and in their original order.
+
+    **Not rewritten.** A call that is not the whole value of a plain `name = ...` statement,
+    calls with `*args`/`**kwargs`, and `mesh_axes=None` are reported with the recipe.
+    """
+    examples = (
+        Example(
+            before="""
+            from jax.experimental import global_device_array as gda_lib
+
+            def load(mesh, put_batch):
+                arr = gda_lib.GlobalDeviceArray.from_batched_callback_with_devices((8, 2), mesh, ('x',), put_batch)
+                return arr
+            """,
+            after="""
+            import jax
+            from jax.sharding import NamedSharding, PartitionSpec
+
+            def load(mesh, put_batch):
+                arr_sharding = NamedSharding(mesh, PartitionSpec('x'))
+                arr_indices = arr_sharding.addressable_devices_indices_map((8, 2))
+                arr_groups = {}
+                for arr_device in arr_sharding.mesh.local_devices:
+                    arr_groups.setdefault(tuple((i.start, i.stop, i.step) for i in arr_indices[arr_device]), (arr_indices[arr_device], []))[1].append(arr_device)
+                arr_buffers = put_batch([(index, tuple(devices)) for index, devices in arr_groups.values()])
+                arr = jax.make_array_from_single_device_arrays((8, 2), arr_sharding, list(arr_buffers))
+                return arr
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        call = called(site)
+        if call is None:
+            ctx.report(site.node, f"GlobalDeviceArray.from_batched_callback_with_devices no longer exists; use {RECIPE}")
+            return
+        bound, reason = bind_arguments(call, METHOD_PARAMS)
+        placed = assignment_statement(call, ctx)
+        if bound is None or placed is None:
+            why = reason or "it is not the value of a plain `name = ...` statement"
+            ctx.report(call, f"GlobalDeviceArray.from_batched_callback_with_devices cannot be rewritten here ({why}); use {RECIPE}")
+            return
+        line, target = placed
+        if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
+            ctx.report(call, f"GlobalDeviceArray.from_batched_callback_with_devices with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
+            return
+        taken = taken_names(ctx)
+        hoist, values = hoisted_arguments(call, bound, target, taken, ctx, site.scope)
+        sharding = named_sharding(values["global_mesh"], values["mesh_axes"], ctx, site.scope)
+        if sharding is None:
+            return
+        jax_name = render(ctx.ref("jax", site.scope))
+        s = fresh_name(f"{target}_sharding", taken)
+        idx = fresh_name(f"{target}_indices", taken)
+        groups = fresh_name(f"{target}_groups", taken)
+        device = fresh_name(f"{target}_device", taken)
+        buffers = fresh_name(f"{target}_buffers", taken)
+        shape = expression_text(values["global_shape"], ctx) if values["global_shape"] is bound["global_shape"] else render(values["global_shape"])
+        cb = values["data_callback"]
+        callback = callable_text(expression_text(cb, ctx), cb) if cb is bound["data_callback"] else render(cb)
+        body = hoist + [
+            f"{s} = {render(sharding)}\n",
+            f"{idx} = {s}.addressable_devices_indices_map({shape})\n",
+            f"{groups} = {{}}\n",
+            f"for {device} in {s}.mesh.local_devices:\n"
+            f"    {groups}.setdefault(tuple((i.start, i.stop, i.step) for i in {idx}[{device}]), "
+            f"({idx}[{device}], []))[1].append({device})\n",
+            f"{buffers} = {callback}([(index, tuple(devices)) for index, devices in {groups}.values()])\n",
+            f"{target} = {jax_name}.make_array_from_single_device_arrays({shape}, {s}, list({buffers}))\n",
+        ]
+        ctx.replace(line, statements(line, body), "GlobalDeviceArray.from_batched_callback_with_devices -> grouped callback + jax.make_array_from_single_device_arrays")
+
+
