@@ -135,6 +135,28 @@ NOT_ARRAY_PREFIXES = (
     "jax.export",
     "jax.ffi",
 )
+# Attributes and methods of a jax.Array that give a jax.Array (or do not).
+ARRAY_PROPERTIES = frozenset({"T", "mT", "real", "imag", "at"})
+NOT_ARRAY_METHODS = frozenset(
+    {
+        "tolist",
+        "item",
+        "tobytes",
+        "devices",
+        "delete",
+        "is_deleted",
+        "copy_to_host_async",
+        "on_device_size_in_bytes",
+        "__array__",
+        "__dlpack__",
+        "device",
+        "to_py",
+        "block_host_until_ready",
+        "device_buffer",
+        "device_buffers",
+        "local_data",
+    }
+)
 # Array libraries whose objects have look-alike attributes.
 FOREIGN_ARRAY_LIBRARIES = (
     "torch",
@@ -341,6 +363,10 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
     if isinstance(expr, cst.UnaryOperation):
         inner = receiver_tie(ctx, expr.expression, scope, depth + 1)
         return Tie("array", inner.reason, pmap=inner.pmap) if inner.tied else UNKNOWN
+    if isinstance(expr, cst.Attribute) and expr.attr.value in ARRAY_PROPERTIES:
+        inner = receiver_tie(ctx, expr.value, scope, depth + 1)
+        if inner.tied:
+            return Tie("array", f"{inner.reason}.{expr.attr.value}", pmap=inner.pmap)
     if isinstance(expr, cst.Attribute):
         qualname = ctx.qualname(expr, scope)
         if qualname is not None and not is_jax_name(qualname):
@@ -362,6 +388,10 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
             named = _has_named_sharding_arg(ctx, call, scope)
             return Tie("array", f"the result of {ctx.code(func)}(...)", named=named, source=qualname)
         return Tie("foreign", f"the result of {ctx.code(func)}(...), not JAX")
+    if isinstance(func, cst.Attribute) and func.attr.value not in NOT_ARRAY_METHODS:
+        inner = receiver_tie(ctx, func.value, scope, depth + 1)
+        if inner.tied:  # x.reshape(...), x.astype(...), jnp.ones(3).sum()
+            return Tie("array", f"{inner.reason}.{func.attr.value}(...)", pmap=inner.pmap)
     if isinstance(func, cst.Call):  # jax.jit(f)(x), jax.pmap(f)(x)
         wrapper = _wrapper_of(func, lambda e: ctx.qualname(e, scope))
         if wrapper is not None:

@@ -73,7 +73,7 @@ class ToPy(Rule):
         asarray = ctx.ref("numpy.asarray", ctx.scope_of(call))
         new = cst.Call(func=asarray, args=[cst.Arg(strip_parens(node.value))])
         new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
-        message = f"{ctx.code(call)} -> np.asarray(...)"
+        message = f"{ctx.code(call)} -> {cst.Module([]).code_for_node(new)}"
         if verdict == FIX:
             ctx.replace(call, new, message)
         else:
