@@ -1,0 +1,171 @@
+"""JAX801 device-put-sharded: ``jax.device_put_sharded`` / ``device_put_replicated`` -> ``jax.device_put``.
+
+Implements catalog row MESH-11 (deprecated 0.8.1, removed 0.10.0: changelogs 0.8.1 and
+0.10.0; the drop-in code is in docs/migrate_pmap.md "Drop-in replacements").  The catalog
+marks it COND; PROBE H shows the values are equal but the sharding changes from
+``PmapSharding`` to ``NamedSharding`` and each device's shard keeps a leading axis of size 1
+instead of dropping it, so the fix is unsafe.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import dotted_parts
+from rules._helpers import call_target
+
+PARAMETERS = {
+    "jax.device_put_sharded": ("shards", "devices"),
+    "jax.device_put_replicated": ("x", "devices"),
+}
+# Calls that list devices and may be evaluated twice.
+DEVICE_LISTS = frozenset({"jax.devices", "jax.local_devices"})
+
+CAVEAT = (
+    "the values are equal, but the result has a NamedSharding over a 1-D mesh ('x',) instead of "
+    "a PmapSharding, and each device's shard has shape (1, ...) instead of (...)"
+)
+RECIPE = {
+    "jax.device_put_sharded": (
+        "jax.device_put_sharded was removed in JAX 0.10.0; use jax.device_put(jnp.stack(shards), "
+        "NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))) (stack pytrees leaf by leaf with "
+        "jax.tree.map(lambda *xs: jnp.stack(xs), *shards))"
+    ),
+    "jax.device_put_replicated": (
+        "jax.device_put_replicated was removed in JAX 0.10.0; use jax.device_put("
+        "jnp.stack([x] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))), "
+        "or jax.device_put(x, NamedSharding(mesh, P())) for a truly replicated array (the shape "
+        "then loses the device axis)"
+    ),
+}
+
+
+def _arguments(call: cst.Call, parameters) -> Optional[Dict[str, cst.BaseExpression]]:  # noqa: ANN001
+    found: Dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            key = parameters[index] if index < len(parameters) else None
+        else:
+            key = arg.keyword.value
+        if key not in parameters or key in found:
+            return None
+        found[key] = arg.value
+    return found if len(found) == len(parameters) else None
+
+
+class DevicePutSharded(Rule):
+    code = "JAX801"
+    name = "device-put-sharded"
+    summary = "jax.device_put_sharded / device_put_replicated -> jax.device_put(jnp.stack(...), NamedSharding(...))"
+    safety = Safety.UNSAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.8.1"
+    removed_in = "0.10.0"
+    catalog = ("MESH-11",)
+    names = frozenset(PARAMETERS)
+    doc = """
+    **What it does.** Rewrites
+    `jax.device_put_sharded(shards, devices)` as
+    `jax.device_put(jnp.stack(shards), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))`
+    and `jax.device_put_replicated(x, devices)` as
+    `jax.device_put(jnp.stack([x] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))`
+    (the drop-in code of JAX's pmap migration guide).  `device_put_replicated` is rewritten only
+    when `devices` is a name, an attribute or a `jax.devices()`/`jax.local_devices()` call,
+    because the expression is used twice; other uses are reported with the recipe.
+
+    **Why.** Both were deprecated in JAX 0.8.1 and removed in 0.10.0 (AttributeError).
+
+    **Why unsafe.** The values are the same, but the sharding type changes from
+    `PmapSharding` to a `NamedSharding` over a one-axis mesh, and each device's shard now has
+    shape `(1, ...)` (the rank is kept) instead of `(...)`.  Code that reads
+    `addressable_shards`/`sharding` or feeds the result to `pmap` should be checked.
+    `device_put_replicated` produced stacked copies; for a truly replicated array use
+    `jax.device_put(x, NamedSharding(mesh, P()))` (no leading device axis, so not automatic).
+    Pytree shards (dicts, tuples of arrays) need `jax.tree.map(lambda *xs: jnp.stack(xs), *shards)`
+    instead of `jnp.stack(shards)`; `jnp.stack` raises on them, it never silently differs.
+    """
+    examples = (
+        Example(
+            title="applied with --unsafe-fixes",
+            unsafe_fixes=True,
+            before="""
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+            xs = jax.device_put_sharded([a, b], devices)
+            ys = jax.device_put_replicated(y, jax.local_devices())
+            """,
+            after="""
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+            xs = jax.device_put(jnp.stack([a, b]), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))
+            ys = jax.device_put(jnp.stack([y] * len(jax.local_devices())), NamedSharding(Mesh(np.array(jax.local_devices()), ('x',)), P('x')))
+            """,
+        ),
+        Example(
+            title="without --unsafe-fixes it is reported",
+            before="""
+            import jax
+
+            xs = jax.device_put_sharded(shards, devices)
+            """,
+            after="""
+            import jax
+
+            xs = jax.device_put_sharded(shards, devices)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # the import goes once nothing uses it
+        target = call_target(site, partial_names=())
+        arguments = _arguments(target[0], PARAMETERS[site.qualname]) if target is not None else None
+        if target is None or arguments is None:
+            ctx.report(site.node, RECIPE[site.qualname])
+            return
+        call = target[0]
+        devices = arguments["devices"]
+        if site.qualname == "jax.device_put_replicated" and not self._repeatable(devices, site, ctx):
+            ctx.report(call, RECIPE[site.qualname] + " (devices is used twice: bind it to a name first)")
+            return
+        scope = site.scope
+        names = {
+            "put": ctx.code(ctx.ref("jax.device_put", scope)),
+            "stack": ctx.code(ctx.ref("jax.numpy.stack", scope)),
+            "array": ctx.code(ctx.ref("numpy.array", scope)),
+            "sharding": ctx.code(ctx.ref("jax.sharding.NamedSharding", scope, prefer_from=True)),
+            "mesh": ctx.code(ctx.ref("jax.sharding.Mesh", scope, prefer_from=True)),
+            "spec": ctx.code(ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True)),
+        }
+        devices_code = ctx.code(devices)
+        if site.qualname == "jax.device_put_sharded":
+            stacked = f"{names['stack']}({ctx.code(arguments['shards'])})"
+        else:
+            stacked = f"{names['stack']}([{ctx.code(arguments['x'])}] * len({devices_code}))"
+        text = (
+            f"{names['put']}({stacked}, {names['sharding']}({names['mesh']}("
+            f"{names['array']}({devices_code}), ('x',)), {names['spec']}('x')))"
+        )
+        legacy = site.qualname.rsplit(".", 1)[-1]
+        ctx.replace(call, cst.parse_expression(text), f"jax.{legacy} -> jax.device_put with a NamedSharding: {CAVEAT}")
+
+    @staticmethod
+    def _repeatable(node: cst.BaseExpression, site: NameSite, ctx: Context) -> bool:
+        if dotted_parts(node) is not None:
+            return True
+        if isinstance(node, cst.Call) and dotted_parts(node.func) is not None:
+            return ctx.qualname(node.func, site.scope) in DEVICE_LISTS
+        return False
