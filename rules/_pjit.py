@@ -351,6 +351,7 @@ class MeshRef:
         self.unsafe = unsafe
         self.bind = bind  # a ``with Mesh(...):`` statement to rewrite first
         self.bind_name = bind_name
+        self.origin: Optional[cst.With] = None  # the with statement it comes from
 
     def key(self, ctx: Context) -> str:
         return ctx.code(self.bind) if self.bind is not None else ctx.code(self.expr)
@@ -378,16 +379,18 @@ def mesh_of_with(ctx: Context, node: cst.With) -> Optional[MeshRef]:
     scope = ctx.scope_of(node)
     if not is_mesh_expression(ctx, item.item, scope):
         return None
+    ref = None
     if item.asname is not None:
         if isinstance(item.asname.name, cst.Name):
-            return MeshRef(item.asname.name, "the `with` block")
-        return None
-    if isinstance(item.item, cst.Call):
+            ref = MeshRef(item.asname.name, "the `with` block")
+    elif isinstance(item.item, cst.Call):
         name = free_name(ctx, "mesh", scope)
-        return MeshRef(cst.Name(name), "the `with` block", bind=node, bind_name=name)
-    if dotted_parts(item.item):
-        return MeshRef(item.item, "the `with` block")
-    return None
+        ref = MeshRef(cst.Name(name), "the `with` block", bind=node, bind_name=name)
+    elif dotted_parts(item.item):
+        ref = MeshRef(item.item, "the `with` block")
+    if ref is not None:
+        ref.origin = node
+    return ref
 
 
 def free_name(ctx: Context, base: str, scope: Scope) -> str:
@@ -434,6 +437,8 @@ def usable_at(ctx: Context, mesh: MeshRef, at: cst.CSTNode, mesh_site: cst.CSTNo
     if bindings is None or bindings is not site_scope.lookup(head):
         return False
     owner = bindings[0].scope
+    if mesh.origin is not None and any(a is mesh.origin for a in ctx.ancestors(at)):
+        return True
     if owner is at_scope:
         assigns = module_facts(ctx).assigns.get((id(owner), head), [])
         if assigns and all(line(ctx, a) >= line(ctx, at) for a in assigns):

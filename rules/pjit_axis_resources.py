@@ -39,6 +39,13 @@ class PjitAxisResources(Rule):
     **Why.** The keywords were deprecated in JAX 0.4.9 and removed in 0.4.14; calls with them
     raise `TypeError: unexpected keyword argument`.  `in_shardings` exists from 0.4.4.
 
+    **Note.** On jax 0.4.4-0.4.13 a *top-level* `in_axis_resources=None` /
+    `out_axis_resources=None` is silently ignored by pjit (it means "unspecified"), while
+    `in_shardings=None` means replicated, as pjit's `None` did before 0.4.4 and does again
+    after 0.4.14 (verified on 0.4.13: `pjit(f, in_axis_resources=P('x'),
+    out_axis_resources=None)` returns a `P('x')` output, `out_shardings=None` a replicated
+    one).  The rename restores the documented meaning; values are unchanged.
+
     **See also.** Moving from `pjit` to `jax.jit` is a separate step, because `None` and bare
     `PartitionSpec`s mean different things under `jax.jit`.
     """

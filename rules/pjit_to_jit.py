@@ -1,0 +1,384 @@
+"""JAX202 pjit-to-jit: ``pjit(f, in_shardings=P(...))`` -> ``jax.jit(f, in_shardings=NamedSharding(mesh, P(...)))``.
+
+Implements catalog row PJ-1 and section 4.1 (jit gains in_shardings in 0.4.4, CL 0.4.4;
+0.4.14's pjit docstring says it "is now equivalent to jax.jit"; 0.7.0 makes everything but
+``fun`` keyword-only, CL 0.7.0; 0.8.0 deprecates ``jax.experimental.pjit.pjit``, CL 0.8.0)
+and gotcha 12.5: pjit resolves bare ``PartitionSpec``s and ``None`` against the ``with mesh:``
+resource env (``None`` = replicated), ``jax.jit`` does not (``None`` = unspecified; a bare P
+needs ``jax.set_mesh``).  So every P leaf becomes ``NamedSharding(mesh, p)`` and every
+``None`` leaf ``NamedSharding(mesh, P())``; the catalog's warning against "bare P + set_mesh"
+(gotcha 12.6) is why this rule never emits ``jax.set_mesh``.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import Scope, dotted_parts
+from migrator.version import parse_version
+from rules._pjit import (
+    FROM_GDA,
+    NAMED_SHARDING_NAMES,
+    PARTITION_SPEC_NAMES,
+    PJIT_NAMES,
+    SHARDING_KEYWORDS,
+    bind_mesh_edit,
+    compiled_of,
+    find_mesh,
+    get_keyword,
+    kwargs_variable,
+    normalized_args,
+    pjit_call_of,
+    qualname_of,
+    single_assignment,
+)
+
+RECIPE = (
+    "jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...): wrap every "
+    "PartitionSpec leaf p as NamedSharding(mesh, p) and every None leaf as "
+    "NamedSharding(mesh, P()) (pjit's None meant replicated; jit's None means unspecified)"
+)
+
+
+def local_name_for(ctx: Context, qualnames: frozenset, modern: str, scope: Scope) -> cst.BaseExpression:
+    """A local name already bound to one of ``qualnames`` (legacy spellings are moved by other
+    rules, keeping the local name); else a reference to ``modern`` with an import."""
+    best = None
+    for binding in ctx.analysis.imports:
+        if binding.qualname in qualnames and not binding.guarded:
+            if scope.resolve_name(binding.name) == binding.qualname:
+                if best is None or binding.qualname == modern:
+                    best = binding.name
+    if best is not None:
+        return cst.Name(best)
+    module, _, name = modern.rpartition(".")
+    if _from_imports(ctx, module) and _free(ctx, name, scope, modern):
+        # the file already imports from ``module``: add the name there, not ``jax.x.y``
+        ctx.planned_imports[modern] = (module, name)
+        return cst.Name(name)
+    return ctx.ref(modern, scope, prefer_from=True)
+
+
+def _from_imports(ctx: Context, module: str) -> bool:
+    return any(
+        b.qualname == f"{module}.{b.node.name.value if isinstance(b.node.name, cst.Name) else ''}"
+        and isinstance(b.statement, cst.ImportFrom)
+        and not b.guarded
+        for b in ctx.analysis.imports
+        if b.node is not None
+    )
+
+
+def _free(ctx: Context, name: str, scope: Scope, qualname: str) -> bool:
+    if scope.lookup(name) is not None or name in ctx.analysis.scopes[id(ctx.module)].bindings:
+        return False
+    planned = ctx.planned_imports.get(qualname)
+    if planned is not None:
+        return True
+    return all(bound != name for _m, bound in ctx.planned_imports.values())
+
+
+class Converter:
+    """Turns a pjit sharding tree into jit shardings; ``needs_mesh`` says if a mesh was used."""
+
+    def __init__(self, ctx: Context, scope: Scope, mesh: Optional[cst.BaseExpression], dry: bool = False) -> None:
+        self.ctx = ctx
+        self.scope = scope
+        self.mesh = mesh
+        self.dry = dry  # only find out whether a mesh is needed: no imports planned
+        self.needs_mesh = False
+
+    def _ref(self, qualnames: frozenset, modern: str) -> cst.BaseExpression:
+        if self.dry:
+            return cst.Name(modern.rsplit(".", 1)[-1])
+        return local_name_for(self.ctx, qualnames, modern, self.scope)
+
+    def _mesh(self) -> cst.BaseExpression:
+        self.needs_mesh = True
+        if self.mesh is None:
+            return cst.Name("mesh")  # dry run: only needs_mesh matters
+        return self.ctx.copy(self.mesh)
+
+    def _named(self, spec: cst.BaseExpression) -> cst.Call:
+        named = self._ref(NAMED_SHARDING_NAMES, "jax.sharding.NamedSharding")
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return cst.Call(func=named, args=[cst.Arg(self._mesh(), comma=comma), cst.Arg(spec)])
+
+    def _spec(self) -> cst.BaseExpression:
+        return self._ref(PARTITION_SPEC_NAMES, "jax.sharding.PartitionSpec")
+
+    def kind(self, expr: cst.BaseExpression) -> str:
+        """"spec", "sharding" or "unknown" for a leaf expression."""
+        if isinstance(expr, cst.Call):
+            qualname = qualname_of(self.ctx, expr.func, self.scope) or ""
+            if qualname in PARTITION_SPEC_NAMES:
+                return "spec"
+            if qualname.startswith("jax.") and qualname.endswith("Sharding"):
+                return "sharding"
+            return "unknown"
+        if isinstance(expr, cst.Name):
+            assign = single_assignment(self.ctx, expr.value, self.scope)
+            if assign is not None:
+                inner = Converter(self.ctx, self.ctx.scope_of(assign), None, dry=True)
+                value = assign.value
+                if isinstance(value, cst.Call):
+                    return inner.kind(value)
+        return "unknown"
+
+    def convert(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            call = cst.Call(func=self._spec())
+            return self._named(call)
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return expr.with_changes(
+                elements=[e.with_changes(value=self.convert(e.value)) for e in expr.elements]
+            )
+        if isinstance(expr, cst.Dict):
+            return expr.with_changes(
+                elements=[
+                    e.with_changes(value=self.convert(e.value)) if isinstance(e, cst.DictElement) else e
+                    for e in expr.elements
+                ]
+            )
+        kind = self.kind(expr)
+        if kind == "spec":
+            return self._named(expr)
+        if kind == "sharding":
+            return expr
+        return self._tree_map(expr)
+
+    def _tree_map(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """``jax.tree.map(lambda s: NamedSharding(mesh, P() if s is None else s), specs,
+        is_leaf=lambda s: s is None or isinstance(s, P))``."""
+        if self.dry:
+            tree_map: cst.BaseExpression = cst.Name("tree_map")
+        elif self.ctx.target >= parse_version("0.4.25"):
+            tree_map = self.ctx.ref("jax.tree.map", self.scope)
+        else:
+            tree_map = self.ctx.ref("jax.tree_util.tree_map", self.scope)
+        s = cst.Name("s")
+        is_none = cst.Comparison(left=s, comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))])
+        leaf = cst.IfExp(test=is_none, body=cst.Call(func=self._spec()), orelse=cst.Name("s"))
+        param = cst.Parameters(params=[cst.Param(cst.Name("s"))])
+        space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        isinstance_call = cst.Call(
+            func=cst.Name("isinstance"), args=[cst.Arg(cst.Name("s"), comma=space), cst.Arg(self._spec())]
+        )
+        is_leaf = cst.Lambda(
+            params=param,
+            body=cst.BooleanOperation(
+                left=cst.Comparison(left=cst.Name("s"), comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
+                operator=cst.Or(),
+                right=isinstance_call,
+            ),
+        )
+        return cst.Call(
+            func=tree_map,
+            args=[
+                cst.Arg(cst.Lambda(params=param, body=self._named(leaf)), comma=space),
+                cst.Arg(expr, comma=space),
+                cst.Arg(is_leaf, keyword=cst.Name("is_leaf"), equal=cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))),
+            ],
+        )
+
+
+class PjitToJit(Rule):
+    code = "JAX202"
+    name = "pjit-to-jit"
+    summary = "pjit(f, in_shardings=P(...)) -> jax.jit(f, in_shardings=NamedSharding(mesh, P(...)))"
+    safety = Safety.SAFE
+    needs_jax = "0.4.4"
+    deprecated_in = "0.8.0"
+    catalog = ("PJ-1",)
+    names = frozenset(PJIT_NAMES)
+    doc = """
+    **What it does.** Replaces `jax.experimental.pjit.pjit` with `jax.jit`.  Every bare
+    `PartitionSpec` leaf `p` of `in_shardings`/`out_shardings` becomes `NamedSharding(mesh, p)`
+    and every `None` leaf `NamedSharding(mesh, P())`; leaves that already are `Sharding`s stay.
+    Sharding trees held in variables or attributes are converted leaf by leaf with
+    `jax.tree.map(lambda s: NamedSharding(mesh, P() if s is None else s), specs,
+    is_leaf=lambda s: s is None or isinstance(s, P))` (`jax.tree_util.tree_map` for targets
+    below 0.4.25).  Legacy keywords and positional shardings become `in_shardings=`/
+    `out_shardings=` keywords.  Handles `f = pjit(step, ...)`, `@partial(pjit, ...)`
+    decorators and `pjit(step, ...)(x)`.
+
+    The mesh comes from, in order: the `with mesh:` blocks around the calls of the compiled
+    function (all the same mesh), the `with` block around its definition, the one module-level
+    `Mesh`; as an unsafe fix, a `mesh` parameter or `self.mesh` attribute where the function
+    is built.  A mesh built inline (`with Mesh(devs, ('x',)):`) is first bound to a name.
+    When no mesh can be found, or calls run under different meshes, the call is reported.
+
+    **Why.** `jax.experimental.pjit.pjit` is deprecated from JAX 0.8.0.  pjit resolved bare
+    specs and `None` against the `with mesh:` context, where `None` meant *replicated*;
+    `jax.jit` ignores `with mesh:` and its `None` means *unspecified*, so a rename alone
+    changes behaviour or fails.  The rewrite pins the mesh explicitly and works from 0.4.4
+    to the newest JAX; rewriting to bare specs under `jax.set_mesh` instead is not equivalent
+    (eager arrays become committed and replicated there).
+
+    **Use instead.** `jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...)`.
+    """
+    examples = (
+        Example(
+            before="""
+            from jax.experimental.pjit import pjit
+            from jax.sharding import Mesh, PartitionSpec as P
+
+            mesh = Mesh(devices, ('data',))
+            f = pjit(step, in_shardings=(P('data'), None), out_shardings=P('data'))
+            with mesh:
+                y = f(x, w)
+            """,
+            after="""
+            from jax.sharding import Mesh, PartitionSpec as P, NamedSharding
+            import jax
+
+            mesh = Mesh(devices, ('data',))
+            f = jax.jit(step, in_shardings=(NamedSharding(mesh, P('data')), NamedSharding(mesh, P())), out_shardings=NamedSharding(mesh, P('data')))
+            with mesh:
+                y = f(x, w)
+            """,
+            title="the mesh of the call site",
+        ),
+        Example(
+            before="""
+            from jax.experimental.pjit import pjit
+            from jax.sharding import Mesh, PartitionSpec as P
+
+            with Mesh(devices, ('x',)):
+                f = pjit(step, in_axis_resources=P('x'), out_axis_resources=None)
+                y = f(x)
+            """,
+            after="""
+            from jax.sharding import Mesh, PartitionSpec as P, NamedSharding
+            import jax
+
+            mesh = Mesh(devices, ('x',))
+            with mesh:
+                f = jax.jit(step, in_shardings=NamedSharding(mesh, P('x')), out_shardings=NamedSharding(mesh, P()))
+                y = f(x)
+            """,
+            title="an inline mesh is bound to a name first",
+        ),
+        Example(
+            before="""
+            from functools import partial
+            from jax.experimental.pjit import pjit
+            from jax.sharding import PartitionSpec as P
+
+            @partial(pjit, in_shardings=P('x'), out_shardings=None)
+            def step(x):
+                return x
+
+            def main(x):
+                step(x)
+            """,
+            after="""
+            from functools import partial
+            from jax.experimental.pjit import pjit
+            from jax.sharding import PartitionSpec as P
+
+            @partial(pjit, in_shardings=P('x'), out_shardings=None)
+            def step(x):
+                return x
+
+            def main(x):
+                step(x)
+            """,
+            title="no mesh in sight: reported with the recipe",
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        found = pjit_call_of(ctx, site.node, site.scope)
+        if found is None:
+            ctx.report(site.node, f"pjit used without a call: replace it by {RECIPE}")
+            return
+        call, through_partial = found
+        if id(call) in ctx.edits:
+            return  # another rule (JAX201's renames) goes first; this one runs next round
+        if through_partial and not isinstance(ctx.parent(call), cst.Decorator):
+            ctx.report(call, f"partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; {RECIPE}")
+            return
+        if _mentions(ctx, call, FROM_GDA, site.scope):
+            ctx.report(call, "FROM_GDA must go first (JAX204); then pjit -> jax.jit")
+            return
+        args, ok = normalized_args(ctx, call, through_partial, site.scope)
+        if not ok:
+            return  # both spellings: JAX201 reports it
+        args = list(args if args is not None else call.args)
+        if any(a.star == "**" for a in args):
+            if not any(kwargs_variable(ctx, a, site.scope) for a in args):
+                ctx.report(call, f"pjit with **kwargs of unknown content: {RECIPE}")
+            else:
+                ctx.report(call, f"pjit with a **kwargs dict: spell its shardings as keywords, then {RECIPE}")
+            return
+        if through_partial and any(a.keyword is None and not a.star for a in args[1:]):
+            ctx.report(call, f"partial(pjit, ...) with positional arguments: {RECIPE}")
+            return
+
+        dry = Converter(ctx, site.scope, None, dry=True)
+        for keyword in SHARDING_KEYWORDS:
+            arg = get_keyword(args, keyword)
+            if arg is not None:
+                dry.convert(arg.value)
+        mesh_expr: Optional[cst.BaseExpression] = None
+        safety = Safety.SAFE
+        how = ""
+        if dry.needs_mesh:
+            compiled = compiled_of(ctx, call, through_partial)
+            mesh, why = find_mesh(ctx, compiled, call)
+            if mesh is None:
+                ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}; {RECIPE}")
+                return
+            if mesh.bind is not None:
+                ctx.replace(mesh.bind, bind_mesh_edit(ctx, mesh), "bind the inline Mesh to a name for jax.jit's NamedShardings")
+                return
+            mesh_expr = mesh.expr
+            how = f" (mesh from {mesh.how})"
+            if mesh.unsafe:
+                safety = Safety.UNSAFE
+        converter = Converter(ctx, site.scope, mesh_expr)
+        new_args: List[cst.Arg] = []
+        for arg in args:
+            if arg.keyword is not None and arg.keyword.value in SHARDING_KEYWORDS:
+                arg = arg.with_changes(value=converter.convert(arg.value))
+            new_args.append(arg)
+        jit = ctx.ref("jax.jit", site.scope)
+        if through_partial:
+            new_args[0] = new_args[0].with_changes(value=jit)
+            new = call.with_changes(args=new_args)
+        else:
+            new = call.with_changes(func=jit, args=new_args)
+        ctx.replace(call, new, f"pjit -> jax.jit with NamedShardings{how}", safety=safety)
+
+
+def _mentions(ctx: Context, call: cst.Call, qualname: str, scope: Scope) -> bool:
+    for arg in call.args:
+        for node in _names_in(arg.value):
+            if qualname_of(ctx, node, scope) == qualname:
+                return True
+    return False
+
+
+def _names_in(expr: cst.CSTNode) -> List[cst.BaseExpression]:
+    found: List[cst.BaseExpression] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+            if dotted_parts(node):
+                found.append(node)
+                return False
+            return True
+
+    expr.visit(_V())
+    return found
