@@ -1,0 +1,122 @@
+"""Matchers shared by the config-flag rules (JAX501-JAX509); no rule logic here."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Union
+
+import libcst as cst
+
+from migrator.context import Context, Replacement
+from migrator.scope import Scope
+
+# What ``jax.config`` was called over the years (the Config object, not the submodule).
+CONFIG_OBJECTS = frozenset({"jax.config", "jax.config.config", "jax._src.config.config"})
+# absl's flag holder, when a program ran ``jax.config.parse_flags_with_absl()``.
+ABSL_FLAGS = frozenset({"absl.flags.FLAGS"})
+UPDATE_FUNCTIONS = frozenset(q + ".update" for q in CONFIG_OBJECTS)
+READ_FUNCTIONS = frozenset(q + ".read" for q in CONFIG_OBJECTS)
+ENV_SETDEFAULT = frozenset({"os.environ.setdefault"})
+
+# JAX's own boolean environment parsing (``jax._src.config.bool_env``, strtobool-style).
+TRUE_STRINGS = frozenset({"y", "yes", "t", "true", "on", "1"})
+FALSE_STRINGS = frozenset({"n", "no", "f", "false", "off", "0"})
+
+
+def resolves_to(ctx: Context, expr: cst.BaseExpression, scope: Scope, qualnames: frozenset) -> bool:
+    qualname = ctx.qualname(expr, scope)
+    return qualname is not None and qualname in qualnames
+
+
+def literal_bool(node: cst.BaseExpression, scope: Scope) -> Optional[bool]:
+    """True/False for the literals ``True``/``False``/``1``/``0``; None for anything else."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    if isinstance(node, cst.Integer) and node.value in ("0", "1"):
+        return node.value == "1"
+    return None
+
+
+def env_bool(node: cst.BaseExpression) -> Optional[bool]:
+    """How JAX reads an environment string literal: True, False, or None (not a literal)."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in TRUE_STRINGS:
+                return True
+            if lowered in FALSE_STRINGS:
+                return False
+    return None
+
+
+def removal(ctx: Context, small: cst.BaseSmallStatement) -> Optional[cst.CSTNode]:
+    """The node to replace by ``RemovalSentinel.REMOVE`` to delete ``small``; None if unsure."""
+    line = ctx.parent(small)
+    if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return None
+    if len(line.body) == 1 and isinstance(line, cst.SimpleStatementLine):
+        return line
+    if len(line.body) == 1:
+        return None  # ``if x: stmt`` on one line: removing would leave an empty suite
+    return small
+
+
+def expression_statement(ctx: Context, expr: cst.BaseExpression) -> Optional[cst.Expr]:
+    """The ``Expr`` statement if ``expr`` is a whole expression statement."""
+    parent = ctx.parent(expr)
+    if isinstance(parent, cst.Expr) and parent.value is expr:
+        return parent
+    return None
+
+
+def _as_statements(body: Union[cst.IndentedBlock, cst.SimpleStatementSuite]) -> List[cst.BaseStatement]:
+    if isinstance(body, cst.SimpleStatementSuite):
+        small = list(body.body)
+        if small:
+            small[-1] = small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return [cst.SimpleStatementLine(body=small)]
+    return list(body.body)
+
+
+def _with_leading(
+    statements: Sequence[cst.BaseStatement], leading: Sequence[cst.EmptyLine]
+) -> List[cst.BaseStatement]:
+    result = list(statements)
+    if result and leading:
+        first = result[0]
+        result[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])  # type: ignore[attr-defined]
+    return result
+
+
+def fold_if(ctx: Context, if_node: cst.If, value: bool) -> Optional[Replacement]:
+    """What replaces ``if <test>:`` when the test is known to be ``value``; None if unsure."""
+    parent = ctx.parent(if_node)
+    if isinstance(parent, cst.If) and parent.orelse is if_node:  # an ``elif``
+        if value:
+            return cst.Else(body=if_node.body)
+        if if_node.orelse is None:
+            return cst.RemovalSentinel.REMOVE
+        return if_node.orelse
+    if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        return None
+    if value:
+        statements = _as_statements(if_node.body)
+    elif if_node.orelse is None:
+        return cst.RemovalSentinel.REMOVE
+    elif isinstance(if_node.orelse, cst.If):
+        return if_node.orelse.with_changes(leading_lines=if_node.leading_lines)
+    else:
+        statements = _as_statements(if_node.orelse.body)
+    statements = [s for s in statements if not _is_pass(s)]
+    if not statements:
+        return cst.RemovalSentinel.REMOVE
+    return cst.FlattenSentinel(_with_leading(statements, if_node.leading_lines))
+
+
+def _is_pass(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and all(isinstance(small, cst.Pass) for small in statement.body)
+        and not any(line.comment for line in statement.leading_lines)
+        and statement.trailing_whitespace.comment is None
+    )

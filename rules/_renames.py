@@ -1,0 +1,245 @@
+"""A table-driven base for rules that only move or rename a public name.
+
+A :class:`RenameRule` subclass lists :class:`Move` rows (legacy qualified name -> modern
+qualified name, with the JAX versions between which the modern name exists).  The base:
+
+* rewrites ``from legacy.module import Name [as alias]`` statements in place, keeping the
+  local name so references need no edit (a mixed statement is split into the kept legacy
+  part and a new ``from modern.module import ...`` line);
+* renames references bound by such an import when the modern name differs and the import
+  had no ``as`` (``MeshPspecSharding(...)`` -> ``NamedSharding(...)``);
+* rewrites attribute references (``maps.Mesh``, ``jax.experimental.maps.Mesh``) through
+  ``ctx.ref``, which adds the import the modern name needs;
+* reports instead of rewriting when the modern name does not exist on the target JAX.
+
+Code inside ``try/except ImportError`` blocks is never reached (the engine skips it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Rule
+from migrator.scope import Binding, dotted_name
+from migrator.version import parse_version
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    legacy: str  # fully qualified legacy name
+    modern: str  # fully qualified replacement
+    since: Optional[str] = None  # first JAX where ``modern`` exists
+    until: Optional[str] = None  # first JAX where ``modern`` is gone again
+    note: str = ""  # what to do when the move cannot be applied on the target
+
+    @property
+    def renamed(self) -> bool:
+        return self.legacy.rsplit(".", 1)[1] != self.modern.rsplit(".", 1)[1]
+
+    @property
+    def modern_module(self) -> str:
+        return self.modern.rsplit(".", 1)[0]
+
+    @property
+    def modern_name(self) -> str:
+        return self.modern.rsplit(".", 1)[1]
+
+
+def names_of(moves: Sequence[Move]) -> frozenset:
+    return frozenset(move.legacy for move in moves)
+
+
+def _module_expr(dotted: str) -> cst.BaseExpression:
+    parts = dotted.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+class RenameRule(Rule):
+    """Abstract: subclasses set ``moves`` (and ``names = names_of(moves)``) plus the metadata."""
+
+    moves: ClassVar[Tuple[Move, ...]] = ()
+
+    # -- table lookups -------------------------------------------------------------------
+    def move_for(self, qualname: str) -> Optional[Move]:
+        for move in self.moves:
+            if move.legacy == qualname:
+                return move
+        return None
+
+    def allowed(self, move: Move, ctx: Context) -> bool:
+        if move.since is not None and ctx.target < parse_version(move.since):
+            return False
+        if move.until is not None and ctx.target >= parse_version(move.until):
+            return False
+        return True
+
+    def cannot_message(self, move: Move, ctx: Context) -> str:
+        message = f"{move.legacy} no longer exists"
+        if move.until is not None and ctx.target >= parse_version(move.until):
+            message += f"; its rename {move.modern} is gone too from JAX {move.until}"
+        elif move.since is not None:
+            message += f"; {move.modern} needs JAX {move.since}, newer than the target"
+        if move.note:
+            message += f": {move.note}"
+        return message
+
+    # -- per-binding decisions (the import site and its references must agree) ----------
+    def _local_for(self, alias: cst.ImportAlias, move: Move, ctx: Context) -> str:
+        """The name the rewritten import binds."""
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            return alias.asname.name.value
+        if not move.renamed:
+            return move.modern_name
+        if self._name_free(move.modern_name, move.modern, ctx):
+            return move.modern_name
+        return move.legacy.rsplit(".", 1)[1]  # ``from m import Modern as Legacy``
+
+    def _name_free(self, name: str, qualname: str, ctx: Context) -> bool:
+        """No binding of ``name`` anywhere, except imports that mean (or become) ``qualname``."""
+        for scope in ctx.analysis.scopes.values():
+            for binding in scope.bindings.get(name, ()):
+                if binding.qualname == qualname:
+                    continue
+                other = self.move_for(binding.qualname or "")
+                if other is None or other.modern != qualname or binding.guarded:
+                    return False
+        return True
+
+    def _in_place_binding(self, binding: Binding, ctx: Context) -> Optional[Move]:
+        """The move applied to ``binding``'s import statement in place, if any."""
+        if binding.guarded or not isinstance(binding.statement, cst.ImportFrom):
+            return None
+        move = self.move_for(binding.qualname or "")
+        if move is None or not self.allowed(move, ctx):
+            return None
+        return move
+
+    def _pending(self, move: Move, ctx: Context) -> bool:
+        """True if an import of ``move.modern`` is being written in place this round."""
+        for binding in ctx.analysis.imports:
+            other = self._in_place_binding(binding, ctx)
+            if other is not None and other.modern == move.modern and not ctx.is_suppressed(binding.statement):
+                return True
+        return False
+
+    # -- the hook -------------------------------------------------------------------------
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        move = self.move_for(site.qualname)
+        if move is None:
+            return
+        if site.is_import:
+            self._visit_import(site, move, ctx)
+        elif isinstance(site.node, cst.Name):
+            self._visit_bare_name(site, move, ctx)
+        else:
+            self._visit_attribute_ref(site, move, ctx)
+
+    def _visit_import(self, site: NameSite, move: Move, ctx: Context) -> None:
+        statement = site.parent
+        if not isinstance(statement, cst.ImportFrom):
+            return
+        if not self.allowed(move, ctx):
+            ctx.report(site.node, self.cannot_message(move, ctx))
+            return
+        self._rewrite_import(statement, site, ctx)
+
+    def _visit_bare_name(self, site: NameSite, move: Move, ctx: Context) -> None:
+        bindings = site.scope.lookup(site.node.value)  # type: ignore[attr-defined]
+        if not bindings:
+            return
+        for binding in bindings:
+            if self._in_place_binding(binding, ctx) is None or binding.node is None:
+                return
+        local = self._local_for(bindings[0].node, move, ctx)  # type: ignore[arg-type]
+        if local != site.node.value:  # type: ignore[attr-defined]
+            ctx.replace(site.node, cst.Name(local), f"{site.node.value} -> {move.modern}")  # type: ignore[attr-defined]
+
+    def _visit_attribute_ref(self, site: NameSite, move: Move, ctx: Context) -> None:
+        if not self.allowed(move, ctx):
+            ctx.report(site.node, self.cannot_message(move, ctx))
+            return
+        if self._pending(move, ctx):
+            return  # the next round sees the rewritten import and reuses it
+        new = ctx.ref(move.modern, site.scope, prefer_from=True)
+        ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {move.modern}")
+
+    # -- rewriting one ``from ... import ...`` statement ----------------------------------
+    def _rewrite_import(self, statement: cst.ImportFrom, site: NameSite, ctx: Context) -> None:
+        if isinstance(statement.names, cst.ImportStar) or statement.relative:
+            return
+        module = dotted_name(statement.module) if statement.module is not None else None
+        if module is None:
+            return
+        kept: List[cst.ImportAlias] = []
+        moved: Dict[str, List[Tuple[cst.ImportAlias, cst.ImportAlias]]] = {}
+        changes: List[str] = []
+        bound_here = set()
+        for alias in statement.names:
+            name = dotted_name(alias.name) or ""
+            move = self.move_for(f"{module}.{name}")
+            if move is None or not self.allowed(move, ctx):
+                kept.append(alias)
+                continue
+            local = self._local_for(alias, move, ctx)
+            if local in bound_here:
+                continue  # ``from m import Mesh, mesh``: one ``Mesh`` serves both
+            bound_here.add(local)
+            asname = None
+            if local != move.modern_name:
+                asname = cst.AsName(name=cst.Name(local))
+            new_alias = alias.with_changes(name=cst.Name(move.modern_name), asname=asname)
+            if alias.asname is not None and asname is not None:
+                new_alias = new_alias.with_changes(asname=alias.asname)
+            moved.setdefault(move.modern_module, []).append((alias, new_alias))
+            changes.append(f"{module}.{name} -> {move.modern}")
+        if not moved:
+            return
+        message = "; ".join(changes)
+        if not kept and len(moved) == 1:
+            (target_module, pairs), = moved.items()
+            new_statement = statement.with_changes(
+                module=_module_expr(target_module), names=[new for _old, new in pairs]
+            )
+            ctx.replace(statement, new_statement, message)
+            return
+        line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
+        if not isinstance(line, cst.SimpleStatementLine):
+            return
+        body = []
+        for small in line.body:
+            if small is not statement:
+                body.append(small)
+            elif kept:
+                body.append(statement.with_changes(names=self._commas(kept, statement)))
+        lines: List[cst.BaseStatement] = []
+        if body:
+            lines.append(line.with_changes(body=body))
+        for index, (target_module, pairs) in enumerate(moved.items()):
+            aliases = [new.with_changes(comma=_COMMA) for _old, new in pairs[:-1]]
+            aliases.append(pairs[-1][1].with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            new_line = cst.SimpleStatementLine(
+                body=[cst.ImportFrom(module=_module_expr(target_module), names=aliases)]
+            )
+            if not body and index == 0:
+                new_line = new_line.with_changes(
+                    leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
+                )
+            lines.append(new_line)
+        ctx.replace(line, cst.FlattenSentinel(lines), message)
+
+    @staticmethod
+    def _commas(kept: List[cst.ImportAlias], statement: cst.ImportFrom) -> List[cst.ImportAlias]:
+        if statement.lpar is None:
+            kept = list(kept)
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return kept

@@ -1,0 +1,289 @@
+"""JAX501 jax-array-flag: delete the jax.Array transition flags, fold code that reads them.
+
+Implements catalog rows CFG-1 (``jax_array``: default True from 0.4.1, cannot be disabled from
+0.4.7, removed 0.4.14, CL 0.4.7 / CL 0.4.14; ``update('jax_array', False)`` raises ValueError on
+0.4.13 and AttributeError from 0.4.30 -- PROBE), CFG-2 (``jax_jit_pjit_api_merge``: added 0.4.4,
+cannot be disabled from 0.4.7, removed 0.4.14) and CFG-3 (``jax_parallel_functions_output_gda``:
+a no-op, removed 0.4.26, CL 0.4.26), plus the ``JAX_ARRAY=1`` spelling the jax.Array migration
+guide gives (``docs/jax_array_migration.md``, "How can I enable jax.Array?").
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import Example, Rule, Safety
+from rules._config import (
+    ABSL_FLAGS,
+    CONFIG_OBJECTS,
+    ENV_SETDEFAULT,
+    READ_FUNCTIONS,
+    UPDATE_FUNCTIONS,
+    env_bool,
+    expression_statement,
+    fold_if,
+    literal_bool,
+    removal,
+    resolves_to,
+)
+
+# flag -> (catalog row, the value every JAX >= 0.4.7 has; None: a no-op flag, value unknown)
+FLAGS = {
+    "jax_array": ("CFG-1", True),
+    "jax_jit_pjit_api_merge": ("CFG-2", True),
+    "jax_parallel_functions_output_gda": ("CFG-3", None),
+}
+ENV_VARS = {name.upper(): name for name in FLAGS}
+
+
+def _false_message(flag: str) -> str:
+    if flag == "jax_array":
+        return (
+            "jax_array=False asked for the pre-jax.Array arrays (DeviceArray, ShardedDeviceArray, "
+            "GlobalDeviceArray), which no JAX since 0.4.7 can give (ValueError on 0.4.7-0.4.13, "
+            "AttributeError from 0.4.14): delete it and migrate the code that relied on them"
+        )
+    return (
+        f"{flag}=False asked for the separate jit/pjit implementations, which no JAX since "
+        "0.4.7 has: delete it and check the code that relied on them"
+    )
+
+
+class JaxArrayFlag(Rule):
+    code = "JAX501"
+    name = "jax-array-flag"
+    summary = (
+        "delete jax.config.update('jax_array', True), JAX_ARRAY=1, jax_jit_pjit_api_merge and "
+        "jax_parallel_functions_output_gda; fold `if jax.config.jax_array:`"
+    )
+    safety = Safety.SAFE
+    needs_jax = "0.4.7"
+    deprecated_in = "0.4.7"
+    removed_in = "0.4.14"
+    catalog = ("CFG-1", "CFG-2", "CFG-3")
+    strings = frozenset(FLAGS) | frozenset(ENV_VARS)
+    attributes = frozenset(FLAGS)
+    doc = """
+    **What it does.** Deletes the statements that switched the jax.Array transition flags on:
+
+    * `jax.config.update('jax_array', True)` (any spelling of the config object:
+      `jax.config`, `from jax import config`, `from jax.config import config`);
+    * `os.environ['JAX_ARRAY'] = '1'`, `os.environ.setdefault('JAX_ARRAY', 'true')`;
+    * `flags.FLAGS.jax_array = True` (absl, after `jax.config.parse_flags_with_absl()`);
+    * the same for `jax_jit_pjit_api_merge`, and any setting of the no-op
+      `jax_parallel_functions_output_gda`.
+
+    Code that reads `jax_array` or `jax_jit_pjit_api_merge` (`jax.config.jax_array`,
+    `jax.config.read('jax_array')`) is folded: `if jax.config.jax_array:` keeps its body,
+    `if not jax.config.jax_array:` keeps its `else`, other reads become `True`.
+
+    **Why.** The flags were removed in JAX 0.4.14 (0.4.26 for
+    `jax_parallel_functions_output_gda`): `jax.config.update('jax_array', True)` now raises
+    `AttributeError: Unrecognized config option`.  From 0.4.7 they could not be turned off,
+    so on every target this rule runs for (0.4.7+) they are always True and deleting them
+    changes nothing.
+
+    **Reported, not fixed.** Setting a flag to `False` (the code relied on legacy arrays:
+    it needs a person), values that are not literals, and reads of
+    `jax_parallel_functions_output_gda` (its value came from the environment).  Command
+    lines such as `--jax_array=true` are not seen.
+    """
+    examples = (
+        Example(
+            title="the migration guide's opt-in",
+            before="""
+            import jax
+            jax.config.update('jax_array', True)
+
+            x = jax.numpy.ones(3)
+            """,
+            after="""
+            import jax
+
+            x = jax.numpy.ones(3)
+            """,
+        ),
+        Example(
+            title="branches on the flag are folded",
+            before="""
+            import os
+            import jax
+
+            os.environ["JAX_ARRAY"] = "1"
+            os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+
+            def shards(x: jax.Array):
+                if jax.config.jax_array:
+                    return [s.data for s in x.addressable_shards]
+                else:
+                    return x.device_buffers
+            """,
+            after="""
+            import os
+            import jax
+            os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+
+            def shards(x: jax.Array):
+                return [s.data for s in x.addressable_shards]
+            """,
+        ),
+        Example(
+            title="switching jax.Array off needs a person",
+            before="""
+            import jax
+            jax.config.update('jax_array', False)
+            """,
+            after="""
+            import jax
+            jax.config.update('jax_array', False)
+            """,
+        ),
+    )
+
+    # -- string triggers: update('jax_array', ...), os.environ['JAX_ARRAY'] = ..., read(...) --
+    def visit_string(self, node: cst.SimpleString, ctx: Context) -> None:
+        value = node.evaluated_value
+        parent = ctx.parent(node)
+        scope = ctx.scope_of(node)
+        if isinstance(parent, cst.Arg) and isinstance(ctx.parent(parent), cst.Call):
+            call = ctx.parent(parent)
+            position = _position(call, parent)  # type: ignore[arg-type]
+            if value in FLAGS:
+                if position == 0 and resolves_to(ctx, call.func, scope, UPDATE_FUNCTIONS):
+                    self._setting(ctx, call, value, _arg(call, 1), literal_bool, call)
+                elif position == 0 and resolves_to(ctx, call.func, scope, READ_FUNCTIONS):
+                    self._read(ctx, call, value)
+                elif (
+                    position == 1
+                    and isinstance(call.func, cst.Name)
+                    and call.func.value == "getattr"
+                    and scope.lookup("getattr") is None
+                    and call.args[0].value is not None
+                    and resolves_to(ctx, call.args[0].value, scope, CONFIG_OBJECTS)
+                ):
+                    self._read(ctx, call, value)
+            elif value in ENV_VARS and position == 0:
+                if resolves_to(ctx, call.func, scope, ENV_SETDEFAULT):
+                    self._setting(ctx, call, ENV_VARS[value], _arg(call, 1), _env_value, call)
+            return
+        subscript = _environ_subscript(ctx, node)
+        if subscript is not None and value in ENV_VARS:
+            target = ctx.parent(subscript)
+            assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+                self._setting(ctx, assign, ENV_VARS[value], assign.value, _env_value, None)
+
+    # -- attribute triggers: jax.config.jax_array, FLAGS.jax_array = True --------------------
+    def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
+        flag = node.attr.value
+        scope = ctx.scope_of(node)
+        if not resolves_to(ctx, node.value, scope, CONFIG_OBJECTS | ABSL_FLAGS):
+            return
+        target = ctx.parent(node)
+        if isinstance(target, cst.AssignTarget):
+            assign = ctx.parent(target)
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+                self._setting(ctx, assign, flag, assign.value, literal_bool, None)
+            return
+        if isinstance(target, (cst.AugAssign, cst.AnnAssign, cst.Del)):
+            return
+        self._read(ctx, node, flag)
+
+    # -- the two kinds of site ---------------------------------------------------------------
+    def _setting(self, ctx, statement_node, flag, value_node, evaluate, call) -> None:  # noqa: ANN001
+        """A statement that sets ``flag``: delete it when it sets the value JAX always has."""
+        row, always = FLAGS[flag]
+        if call is not None:
+            statement_node = expression_statement(ctx, call)
+            if statement_node is None:
+                ctx.report(call, f"{flag} was removed from JAX ({row}); this call now raises: delete it")
+                return
+        value = evaluate(value_node, ctx.scope_of(statement_node)) if value_node is not None else None
+        anchor = call if call is not None else statement_node
+        if always is not None and value is False:
+            ctx.report(anchor, _false_message(flag))
+            return
+        if always is not None and value is None:
+            ctx.report(
+                anchor,
+                f"{flag} was removed from JAX ({row}) and is always on since 0.4.7; the value set "
+                "here is not a literal: delete the statement if it can only be true",
+            )
+            return
+        target = removal(ctx, statement_node)
+        if target is None:
+            ctx.report(anchor, f"{flag} was removed from JAX ({row}): delete this statement")
+            return
+        ctx.replace(target, cst.RemovalSentinel.REMOVE, f"deleted the setting of the removed flag {flag} ({row})")
+
+    def _read(self, ctx: Context, expr: cst.BaseExpression, flag: str) -> None:
+        """An expression reading ``flag``: fold it to the value every JAX >= 0.4.7 has."""
+        row, always = FLAGS[flag]
+        if always is None:
+            ctx.report(
+                expr,
+                f"{flag} was a no-op flag, removed in JAX 0.4.26 ({row}); reading it now fails: "
+                "decide what the branch on it should do and delete the read",
+            )
+            return
+        node, value = _negations(ctx, expr)
+        parent = ctx.parent(node)
+        message = f"{flag} is always True since JAX 0.4.7 and was removed in 0.4.14 ({row})"
+        if isinstance(parent, cst.If) and parent.test is node:
+            new = fold_if(ctx, parent, value)
+            if new is not None:
+                ctx.replace(parent, new, f"folded the branch on {flag}: {message}")
+                return
+        if isinstance(parent, cst.IfExp) and parent.test is node:
+            kept = parent.body if value else parent.orelse
+            ctx.replace(parent, kept, f"folded the conditional on {flag}: {message}")
+            return
+        if isinstance(parent, cst.Assert) and parent.test is node and value:
+            target = removal(ctx, parent)
+            if target is not None:
+                ctx.replace(target, cst.RemovalSentinel.REMOVE, f"deleted an assert on {flag}: {message}")
+                return
+        literal = cst.Name("True" if value else "False")
+        ctx.replace(node, literal, f"{ctx.code(node)} -> {literal.value}: {message}")
+
+
+def _negations(ctx: Context, expr: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
+    """Climb ``not (not x)``: the outermost node and the value it has when ``x`` is True."""
+    node: cst.BaseExpression = expr
+    value = True
+    parent = ctx.parent(node)
+    while isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        node, value = parent, not value
+        parent = ctx.parent(node)
+    return node, value
+
+
+def _position(call: cst.Call, arg: cst.Arg) -> Optional[int]:
+    for index, candidate in enumerate(call.args):
+        if candidate is arg:
+            return index if not arg.keyword and not arg.star else None
+    return None
+
+
+def _arg(call: cst.Call, index: int) -> Optional[cst.BaseExpression]:
+    positional = [a for a in call.args if not a.keyword and not a.star]
+    return positional[index].value if len(positional) > index else None
+
+
+def _env_value(node: cst.BaseExpression, scope) -> Optional[bool]:  # noqa: ANN001
+    return env_bool(node)
+
+
+def _environ_subscript(ctx: Context, node: cst.SimpleString) -> Optional[cst.Subscript]:
+    """``os.environ['X']`` around the string, if that is what it is."""
+    index = ctx.parent(node)
+    element = ctx.parent(index) if isinstance(index, cst.Index) else None
+    subscript = ctx.parent(element) if isinstance(element, cst.SubscriptElement) else None
+    if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
+        return None
+    if not resolves_to(ctx, subscript.value, ctx.scope_of(node), frozenset({"os.environ"})):
+        return None
+    return subscript

@@ -1,0 +1,132 @@
+"""JAX502 jax-config-module: ``from jax.config import config`` / ``import jax.config`` -> ``jax.config``.
+
+Implements catalog row CFG-7: the ``jax.config.config`` object and ``define_*`` helpers were
+removed in JAX 0.4.25, ``import jax.config`` was deprecated in 0.4.25 and the submodule removed
+in 0.4.29 (CL 0.4.25, CL 0.4.29; PROBE: ``import jax.config`` fails on 0.4.30 and 0.10.2).  The
+Config object itself has always been the attribute ``jax.config`` of the ``jax`` package.
+"""
+
+from __future__ import annotations
+
+from typing import List, Set
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import dotted_name
+from rules._config import removal
+
+LEGACY_OBJECT = "jax.config.config"
+MODERN = "jax.config"
+
+
+class JaxConfigModule(Rule):
+    code = "JAX502"
+    name = "jax-config-module"
+    summary = "from jax.config import config / import jax.config / jax.config.config -> import jax; jax.config"
+    safety = Safety.SAFE
+    needs_jax = None  # ``jax.config`` (the Config object) exists on every JAX release
+    deprecated_in = "0.4.25"
+    removed_in = "0.4.29"
+    catalog = ("CFG-7",)
+    names = frozenset({LEGACY_OBJECT})
+    attributes = frozenset({"config"})  # ``import jax.config`` is only noticed where it is used
+    doc = """
+    **What it does.** Rewrites references to the Config object through the old `jax.config`
+    submodule to the `jax.config` attribute of the `jax` package:
+
+    * `from jax.config import config` + `config.update(...)` -> `import jax` +
+      `jax.config.update(...)` (every reference the import binds; a local `config` variable or
+      parameter is a different name and stays);
+    * `jax.config.config.update(...)` -> `jax.config.update(...)`;
+    * `import jax.config` -> `import jax` (dropped when `import jax` is already there).
+
+    **Why.** The `jax.config.config` object was removed in JAX 0.4.25 and the `jax.config`
+    submodule in 0.4.29: these imports fail with ImportError on current JAX.  `jax.config`
+    reached through `import jax` is the same object on every release.
+
+    **Reported.** `import jax.config as cfg` (the alias named the submodule, not the Config
+    object: rewrite its uses by hand to `jax.config`).  A bare `import jax.config` that is
+    never used is not seen.
+    """
+    examples = (
+        Example(
+            before="""
+            from jax.config import config
+            config.update("jax_enable_x64", True)
+            """,
+            after="""
+            import jax
+            jax.config.update("jax_enable_x64", True)
+            """,
+        ),
+        Example(
+            title="the submodule import",
+            before="""
+            import jax.config
+            jax.config.config.update("jax_debug_nans", True)
+            """,
+            after="""
+            import jax
+            jax.config.update("jax_debug_nans", True)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # removed by the engine once nothing uses it
+        if isinstance(site.node, cst.Name):
+            bindings = site.scope.lookup(site.node.value) or []
+            if any(binding.guarded for binding in bindings):
+                return  # a try/except ImportError compatibility pair: leave it
+        new = ctx.ref(MODERN, site.scope)
+        ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {MODERN} (the jax.config submodule is gone)")
+
+    def visit_module(self, ctx: Context) -> None:
+        done: Set[int] = set()
+        for binding in ctx.analysis.imports:
+            statement = binding.statement
+            if not isinstance(statement, cst.Import) or binding.guarded or id(statement) in done:
+                continue
+            if not any(dotted_name(alias.name) == "jax.config" for alias in statement.names):
+                continue
+            done.add(id(statement))
+            self._rewrite_import(statement, binding.scope, ctx)
+
+    def _rewrite_import(self, statement: cst.Import, scope, ctx: Context) -> None:  # noqa: ANN001
+        # Another binding of the package name ``jax`` (``import jax``, ``import jax.numpy``)?
+        other_jax = any(
+            b.qualname == "jax" and b.node is not None and dotted_name(b.node.name) != "jax.config"
+            and not b.guarded
+            for b in scope.bindings.get("jax", ())
+        )
+        result: List[cst.ImportAlias] = []
+        changed = False
+        for alias in statement.names:
+            if dotted_name(alias.name) != "jax.config":
+                result.append(alias)
+                continue
+            if alias.asname is not None:
+                ctx.report(
+                    alias,
+                    "the jax.config submodule is gone from JAX 0.4.29: use `import jax` and "
+                    "refer to the Config object as `jax.config`",
+                )
+                result.append(alias)
+                continue
+            changed = True
+            if not other_jax:
+                result.append(alias.with_changes(name=cst.Name("jax")))
+                other_jax = True
+        if not changed:
+            return
+        message = "import jax.config -> import jax (the jax.config submodule is gone)"
+        if not result:
+            target = removal(ctx, statement)
+            if target is not None:
+                ctx.replace(target, cst.RemovalSentinel.REMOVE, message)
+            return
+        result[-1] = result[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        ctx.replace(statement, statement.with_changes(names=result), message)

@@ -1,0 +1,408 @@
+"""JAX401 live-buffers: ``len(device.live_buffers())`` -> count of ``jax.live_arrays()`` on the device.
+
+Implements catalog row DEV-5 (``docs/jax_array_migration.md``: "live_buffers replaced with
+live_arrays"; PROBE: ``Device.live_buffers()`` returns ``[]`` with a DeprecationWarning on
+jaxlib 0.4.13, 0.4.30 and 0.10.2, and jaxlib's ``py_device.cc`` hard-codes an empty list).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import Scope, dotted_parts
+
+DEVICE_LISTS = frozenset(
+    {
+        "jax.devices",
+        "jax.local_devices",
+        "jax.lib.xla_bridge.devices",
+        "jax.lib.xla_bridge.local_devices",
+        "jax._src.xla_bridge.devices",
+        "jax._src.xla_bridge.local_devices",
+    }
+)
+DEVICE_TYPES = frozenset(
+    {
+        "jax.Device",
+        "jax.lib.xla_client.Device",
+        "jaxlib.xla_client.Device",
+        "jaxlib.xla_extension.Device",
+        "jax._src.lib.xla_client.Device",
+    }
+)
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+RECIPE = "[a for a in jax.live_arrays() if device in a.devices()]"
+
+
+def recipe(device: str) -> str:
+    return f"[a for a in jax.live_arrays() if {device} in a.devices()]"
+
+
+class LiveBuffers(Rule):
+    code = "JAX401"
+    name = "live-buffers"
+    summary = "len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])"
+    safety = Safety.UNSAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.1"
+    catalog = ("DEV-5",)
+    attributes = frozenset({"live_buffers"})
+    doc = f"""
+    **What it does.** Rewrites the leak counter `len(device.live_buffers())` to
+    `len({RECIPE})` when the receiver is certainly a JAX device: `jax.devices()[i]`,
+    `jax.local_devices()[i]`, a name assigned from one of those, a loop variable over
+    `jax.devices()`, or a parameter annotated `jax.Device`.  A receiver that is not a plain
+    name is bound once (`device = jax.devices()[0]` on the line before).  Every other use of
+    `live_buffers()`, and receivers that are not known devices, are reported with the recipe.
+
+    **Why.** `Device.live_buffers()` still exists but returns an empty list on every JAX
+    since jax.Array (checked on 0.4.13, 0.4.30 and 0.10.2), so leak checks built on it
+    silently pass.  The migration guide says to use `jax.live_arrays()`.
+
+    **Why unsafe.** The count becomes real: an assertion like `len(...) == 0` that passed
+    vacuously may now fail (which is the point, but it changes behaviour).  The count is of
+    live arrays with a shard on the device, which equals the number of per-device buffers
+    the old API counted (an array has one buffer per device it lives on).  Code that used
+    the buffers themselves (their shape, `.delete()`) is reported: `jax.live_arrays()`
+    returns whole arrays, and deleting one deletes it on every device.
+    """
+    examples = (
+        Example(
+            title="a leak counter",
+            before="""
+            import jax
+
+            def count(device):
+                return len(device.live_buffers())
+
+            n = len(jax.devices()[0].live_buffers())
+            """,
+            after="""
+            import jax
+
+            def count(device):
+                return len(device.live_buffers())
+
+            device = jax.devices()[0]
+            n = len([a for a in jax.live_arrays() if device in a.devices()])
+            """,
+            unsafe_fixes=True,
+        ),
+        Example(
+            title="loop variables and annotated parameters are devices",
+            before="""
+            import jax
+
+            def count(dev: jax.Device) -> int:
+                return len(dev.live_buffers())
+
+            counts = {d.id: len(d.live_buffers()) for d in jax.local_devices()}
+            """,
+            after="""
+            import jax
+
+            def count(dev: jax.Device) -> int:
+                return len([a for a in jax.live_arrays() if dev in a.devices()])
+
+            counts = {d.id: len([a for a in jax.live_arrays() if d in a.devices()]) for d in jax.local_devices()}
+            """,
+            unsafe_fixes=True,
+        ),
+    )
+
+    def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
+        call = ctx.parent(node)
+        if not isinstance(call, cst.Call) or call.func is not node:
+            return
+        if call.args:
+            return  # not the Device method
+        scope = ctx.scope_of(node)
+        receiver = node.value
+        if not _is_device(ctx, receiver, scope, 0):
+            ctx.report(
+                call,
+                "live_buffers() returns [] on every JAX since jax.Array; if the receiver is a "
+                f"jax Device use {recipe(ctx.code(receiver))}",
+            )
+            return
+        outer = ctx.parent(call)
+        wrapper = ctx.parent(outer) if isinstance(outer, cst.Arg) else None
+        if not (
+            isinstance(wrapper, cst.Call)
+            and isinstance(wrapper.func, cst.Name)
+            and wrapper.func.value == "len"
+            and scope.lookup("len") is None
+            and len(wrapper.args) == 1
+        ):
+            ctx.report(
+                call,
+                "live_buffers() returns [] on every JAX since jax.Array; use "
+                f"{recipe(ctx.code(receiver))} -- these are whole arrays, "
+                "not per-device buffers (their shape is global, .delete() frees every shard)",
+            )
+            return
+        live_arrays = ctx.ref("jax.live_arrays", scope)
+        message = "device.live_buffers() (always [] since jax.Array) -> jax.live_arrays() on the device"
+        if isinstance(receiver, cst.Name):
+            ctx.replace(call, _comprehension(live_arrays, receiver), message)
+            return
+        self._bind_then_count(ctx, call, receiver, live_arrays, scope, message)
+
+    def _bind_then_count(self, ctx, call, receiver, live_arrays, scope, message) -> None:  # noqa: ANN001
+        line = None
+        for ancestor in ctx.ancestors(call):
+            if isinstance(ancestor, _SCOPES):
+                break
+            if isinstance(ancestor, cst.SimpleStatementLine):
+                line = ancestor
+                break
+            if isinstance(ancestor, cst.BaseCompoundStatement):
+                break
+        name = _free_name(ctx, scope, "device")
+        if line is None or not isinstance(ctx.parent(line), (cst.Module, cst.IndentedBlock)):
+            # Not a plain statement: bind the device once inside the expression.
+            new = cst.ListComp(
+                elt=cst.Name("a"),
+                for_in=cst.CompFor(
+                    target=cst.Name(name),
+                    iter=cst.List([cst.Element(receiver)]),
+                    inner_for_in=cst.CompFor(
+                        target=cst.Name("a"),
+                        iter=cst.Call(func=live_arrays),
+                        ifs=[cst.CompIf(test=_membership(cst.Name(name)))],
+                    ),
+                ),
+            )
+            ctx.replace(call, new, message)
+            return
+        rewritten = line.visit(_ReplaceNode(call, _comprehension(live_arrays, cst.Name(name))))
+        assign = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=receiver)],
+            leading_lines=line.leading_lines,
+        )
+        ctx.replace(line, cst.FlattenSentinel([assign, rewritten.with_changes(leading_lines=())]), message)
+
+
+def _membership(device: cst.BaseExpression) -> cst.Comparison:
+    devices = cst.Call(func=cst.Attribute(value=cst.Name("a"), attr=cst.Name("devices")))
+    return cst.Comparison(left=device, comparisons=[cst.ComparisonTarget(operator=cst.In(), comparator=devices)])
+
+
+def _comprehension(live_arrays: cst.BaseExpression, device: cst.Name) -> cst.ListComp:
+    var = "arr" if device.value == "a" else "a"
+    membership = _membership(device)
+    if var != "a":
+        membership = membership.with_changes(
+            comparisons=[
+                membership.comparisons[0].with_changes(
+                    comparator=cst.Call(func=cst.Attribute(value=cst.Name(var), attr=cst.Name("devices")))
+                )
+            ]
+        )
+    return cst.ListComp(
+        elt=cst.Name(var),
+        for_in=cst.CompFor(target=cst.Name(var), iter=cst.Call(func=live_arrays), ifs=[cst.CompIf(test=membership)]),
+    )
+
+
+class _ReplaceNode(cst.CSTTransformer):
+    def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def on_leave(self, original_node, updated_node):  # noqa: ANN001, ANN201
+        return self.new if original_node is self.old else updated_node
+
+
+def _free_name(ctx: Context, scope: Scope, base: str) -> str:
+    """A name unbound where the new assignment lands and in every scope it can see.
+
+    Nested scopes that bind the same name shadow it, so they do not clash."""
+    name, number = base, 0
+    while scope.lookup(name) is not None:
+        number += 1
+        name = f"{base}{number}"
+    return name
+
+
+# -- is this expression a JAX device? ------------------------------------------------------
+def _qual(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
+    return ctx.qualname(expr, scope) if dotted_parts(expr) else None
+
+
+def _is_device_list(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> bool:
+    return isinstance(expr, cst.Call) and _qual(ctx, expr.func, scope) in DEVICE_LISTS
+
+
+def _is_device(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(expr, cst.Subscript):
+        return (
+            len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index)
+            and _is_device_list(ctx, expr.value, scope)
+        )
+    if isinstance(expr, cst.Name):
+        return _name_is_device(ctx, expr.value, scope, depth)
+    return False
+
+
+def _name_is_device(ctx: Context, name: str, scope: Scope, depth: int) -> bool:
+    bindings = scope.lookup(name)
+    if not bindings or any(b.is_import for b in bindings):
+        return False
+    home = bindings[0].scope
+    definitions = _definitions(home.node, name)
+    if definitions is None or not definitions:
+        return False
+    for kind, value in definitions:
+        if kind == "value" and not _is_device(ctx, value, home, depth + 1):
+            return False
+        if kind == "iter" and not _is_device_list(ctx, value, home):
+            return False
+        if kind == "annotation" and _qual(ctx, value, home) not in DEVICE_TYPES:
+            return False
+    return True
+
+
+def _definitions(scope_node: cst.CSTNode, name: str) -> Optional[List[tuple]]:
+    """Every binding of ``name`` directly in the scope of ``scope_node``: (kind, expression).
+
+    None when some binding cannot be judged (augmented assignment, tuple unpacking, ``with``,
+    ``global``, an unannotated parameter, ...)."""
+    collector = _Definitions(name)
+    if isinstance(scope_node, (cst.FunctionDef, cst.Lambda)):
+        params = scope_node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.name.value == name:
+                if param.annotation is None:
+                    return None
+                collector.found.append(("annotation", param.annotation.annotation))
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param) and star.name.value == name:
+                return None
+        body = scope_node.body
+    elif isinstance(scope_node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        comp_for: Optional[cst.CompFor] = scope_node.for_in
+        while comp_for is not None:
+            target = comp_for.target
+            if isinstance(target, cst.Name) and target.value == name:
+                collector.found.append(("iter", comp_for.iter))
+            elif _binds(target, name):
+                return None
+            comp_for = comp_for.inner_for_in
+        return collector.found
+    elif isinstance(scope_node, cst.Module):
+        body = scope_node
+    else:
+        return None
+    body.visit(collector)
+    return None if collector.unknown else collector.found
+
+
+def _binds(target: cst.CSTNode, name: str) -> bool:
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_binds(e.value, name) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _binds(target.value, name)
+    return False
+
+
+class _Definitions(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.found: List[tuple] = []
+        self.unknown = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if node.name.value == self.name:
+            self.unknown = True
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        if node.name.value == self.name:
+            self.unknown = True
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and target.target.value == self.name:
+                if len(node.targets) != 1:
+                    self.unknown = True
+                self.found.append(("value", node.value))
+            elif _binds(target.target, self.name):
+                self.unknown = True
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if _binds(node.target, self.name):
+            if node.value is None:
+                self.found.append(("annotation", node.annotation.annotation))
+            else:
+                self.found.append(("value", node.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name) and node.target.value == self.name:
+            self.found.append(("iter", node.iter))
+        elif _binds(node.target, self.name):
+            self.unknown = True
+
+    def _unknown_if_binds(self, target: Optional[cst.CSTNode]) -> None:
+        if target is not None and _binds(target, self.name):
+            self.unknown = True
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._unknown_if_binds(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._unknown_if_binds(node.asname.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._unknown_if_binds(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._unknown_if_binds(node.name.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        self.unknown = True if self._alias_binds(node) else self.unknown
+
+    def _alias_binds(self, node: cst.ImportAlias) -> bool:
+        if node.asname is not None:
+            return _binds(node.asname.name, self.name)
+        return (dotted_parts(node.name) or [""])[0] == self.name
+
+    def visit_Global(self, node: cst.Global) -> None:
+        if any(item.name.value == self.name for item in node.names):
+            self.unknown = True
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        if any(item.name.value == self.name for item in node.names):
+            self.unknown = True
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._unknown_if_binds(node.target)
