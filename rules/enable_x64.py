@@ -1,0 +1,107 @@
+"""JAX803 enable-x64: ``jax.experimental.enable_x64()/disable_x64()`` -> ``jax.enable_x64(True/False)``.
+
+Implements catalog row OTH-6: the experimental context managers were deprecated in JAX 0.8.0
+(changelog 0.8.0) in favour of ``jax.enable_x64``, which is missing in 0.4.x (PROBE) and is
+the ``jax_enable_x64`` config state on 0.10.2 (checked: ``with jax.enable_x64(True):`` and
+``@jax.enable_x64(True)`` both work; ``jax.experimental.enable_x64`` is gone there).  The
+catalog rates it SAFE for targets >= 0.8.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from rules._helpers import call_target
+
+DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64": "False"}
+
+
+class EnableX64(Rule):
+    code = "JAX803"
+    name = "enable-x64"
+    summary = "jax.experimental.enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False)"
+    safety = Safety.SAFE
+    needs_jax = "0.8.0"
+    deprecated_in = "0.8.0"
+    catalog = ("OTH-6",)
+    names = frozenset(DEFAULTS)
+    doc = """
+    **What it does.** Rewrites calls of the experimental context managers:
+    `jax.experimental.enable_x64()` -> `jax.enable_x64(True)`,
+    `jax.experimental.enable_x64(flag)` -> `jax.enable_x64(flag)`,
+    `jax.experimental.disable_x64()` -> `jax.enable_x64(False)`, in `with` statements,
+    decorators and anywhere else they are called.  A reference that is not called (for example
+    `cm = enable_x64`) is reported, as is `disable_x64(...)` with arguments.
+
+    **Why.** The `jax.experimental` spellings were deprecated in JAX 0.8.0 and are gone on
+    current JAX.
+
+    **Target version.** `jax.enable_x64` does not exist on 0.4.x, so the rule runs only for
+    `--target-version 0.8.0` or newer; older targets keep the experimental spelling, which
+    works there.  `jax.enable_x64(...)` needs its argument: there is no default.
+    """
+    examples = (
+        Example(
+            before="""
+            from jax.experimental import enable_x64, disable_x64
+
+            with enable_x64():
+                y = f(x)
+            with disable_x64():
+                z = f(x)
+            """,
+            after="""
+            import jax
+
+            with jax.enable_x64(True):
+                y = f(x)
+            with jax.enable_x64(False):
+                z = f(x)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # the import goes once nothing uses it
+        target = call_target(site, partial_names=())
+        legacy = site.qualname.rsplit(".", 1)[-1]
+        if target is None:
+            ctx.report(
+                site.node,
+                f"jax.experimental.{legacy} is deprecated since JAX 0.8.0 and gone on current JAX; "
+                f"use jax.enable_x64({DEFAULTS[site.qualname]}) (a context manager and decorator)",
+            )
+            return
+        call = target[0]
+        modern = ctx.ref("jax.enable_x64", site.scope)
+        if not call.args:
+            args = [cst.Arg(cst.Name(DEFAULTS[site.qualname]))]
+        elif (
+            site.qualname == "jax.experimental.enable_x64"
+            and len(call.args) == 1
+            and not call.args[0].star
+            and call.args[0].keyword is None
+        ):
+            args = [call.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        elif (
+            site.qualname == "jax.experimental.enable_x64"
+            and len(call.args) == 1
+            and call.args[0].keyword is not None
+            and call.args[0].keyword.value == "new_val"
+        ):
+            args = [call.args[0]]
+        else:
+            ctx.report(
+                call,
+                f"jax.experimental.{legacy}(...) with these arguments: rewrite by hand as "
+                "jax.enable_x64(<bool>)",
+            )
+            return
+        ctx.replace(
+            call,
+            call.with_changes(func=modern, args=args),
+            f"jax.experimental.{legacy}() -> jax.enable_x64({ctx.code(args[0].value)})",
+        )
