@@ -85,6 +85,9 @@ class Context:
         self._suppressions = suppressions
         self._positions: Optional[Dict[cst.CSTNode, CodeRange]] = None
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
+        # Facts a rule learnt about this file in an earlier round (the engine shares one dict
+        # across a file's rounds): e.g. "the file imported X" after X's import was removed.
+        self.file_state: Dict[str, object] = {}
 
     # -- recording -------------------------------------------------------------------------
     def replace(

@@ -325,6 +325,7 @@ def _run_rounds(
     original_loads: Optional[Dict[str, int]] = None
     added_imports: Set[str] = set()
     suppressions = find_suppressions(text)
+    file_state: Dict[str, object] = {}
     for _round in range(MAX_ROUNDS):
         if _round and suppressions:
             suppressions = find_suppressions(module.code)
@@ -332,6 +333,7 @@ def _run_rounds(
         if original_loads is None:
             original_loads = dict(analysis.loads)
         ctx = Context(module, analysis, settings, settings.target, suppressions)
+        ctx.file_state = file_state
         _dispatch(ctx, analysis, plan)
         removals = _unused_imports(ctx, analysis, plan, original_loads, added_imports)
         if not ctx.edits and not removals:
