@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 from pathlib import Path
@@ -48,7 +49,7 @@ def discover(
             for file in _walk(path, excludes, suffixes):
                 add(file)
         elif path.is_symlink() and not path.exists():
-            missing.append((given, "dangling symbolic link"))
+            missing.append((given, _broken_link_reason(path)))
         elif path.exists() or path.is_symlink():
             if path.is_dir():
                 for file in _walk(path, excludes, suffixes):
@@ -58,6 +59,15 @@ def discover(
         else:
             missing.append((given, "no such file or directory"))
     return found, missing
+
+
+def _broken_link_reason(path: Path) -> str:
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return "dangling symbolic link"
 
 
 def _walk(root: Path, excludes: Sequence[str], suffixes: Sequence[str]) -> List[Path]:

@@ -1,0 +1,181 @@
+"""Bad input: each case gets a clear message and exit code, and no other file is affected."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import migrator.fileio as fileio
+import migrator.runner as runner
+from tests.test_cli import LEGACY, MIGRATED, invoke
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A directory with one good legacy file next to whatever the test adds."""
+    (tmp_path / "good.py").write_text(LEGACY)
+    return tmp_path
+
+
+def run_tree(tree, *args):
+    result = invoke(tree, "--no-cache", *args)
+    assert (tree / "good.py").read_text() == MIGRATED, "the good file is still migrated"
+    return result
+
+
+@pytest.mark.parametrize(
+    "name,raw,message",
+    [
+        ("syntax.py", b"import jax.numpy as jnp\ndef f(:\n    jnp.DeviceArray\n", "not valid Python"),
+        ("py2.py", b"import jax.numpy as jnp\nprint 'x', jnp.DeviceArray\n", "not valid Python"),
+        ("nul.py", b"import jax.numpy as jnp\x00\njnp.DeviceArray\n", "contains NUL bytes"),
+        ("undecodable.py", b"import jax.numpy as jnp\nx = '\xff'  # DeviceArray\n", "cannot decode"),
+        (
+            "cookie.py",
+            b"# -*- coding: ascii -*-\nimport jax.numpy as jnp\nx = '\xe9'  # DeviceArray\n",
+            "cannot decode with the declared encoding ascii",
+        ),
+        ("badcookie.py", b"# -*- coding: klingon -*-\nx = 1  # DeviceArray\n", "cannot decode"),
+    ],
+    ids=["syntax", "python2", "nul", "undecodable", "undecodable-with-cookie", "unknown-cookie"],
+)
+def test_bad_file_is_reported_and_untouched(tree, name, raw, message):
+    path = tree / name
+    path.write_bytes(raw)
+    result = run_tree(tree)
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if str(path) in line]
+    assert lines and message in lines[0], result.stderr
+    assert path.read_bytes() == raw
+
+
+def test_tabs_are_kept(tree):
+    path = tree / "tabs.py"
+    path.write_text("import jax.numpy as jnp\nif True:\n\tX = jnp.DeviceArray\n\tY = jnp.ones(1)\n")
+    assert run_tree(tree).exit_code == 1
+    assert path.read_text() == "import jax.numpy as jnp\nimport jax\nif True:\n\tX = jax.Array\n\tY = jnp.ones(1)\n"
+
+
+def test_empty_file(tree):
+    (tree / "empty.py").write_bytes(b"")
+    assert run_tree(tree).exit_code == 1
+    assert (tree / "empty.py").read_bytes() == b""
+
+
+def test_huge_files(tmp_path):
+    modern = tmp_path / "modern.py"
+    chunk = "def f(x):\n    return x + 1\n" * 1000
+    modern.write_text(chunk * (50 * 10**6 // len(chunk) + 1))
+    assert modern.stat().st_size > 50 * 10**6
+    assert invoke(modern, "--no-cache").exit_code == 0  # the prefilter never parses it
+    legacy = tmp_path / "legacy.py"
+    legacy.write_text("import jax.numpy as jnp\nX = jnp.DeviceArray\n" + chunk * (25 * 10**6 // len(chunk)))
+    result = invoke(legacy, "--no-cache")
+    assert result.exit_code == 2
+    assert "MB of source is over the 20 MB" in result.stderr
+
+
+def test_directory_named_like_a_python_file(tree):
+    (tree / "pkg.py").mkdir()
+    (tree / "pkg.py" / "inner.py").write_text(LEGACY)
+    assert run_tree(tree).exit_code == 1
+    assert (tree / "pkg.py" / "inner.py").read_text() == MIGRATED
+    assert invoke(tree / "pkg.py", "--no-cache").exit_code == 0
+
+
+def test_symlink_loop(tree):
+    (tree / "a.py").symlink_to(tree / "b.py")
+    (tree / "b.py").symlink_to(tree / "a.py")
+    result = invoke(tree / "a.py", "--no-cache")
+    assert result.exit_code == 2 and "symbolic link loop" in result.stderr
+    assert run_tree(tree).exit_code == 1  # a walk skips links
+
+
+def test_directory_symlink_loop_is_not_followed(tree):
+    (tree / "sub").mkdir()
+    (tree / "sub" / "up").symlink_to(tree, target_is_directory=True)
+    assert run_tree(tree).exit_code == 1
+
+
+@pytest.mark.skipif(not shutil.which("setpriv") or os.geteuid() != 0, reason="needs root and setpriv")
+def test_unreadable_file():
+    # root reads everything, so run the tool as an unprivileged user, in a directory it can reach
+    import tempfile
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="jaxmigrate-perm-", dir="/tmp"))
+    bad = tmp_path / "secret.py"
+    bad.write_text(LEGACY)
+    bad.chmod(0o000)
+    good = tmp_path / "good.py"
+    good.write_text(LEGACY)
+    good.chmod(0o666)
+    tmp_path.chmod(0o777)
+    command = [
+        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+        sys.executable, "-c", "from migrator.cli import main; main()", str(tmp_path), "--no-cache",
+    ]  # fmt: skip
+    env = dict(os.environ, HOME=str(tmp_path))
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd="/")
+    if "Permission denied" in done.stderr and "secret" not in done.stderr:
+        pytest.skip(f"the unprivileged user cannot run this interpreter: {done.stderr[-200:]}")
+    assert done.returncode == 2, done.stderr
+    assert f"{bad}: error: permission denied (cannot read)" in done.stderr
+    assert good.read_text() == MIGRATED
+    shutil.rmtree(tmp_path)
+
+
+def test_file_changed_between_read_and_write(tree, monkeypatch):
+    path = tree / "racy.py"
+    path.write_text(LEGACY)
+    real = runner.migrate_source
+
+    def migrate_while_someone_edits(text, settings, cache=None):
+        result = real(text, settings, cache)
+        path.write_text(LEGACY + "# edited meanwhile\n")  # another program saves the file
+        return result
+
+    monkeypatch.setattr(runner, "migrate_source", migrate_while_someone_edits)
+    result = invoke(path, "--no-cache", "-j", "1")
+    assert result.exit_code == 2
+    assert "changed on disk while it was being migrated; not overwritten" in result.stderr
+    assert path.read_text() == LEGACY + "# edited meanwhile\n"
+
+
+def test_disk_full_keeps_the_original(tree, monkeypatch):
+    path = tree / "full.py"
+    path.write_text(LEGACY)
+
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(fileio.os, "fsync", no_space)
+    result = invoke(path, "--no-cache", "-j", "1")
+    assert result.exit_code == 2
+    assert "cannot write (original kept): No space left on device" in result.stderr
+    assert path.read_text() == LEGACY
+    assert sorted(p.name for p in tree.iterdir()) == ["full.py", "good.py"], "temp file removed"
+
+
+def test_crlf_and_mixed_line_endings_survive_a_full_rewrite(tmp_path):
+    source = textwrap.dedent(
+        """\
+        from jax.interpreters.xla import DeviceArray
+        from jax.experimental.pjit import pjit
+        f = pjit(g, in_axis_resources=None)
+        def h(x: DeviceArray):
+            return x
+        """
+    )
+    path = tmp_path / "c.py"
+    path.write_bytes(source.replace("\n", "\r\n").encode())
+    invoke(path, "--no-cache")
+    data = path.read_bytes()
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert b"jax.Array" in data and b"in_shardings" in data
