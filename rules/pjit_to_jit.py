@@ -307,8 +307,7 @@ class PjitToJit(Rule):
             ctx.report(call, f"partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; {RECIPE}")
             return
         if _mentions(ctx, call, FROM_GDA, site.scope):
-            ctx.report(call, "FROM_GDA must go first (JAX204); then pjit -> jax.jit")
-            return
+            return  # JAX204 drops FROM_GDA first (or reports it with its recipe)
         args, ok = normalized_args(ctx, call, through_partial, site.scope)
         if not ok:
             return  # both spellings: JAX201 reports it
