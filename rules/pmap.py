@@ -1,0 +1,78 @@
+"""JAX804 pmap: report ``jax.pmap`` with the jit + shard_map recipe (report only).
+
+Implements catalog row OTH-1 (HUMAN).  ``jax.pmap`` is *not* deprecated and still works: from
+JAX 0.8.0 it is "in maintenance mode" and re-implemented on ``jax.jit`` + ``jax.shard_map``
+(changelog 0.8.0); the C++ pmap and ``PmapSharding`` were removed in 0.10.0 (changelog 0.10.0).
+The migration guide (docs/migrate_pmap.md) recommends ``jax.jit(jax.shard_map(...))``, which
+changes block ranks, so a person has to do it.
+
+Noise: the rule runs only for targets >= 0.8.0 (``needs_jax``), where pmap is in maintenance
+mode and ``jax.shard_map`` exists; code that must still run on older JAX gets no finding.  It
+reports each reference to ``jax.pmap`` once (a decorator, a call, ``partial(jax.pmap, ...)``);
+silence it per line with ``# jaxmigrate: ignore[JAX804]`` or per project with
+``ignore = ["JAX804"]``.
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+
+MESSAGE = (
+    "jax.pmap still works but is in maintenance mode since JAX 0.8.0 (now built on jit + "
+    "shard_map); consider jax.jit(jax.shard_map(f, mesh=jax.make_mesh((n,), ('i',)), "
+    "in_specs=P('i'), out_specs=P('i'))): blocks keep the mapped axis ((1, ...) per device "
+    "instead of (...)), in_axes=None becomes P(), donate_argnums goes on jax.jit, and "
+    "x.addressable_shards[0].data replaces the x[0] 'unreplicate' idiom"
+)
+
+
+class Pmap(Rule):
+    code = "JAX804"
+    name = "pmap"
+    summary = "jax.pmap is in maintenance mode: report with the jax.jit(jax.shard_map(...)) recipe"
+    safety = Safety.MANUAL
+    needs_jax = "0.8.0"
+    catalog = ("OTH-1",)
+    names = frozenset({"jax.pmap"})
+    doc = """
+    **What it does.** Reports every reference to `jax.pmap` (call, decorator,
+    `functools.partial(jax.pmap, ...)`), for targets 0.8.0 and newer only.
+
+    **Why.** `jax.pmap` is not deprecated and keeps working, but since JAX 0.8.0 it is in
+    maintenance mode and implemented on top of `jax.jit` and `jax.shard_map`; the C++ pmap and
+    `PmapSharding` were removed in 0.10.0.  New features land in `jit`/`shard_map`.
+
+    **Use instead.** `jax.jit(jax.shard_map(f, mesh=mesh, in_specs=P('i'), out_specs=P('i')))`
+    with `mesh = jax.make_mesh((n,), ('i',))` (the pmap `axis_name` becomes the mesh axis
+    name).  This is not automatic because:
+    * pmap is rank-reducing, shard_map is rank-preserving: an `(8, 128)` input gives each
+      device a `(1, 128)` block instead of `(128,)`;
+    * `in_axes=None` maps to `P()`, other `in_axes` to a `P` with the axis name in that
+      position; `donate_argnums` moves to the `jax.jit` wrapper;
+    * the `x[0]` "unreplicate" idiom on outputs should become `x.addressable_shards[0].data`;
+    * host-local data is stitched with `jax.make_array_from_process_local_data`.
+
+    **Noise.** Below `--target-version 0.8.0` the rule does not run.  Silence single lines
+    with `# jaxmigrate: ignore[JAX804]` or the rule with `--ignore JAX804`.
+    """
+    examples = (
+        Example(
+            title="report only",
+            before="""
+            import jax
+
+            step = jax.pmap(update, axis_name='batch')
+            """,
+            after="""
+            import jax
+
+            step = jax.pmap(update, axis_name='batch')
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # report the uses, not the import line as well
+        ctx.report(site.node, MESSAGE)

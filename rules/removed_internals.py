@@ -1,0 +1,247 @@
+"""JAX805 removed-internals: removed or internal parallelism-era APIs (report only).
+
+Implements catalog rows (all HUMAN):
+* OTH-2 ``jax.soft_pmap`` (deleted 0.3.18, changelog 0.3.18);
+* OTH-3 ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (deprecated
+  0.3.5, file gone at 0.3.16);
+* OTH-4 ``pmap(..., global_arg_shapes=)`` (removed 0.4.8, changelog 0.4.8);
+* OTH-7 ``jax.clear_backends`` (deprecated 0.4.26, removed 0.4.36);
+* OTH-8 members of ``jax.lib.xla_extension`` / ``xla_client`` / ``xla_bridge`` (deprecated
+  0.6.0, removed 0.8.0; PROBE: ``jax.lib.xla_extension`` gone on 0.10.2) and of
+  ``jaxlib.xla_extension`` (PROBE: gone);
+* OTH-9 members of ``jax.interpreters.pxla`` (deprecated 0.8.2, many removed 0.10.0/0.11.0);
+* OTH-11 ``jax.experimental.pjit.AUTO`` (PROBE: gone on 0.10.2).
+
+Names that other rules migrate (``pxla.ShardedDeviceArray``, ``pxla.Mesh``,
+``xla_extension.DeviceArray``, ...) are never reported here: any name another registered rule
+declares is skipped.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import REGISTRY, Example, Rule, Safety
+from migrator.scope import _catches_import_error, dotted_parts
+
+EXACT = {
+    "jax.soft_pmap": (
+        "jax.soft_pmap was removed in JAX 0.3.18; use jax.jit(jax.shard_map(...)) over a mesh "
+        "(or jax.vmap if no devices are involved)"
+    ),
+    "jax.clear_backends": (
+        "jax.clear_backends was removed in JAX 0.4.36; use jax.clear_caches() to drop compiled "
+        "executables, or jax.extend.backend.clear_backends() if the backends must really be "
+        "re-initialised (they are not equivalent)"
+    ),
+    "jax.experimental.pjit.AUTO": (
+        "jax.experimental.pjit.AUTO is gone on current JAX (no public replacement); let jax.jit "
+        "choose shardings by leaving in_shardings/out_shardings unspecified, or use "
+        "jax.sharding.auto_axes"
+    ),
+}
+# Module prefix -> message about any member used through it.
+MODULES = {
+    "jax.experimental.sharded_jit": (
+        "jax.experimental.sharded_jit was removed in JAX 0.3.16; use jax.jit with "
+        "in_shardings/out_shardings (NamedSharding) instead"
+    ),
+    "jax.interpreters.sharded_jit": (
+        "jax.interpreters.sharded_jit was removed in JAX 0.3.16; use jax.jit with "
+        "in_shardings/out_shardings (NamedSharding) instead"
+    ),
+    "jax.interpreters.pxla": (
+        "jax.interpreters.pxla is JAX-internal, deprecated since 0.8.2 and largely removed in "
+        "0.10.0/0.11.0; there is no public replacement: use jax.jit/jax.shard_map and "
+        "jax.sharding APIs"
+    ),
+    "jax.lib.xla_extension": (
+        "jax.lib.xla_extension was removed (JAX 0.8.0; gone on 0.10.2); use the public "
+        "equivalents: jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
+    ),
+    "jaxlib.xla_extension": (
+        "jaxlib.xla_extension no longer exists; use the public equivalents: jax.Array, "
+        "jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
+    ),
+    "jax.lib.xla_client": (
+        "jax.lib.xla_client internals were deprecated in JAX 0.6.0 and removed in 0.8.0; use the "
+        "public equivalents: jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
+    ),
+    "jax.lib.xla_bridge": (
+        "jax.lib.xla_bridge internals were deprecated in JAX 0.6.0 and removed in 0.8.0; use "
+        "jax.devices()/jax.default_backend() or jax.extend.backend.get_backend()"
+    ),
+}
+GLOBAL_ARG_SHAPES = (
+    "pmap(global_arg_shapes=) was removed in JAX 0.4.8; drop it and move the computation to "
+    "jax.jit with NamedSharding inputs (or jax.shard_map), which see global shapes directly"
+)
+PMAP_NAMES = ("jax.pmap",)
+
+
+def _other_rules_names(own: str) -> frozenset:
+    names: set = set()
+    for code, rule in REGISTRY.items():
+        if code != own:
+            names.update(rule.names)
+    return frozenset(names)
+
+
+def _message(qualname: str, excluded: frozenset) -> Optional[str]:
+    if qualname in EXACT:
+        return EXACT[qualname]
+    for module, message in MODULES.items():
+        if qualname.startswith(module + "."):
+            member = module + "." + qualname[len(module) + 1 :].split(".", 1)[0]
+            if member in excluded:
+                return None
+            return message
+    return None
+
+
+class RemovedInternals(Rule):
+    code = "JAX805"
+    name = "removed-internals"
+    summary = "soft_pmap, sharded_jit, pmap(global_arg_shapes=), pxla/xla_bridge/xla_client internals, clear_backends, pjit.AUTO: report"
+    safety = Safety.MANUAL
+    catalog = ("OTH-2", "OTH-3", "OTH-4", "OTH-7", "OTH-8", "OTH-9", "OTH-11")
+    names = frozenset(EXACT) | frozenset(MODULES)
+    keywords = frozenset({"global_arg_shapes"})
+    legacy_modules = frozenset(MODULES)
+    doc = """
+    **What it does.** Reports uses of removed or internal APIs from the pmap/pjit era, each
+    with what to use instead:
+
+    * `jax.soft_pmap` (removed 0.3.18) -> `jax.jit(jax.shard_map(...))` or `jax.vmap`;
+    * `jax.experimental.sharded_jit` (removed 0.3.16) -> `jax.jit` with shardings;
+    * `jax.pmap(..., global_arg_shapes=...)` (removed 0.4.8) -> `jax.jit` / `jax.shard_map`;
+    * `jax.clear_backends()` (removed 0.4.36) -> `jax.clear_caches()` to drop compiled code, or
+      `jax.extend.backend.clear_backends()` to re-initialise backends.  Not rewritten: the two
+      do different things;
+    * members of `jax.lib.xla_extension`, `jax.lib.xla_client`, `jax.lib.xla_bridge`,
+      `jaxlib.xla_extension` (removed 0.8.0) -> `jax.Array`, `jax.Device`,
+      `jax.errors.JaxRuntimeError`, `jax.extend.backend.*`;
+    * members of `jax.interpreters.pxla` (internal; deprecated 0.8.2) -> no public
+      replacement; use `jax.jit`, `jax.shard_map`, `jax.sharding`;
+    * `jax.experimental.pjit.AUTO` (gone on current JAX).
+
+    Uses are reported, not the import lines; an import of these modules that nothing uses is
+    removed.  Names another rule migrates (`pxla.ShardedDeviceArray`, `pxla.Mesh`,
+    `xla_extension.DeviceArray`, ...) are left to that rule.
+
+    **Why.** These fail with AttributeError/ImportError/TypeError on current JAX, and none has a
+    mechanical replacement.
+    """
+    examples = (
+        Example(
+            title="report only",
+            before="""
+            import jax
+            from jax.lib import xla_bridge
+
+            backend = xla_bridge.get_backend()
+            jax.clear_backends()
+            """,
+            after="""
+            import jax
+            from jax.lib import xla_bridge
+
+            backend = xla_bridge.get_backend()
+            jax.clear_backends()
+            """,
+        ),
+    )
+
+    def visit_keyword(self, arg: cst.Arg, call: cst.Call, ctx: Context) -> None:
+        scope = ctx.scope_of(call)
+        func = call.func
+        if isinstance(func, cst.Call):  # functools.partial(jax.pmap, ...)(f) is not this form
+            return
+        qualname = ctx.qualname(func, scope)
+        if qualname in PMAP_NAMES:
+            ctx.report(arg, GLOBAL_ARG_SHAPES)
+            return
+        if qualname == "functools.partial" and call.args and not call.args[0].keyword:
+            if ctx.qualname(call.args[0].value, scope) in PMAP_NAMES:
+                ctx.report(arg, GLOBAL_ARG_SHAPES)
+
+    def visit_module(self, ctx: Context) -> None:
+        excluded = _other_rules_names(self.code)
+        for node in _Uses.collect(ctx.module):
+            qualname = ctx.qualname(node, ctx.scope_of(node))
+            if qualname is None:
+                continue
+            message = _message(qualname, excluded)
+            if message is not None:
+                ctx.report(node, message)
+
+
+class _Uses(cst.CSTVisitor):
+    """Outermost dotted names and plain names in load position, outside import statements
+    and outside ``try: ... except ImportError`` compatibility blocks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.CSTNode] = []
+        self.guard = 0
+
+    @classmethod
+    def collect(cls, module: cst.Module) -> List[cst.CSTNode]:
+        visitor = cls()
+        module.visit(visitor)
+        return visitor.found
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Try(self, node: cst.Try) -> bool:
+        if any(_catches_import_error(handler) for handler in node.handlers):
+            self.guard += 1
+        return True
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        if any(_catches_import_error(handler) for handler in original_node.handlers):
+            self.guard -= 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if dotted_parts(node) is not None:
+            if not self.guard:
+                self.found.append(node)
+            return False
+        return True
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        if not self.guard:
+            self.found.append(node)
+        return False
+
+    # Names that are not references.
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._visit_except(node, ("name",))
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._visit_except(node, ("name",))
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        for child in (node.annotation, node.default):
+            if child is not None:
+                child.visit(self)
+        return False
+
+    def _visit_except(self, node: cst.CSTNode, skip) -> None:  # noqa: ANN001
+        skipped = {id(getattr(node, field)) for field in skip}
+        for child in node.children:
+            if id(child) not in skipped:
+                child.visit(self)
