@@ -1,0 +1,456 @@
+"""JAX603 positional-sharding: statically known ``PositionalSharding`` chains -> ``NamedSharding``.
+
+Implements catalog row MESH-4 (``jax.sharding.PositionalSharding`` deprecated in 0.6.0, removed
+in 0.7.0; ``F jax/sharding.py@0.6.0/0.7.0``) with the catalog's equivalence table (PROBE A:
+identical device -> index maps on 0.4.13 and 0.4.30): the final device-grid shape after the
+reshapes names one mesh axis per grid axis larger than 1, replicated or size-1 axes become
+``None`` in the spec, and transposes permute the spec.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import Scope
+from rules._helpers import call_target
+from rules._mesh import function_named
+
+LEGACY = "jax.sharding.PositionalSharding"
+CHAIN_METHODS = ("reshape", "replicate", "transpose")
+DEVICE_LISTS = ("jax.devices", "jax.local_devices")
+ARRAY_MAKERS = ("numpy.array", "numpy.asarray")
+CREATE_DEVICE_MESH = "jax.experimental.mesh_utils.create_device_mesh"
+
+TABLE = (
+    "PositionalSharding(devs).reshape(4, 2) == NamedSharding(Mesh(devs.reshape(4, 2), ('a', 'b')), P('a', 'b')); "
+    ".replicate(0) -> P(None, 'b'); .replicate(1) -> P('a', None); .replicate() -> P(); .T -> P('b', 'a'); "
+    "reshape(8, 1) -> NamedSharding(Mesh(devs, ('x',)), P('x', None))"
+)
+
+
+class Unsupported(Exception):
+    """A chain the rule cannot translate statically; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    """What a PositionalSharding value is: its device grid and what each array dim maps to."""
+
+    grid: Tuple[Optional[int], ...]  # device-grid shape (None: a 1-D list of unknown length)
+    dims: Tuple[Optional[int], ...]  # per array dim: the grid axis it is split over, or None
+    pure: bool = True  # no transpose/replicate yet (a reshape is still a plain reshape)
+
+    def mesh_shape(self) -> List[Optional[int]]:
+        return [g for g in self.grid if g is None or g > 1]
+
+    def axis_names(self) -> Dict[int, str]:
+        kept = [i for i, g in enumerate(self.grid) if g is None or g > 1]
+        if len(kept) == 1:
+            return {kept[0]: "x"}
+        return {axis: "abcdefgh"[n] for n, axis in enumerate(kept)}
+
+    def spec(self) -> List[Optional[str]]:
+        names = self.axis_names()
+        return [None if d is None else names.get(d) for d in self.dims]
+
+
+class PositionalShardingRule(Rule):
+    code = "JAX603"
+    name = "positional-sharding"
+    summary = "PositionalSharding(devs).reshape/.replicate/.T -> NamedSharding(Mesh(...), P(...))"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.6.0"
+    removed_in = "0.7.0"
+    catalog = ("MESH-4",)
+    names = frozenset({LEGACY})
+    doc = """
+    **What it does.** Rewrites `PositionalSharding` values whose device array and chain of
+    `.reshape(...)`, `.replicate(axis)`, `.T`/`.transpose(...)` calls are known statically to
+    the equivalent `NamedSharding(Mesh(devices, names), P(...))`:
+
+    * the final device-grid shape gives the mesh; each grid axis larger than 1 becomes a mesh
+      axis (`'x'` when there is one, else `'a'`, `'b'`, ...);
+    * an array dim over a replicated (or size-1) grid axis becomes `None` in the spec;
+    * transposes permute the spec.
+
+    A variable `s = PositionalSharding(...)...` becomes a `NamedSharding`; later chains on it
+    (`s.replicate(0)`) become `NamedSharding(s.mesh, P(...))`, also inside same-file functions
+    that receive `s` as an argument (like a jitted function taking the sharding as a static
+    argument), when every call passes the same sharding.  Anything else (`replicate(keepdims=
+    False)`, reshapes with `-1`, other attributes, shardings passed in from elsewhere) is
+    reported with the equivalence table.
+
+    **Why.** `PositionalSharding` was deprecated in JAX 0.6.0 and removed in 0.7.0.  The
+    `NamedSharding` forms give identical device-to-index maps (checked on 0.4.13 and 0.4.30).
+
+    **Use instead.** `NamedSharding(Mesh(devs.reshape(shape), names), P(...))`; keep the device
+    order of the old code (for example `mesh_utils.create_device_mesh`).
+    """
+    examples = (
+        Example(
+            before="""
+            import jax
+            from jax.experimental import mesh_utils
+            from jax.sharding import Mesh, NamedSharding, PositionalSharding
+            from jax.sharding import PartitionSpec as P
+
+            s = PositionalSharding(mesh_utils.create_device_mesh((8,))).reshape(4, 2)
+            y = jax.device_put(x, s.replicate(0))
+            """,
+            after="""
+            import jax
+            from jax.experimental import mesh_utils
+            from jax.sharding import Mesh, NamedSharding
+            from jax.sharding import PartitionSpec as P
+
+            s = NamedSharding(Mesh(mesh_utils.create_device_mesh((8,)).reshape((4, 2)), ('a', 'b')), P('a', 'b'))
+            y = jax.device_put(x, NamedSharding(s.mesh, P(None, 'b')))
+            """,
+        ),
+        Example(
+            title="a sharding whose origin is not visible: report with the table",
+            before="""
+            import jax
+
+            def place(x, sharding):
+                return jax.device_put(x, sharding.replicate(0))
+
+            s = jax.sharding.PositionalSharding(devices_from_config())  # expect: JAX603
+            """,
+            after="""
+            import jax
+
+            def place(x, sharding):
+                return jax.device_put(x, sharding.replicate(0))
+
+            s = jax.sharding.PositionalSharding(devices_from_config())  # expect: JAX603
+            """,
+        ),
+    )
+
+    # -- entry ------------------------------------------------------------------------------
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        target = call_target(site, partial_names=())
+        if target is None:
+            ctx.report(site.node, f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})")
+            return
+        call = target[0]
+        try:
+            edits = self._plan(call, site.scope, ctx)
+        except Unsupported as reason:
+            ctx.report(call, f"PositionalSharding is removed in JAX 0.7.0 and {reason}: rewrite by hand ({TABLE})")
+            return
+        for node, new in edits:
+            ctx.replace(node, new, "PositionalSharding -> NamedSharding(Mesh(...), P(...))")
+
+    def _plan(self, call: cst.Call, scope: Scope, ctx: Context) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+        state, devices = self._initial(call, scope, ctx)
+        outer, ops = self._climb(call, ctx)
+        state, fresh = self._apply(state, ops, fresh_grid=True)
+        sharding = self._named(state, self._mesh(state, devices, scope, ctx), scope, ctx)
+        edits: List[Tuple[cst.CSTNode, cst.BaseExpression]] = [(outer, sharding)]
+        parent = ctx.parent(outer)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            name = parent.targets[0].target
+            assign_scope = ctx.scope_of(parent)
+            edits.extend(self._uses(name, assign_scope, state, ctx, depth=2))
+        return edits
+
+    # -- the device array -------------------------------------------------------------------
+    def _initial(self, call: cst.Call, scope: Scope, ctx: Context) -> Tuple[State, Tuple[cst.BaseExpression, str]]:
+        if len(call.args) != 1 or call.args[0].keyword not in (None,) and call.args[0].keyword.value != "devices" or call.args[0].star:
+            raise Unsupported("its arguments are not a single device array")
+        devs = call.args[0].value
+        if isinstance(devs, cst.Call) and ctx.qualname(devs.func, scope) == CREATE_DEVICE_MESH:
+            shape = _int_tuple(devs.args[0].value) if devs.args and devs.args[0].keyword is None else None
+            if shape is None:
+                raise Unsupported("the device mesh shape is not a literal")
+            return State(shape, tuple(range(len(shape)))), (devs, "ndarray")
+        if isinstance(devs, cst.Call) and ctx.qualname(devs.func, scope) in DEVICE_LISTS:
+            return State((None,), (0,)), (devs, "list")
+        if (
+            isinstance(devs, cst.Call)
+            and ctx.qualname(devs.func, scope) in ARRAY_MAKERS
+            and len(devs.args) == 1
+            and isinstance(devs.args[0].value, cst.Call)
+            and ctx.qualname(devs.args[0].value.func, scope) in DEVICE_LISTS
+        ):
+            return State((None,), (0,)), (devs, "ndarray")
+        raise Unsupported("the shape of its device array is not known statically")
+
+    # -- chains -----------------------------------------------------------------------------
+    @staticmethod
+    def _climb(node: cst.BaseExpression, ctx: Context) -> Tuple[cst.BaseExpression, List[Tuple[str, cst.CSTNode]]]:
+        """The outermost expression of ``node.reshape(...).replicate(...).T...`` and its ops."""
+        ops: List[Tuple[str, cst.CSTNode]] = []
+        while True:
+            parent = ctx.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                attr = parent.attr.value
+                if attr == "T":
+                    ops.append(("T", parent))
+                    node = parent
+                    continue
+                grand = ctx.parent(parent)
+                if attr in CHAIN_METHODS and isinstance(grand, cst.Call) and grand.func is parent:
+                    ops.append((attr, grand))
+                    node = grand
+                    continue
+                raise Unsupported(f"its .{attr} is used")
+            return node, ops
+
+    def _apply(self, state: State, ops: Sequence[Tuple[str, cst.CSTNode]], fresh_grid: bool) -> Tuple[State, bool]:
+        """Apply the ops; ``fresh`` tells whether a reshape produced a new grid."""
+        fresh = False
+        for kind, node in ops:
+            if kind == "T":
+                state = State(state.grid, tuple(reversed(state.dims)), False)
+            elif kind == "transpose":
+                axes = _int_args(node)  # type: ignore[arg-type]
+                if axes is None or sorted(axes) != list(range(len(state.dims))):
+                    raise Unsupported("its transpose axes are not literal")
+                state = State(state.grid, tuple(state.dims[a] for a in axes), False)
+            elif kind == "reshape":
+                shape = _int_args(node)  # type: ignore[arg-type]
+                if shape is None or any(s < 1 for s in shape):
+                    raise Unsupported("a reshape is not a literal shape")
+                if not state.pure:
+                    raise Unsupported("it is reshaped after a transpose or replicate")
+                known = [g for g in state.grid if g is not None]
+                if None not in state.grid and _product(known) != _product(shape):
+                    raise Unsupported("a reshape changes the number of devices")
+                state = State(tuple(shape), tuple(range(len(shape))), True)
+                fresh = True
+            elif kind == "replicate":
+                axis = _replicate_axis(node)  # type: ignore[arg-type]
+                if axis == "bad":
+                    raise Unsupported("a replicate call is not replicate(axis) with a literal axis and keepdims=True")
+                if axis is None:
+                    dims = tuple(None for _ in state.dims)
+                else:
+                    k = axis + len(state.dims) if axis < 0 else axis
+                    if not 0 <= k < len(state.dims):
+                        raise Unsupported("a replicate axis is out of range")
+                    dims = tuple(None if i == k else d for i, d in enumerate(state.dims))
+                state = State(state.grid, dims, False)
+        return state, fresh
+
+    # -- building the replacement -----------------------------------------------------------
+    def _mesh(self, state: State, devices: Tuple[cst.BaseExpression, str], scope: Scope, ctx: Context) -> cst.BaseExpression:
+        devs, kind = devices
+        devs = ctx.copy(devs)  # type: ignore[assignment]
+        shape = state.mesh_shape()
+        original = _int_tuple(devs.args[0].value) if kind == "ndarray" and isinstance(devs, cst.Call) and devs.args else None
+        if kind == "list":
+            devs = cst.Call(func=ctx.ref("numpy.array", scope), args=[cst.Arg(devs)])
+        if None not in shape and (original is None or list(original) != shape):
+            devs = _call_method(devs, "reshape", [cst.Tuple([cst.Element(cst.Integer(str(s))) for s in shape])])
+        return self._mesh_call(devs, state, scope, ctx)
+
+    @staticmethod
+    def _mesh_call(devices: cst.BaseExpression, state: State, scope: Scope, ctx: Context) -> cst.BaseExpression:
+        names = [cst.Element(cst.SimpleString(f"'{n}'")) for n in state.axis_names().values()]
+        if len(names) == 1:
+            names[0] = names[0].with_changes(comma=cst.Comma())
+        return cst.Call(
+            func=ctx.ref("jax.sharding.Mesh", scope, prefer_from=True),
+            args=[cst.Arg(devices), cst.Arg(cst.Tuple(names))],
+        )
+
+    @staticmethod
+    def _named(state: State, mesh: cst.BaseExpression, scope: Scope, ctx: Context) -> cst.BaseExpression:
+        spec_args = [
+            cst.Arg(cst.Name("None") if entry is None else cst.SimpleString(f"'{entry}'"))
+            for entry in state.spec()
+        ]
+        if all(entry is None for entry in state.spec()):
+            spec_args = []
+        spec = cst.Call(func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True), args=spec_args)
+        return cst.Call(
+            func=ctx.ref("jax.sharding.NamedSharding", scope, prefer_from=True),
+            args=[cst.Arg(mesh), cst.Arg(spec)],
+        )
+
+    # -- uses of a variable -----------------------------------------------------------------
+    def _uses(self, name: cst.Name, scope: Scope, state: State, ctx: Context, depth: int) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+        bindings = scope.lookup(name.value)
+        if not bindings or len(bindings) != 1:
+            raise Unsupported(f"{name.value} is assigned more than once")
+        binding = bindings[0]
+        edits: List[Tuple[cst.CSTNode, cst.BaseExpression]] = []
+        for use in _names(ctx.module, name.value):
+            if use is name:
+                continue
+            use_bindings = ctx.scope_of(use).lookup(name.value)
+            if not use_bindings or use_bindings[0] is not binding:
+                continue
+            edits.extend(self._use(use, state, ctx, depth))
+        return edits
+
+    def _use(self, use: cst.Name, state: State, ctx: Context, depth: int) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+        scope = ctx.scope_of(use)
+        parent = ctx.parent(use)
+        if isinstance(parent, cst.Attribute) and parent.value is use:
+            if parent.attr.value in ("mesh", "spec"):
+                return []  # already NamedSharding-compatible
+            outer, ops = self._climb(use, ctx)
+            new_state, fresh = self._apply(state, ops, fresh_grid=False)
+            if fresh and new_state.mesh_shape() == state.mesh_shape():
+                fresh = False  # the same mesh: only the spec changes
+            if fresh:
+                if not state.pure:
+                    raise Unsupported(f"{use.value} is reshaped after a transpose or replicate")
+                devices = _call_method(
+                    cst.Attribute(value=cst.Attribute(value=cst.Name(use.value), attr=cst.Name("mesh")), attr=cst.Name("devices")),
+                    "reshape",
+                    [cst.Tuple([cst.Element(cst.Integer(str(s))) for s in new_state.mesh_shape()])],
+                )
+                mesh = self._mesh_call(devices, new_state, scope, ctx)
+            else:
+                mesh = cst.Attribute(value=cst.Name(use.value), attr=cst.Name("mesh"))
+            edits = [(outer, self._named(new_state, mesh, scope, ctx))]
+            assign = ctx.parent(outer)
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+                if depth <= 0:
+                    raise Unsupported("it is assigned through too many variables")
+                edits.extend(self._uses(assign.targets[0].target, ctx.scope_of(assign), new_state, ctx, depth - 1))
+            return edits
+        if isinstance(parent, (cst.Arg,)) and parent.value is use:
+            call = ctx.parent(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name):
+                function = function_named(ctx, call.func, ctx.scope_of(call))
+                if function is not None:
+                    return self._into_function(function, call, parent, state, ctx, depth)
+        if isinstance(parent, (cst.Assign, cst.AugAssign, cst.Del)):
+            raise Unsupported(f"{use.value} is reassigned")
+        return []  # used as a sharding: a NamedSharding works there
+
+    def _into_function(self, function: cst.FunctionDef, call: cst.Call, arg: cst.Arg, state: State, ctx: Context, depth: int) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+        """``f(..., s, ...)`` with ``f`` defined here: follow ``s`` into the parameter."""
+        params = [p for p in function.params.posonly_params] + [p for p in function.params.params]
+        if arg.keyword is not None:
+            matches = [p for p in params + list(function.params.kwonly_params) if p.name.value == arg.keyword.value]
+            param = matches[0] if matches else None
+        else:
+            index = [a for a in call.args if a.keyword is None].index(arg)
+            param = params[index] if index < len(params) else None
+        if param is None or depth <= 0:
+            raise Unsupported(f"it is passed to {function.name.value} in a way the rule cannot follow")
+        inner_scope = ctx.analysis.scopes.get(id(function))
+        if inner_scope is None:
+            raise Unsupported(f"the scope of {function.name.value} is unknown")
+        # Every call of the function must pass the same sharding variable in the same place,
+        # and the function must not escape (be passed around) under its name.
+        calls = _calls_of(ctx.module, function.name.value)
+        callees = {id(c.func) for c in calls}
+        for use in _names(ctx.module, function.name.value):
+            if use is not function.name and id(use) not in callees:
+                raise Unsupported(f"{function.name.value} is used other than by calls here")
+        for other in calls:
+            if other is not call and not _same_argument(other, call, arg):
+                raise Unsupported(f"{function.name.value} is called with other shardings")
+        return self._uses(param.name, inner_scope, state, ctx, depth - 1)
+
+
+def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
+    if arg.keyword is not None:
+        found = [a for a in other.args if a.keyword is not None and a.keyword.value == arg.keyword.value]
+    else:
+        index = [a for a in call.args if a.keyword is None].index(arg)
+        positional = [a for a in other.args if a.keyword is None]
+        found = positional[index : index + 1]
+    return bool(found) and not found[0].star and found[0].value.deep_equals(arg.value)
+
+
+def _names(module: cst.Module, value: str) -> List[cst.Name]:
+    found: List[cst.Name] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == value:
+                found.append(node)
+
+    module.visit(_Collect())
+    return found
+
+
+def _calls_of(module: cst.Module, value: str) -> List[cst.Call]:
+    found: List[cst.Call] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value == value:
+                found.append(node)
+
+    module.visit(_Collect())
+    return found
+
+
+def _int(node: cst.BaseExpression) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value)
+    return None
+
+
+def _int_tuple(node: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        values = [_int(e.value) for e in node.elements]
+        if values and all(v is not None for v in values):
+            return tuple(values)  # type: ignore[arg-type]
+    return None
+
+
+def _int_args(call: cst.Call) -> Optional[List[int]]:
+    """``f(4, 2)`` or ``f((4, 2))`` -> [4, 2]."""
+    if any(a.keyword is not None or a.star for a in call.args):
+        return None
+    if len(call.args) == 1:
+        packed = _int_tuple(call.args[0].value)
+        if packed is not None:
+            return list(packed)
+    values = [_int(a.value) for a in call.args]
+    if all(v is not None for v in values):
+        return values  # type: ignore[return-value]
+    return None
+
+
+def _replicate_axis(call: cst.Call):  # noqa: ANN202  (int, None or "bad")
+    axis: object = None
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return "bad"
+        key = arg.keyword.value if arg.keyword is not None else ("axis", "keepdims")[index] if index < 2 else "?"
+        if key == "axis":
+            if isinstance(arg.value, cst.Name) and arg.value.value == "None":
+                axis = None
+            else:
+                axis = _int(arg.value)
+                if axis is None:
+                    return "bad"
+        elif key == "keepdims":
+            if not (isinstance(arg.value, cst.Name) and arg.value.value == "True"):
+                return "bad"
+        else:
+            return "bad"
+    return axis
+
+
+def _product(values: Sequence[int]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def _call_method(receiver: cst.BaseExpression, method: str, args: Sequence[cst.BaseExpression]) -> cst.Call:
+    return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name(method)), args=[cst.Arg(a) for a in args])
