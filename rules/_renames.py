@@ -174,43 +174,78 @@ class RenameRule(Rule):
         ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {move.modern}")
 
     # -- rewriting one ``from ... import ...`` statement ----------------------------------
+    def _provided_elsewhere(
+        self, statement: cst.ImportFrom, alias: cst.ImportAlias, local: str, move: Move, ctx: Context
+    ) -> bool:
+        """True if another import in the same scope already binds ``local`` to ``move.modern``
+        (or will, being an earlier legacy import of it rewritten in place)."""
+        mine = None
+        for index, binding in enumerate(ctx.analysis.imports):
+            if binding.node is alias:
+                mine = (index, binding.scope)
+        if mine is None:
+            return False
+        for index, binding in enumerate(ctx.analysis.imports):
+            if binding.statement is statement or binding.name != local or binding.guarded:
+                continue
+            if binding.scope is not mine[1]:
+                continue
+            if binding.qualname == move.modern:
+                return True
+            other = self._in_place_binding(binding, ctx)
+            if other is not None and other.modern == move.modern and index < mine[0]:
+                if binding.node is not None and self._local_for(binding.node, other, ctx) == local:
+                    return True
+        return False
+
     def _rewrite_import(self, statement: cst.ImportFrom, site: NameSite, ctx: Context) -> None:
         if isinstance(statement.names, cst.ImportStar) or statement.relative:
             return
         module = dotted_name(statement.module) if statement.module is not None else None
         if module is None:
             return
-        kept: List[cst.ImportAlias] = []
-        moved: Dict[str, List[Tuple[cst.ImportAlias, cst.ImportAlias]]] = {}
+        in_place: List[cst.ImportAlias] = []  # what this statement keeps, in order
+        kept_legacy = False
+        moved: Dict[str, List[cst.ImportAlias]] = {}  # to new statements, by module
         changes: List[str] = []
         bound_here = set()
         for alias in statement.names:
             name = dotted_name(alias.name) or ""
             move = self.move_for(f"{module}.{name}")
             if move is None or not self.allowed(move, ctx):
-                kept.append(alias)
+                in_place.append(alias)
+                kept_legacy = True
                 continue
+            changes.append(f"{module}.{name} -> {move.modern}")
             local = self._local_for(alias, move, ctx)
-            if local in bound_here:
+            if local in bound_here or self._provided_elsewhere(statement, alias, local, move, ctx):
                 continue  # ``from m import Mesh, mesh``: one ``Mesh`` serves both
             bound_here.add(local)
             asname = None
             if local != move.modern_name:
-                asname = cst.AsName(name=cst.Name(local))
+                asname = alias.asname or cst.AsName(name=cst.Name(local))
             new_alias = alias.with_changes(name=cst.Name(move.modern_name), asname=asname)
-            if alias.asname is not None and asname is not None:
-                new_alias = new_alias.with_changes(asname=alias.asname)
-            moved.setdefault(move.modern_module, []).append((alias, new_alias))
-            changes.append(f"{module}.{name} -> {move.modern}")
-        if not moved:
+            if move.modern_module == module:
+                in_place.append(new_alias)
+            else:
+                moved.setdefault(move.modern_module, []).append(new_alias)
+        if not changes:
             return
         message = "; ".join(changes)
-        if not kept and len(moved) == 1:
-            (target_module, pairs), = moved.items()
+        if not kept_legacy and len(moved) == 1 and not in_place:
+            (target_module, aliases), = moved.items()
             new_statement = statement.with_changes(
-                module=_module_expr(target_module), names=[new for _old, new in pairs]
+                module=_module_expr(target_module), names=self._commas(aliases, statement)
             )
             ctx.replace(statement, new_statement, message)
+            return
+        if not moved:
+            if in_place:
+                ctx.replace(statement, statement.with_changes(names=self._commas(in_place, statement)), message)
+            else:
+                target = self._removal(statement, site, ctx)
+                if target is not None:
+                    ctx.replace(target, cst.RemovalSentinel.REMOVE, message)
             return
         line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
         if not isinstance(line, cst.SimpleStatementLine):
@@ -219,14 +254,15 @@ class RenameRule(Rule):
         for small in line.body:
             if small is not statement:
                 body.append(small)
-            elif kept:
-                body.append(statement.with_changes(names=self._commas(kept, statement)))
+            elif in_place:
+                body.append(statement.with_changes(names=self._commas(in_place, statement)))
         lines: List[cst.BaseStatement] = []
         if body:
             lines.append(line.with_changes(body=body))
-        for index, (target_module, pairs) in enumerate(moved.items()):
-            aliases = [new.with_changes(comma=_COMMA) for _old, new in pairs[:-1]]
-            aliases.append(pairs[-1][1].with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        for index, (target_module, aliases) in enumerate(moved.items()):
+            aliases = [a.with_changes(comma=_COMMA) for a in aliases[:-1]] + [
+                aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            ]
             new_line = cst.SimpleStatementLine(
                 body=[cst.ImportFrom(module=_module_expr(target_module), names=aliases)]
             )
@@ -236,6 +272,13 @@ class RenameRule(Rule):
                 )
             lines.append(new_line)
         ctx.replace(line, cst.FlattenSentinel(lines), message)
+
+    @staticmethod
+    def _removal(statement: cst.ImportFrom, site: NameSite, ctx: Context) -> Optional[cst.CSTNode]:
+        line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            return line
+        return None
 
     @staticmethod
     def _commas(kept: List[cst.ImportAlias], statement: cst.ImportFrom) -> List[cst.ImportAlias]:
