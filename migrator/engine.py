@@ -164,7 +164,7 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         by_attribute=_index(rules, "attributes"),
         by_keyword=_index(rules, "keywords"),
         by_string=_index(rules, "strings"),
-        legacy_names=names,
+        legacy_names=frozenset().union(*(r.names for r in rules if r.names_are_legacy)),
         legacy_modules=modules,
         masks=masks,
     )

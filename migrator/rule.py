@@ -72,6 +72,9 @@ class Rule:
     strings: ClassVar[FrozenSet[str]] = frozenset()  # exact string literal values
     # Modules that no longer exist: an import of them left unused is removed.
     legacy_modules: ClassVar[FrozenSet[str]] = frozenset()
+    # False when ``names`` are current APIs the rule only reads as context (for example
+    # ``jax.sharding.Mesh``): their unused imports are then not removed as legacy.
+    names_are_legacy: ClassVar[bool] = True
     # Regular expressions for modern text that contains a trigger word (for example
     # ``tree_util\.tree_map``).  The prefilter masks them before looking for the words, so
     # files that only use the modern spelling are never parsed.  Speed only: correctness
