@@ -543,3 +543,21 @@ def bind_mesh_edit(ctx: Context, mesh: MeshRef) -> cst.FlattenSentinel:
         items=[item.with_changes(item=cst.Name(mesh.bind_name))], leading_lines=()
     )
     return cst.FlattenSentinel([assign, new_with])
+
+
+def module_ref(ctx: Context, qualname: str, scope: Scope) -> cst.BaseExpression:
+    """``from package import module`` style reference to a (sub)module or name: a submodule is
+    not reliably reachable as an attribute of its package, so never ``jax.x.y`` from ``import
+    jax`` alone."""
+    for binding in ctx.analysis.imports:
+        if binding.qualname == qualname and not binding.guarded and scope.resolve_name(binding.name) == qualname:
+            return cst.Name(binding.name)
+    package, _, name = qualname.rpartition(".")
+    planned = ctx.planned_imports.get(qualname)
+    if planned is not None and scope.lookup(name) is None:
+        return cst.Name(name)
+    module_bindings = ctx.analysis.scopes[id(ctx.module)].bindings
+    if scope.lookup(name) is None and name not in module_bindings and all(b != name for _m, b in ctx.planned_imports.values()):
+        ctx.planned_imports[qualname] = (package, name)
+        return cst.Name(name)
+    return ctx.ref(qualname, scope)

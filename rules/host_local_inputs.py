@@ -1,0 +1,301 @@
+"""JAX203 host-local-inputs: per-process NumPy inputs of pjit/jit in multi-process programs.
+
+Implements the migration guide's "Breaking change for pjit after switching to jax.Array for
+host local inputs" (MIG; seed jax_array_migration_zh.txt, "handling batch-like host-local
+inputs"; catalog PJ-1 multi-process note, MH-1, MH-2): before jax.Array, pjit concatenated
+the process-local arguments of every process into one global value, and its outputs were
+process-local; since 0.4.1 every pjit/jit input must be *global*.  The transition API is
+``multihost_utils.host_local_array_to_global_array(local, mesh, pspecs)`` before the call and
+``global_array_to_host_local_array(out, mesh, pspecs)`` for outputs used as per-process data
+(both exist from 0.3.24 and are still current, catalog section 5).  Fully replicated inputs
+(``None``/``P()``/``P(None)``) need nothing.  The rewrite reproduces the legacy meaning, but
+whether a program relied on it is not statically certain: UNSAFE.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import Scope
+from rules._pjit import (
+    NAMED_SHARDING_NAMES,
+    PARTIAL_NAMES,
+    PARTITION_SPEC_NAMES,
+    PJIT_NAMES,
+    call_qualname,
+    compiled_of,
+    get_keyword,
+    innermost_mesh_with,
+    module_facts,
+    module_ref,
+    qualname_of,
+    single_assignment,
+)
+
+MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
+JIT_NAMES = PJIT_NAMES | {"jax.jit"}
+MULTIHOST = "jax.experimental.multihost_utils"
+RECIPE = (
+    "in a multi-process program pjit/jit inputs must be global arrays (pjit no longer "
+    "concatenates per-process inputs): `x = multihost_utils.host_local_array_to_global_array(x, "
+    "mesh, spec)` before the call, and `multihost_utils.global_array_to_host_local_array(out, "
+    "mesh, out_spec)` for outputs used as per-process data"
+)
+
+
+class HostLocalInputs(Rule):
+    code = "JAX203"
+    name = "host-local-inputs"
+    summary = "multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array"
+    safety = Safety.UNSAFE
+    needs_jax = "0.4.1"
+    catalog = ("PJ-1", "MH-1", "MH-2")
+    # trigger words only: jax.process_index() / jax.process_count() / jax.distributed.initialize()
+    attributes = frozenset({"process_index", "process_count", "initialize"})
+    doc = """
+    **What it does.** In a multi-process program (the file calls `jax.distributed.initialize`,
+    `jax.process_index()` or `jax.process_count()`), finds calls of a pjit/`jax.jit`-compiled
+    function with partitioned `in_shardings` whose arguments are NumPy arrays built in the
+    process (names bound from `np.*` calls).  Each such argument is converted with
+    `multihost_utils.host_local_array_to_global_array(x, mesh, spec)` before the call; an
+    output assigned to a name that the code then hands to `np.asarray`/`np.array` or indexes
+    is converted back with `global_array_to_host_local_array`.  The mesh comes from the
+    `NamedSharding` or the `with mesh:` block around the call.  Compiled functions whose call
+    sites cannot be found are reported with the recipe.
+
+    **Why.** Before `jax.Array` (0.4.1), pjit concatenated the per-process arguments into one
+    global value and returned process-local outputs.  Now inputs must be global: the same
+    code fails with a shape error or silently computes on the wrong global shape.  Fully
+    replicated inputs (`None`, `P()`) are unaffected.
+
+    **Safety.** Unsafe: the conversion restores the legacy meaning exactly, but code that
+    already builds the full global batch in every process relied on the new meaning.
+
+    **Use instead.** `multihost_utils.host_local_array_to_global_array` (or, from 0.4.29,
+    `jax.make_array_from_process_local_data(NamedSharding(mesh, spec), local)`).
+    """
+    examples = (
+        Example(
+            before="""
+            import numpy as np
+            import jax
+            from jax.sharding import NamedSharding, PartitionSpec as P
+
+            def main(mesh, step):
+                f = jax.jit(step, in_shardings=NamedSharding(mesh, P('data')), out_shardings=NamedSharding(mesh, P('data')))
+                batch = np.ones((8, 4)) * jax.process_index()
+                out = f(batch)
+                return np.asarray(out)
+            """,
+            after="""
+            import numpy as np
+            import jax
+            from jax.sharding import NamedSharding, PartitionSpec as P
+            from jax.experimental import multihost_utils
+
+            def main(mesh, step):
+                f = jax.jit(step, in_shardings=NamedSharding(mesh, P('data')), out_shardings=NamedSharding(mesh, P('data')))
+                batch = np.ones((8, 4)) * jax.process_index()
+                batch = multihost_utils.host_local_array_to_global_array(batch, mesh, P('data'))
+                out = f(batch)
+                out = multihost_utils.global_array_to_host_local_array(out, mesh, P('data'))
+                return np.asarray(out)
+            """,
+            unsafe_fixes=True,
+        ),
+    )
+
+    def visit_module(self, ctx: Context) -> None:
+        facts = module_facts(ctx)
+        if not any(
+            call_qualname(ctx, call, ctx.scope_of(call)) in MULTI_PROCESS for call in facts.calls
+        ):
+            return
+        for call in list(facts.calls):
+            scope = ctx.scope_of(call)
+            through_partial = self._jit_call(ctx, call, scope)
+            if through_partial is None:
+                continue
+            in_arg = get_keyword(call.args, "in_shardings") or get_keyword(call.args, "in_axis_resources")
+            if in_arg is None:
+                continue
+            leaves = self._argument_leaves(in_arg.value)
+            if not any(self._partitioned(ctx, leaf, scope) for leaf in leaves):
+                continue
+            compiled = compiled_of(ctx, call, through_partial)
+            is_pjit = self._is_pjit(ctx, call, scope)
+            if not compiled.calls:
+                if is_pjit:
+                    ctx.report(call, f"cannot find where this pjit-compiled function is called: {RECIPE}")
+                continue
+            out_arg = get_keyword(call.args, "out_shardings") or get_keyword(call.args, "out_axis_resources")
+            for site in compiled.calls:
+                self._fix_site(ctx, site, leaves, out_arg.value if out_arg is not None else None)
+
+    # -- matching -------------------------------------------------------------------------
+    @staticmethod
+    def _jit_call(ctx: Context, call: cst.Call, scope: Scope) -> Optional[bool]:
+        name = qualname_of(ctx, call.func, scope)
+        if name in JIT_NAMES:
+            return False
+        if name in PARTIAL_NAMES and call.args and call.args[0].keyword is None:
+            if qualname_of(ctx, call.args[0].value, scope) in JIT_NAMES and isinstance(ctx.parent(call), cst.Decorator):
+                return True
+        return None
+
+    @staticmethod
+    def _is_pjit(ctx: Context, call: cst.Call, scope: Scope) -> bool:
+        if qualname_of(ctx, call.func, scope) in PJIT_NAMES:
+            return True
+        return bool(call.args) and qualname_of(ctx, call.args[0].value, scope) in PJIT_NAMES
+
+    @staticmethod
+    def _argument_leaves(value: cst.BaseExpression) -> List[Optional[cst.BaseExpression]]:
+        """One entry per positional argument for a tuple/list literal; else [value] (a prefix
+        that applies to every argument)."""
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return [e.value for e in value.elements]
+        return [value]
+
+    def _spec_of(self, ctx: Context, leaf: Optional[cst.BaseExpression], scope: Scope) -> Tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
+        """(mesh or None, spec) for a P(...) or NamedSharding(mesh, P(...)) leaf; (None, None) else."""
+        if leaf is None or not isinstance(leaf, cst.Call):
+            return None, None
+        name = call_qualname(ctx, leaf, scope)
+        if name in PARTITION_SPEC_NAMES:
+            return None, leaf
+        if name in NAMED_SHARDING_NAMES and len(leaf.args) == 2 and all(a.keyword is None for a in leaf.args):
+            spec = leaf.args[1].value
+            if call_qualname(ctx, spec, scope) in PARTITION_SPEC_NAMES:
+                return leaf.args[0].value, spec
+        return None, None
+
+    def _partitioned(self, ctx: Context, leaf: Optional[cst.BaseExpression], scope: Scope) -> bool:
+        _mesh, spec = self._spec_of(ctx, leaf, scope)
+        if spec is None:
+            return False
+        return any(
+            not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in spec.args  # type: ignore[attr-defined]
+        )
+
+    @staticmethod
+    def _host_local(ctx: Context, expr: cst.BaseExpression) -> bool:
+        """A name bound once, in the call's scope, from a NumPy call (``np.zeros(...) + k`` too)."""
+        if not isinstance(expr, cst.Name):
+            return False
+        scope = ctx.scope_of(expr)
+        assign = single_assignment(ctx, expr.value, scope)
+        if assign is None or ctx.scope_of(assign) is not scope:
+            return False
+        return HostLocalInputs._numpy_value(ctx, assign.value, ctx.scope_of(assign))
+
+    @staticmethod
+    def _numpy_value(ctx: Context, value: cst.BaseExpression, scope: Scope) -> bool:
+        """``np.f(...)``, ``np.f(...).reshape(...)``, ``np.f(...) + k`` (either operand)."""
+        if isinstance(value, cst.BinaryOperation):
+            return HostLocalInputs._numpy_value(ctx, value.left, scope) or HostLocalInputs._numpy_value(ctx, value.right, scope)
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Call):
+            value = value.func.value
+        name = call_qualname(ctx, value, scope) or ""
+        return name.startswith("numpy.")
+
+    # -- the fix --------------------------------------------------------------------------
+    def _fix_site(self, ctx: Context, site: cst.Call, leaves: List[Optional[cst.BaseExpression]], out_value: Optional[cst.BaseExpression]) -> None:
+        scope = ctx.scope_of(site)
+        positional = [a for a in site.args if a.keyword is None and not a.star]
+        if len(positional) != len(site.args):
+            return
+        conversions: List[Tuple[str, Optional[cst.BaseExpression], cst.BaseExpression]] = []
+        for index, arg in enumerate(positional):
+            leaf = leaves[index] if len(leaves) > 1 else leaves[0]
+            if index >= len(leaves) and len(leaves) > 1:
+                break
+            if not self._partitioned(ctx, leaf, ctx.scope_of(leaf) if leaf is not None else scope):
+                continue
+            if not self._host_local(ctx, arg.value):
+                continue
+            mesh, spec = self._spec_of(ctx, leaf, ctx.scope_of(leaf))  # type: ignore[arg-type]
+            conversions.append((arg.value.value, mesh, spec))  # type: ignore[attr-defined]
+        if not conversions:
+            return
+        statement = self._statement(ctx, site)
+        with_mesh = innermost_mesh_with(ctx, site)
+        names = ", ".join(n for n, _m, _s in conversions)
+        if statement is None:
+            ctx.report(site, f"host-local NumPy input(s) {names}: {RECIPE}")
+            return
+        utils = module_ref(ctx, MULTIHOST, scope)
+        new_statements: List[cst.BaseStatement] = []
+        for name, mesh, spec in conversions:
+            mesh = mesh if mesh is not None else (with_mesh.expr if with_mesh is not None and with_mesh.bind is None else None)
+            if mesh is None:
+                ctx.report(site, f"host-local NumPy input {name}, but its mesh is unknown: {RECIPE}")
+                return
+            new_statements.append(self._convert(utils, "host_local_array_to_global_array", name, mesh, spec, ctx))
+        after: List[cst.BaseStatement] = []
+        out_name = self._output_name(ctx, site, statement)
+        if out_name is not None and out_value is not None and not isinstance(out_value, (cst.Tuple, cst.List)):
+            out_mesh, out_spec = self._spec_of(ctx, out_value, ctx.scope_of(out_value))
+            out_mesh = out_mesh if out_mesh is not None else conversions[0][1] or (with_mesh.expr if with_mesh is not None else None)
+            if out_spec is not None and out_mesh is not None and self._used_as_host_data(ctx, out_name, statement):
+                after.append(self._convert(utils, "global_array_to_host_local_array", out_name, out_mesh, out_spec, ctx))
+        first = new_statements[0].with_changes(leading_lines=statement.leading_lines)
+        new_statements[0] = first
+        body = [*new_statements, statement.with_changes(leading_lines=()), *after]
+        ctx.replace(
+            statement,
+            cst.FlattenSentinel(body),
+            f"host-local NumPy input(s) {names} -> host_local_array_to_global_array (pjit no longer concatenates per-process inputs)",
+        )
+
+    @staticmethod
+    def _statement(ctx: Context, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+        for ancestor in ctx.ancestors(node):
+            if isinstance(ancestor, cst.SimpleStatementLine):
+                parent = ctx.parent(ancestor)
+                if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                    return ancestor
+                return None
+            if isinstance(ancestor, (cst.Lambda, cst.BaseCompoundStatement, cst.BaseComp)):
+                return None
+        return None
+
+    @staticmethod
+    def _output_name(ctx: Context, site: cst.Call, statement: cst.SimpleStatementLine) -> Optional[str]:
+        if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+            return None
+        assign = statement.body[0]
+        if assign.value is not site or len(assign.targets) != 1:
+            return None
+        target = assign.targets[0].target
+        return target.value if isinstance(target, cst.Name) else None
+
+    @staticmethod
+    def _used_as_host_data(ctx: Context, name: str, statement: cst.SimpleStatementLine) -> bool:
+        """``np.asarray(out)`` / ``np.array(out)`` / ``out[...]`` later in the same scope."""
+        scope = ctx.scope_of(statement)
+        line = ctx.position(statement).start.line
+        for use in module_facts(ctx).name_loads.get(name, []):
+            if ctx.scope_of(use) is not scope or ctx.position(use).start.line <= line:
+                continue
+            parent = ctx.parent(use)
+            if isinstance(parent, cst.Subscript) and parent.value is use:
+                return True
+            if isinstance(parent, cst.Arg):
+                call = ctx.parent(parent)
+                if call_qualname(ctx, call, scope) in ("numpy.asarray", "numpy.array"):
+                    return True
+        return False
+
+    @staticmethod
+    def _convert(utils: cst.BaseExpression, function: str, name: str, mesh: cst.BaseExpression, spec: cst.BaseExpression, ctx: Context) -> cst.SimpleStatementLine:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        call = cst.Call(
+            func=cst.Attribute(value=ctx.copy(utils), attr=cst.Name(function)),
+            args=[cst.Arg(cst.Name(name), comma=comma), cst.Arg(ctx.copy(mesh), comma=comma), cst.Arg(ctx.copy(spec))],
+        )
+        return cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)])
