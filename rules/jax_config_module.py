@@ -81,7 +81,13 @@ class JaxConfigModule(Rule):
             bindings = site.scope.lookup(site.node.value) or []
             if any(binding.guarded for binding in bindings):
                 return  # a try/except ImportError compatibility pair: leave it
-        new = ctx.ref(MODERN, site.scope)
+        else:
+            parts = site.parts or []
+            head = site.scope.lookup(parts[0]) if parts else None
+            if head and any(b.qualname == "jax.config" and isinstance(b.statement, cst.Import) for b in head):
+                return  # ``import jax.config as m``: ``m`` is the submodule (reported at the import)
+        # ``jax`` + ``.config``: never reuse an alias of the submodule for the Config object.
+        new = cst.Attribute(value=ctx.ref("jax", site.scope), attr=cst.Name("config"))
         ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {MODERN} (the jax.config submodule is gone)")
 
     def visit_module(self, ctx: Context) -> None:
