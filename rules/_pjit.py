@@ -491,6 +491,17 @@ def find_mesh(ctx: Context, compiled: Compiled, definition: cst.CSTNode) -> Tupl
                 if all(usable_at(ctx, r, definition, s) for r, s in found):
                     return ref, ""
                 return None, f"the mesh of its call sites (`{ctx.code(ref.expr) if ref.bind is None else ctx.code(ref.bind.items[0].item)}`) is not visible where the function is built"
+    chosen, why = _fallback_mesh(ctx, definition)
+    if chosen is not None:
+        # a call site under an explicit, different mesh contradicts the fallback
+        for site in compiled.calls:
+            ref = innermost_mesh_with(ctx, site)
+            if ref is not None and ref.key(ctx) != chosen.key(ctx):
+                return None, f"one of its calls runs under `{ref.key(ctx)}`, not `{chosen.key(ctx)}`"
+    return chosen, why
+
+
+def _fallback_mesh(ctx: Context, definition: cst.CSTNode) -> Tuple[Optional[MeshRef], str]:
     # 2. the with block around the definition
     ref = innermost_mesh_with(ctx, definition)
     if ref is not None and usable_at(ctx, ref, definition, definition):

@@ -91,6 +91,7 @@ class Converter:
         self.mesh = mesh
         self.dry = dry  # only find out whether a mesh is needed: no imports planned
         self.needs_mesh = False
+        self.mixed = False  # a variable tree mixing Sharding objects and specs
 
     def _ref(self, qualnames: frozenset, modern: str) -> cst.BaseExpression:
         if self.dry:
@@ -111,7 +112,7 @@ class Converter:
     def _spec(self) -> cst.BaseExpression:
         return self._ref(PARTITION_SPEC_NAMES, "jax.sharding.PartitionSpec")
 
-    def kind(self, expr: cst.BaseExpression) -> str:
+    def kind(self, expr: cst.BaseExpression, depth: int = 0) -> str:
         """"spec", "sharding" or "unknown" for a leaf expression."""
         if isinstance(expr, cst.Call):
             qualname = qualname_of(self.ctx, expr.func, self.scope) or ""
@@ -121,13 +122,32 @@ class Converter:
                 return "sharding"
             return "unknown"
         if isinstance(expr, cst.Name):
+            if expr.value == "None":
+                return "spec"
             assign = single_assignment(self.ctx, expr.value, self.scope)
-            if assign is not None:
+            if assign is not None and depth < 3:
                 inner = Converter(self.ctx, self.ctx.scope_of(assign), None, dry=True)
-                value = assign.value
-                if isinstance(value, cst.Call):
-                    return inner.kind(value)
+                kinds = inner.tree_kinds(assign.value, depth + 1)
+                if kinds == {"sharding"}:
+                    return "sharding"
+                if "sharding" in kinds:
+                    return "mixed"
+                if kinds == {"spec"} and not isinstance(assign.value, (cst.Tuple, cst.List, cst.Dict)):
+                    return "spec"
         return "unknown"
+
+    def tree_kinds(self, expr: cst.BaseExpression, depth: int = 0) -> set:
+        """The kinds of the leaves of a literal tree (following names bound once)."""
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            elements = [e.value for e in expr.elements]
+        elif isinstance(expr, cst.Dict):
+            elements = [e.value for e in expr.elements if isinstance(e, cst.DictElement)]
+        else:
+            return {self.kind(expr, depth)}
+        kinds: set = set()
+        for element in elements:
+            kinds |= self.tree_kinds(element, depth)
+        return kinds
 
     def convert(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(expr, cst.Name) and expr.value == "None":
@@ -145,6 +165,8 @@ class Converter:
                 ]
             )
         kind = self.kind(expr)
+        if kind == "mixed":
+            self.mixed = True
         if kind == "spec":
             return self._named(expr)
         if kind == "sharding":
@@ -327,6 +349,9 @@ class PjitToJit(Rule):
             arg = get_keyword(args, keyword)
             if arg is not None:
                 dry.convert(arg.value)
+        if dry.mixed:
+            ctx.report(call, f"a sharding tree held in a variable mixes Sharding objects and specs: {RECIPE}")
+            return
         mesh_expr: Optional[cst.BaseExpression] = None
         safety = Safety.SAFE
         how = ""
