@@ -115,6 +115,9 @@ class LiveBuffers(Rule):
         ),
     )
 
+    _round_ctx: Optional[Context] = None
+    _round_names: Set[str] = set()
+
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         call = ctx.parent(node)
         if not isinstance(call, cst.Call) or call.func is not node:
@@ -155,15 +158,23 @@ class LiveBuffers(Rule):
 
     def _bind_then_count(self, ctx, call, receiver, live_arrays, scope, message) -> None:  # noqa: ANN001
         line = None
+        previous: cst.CSTNode = call
         for ancestor in ctx.ancestors(call):
             if isinstance(ancestor, _SCOPES):
                 break
             if isinstance(ancestor, cst.SimpleStatementLine):
                 line = ancestor
                 break
+            if isinstance(ancestor, cst.If) and ancestor.test is previous:
+                line = ancestor  # ``if <test>:`` runs its test once, before anything else
+                break
             if isinstance(ancestor, cst.BaseCompoundStatement):
                 break
-        name = _free_name(ctx, scope, "device")
+            previous = ancestor
+        if self._round_ctx is not ctx:  # names picked earlier in this round are taken too
+            self._round_ctx, self._round_names = ctx, set()
+        name = _free_name(ctx, scope, "device", self._round_names)
+        self._round_names.add(name)
         if line is None or not isinstance(ctx.parent(line), (cst.Module, cst.IndentedBlock)):
             # Not a plain statement: bind the device once inside the expression.
             new = cst.ListComp(
@@ -219,12 +230,12 @@ class _ReplaceNode(cst.CSTTransformer):
         return self.new if original_node is self.old else updated_node
 
 
-def _free_name(ctx: Context, scope: Scope, base: str) -> str:
+def _free_name(ctx: Context, scope: Scope, base: str, taken: Set[str]) -> str:
     """A name unbound where the new assignment lands and in every scope it can see.
 
     Nested scopes that bind the same name shadow it, so they do not clash."""
     name, number = base, 0
-    while scope.lookup(name) is not None:
+    while scope.lookup(name) is not None or name in taken:
         number += 1
         name = f"{base}{number}"
     return name
