@@ -1,0 +1,279 @@
+"""JAX607 with-mesh: ``with mesh:`` (a Mesh as a context manager) is deprecated in JAX 0.10.1.
+
+Implements catalog row MESH-8 (CL 0.10.1: "``with mesh:`` context manager has been deprecated.
+Please use ``with jax.set_mesh(mesh):``"; PROBE: warns on 0.10.2).  It is not a drop-in: the
+block sets the legacy resource env read by pjit, by ``with_sharding_constraint`` with a bare
+PartitionSpec and by xmap, while ``jax.set_mesh`` sets the mesh read by ``jax.jit``,
+``jax.shard_map(mesh=None)`` and sharding-in-types (and commits eagerly created arrays).
+So the rule reports, with the catalog's recommended order, and only removes the ``with``
+when everything inside is visibly independent of the resource env.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import List, Optional, Set
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import Scope, dotted_parts
+from migrator.version import parse_version
+from rules._helpers import call_target
+from rules._mesh import function_named
+
+MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
+DEPRECATED_FROM = parse_version("0.10.1")
+
+# Calls that read the legacy resource env (or may, depending on their arguments).
+NEEDS_ENV = frozenset(
+    {
+        "jax.experimental.pjit.pjit",
+        "jax.experimental.maps.xmap",
+        "jax.experimental.shard_map.shard_map",
+        "jax.lax.with_sharding_constraint",
+        "jax.shard_map",
+        "jax.sharding.PartitionSpec",
+        "jax.P",
+    }
+)
+# Modules whose functions never read it (their shardings come in as NamedShardings).
+INDEPENDENT_PREFIXES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.lax.", "numpy.", "math.")
+INDEPENDENT = frozenset(
+    {"jax.jit", "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.device_put", "jax.device_get",
+     "jax.block_until_ready", "jax.sharding.NamedSharding", "jax.NamedSharding", "jax.devices",
+     "jax.local_devices", "jax.debug.visualize_array_sharding", "jax.tree_util.tree_map",
+     "jax.tree.map"}
+)
+ARRAY_METHODS = frozenset(
+    {"sum", "mean", "max", "min", "reshape", "astype", "block_until_ready", "transpose", "dot",
+     "item", "tolist", "copy", "squeeze", "ravel", "flatten", "at", "set", "add", "get"}
+)
+BUILTINS = frozenset(dir(builtins))
+# Function transforms: the function they receive runs inside the block.
+TRANSFORMS = frozenset({"jax.jit", "jax.vmap", "jax.grad", "jax.value_and_grad"})
+
+ORDER = (
+    "recommended order: 1. pjit -> jax.jit with NamedShardings; 2. bare-PartitionSpec "
+    "with_sharding_constraint -> NamedSharding; 3. delete the `with mesh:` when nothing else "
+    "uses it; 4. only then consider `with jax.set_mesh(mesh):` (it is not a drop-in: it sets the "
+    "mesh jax.jit and sharding-in-types read, and commits eagerly created arrays)"
+)
+
+
+class WithMesh(Rule):
+    code = "JAX607"
+    name = "with-mesh"
+    summary = "report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it"
+    safety = Safety.SAFE
+    deprecated_in = "0.10.1"
+    catalog = ("MESH-8",)
+    names = MESH_MAKERS
+    names_are_legacy = False
+    doc = """
+    **What it does.** For targets from JAX 0.10.1 on, finds `with mesh:` blocks where `mesh`
+    is a `Mesh(...)`/`jax.make_mesh(...)` built in the same file (or `with Mesh(...) as
+    mesh:`).  When everything in the block is visibly independent of the legacy resource
+    environment (only `jax.jit`/`jax.vmap`/`jax.device_put`, `jax.numpy`/`jax.lax` functions
+    with `NamedSharding`s, builtins, array methods, and same-file functions that do the same),
+    the `with` is removed and its body dedented (`with Mesh(...) as mesh:` keeps `mesh = Mesh(...)`).
+    Everything else is reported with the recommended order.
+
+    **Why.** JAX 0.10.1 deprecated the Mesh context manager.  It sets the legacy resource env,
+    which `pjit`, `with_sharding_constraint` with a bare `PartitionSpec`, and `xmap` read;
+    `jax.set_mesh` sets a different mesh (read by `jax.jit`, `jax.shard_map(mesh=None)` and
+    sharding-in-types) and also commits eagerly created arrays, so swapping one for the other
+    is not safe.
+
+    **Use instead.** 1. Rewrite pjit to `jax.jit` with explicit `NamedSharding`s;
+    2. rewrite bare-P `with_sharding_constraint` to `NamedSharding`; 3. delete the `with
+    mesh:` if nothing else uses it; 4. only then consider `with jax.set_mesh(mesh):`.
+    `with mesh:` on a mesh the rule cannot see being built (a parameter, an attribute) is not
+    reported.
+    """
+    examples = (
+        Example(
+            before="""
+            import jax
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+            mesh = Mesh(jax.devices(), ('x',))
+            with mesh:
+                y = jax.device_put(x, NamedSharding(mesh, P('x')))
+            """,
+            after="""
+            import jax
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+            mesh = Mesh(jax.devices(), ('x',))
+            y = jax.device_put(x, NamedSharding(mesh, P('x')))
+            """,
+        ),
+        Example(
+            title="something inside reads the resource env: report",
+            before="""
+            import jax
+            from jax.sharding import Mesh, PartitionSpec as P
+
+            mesh = Mesh(jax.devices(), ('x',))
+            with mesh:  # expect: JAX607
+                y = step(x)
+            """,
+            after="""
+            import jax
+            from jax.sharding import Mesh, PartitionSpec as P
+
+            mesh = Mesh(jax.devices(), ('x',))
+            with mesh:  # expect: JAX607
+                y = step(x)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import or ctx.target < DEPRECATED_FROM:
+            return
+        target = call_target(site, partial_names=())
+        if target is None:
+            return
+        call = target[0]
+        parent = ctx.parent(call)
+        if isinstance(parent, cst.WithItem) and parent.item is call:
+            with_node = ctx.parent(parent)
+            if isinstance(with_node, cst.With):
+                self._check(with_node, parent, ctx)
+            return
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            name = parent.targets[0].target.value
+            scope = ctx.scope_of(parent)
+            bindings = scope.lookup(name)
+            if not bindings or len(bindings) != 1:
+                return
+            for with_node, item in _with_blocks(ctx.module, name):
+                found = ctx.scope_of(with_node).lookup(name)
+                if found and found[0] is bindings[0]:
+                    self._check(with_node, item, ctx)
+
+    def _check(self, with_node: cst.With, item: cst.WithItem, ctx: Context) -> None:
+        scope = ctx.scope_of(with_node)
+        reason = None
+        if len(with_node.items) != 1 or with_node.asynchronous is not None:
+            reason = "the block enters other context managers too"
+        elif isinstance(with_node.body, cst.SimpleStatementSuite):
+            reason = "the block is on one line"
+        else:
+            reason = _needs_env(with_node.body, scope, ctx, depth=2, seen=set())
+        if reason is not None:
+            ctx.report(with_node, f"`with mesh:` is deprecated in JAX 0.10.1 and {reason}; {ORDER}")
+            return
+        statements: List[cst.BaseStatement] = list(with_node.body.body)  # type: ignore[union-attr]
+        if item.asname is not None:
+            if not isinstance(item.asname.name, cst.Name):
+                ctx.report(with_node, f"`with mesh:` is deprecated in JAX 0.10.1; {ORDER}")
+                return
+            assign = cst.SimpleStatementLine(
+                body=[cst.Assign(targets=[cst.AssignTarget(item.asname.name)], value=item.item)]
+            )
+            statements.insert(0, assign)
+        elif not isinstance(item.item, cst.Name):
+            statements.insert(0, cst.SimpleStatementLine(body=[cst.Expr(item.item)]))
+        statements[0] = statements[0].with_changes(
+            leading_lines=[*with_node.leading_lines, *statements[0].leading_lines]
+        )
+        ctx.replace(
+            with_node,
+            cst.FlattenSentinel(statements),
+            "`with mesh:` removed: nothing inside reads the legacy resource env (deprecated in 0.10.1)",
+        )
+
+
+def _with_blocks(module: cst.Module, name: str) -> List[tuple]:
+    found: List[tuple] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_With(self, node: cst.With) -> None:
+            for item in node.items:
+                if isinstance(item.item, cst.Name) and item.item.value == name:
+                    found.append((node, item))
+
+    module.visit(_Collect())
+    return found
+
+
+def _needs_env(body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: Set[int]) -> Optional[str]:
+    """Why something in ``body`` may read the legacy resource env, or None when nothing does."""
+    if id(body) in seen:
+        return None
+    seen.add(id(body))
+    nodes: List[cst.CSTNode] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nodes.append(node)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            nodes.append(node)
+
+    body.visit(_Collect())
+    calls_funcs = {id(n.func) for n in nodes if isinstance(n, cst.Call)}
+    for node in nodes:
+        if isinstance(node, cst.Name):
+            if id(node) in calls_funcs:
+                continue
+            # a function passed along (jax.jit(f), jax.vmap(f)) runs inside the block too
+            function = function_named(ctx, node, scope)
+            if function is not None:
+                if depth <= 0:
+                    return f"{node.value} is too deep to check"
+                why = _needs_env(function, scope, ctx, depth - 1, seen)
+                if why:
+                    return why
+            continue
+        call: cst.Call = node  # type: ignore[assignment]
+        why = _call_needs_env(call, scope, ctx, depth, seen)
+        if why:
+            return why
+    return None
+
+
+def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen: Set[int]) -> Optional[str]:
+    func = call.func
+    if isinstance(func, cst.Call):
+        return None  # calling a result (jax.jit(f)(x)): the inner call is checked on its own
+    qualname = ctx.qualname(func, scope)
+    if qualname is not None:
+        if qualname in ("jax.sharding.PartitionSpec", "jax.P"):
+            return None if _inside_named_sharding(call, scope, ctx) else "a bare PartitionSpec is used in it"
+        if qualname in ("jax.shard_map",) and any(a.keyword is not None and a.keyword.value == "mesh" for a in call.args):
+            return None
+        if qualname in NEEDS_ENV:
+            return f"it calls {qualname}"
+        if qualname in TRANSFORMS and call.args:
+            traced = call.args[0].value
+            if not isinstance(traced, cst.Lambda) and not (
+                isinstance(traced, cst.Name) and function_named(ctx, traced, scope) is not None
+            ):
+                return f"it traces {ctx.code(traced)}, which the rule cannot check"
+        if qualname in INDEPENDENT or qualname.startswith(INDEPENDENT_PREFIXES):
+            return None
+        return f"it calls {qualname}, which the rule cannot check"
+    if isinstance(func, cst.Name):
+        function = function_named(ctx, func, scope)
+        if function is not None:
+            if depth <= 0:
+                return f"{func.value} is too deep to check"
+            return _needs_env(function, scope, ctx, depth - 1, seen)
+        if func.value in BUILTINS and scope.lookup(func.value) is None:
+            return None
+        return f"it calls {func.value}, which the rule cannot check"
+    if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_METHODS:
+        return None
+    parts = dotted_parts(func)
+    return f"it calls {'.'.join(parts) if parts else ctx.code(func)}, which the rule cannot check"
+
+
+def _inside_named_sharding(call: cst.Call, scope: Scope, ctx: Context) -> bool:
+    arg = ctx.parent(call)
+    outer = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    return isinstance(outer, cst.Call) and ctx.qualname(outer.func, scope) in ("jax.sharding.NamedSharding", "jax.NamedSharding")
