@@ -228,6 +228,13 @@ def module_facts(ctx: Context) -> ModuleFacts:
         root = qualname.split(".", 1)[0]
         if root in FOREIGN_ARRAY_LIBRARIES and root != "numpy":
             foreign.add(root)
+    # An import removed in an earlier round (its last use was migrated) still counts.
+    state = getattr(ctx, "file_state", None)
+    if state is not None:
+        imports_jax = imports_jax or bool(state.get("receivers.imports_jax"))
+        imports_gda = imports_gda or bool(state.get("receivers.imports_gda"))
+        state["receivers.imports_jax"] = imports_jax
+        state["receivers.imports_gda"] = imports_gda
     collector = _ModuleCollector(ctx, module_scope)
     ctx.module.visit(collector)
     facts = ModuleFacts(

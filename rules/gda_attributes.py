@@ -41,9 +41,11 @@ class GdaAttributes(Rule):
     **When.** The receiver must be tied to a GDA or jax.Array: built by a GDA constructor or a
     JAX API in the same scope, the output of a jitted function, or a parameter annotated
     `GlobalDeviceArray`/`jax.Array`.  In a module that imports GDA, `.local_shards`,
-    `.local_data(i)` and `.mesh_axes` on other receivers are rewritten too (`.mesh_axes` only
-    with `--unsafe-fixes`).  `.mesh` is far too common (`self.mesh`, a config's mesh) and is
-    rewritten only on a tied receiver; elsewhere these names are reported in JAX modules.
+    `.local_data(i)` on other receivers, and `.mesh_axes` on a plain name, are rewritten too
+    (`.mesh_axes` only with `--unsafe-fixes`).  `.mesh` is far too common (`self.mesh`, a config's mesh) and is
+    rewritten only on a tied receiver.  Elsewhere `.local_shards`/`.local_data(i)` are
+    reported in modules that import JAX; `.mesh`/`.mesh_axes` on a plain name only in modules
+    that import GDA (`cfg.mesh_axes` is a t5x config field, not an array).
 
     **Why.** GDA was removed in JAX 0.4.7; jax.Array has only the `addressable_*` names and
     keeps the mesh and spec on its sharding.
@@ -99,12 +101,12 @@ class GdaAttributes(Rule):
             return
         facts = module_facts(ctx)
         gda_file = facts.imports_gda
-        verdict, tie = decide(ctx, node, specific=gda_file and attr != "mesh")
-        if attr == "mesh" and verdict == REPORT and not (gda_file and isinstance(node.value, cst.Name)):
-            return  # .mesh on an unknown object: far too common to report
+        plain = isinstance(node.value, cst.Name)
+        specific = gda_file and (attr in ("local_shards", "local_data") or (attr == "mesh_axes" and plain))
+        verdict, tie = decide(ctx, node, specific=specific)
         if verdict == REPORT:
-            if attr in ("local_shards", "local_data", "mesh_axes") and not gda_file and not facts.imports_jax:
-                return
+            if attr in ("mesh", "mesh_axes") and not (gda_file and plain):
+                return  # self.mesh, cfg.mesh_axes (t5x) ...: far too common to report
             ctx.report(
                 node,
                 f".{attr} is a GlobalDeviceArray attribute (GDA was removed in JAX 0.4.7); "
