@@ -77,7 +77,8 @@ def bind_arguments(call: cst.Call, params: Sequence[str]) -> Tuple[Optional[Dict
 
 
 def positional_args(original: Sequence[cst.Arg], values: Sequence[cst.BaseExpression]) -> List[cst.Arg]:
-    """New positional arguments, reusing the original commas (so line breaks survive)."""
+    """New positional arguments, reusing the original commas (so line breaks survive); the
+    last one keeps the original last argument's trailing comma and whitespace."""
     result = []
     count = len(values)
     for index, value in enumerate(values):
@@ -86,11 +87,73 @@ def positional_args(original: Sequence[cst.Arg], values: Sequence[cst.BaseExpres
             comma = source.comma if source is not None and source.comma is not cst.MaybeSentinel.DEFAULT else cst.Comma(
                 whitespace_after=cst.SimpleWhitespace(" ")
             )
+            whitespace = source.whitespace_after_arg if source is not None else cst.SimpleWhitespace("")
         else:
             comma = original[-1].comma if original else cst.MaybeSentinel.DEFAULT
-        whitespace = original[index].whitespace_after_arg if index < len(original) else cst.SimpleWhitespace("")
+            whitespace = original[-1].whitespace_after_arg if original else cst.SimpleWhitespace("")
         result.append(cst.Arg(value=value, comma=comma, whitespace_after_arg=whitespace))
     return result
+
+
+def fix_dotted_imports(ctx: Context) -> None:
+    """``import jax.experimental.global_device_array`` binds ``jax``, which the rewrites then
+    use (``jax.make_array_from_callback``), but importing the module fails on every JAX
+    without GDA.  Once nothing refers to the module any more, it becomes ``import jax`` (or
+    goes, when ``jax`` is imported anyway)."""
+    dotted: List[Tuple[cst.Import, cst.ImportAlias]] = []
+    plain_jax = False
+    for binding in ctx.analysis.imports:
+        statement = binding.statement
+        if binding.guarded or not isinstance(statement, cst.Import) or not isinstance(binding.node, cst.ImportAlias):
+            continue
+        name = _dotted(binding.node.name)
+        if binding.node.asname is None and any(name == m or name.startswith(m + ".") for m in GDA_MODULES):
+            dotted.append((statement, binding.node))
+        elif name == "jax" and binding.node.asname is None and ctx.scope_of(statement) is ctx.analysis.scopes[id(ctx.module)]:
+            plain_jax = True
+    if not dotted or _refers_to_gda_modules(ctx.module):
+        return
+    for statement, alias in dotted:
+        if plain_jax:
+            kept = [a for a in statement.names if a is not alias]
+            if not kept:
+                ctx.replace(statement, cst.RemovalSentinel.REMOVE, "removed the import of a module gone from JAX")
+                continue
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            ctx.replace(statement, statement.with_changes(names=kept), "removed the import of a module gone from JAX")
+        else:
+            names = [a.with_changes(name=cst.Name("jax")) if a is alias else a for a in statement.names]
+            ctx.replace(statement, statement.with_changes(names=names), "import of a module gone from JAX -> import jax")
+        plain_jax = True
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _refers_to_gda_modules(module: cst.Module) -> bool:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            return False
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            name = _dotted(node)
+            if any(name == m or name.startswith(m + ".") for m in GDA_MODULES):
+                found.append(node)
+                return False
+            return True
+
+    module.visit(Finder())
+    return bool(found)
 
 
 def _is_partition_spec_call(node: cst.BaseExpression, ctx: Context, scope: Scope) -> bool:

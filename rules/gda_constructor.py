@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._gda import GDA_MODULES, INIT_PARAMS, bind_arguments, called, gda_names, named_sharding, positional_args
+from rules._gda import fix_dotted_imports, GDA_MODULES, INIT_PARAMS, bind_arguments, called, gda_names, named_sharding, positional_args
 
 MODERN = "jax.make_array_from_single_device_arrays"
 RECIPE = "jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(*mesh_axes)), buffers)"
@@ -63,6 +63,9 @@ class GdaConstructor(Rule):
             """,
         ),
     )
+
+    def visit_module(self, ctx: Context) -> None:
+        fix_dotted_imports(ctx)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:

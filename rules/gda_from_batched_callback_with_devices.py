@@ -14,6 +14,7 @@ import libcst as cst
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._gda import (
+    fix_dotted_imports,
     GDA_MODULES,
     METHOD_PARAMS,
     assignment_statement,
@@ -97,6 +98,9 @@ class GdaFromBatchedCallbackWithDevices(Rule):
             """,
         ),
     )
+
+    def visit_module(self, ctx: Context) -> None:
+        fix_dotted_imports(ctx)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:

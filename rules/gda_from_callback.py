@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._gda import GDA_MODULES, METHOD_PARAMS, bind_arguments, called, gda_names, is_pure_index_lambda, named_sharding, positional_args
+from rules._gda import fix_dotted_imports, GDA_MODULES, METHOD_PARAMS, bind_arguments, called, gda_names, is_pure_index_lambda, named_sharding, positional_args
 
 MODERN = "jax.make_array_from_callback"
 RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes)), callback)"
@@ -80,6 +80,9 @@ class GdaFromCallback(Rule):
             unsafe_fixes=True,
         ),
     )
+
+    def visit_module(self, ctx: Context) -> None:
+        fix_dotted_imports(ctx)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
