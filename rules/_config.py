@@ -15,7 +15,7 @@ CONFIG_OBJECTS = frozenset({"jax.config", "jax.config.config", "jax._src.config.
 ABSL_FLAGS = frozenset({"absl.flags.FLAGS"})
 UPDATE_FUNCTIONS = frozenset(q + ".update" for q in CONFIG_OBJECTS)
 READ_FUNCTIONS = frozenset(q + ".read" for q in CONFIG_OBJECTS)
-ENV_SETDEFAULT = frozenset({"os.environ.setdefault"})
+ENV_SETDEFAULT = frozenset({"os.environ.setdefault", "os.putenv"})
 
 # JAX's own boolean environment parsing (``jax._src.config.bool_env``, strtobool-style).
 TRUE_STRINGS = frozenset({"y", "yes", "t", "true", "on", "1"})

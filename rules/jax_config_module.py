@@ -31,7 +31,9 @@ class JaxConfigModule(Rule):
     removed_in = "0.4.29"
     catalog = ("CFG-7",)
     names = frozenset({LEGACY_OBJECT})
-    attributes = frozenset({"config"})  # ``import jax.config`` is only noticed where it is used
+    # The submodule: ``import jax.config`` wakes the rule up, and an import of it left unused
+    # is removed.  (``from jax import config`` has the same dotted name; unused, it goes too.)
+    legacy_modules = frozenset({"jax.config"})
     doc = """
     **What it does.** Rewrites references to the Config object through the old `jax.config`
     submodule to the `jax.config` attribute of the `jax` package:
@@ -47,8 +49,7 @@ class JaxConfigModule(Rule):
     reached through `import jax` is the same object on every release.
 
     **Reported.** `import jax.config as cfg` (the alias named the submodule, not the Config
-    object: rewrite its uses by hand to `jax.config`).  A bare `import jax.config` that is
-    never used is not seen.
+    object: rewrite its uses by hand to `jax.config`).
     """
     examples = (
         Example(
