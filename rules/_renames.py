@@ -100,6 +100,9 @@ class RenameRule(Rule):
             return alias.asname.name.value
         if not move.renamed:
             return move.modern_name
+        legacy_name = move.legacy.rsplit(".", 1)[1]
+        if legacy_name in ctx.analysis.exported:
+            return legacy_name  # listed in ``__all__``: other modules import it by that name
         if self._name_free(move.modern_name, move.modern, ctx):
             return move.modern_name
         return move.legacy.rsplit(".", 1)[1]  # ``from m import Modern as Legacy``
