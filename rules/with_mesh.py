@@ -217,6 +217,7 @@ def _needs_env(body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: 
 
     body.visit(_Collect())
     calls_funcs = {id(n.func) for n in nodes if isinstance(n, cst.Call)}
+    transformed = _transformed_names(body, scope, ctx)
     for node in nodes:
         if isinstance(node, cst.Name):
             if id(node) in calls_funcs:
@@ -231,10 +232,27 @@ def _needs_env(body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: 
                     return why
             continue
         call: cst.Call = node  # type: ignore[assignment]
+        if isinstance(call.func, cst.Name) and call.func.value in transformed:
+            continue  # calls the result of a jax.jit/vmap checked in this block
         why = _call_needs_env(call, scope, ctx, depth, seen)
         if why:
             return why
     return None
+
+
+def _transformed_names(body: cst.CSTNode, scope: Scope, ctx: Context) -> Set[str]:
+    """Names assigned (only) the result of a jax.jit/jax.vmap/... call inside ``body``."""
+    assigned: dict = {}
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    ok = isinstance(node.value, cst.Call) and ctx.qualname(node.value.func, scope) in TRANSFORMS
+                    assigned[target.target.value] = assigned.get(target.target.value, True) and ok
+
+    body.visit(_Collect())
+    return {name for name, ok in assigned.items() if ok and len(scope.lookup(name) or ()) <= 1}
 
 
 def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen: Set[int]) -> Optional[str]:
@@ -251,7 +269,8 @@ def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen
             return f"it calls {qualname}"
         if qualname in TRANSFORMS and call.args:
             traced = call.args[0].value
-            if not isinstance(traced, cst.Lambda) and not (
+            nested = isinstance(traced, cst.Call) and ctx.qualname(traced.func, scope) in TRANSFORMS
+            if not nested and not isinstance(traced, cst.Lambda) and not (
                 isinstance(traced, cst.Name) and function_named(ctx, traced, scope) is not None
             ):
                 return f"it traces {ctx.code(traced)}, which the rule cannot check"

@@ -1,0 +1,290 @@
+"""JAX606 xmap: the common ``xmap`` form -> ``jax.vmap(f, axis_name=...)`` (under ``jax.jit``
+with ``NamedSharding`` in/out shardings when the axis is mapped onto a mesh axis).
+
+Implements catalog row MESH-3 (``jax.experimental.maps.xmap`` deprecated in 0.4.26, deleted in
+0.4.31: "xmap has been deleted. Please use shard_map").  Named-axis semantics do not map 1:1,
+so only one form is rewritten: a single named axis on the leading dimension of every argument
+and output, used inside only by collectives; every other form is reported.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import Scope
+from rules._helpers import call_target
+from rules._mesh import function_named, keyword_arg
+
+LEGACY = "jax.experimental.maps.xmap"
+# Collectives that take the axis name and mean the same under vmap(axis_name=...).
+COLLECTIVES = frozenset(
+    {"psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "all_to_all",
+     "psum_scatter", "pshuffle", "pswapaxes"}
+)
+GUIDANCE = (
+    "rewrite by hand: jax.vmap(f, axis_name=name) for a named leading axis without resources, "
+    "jax.shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x')) when each device should "
+    "run f on its block, or jax.jit with NamedSharding in/out shardings around jax.vmap to place "
+    "a vmapped axis on a mesh axis"
+)
+
+
+class Xmap(Rule):
+    code = "JAX606"
+    name = "xmap"
+    summary = "xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') (jitted onto the mesh)"
+    safety = Safety.SAFE
+    needs_jax = "0.4.1"
+    deprecated_in = "0.4.26"
+    removed_in = "0.4.31"
+    catalog = ("MESH-3",)
+    names = frozenset({LEGACY})
+    doc = """
+    **What it does.** Rewrites the common `xmap` form: one named axis on the leading
+    dimension of every argument and output (`in_axes=['batch', ...]`, `{0: 'batch'}`, or a
+    tuple of those, one per argument; the same for `out_axes`), where the mapped function (a
+    `def` in the same file or a `lambda`) uses the name only in collectives (`psum`, `pmean`,
+    `all_gather`, `axis_index`, ...):
+
+    * without `axis_resources`: `jax.vmap(f, axis_name='batch')`;
+    * with `axis_resources={'batch': 'x'}` inside `with mesh:` (or `with Mesh(...) as mesh:`):
+      `jax.jit(jax.vmap(f, axis_name='batch'), in_shardings=NamedSharding(mesh, P('x')),
+      out_shardings=NamedSharding(mesh, P('x')))`, which gives xmap's values and per-device
+      layout (checked against xmap on JAX 0.4.13).
+
+    Every other form (several named axes, axes other than the leading one, `axis_sizes`,
+    named-axis reductions like `x.sum('batch')`, a mapped function the rule cannot see, an
+    unknown mesh) is reported with guidance.
+
+    **Why.** xmap was deprecated in JAX 0.4.26 and deleted in 0.4.31 together with
+    `jax.experimental.maps`.
+
+    **Use instead.** `jax.vmap(f, axis_name=...)`, `jax.shard_map`, or `jax.jit` with
+    `NamedSharding`s.  A `with mesh:` left around the new code is handled by JAX607.
+    """
+    examples = (
+        Example(
+            before="""
+            import jax
+            from jax.experimental.maps import xmap
+
+            def center(x):
+                return x - jax.lax.pmean(x, 'batch')
+
+            f = xmap(center, in_axes=['batch', ...], out_axes=['batch', ...])
+            """,
+            after="""
+            import jax
+
+            def center(x):
+                return x - jax.lax.pmean(x, 'batch')
+
+            f = jax.vmap(center, axis_name='batch')
+            """,
+        ),
+        Example(
+            title="axis_resources inside `with mesh:`",
+            before="""
+            import jax
+            from jax.experimental.maps import xmap
+            from jax.sharding import NamedSharding, PartitionSpec as P
+
+            def center(x):
+                return x - jax.lax.pmean(x, 'batch')
+
+            with mesh:
+                y = xmap(center, in_axes=['batch', ...], out_axes=['batch', ...], axis_resources={'batch': 'x'})(x)
+            """,
+            after="""
+            import jax
+            from jax.sharding import NamedSharding, PartitionSpec as P
+
+            def center(x):
+                return x - jax.lax.pmean(x, 'batch')
+
+            with mesh:
+                y = jax.jit(jax.vmap(center, axis_name='batch'), in_shardings=NamedSharding(mesh, P('x')), out_shardings=NamedSharding(mesh, P('x')))(x)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        target = call_target(site)
+        if target is None or target[1]:
+            ctx.report(site.node, f"xmap was removed in JAX 0.4.31; {GUIDANCE}")
+            return
+        call = target[0]
+        why, new = self._convert(call, site.scope, ctx)
+        if new is None:
+            ctx.report(call, f"xmap was removed in JAX 0.4.31 and {why}; {GUIDANCE}")
+            return
+        ctx.replace(call, new, f"xmap -> {why}")
+
+    def _convert(self, call: cst.Call, scope: Scope, ctx: Context) -> Tuple[str, Optional[cst.BaseExpression]]:
+        order = ("fun", "in_axes", "out_axes")
+        args = {}
+        positional = 0
+        for arg in call.args:
+            if arg.star:
+                return "it is called with *args/**kwargs", None
+            if arg.keyword is None:
+                if positional >= len(order):
+                    return "it has unexpected positional arguments", None
+                args[order[positional]] = arg.value
+                positional += 1
+            else:
+                args[arg.keyword.value] = arg.value
+        extra = set(args) - {"fun", "in_axes", "out_axes", "axis_resources"}
+        if extra:
+            return f"it uses {', '.join(sorted(extra))}", None
+        if not {"fun", "in_axes", "out_axes"} <= set(args):
+            return "its function or axes are missing", None
+        name_in = _specs_name(args["in_axes"])
+        name_out = _specs_name(args["out_axes"])
+        if name_in is None or name_out is None or name_in != name_out:
+            return "its axes are not one named leading axis on every argument and output", None
+        fun = args["fun"]
+        body: Optional[cst.CSTNode] = fun if isinstance(fun, cst.Lambda) else None
+        if isinstance(fun, cst.Name):
+            body = function_named(ctx, fun, scope)
+        if body is None:
+            return "the mapped function is not visible here", None
+        misuse = _non_collective_use(body, name_in)
+        if misuse:
+            return misuse, None
+        vmap = cst.Call(
+            func=ctx.ref("jax.vmap", scope),
+            args=[cst.Arg(ctx.copy(fun), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                  keyword_arg("axis_name", cst.SimpleString(f"'{name_in}'"))],
+        )
+        resources = args.get("axis_resources")
+        if resources is None or (isinstance(resources, cst.Name) and resources.value == "None"):
+            return f"jax.vmap(axis_name='{name_in}')", vmap
+        mesh_axis = _single_resource(resources, name_in)
+        if mesh_axis is None:
+            return "its axis_resources are not a single {name: mesh_axis} literal", None
+        mesh = _enclosing_mesh(call, ctx)
+        if mesh is None:
+            return "the mesh it runs under is not visible (no enclosing `with mesh:`)", None
+        sharding = cst.Call(
+            func=ctx.ref("jax.sharding.NamedSharding", scope, prefer_from=True),
+            args=[
+                cst.Arg(cst.Name(mesh), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(cst.Call(func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True),
+                                 args=[cst.Arg(cst.SimpleString(f"'{mesh_axis}'"))])),
+            ],
+        )
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        jit = cst.Call(
+            func=ctx.ref("jax.jit", scope),
+            args=[
+                cst.Arg(vmap, comma=comma),
+                keyword_arg("in_shardings", sharding).with_changes(comma=comma),
+                keyword_arg("out_shardings", ctx.copy(sharding)),
+            ],
+        )
+        return f"jax.jit(jax.vmap(axis_name='{name_in}')) with NamedSharding(mesh, P('{mesh_axis}'))", jit
+
+
+def _spec_name(node: cst.BaseExpression) -> Optional[str]:
+    """``['batch', ...]`` or ``{0: 'batch'}`` -> 'batch'."""
+    if isinstance(node, cst.List) and len(node.elements) == 2:
+        first, second = node.elements[0].value, node.elements[1].value
+        if isinstance(first, cst.SimpleString) and isinstance(second, cst.Ellipsis):
+            return first.evaluated_value  # type: ignore[return-value]
+    if isinstance(node, cst.Dict) and len(node.elements) == 1:
+        element = node.elements[0]
+        if (
+            isinstance(element, cst.DictElement)
+            and isinstance(element.key, cst.Integer)
+            and element.key.value == "0"
+            and isinstance(element.value, cst.SimpleString)
+        ):
+            return element.value.evaluated_value  # type: ignore[return-value]
+    return None
+
+
+def _specs_name(node: cst.BaseExpression) -> Optional[str]:
+    """One spec, or a tuple/list of specs that all name the same axis."""
+    single = _spec_name(node)
+    if single is not None:
+        return single
+    if isinstance(node, (cst.Tuple, cst.List)) and node.elements:
+        names = {_spec_name(e.value) for e in node.elements}
+        if len(names) == 1 and None not in names:
+            return names.pop()
+    return None
+
+
+def _single_resource(node: cst.BaseExpression, name: str) -> Optional[str]:
+    if isinstance(node, cst.Dict) and len(node.elements) == 1:
+        element = node.elements[0]
+        if (
+            isinstance(element, cst.DictElement)
+            and isinstance(element.key, cst.SimpleString)
+            and element.key.evaluated_value == name
+            and isinstance(element.value, cst.SimpleString)
+        ):
+            return element.value.evaluated_value  # type: ignore[return-value]
+    return None
+
+
+def _enclosing_mesh(call: cst.Call, ctx: Context) -> Optional[str]:
+    """The mesh variable of the innermost enclosing single-item ``with``."""
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return None
+        if isinstance(ancestor, cst.With):
+            if len(ancestor.items) != 1:
+                return None
+            item = ancestor.items[0]
+            if item.asname is not None and isinstance(item.asname.name, cst.Name):
+                return item.asname.name.value
+            if isinstance(item.item, cst.Name):
+                return item.item.value
+            return None
+    return None
+
+
+def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
+    """Why the axis name is used other than as a collective's axis, or None."""
+    problems: List[str] = []
+
+    class _Check(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.allowed: set = set()
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            if attr in COLLECTIVES:
+                for arg in node.args:
+                    for string in _strings(arg.value):
+                        self.allowed.add(id(string))
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            if node.evaluated_value == name and id(node) not in self.allowed:
+                problems.append(node.value)
+
+    body.visit(_Check())
+    if problems:
+        return f"the axis name {problems[0]} is used outside collectives (named-axis reductions have no vmap equivalent)"
+    return None
+
+
+def _strings(node: cst.CSTNode) -> List[cst.SimpleString]:
+    found: List[cst.SimpleString] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_SimpleString(self, string: cst.SimpleString) -> None:
+            found.append(string)
+
+    node.visit(_Collect())
+    return found
