@@ -28,6 +28,7 @@ class MultihostNonePspec(Rule):
     names = frozenset(
         {f"{MULTIHOST}.host_local_array_to_global_array", f"{MULTIHOST}.global_array_to_host_local_array"}
     )
+    names_are_legacy = False  # both functions still exist: never drop their imports
     doc = """
     **What it does.** In calls of `multihost_utils.host_local_array_to_global_array` and
     `global_array_to_host_local_array`, replaces a `None` pspecs argument, and `None`

@@ -42,6 +42,7 @@ class ProcessAllgatherTiled(Rule):
     needs_jax = "0.4.1"
     catalog = ("MH-4",)
     names = frozenset({f"{MULTIHOST}.process_allgather"})
+    names_are_legacy = False  # process_allgather still exists: never drop its import
     doc = """
     **What it does.** Adds `tiled=True` to `multihost_utils.process_allgather(x)` calls
     that do not pass `tiled`, when that keeps the old result:
@@ -52,7 +53,8 @@ class ProcessAllgatherTiled(Rule):
       `jax.make_array_from_callback`, `make_array_from_single_device_arrays`,
       `make_array_from_process_local_data` or a GDA constructor.
 
-    Other calls in multi-process code are reported.
+    Other calls in multi-process code, and the function used as a value
+    (`gather = multihost_utils.process_allgather`), are reported.
 
     **Why.** Before JAX 0.5.0 a single-process `process_allgather(x)` returned
     `np.asarray(x)`; from 0.5.0 it stacks a new leading axis (an `(8,)` array comes back as
@@ -102,6 +104,13 @@ class ProcessAllgatherTiled(Rule):
             return
         parent = site.parent
         if not (isinstance(parent, cst.Call) and parent.func is site.node):
+            if not isinstance(parent, (cst.Attribute, cst.Call)):
+                ctx.report(
+                    site.node,
+                    "process_allgather used as a value: its tiled=False default changed in JAX "
+                    "0.5.0/0.8.0; use functools.partial(process_allgather, tiled=True) for global "
+                    "arrays or single-process code",
+                )
             return
         call = parent
         if any(arg.star for arg in call.args):
