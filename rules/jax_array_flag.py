@@ -78,7 +78,8 @@ class JaxArrayFlag(Rule):
 
     Code that reads `jax_array` or `jax_jit_pjit_api_merge` (`jax.config.jax_array`,
     `jax.config.read('jax_array')`) is folded: `if jax.config.jax_array:` keeps its body,
-    `if not jax.config.jax_array:` keeps its `else`, other reads become `True`.
+    `if not jax.config.jax_array:` keeps its `else`, `x if jax.config.jax_array else y` becomes
+    `x`, `jax.config.jax_array and cond` becomes `cond`, other reads become `True`.
 
     **Why.** The flags were removed in JAX 0.4.14 (0.4.26 for
     `jax_parallel_functions_output_gda`): `jax.config.update('jax_array', True)` now raises
@@ -232,6 +233,11 @@ class JaxArrayFlag(Rule):
         node, value = _negations(ctx, expr)
         parent = ctx.parent(node)
         message = f"{flag} is always True since JAX 0.4.7 and was removed in 0.4.14 ({row})"
+        if isinstance(parent, cst.BooleanOperation):
+            new = _fold_boolean(ctx, parent, node, value)
+            if new is not None:
+                ctx.replace(parent, new, f"simplified `{ctx.code(parent)}`: {message}")
+                return
         if isinstance(parent, cst.If) and parent.test is node:
             new = fold_if(ctx, parent, value)
             if new is not None:
@@ -248,6 +254,32 @@ class JaxArrayFlag(Rule):
                 return
         literal = cst.Name("True" if value else "False")
         ctx.replace(node, literal, f"{ctx.code(node)} -> {literal.value}: {message}")
+
+
+def _boolean_context(ctx: Context, node: cst.BaseExpression) -> bool:
+    """True if only the truth value of ``node`` matters (an if/while/assert test, ``not``)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.If, cst.While, cst.Assert, cst.IfExp)) and parent.test is node:
+        return True
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        return True
+    if isinstance(parent, cst.BooleanOperation):
+        return _boolean_context(ctx, parent)
+    return False
+
+
+def _fold_boolean(
+    ctx: Context, operation: cst.BooleanOperation, node: cst.BaseExpression, value: bool
+) -> Optional[cst.BaseExpression]:
+    """``<flag> and x`` -> ``x``, ``<flag> or x`` -> ``True`` (and the negated forms)."""
+    absorbing = isinstance(operation.operator, cst.Or) == value  # ``True or x``/``False and x``
+    if operation.left is node:
+        if absorbing:
+            return cst.Name("True" if value else "False")
+        return operation.right  # ``True and x`` is x, ``False or x`` is x: exactly
+    if operation.right is node and not absorbing and _boolean_context(ctx, operation):
+        return operation.left  # ``x and True`` is only as true as x
+    return None
 
 
 def _negations(ctx: Context, expr: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
