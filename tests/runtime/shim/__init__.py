@@ -1,0 +1,105 @@
+"""Test-only re-creation of legacy JAX APIs that no installable JAX has any more.
+
+NOT a runtime dependency: it exists so the runtime suite can run a fixture's *before*-file on
+the installed JAX and compare it with the after-file.  ``install()`` patches the ``jax``
+namespace (module attributes and ``sys.modules``) of the current process only; the harness
+calls it in the ``shim`` worker subprocess, never in the pytest process.
+
+What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 and 12):
+
+* ``jax.experimental.global_device_array``: ``GlobalDeviceArray`` (constructor,
+  ``from_callback`` -- called once per local device, replicas included --,
+  ``from_batched_callback``, ``from_batched_callback_with_devices``), ``Shard``,
+  ``PartitionSpec`` re-export.  GDA objects are real ``jax.Array``s carrying the legacy
+  attributes (``local_shards``, ``local_data(i)`` = buffer i in ``mesh.local_devices`` order,
+  ``mesh``, ``mesh_axes``) -- see ``gda.py``.
+* ``jax.experimental.pjit``: ``pjit`` accepting ``in_axis_resources``/``out_axis_resources``
+  (and the legacy positional order) with pjit semantics: resolved against the ``with mesh:``
+  environment at call time, ``None`` = replicated, ``FROM_GDA`` = the argument's own sharding;
+  ``FROM_GDA``, ``PartitionSpec``, ``NamedSharding``, ``with_sharding_constraint``.
+* DeviceArray names with their jax.Array-era (0.4.x) meaning, i.e. aliases of ``jax.Array``:
+  ``jax.numpy.DeviceArray``, ``jax.interpreters.xla.DeviceArray``/``_DeviceArray``,
+  ``jax.xla``, ``jaxlib.xla_extension.DeviceArray``; ``jax.interpreters.pxla.ShardedDeviceArray``
+  as the empty legacy shell it was on 0.4.13 (``isinstance`` is False for every value: catalog
+  12.11).
+* ``jax.config.jax_array`` (True), ``jax_parallel_functions_output_gda`` /
+  ``jax_jit_pjit_api_merge`` flags; ``jax.config.update('jax_array', False)`` raises
+  ValueError as on 0.4.13.
+* ``jax.experimental.maps.Mesh``, ``jax.experimental.PartitionSpec``,
+  ``jax.interpreters.pxla.{Mesh, PartitionSpec}`` (old re-exports).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+_INSTALLED = False
+
+
+def _module(name: str, **attrs: object) -> types.ModuleType:
+    module = sys.modules.get(name)
+    if module is None:
+        module = types.ModuleType(name)
+        sys.modules[name] = module
+        parent, _, child = name.rpartition(".")
+        if parent and parent in sys.modules:
+            setattr(sys.modules[parent], child, module)
+    for key, value in attrs.items():
+        setattr(module, key, value)
+    return module
+
+
+def install() -> None:
+    """Patch the legacy names into this process's ``jax``.  Idempotent."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    import jax
+    import jax.experimental
+    import jax.experimental.pjit as pjit_module
+    import jax.interpreters.pxla as pxla
+    import jax.interpreters.xla as xla
+    import jax.numpy as jnp
+    import jaxlib
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    from . import config as config_shim
+    from . import gda
+    from . import pjit as pjit_shim
+
+    gda.patch_array_type()
+    _module(
+        "jax.experimental.global_device_array",
+        GlobalDeviceArray=gda.GlobalDeviceArray,
+        Shard=gda.Shard,
+        PartitionSpec=PartitionSpec,
+        MeshAxes=PartitionSpec,
+        Device=jax.Device,
+    )
+    for key, value in dict(
+        pjit=pjit_shim.pjit,
+        FROM_GDA=pjit_shim.FROM_GDA,
+        PartitionSpec=PartitionSpec,
+        NamedSharding=NamedSharding,
+        with_sharding_constraint=pjit_shim.with_sharding_constraint,
+    ).items():
+        setattr(pjit_module, key, value)
+
+    # DeviceArray names: in the jax.Array era they were aliases of jax.Array.
+    jnp.DeviceArray = jax.Array
+    xla.DeviceArray = jax.Array
+    xla._DeviceArray = jax.Array
+    xla.Device = jax.Device
+    xla.device_put = jax.device_put
+    jax.xla = xla
+    jax.pxla = pxla
+    _module("jaxlib.xla_extension", DeviceArray=jax.Array, Device=jax.Device, ArrayImpl=type(jnp.zeros(())))
+    jaxlib.xla_extension = sys.modules["jaxlib.xla_extension"]
+    pxla.ShardedDeviceArray = gda.ShardedDeviceArray
+    pxla.Mesh = Mesh
+    pxla.PartitionSpec = PartitionSpec
+    jax.experimental.PartitionSpec = PartitionSpec
+    _module("jax.experimental.maps", Mesh=Mesh)
+    config_shim.install(jax.config)
+    _INSTALLED = True

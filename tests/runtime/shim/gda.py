@@ -1,0 +1,185 @@
+"""GlobalDeviceArray re-created on top of jax.Array (test-only; see the package docstring).
+
+Signatures and contracts from ``jax/experimental/global_device_array.py@0.3.25`` as recorded in
+the catalog, section 3:
+
+* ``GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers)``: buffers in
+  ``global_mesh.local_devices`` order.
+* ``from_callback(shape, mesh, mesh_axes, cb)``: ``cb(index)`` once per *local device*,
+  replicas included (8 calls for a replicated array on 8 devices).
+* ``from_batched_callback(shape, mesh, mesh_axes, cb)``: ``cb([index per local device])`` ->
+  list of host arrays, once.
+* ``from_batched_callback_with_devices(shape, mesh, mesh_axes, cb)``: ``cb([(index,
+  (device, ...)), ...])`` with one pair per distinct index -> device arrays, flattened in the
+  same order.
+* ``local_shards`` (in ``mesh.local_devices`` order), ``local_data(i)`` = buffer i of that order
+  (unlike ``jax.Array.addressable_data(i)`` which returns the first replica for replicated
+  arrays), ``mesh``, ``mesh_axes``, ``is_fully_replicated``, ``global_shards``,
+  ``addressable_shards``/``addressable_data``, ``shape/dtype/ndim/size``,
+  ``block_until_ready/delete/is_deleted``.
+
+The values made here are genuine ``jax.Array``s (so ``jit``/``jnp`` accept them like they
+accepted GDAs); the GDA-only attributes are added to the array class by ``patch_array_type``,
+and ``isinstance(x, GlobalDeviceArray)`` is True for arrays built by these constructors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+
+def _jax():
+    import jax
+
+    return jax
+
+
+def _spec(mesh_axes: Any):
+    from jax.sharding import PartitionSpec
+
+    if mesh_axes is None:
+        return PartitionSpec()
+    if isinstance(mesh_axes, PartitionSpec):
+        return mesh_axes
+    return PartitionSpec(*mesh_axes)
+
+
+def _local_devices(mesh) -> List[Any]:
+    jax = _jax()
+    return [d for d in mesh.devices.flat if d.process_index == jax.process_index()]
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    device: Any
+    index: Tuple[slice, ...]
+    replica_id: int = 0
+    data: Optional[Any] = None
+
+
+_CREATED: "weakref.WeakSet[Any]" = weakref.WeakSet()
+_META: "weakref.WeakKeyDictionary[Any, Tuple[Any, Any]]" = weakref.WeakKeyDictionary()
+
+
+class _GdaMeta(type):
+    def __instancecheck__(cls, instance: Any) -> bool:
+        try:
+            return instance in _CREATED
+        except TypeError:
+            return False
+
+
+def _finish(array: Any, mesh: Any, mesh_axes: Any) -> Any:
+    try:
+        _CREATED.add(array)
+        _META[array] = (mesh, mesh_axes)
+    except TypeError:  # not weak-referenceable: the GDA-only attributes still work via sharding
+        pass
+    return array
+
+
+def _build(shape, mesh, mesh_axes, per_device: Sequence[Any]) -> Any:
+    jax = _jax()
+    from jax.sharding import NamedSharding
+
+    sharding = NamedSharding(mesh, _spec(mesh_axes))
+    return _finish(jax.make_array_from_single_device_arrays(tuple(shape), sharding, list(per_device)), mesh, mesh_axes)
+
+
+def _indices(shape, mesh, mesh_axes):
+    from jax.sharding import NamedSharding
+
+    index_map = NamedSharding(mesh, _spec(mesh_axes)).devices_indices_map(tuple(shape))
+    return [(device, index_map[device]) for device in _local_devices(mesh)]
+
+
+class GlobalDeviceArray(metaclass=_GdaMeta):
+    """Construct with the legacy signature; the result is a jax.Array with GDA attributes."""
+
+    def __new__(cls, global_shape, global_mesh, mesh_axes, device_buffers,
+                _gda_fast_path_args=None, _enable_checks=True):
+        return _build(global_shape, global_mesh, mesh_axes, device_buffers)
+
+    @staticmethod
+    def from_callback(global_shape, global_mesh, mesh_axes, data_callback: Callable[[Any], Any]):
+        jax = _jax()
+        buffers = [jax.device_put(data_callback(index), device)
+                   for device, index in _indices(global_shape, global_mesh, mesh_axes)]
+        return _build(global_shape, global_mesh, mesh_axes, buffers)
+
+    @staticmethod
+    def from_batched_callback(global_shape, global_mesh, mesh_axes, data_callback):
+        jax = _jax()
+        pairs = _indices(global_shape, global_mesh, mesh_axes)
+        host = data_callback([index for _, index in pairs])
+        buffers = [jax.device_put(h, device) for h, (device, _) in zip(host, pairs)]
+        return _build(global_shape, global_mesh, mesh_axes, buffers)
+
+    @staticmethod
+    def from_batched_callback_with_devices(global_shape, global_mesh, mesh_axes, data_callback):
+        groups: List[Tuple[Any, List[Any]]] = []
+        where = {}
+        for device, index in _indices(global_shape, global_mesh, mesh_axes):
+            key = tuple((s.start, s.stop, s.step) for s in index)
+            if key not in where:
+                where[key] = len(groups)
+                groups.append((index, []))
+            groups[where[key]][1].append(device)
+        arrays = data_callback([(index, tuple(devices)) for index, devices in groups])
+        return _build(global_shape, global_mesh, mesh_axes, list(arrays))
+
+
+def _mesh_and_axes(self) -> Tuple[Any, Any]:
+    meta = _META.get(self) if _weakrefable(self) else None
+    if meta is not None:
+        return meta
+    sharding = self.sharding
+    if not hasattr(sharding, "mesh"):
+        raise AttributeError("this array has no mesh (it is not a GlobalDeviceArray)")
+    return sharding.mesh, sharding.spec
+
+
+def _weakrefable(value) -> bool:
+    try:
+        weakref.ref(value)
+        return True
+    except TypeError:
+        return False
+
+
+def _local_shards(self) -> List[Any]:
+    by_device = {s.device: s for s in self.addressable_shards}
+    try:
+        mesh, _ = _mesh_and_axes(self)
+        order = [d for d in _local_devices(mesh) if d in by_device]
+    except AttributeError:
+        order = list(by_device)
+    return [by_device[d] for d in order]
+
+
+def patch_array_type() -> None:
+    """Add the GDA-only attributes to jax.Array (values made by the shim are jax.Arrays)."""
+    jax = _jax()
+    for cls in {jax.Array, type(jax.numpy.zeros(()))}:
+        cls.local_shards = property(_local_shards)
+        cls.local_data = lambda self, i: _local_shards(self)[i].data
+        cls.mesh = property(lambda self: _mesh_and_axes(self)[0])
+        cls.mesh_axes = property(lambda self: _mesh_and_axes(self)[1])
+
+
+class _ShardedDeviceArrayMeta(type):
+    def __instancecheck__(cls, instance: Any) -> bool:
+        # jax 0.4.13 kept ShardedDeviceArray only as a legacy shell: no value is an instance.
+        return False
+
+
+class ShardedDeviceArray(metaclass=_ShardedDeviceArrayMeta):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("ShardedDeviceArray cannot be constructed (legacy shell, as in jax 0.4.13)")
+
+
+__all__ = ["GlobalDeviceArray", "Shard", "ShardedDeviceArray", "patch_array_type", "np"]

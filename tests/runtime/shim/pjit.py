@@ -1,0 +1,105 @@
+"""Legacy ``pjit`` re-created on ``jax.jit`` (test-only; see the package docstring).
+
+Semantics (catalog section 4 and 12.5): specs are resolved against the ``with mesh:``
+environment when the function is *called*; a bare ``PartitionSpec`` means ``NamedSharding(mesh,
+spec)``, ``None`` means replicated (``PartitionSpec()``), ``FROM_GDA`` means "keep the
+argument's own sharding".  Legacy positional order: ``pjit(fun, in_axis_resources,
+out_axis_resources, static_argnums, donate_argnums)``.  The modern keywords ``in_shardings``/
+``out_shardings`` are accepted with the same (pjit) meaning.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+
+class _FromGda:
+    def __repr__(self) -> str:
+        return "FROM_GDA"
+
+
+FROM_GDA = _FromGda()
+_UNSPECIFIED = object()
+
+
+def _current_mesh():
+    from jax._src import mesh as mesh_lib
+
+    mesh = mesh_lib.thread_resources.env.physical_mesh
+    if mesh.empty:
+        raise RuntimeError("pjit requires a non-empty mesh: call it under `with mesh:`")
+    return mesh
+
+
+def _is_leaf(value: Any) -> bool:
+    from jax.sharding import PartitionSpec, Sharding
+
+    return value is None or value is FROM_GDA or isinstance(value, (PartitionSpec, Sharding))
+
+
+def _resolve(spec: Any, mesh: Any, arg: Any = None) -> Any:
+    from jax.sharding import NamedSharding, PartitionSpec, Sharding
+
+    if spec is FROM_GDA:
+        return arg.sharding
+    if isinstance(spec, Sharding):
+        return spec
+    if spec is None:
+        return NamedSharding(mesh, PartitionSpec())
+    return NamedSharding(mesh, spec)
+
+
+def _resolve_tree(specs: Any, mesh: Any, args: Any = None) -> Any:
+    import jax
+
+    if _is_leaf(specs):
+        if specs is FROM_GDA:
+            return jax.tree_util.tree_map(lambda a: a.sharding, args)
+        return _resolve(specs, mesh)
+    if args is None:
+        return jax.tree_util.tree_map(lambda s: _resolve(s, mesh), specs, is_leaf=_is_leaf)
+    return jax.tree_util.tree_map(
+        lambda s, a: (jax.tree_util.tree_map(lambda x: x.sharding, a) if s is FROM_GDA else _resolve(s, mesh)),
+        specs, args, is_leaf=_is_leaf,
+    )
+
+
+def pjit(fun, in_axis_resources=_UNSPECIFIED, out_axis_resources=_UNSPECIFIED,
+         static_argnums=None, donate_argnums=(), *, in_shardings=_UNSPECIFIED,
+         out_shardings=_UNSPECIFIED, **kwargs):
+    import jax
+
+    if in_shardings is not _UNSPECIFIED:
+        in_axis_resources = in_shardings
+    if out_shardings is not _UNSPECIFIED:
+        out_axis_resources = out_shardings
+    if static_argnums is None:
+        static = ()
+    elif isinstance(static_argnums, int):
+        static = (static_argnums,)
+    else:
+        static = tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def call(*args):
+        mesh = _current_mesh()
+        jit_kwargs = dict(kwargs, static_argnums=static, donate_argnums=donate_argnums)
+        dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+        if in_axis_resources is not _UNSPECIFIED:
+            if _is_leaf(in_axis_resources):
+                jit_kwargs["in_shardings"] = tuple(_resolve_tree(in_axis_resources, mesh, a) for a in dynamic)
+            else:
+                jit_kwargs["in_shardings"] = _resolve_tree(tuple(in_axis_resources), mesh, dynamic)
+        if out_axis_resources is not _UNSPECIFIED:
+            jit_kwargs["out_shardings"] = _resolve_tree(out_axis_resources, mesh)
+        return jax.jit(fun, **jit_kwargs)(*args)
+
+    return call
+
+
+def with_sharding_constraint(x, axis_resources):
+    import jax
+
+    mesh = _current_mesh()
+    return jax.lax.with_sharding_constraint(x, _resolve_tree(axis_resources, mesh))
