@@ -125,13 +125,15 @@ class RenameRule(Rule):
         move = self.move_for(binding.qualname or "")
         if move is None or not self.allowed(move, ctx):
             return None
+        if binding.node is not None and (ctx.is_suppressed(binding.node) or ctx.is_suppressed(binding.statement)):
+            return None  # ``# jaxmigrate: ignore`` on the import: it stays, so must its users
         return move
 
     def _pending(self, move: Move, ctx: Context) -> bool:
         """True if an import of ``move.modern`` is being written in place this round."""
         for binding in ctx.analysis.imports:
             other = self._in_place_binding(binding, ctx)
-            if other is not None and other.modern == move.modern and not ctx.is_suppressed(binding.statement):
+            if other is not None and other.modern == move.modern:
                 return True
         return False
 
