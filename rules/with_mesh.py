@@ -178,8 +178,10 @@ class WithMesh(Rule):
             statements.insert(0, assign)
         elif not isinstance(item.item, cst.Name):
             statements.insert(0, cst.SimpleStatementLine(body=[cst.Expr(item.item)]))
+        header = with_node.body.header  # type: ignore[union-attr]
+        kept = [cst.EmptyLine(comment=header.comment)] if header.comment is not None else []
         statements[0] = statements[0].with_changes(
-            leading_lines=[*with_node.leading_lines, *statements[0].leading_lines]
+            leading_lines=[*with_node.leading_lines, *kept, *statements[0].leading_lines]
         )
         ctx.replace(
             with_node,

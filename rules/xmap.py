@@ -17,9 +17,11 @@ from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
 from rules._helpers import call_target
+from migrator.version import parse_version
 from rules._mesh import function_named, keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"
+JIT_SHARDINGS_FROM = parse_version("0.4.4")  # catalog 4.1: jax.jit gains in_shardings
 # Collectives that take the axis name and mean the same under vmap(axis_name=...).
 COLLECTIVES = frozenset(
     {"psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "all_to_all",
@@ -169,6 +171,8 @@ class Xmap(Rule):
         mesh_axis = _single_resource(resources, name_in)
         if mesh_axis is None:
             return "its axis_resources are not a single {name: mesh_axis} literal", None
+        if ctx.target < JIT_SHARDINGS_FROM:
+            return "jax.jit takes in_shardings= only from 0.4.4", None
         mesh = _enclosing_mesh(call, ctx)
         if mesh is None:
             return "the mesh it runs under is not visible (no enclosing `with mesh:`)", None
