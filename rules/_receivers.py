@@ -20,9 +20,11 @@ A receiver is **tied** (``Tie.kind`` is ``"array"`` or ``"gda"``) when it is
   parameter, an ``except``/``with`` target...) is not tied.
 
 A receiver is **foreign** (``Tie.kind == "foreign"``) when it is provably not a JAX array:
-``self``/``cls`` of a method, an imported module or name that is not JAX, a call of a class
-or function defined in this module (not jit-decorated), or a call of another library
-(``torch.ones(...)``).  Everything else is unknown (``Tie.kind is None``).
+``self``/``cls`` of a method, an imported module, a name, call or annotation of another
+array library or NumPy (``torch.ones(...)``, ``t: torch.Tensor``, ``np.zeros(3)``), a builtin
+annotation (``x: int``), or a call of a class or function defined in this module (not
+jit-decorated).  Everything else is unknown (``Tie.kind is None``): a call of flax or optax
+may return JAX arrays.
 
 ``Tie.pmap`` says the value comes from ``pmap`` (shard shapes changed in 0.4.34) and
 ``Tie.named`` that its sharding is certainly a ``NamedSharding`` (a GDA constructor, or an
@@ -57,6 +59,10 @@ ARRAY_TYPES = frozenset(
         "jax.pxla.ShardedDeviceArray",
         "jaxlib.xla_extension.DeviceArray",
         "jax.typing.ArrayLike",
+        "chex.Array",
+        "chex.ArrayDevice",
+        "jaxtyping.Array",
+        "flax.typing.Array",
     }
 )
 JIT_WRAPPERS = frozenset(
@@ -190,6 +196,11 @@ UNKNOWN = Tie(None)
 
 def _under(qualname: str, prefixes) -> bool:  # noqa: ANN001
     return any(qualname == p or qualname.startswith(p + ".") for p in prefixes)
+
+
+def is_foreign_library(qualname: str) -> bool:
+    """A name from another array library (or NumPy): its values are not JAX arrays."""
+    return qualname.split(".", 1)[0] in FOREIGN_ARRAY_LIBRARIES
 
 
 def is_jax_name(qualname: Optional[str]) -> bool:
@@ -376,7 +387,7 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
             return Tie("array", f"{inner.reason}.{expr.attr.value}", pmap=inner.pmap)
     if isinstance(expr, cst.Attribute):
         qualname = ctx.qualname(expr, scope)
-        if qualname is not None and not is_jax_name(qualname):
+        if qualname is not None and is_foreign_library(qualname):
             return Tie("foreign", f"{qualname} is not JAX")
         if isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
             return UNKNOWN
@@ -394,7 +405,9 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
                 return UNKNOWN
             named = _has_named_sharding_arg(ctx, call, scope)
             return Tie("array", f"the result of {ctx.code(func)}(...)", named=named, source=qualname)
-        return Tie("foreign", f"the result of {ctx.code(func)}(...), not JAX")
+        if is_foreign_library(qualname):
+            return Tie("foreign", f"the result of {ctx.code(func)}(...), not JAX")
+        return UNKNOWN  # another library (flax, optax ...) may well return JAX arrays
     if isinstance(func, cst.Attribute) and func.attr.value not in NOT_ARRAY_METHODS:
         inner = receiver_tie(ctx, func.value, scope, depth + 1)
         if inner.tied:  # x.reshape(...), x.astype(...), jnp.ones(3).sum()
@@ -429,7 +442,10 @@ def _name_tie(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Tie:
         return UNKNOWN
     qualname = scope.resolve_name(ident)
     if qualname is not None:
-        return Tie("foreign", f"{ident} is the import {qualname}") if not is_jax_name(qualname) else UNKNOWN
+        # A module is never an array; an imported name of another array library is not JAX.
+        if is_foreign_library(qualname) or all(isinstance(b.statement, cst.Import) for b in bindings):
+            return Tie("foreign", f"{ident} is the import {qualname}")
+        return UNKNOWN
     if any(b.qualname is not None for b in bindings):
         return UNKNOWN
     home = bindings[0].scope
@@ -489,9 +505,14 @@ def _annotation_tie(ctx: Context, annotation: Optional[cst.BaseExpression], scop
         return Tie("gda", "annotated GlobalDeviceArray")
     if qualname in ARRAY_TYPES:
         return Tie("array", f"annotated {qualname}")
-    if qualname is not None and not is_jax_name(qualname):
+    if qualname is not None and is_foreign_library(qualname):
         return Tie("foreign", f"annotated {qualname}")
+    if isinstance(annotation, cst.Name) and annotation.value in _BUILTIN_TYPES and scope.lookup(annotation.value) is None:
+        return Tie("foreign", f"annotated {annotation.value}")
     return UNKNOWN
+
+
+_BUILTIN_TYPES = frozenset({"int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "complex"})
 
 
 Definition = Tuple[str, Optional[cst.CSTNode], Optional[cst.CSTNode]]
