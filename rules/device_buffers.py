@@ -100,7 +100,7 @@ class DeviceBuffers(Rule):
             return
         target, new = self._replacement(node, ctx)
         pmap = tie.pmap if verdict == FIX else module_facts(ctx).uses_pmap
-        message = f".{attr} -> {RECIPE[attr]}"
+        message = f".{attr} -> {RECIPE[attr].replace('x.addressable', ctx.code(node.value) + '.addressable')}"
         if verdict == FILE:
             ctx.replace(
                 target,

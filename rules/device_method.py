@@ -106,5 +106,6 @@ class DeviceMethod(Rule):
         ctx.replace(
             call,
             new,
-            f".device() -> {MODERN}: the old method raised when the array spans several devices",
+            f"{receiver}.device() -> next(iter({receiver}.devices())): the old method raised "
+            "when the array spans several devices",
         )
