@@ -9,6 +9,8 @@ outputs).  Changelog: jax 0.4.22 deprecates both with these recipes, 0.4.27 remo
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from migrator.context import Context
@@ -139,7 +141,10 @@ class DeviceBuffers(Rule):
             and ctx.scope_of(grand).lookup("len") is None
         ):
             return node, shards
+        # The comprehension's iterable is evaluated outside it, so any name is correct; avoid
+        # one the receiver mentions anyway, for the reader.
+        var = "shard" if re.search(r"\bs\b", ctx.code(receiver)) else "s"
         return node, cst.ListComp(
-            elt=cst.Attribute(value=cst.Name("s"), attr=cst.Name("data")),
-            for_in=cst.CompFor(target=cst.Name("s"), iter=shards),
+            elt=cst.Attribute(value=cst.Name(var), attr=cst.Name("data")),
+            for_in=cst.CompFor(target=cst.Name(var), iter=shards),
         )
