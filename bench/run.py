@@ -1,0 +1,237 @@
+"""Measure jaxmigrate against baselines measured in the same run, on the same files.
+
+Baselines: CPython's ast.parse of every file (the floor for any semantic check in Python),
+LibCST parse + code generation (the floor for any LibCST rewrite), pyupgrade (a tool users
+already run in pre-commit), and LibCST's codemod runner with one rename command (on a sample,
+extrapolated per line, when it is too slow for the whole corpus).
+
+Usage: python bench/corpus.py && python bench/run.py [--corpus DIR] [--codemod-sample N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT / "bench" / ".corpus"
+
+
+def files_of(root: Path) -> List[Path]:
+    return sorted(root.rglob("*.py"))
+
+
+def read_all(files: Sequence[Path]) -> List[str]:
+    return [f.read_text(encoding="utf-8", errors="surrogateescape") for f in files]
+
+
+def time_in_process(label: str, function, texts: Sequence[str]) -> float:
+    start = time.perf_counter()
+    for text in texts:
+        try:
+            function(text)
+        except Exception:  # noqa: BLE001 (a file a parser rejects still cost its time)
+            pass
+    return time.perf_counter() - start
+
+
+def ast_floor(texts: Sequence[str]) -> float:
+    return time_in_process("ast", ast.parse, texts)
+
+
+def libcst_floor(texts: Sequence[str]) -> float:
+    import libcst
+
+    return time_in_process("libcst", lambda t: libcst.parse_module(t).code, texts)
+
+
+class TreeRssSampler(threading.Thread):
+    """Samples the summed RSS of a process and its descendants from /proc."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak_kb = 0
+        self.done = threading.Event()
+
+    def _tree(self) -> List[int]:
+        pids, frontier = [], [self.pid]
+        while frontier:
+            pid = frontier.pop()
+            pids.append(pid)
+            for task in Path(f"/proc/{pid}/task").glob("*"):
+                try:
+                    frontier += [int(c) for c in (task / "children").read_text().split()]
+                except OSError:
+                    pass
+        return pids
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            total = 0
+            for pid in self._tree():
+                try:
+                    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                        if line.startswith("VmRSS:"):
+                            total += int(line.split()[1])
+                except OSError:
+                    pass
+            self.peak_kb = max(self.peak_kb, total)
+            self.done.wait(0.05)
+
+
+def run_command(command: Sequence[str], cwd: Optional[Path] = None) -> Tuple[float, float, int]:
+    """(wall seconds, peak RSS of the process tree in MB, exit code)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    sampler = TreeRssSampler(process.pid) if Path("/proc").exists() else None
+    if sampler:
+        sampler.start()
+    code = process.wait()
+    elapsed = time.perf_counter() - start
+    peak = 0.0
+    if sampler:
+        sampler.done.set()
+        sampler.join()
+        peak = sampler.peak_kb / 1024
+    return elapsed, peak, code
+
+
+def jaxmigrate(paths: Sequence[Path], jobs: int, cache_dir: Optional[Path]) -> Tuple[float, float, int]:
+    command = [sys.executable, "-m", "migrator.cli", *map(str, paths), "--check", "-q", "-j", str(jobs)]
+    command += ["--cache-dir", str(cache_dir)] if cache_dir else ["--no-cache"]
+    return run_command(command)
+
+
+def pyupgrade(files: Sequence[Path], root: Path) -> Optional[float]:
+    if shutil.which("pyupgrade") is None and not _has_module("pyupgrade"):
+        return None
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "corpus"
+        shutil.copytree(root, copy)
+        copied = [str(copy / f.relative_to(root)) for f in files]
+        start = time.perf_counter()
+        for chunk in _chunks(copied, 500):
+            subprocess.run(
+                [sys.executable, "-m", "pyupgrade", "--py39-plus", *chunk],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+        return time.perf_counter() - start
+
+
+def codemod_runner(files: Sequence[Path], root: Path, sample: int) -> Tuple[float, int]:
+    """Seconds for LibCST's codemod runner with one rename on ``sample`` files, and their lines."""
+    chosen = list(files)[:: max(1, len(files) // sample)][:sample]
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        subprocess.run(
+            [sys.executable, "-m", "libcst.tool", "initialize", "."], cwd=work,
+            stdout=subprocess.DEVNULL, check=True,
+        )  # fmt: skip
+        copies = []
+        for index, path in enumerate(chosen):
+            target = work / f"f{index:05}.py"
+            shutil.copyfile(path, target)
+            copies.append(target.name)
+        lines = sum(path.read_bytes().count(b"\n") for path in chosen)
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "libcst.tool", "codemod", "rename.RenameCommand", "--no-format",
+             "-j", "1", "--old_name=jax.numpy.DeviceArray", "--new_name=jax.Array", *copies],
+            cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        return time.perf_counter() - start, lines
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def _chunks(items: Sequence[str], size: int):
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def bench_corpus(name: str, root: Path, args: argparse.Namespace) -> Dict[str, float]:
+    files = files_of(root)
+    texts = read_all(files)
+    lines = sum(t.count("\n") for t in texts)
+    print(f"\n## {name}: {len(files):,} files, {lines:,} lines ({root})")
+    results: Dict[str, float] = {}
+    results["ast"] = ast_floor(texts)
+    results["libcst"] = libcst_floor(texts) if not args.skip_libcst else float("nan")
+    for jobs in (1, 2):
+        seconds, peak, code = jaxmigrate([root], jobs, None)
+        results[f"j{jobs}"], results[f"j{jobs}_rss"] = seconds, peak
+    with tempfile.TemporaryDirectory() as cache:
+        jaxmigrate([root], 2, Path(cache))
+        results["warm"], results["warm_rss"], _ = jaxmigrate([root], 2, Path(cache))
+    if not args.skip_pyupgrade:
+        value = pyupgrade(files, root)
+        results["pyupgrade"] = value if value is not None else float("nan")
+    codemod_seconds, codemod_lines = codemod_runner(files, root, args.codemod_sample)
+    results["codemod_per_line"] = codemod_seconds / max(codemod_lines, 1)
+    results["codemod_estimate"] = results["codemod_per_line"] * lines
+    _print(results, len(files), lines)
+    return results
+
+
+def _print(r: Dict[str, float], nfiles: int, lines: int) -> None:
+    def row(label: str, seconds: float, note: str = "") -> None:
+        print(f"| {label:<38} | {seconds:9.2f} s | {note}")
+
+    print("| measurement | time | ratio / note |")
+    print("| --- | --- | --- |")
+    row("ast.parse of every file (floor)", r["ast"])
+    row("LibCST parse + codegen (floor)", r["libcst"])
+    for jobs in (1, 2):
+        j = r[f"j{jobs}"]
+        row(
+            f"jaxmigrate --check -j {jobs}",
+            j,
+            f"{j / r['ast']:.2f}x ast, {j / r['libcst']:.2f}x libcst, "
+            f"{nfiles / j:,.0f} files/s, peak RSS {r[f'j{jobs}_rss']:.0f} MB",
+        )
+    row("jaxmigrate --check -j 2, warm cache", r["warm"], f"peak RSS {r['warm_rss']:.0f} MB")
+    if "pyupgrade" in r:
+        row("pyupgrade --py39-plus", r["pyupgrade"], f"jaxmigrate -j1 is {r['pyupgrade'] / r['j1']:.1f}x faster")
+    row(
+        "LibCST codemod runner, rename (estimate)",
+        r["codemod_estimate"],
+        f"{r['codemod_per_line'] * 1e6:.0f} us/line on a sample; jaxmigrate -j1 is "
+        f"{r['codemod_estimate'] / r['j1']:.0f}x faster",
+    )
+    print(f"| -j 2 speed-up over -j 1 | {r['j1'] / r['j2']:.2f}x | |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--codemod-sample", type=int, default=40, help="files for the codemod runner")
+    parser.add_argument("--skip-pyupgrade", action="store_true")
+    parser.add_argument("--skip-libcst", action="store_true")
+    parser.add_argument("--only", choices=["modern", "dense"])
+    args = parser.parse_args()
+    if not args.corpus.exists():
+        raise SystemExit(f"{args.corpus} does not exist: run python bench/corpus.py first")
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    for name in ("modern", "dense"):
+        if args.only in (None, name) and (args.corpus / name).exists():
+            bench_corpus(name, args.corpus / name, args)
+
+
+if __name__ == "__main__":
+    main()
