@@ -1,4 +1,5 @@
-"""JAX604 make-mesh: ``Mesh(mesh_utils.create_device_mesh(shape), names)`` -> ``jax.make_mesh``.
+"""JAX604 make-mesh: ``Mesh(mesh_utils.create_device_mesh(shape), names)`` -> ``jax.make_mesh``;
+JAX608 make-mesh-axis-types: a bare ``jax.make_mesh(shape, names)`` gets explicit Auto axis types.
 
 Implements catalog row MESH-7: ``jax.make_mesh`` was added in 0.4.32 (yanked; usable from
 0.4.33); ``axis_types=tuple[AxisType, ...]`` settled in 0.5.3; from 0.9.0 omitting it gives
@@ -6,6 +7,8 @@ Explicit axes (PROBE D: a sharded-contracting matmul then raises ShardingTypeErr
 rewrite always spells ``axis_types=(jax.sharding.AxisType.Auto,) * n`` from 0.5.3 on.
 ``create_device_mesh`` itself is not deprecated: this is a modernisation, kept behaviour-
 preserving (no ``devices=``/other options, which make_mesh handles differently).
+JAX608 covers code that already calls ``jax.make_mesh`` without ``axis_types`` (Auto up to
+0.8.x, Explicit from 0.9.0: CL 0.8.1 warning, PROBE 0.10.2).
 """
 
 from __future__ import annotations
@@ -130,3 +133,102 @@ def _count(node: cst.BaseExpression) -> Optional[int]:
     if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
         return len(node.elements)
     return None
+
+
+EXPLICIT_DEFAULT_FROM = parse_version("0.9.0")
+
+
+class MakeMeshAxisTypes(Rule):
+    """Second rule of this module (MESH-7's axis_types history): a bare ``jax.make_mesh``."""
+
+    code = "JAX608"
+    name = "make-mesh-axis-types"
+    summary = "jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n"
+    safety = Safety.SAFE
+    needs_jax = "0.5.3"
+    catalog = ("MESH-7",)
+    names = frozenset({"jax.make_mesh"})
+    names_are_legacy = False
+    doc = """
+    **What it does.** Adds `axis_types=(jax.sharding.AxisType.Auto,) * n` to `jax.make_mesh`
+    calls that have no `axis_types`.  When the target is older than 0.9.0 this is safe: the
+    result must still run on versions where Auto was the default, and now means the same on
+    newer ones.  For targets from 0.9.0 on the rule cannot know whether the code was written
+    for the old default, so the fix is unsafe (reported; applied with `--unsafe-fixes`).
+
+    **Why.** Until 0.8.x a bare `jax.make_mesh` made Auto axes (0.8.1 warned that the default
+    would change); since 0.9.0 it makes **Explicit** axes.  Code written for the old default
+    then fails: `jax.shard_map(..., in_specs=P('x'))` on an unsharded input raises "in_specs
+    ... does not match the specs of the input", and a matmul with a sharded contracting
+    dimension raises `ShardingTypeError`.
+
+    **Use instead.** Spell the axis types: `jax.make_mesh(shape, names,
+    axis_types=(jax.sharding.AxisType.Auto,) * len(names))`, or adopt explicit sharding on
+    purpose (`AxisType.Explicit`, with `jax.set_mesh` and `out_sharding=` where needed).
+    """
+    examples = (
+        Example(
+            before="""
+            import jax
+
+            mesh = jax.make_mesh((4, 2), ('data', 'model'))
+            """,
+            after="""
+            import jax
+
+            mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+            """,
+            target_version="0.5.3",
+        ),
+        Example(
+            title="targets from 0.9.0: Explicit is the default there, so the fix is unsafe",
+            before="""
+            import jax
+
+            mesh = jax.make_mesh((8,), ('x',))
+            """,
+            after="""
+            import jax
+
+            mesh = jax.make_mesh((8,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
+            """,
+            unsafe_fixes=True,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        target = call_target(site, partial_names=())
+        if target is None:
+            return
+        call = target[0]
+        if any(arg.star for arg in call.args):
+            return
+        positional = [arg for arg in call.args if arg.keyword is None]
+        keywords = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+        if len(positional) >= 3 or "axis_types" in keywords:
+            return
+        shape = positional[0].value if positional else getattr(keywords.get("axis_shapes"), "value", None)
+        names = positional[1].value if len(positional) > 1 else getattr(keywords.get("axis_names"), "value", None)
+        if shape is None or names is None:
+            return
+        count = _count(names) or _count(shape)
+        if count is None:
+            ctx.report(
+                call,
+                "jax.make_mesh without axis_types makes Explicit axes since JAX 0.9.0 (Auto before): "
+                "add axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) to keep the old behaviour",
+            )
+            return
+        auto = ctx.ref("jax.sharding.AxisType", site.scope)
+        axis_types: cst.BaseExpression = cst.Tuple(
+            [cst.Element(cst.Attribute(value=auto, attr=cst.Name("Auto")), comma=cst.Comma())]
+        )
+        if count > 1:
+            axis_types = cst.BinaryOperation(left=axis_types, operator=cst.Multiply(), right=cst.Integer(str(count)))
+        safety = Safety.SAFE if ctx.target < EXPLICIT_DEFAULT_FROM else Safety.UNSAFE
+        message = "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0"
+        if safety is Safety.UNSAFE:
+            message += " (since 0.9.0 the default is Explicit; keep it only if the code was written for that)"
+        ctx.replace(call, call.with_changes(args=append_arg(call.args, keyword_arg("axis_types", axis_types))), message, safety=safety)
