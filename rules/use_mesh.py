@@ -83,7 +83,9 @@ class UseMesh(Rule):
         call = target[0]
         if site.qualname == OLD_SET_MESH:
             parent = ctx.parent(call)
-            if not isinstance(parent, cst.Expr):
+            # a statement (the setter) or a with item (only the 0.7.1+ class is a context
+            # manager, and jax.sharding.set_mesh is jax.set_mesh there) keep their meaning
+            if not isinstance(parent, (cst.Expr, cst.WithItem)):
                 ctx.report(
                     call,
                     "jax.sharding.set_mesh returned the previous mesh before 0.7.1; jax.set_mesh returns "
