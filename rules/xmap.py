@@ -53,7 +53,9 @@ class Xmap(Rule):
     `all_gather`, `axis_index`, ...):
 
     * without `axis_resources`: `jax.vmap(f, axis_name='batch')`;
-    * with `axis_resources={'batch': 'x'}` inside `with mesh:` (or `with Mesh(...) as mesh:`):
+    * with `axis_resources={'batch': 'x'}` inside `with mesh:` (`mesh = Mesh(...)` in the same
+      file) or `with Mesh(...) as mesh:` (an unsafe fix when the `with` target is not visibly
+      a Mesh):
       `jax.jit(jax.vmap(f, axis_name='batch'), in_shardings=NamedSharding(mesh, P('x')),
       out_shardings=NamedSharding(mesh, P('x')))`, which gives xmap's values and per-device
       layout (checked against xmap on JAX 0.4.13).
@@ -93,7 +95,9 @@ class Xmap(Rule):
             before="""
             import jax
             from jax.experimental.maps import xmap
-            from jax.sharding import NamedSharding, PartitionSpec as P
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+            mesh = Mesh(devices, ('x',))
 
             def center(x):
                 return x - jax.lax.pmean(x, 'batch')
@@ -103,7 +107,9 @@ class Xmap(Rule):
             """,
             after="""
             import jax
-            from jax.sharding import NamedSharding, PartitionSpec as P
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+            mesh = Mesh(devices, ('x',))
 
             def center(x):
                 return x - jax.lax.pmean(x, 'batch')
@@ -122,9 +128,13 @@ class Xmap(Rule):
             ctx.report(site.node, f"xmap was removed in JAX 0.4.31; {GUIDANCE}")
             return
         call = target[0]
+        self.unsure = False
         why, new = self._convert(call, site.scope, ctx)
         if new is None:
             ctx.report(call, f"xmap was removed in JAX 0.4.31 and {why}; {GUIDANCE}")
+            return
+        if self.unsure:
+            ctx.replace(call, new, f"xmap -> {why}; the `with` target is not visibly a Mesh built in this file", safety=Safety.UNSAFE)
             return
         ctx.replace(call, new, f"xmap -> {why}")
 
@@ -173,9 +183,12 @@ class Xmap(Rule):
             return "its axis_resources are not a single {name: mesh_axis} literal", None
         if ctx.target < JIT_SHARDINGS_FROM:
             return "jax.jit takes in_shardings= only from 0.4.4", None
-        mesh = _enclosing_mesh(call, ctx)
-        if mesh is None:
+        found = _enclosing_mesh(call, ctx)
+        if found is None:
             return "the mesh it runs under is not visible (no enclosing `with mesh:`)", None
+        mesh, with_node = found
+        if not _is_mesh(mesh, with_node, ctx):
+            self.unsure = True
         sharding = cst.Call(
             func=ctx.ref("jax.sharding.NamedSharding", scope, prefer_from=True),
             args=[
@@ -239,8 +252,8 @@ def _single_resource(node: cst.BaseExpression, name: str) -> Optional[str]:
     return None
 
 
-def _enclosing_mesh(call: cst.Call, ctx: Context) -> Optional[str]:
-    """The mesh variable of the innermost enclosing single-item ``with``."""
+def _enclosing_mesh(call: cst.Call, ctx: Context) -> Optional[Tuple[str, cst.With]]:
+    """The mesh variable of the innermost enclosing single-item ``with``, and the ``with``."""
     for ancestor in ctx.ancestors(call):
         if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return None
@@ -249,11 +262,39 @@ def _enclosing_mesh(call: cst.Call, ctx: Context) -> Optional[str]:
                 return None
             item = ancestor.items[0]
             if item.asname is not None and isinstance(item.asname.name, cst.Name):
-                return item.asname.name.value
+                return item.asname.name.value, ancestor
             if isinstance(item.item, cst.Name):
-                return item.item.value
+                return item.item.value, ancestor
             return None
     return None
+
+
+MESH_MAKERS = ("jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh")
+
+
+def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
+    """The ``with`` enters a Mesh: ``with Mesh(...) as name`` or ``name = Mesh(...)`` (bound once)."""
+    scope = ctx.scope_of(with_node)
+    item = with_node.items[0]
+    if item.asname is not None:
+        return isinstance(item.item, cst.Call) and ctx.qualname(item.item.func, scope) in MESH_MAKERS
+    bindings = scope.lookup(name)
+    if not bindings or len(bindings) != 1:
+        return False
+    found = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+                found.append(node)
+
+    ctx.module.visit(_Collect())
+    return any(
+        isinstance(node.value, cst.Call)
+        and ctx.qualname(node.value.func, ctx.scope_of(node)) in MESH_MAKERS
+        and (ctx.scope_of(node).lookup(name) or [None])[0] is bindings[0]
+        for node in found
+    )
 
 
 def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
