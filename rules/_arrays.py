@@ -117,6 +117,13 @@ def _needs_parens(parent: Optional[cst.CSTNode], op: str) -> bool:
     return True
 
 
+def _array_text(ctx: Context, site: NameSite) -> str:
+    """jax.Array spelled at the site; the import is planned only if the unsafe fix will apply."""
+    if not ctx.settings.unsafe_fixes:
+        return ARRAY
+    return expr_code(ctx.ref(ARRAY, site.scope))
+
+
 def predicate_fix(
     ctx: Context,
     site: NameSite,
@@ -151,11 +158,10 @@ def predicate_fix(
             f"so it must be a plain name; assign it to a variable, then use `{recipe}`",
         )
         return True
-    array = expr_code(ctx.ref(ARRAY, site.scope))
     x = ctx.code(receiver)
-    predicate = template.format(x=x, array=array)
     op = "and"
-    text = predicate
+    text = ""
+    safety = Safety.UNSAFE
     if tuple_node is not None:
         rest: List[str] = []
         subsumed = False
@@ -173,17 +179,25 @@ def predicate_fix(
                 rest.append(code)
         if rest:
             classes = rest[0] if len(rest) == 1 else "(" + ", ".join(rest) + ")"
+            predicate = "" if subsumed else template.format(x=x, array=_array_text(ctx, site))
             if subsumed:
-                # jax.Array (or a DeviceArray spelling) in the tuple already covers the predicate.
-                text, op = f"isinstance({x}, {classes})", "call"
+                # jax.Array (or a DeviceArray spelling, which was jax.Array on every JAX that
+                # had both) in the tuple already covers the predicate: exact, hence safe.
+                text, op, safety = f"isinstance({x}, {classes})", "call", Safety.SAFE
             else:
                 text, op = f"isinstance({x}, {classes}) or ({predicate})", "or"
+    if not text:  # ``isinstance(x, LEGACY)``, or a tuple of nothing else
+        text = template.format(x=x, array=_array_text(ctx, site))
     new = cst.parse_expression(text)
     if call.lpar:
         new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
     elif op != "call" and _needs_parens(ctx.parent(call), op):
         new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    ctx.replace(call, new, f"isinstance(..., {class_name}) -> {recipe}", safety=Safety.UNSAFE)
+    if safety is Safety.SAFE:
+        message = f"isinstance(..., {class_name}) dropped from a class tuple that already holds jax.Array"
+    else:
+        message = f"isinstance(..., {class_name}) -> {recipe}"
+    ctx.replace(call, new, message, safety=safety)
     return True
 
 
