@@ -421,7 +421,7 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
         if qualname in GDA_CONSTRUCTORS:
             return Tie("gda", "a GlobalDeviceArray", named=True, source=qualname)
         if is_jax_name(qualname):
-            if _under(qualname, NOT_ARRAY_PREFIXES):
+            if _under(qualname, NOT_ARRAY_PREFIXES) or not _array_producer_name(qualname):
                 return UNKNOWN
             named = _has_named_sharding_arg(ctx, call, scope)
             return Tie("array", f"the result of {ctx.code(func)}(...)", named=named, source=qualname)
@@ -445,6 +445,15 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
             if all(b.qualname is None for b in bindings):
                 return Tie("foreign", f"the result of {func.value}(...), defined here")
     return UNKNOWN
+
+
+def _array_producer_name(qualname: str) -> bool:
+    """False for classes (``NamedSharding(...)``, ``Mesh(...)``: capitalised) and for anything
+    about shardings or meshes (``canonicalize_sharding``, ``jax._src.mesh.*``)."""
+    parts = qualname.split(".")
+    if parts[-1][:1].isupper():
+        return False
+    return not any("sharding" in part.lower() or "mesh" in part.lower() for part in parts)
 
 
 def _has_named_sharding_arg(ctx: Context, call: cst.Call, scope: Scope) -> bool:
