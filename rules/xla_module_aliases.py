@@ -15,6 +15,7 @@ import libcst as cst
 
 from migrator.context import Context, NameSite
 from migrator.rule import REGISTRY, Example, Rule, Safety
+from migrator.version import parse_version
 
 # Members of jax.interpreters.{xla,pxla} on JAX 0.10.2 (pxla ones are deprecated since 0.8.2).
 MODERN_MEMBERS = {
@@ -41,6 +42,9 @@ MODERN_MEMBERS = {
 MODULES = {"jax.xla": "xla", "jax.pxla": "pxla"}
 DEVICE = frozenset({"jax.interpreters.xla.Device", "jax.xla.Device"})
 XLA_DEVICE_PUT = frozenset({"jax.interpreters.xla.device_put", "jax.xla.device_put"})
+# The deprecation of xla.Device (0.4.4) names jax.Device as its replacement; older targets are
+# not assumed to have it.
+DEVICE_SINCE = "0.4.4"
 PXLA_DEVICE_PUT = frozenset({"jax.interpreters.pxla.device_put", "jax.pxla.device_put"})
 
 
@@ -65,7 +69,8 @@ class XlaModuleAliases(Rule):
     * `jax.xla.NAME` / `jax.pxla.NAME` and `from jax import xla, pxla` become
       `jax.interpreters.xla` / `jax.interpreters.pxla` when `NAME` still exists there (or
       another rule migrates it); otherwise the use is reported: `NAME` is gone from both.
-    * `xla.Device` / `jax.xla.Device` become `jax.Device` (the same class).
+    * `xla.Device` / `jax.xla.Device` become `jax.Device` (the same class; reported instead
+      when the target version is older than 0.4.4, whose deprecation named `jax.Device`).
     * `xla.device_put(x)` / `xla.device_put(x, device)` (positional, or `device=`) become
       `(jax.device_put(x, device),)`, and `xla.device_put(x, device)[0]` becomes
       `jax.device_put(x, device)` (unsafe fixes: the legacy function returned a tuple of
@@ -148,6 +153,13 @@ class XlaModuleAliases(Rule):
         if site.is_import:
             return  # the import goes once nothing uses it
         if qualname in DEVICE:
+            if ctx.target < parse_version(DEVICE_SINCE):
+                ctx.report(
+                    site.node,
+                    f"xla.Device was removed in JAX 0.4.11; jax.Device replaces it (named as the "
+                    f"replacement from {DEVICE_SINCE}, older than the target version)",
+                )
+                return
             ctx.replace(site.node, ctx.ref("jax.Device", site.scope), f"{ctx.code(site.node)} -> jax.Device")
         elif qualname in XLA_DEVICE_PUT:
             self._xla_device_put(site, ctx)
