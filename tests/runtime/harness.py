@@ -103,24 +103,28 @@ def fixture_cases() -> List[Case]:
 
 
 def example_cases() -> List[Case]:
-    """Doc examples that have a driver in tests/runtime/examples/<CODE>_<n>.run.py."""
-    from migrator.rule import REGISTRY
-    import rules  # noqa: F401 - registers the rules
+    """Doc examples with a driver ``tests/runtime/examples/<CODE>_<n>.run.py``.
 
+    ``n`` counts from 1, as in the test ids of tests/test_rules.py (``JAX101-1``).  The example's
+    before/after text is written to ``.cache/jaxmigrate-examples/`` and run like a fixture pair.
+    """
+    from migrator.rule import all_rules
+
+    rules = all_rules()
     cases = []
-    EXAMPLE_FILES.mkdir(parents=True, exist_ok=True)
     for driver in sorted(EXAMPLE_DRIVERS.glob("JAX*_*.run.py")):
-        code, _, index = driver.name[: -len(".run.py")].partition("_")
-        rule = REGISTRY.get(code)
-        if rule is None or not index.isdigit() or int(index) >= len(rule.examples):
-            raise LookupError(f"{driver}: no example {index} in rule {code}")
-        example = rule.examples[int(index)]
-        before = EXAMPLE_FILES / f"{code}_{index}.before.py"
-        after = EXAMPLE_FILES / f"{code}_{index}.after.py"
+        code, _, number = driver.name[: -len(".run.py")].partition("_")
+        rule = rules.get(code)
+        if rule is None or not number.isdigit() or not 1 <= int(number) <= len(rule.examples):
+            raise LookupError(f"{driver}: rule {code} has no example {number}")
+        example = rule.examples[int(number) - 1]
+        EXAMPLE_FILES.mkdir(parents=True, exist_ok=True)
+        before = EXAMPLE_FILES / f"{code}_{number}.before.py"
+        after = EXAMPLE_FILES / f"{code}_{number}.after.py"
         for path, text in ((before, example.before), (after, example.after)):
             if not path.exists() or path.read_text() != text:
                 path.write_text(text)
-        cases.append(_case(f"example/{code}_{index}", code, before, after, driver))
+        cases.append(_case(f"example/{code}-{number}", code, before, after, driver))
     return cases
 
 
@@ -192,40 +196,49 @@ def run_multiprocess(python: str, mode: str, case: Case, side: str, attempts: in
 
 
 def _run_multiprocess_once(python: str, mode: str, case: Case, side: str) -> Dict[str, Any]:
+    import tempfile
+
     n = case.processes
     coordinator = f"127.0.0.1:{free_port()}"
     env = base_env(devices=4)
     procs = []
-    for pid in range(n):
-        request = {
-            "mode": mode,
-            "jobs": [case.job(side)],
-            "distributed": {"coordinator": coordinator, "num_processes": n, "process_id": pid},
-        }
-        proc = subprocess.Popen(
-            [python, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, env=env, cwd=str(REPO), start_new_session=True,
-        )
-        proc.stdin.write(json.dumps(request))
-        proc.stdin.close()
-        procs.append(proc)
-    deadline = time.monotonic() + JOB_TIMEOUT + 60
-    outputs: List[Tuple[str, str]] = []
-    timed_out = False
-    for proc in procs:
-        try:
-            out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 1))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            out, err = "", "timed out"
-        outputs.append((out, err))
-    for proc in procs:  # kill stragglers and their children
-        if proc.poll() is None:
+    with tempfile.TemporaryDirectory(prefix="jaxmigrate-mp-") as tmp:
+        files = []
+        for pid in range(n):
+            request = {
+                "mode": mode,
+                "jobs": [case.job(side)],
+                "distributed": {"coordinator": coordinator, "num_processes": n, "process_id": pid},
+            }
+            base = Path(tmp) / f"p{pid}"
+            base.with_suffix(".in").write_text(json.dumps(request))
+            stdin = open(base.with_suffix(".in"))
+            stdout = open(base.with_suffix(".out"), "w")
+            stderr = open(base.with_suffix(".err"), "w")
+            files.append((base, stdin, stdout, stderr))
+            procs.append(subprocess.Popen(
+                [python, str(WORKER)], stdin=stdin, stdout=stdout, stderr=stderr, text=True,
+                env=env, cwd=str(REPO), start_new_session=True,
+            ))
+        deadline = time.monotonic() + JOB_TIMEOUT + 60
+        timed_out = False
+        for proc in procs:
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.wait(timeout=10)
+                proc.wait(timeout=max(deadline - time.monotonic(), 1))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        for proc in procs:  # kill stragglers and their children
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                proc.wait(timeout=10)
+        outputs: List[Tuple[str, str]] = []
+        for base, stdin, stdout, stderr in files:
+            for handle in (stdin, stdout, stderr):
+                handle.close()
+            outputs.append((base.with_suffix(".out").read_text(), base.with_suffix(".err").read_text()))
     summary = {}
     for index, (out, err) in enumerate(outputs):
         result = _parse(out).get(case.id)

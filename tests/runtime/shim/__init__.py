@@ -69,14 +69,15 @@ def install() -> None:
     from . import pjit as pjit_shim
 
     gda.patch_array_type()
-    _module(
-        "jax.experimental.global_device_array",
-        GlobalDeviceArray=gda.GlobalDeviceArray,
-        Shard=gda.Shard,
-        PartitionSpec=PartitionSpec,
-        MeshAxes=PartitionSpec,
-        Device=jax.Device,
-    )
+    for name in ("jax.experimental.global_device_array", "jax._src.global_device_array"):
+        _module(
+            name,
+            GlobalDeviceArray=gda.GlobalDeviceArray,
+            Shard=gda.Shard,
+            PartitionSpec=PartitionSpec,
+            MeshAxes=PartitionSpec,
+            Device=jax.Device,
+        )
     for key, value in dict(
         pjit=pjit_shim.pjit,
         FROM_GDA=pjit_shim.FROM_GDA,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -61,24 +61,30 @@ class Shard:
     data: Optional[Any] = None
 
 
-_CREATED: "weakref.WeakSet[Any]" = weakref.WeakSet()
-_META: "weakref.WeakKeyDictionary[Any, Tuple[Any, Any]]" = weakref.WeakKeyDictionary()
+# Arrays made by the GDA constructors: id -> (weak reference, mesh, mesh_axes).  jax.Arrays are
+# unhashable, so this is keyed by id and checked against the weak reference.
+_CREATED: Dict[int, Tuple[Any, Any, Any]] = {}
+
+
+def _meta(value: Any) -> Optional[Tuple[Any, Any]]:
+    entry = _CREATED.get(id(value))
+    if entry is None or entry[0]() is not value:
+        return None
+    return entry[1], entry[2]
 
 
 class _GdaMeta(type):
     def __instancecheck__(cls, instance: Any) -> bool:
-        try:
-            return instance in _CREATED
-        except TypeError:
-            return False
+        return _meta(instance) is not None
 
 
 def _finish(array: Any, mesh: Any, mesh_axes: Any) -> Any:
+    key = id(array)
     try:
-        _CREATED.add(array)
-        _META[array] = (mesh, mesh_axes)
+        ref = weakref.ref(array, lambda _r, key=key: _CREATED.pop(key, None))
     except TypeError:  # not weak-referenceable: the GDA-only attributes still work via sharding
-        pass
+        return array
+    _CREATED[key] = (ref, mesh, mesh_axes)
     return array
 
 
@@ -134,21 +140,13 @@ class GlobalDeviceArray(metaclass=_GdaMeta):
 
 
 def _mesh_and_axes(self) -> Tuple[Any, Any]:
-    meta = _META.get(self) if _weakrefable(self) else None
+    meta = _meta(self)
     if meta is not None:
         return meta
     sharding = self.sharding
     if not hasattr(sharding, "mesh"):
         raise AttributeError("this array has no mesh (it is not a GlobalDeviceArray)")
     return sharding.mesh, sharding.spec
-
-
-def _weakrefable(value) -> bool:
-    try:
-        weakref.ref(value)
-        return True
-    except TypeError:
-        return False
 
 
 def _local_shards(self) -> List[Any]:
