@@ -45,6 +45,11 @@ class GlobalDeviceArrayType(Rule):
     predicate only recognises the multi-process case: single-process code that relied on
     the check now sees False.  If any jax.Array should pass, use `isinstance(x, jax.Array)`.
 
+    **Safe in a tuple with jax.Array.** When the class tuple also holds `jax.Array` or a
+    DeviceArray spelling (which was `jax.Array` on every JAX that still had both), the
+    legacy class is simply dropped: `isinstance(x, (jax.Array, GlobalDeviceArray))` is
+    `isinstance(x, jax.Array)` exactly.
+
     **Reported, not rewritten.** `issubclass`, `type(x) is GlobalDeviceArray`, isinstance on
     an expression that is not a plain name, and the class used as a value.
     """

@@ -49,6 +49,11 @@ class ShardedDeviceArray(Rule):
     already False for pmap outputs (the class was an empty shell), so the rewrite changes
     what such code observed there.
 
+    **Safe in a tuple with jax.Array.** When the class tuple also holds `jax.Array` or a
+    DeviceArray spelling (which was `jax.Array` on every JAX that still had both), the
+    legacy class is simply dropped: `isinstance(x, (jax.Array, ShardedDeviceArray))` is
+    `isinstance(x, jax.Array)` exactly.
+
     **Reported, not rewritten.** `issubclass(..., ShardedDeviceArray)`, `type(x) is
     ShardedDeviceArray`, isinstance checks on an expression that is not a plain name (the
     predicate uses it three times), and the class used as a value (an alias assignment,
