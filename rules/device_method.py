@@ -44,6 +44,9 @@ class DeviceMethod(Rule):
     **Safety: unsafe.** The old method raised on an array spread over several devices;
     `next(iter(x.devices()))` silently picks one.  Add `assert len(x.devices()) == 1` if the
     code relied on the error, or use `x.sharding`.
+
+    **Use instead.** `next(iter(x.devices()))` for a single-device array, `x.devices()` (a
+    set) or `x.sharding` in general.
     """
     examples = (
         Example(

@@ -55,6 +55,10 @@ class GdaAttributes(Rule):
     exist only on a `NamedSharding`: the rewrite is safe for arrays built by a GDA
     constructor or with a literal `NamedSharding(...)`, and an unsafe fix otherwise (a jit
     output may carry another sharding).
+
+    **Use instead.** `x.addressable_shards`, `x.addressable_data(i)`, `x.sharding.spec`,
+    `x.sharding.mesh` (check `isinstance(x.sharding, jax.sharding.NamedSharding)` first when
+    the array may come from `jit`).
     """
     examples = (
         Example(

@@ -38,6 +38,8 @@ class MultihostNonePspec(Rule):
 
     **Why.** JAX 0.4.13 made `None` invalid here (to a pytree, `None` is an empty subtree,
     not a leaf); `P()` means replicated, which is what `None` meant before.
+
+    **Use instead.** `jax.sharding.PartitionSpec()` (`P()`) for a replicated input or output.
     """
     examples = (
         Example(

@@ -63,6 +63,9 @@ class ProcessAllgatherTiled(Rule):
 
     **Not rewritten.** Multi-process code gathering *host-local* values: there `tiled=False`
     stacks the per-process values (the old meaning) and `tiled=True` would concatenate them.
+
+    **Use instead.** `process_allgather(x, tiled=True)` for global arrays and single-process
+    code; an explicit `tiled=False` for host-local values in multi-process code.
     """
     examples = (
         Example(
