@@ -181,8 +181,8 @@ def predicate_fix(
             classes = rest[0] if len(rest) == 1 else "(" + ", ".join(rest) + ")"
             predicate = "" if subsumed else template.format(x=x, array=_array_text(ctx, site))
             if subsumed:
-                # jax.Array (or a DeviceArray spelling, which was jax.Array on every JAX that
-                # had both) in the tuple already covers the predicate: exact, hence safe.
+                # jax.Array (or a DeviceArray spelling, which becomes jax.Array) in the tuple
+                # already covers the predicate: exact, hence safe.
                 text, op, safety = f"isinstance({x}, {classes})", "call", Safety.SAFE
             else:
                 text, op = f"isinstance({x}, {classes}) or ({predicate})", "or"

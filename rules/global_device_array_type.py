@@ -46,8 +46,8 @@ class GlobalDeviceArrayType(Rule):
     the check now sees False.  If any jax.Array should pass, use `isinstance(x, jax.Array)`.
 
     **Safe in a tuple with jax.Array.** When the class tuple also holds `jax.Array` or a
-    DeviceArray spelling (which was `jax.Array` on every JAX that still had both), the
-    legacy class is simply dropped: `isinstance(x, (jax.Array, GlobalDeviceArray))` is
+    DeviceArray spelling (which becomes `jax.Array` itself), the predicate adds nothing
+    and the legacy class is simply dropped: `isinstance(x, (jax.Array, GlobalDeviceArray))` is
     `isinstance(x, jax.Array)` exactly.
 
     **Reported, not rewritten.** `issubclass`, `type(x) is GlobalDeviceArray`, isinstance on

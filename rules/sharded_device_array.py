@@ -50,8 +50,8 @@ class ShardedDeviceArray(Rule):
     what such code observed there.
 
     **Safe in a tuple with jax.Array.** When the class tuple also holds `jax.Array` or a
-    DeviceArray spelling (which was `jax.Array` on every JAX that still had both), the
-    legacy class is simply dropped: `isinstance(x, (jax.Array, ShardedDeviceArray))` is
+    DeviceArray spelling (which becomes `jax.Array` itself), the predicate adds nothing
+    and the legacy class is simply dropped: `isinstance(x, (jax.Array, ShardedDeviceArray))` is
     `isinstance(x, jax.Array)` exactly.
 
     **Reported, not rewritten.** `issubclass(..., ShardedDeviceArray)`, `type(x) is
