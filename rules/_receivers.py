@@ -295,7 +295,6 @@ class _ModuleCollector(cst.CSTVisitor):
         self.multiprocess = False
         self.jit_functions: Dict[str, bool] = {}
         self.user_attributes: set = set()
-        self.depth = 0  # function/class nesting
 
     def _qual(self, node: cst.CSTNode) -> Optional[str]:
         parts = dotted_parts(node)
