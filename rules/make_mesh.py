@@ -55,6 +55,10 @@ class MakeMesh(Rule):
     **Differences.** `make_mesh` uses the first `prod(shape)` devices where
     `create_device_mesh` requires the shape to cover every device, and it rejects multi-slice
     TPU topologies (use `create_hybrid_device_mesh` there).
+
+    **Use instead.** `jax.make_mesh(shape, names, axis_types=(jax.sharding.AxisType.Auto,) *
+    len(names))`; keep `Mesh(mesh_utils.create_device_mesh(...), names)` where you pass
+    devices or options.
     """
     examples = (
         Example(
