@@ -234,9 +234,9 @@ def type_reference(
 
 
 class _AnnotationStrings(cst.CSTVisitor):
-    def __init__(self, word: str) -> None:
+    def __init__(self, words: List[str]) -> None:
         super().__init__()
-        self.pattern = re.compile(r"\b%s\b" % re.escape(word))
+        self.pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(w) for w in words))
         self.depth = 0
         self.found: List[cst.SimpleString] = []
 
@@ -251,11 +251,24 @@ class _AnnotationStrings(cst.CSTVisitor):
             self.found.append(node)
 
 
-def report_string_annotations(ctx: Context, word: str, recipe: str) -> None:
-    """String annotations are not rewritten; one that names the legacy class is reported."""
-    if word not in ctx.module.code:
+def report_string_annotations(ctx: Context, word: str, recipe: str, names: FrozenSet[str] = frozenset()) -> None:
+    """String annotations are not rewritten; one that names the legacy class is reported.
+
+    Names the class was imported under (``from jax.numpy import DeviceArray as DA``) count too;
+    they are remembered across rounds because the import itself goes in the first one.
+    """
+    state = getattr(ctx, "file_state", None)
+    key = f"{ctx.rule.code}-class-aliases"
+    aliases = set(state.get(key, ())) if state is not None else set()  # type: ignore[call-overload]
+    for binding in ctx.analysis.imports:
+        if binding.qualname in names and binding.name != word and not binding.guarded:
+            aliases.add(binding.name)
+    if state is not None:
+        state[key] = frozenset(aliases)
+    words = [word, *sorted(aliases)]
+    if not any(w in ctx.module.code for w in words):
         return
-    visitor = _AnnotationStrings(word)
+    visitor = _AnnotationStrings(words)
     ctx.module.visit(visitor)
     for node in visitor.found:
         ctx.report(node, f"string annotation {node.value} names {word}, which no longer exists; write {recipe}")

@@ -104,7 +104,7 @@ class DeviceArray(Rule):
     label = "DeviceArray"
 
     def visit_module(self, ctx: Context) -> None:
-        report_string_annotations(ctx, self.label, "jax.Array")
+        report_string_annotations(ctx, self.label, "jax.Array", self.names)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:

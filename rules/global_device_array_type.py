@@ -88,7 +88,7 @@ class GlobalDeviceArrayType(Rule):
     )
 
     def visit_module(self, ctx: Context) -> None:
-        report_string_annotations(ctx, "GlobalDeviceArray", "jax.Array")
+        report_string_annotations(ctx, "GlobalDeviceArray", "jax.Array", self.names)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import or is_called(site) or is_attribute_value(site):

@@ -98,7 +98,7 @@ class ShardedDeviceArray(Rule):
     )
 
     def visit_module(self, ctx: Context) -> None:
-        report_string_annotations(ctx, "ShardedDeviceArray", "jax.Array")
+        report_string_annotations(ctx, "ShardedDeviceArray", "jax.Array", self.names)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
