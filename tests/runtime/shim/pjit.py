@@ -6,6 +6,12 @@ spec)``, ``None`` means replicated (``PartitionSpec()``), ``FROM_GDA`` means "ke
 argument's own sharding".  Legacy positional order: ``pjit(fun, in_axis_resources,
 out_axis_resources, static_argnums, donate_argnums)``.  The modern keywords ``in_shardings``/
 ``out_shardings`` are accepted with the same (pjit) meaning.
+
+Multi-process (``jax.process_count() > 1``): before jax.Array (0.3.x, catalog 4.1 and MIG
+"host local inputs") pjit treated inputs that were not global arrays as *host-local* (each
+process passes its own rows, concatenated into the global array) and returned host-local
+outputs.  The shim re-creates that with ``multihost_utils.host_local_array_to_global_array`` /
+``global_array_to_host_local_array`` on the given PartitionSpecs.
 """
 
 from __future__ import annotations
@@ -93,9 +99,42 @@ def pjit(fun, in_axis_resources=_UNSPECIFIED, out_axis_resources=_UNSPECIFIED,
                 jit_kwargs["in_shardings"] = _resolve_tree(tuple(in_axis_resources), mesh, dynamic)
         if out_axis_resources is not _UNSPECIFIED:
             jit_kwargs["out_shardings"] = _resolve_tree(out_axis_resources, mesh)
-        return jax.jit(fun, **jit_kwargs)(*args)
+        host_local = jax.process_count() > 1 and in_axis_resources is not _UNSPECIFIED
+        if host_local:
+            args = _globalize(args, static, in_axis_resources, mesh)
+        out = jax.jit(fun, **jit_kwargs)(*args)
+        if host_local and out_axis_resources is not _UNSPECIFIED:
+            from jax.experimental import multihost_utils
+
+            out = multihost_utils.global_array_to_host_local_array(out, mesh, _specs(out_axis_resources))
+        return out
 
     return call
+
+
+def _specs(tree: Any) -> Any:
+    """Axis resources as PartitionSpecs (None = replicated)."""
+    import jax
+    from jax.sharding import PartitionSpec
+
+    return jax.tree_util.tree_map(
+        lambda s: PartitionSpec() if s is None else (s.spec if hasattr(s, "spec") else s), tree, is_leaf=_is_leaf
+    )
+
+
+def _globalize(args, static, in_axis_resources, mesh):
+    """Host-local (non-jax.Array) inputs -> global arrays, as 0.3-era multi-process pjit did."""
+    import jax
+    from jax.experimental import multihost_utils
+
+    dynamic = [i for i in range(len(args)) if i not in static]
+    specs = in_axis_resources if not _is_leaf(in_axis_resources) else (in_axis_resources,) * len(dynamic)
+    out = list(args)
+    for i, spec in zip(dynamic, specs):
+        if spec is FROM_GDA or isinstance(args[i], jax.Array):
+            continue
+        out[i] = multihost_utils.host_local_array_to_global_array(args[i], mesh, _specs(spec))
+    return tuple(out)
 
 
 def with_sharding_constraint(x, axis_resources):
