@@ -133,7 +133,6 @@ NOT_ARRAY_PREFIXES = (
     "jax.numpy.finfo",
     "jax.numpy.iinfo",
     "jax.dtypes",
-    "jax.lax.psum_scatter",  # fine as array, but only inside traced code
     "jax.debug",
     "jax.core",
     "jax.extend",
@@ -182,6 +181,21 @@ NOT_ARRAY_METHODS = frozenset(
         "device_buffers",
         "local_data",
     }
+)
+# Calls under jax. whose result may or may not be an array (pytrees, internals).
+MAYBE_ARRAY_PREFIXES = (
+    "jax.tree_util",
+    "jax.tree",
+    "jax.tree_map",
+    "jax.tree_multimap",
+    "jax.tree_leaves",
+    "jax.tree_flatten",
+    "jax.tree_unflatten",
+    "jax.device_get",
+    "jax.interpreters",
+    "jax.lib",
+    "jax.extend",
+    "jax._src",
 )
 # Array libraries whose objects have look-alike attributes.
 FOREIGN_ARRAY_LIBRARIES = (
@@ -420,8 +434,11 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
         if qualname in GDA_CONSTRUCTORS:
             return Tie("gda", "a GlobalDeviceArray", named=True, source=qualname)
         if is_jax_name(qualname):
-            if _under(qualname, NOT_ARRAY_PREFIXES) or not _array_producer_name(qualname):
+            if _under(qualname, MAYBE_ARRAY_PREFIXES):
                 return UNKNOWN
+            if _under(qualname, NOT_ARRAY_PREFIXES) or not _array_producer_name(qualname):
+                # NamedSharding(...), jax.devices(), jax.jit(f): JAX objects, never arrays.
+                return Tie("foreign", f"the result of {ctx.code(func)}(...), not an array")
             named = _has_named_sharding_arg(ctx, call, scope)
             return Tie("array", f"the result of {ctx.code(func)}(...)", named=named, source=qualname)
         if is_foreign_library(qualname):
@@ -533,8 +550,8 @@ def _annotation_tie(ctx: Context, annotation: Optional[cst.BaseExpression], scop
         return Tie("gda", "annotated GlobalDeviceArray")
     if qualname in ARRAY_TYPES:
         return Tie("array", f"annotated {qualname}")
-    if qualname is not None and is_foreign_library(qualname):
-        return Tie("foreign", f"annotated {qualname}")
+    if qualname is not None and (is_foreign_library(qualname) or is_jax_name(qualname)):
+        return Tie("foreign", f"annotated {qualname}")  # jax.sharding.Mesh, jax.Device ...
     if isinstance(annotation, cst.Name) and annotation.value in _BUILTIN_TYPES and scope.lookup(annotation.value) is None:
         return Tie("foreign", f"annotated {annotation.value}")
     return UNKNOWN
