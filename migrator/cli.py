@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import click
 
 from migrator import __version__
 from migrator.cache import default_cache_dir
-from migrator.discovery import discover
+from migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, discover
 from migrator.fileio import FileError, SourceFile
 from migrator.report import (
     as_json,
@@ -23,7 +24,16 @@ from migrator.report import (
     write_text,
 )
 from migrator.rule import all_rules
-from migrator.runner import CHECK, DIFF, WRITE, FileResult, default_jobs, migrate_text, run
+from migrator.runner import (
+    CHECK,
+    DIFF,
+    WRITE,
+    FileResult,
+    Options,
+    default_jobs,
+    migrate_text,
+    run,
+)
 from migrator.settings import ConfigError, Settings, find_config, load_config
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -80,6 +90,10 @@ def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Where results are cached (default: ~/.cache/jaxmigrate, or $JAXMIGRATE_CACHE_DIR).")
+@click.option("--docs", is_flag=True, help="Also migrate python code blocks in .md/.rst files and doctests in docstrings.")
+@click.option("--add-todos", is_flag=True, help="Write '# TODO(jaxmigrate): CODE ...' above each finding that cannot be fixed.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.md", help="Write a Markdown migration report for a pull request.")
+@click.option("--split-by-rule", "split_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Write one patch per rule into DIR (and a 'series' file); change no source file.")
 def migrate_command(
     paths: Tuple[str, ...],
     show_diff: bool,
@@ -98,6 +112,10 @@ def migrate_command(
     quiet: bool,
     no_cache: bool,
     cache_dir: Optional[Path],
+    docs: bool = False,
+    add_todos: bool = False,
+    report_path: Optional[Path] = None,
+    split_dir: Optional[Path] = None,
 ) -> None:
     """Migrate PATHS (files or directories; '-' reads stdin and writes stdout)."""
     stdin_mode = paths == ("-",)
@@ -107,18 +125,90 @@ def migrate_command(
         settings = _settings(paths, stdin_filename, config_path, select, ignore, target_version, unsafe_fixes, exclude, extend_exclude)
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
+    settings, target_source = _detect_target(settings, target_version, config_path, paths, stdin_filename, quiet)
     mode = DIFF if show_diff else CHECK if check else WRITE
+    options = Options(docs=docs, add_todos=add_todos)
     if stdin_mode:
-        sys.exit(_run_stdin(settings, mode, check, stdin_filename or "-", output_format))
+        sys.exit(_run_stdin(settings, mode, check, stdin_filename or "-", output_format, options))
     if not paths:
         click.echo("No paths given: nothing to do.", err=True)
+        if report_path is not None:
+            _write_report(report_path, [], mode, settings, target_source)
         sys.exit(EXIT_CLEAN)
-    files, missing = discover(paths, settings.exclude + settings.extend_exclude)
+    suffixes = SOURCE_SUFFIXES + (DOC_SUFFIXES if docs else ())
+    files, missing = discover(paths, settings.exclude + settings.extend_exclude, suffixes)
+    if not docs:  # a page named on the command line is migrated only with --docs
+        files = [f for f in files if f.suffix.lower() not in DOC_SUFFIXES]
     results = [FileResult(path, error=reason) for path, reason in missing]
+    if split_dir is not None:
+        sys.exit(_split(files, settings, split_dir, results, quiet))
     cache = None if no_cache else str(cache_dir or default_cache_dir())
-    results += _run_files(files, settings, mode, jobs or default_jobs(), cache)
+    results += _run_files(files, settings, mode, jobs or default_jobs(), cache, options)
     _report(results, mode, settings, output_format, show_fixes, quiet, check)
+    if report_path is not None:
+        _write_report(report_path, results, mode, settings, target_source)
     sys.exit(_exit_code(results))
+
+
+def _detect_target(
+    settings: Settings,
+    target_version: Optional[str],
+    config_path: Optional[Path],
+    paths: Sequence[str],
+    stdin_filename: Optional[str],
+    quiet: bool,
+) -> Tuple[Settings, Optional[str]]:
+    """With no --target-version anywhere, the lowest ``jax`` the project allows."""
+    if target_version:
+        return settings, "--target-version"
+    anchors = [Path(p) for p in paths if p != "-"] + ([Path(stdin_filename)] if stdin_filename else [])
+    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
+    if config is not None and "target_version" in (load_config(config) or {}):
+        return settings, f"target-version in {config}"
+    from migrator.project_version import detect
+
+    detected = detect([p for p in anchors if p.exists()])
+    if detected is None:
+        return settings, None
+    try:
+        settings = dataclasses.replace(settings, target_version=detected.version)
+    except ConfigError:
+        return settings, None
+    if not quiet:
+        click.echo(f"jaxmigrate: {detected.describe()}", err=True)
+    return settings, f"from {detected.source.name}: {detected.requirement}"
+
+
+def _write_report(
+    path: Path, results: Sequence[FileResult], mode: str, settings: Settings, source: Optional[str]
+) -> None:
+    from migrator.markdown_report import render
+
+    text = render(results, mode, settings.target_version, source, settings.unsafe_fixes)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise click.FileError(str(path), hint=str(error.strerror or error)) from None
+    click.echo(f"wrote the migration report to {path}", err=True)
+
+
+def _split(
+    files: List[Path], settings: Settings, directory: Path, results: List[FileResult], quiet: bool
+) -> int:
+    from migrator.split import write_patches
+
+    outcome = write_patches(files, settings, directory)
+    for path, reason in outcome.errors:
+        sys.stderr.write(f"{path}: error: {reason}\n")
+    for result in results:
+        sys.stderr.write(error_line(result) + "\n")
+    for name, count in outcome.patches:
+        sys.stderr.write(f"wrote {directory / name} ({count} files)\n")
+    if not quiet:
+        sys.stderr.write(f"{len(outcome.patches)} patches in {directory} (apply in the order of {directory / 'series'})\n")
+    if outcome.errors or results:
+        return EXIT_ERROR
+    return EXIT_CHANGES if outcome.patches else EXIT_CLEAN
 
 
 def _settings(
@@ -151,23 +241,30 @@ def _settings(
 
 
 def _run_files(
-    files: List[Path], settings: Settings, mode: str, jobs: int, cache: Optional[str]
+    files: List[Path],
+    settings: Settings,
+    mode: str,
+    jobs: int,
+    cache: Optional[str],
+    options: Options = Options(),
 ) -> List[FileResult]:
     stderr = sys.stderr
     if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
         with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
-            return list(run(files, settings, mode, jobs, progress=bar.update, cache_dir=cache))
-    return list(run(files, settings, mode, jobs, cache_dir=cache))
+            return list(run(files, settings, mode, jobs, progress=bar.update, cache_dir=cache, options=options))
+    return list(run(files, settings, mode, jobs, cache_dir=cache, options=options))
 
 
-def _run_stdin(settings: Settings, mode: str, check: bool, name: str, output_format: str) -> int:
+def _run_stdin(
+    settings: Settings, mode: str, check: bool, name: str, output_format: str, options: Options = Options()
+) -> int:
     raw = sys.stdin.buffer.read()
     try:
         source = SourceFile.from_bytes(Path(name), raw)
     except FileError as error:
         result = FileResult(name, error=str(error))
     else:
-        result = migrate_text(source, name, settings, mode if mode != WRITE else CHECK)
+        result = migrate_text(source, name, settings, mode if mode != WRITE else CHECK, options=options)
     stdout = sys.stdout.buffer
     if result.error is None:
         if mode == DIFF:

@@ -16,7 +16,8 @@ DEFAULT_EXCLUDES = (
     ".ipynb_checkpoints",
 )  # fmt: skip
 
-SOURCE_SUFFIXES = (".py", ".pyi")
+SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
+DOC_SUFFIXES = (".md", ".markdown", ".rst")  # walked into only with --docs
 
 
 def _matches(relative: str, name: str, patterns: Iterable[str]) -> bool:

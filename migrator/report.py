@@ -6,6 +6,7 @@ import json
 from typing import Dict, List, Sequence, TextIO
 
 from migrator import __version__
+from migrator.context import Diagnostic
 from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
 from migrator.rule import all_rules
 from migrator.runner import FileResult
@@ -50,11 +51,26 @@ def write_text(results: Sequence[FileResult], out: TextIO, show_fixes: bool, mod
         if show_fixes:
             tag = "[fixed] " if mode == "write" else "[fixable] "
             entries += [(d, tag) for d in result.fixes]
-        for diagnostic, tag in sorted(entries, key=lambda e: (e[0].line, e[0].column, e[0].code)):
-            out.write(
-                f"{result.path}:{diagnostic.line}:{diagnostic.column}: "
-                f"{diagnostic.code} {tag}{diagnostic.message}\n"
-            )
+        for diagnostic, tag in sorted(entries, key=_order):
+            out.write(f"{location(result.path, diagnostic)}: {diagnostic.code} {tag}{diagnostic.message}\n")
+
+
+def _cell_number(diagnostic: Diagnostic) -> int:
+    where = getattr(diagnostic, "where", "")
+    return int(where.split()[-1]) if where.startswith("cell ") else 0
+
+
+def _order(entry: tuple) -> tuple:
+    diagnostic = entry[0]
+    return (_cell_number(diagnostic), diagnostic.line, diagnostic.column, diagnostic.code)
+
+
+def location(path: str, diagnostic: Diagnostic) -> str:
+    """``path:line:col``, or ``nb.ipynb:cell 3:line 2:col 5`` inside a notebook cell."""
+    where = getattr(diagnostic, "where", "")
+    if where:
+        return f"{path}:{where}:line {diagnostic.line}:col {diagnostic.column}"
+    return f"{path}:{diagnostic.line}:{diagnostic.column}"
 
 
 def as_json(results: Sequence[FileResult], mode: str, target_version: str) -> dict:
@@ -92,6 +108,16 @@ def _sarif_result(path: str, code: str, level: str, message: str, line: int, col
     }
 
 
+def _in_cell(d: Diagnostic) -> str:
+    where = getattr(d, "where", "")
+    return f"{where}, line {d.line}: {d.message}" if where else d.message
+
+
+def _region(d: Diagnostic) -> tuple:
+    # A notebook is JSON: cell lines are not file lines, so point at the file's first line.
+    return (1, 1) if getattr(d, "where", "") else (d.line, d.column)
+
+
 def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
     rules = all_rules()
     driver_rules = [
@@ -109,11 +135,11 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
     for r in results:
         path = r.path.replace("\\", "/")
         for d in r.findings:
-            sarif_results.append(_sarif_result(path, d.code, "warning", d.message, d.line, d.column))
+            sarif_results.append(_sarif_result(path, d.code, "warning", _in_cell(d), *_region(d)))
         if mode != "write":
             for d in r.fixes:
                 sarif_results.append(
-                    _sarif_result(path, d.code, "note", f"[fixable] {d.message}", d.line, d.column)
+                    _sarif_result(path, d.code, "note", f"[fixable] {_in_cell(d)}", *_region(d))
                 )
         if r.error is not None:
             sarif_results.append(
@@ -156,9 +182,10 @@ def write_github(results: Sequence[FileResult], out: TextIO, mode: str) -> None:
         if mode != "write":
             entries += [("notice", d) for d in r.fixes]
         for level, d in entries:
+            line, column = _region(d)
             out.write(
-                f"::{level} file={file},line={d.line},col={d.column},"
-                f"title={d.code}::{_escape_github(d.message)}\n"
+                f"::{level} file={file},line={line},col={column},"
+                f"title={d.code}::{_escape_github(_in_cell(d))}\n"
             )
         if r.error is not None:
             out.write(

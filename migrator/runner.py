@@ -15,7 +15,20 @@ from migrator.cache import ResultCache
 from migrator.context import Diagnostic
 from migrator.engine import MigrationError, migrate_source
 from migrator.fileio import FileError, SourceFile, read_source, write_source
+from migrator.docs import DOC_SUFFIXES
+from migrator.notebook import NotebookError
 from migrator.settings import Settings
+
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """What else a run does besides migrating Python files."""
+
+    docs: bool = False  # also Markdown/reST code blocks and doctests in docstrings
+    add_todos: bool = False  # write ``# TODO(jaxmigrate): ...`` above findings
+    keep_output: bool = False  # send the migrated text back from workers
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
 
@@ -48,31 +61,79 @@ def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(lines)
 
 
+def _migrate_python(text: str, settings: Settings, options: Options, cache):  # noqa: ANN001, ANN202
+    from migrator import todos
+
+    base, unstripped = todos.strip_markers(text) if options.add_todos else (text, {})
+    migrated = migrate_source(base, settings, cache)
+    output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
+    if options.docs and ">>>" in output:
+        from migrator.docs import migrate_docstrings
+
+        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
+        fixes += doc_fixes
+        findings += doc_findings
+    if options.add_todos:
+        output, mapping = todos.add_markers(output, findings)
+        # fixes point at the lines they changed: lines of the text as read, markers included
+        fixes = [todos.shift(d, unstripped) for d in fixes]
+        findings = [todos.shift(d, mapping) for d in findings]
+    return output, fixes, findings, None
+
+
+def _migrate_notebook(text: str, display: str, settings: Settings, cache):  # noqa: ANN001, ANN202
+    from migrator.notebook import migrate_notebook
+
+    result = migrate_notebook(text, settings, cache)
+    diff = "".join(
+        unified_diff(f"{display}:cell {change.cell}", _nl(change.before), _nl(change.after))
+        for change in result.cells
+    )
+    return result.output, result.fixes, result.findings, diff
+
+
+def _nl(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
 def migrate_text(
     source: SourceFile,
     display: str,
     settings: Settings,
     mode: str,
     cache: Optional[ResultCache] = None,
+    options: Options = Options(),
 ) -> FileResult:
     result = FileResult(display)
+    suffix = Path(display).suffix.lower()
     try:
-        migrated = migrate_source(source.text, settings, cache)
+        if suffix == NOTEBOOK_SUFFIX:
+            output, fixes, findings, diff = _migrate_notebook(source.text, display, settings, cache)
+        elif options.docs and suffix in DOC_SUFFIXES:
+            from migrator.docs import migrate_document
+
+            output, fixes, findings = migrate_document(source.text, suffix, settings, cache)
+            diff = None
+        else:
+            output, fixes, findings, diff = _migrate_python(source.text, settings, options, cache)
     except MigrationError as error:
         result.error, result.error_line, result.error_column = error.message, error.line, error.column
         return result
-    result.changed = migrated.changed
-    result.fixes, result.findings = migrated.fixes, migrated.findings
-    if migrated.changed:
+    except NotebookError as error:
+        result.error = str(error)
+        return result
+    result.changed = output != source.text
+    result.fixes, result.findings = fixes, findings
+    if result.changed:
         if mode == DIFF:
-            result.diff = unified_diff(display, migrated.source, migrated.output)
+            result.diff = diff if diff is not None else unified_diff(display, source.text, output)
         elif mode == WRITE:
             try:
-                write_source(source, migrated.output)
+                write_source(source, output)
                 result.written = True
             except FileError as error:
                 result.error = str(error)
-        result.output = migrated.output
+        result.output = output
     return result
 
 
@@ -89,14 +150,19 @@ def _cache(cache_dir: Optional[str], settings: Settings) -> Optional[ResultCache
 
 
 def process_file(
-    path: Path, settings: Settings, mode: str, cache_dir: Optional[str] = None
+    path: Path,
+    settings: Settings,
+    mode: str,
+    cache_dir: Optional[str] = None,
+    options: Options = Options(),
 ) -> FileResult:
     try:
         source = read_source(path)
     except FileError as error:
         return FileResult(str(path), error=str(error))
-    result = migrate_text(source, str(path), settings, mode, _cache(cache_dir, settings))
-    result.output = None  # not worth sending back from a worker
+    result = migrate_text(source, str(path), settings, mode, _cache(cache_dir, settings), options)
+    if not options.keep_output:
+        result.output = None  # not worth sending back from a worker
     return result
 
 
@@ -111,9 +177,10 @@ def run(
     jobs: int,
     progress: Optional[Callable[[int], None]] = None,
     cache_dir: Optional[str] = None,
+    options: Options = Options(),
 ) -> Iterator[FileResult]:
     """Yield one result per file, in the order of ``files`` whatever ``jobs`` is."""
-    tasks = [(path, settings, mode, cache_dir) for path in files]
+    tasks = [(path, settings, mode, cache_dir, options) for path in files]
     if jobs <= 1 or len(files) < 2:
         for task in tasks:
             yield _process_star(task)

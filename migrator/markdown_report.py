@@ -1,0 +1,136 @@
+"""``--report FILE.md``: a migration report a maintainer can paste into a pull request.
+
+Per rule: how many sites were changed (or would be) and where; the findings that need a
+person, each with its message (the message says what to use instead: the recipe); a link to
+the JAX changelog section of the rule's deprecation/removal and to the migration guide that
+covers it.  The header names the ``--target-version`` used and where it came from.  The same
+data, for tools, is ``--format json``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from migrator import __version__
+from migrator.context import Diagnostic
+from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
+from migrator.report import location, summary_counts
+from migrator.rule import Rule, all_rules
+from migrator.runner import FileResult
+
+CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
+GUIDES = {
+    # catalog row prefix -> (title, address) of the JAX document that covers the migration
+    "ARR": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
+    "GDA": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
+    "PJ": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
+    "MH": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
+    "DEV": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
+    "CFG": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
+    "SM": ("shard_map guide", "https://docs.jax.dev/en/latest/notebooks/shard_map.html"),
+    "OTH-1": ("pmap migration guide", "https://docs.jax.dev/en/latest/migrate_pmap.html"),
+}
+MAX_SITES = 50  # per rule; the rest are counted
+
+
+def links(rule: Optional[Rule]) -> List[Tuple[str, str]]:
+    """(text, address) pairs for a rule: changelog sections, then migration guides."""
+    if rule is None:
+        return []
+    result: List[Tuple[str, str]] = []
+    if rule.deprecated_in:
+        result.append((f"changelog: jax {rule.deprecated_in} (deprecated)", CHANGELOG))
+    if rule.removed_in:
+        result.append((f"changelog: jax {rule.removed_in} (removed)", CHANGELOG))
+    if not result:
+        result.append(("JAX changelog", CHANGELOG))
+    seen = set()
+    for row in rule.catalog:
+        for prefix in (row, row.split("-")[0]):
+            guide = GUIDES.get(prefix)
+            if guide and guide not in seen:
+                seen.add(guide)
+                result.append(guide)
+                break
+    return result
+
+
+def _site(path: str, diagnostic: Diagnostic) -> str:
+    return f"`{location(path, diagnostic)}`"
+
+
+def render(
+    results: Sequence[FileResult],
+    mode: str,
+    target_version: str,
+    target_source: Optional[str] = None,
+    unsafe_fixes: bool = False,
+) -> str:
+    rules = all_rules()
+    changed: Dict[str, List[Tuple[str, Diagnostic]]] = OrderedDict()
+    review: Dict[str, List[Tuple[str, Diagnostic]]] = OrderedDict()
+    for result in results:
+        for d in result.fixes:
+            changed.setdefault(d.code, []).append((result.path, d))
+        for d in result.findings:
+            review.setdefault(d.code, []).append((result.path, d))
+    counts = summary_counts(results)
+    verb = "changed" if mode == "write" else "to change"
+    out: List[str] = ["## JAX migration (jaxmigrate)", ""]
+    target = f"`--target-version {target_version}`"
+    if target_source:
+        target += f" ({target_source})"
+    out.append(
+        f"jaxmigrate {__version__}, {target}"
+        + (", `--unsafe-fixes`" if unsafe_fixes else "")
+        + f": the migrated code must still run on JAX {target_version}."
+    )
+    out.append("")
+    out.append(
+        f"{counts['changed']} of {counts['files']} files {verb}; {counts['fixes']} sites "
+        f"{verb}; {counts['findings']} findings need a person"
+        + (f"; {counts['errors']} files could not be processed." if counts["errors"] else ".")
+    )
+    out.append("")
+    codes = sorted(set(changed) | set(review))
+    if codes:
+        out += ["| rule | safety | sites " + verb + " | need a person |", "| --- | --- | ---: | ---: |"]
+        for code in codes:
+            rule = rules.get(code)
+            name = rule.name if rule else ("unused-import" if code == CLEANUP_CODE else "")
+            safety = rule.safety.value if rule else "safe"
+            out.append(
+                f"| {code} {name} | {safety} | {len(changed.get(code, []))} | {len(review.get(code, []))} |"
+            )
+        out.append("")
+    for code in codes:
+        rule = rules.get(code)
+        title = f"{code} {rule.name}: {rule.summary}" if rule else f"{code}: {CLEANUP_SUMMARY}"
+        out += [f"### {title}", ""]
+        refs = links(rule)
+        if refs:
+            out.append("See " + ", ".join(f"[{text}]({address})" for text, address in refs) + ".")
+            out.append("")
+        sites = changed.get(code, [])
+        if sites:
+            out.append(f"{len(sites)} sites {verb}:")
+            out.append("")
+            for path, d in sites[:MAX_SITES]:
+                out.append(f"- {_site(path, d)} {d.message}")
+            if len(sites) > MAX_SITES:
+                out.append(f"- ... and {len(sites) - MAX_SITES} more")
+            out.append("")
+        findings = review.get(code, [])
+        if findings:
+            out.append(f"{len(findings)} findings need a person:")
+            out.append("")
+            for path, d in findings:
+                out.append(f"- [ ] {_site(path, d)} ({d.safety}) {d.message}")
+            out.append("")
+    errors = [r for r in results if r.error is not None]
+    if errors:
+        out += ["### Files that could not be processed", ""]
+        out += [f"- `{r.path}`: {r.error}" for r in errors]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,211 @@
+"""Jupyter notebooks: migrating the code cells of an ``.ipynb`` file.
+
+* Only code cells change; markdown/raw cells, cell ids, metadata, outputs and execution counts
+  are left as they are.  A notebook whose kernel is not Python is left alone.
+* The code cells are migrated together (see :mod:`migrator.segments`): an import in cell 1
+  resolves a name used in cell 5, and an import a fix needs is added after the last top-level
+  import, i.e. in the cell that already imports (otherwise at the top of the first code cell).
+* IPython syntax is masked before parsing and restored afterwards: line magics (``%timeit``),
+  shell escapes (``!pip``), ``x = %time ...`` / ``x = !ls`` assignments and ``obj?`` help.
+  A cell magic whose body is Python (``%%time``, ``%%timeit``, ``%%capture``, ``%%prun``, ...)
+  keeps its first line; any other cell magic (``%%bash``, ``%%writefile``, ...) is not Python
+  and its cell is skipped.
+* The file is written back the way ``nbformat`` writes it: JSON with the original indentation
+  (nbformat's is 1), keys in their original order, non-ASCII characters kept, a final newline;
+  a cell's ``source`` keeps its form (a list of lines or one string).
+* Findings name the cell: ``nb.ipynb:cell 3:line 2`` (cells counted from 1 over all cells, as
+  they appear in the notebook; lines counted within the cell).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections import OrderedDict
+from typing import Any, Dict, List, Optional, Tuple
+
+from migrator.context import Diagnostic
+from migrator.segments import SegmentDiagnostic, migrate_segments
+from migrator.settings import Settings
+
+MAGIC = "__jaxmigrate_magic__"
+_PLACEHOLDER_RE = re.compile(r"^([ \t]*)" + MAGIC + r"\((\d+)\)[ \t]*$")
+# Cell magics whose body is ordinary Python.
+PYTHON_CELL_MAGICS = frozenset(
+    {"time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy", "snakeviz", "memit"}
+)
+_ASSIGNED_MAGIC_RE = re.compile(r"^\s*[A-Za-z_][\w.,\s]*=\s*[%!]")
+
+
+class NotebookError(Exception):
+    """The file is not a notebook jaxmigrate can read."""
+
+
+def _is_magic(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if stripped[0] in "%!":
+        return True
+    if _ASSIGNED_MAGIC_RE.match(line) and not stripped.startswith("#"):
+        return True
+    # ``obj?`` / ``obj??`` help (but not a comment that ends in a question mark)
+    return stripped.endswith("?") and "#" not in stripped and not stripped.endswith(("'?", '"?'))
+
+
+def mask(source: str) -> Optional[Tuple[str, List[str]]]:
+    """Source with IPython lines replaced by placeholders, and the original lines; None: skip."""
+    lines = source.splitlines(keepends=True)
+    first = lines[0].strip() if lines else ""
+    if first.startswith("%%"):
+        name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
+        if name not in PYTHON_CELL_MAGICS:
+            return None
+    masked: List[str] = []
+    originals: List[str] = []
+    continuation = False
+    for line in lines:
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        if not continuation and _is_magic(body):
+            indent = body[: len(body) - len(body.lstrip())]
+            masked.append(f"{indent}{MAGIC}({len(originals)}){ending}")
+            originals.append(body)
+            continuation = body.endswith("\\")
+            continue
+        if continuation:  # a magic continued with a backslash: keep the piece with it
+            originals[-1] += ending + body
+            continuation = body.endswith("\\")
+            continue
+        masked.append(line)
+    return "".join(masked), originals
+
+
+def unmask(text: str, originals: List[str]) -> Optional[str]:
+    lines = text.splitlines(keepends=True)
+    seen = set()
+    out = []
+    for line in lines:
+        body = line.rstrip("\r\n")
+        match = _PLACEHOLDER_RE.match(body)
+        if match:
+            number = int(match.group(2))
+            if number >= len(originals) or number in seen:
+                return None
+            seen.add(number)
+            out.append(originals[number] + line[len(body) :])
+        else:
+            out.append(line)
+    if len(seen) != len(originals):
+        return None  # a magic line got lost: never write such a cell
+    return "".join(out)
+
+
+@dataclasses.dataclass
+class CellChange:
+    cell: int  # 1-based
+    before: str
+    after: str
+
+
+@dataclasses.dataclass
+class NotebookResult:
+    output: str
+    changed: bool
+    fixes: List[Diagnostic]
+    findings: List[Diagnostic]
+    cells: List[CellChange]
+    skipped: List[int]
+
+
+def _indent_of(text: str) -> Optional[int]:
+    match = re.match(r"\{\r?\n( +)\"", text)
+    return len(match.group(1)) if match else None
+
+
+def _cell_source(cell: Dict[str, Any]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _set_source(cell: Dict[str, Any], text: str) -> None:
+    if isinstance(cell.get("source"), list):
+        cell["source"] = text.splitlines(keepends=True)
+    else:
+        cell["source"] = text
+
+
+def is_python_notebook(notebook: Dict[str, Any]) -> bool:
+    metadata = notebook.get("metadata") or {}
+    language = (metadata.get("kernelspec") or {}).get("language") or (
+        metadata.get("language_info") or {}
+    ).get("name")
+    return language in (None, "python", "python3", "ipython", "ipython3")
+
+
+def load(text: str) -> Dict[str, Any]:
+    try:
+        notebook = json.loads(text, object_pairs_hook=OrderedDict)
+    except ValueError as error:
+        raise NotebookError(f"not a JSON notebook: {error}") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise NotebookError("not a notebook (nbformat 4 with a 'cells' list expected)")
+    return notebook
+
+
+def dump(notebook: Dict[str, Any], original: str) -> str:
+    indent = _indent_of(original)
+    text = json.dumps(notebook, indent=1 if indent is None else indent, ensure_ascii=False)
+    return text + "\n" if original.endswith("\n") or indent is None else text
+
+
+def migrate_notebook(text: str, settings: Settings, cache=None) -> NotebookResult:  # noqa: ANN001
+    notebook = load(text)
+    if not is_python_notebook(notebook):
+        return NotebookResult(text, False, [], [], [], [])
+    cells = notebook["cells"]
+    chosen: List[int] = []  # indexes into ``cells``
+    segments: List[str] = []
+    masks: List[List[str]] = []
+    skipped: List[int] = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        masked = mask(_cell_source(cell))
+        if masked is None:
+            skipped.append(index + 1)
+            continue
+        chosen.append(index)
+        segments.append(masked[0])
+        masks.append(masked[1])
+    result = migrate_segments(segments, settings, cache)
+    skipped += [chosen[i] + 1 for i in result.skipped]
+    changes: List[CellChange] = []
+    for position, (index, new_masked) in enumerate(zip(chosen, result.outputs)):
+        if new_masked == segments[position]:
+            continue
+        restored = unmask(new_masked, masks[position])
+        if restored is None:
+            skipped.append(index + 1)
+            continue
+        before = _cell_source(cells[index])
+        if restored != before:
+            changes.append(CellChange(index + 1, before, restored))
+            _set_source(cells[index], restored)
+
+    def name(entry: Tuple[int, Diagnostic]) -> Diagnostic:
+        position, diagnostic = entry
+        fields = dataclasses.asdict(diagnostic)
+        fields.pop("where", None)
+        return SegmentDiagnostic(**fields, where=f"cell {chosen[position] + 1}")
+
+    output = dump(notebook, text) if changes else text
+    return NotebookResult(
+        output,
+        output != text,
+        [name(e) for e in result.fixes],
+        [name(e) for e in result.findings],
+        changes,
+        sorted(skipped),
+    )

@@ -1,0 +1,217 @@
+"""Migrating code that lives in pieces: notebook cells, documentation code blocks, doctests.
+
+The pieces of one document are one program (a notebook's cells run top to bottom; a page's
+snippets build on each other), so they are migrated together: the segments are joined into
+one module, separated by marker statements, and split again afterwards.  Name resolution
+therefore sees ``import jax.numpy as jnp`` in cell 1 when cell 5 uses ``jnp.DeviceArray``,
+and an import a fix needs goes where the engine puts imports in a module: after the last
+top-level import (which is in the cell or block that imports), otherwise at the top of the
+first segment.  Each segment keeps its own boundaries; a segment the migration did not touch
+comes back byte for byte.
+
+If the joined text does not parse (one broken snippet) the segments are migrated one by one
+and the ones that do not parse are left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from migrator.context import Diagnostic
+from migrator.engine import MigrationError, migrate_source
+from migrator.settings import Settings
+
+MARKER = "__jaxmigrate_segment__"
+_MARKER_RE = re.compile(r"^" + MARKER + r"\((\d+)\)\r?\n", re.MULTILINE)
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentDiagnostic(Diagnostic):
+    """A diagnostic inside a segment: ``where`` names it (``cell 3``), ``line`` counts in it."""
+
+    where: str = ""
+
+
+@dataclasses.dataclass
+class SegmentResult:
+    outputs: List[str]
+    fixes: List[Tuple[int, Diagnostic]]  # (segment index, diagnostic with a segment line)
+    findings: List[Tuple[int, Diagnostic]]
+    skipped: List[int]  # segments that could not be parsed, left as they were
+
+
+def _with_newline(text: str) -> str:
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+def migrate_segments(
+    segments: Sequence[str], settings: Settings, cache=None  # noqa: ANN001
+) -> SegmentResult:
+    """Migrate the segments as one program; returns the new segments and located diagnostics."""
+    if not segments:
+        return SegmentResult([], [], [], [])
+    joined_parts = []
+    for index, segment in enumerate(segments):
+        if index:
+            joined_parts.append(f"{MARKER}({index})\n")
+        joined_parts.append(_with_newline(segment))
+    joined = "".join(joined_parts)
+    try:
+        result = migrate_source(joined, settings, cache)
+    except MigrationError:
+        return _one_by_one(segments, settings, cache)
+    if not result.changed and not result.findings and not result.fixes:
+        return SegmentResult(list(segments), [], [], [])
+    split = _split(result.output, len(segments))
+    if split is None:  # a marker went missing: never guess
+        return _one_by_one(segments, settings, cache)
+    texts, starts = split
+    insertions: Dict[int, Tuple[int, int]] = {}
+    hoisted = _hoist_imports([_with_newline(x) for x in segments], texts, insertions)
+    if hoisted is not None:  # an import was copied into an earlier segment
+        texts = hoisted
+    outputs = []
+    for original, text in zip(segments, texts):
+        if text == _with_newline(original):
+            outputs.append(original)
+        elif not original.endswith("\n") and text.endswith("\n"):
+            outputs.append(text[:-1])
+        else:
+            outputs.append(text)
+
+    input_starts = [1]
+    for segment in segments[:-1]:
+        input_starts.append(input_starts[-1] + _with_newline(segment).count("\n") + 1)
+
+    def locate(diagnostic: Diagnostic, finding: bool) -> Tuple[int, Diagnostic]:
+        # Fixes point at the lines they changed (input), findings at the migrated text.
+        table = starts if finding else input_starts
+        index = 0
+        for position, start in enumerate(table):
+            if diagnostic.line >= start:
+                index = position
+        offset = table[index] - 1
+        position, count = insertions.get(index, (0, 0)) if finding else (0, 0)
+
+        def moved(line: int) -> int:
+            line -= offset
+            return line + count if count and line > position else line
+
+        end = moved(diagnostic.end_line) if diagnostic.end_line else 0
+        return index, dataclasses.replace(diagnostic, line=moved(diagnostic.line), end_line=end)
+
+    return SegmentResult(
+        outputs,
+        [locate(d, False) for d in result.fixes],
+        [locate(d, True) for d in result.findings],
+        [],
+    )
+
+
+def _bindings(tree: ast.Module) -> Dict[str, str]:
+    """Top-level import bindings: name -> the statement that binds only it."""
+    found: Dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found.setdefault(alias.asname, f"import {alias.name} as {alias.asname}")
+                else:
+                    found.setdefault(alias.name.split(".")[0], f"import {alias.name}")
+        elif isinstance(node, ast.ImportFrom) and node.module is not None or isinstance(node, ast.ImportFrom) and node.level:
+            module = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                bound = alias.asname or alias.name
+                spelled = alias.name + (f" as {alias.asname}" if alias.asname else "")
+                found.setdefault(bound, f"from {module} import {spelled}")
+    return found
+
+
+def _loads(tree: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def _hoist_imports(
+    inputs: Sequence[str], outputs: List[str], insertions: Dict[int, Tuple[int, int]]
+) -> Optional[List[str]]:
+    """Copy an import into the first segment whose new code needs it before it is bound.
+
+    The engine sees one module, where an import in a later segment counts as visible; in a
+    notebook or a page the later segment has not run yet.  A name a fix introduced into
+    segment i that is imported only in a later segment gets that import (one name per
+    statement) after segment i's own top-level imports.
+    """
+    try:
+        trees_in = [ast.parse(x) for x in inputs]
+        trees_out = [ast.parse(x) for x in outputs]
+    except (SyntaxError, ValueError):
+        return None
+    result = list(outputs)
+    changed = False
+    bound: Set[str] = set()
+    later = [_bindings(tree) for tree in trees_out]
+    for index, (before, after) in enumerate(zip(trees_in, trees_out)):
+        own = _bindings(after)
+        new_names = _loads(after) - _loads(before) - bound - set(own)
+        missing = []
+        for name in sorted(new_names):
+            source = next((b[name] for b in later[index + 1 :] if name in b), None)
+            if source is not None:
+                missing.append(source)
+        if missing:
+            lines = result[index].splitlines(keepends=True)
+            position = 0
+            for node in after.body:
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    position = node.end_lineno or node.lineno
+                elif position or not (isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant)):
+                    break
+            lines[position:position] = [m + "\n" for m in missing]
+            insertions[index] = (position, len(missing))
+            result[index] = "".join(lines)
+            changed = True
+            own.update({name: "" for name in new_names})
+        bound |= set(own)
+    return result if changed else None
+
+
+def _split(output: str, count: int) -> Optional[Tuple[List[str], List[int]]]:
+    """The segments of a joined output and the joined-text line each starts on."""
+    matches = list(_MARKER_RE.finditer(output))
+    if [int(m.group(1)) for m in matches] != list(range(1, count)):
+        return None
+    texts: List[str] = []
+    starts = [1]
+    position = 0
+    for match in matches:
+        texts.append(output[position : match.start()])
+        position = match.end()
+        starts.append(output.count("\n", 0, position) + 1)
+    texts.append(output[position:])
+    return texts, starts
+
+
+def _one_by_one(segments: Sequence[str], settings: Settings, cache) -> SegmentResult:  # noqa: ANN001
+    outputs: List[str] = []
+    fixes: List[Tuple[int, Diagnostic]] = []
+    findings: List[Tuple[int, Diagnostic]] = []
+    skipped: List[int] = []
+    for index, segment in enumerate(segments):
+        try:
+            result = migrate_source(_with_newline(segment), settings, cache)
+        except MigrationError:
+            outputs.append(segment)
+            skipped.append(index)
+            continue
+        text = result.output
+        if not segment.endswith("\n") and text.endswith("\n"):
+            text = text[:-1]
+        outputs.append(text if result.changed else segment)
+        fixes += [(index, d) for d in result.fixes]
+        findings += [(index, d) for d in result.findings]
+    return SegmentResult(outputs, fixes, findings, skipped)

@@ -1,0 +1,103 @@
+"""``--split-by-rule DIR``: one patch per rule, so a big migration lands as reviewable commits.
+
+Each file is migrated rule by rule, in rule-code order, each rule (``select=(code,)``, with
+the same target version and ``--unsafe-fixes`` setting) running on the text the previous
+rules produced; the difference each step makes is that rule's contribution, written to
+``DIR/JAX101-device-array.patch`` and so on (unified diffs with ``a/`` and ``b/`` prefixes,
+for ``git apply`` or ``patch -p1``).  Imports a rule's change leaves unused are removed in
+that rule's patch.
+
+Applying the patches in the order listed in ``DIR/series`` reproduces exactly what a single
+full run produces.  When rules interact (one rule's output is another's input, so that the
+single run differs from the rule-by-rule result), the remaining difference is written to
+``DIR/zz-remaining.patch``, last in the series.  Notebooks and documentation are not split
+(only ``.py``/``.pyi`` files are).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from migrator.engine import MigrationError, migrate_source
+from migrator.fileio import FileError, read_source
+from migrator.runner import unified_diff
+from migrator.settings import Settings
+
+REMAINING = "zz-remaining.patch"
+SERIES = "series"
+
+
+@dataclasses.dataclass
+class SplitResult:
+    patches: List[Tuple[str, int]]  # (file name, number of source files it touches)
+    errors: List[Tuple[str, str]]  # (path, reason)
+
+
+def _display(path: Path) -> str:
+    text = str(path)
+    if os.path.isabs(text):
+        try:
+            text = os.path.relpath(text)
+        except ValueError:  # pragma: no cover (another drive on Windows)
+            pass
+    return text.replace(os.sep, "/")
+
+
+def split_file(text: str, settings: Settings) -> Tuple[List[Tuple[str, str, str]], str, str]:
+    """[(code, before, after)] per rule that changed something; the sequential and full outputs."""
+    steps: List[Tuple[str, str, str]] = []
+    current = text
+    for rule in sorted(settings.active_rules(), key=lambda r: r.code):
+        single = dataclasses.replace(settings, select=(rule.code,), ignore=())
+        result = migrate_source(current, single)
+        if result.changed:
+            steps.append((rule.code, current, result.output))
+            current = result.output
+    full = migrate_source(text, settings).output
+    return steps, current, full
+
+
+def write_patches(
+    files: Sequence[Path], settings: Settings, directory: Path
+) -> SplitResult:
+    rules = {rule.code: rule for rule in settings.active_rules()}
+    per_rule: Dict[str, List[str]] = {}
+    remaining: List[str] = []
+    errors: List[Tuple[str, str]] = []
+    for path in files:
+        if path.suffix not in (".py", ".pyi"):
+            continue
+        display = _display(path)
+        try:
+            source = read_source(path)
+            steps, sequential, full = split_file(source.text, settings)
+        except (FileError, MigrationError) as error:
+            errors.append((display, getattr(error, "message", str(error))))
+            continue
+        for code, before, after in steps:
+            per_rule.setdefault(code, []).append(unified_diff(display, before, after))
+        if sequential != full:
+            remaining.append(unified_diff(display, sequential, full))
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.glob("*.patch"):  # a previous split of the same directory
+        old.unlink()
+    written: List[Tuple[str, int]] = []
+    for code in sorted(per_rule):
+        name = f"{code}-{rules[code].name}.patch"
+        (directory / name).write_text("".join(per_rule[code]), encoding="utf-8", newline="")
+        written.append((name, len(per_rule[code])))
+    if remaining:
+        (directory / REMAINING).write_text("".join(remaining), encoding="utf-8", newline="")
+        written.append((REMAINING, len(remaining)))
+    (directory / SERIES).write_text("".join(name + "\n" for name, _ in written), encoding="utf-8")
+    return SplitResult(written, errors)
+
+
+def series(directory: Path) -> Optional[List[str]]:
+    path = directory / SERIES
+    if not path.is_file():
+        return None
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
