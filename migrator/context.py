@@ -89,6 +89,10 @@ class Context:
         # across a file's rounds): e.g. "the file imported X" after X's import was removed.
         self.file_state: Dict[str, object] = {}
 
+    def begin(self, rule: Rule) -> None:
+        """The engine is about to call one of ``rule``'s hooks."""
+        self.rule = rule
+
     # -- recording -------------------------------------------------------------------------
     def replace(
         self,
@@ -136,6 +140,11 @@ class Context:
 
     # -- structure -------------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        # The analysis traversal recorded the parents of the nodes it visited; the rest
+        # (names inside imports, keyword names, ...) need one full pass, made on demand.
+        found = self.analysis.parents.get(id(node))
+        if found is not None or node is self.module:
+            return found
         if self._parents is None:
             self._parents = {}
             _ParentCollector(self._parents).collect(self.module)

@@ -322,20 +322,26 @@ def _run_rounds(
     module: cst.Module, text: str, plan: Plan, settings: Settings
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     fixes: List[Diagnostic] = []
-    original_loads: Optional[Dict[str, int]] = None
+    originally_used: Optional[Set[Tuple[str, str]]] = None
     added_imports: Set[str] = set()
     suppressions = find_suppressions(text)
     file_state: Dict[str, object] = {}
     for _round in range(MAX_ROUNDS):
+        if _round == 1:
+            # A rewrite can make work for a rule the gates excluded: from the second round
+            # on every active rule looks (the traversal costs the same; no new parse).
+            plan = make_plan(tuple(settings.active_rules()))
         if _round and suppressions:
             suppressions = find_suppressions(module.code)
         analysis = analyze(module, plan.interest)
-        if original_loads is None:
-            original_loads = dict(analysis.loads)
+        if originally_used is None:
+            originally_used = {
+                (b.name, b.qualname or "") for b in analysis.imports if analysis.is_used(b)
+            }
         ctx = Context(module, analysis, settings, settings.target, suppressions)
         ctx.file_state = file_state
         _dispatch(ctx, analysis, plan)
-        removals = _unused_imports(ctx, analysis, plan, original_loads, added_imports)
+        removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
             return module.code, fixes, _diagnostics(ctx, ctx.findings)
         applied = _Apply(ctx.edits, removals)
@@ -344,15 +350,37 @@ def _run_rounds(
             _diagnostic(ctx, edit.node, edit.code, edit.message, edit.safety.value)
             for edit in applied.applied
         )
-        if ctx.planned_imports:
-            module = add_imports(module, ctx.planned_imports.values())
-            added_imports.update(name for _module, name in ctx.planned_imports.values())
+        # Only imports an applied edit refers to: a deferred edit asks again next round.
+        used = _names_in(edit.new for edit in applied.applied)
+        wanted = [ctx.planned_imports[k] for k in sorted(ctx.planned_imports) if ctx.planned_imports[k][1] in used]
+        if wanted:
+            module = add_imports(module, wanted)
+            added_imports.update(name for _module, name in wanted)
     raise MigrationError(f"the rules did not settle after {MAX_ROUNDS} rounds (a rule bug)")
+
+
+class _NameCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: Set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _names_in(replacements: Iterable[object]) -> Set[str]:
+    collector = _NameCollector()
+    for new in replacements:
+        nodes = new.nodes if isinstance(new, cst.FlattenSentinel) else [new]
+        for node in nodes:
+            if isinstance(node, cst.CSTNode):
+                node.visit(collector)
+    return collector.names
 
 
 def _dispatch(ctx: Context, analysis: Analysis, plan: Plan) -> None:
     def call(rule: Rule, site_node: cst.CSTNode, hook, *args) -> None:  # noqa: ANN001
-        ctx.rule = rule
+        ctx.begin(rule)
         try:
             hook(*args, ctx)
         except CannotReference as error:
@@ -394,21 +422,21 @@ def _unused_imports(
     ctx: Context,
     analysis: Analysis,
     plan: Plan,
-    original_loads: Dict[str, int],
+    originally_used: Set[Tuple[str, str]],
     added_imports: Set[str],
 ) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
     """Imports to drop: legacy ones nothing uses, and ones the migration left unused."""
     removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
     for binding in analysis.imports:
         name = binding.name
-        if binding.guarded or analysis.loads.get(name, 0) or name in analysis.exported:
+        if binding.guarded or name in analysis.exported or analysis.is_used(binding):
             continue
         if id(binding.statement) in ctx.edits:
             continue
         owner = None
         if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):
             owner = plan.owner(binding.qualname or "")
-        elif original_loads.get(name, 0) or name in added_imports:
+        elif (name, binding.qualname or "") in originally_used or name in added_imports:
             owner = CLEANUP_CODE
         if owner is None:
             continue

@@ -174,10 +174,12 @@ class Analysis(cst.CSTVisitor):
         # Local names that may refer to an interesting name (``from m import pjit as pj``).
         self.local_names = set(interest.last_components)
         self.stack: List[cst.CSTNode] = []
+        self.parents: Dict[int, cst.CSTNode] = {}  # id(node) -> parent, for visited nodes
         self.scope: Scope = None  # type: ignore[assignment]  (set in visit_Module)
         self.scopes: Dict[int, Scope] = {}  # id(scope-creating node) -> Scope
         self.guard_depth = 0
         self.loads: Dict[str, int] = {}
+        self.load_scopes: Dict[str, List[Scope]] = {}  # the scope of every load, by name
         self.imports: List[Binding] = []
         self.exported: set = set()  # names listed in a module-level __all__
         self.name_sites: List[Site] = []  # Name/Attribute references, ImportAliases
@@ -188,6 +190,8 @@ class Analysis(cst.CSTVisitor):
     # -- generic bookkeeping ---------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
         handler = _HANDLERS.get(type(node))
+        if self.stack:
+            self.parents[id(node)] = self.stack[-1]
         self.stack.append(node)
         if handler is None:
             return True
@@ -221,10 +225,16 @@ class Analysis(cst.CSTVisitor):
         if isinstance(target, cst.Name):
             self._bind(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
+            self._enter(target)
             for element in target.elements:
+                self._enter(element)
                 self._bind_target(element.value)
+                self._exit(1)
+            self._exit(1)
         elif isinstance(target, cst.StarredElement):
+            self._enter(target)
             self._bind_target(target.value)
+            self._exit(1)
         else:  # Attribute / Subscript targets load their base
             target.visit(self)
 
@@ -232,6 +242,15 @@ class Analysis(cst.CSTVisitor):
         for node in nodes:
             if node is not None:
                 node.visit(self)
+
+    def _enter(self, *intermediates: cst.CSTNode) -> None:
+        """Put nodes a manual traversal steps over on the stack, so parents stay exact."""
+        for node in intermediates:
+            self.parents[id(node)] = self.stack[-1]
+            self.stack.append(node)
+
+    def _exit(self, count: int) -> None:
+        del self.stack[len(self.stack) - count :]
 
     # -- scopes ----------------------------------------------------------------------------
     def _module(self, node: cst.Module) -> bool:
@@ -258,8 +277,12 @@ class Analysis(cst.CSTVisitor):
         return False
 
     def _visit_params_outside(self, params: cst.Parameters) -> None:
+        self._enter(params)
         for param in _all_params(params):
+            self._enter(param)
             self._visit_all([param.default, param.annotation])
+            self._exit(1)
+        self._exit(1)
 
     def _bind_params(self, params: cst.Parameters) -> None:
         for param in _all_params(params):
@@ -278,17 +301,23 @@ class Analysis(cst.CSTVisitor):
     def _comprehension(
         self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
     ) -> bool:
+        self._enter(node.for_in)
         node.for_in.iter.visit(self)  # the first iterable is evaluated outside
+        self._exit(1)
         self._push_scope("comprehension", node)
         comp_for: Optional[cst.CompFor] = node.for_in
         first = True
+        depth = 0
         while comp_for is not None:
+            self._enter(comp_for)
+            depth += 1
             self._bind_target(comp_for.target)
             if not first:
                 comp_for.iter.visit(self)
             self._visit_all(comp_for.ifs)
             first = False
             comp_for = comp_for.inner_for_in
+        self._exit(depth)
         if isinstance(node, cst.DictComp):
             self._visit_all([node.key, node.value])
         else:
@@ -299,7 +328,9 @@ class Analysis(cst.CSTVisitor):
     # -- bindings --------------------------------------------------------------------------
     def _assign(self, node: cst.Assign) -> bool:
         for target in node.targets:
+            self._enter(target)
             self._bind_target(target.target)
+            self._exit(1)
             if (
                 self.scope.kind == "module"
                 and isinstance(target.target, cst.Name)
@@ -329,7 +360,9 @@ class Analysis(cst.CSTVisitor):
     def _with_item(self, node: cst.WithItem) -> bool:
         node.item.visit(self)
         if node.asname is not None:
+            self._enter(node.asname)
             self._bind_target(node.asname.name)
+            self._exit(1)
         return False
 
     def _except(self, node: Union[cst.ExceptHandler, cst.ExceptStarHandler]) -> bool:
@@ -436,6 +469,15 @@ class Analysis(cst.CSTVisitor):
     # -- references ------------------------------------------------------------------------
     def _load(self, node: cst.Name) -> None:
         self.loads[node.value] = self.loads.get(node.value, 0) + 1
+        self.load_scopes.setdefault(node.value, []).append(self.scope)
+
+    def is_used(self, binding: Binding) -> bool:
+        """True if some load of the binding's name can see this binding."""
+        for scope in self.load_scopes.get(binding.name, ()):
+            visible = scope.lookup(binding.name)
+            if visible and any(b is binding for b in visible):
+                return True
+        return False
 
     def _name(self, node: cst.Name) -> bool:
         self._load(node)
