@@ -405,6 +405,18 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
         return UNKNOWN
     if isinstance(expr, cst.Name):
         return _name_tie(ctx, expr, scope, depth)
+    if isinstance(expr, cst.NamedExpr):
+        return receiver_tie(ctx, expr.value, scope, depth + 1)
+    if (
+        isinstance(expr, cst.Attribute)
+        and expr.attr.value == "data"
+        and isinstance(expr.value, cst.Subscript)
+        and isinstance(expr.value.value, cst.Attribute)
+        and expr.value.value.attr.value in ("addressable_shards", "global_shards", "local_shards")
+    ):  # x.addressable_shards[i].data
+        inner = receiver_tie(ctx, expr.value.value.value, scope, depth + 1)
+        if inner.tied:
+            return Tie("array", f"a shard of {inner.reason}", pmap=inner.pmap)
     if isinstance(expr, cst.BinaryOperation):
         sides = [receiver_tie(ctx, e, scope, depth + 1) for e in (expr.left, expr.right)]
         if any(t.kind == "foreign" for t in sides) or not any(t.tied for t in sides):

@@ -15,7 +15,7 @@ import libcst as cst
 
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from rules._receivers import FILE, FIX, REPORT, decide, module_facts
+from rules._receivers import FILE, FIX, REPORT, decide, is_assignment_target, module_facts
 
 RECIPE = {
     "device_buffer": "x.addressable_data(0)",
@@ -37,7 +37,8 @@ class DeviceBuffers(Rule):
     **What it does.** Rewrites the removed buffer properties of JAX arrays:
     `x.device_buffer` becomes `x.addressable_data(0)` and `x.device_buffers` becomes
     `[s.data for s in x.addressable_shards]` (`len(x.device_buffers)` becomes
-    `len(x.addressable_shards)`).
+    `len(x.addressable_shards)` and `x.device_buffers[i]` becomes
+    `x.addressable_shards[i].data`).
 
     **Why.** Both properties were deprecated in JAX 0.4.22 and removed in 0.4.27; on current
     JAX they raise AttributeError.
@@ -131,6 +132,14 @@ class DeviceBuffers(Rule):
             )
         shards = cst.Attribute(value=receiver, attr=cst.Name("addressable_shards"))
         parent = ctx.parent(node)
+        if (
+            isinstance(parent, cst.Subscript)
+            and parent.value is node
+            and len(parent.slice) == 1
+            and isinstance(parent.slice[0].slice, cst.Index)
+            and not is_assignment_target(ctx, parent)
+        ):  # x.device_buffers[i] -> x.addressable_shards[i].data
+            return parent, cst.Attribute(value=parent.with_changes(value=shards), attr=cst.Name("data"))
         grand = ctx.parent(parent) if parent is not None else None
         if (
             isinstance(parent, cst.Arg)
