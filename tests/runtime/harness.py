@@ -33,7 +33,7 @@ EXAMPLE_DRIVERS = Path(__file__).resolve().parent / "examples"
 EXAMPLE_FILES = REPO / ".cache" / "jaxmigrate-examples"
 WORKER = Path(__file__).resolve().parent / "worker.py"
 MARKER = "JAXMIGRATE-RESULT "
-JOB_TIMEOUT = float(os.environ.get("JAXMIGRATE_JOB_TIMEOUT", 120))
+JOB_TIMEOUT = float(os.environ.get("JAXMIGRATE_JOB_TIMEOUT", 60))
 
 
 @dataclass
@@ -157,15 +157,20 @@ def run_batch(python: str, mode: str, cases: Sequence[Case], side: str) -> Dict[
         return {}
     request = {"mode": mode, "jobs": [c.job(side) for c in cases], "distributed": None}
     budget = 60 + JOB_TIMEOUT * len(cases)
-    try:
-        done = subprocess.run(
-            [python, str(WORKER)], input=json.dumps(request), capture_output=True, text=True,
-            env=base_env(), cwd=str(REPO), timeout=budget,
-        )
-        stdout, stderr = done.stdout, f"(exit status {done.returncode})\n" + done.stderr
-    except subprocess.TimeoutExpired as exc:
-        stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        stderr = f"worker timed out after {budget:.0f}s"
+    for attempt in range(2):
+        try:
+            done = subprocess.run(
+                [python, str(WORKER)], input=json.dumps(request), capture_output=True, text=True,
+                env=base_env(), cwd=str(REPO), timeout=budget,
+            )
+            stdout, stderr = done.stdout, f"(exit status {done.returncode})\n" + done.stderr
+        except subprocess.TimeoutExpired as exc:
+            stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            stderr = f"worker timed out after {budget:.0f}s"
+            break
+        if MARKER in stdout:
+            break
+        # The worker died before running anything (e.g. could not start): try once more.
     results = _parse(stdout)
     for case in cases:
         results.setdefault(

@@ -29,8 +29,18 @@ def _sharding_map(array: Any) -> Any:
     return dict(sorted(result.items(), key=lambda item: int(item[0])))
 
 
+def _values(host: Any) -> Any:
+    if host.dtype.kind in "fiub":
+        return np.round(host.astype(np.float64), DECIMALS).tolist()
+    return host.tolist()
+
+
 def summarize(value: Any) -> Any:
-    """Arrays become {shape, dtype, values, sharding}; containers are summarized recursively."""
+    """Arrays become {shape, dtype, values, sharding}; containers are summarized recursively.
+
+    A global array that is not fully addressable (multi-process) becomes {shape, dtype,
+    local_values (device id -> that shard's values), sharding}.
+    """
     if isinstance(value, dict):
         return {str(k): summarize(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -39,6 +49,17 @@ def summarize(value: Any) -> Any:
         return value
     if isinstance(value, (int, float, np.integer, np.floating)):
         return round(float(value), DECIMALS) if isinstance(value, (float, np.floating)) else int(value)
+    if hasattr(value, "shape") and hasattr(value, "dtype") and not getattr(value, "is_fully_addressable", True):
+        # A global array in a multi-process run: this process can only see its own shards.
+        return {
+            "shape": list(value.shape),
+            "dtype": str(value.dtype),
+            "local_values": {
+                str(shard.device.id): _values(np.asarray(shard.data))
+                for shard in sorted(value.addressable_shards, key=lambda s: s.device.id)
+            },
+            "sharding": _sharding_map(value),
+        }
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         host = np.asarray(value)
         summary = {
