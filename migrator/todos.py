@@ -11,8 +11,10 @@ with that statement's indentation, so it never lands inside a bracket or a strin
 from __future__ import annotations
 
 import ast
+import io
 import re
-from typing import Dict, List, Sequence, Tuple
+import tokenize
+from typing import Dict, List, Sequence, Set, Tuple
 
 from migrator.context import Diagnostic
 
@@ -21,12 +23,27 @@ MARKER_RE = re.compile(r"^[ \t]*# TODO\(jaxmigrate\): JAX\d{3} .*(\r?\n|$)")
 MAX_MESSAGE = 200
 
 
+def _comment_lines(text: str) -> Set[int]:
+    """Lines that hold only a comment (a marker-like line inside a string is not one)."""
+    lines: Set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT and not token.line[: token.start[1]].strip():
+                lines.add(token.start[0])
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return set()
+    return lines
+
+
 def strip_markers(text: str) -> Tuple[str, Dict[int, int]]:
     """The text without jaxmigrate's own TODO lines, and new line -> line in ``text``."""
     kept: List[str] = []
     mapping: Dict[int, int] = {}
+    if "# TODO(jaxmigrate): " not in text:
+        return text, {}
+    comments = _comment_lines(text)
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        if not MARKER_RE.match(line):
+        if number not in comments or not MARKER_RE.match(line):
             kept.append(line)
             mapping[len(kept)] = number
     return "".join(kept), mapping

@@ -465,3 +465,15 @@ def test_notebooks_and_docs_through_the_worker_pool(tmp_path):
     serial = invoke(tmp_path, *TARGET, "--docs", "--check", "-j", "1", "--no-cache", "--show-fixes")
     parallel = invoke(tmp_path, *TARGET, "--docs", "--check", "-j", "2", "--no-cache", "--show-fixes")
     assert serial.stdout == parallel.stdout and serial.stdout.count("cell 9:line 2") == 3
+
+
+def test_add_todos_leaves_marker_like_strings_alone(tmp_path):
+    path = tmp_path / "m.py"
+    data = 'DOC = """\n# TODO(jaxmigrate): JAX101 this line is data, not a marker\n"""\n'
+    path.write_text(data + REPORT_ONLY.replace("def f", "\n\ndef f").replace("import jax.numpy as jnp\n", ""))
+    path.write_text("import jax.numpy as jnp\n" + path.read_text())
+    invoke(path, "--add-todos", "--no-cache")
+    text = path.read_text()
+    assert "# TODO(jaxmigrate): JAX101 this line is data, not a marker\n" in text
+    invoke(path, "--add-todos", "--no-cache")
+    assert path.read_text() == text and text.count("TODO(jaxmigrate)") == 2
