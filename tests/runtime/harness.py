@@ -2,7 +2,7 @@
 
 A runtime case is a fixture pair ``<case>.before.py``/``<case>.after.py`` with a driver
 ``<case>.run.py`` (see fixtures/README.md), or a rule documentation example with a driver in
-``tests/runtime/examples/<CODE>_<n>.run.py`` (n = index in ``Rule.examples``; the example's
+``tests/runtime/examples/<CODE>_<n>[.<variant>].run.py`` (n = 1-based index in ``Rule.examples``; the example's
 before/after text is written to ``.cache/jaxmigrate-examples/`` and run like a fixture).
 
 Sides:
@@ -113,7 +113,9 @@ def example_cases() -> List[Case]:
     rules = all_rules()
     cases = []
     for driver in sorted(EXAMPLE_DRIVERS.glob("JAX*_*.run.py")):
-        code, _, number = driver.name[: -len(".run.py")].partition("_")
+        stem = driver.name[: -len(".run.py")]  # CODE_n or CODE_n.variant
+        code, _, rest = stem.partition("_")
+        number, _, variant = rest.partition(".")
         rule = rules.get(code)
         if rule is None or not number.isdigit() or not 1 <= int(number) <= len(rule.examples):
             raise LookupError(f"{driver}: rule {code} has no example {number}")
@@ -124,7 +126,8 @@ def example_cases() -> List[Case]:
         for path, text in ((before, example.before), (after, example.after)):
             if not path.exists() or path.read_text() != text:
                 path.write_text(text)
-        cases.append(_case(f"example/{code}-{number}", code, before, after, driver))
+        label = f"example/{code}-{number}" + (f".{variant}" if variant else "")
+        cases.append(_case(label, code, before, after, driver))
     return cases
 
 
