@@ -7,11 +7,15 @@ another edit replaces waits for the next round).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+import itertools
+import re
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst._position import CodePosition, CodeRange
+from libcst._nodes.internal import CodegenState
 
 from migrator.rule import Rule, Safety
 from migrator.scope import Analysis, Binding, Scope, Site, dotted_parts
@@ -83,8 +87,10 @@ class Context:
         self.findings: List[Tuple[cst.CSTNode, str, str, str]] = []
         self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
         self._suppressions = suppressions
-        self._positions: Optional[Dict[cst.CSTNode, CodeRange]] = None
+        self._positions: Optional["_Positions"] = None
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
+        self._all_nodes: Optional[Dict[type, List[cst.CSTNode]]] = None
+        self._memo: Dict[Any, Any] = {}
         # Facts a rule learnt about this file in an earlier round (the engine shares one dict
         # across a file's rounds): e.g. "the file imported X" after X's import was removed.
         self.file_state: Dict[str, object] = {}
@@ -122,10 +128,26 @@ class Context:
 
     # -- positions and suppression comments ------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:
+        """Where ``node`` is (as LibCST's ``PositionProvider`` says); one codegen pass per round."""
         if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
+            self._positions = _Positions(self.module)
         return self._positions[node]
+
+    # -- per-round facts rules derive --------------------------------------------------------
+    def memo(self, key: Any, factory: Callable[[], Any]) -> Any:
+        """``factory()``, computed once per round (the module does not change within a round).
+
+        Use a key naming the rule or helper, e.g. ``("jax.arrays", "annotations")``.
+        """
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = factory()
+            return value
+
+    def nodes(self, kind: type) -> List[cst.CSTNode]:
+        """Every node of type ``kind`` the analysis traversal visited (see ``Analysis.nodes``)."""
+        return self.analysis.nodes(kind)
 
     def is_suppressed(self, node: cst.CSTNode) -> bool:
         if not self._suppressions:
@@ -146,9 +168,20 @@ class Context:
         if found is not None or node is self.module:
             return found
         if self._parents is None:
-            self._parents = {}
-            _ParentCollector(self._parents).collect(self.module)
-        return self._parents.get(id(node))
+            self._walk()
+        return self._parents.get(id(node))  # type: ignore[union-attr]
+
+    def all_nodes(self, kind: type) -> List[cst.CSTNode]:
+        """Every node of exactly type ``kind`` in the module, in source order (the order a
+        LibCST visitor meets them), including the ones :meth:`nodes` leaves out (binding
+        names, ``Param``s, import internals, ...).  One cheap walk per round, made on first
+        use and shared with :meth:`parent`; prefer :meth:`nodes` when it covers the kind."""
+        if self._all_nodes is None:
+            self._walk()
+        return self._all_nodes.get(kind, [])  # type: ignore[union-attr]
+
+    def _walk(self) -> None:
+        self._parents, self._all_nodes = walk_module(self.module)
 
     def ancestors(self, node: cst.CSTNode) -> List[cst.CSTNode]:
         """From the node's parent up to the Module."""
@@ -232,6 +265,181 @@ def _attribute_chain(parts: Sequence[str]) -> cst.BaseExpression:
     for part in parts[1:]:
         node = cst.Attribute(value=node, attr=cst.Name(part))
     return node
+
+
+def all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
+    """id(node) -> parent for every node under ``module``."""
+    return walk_module(module)[0]
+
+
+def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
+    """id(node) -> parent, and type -> nodes in source order (LibCST's visiting order), for
+    every node under ``module``.  Reads the dataclass fields in the order LibCST visits
+    them, several times cheaper than a LibCST visitor (which rebuilds every node it passes)."""
+    parents: Dict[int, cst.CSTNode] = {}
+    by_type: Dict[type, List[cst.CSTNode]] = {}
+    stack: List[cst.CSTNode] = [module]
+    base = cst.CSTNode
+    orders = _FIELDS
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        found = by_type.get(kind)
+        if found is None:
+            by_type[kind] = [node]
+        else:
+            found.append(node)
+        entry = orders.get(kind)
+        if entry is None or (entry[1] and any(_present(getattr(node, name)) for name in entry[1])):
+            entry = _learn_fields(node)
+        children: List[cst.CSTNode] = []
+        for name in entry[0]:
+            value = getattr(node, name)
+            if isinstance(value, base):
+                children.append(value)
+            elif type(value) in (tuple, list):
+                for item in value:
+                    if isinstance(item, base):
+                        children.append(item)
+        for child in children:
+            parents[id(child)] = node
+        children.reverse()
+        stack.extend(children)
+    return parents, by_type
+
+
+def _present(value: object) -> bool:
+    if isinstance(value, cst.CSTNode):
+        return True
+    return type(value) in (tuple, list) and any(isinstance(v, cst.CSTNode) for v in value)  # type: ignore[attr-defined]
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the order in which LibCST visits one node's fields (its source order)."""
+
+    def __init__(self, top: cst.CSTNode) -> None:
+        super().__init__()
+        self.top = top
+        self.names: List[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node is self.top
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.top and attribute not in self.names:
+            self.names.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+
+def _learn_fields(node: cst.CSTNode) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """(fields in visiting order, fields this node type skipped so far) for ``type(node)``."""
+    recorder = _FieldOrder(node)
+    node.visit(recorder)
+    names = list(recorder.names)
+    old = _FIELDS.get(type(node))
+    if old is not None:  # keep what an earlier instance showed, near where it was
+        for index, name in enumerate(old[0]):
+            if name not in names:
+                before = old[0][index - 1] if index else None
+                names.insert(names.index(before) + 1 if before in names else len(names), name)
+    every = [f.name for f in dataclasses.fields(node)]
+    missing = tuple(name for name in every if name not in names)
+    entry = (tuple(names), missing)
+    _FIELDS[type(node)] = entry
+    return entry
+
+
+_FIELDS: Dict[type, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {}
+
+
+_NEWLINE_RE = re.compile(r"\r\n?|\n")
+
+
+class _TokenIndexState(CodegenState):
+    """Code generation that records, per node, the token indexes where it starts and ends.
+
+    Mirrors LibCST's ``PositionProvidingCodegenState`` (whitespace-inclusive ranges, overridden
+    by syntactic ranges) but keeps only integers; line/column come later, for the nodes asked.
+    """
+
+    __slots__ = ("spans", "_stack", "_popped")
+
+    def __init__(self, default_indent: str, default_newline: str) -> None:
+        super().__init__(default_indent=default_indent, default_newline=default_newline)
+        self.spans: Dict[int, Tuple[int, int]] = {}
+        self._stack: List[int] = []
+        self._popped = False
+
+    def _length(self) -> int:
+        return len(self.tokens) - 1 if self._popped else len(self.tokens)
+
+    def pop_trailing_newline(self) -> None:
+        # Keep the token (positions recorded before the pop still count it), remember the pop.
+        if self.tokens:
+            self._popped = True
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append(self._length())
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        key = id(node)
+        if key not in self.spans:
+            self.spans[key] = (start, self._length())
+
+    @contextlib.contextmanager
+    def record_syntactic_position(
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: Optional[cst.CSTNode] = None,
+        end_node: Optional[cst.CSTNode] = None,
+    ) -> Iterator[None]:
+        start = self._length()
+        try:
+            yield
+        finally:
+            end = self._length()
+            spans = self.spans
+            if start_node is not None:
+                start = spans[id(start_node)][0]
+            if end_node is not None:
+                end = spans[id(end_node)][1]
+            spans[id(node)] = (start, end)
+
+
+class _Positions:
+    """Node positions of one module, from one pass of :class:`_TokenIndexState` codegen."""
+
+    def __init__(self, module: cst.Module) -> None:
+        state = _TokenIndexState(module.default_indent, module.default_newline)
+        module._codegen(state)
+        self.spans = state.spans
+        self.text = "".join(state.tokens)
+        self.offsets = [0, *itertools.accumulate(map(len, state.tokens))]
+        self.plain = "\r" not in self.text
+        self._nodes: Dict[int, cst.CSTNode] = {}
+
+    def _point(self, index: int) -> CodePosition:
+        offset = self.offsets[index]
+        text = self.text
+        if self.plain:
+            line = text.count("\n", 0, offset) + 1
+            column = offset - (text.rfind("\n", 0, offset) + 1)
+        else:
+            segments = _NEWLINE_RE.split(text[:offset])
+            line = len(segments)
+            column = len(segments[-1])
+        return CodePosition(line, column)
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        span = self.spans[id(node)]  # KeyError, like LibCST, for a node not in the module
+        return CodeRange(self._point(span[0]), self._point(span[1]))
 
 
 class _ParentCollector(cst.CSTVisitor):

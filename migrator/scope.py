@@ -186,10 +186,44 @@ class Analysis(cst.CSTVisitor):
         self.attribute_sites: List[Site] = []
         self.keyword_sites: List[Site] = []
         self.string_sites: List[Site] = []
+        self.module: Optional[cst.Module] = None
+        # Every visited node, by type, in traversal order (see :meth:`nodes`).
+        self.by_type: Dict[type, List[cst.CSTNode]] = {}
+        self.annotation_strings: List[cst.SimpleString] = []  # strings inside annotations
+        self._annotation_depth = 0
+
+    def nodes(self, kind: type) -> List[cst.CSTNode]:
+        """The nodes of exactly type ``kind`` this traversal visited, in source order (except
+        that a comprehension's first iterable comes before its element).
+
+        Every node is visited except: what is inside ``import`` statements, the names a
+        statement binds (assignment/``for``/``with``/``except``/``del`` targets that are plain
+        names, parameter names, ``def``/``class`` names, ``global``/``nonlocal`` names),
+        ``Param`` nodes themselves, an ``Attribute``'s ``attr`` name and an ``Arg``'s keyword.
+        So ``Name`` nodes here are references (loads, and the heads of dotted names).
+        """
+        return self.by_type.get(kind, [])
+
+    def is_guarded(self, node: cst.CSTNode) -> bool:
+        """True if a visited node is inside a ``try`` with an ``except ImportError`` handler."""
+        parent = self.parents.get(id(node))
+        while parent is not None:
+            if isinstance(parent, _TRY_TYPES) and any(
+                _catches_import_error(handler) for handler in parent.handlers  # type: ignore[attr-defined]
+            ):
+                return True
+            parent = self.parents.get(id(parent))
+        return False
 
     # -- generic bookkeeping ---------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
-        handler = _HANDLERS.get(type(node))
+        kind = type(node)
+        handler = _HANDLERS.get(kind)
+        found = self.by_type.get(kind)
+        if found is None:
+            self.by_type[kind] = [node]
+        else:
+            found.append(node)
         if self.stack:
             self.parents[id(node)] = self.stack[-1]
         self.stack.append(node)
@@ -502,7 +536,17 @@ class Analysis(cst.CSTVisitor):
         node.value.visit(self)
         return False
 
+    def _annotation(self, node: cst.Annotation) -> bool:
+        self._annotation_depth += 1
+        try:
+            node.annotation.visit(self)
+        finally:
+            self._annotation_depth -= 1
+        return False
+
     def _simple_string(self, node: cst.SimpleString) -> bool:
+        if self._annotation_depth:
+            self.annotation_strings.append(node)
         if self.interest.strings:
             try:
                 value = node.evaluated_value
@@ -576,7 +620,9 @@ _HANDLERS = {
     cst.Attribute: Analysis._attribute,
     cst.Arg: Analysis._arg,
     cst.SimpleString: Analysis._simple_string,
+    cst.Annotation: Analysis._annotation,
 }
+_TRY_TYPES: Tuple[type, ...] = (cst.Try, *((cst.TryStar,) if hasattr(cst, "TryStar") else ()))
 for _name in ("ExceptStarHandler", "TryStar"):
     if hasattr(cst, _name):
         _HANDLERS[getattr(cst, _name)] = (
@@ -586,6 +632,7 @@ for _name in ("ExceptStarHandler", "TryStar"):
 
 def analyze(module: cst.Module, interest: Interest) -> Analysis:
     analysis = Analysis(interest)
+    analysis.module = module
     # Aliases imported at the top level are known before any reference is visited.
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
