@@ -3,8 +3,9 @@ the isinstance-predicate rewrite used for ShardedDeviceArray and GlobalDeviceArr
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import FrozenSet, List, Optional
+from typing import FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -233,22 +234,9 @@ def type_reference(
     ctx.replace(site.node, ctx.ref(ARRAY, site.scope), f"{ctx.code(site.node)} -> {ARRAY}", safety=Safety.SAFE)
 
 
-class _AnnotationStrings(cst.CSTVisitor):
-    def __init__(self, words: List[str]) -> None:
-        super().__init__()
-        self.pattern = re.compile(r"\b(?:%s)\b" % "|".join(re.escape(w) for w in words))
-        self.depth = 0
-        self.found: List[cst.SimpleString] = []
-
-    def visit_Annotation(self, node: cst.Annotation) -> None:
-        self.depth += 1
-
-    def leave_Annotation(self, original_node: cst.Annotation) -> None:
-        self.depth -= 1
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if self.depth and self.pattern.search(node.value):
-            self.found.append(node)
+@functools.lru_cache(maxsize=64)
+def _word_pattern(words: Tuple[str, ...]) -> "re.Pattern[str]":
+    return re.compile(r"\b(?:%s)\b" % "|".join(re.escape(w) for w in words))
 
 
 def report_string_annotations(ctx: Context, word: str, recipe: str, names: FrozenSet[str] = frozenset()) -> None:
@@ -266,9 +254,11 @@ def report_string_annotations(ctx: Context, word: str, recipe: str, names: Froze
     if state is not None:
         state[key] = frozenset(aliases)
     words = [word, *sorted(aliases)]
-    if not any(w in ctx.module.code for w in words):
+    # The analysis traversal already collected the strings inside annotations.
+    strings = ctx.analysis.annotation_strings
+    if not strings:
         return
-    visitor = _AnnotationStrings(words)
-    ctx.module.visit(visitor)
-    for node in visitor.found:
+    pattern = _word_pattern(tuple(words))
+    found = [node for node in strings if pattern.search(node.value)]
+    for node in found:
         ctx.report(node, f"string annotation {node.value} names {word}, which no longer exists; write {recipe}")

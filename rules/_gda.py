@@ -111,7 +111,7 @@ def fix_dotted_imports(ctx: Context) -> None:
             dotted.append((statement, binding.node))
         elif name == "jax" and binding.node.asname is None and ctx.scope_of(statement) is ctx.analysis.scopes[id(ctx.module)]:
             plain_jax = True
-    if not dotted or _refers_to_gda_modules(ctx.module):
+    if not dotted or _refers_to_gda_modules(ctx):
         return
     for statement, alias in dotted:
         if plain_jax:
@@ -135,25 +135,13 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-def _refers_to_gda_modules(module: cst.Module) -> bool:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> bool:
-            return False
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-            return False
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            name = _dotted(node)
-            if any(name == m or name.startswith(m + ".") for m in GDA_MODULES):
-                found.append(node)
-                return False
+def _refers_to_gda_modules(ctx: Context) -> bool:
+    # The analysis index holds every attribute outside import statements.
+    for node in ctx.nodes(cst.Attribute):
+        name = _dotted(node)  # type: ignore[arg-type]
+        if any(name == m or name.startswith(m + ".") for m in GDA_MODULES):
             return True
-
-    module.visit(Finder())
-    return bool(found)
+    return False
 
 
 def _is_partition_spec_call(node: cst.BaseExpression, ctx: Context, scope: Scope) -> bool:
@@ -168,22 +156,19 @@ def _assigned_values(ctx: Context, scope: Scope, name: str) -> Optional[List[cst
         return None
     home = bindings[0].scope
     values: List[cst.BaseExpression] = []
-    for node in _assignments(ctx.module, name):
+    for node in _assignments(ctx, name):
         if ctx.scope_of(node) is home:
             values.append(node.value)
     return values if len(values) == len(bindings) else None
 
 
-def _assignments(module: cst.Module, name: str) -> List[cst.Assign]:
+def _assignments(ctx: Context, name: str) -> List[cst.Assign]:
+    """``name = value`` statements (one plain-name target), in source order."""
     found: List[cst.Assign] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                if node.targets[0].target.value == name:
-                    found.append(node)
-
-    module.visit(Finder())
+    for node in ctx.nodes(cst.Assign):  # the analysis index: every assignment, in order
+        targets = node.targets  # type: ignore[attr-defined]
+        if len(targets) == 1 and isinstance(targets[0].target, cst.Name) and targets[0].target.value == name:
+            found.append(node)  # type: ignore[arg-type]
     return found
 
 
@@ -270,15 +255,9 @@ def is_pure_index_lambda(node: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Name) and value.value != name
 
 
-def all_names(module: cst.Module) -> Set[str]:
-    names: Set[str] = set()
-
-    class Collector(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    module.visit(Collector())
-    return names
+def all_names(ctx: Context) -> Set[str]:
+    """Every identifier (``Name`` node) anywhere in the module, from the per-round walk."""
+    return {node.value for node in ctx.all_nodes(cst.Name)}  # type: ignore[attr-defined]
 
 
 def fresh_name(base: str, taken: Set[str]) -> str:
@@ -321,7 +300,7 @@ def taken_names(ctx: Context) -> Set[str]:
     """Every name in the module plus the temporaries already chosen this round."""
     cached = getattr(ctx, "_gda_taken_names", None)
     if cached is None:
-        cached = all_names(ctx.module)
+        cached = all_names(ctx)
         setattr(ctx, "_gda_taken_names", cached)
     return cached
 

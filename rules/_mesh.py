@@ -58,19 +58,8 @@ def function_named(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.F
     bindings = scope.lookup(name.value)
     if not bindings or len(bindings) != 1 or bindings[0].is_import:
         return None
-    found = [f for f in _functions(ctx.module) if f.name.value == name.value]
+    found = [f for f in ctx.nodes(cst.FunctionDef) if f.name.value == name.value]  # type: ignore[attr-defined]
     return found[0] if len(found) == 1 else None
-
-
-def _functions(module: cst.Module) -> List[cst.FunctionDef]:
-    collected: List[cst.FunctionDef] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            collected.append(node)
-
-    module.visit(_Collect())
-    return collected
 
 
 def calls_in(node: cst.CSTNode) -> List[cst.Call]:

@@ -115,7 +115,7 @@ class GdaSerialization(Rule):
                 ctx.report(node, f"{message}; {THEN}")
             return
         local_rename = False
-        taken = all_names(ctx.module)
+        taken = all_names(ctx)
         for statement in statements:
             new, renames_local = self._rewrite_import(statement, "array_serialization" not in taken)
             local_rename = local_rename or renames_local
@@ -181,7 +181,7 @@ class GdaSerialization(Rule):
                 if module == OLD and name != "serialization":
                     blockers.append((alias, f"{OLD}.{name} has no counterpart in {NEW}"))
         if manager:
-            for node in _deserialize_calls(ctx.module):
+            for node in _deserialize_calls(ctx):
                 blockers.append(
                     (node, "GlobalAsyncCheckpointManager.deserialize(shardings, tensorstore_specs, ...) takes shardings now, not (global_meshes, mesh_axes)")
                 )
@@ -227,13 +227,9 @@ class GdaSerialization(Rule):
             ctx.replace(call, call.with_changes(args=args), "gda_serialization keyword renamed for jax.Array")
 
 
-def _deserialize_calls(module: cst.Module) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "deserialize":
-                found.append(node)
-
-    module.visit(Finder())
-    return found
+def _deserialize_calls(ctx: Context) -> List[cst.Call]:
+    return [
+        node
+        for node in ctx.nodes(cst.Call)  # type: ignore[misc]
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "deserialize"  # type: ignore[attr-defined]
+    ]

@@ -234,7 +234,7 @@ class MakeShardedDeviceArray(Rule):
         if not bindings or len(bindings) != 1:
             return None
         home = bindings[0].scope
-        assigns = [a for a in _assignments(ctx.module, spec.value) if ctx.scope_of(a) is home]
+        assigns = [a for a in _assignments(ctx, spec.value) if ctx.scope_of(a) is home]
         if len(assigns) != 1:
             return None
         line = ctx.parent(assigns[0])

@@ -286,7 +286,7 @@ class PositionalShardingRule(Rule):
             raise Unsupported(f"{name.value} is assigned more than once")
         binding = bindings[0]
         edits: List[Tuple[cst.CSTNode, cst.BaseExpression]] = []
-        for use in _names(ctx.module, name.value):
+        for use in _names(ctx, name.value):
             if use is name:
                 continue
             use_bindings = ctx.scope_of(use).lookup(name.value)
@@ -349,9 +349,9 @@ class PositionalShardingRule(Rule):
             raise Unsupported(f"the scope of {function.name.value} is unknown")
         # Every call of the function must pass the same sharding variable in the same place,
         # and the function must not escape (be passed around) under its name.
-        calls = _calls_of(ctx.module, function.name.value)
+        calls = _calls_of(ctx, function.name.value)
         callees = {id(c.func) for c in calls}
-        for use in _names(ctx.module, function.name.value):
+        for use in _names(ctx, function.name.value):
             if use is not function.name and id(use) not in callees:
                 raise Unsupported(f"{function.name.value} is used other than by calls here")
         for other in calls:
@@ -370,28 +370,17 @@ def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
     return bool(found) and not found[0].star and found[0].value.deep_equals(arg.value)
 
 
-def _names(module: cst.Module, value: str) -> List[cst.Name]:
-    found: List[cst.Name] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == value:
-                found.append(node)
-
-    module.visit(_Collect())
-    return found
+def _names(ctx: Context, value: str) -> List[cst.Name]:
+    """Every ``Name`` node spelling ``value`` (binding names too), in source order."""
+    return [node for node in ctx.all_nodes(cst.Name) if node.value == value]  # type: ignore[attr-defined,misc]
 
 
-def _calls_of(module: cst.Module, value: str) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value == value:
-                found.append(node)
-
-    module.visit(_Collect())
-    return found
+def _calls_of(ctx: Context, value: str) -> List[cst.Call]:
+    return [
+        node
+        for node in ctx.nodes(cst.Call)  # type: ignore[misc]
+        if isinstance(node.func, cst.Name) and node.func.value == value  # type: ignore[attr-defined]
+    ]
 
 
 def _int(node: cst.BaseExpression) -> Optional[int]:

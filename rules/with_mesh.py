@@ -150,7 +150,7 @@ class WithMesh(Rule):
             bindings = scope.lookup(name)
             if not bindings or len(bindings) != 1:
                 return
-            for with_node, item in _with_blocks(ctx.module, name):
+            for with_node, item in _with_blocks(ctx, name):
                 found = ctx.scope_of(with_node).lookup(name)
                 if found and found[0] is bindings[0]:
                     self._check(with_node, item, ctx)
@@ -190,16 +190,12 @@ class WithMesh(Rule):
         )
 
 
-def _with_blocks(module: cst.Module, name: str) -> List[tuple]:
+def _with_blocks(ctx: Context, name: str) -> List[tuple]:
     found: List[tuple] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_With(self, node: cst.With) -> None:
-            for item in node.items:
-                if isinstance(item.item, cst.Name) and item.item.value == name:
-                    found.append((node, item))
-
-    module.visit(_Collect())
+    for node in ctx.nodes(cst.With):  # the analysis traversal's index: every `with`, in order
+        for item in node.items:  # type: ignore[attr-defined]
+            if isinstance(item.item, cst.Name) and item.item.value == name:
+                found.append((node, item))
     return found
 
 

@@ -281,14 +281,11 @@ def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
     bindings = scope.lookup(name)
     if not bindings or len(bindings) != 1:
         return False
-    found = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
-                found.append(node)
-
-    ctx.module.visit(_Collect())
+    found = [
+        node
+        for node in ctx.nodes(cst.Assign)  # the analysis index: every assignment, in order
+        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)  # type: ignore[attr-defined]
+    ]
     return any(
         isinstance(node.value, cst.Call)
         and ctx.qualname(node.value.func, ctx.scope_of(node)) in MESH_MAKERS
