@@ -144,7 +144,7 @@ def migrate_command(
         sys.exit(_split(files, settings, split_dir, results, quiet))
     cache = None if no_cache else str(cache_dir or default_cache_dir())
     results += _run_files(files, settings, mode, jobs or default_jobs(), cache, options)
-    _report(results, mode, settings, output_format, show_fixes, quiet, check)
+    _report(results, mode, settings, output_format, show_fixes, quiet, check, target_source=target_source)
     if report_path is not None:
         _write_report(report_path, results, mode, settings, target_source)
     sys.exit(_exit_code(results))
@@ -167,13 +167,14 @@ def _detect_target(
         return settings, f"target-version in {config}"
     from migrator.project_version import detect
 
+    default = "default: the newest JAX the rules know"
     detected = detect([p for p in anchors if p.exists()])
     if detected is None:
-        return settings, None
+        return settings, default
     try:
         settings = dataclasses.replace(settings, target_version=detected.version)
     except ConfigError:
-        return settings, None
+        return settings, default
     if not quiet:
         click.echo(f"jaxmigrate: {detected.describe()}", err=True)
     return settings, f"from {detected.source.name}: {detected.requirement}"
@@ -285,6 +286,7 @@ def _report(
     quiet: bool,
     check: bool,
     to_stderr: bool = False,
+    target_source: Optional[str] = None,
 ) -> None:
     out = sys.stderr if to_stderr or (mode == DIFF and output_format == "text") else sys.stdout
     err = sys.stderr
@@ -304,7 +306,7 @@ def _report(
     if output_format == "text":
         write_text(results, out, show_fixes, mode)
     elif output_format == "json":
-        dump_json(as_json(results, mode, settings.target_version), out)
+        dump_json(as_json(results, mode, settings.target_version, target_source), out)
     elif output_format == "sarif":
         dump_json(as_sarif(results, mode), out)
     else:

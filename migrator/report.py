@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Sequence, TextIO
+from typing import Dict, List, Optional, Sequence, TextIO
 
 from migrator import __version__
 from migrator.context import Diagnostic
@@ -73,13 +73,39 @@ def location(path: str, diagnostic: Diagnostic) -> str:
     return f"{path}:{diagnostic.line}:{diagnostic.column}"
 
 
-def as_json(results: Sequence[FileResult], mode: str, target_version: str) -> dict:
+def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
+    """Name, safety, summary and reference links of the rules that produced diagnostics."""
+    from migrator.markdown_report import links
+
+    rules = all_rules()
+    info: Dict[str, dict] = {}
+    for code in sorted(set(codes)):
+        rule = rules.get(code)
+        if rule is None:
+            if code == CLEANUP_CODE:
+                info[code] = {"name": "unused-import", "safety": "safe", "summary": CLEANUP_SUMMARY, "links": []}
+            continue
+        info[code] = {
+            "name": rule.name,
+            "safety": rule.safety.value,
+            "summary": rule.summary,
+            "links": [{"title": title, "url": url} for title, url in links(rule)],
+        }
+    return info
+
+
+def as_json(
+    results: Sequence[FileResult], mode: str, target_version: str, target_source: Optional[str] = None
+) -> dict:
+    codes = [d.code for r in results for d in (*r.fixes, *r.findings)]
     return {
         "tool": "jaxmigrate",
         "version": __version__,
         "mode": mode,
         "target_version": target_version,
+        "target_version_source": target_source,
         "summary": summary_counts(results),
+        "rules": rule_info(codes),
         "files": [
             {
                 "path": r.path,
@@ -118,6 +144,13 @@ def _region(d: Diagnostic) -> tuple:
     return (1, 1) if getattr(d, "where", "") else (d.line, d.column)
 
 
+def _help_uri(rule) -> str:  # noqa: ANN001
+    from migrator.markdown_report import links
+
+    guides = [url for title, url in links(rule) if "changelog" not in url]
+    return guides[0] if guides else HELP_URI
+
+
 def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
     rules = all_rules()
     driver_rules = [
@@ -126,7 +159,7 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
             "name": rule.name,
             "shortDescription": {"text": rule.summary},
             "fullDescription": {"text": " ".join(rule.doc.split())[:1000] or rule.summary},
-            "helpUri": HELP_URI,
+            "helpUri": _help_uri(rule),
             "properties": {"safety": rule.safety.value},
         }
         for rule in rules.values()

@@ -40,7 +40,7 @@ def env(tmp_path_factory):
         GIT_COMMITTER_NAME="t",
         GIT_COMMITTER_EMAIL="t@example.invalid",
         GIT_CONFIG_NOSYSTEM="1",
-        HOME=str(home),  # no user git config, no ~/.cache/jaxmigrate
+        GIT_CONFIG_GLOBAL=os.devnull,  # no user git config (hooksPath, signing, ...)
     )
     # the hook's virtualenv is built with the python running the tests
     environment["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), environment["PATH"]])

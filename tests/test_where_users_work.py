@@ -311,9 +311,14 @@ def test_markdown_report(project):
 
 def test_json_carries_the_report_data(project):
     data = json.loads(invoke("pkg", *TARGET, "--check", "--format", "json", "--no-cache", cwd=project).stdout)
-    assert data["target_version"] == "0.4.30"
+    assert data["target_version"] == "0.4.30" and data["target_version_source"] == "--target-version"
     codes = {d["code"] for f in data["files"] for d in f["fixes"]}
     assert {"JAX101", "JAX205", "JAX701"} <= codes
+    rule = data["rules"]["JAX101"]
+    assert rule["name"] == "device-array" and rule["safety"] == "safe"
+    assert {"title": "jax.Array migration guide", "url": "https://docs.jax.dev/en/latest/jax_array_migration.html"} in rule["links"]
+    review = [d for f in data["files"] for d in f["findings"]]
+    assert {"cell 9", ""} <= {d.get("where", "") for d in review}
 
 
 def test_sarif_validates_against_the_schema(project):
