@@ -20,8 +20,10 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import re
+import tokenize
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -54,6 +56,22 @@ def _is_magic(line: str) -> bool:
     return stripped.endswith("?") and "#" not in stripped and not stripped.endswith(("'?", '"?'))
 
 
+def _inside_statement(text: str) -> bool:
+    """Whether ``text`` ends inside an open bracket, string or backslash continuation."""
+    if not text.strip():
+        return False
+    if text.rstrip("\r\n").endswith("\\"):
+        return True
+    try:
+        for _token in tokenize.generate_tokens(io.StringIO(text).readline):
+            pass
+    except tokenize.TokenError:
+        return True  # EOF in a multi-line statement or string
+    except (IndentationError, SyntaxError):
+        return False
+    return False
+
+
 def mask(source: str) -> Optional[Tuple[str, List[str]]]:
     """Source with IPython lines replaced by placeholders, and the original lines; None: skip."""
     lines = source.splitlines(keepends=True)
@@ -68,7 +86,7 @@ def mask(source: str) -> Optional[Tuple[str, List[str]]]:
     for line in lines:
         body = line.rstrip("\r\n")
         ending = line[len(body) :]
-        if not continuation and _is_magic(body):
+        if not continuation and _is_magic(body) and not _inside_statement("".join(masked)):
             indent = body[: len(body) - len(body.lstrip())]
             masked.append(f"{indent}{MAGIC}({len(originals)}){ending}")
             originals.append(body)

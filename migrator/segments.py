@@ -62,7 +62,7 @@ def migrate_segments(
     try:
         result = migrate_source(joined, settings, cache)
     except MigrationError:
-        return _one_by_one(segments, settings, cache)
+        return _without_broken(segments, settings, cache)
     if not result.changed and not result.findings and not result.fixes:
         return SegmentResult(list(segments), [], [], [])
     split = _split(result.output, len(segments))
@@ -194,6 +194,29 @@ def _split(output: str, count: int) -> Optional[Tuple[List[str], List[int]]]:
         starts.append(output.count("\n", 0, position) + 1)
     texts.append(output[position:])
     return texts, starts
+
+
+def _without_broken(segments: Sequence[str], settings: Settings, cache) -> SegmentResult:  # noqa: ANN001
+    """The segments that parse, still as one program; the others are left alone."""
+    good = []
+    for index, segment in enumerate(segments):
+        try:
+            ast.parse(_with_newline(segment))
+        except (SyntaxError, ValueError):
+            continue
+        good.append(index)
+    if len(good) == len(segments) or not good:  # parse errors only when joined: be safe
+        return _one_by_one(segments, settings, cache)
+    inner = migrate_segments([segments[i] for i in good], settings, cache)
+    outputs = list(segments)
+    for position, index in enumerate(good):
+        outputs[index] = inner.outputs[position]
+    return SegmentResult(
+        outputs,
+        [(good[i], d) for i, d in inner.fixes],
+        [(good[i], d) for i, d in inner.findings],
+        sorted(set(range(len(segments))) - set(good)) + [good[i] for i in inner.skipped],
+    )
 
 
 def _one_by_one(segments: Sequence[str], settings: Settings, cache) -> SegmentResult:  # noqa: ANN001

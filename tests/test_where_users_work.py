@@ -482,3 +482,21 @@ def test_add_todos_leaves_marker_like_strings_alone(tmp_path):
     assert "# TODO(jaxmigrate): JAX101 this line is data, not a marker\n" in text
     invoke(path, "--add-todos", "--no-cache")
     assert path.read_text() == text and text.count("TODO(jaxmigrate)") == 2
+
+
+def test_notebook_with_a_broken_cell_migrates_the_others(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import jax\nx = (1\n     % 2)\ny = jax.tree_map(f, t)"),
+        nbformat.v4.new_code_cell("def broken(:\n    jax.tree_map(f, t)"),
+        nbformat.v4.new_code_cell("z = jax.tree_leaves(t)\ns = '''\n%not a magic\n'''"),
+    ]
+    path = tmp_path / "n.ipynb"
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    invoke(path, "--no-cache")
+    sources = [c.source for c in nbformat.read(str(path), as_version=4).cells]
+    assert sources == [
+        "import jax\nx = (1\n     % 2)\ny = jax.tree.map(f, t)",
+        "def broken(:\n    jax.tree_map(f, t)",  # not Python: left alone
+        "z = jax.tree.leaves(t)\ns = '''\n%not a magic\n'''",
+    ]
