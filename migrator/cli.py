@@ -205,6 +205,8 @@ def _split(
         sys.stderr.write(error_line(result) + "\n")
     for name, count in outcome.patches:
         sys.stderr.write(f"wrote {directory / name} ({count} files)\n")
+    for path in outcome.not_split:
+        sys.stderr.write(f"{path}: not split (only .py/.pyi files are); migrate it in a run of its own\n")
     if not quiet:
         sys.stderr.write(f"{len(outcome.patches)} patches in {directory} (apply in the order of {directory / 'series'})\n")
     if outcome.errors or results:

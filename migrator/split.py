@@ -34,6 +34,7 @@ SERIES = "series"
 class SplitResult:
     patches: List[Tuple[str, int]]  # (file name, number of source files it touches)
     errors: List[Tuple[str, str]]  # (path, reason)
+    not_split: List[str] = dataclasses.field(default_factory=list)  # notebooks, pages
 
 
 def _display(path: Path) -> str:
@@ -67,8 +68,10 @@ def write_patches(
     per_rule: Dict[str, List[str]] = {}
     remaining: List[str] = []
     errors: List[Tuple[str, str]] = []
+    not_split: List[str] = []
     for path in files:
         if path.suffix not in (".py", ".pyi"):
+            not_split.append(_display(path))
             continue
         display = _display(path)
         try:
@@ -93,7 +96,7 @@ def write_patches(
         (directory / REMAINING).write_text("".join(remaining), encoding="utf-8", newline="")
         written.append((REMAINING, len(remaining)))
     (directory / SERIES).write_text("".join(name + "\n" for name, _ in written), encoding="utf-8")
-    return SplitResult(written, errors)
+    return SplitResult(written, errors, not_split)
 
 
 def series(directory: Path) -> Optional[List[str]]:
