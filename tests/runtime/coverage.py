@@ -5,11 +5,12 @@
     python tests/runtime/coverage.py --check  # exit 1 if a runnable rule has no compared case
 
 Per rule code: ``fixtures`` (cases in fixtures/<rule-name>/: before/after pairs + noop files),
-``modern`` (cases with a runtime driver: the after-file runs on the newest JAX), ``legacy``
-(compared against a real old JAX), ``shim`` (compared against the test-only shim),
-``multiprocess`` (run as 2 processes), ``examples`` (documentation examples with a runtime
-driver in tests/runtime/examples/, of the rule's examples in total).  Doc-example drivers count
-in the modern/legacy/shim/multiprocess columns too.
+``run_modern`` (cases with a runtime driver: the after-file runs on the newest JAX),
+``compared_real_legacy`` (compared against a real old JAX), ``compared_shim`` (compared against
+the test-only shim), ``multiprocess`` (run as 2 processes), ``doc_examples_run`` /
+``doc_examples_total`` (documentation examples with a runtime driver in tests/runtime/examples/),
+``compared`` (cases compared with either legacy side).  Doc-example drivers count in the other
+columns too.
 
 A rule is ``"runnable": false`` when its code cannot run, with the reason: report-only rules
 (``Safety.MANUAL``: the output keeps the legacy call), or a rule directory that says why in a
@@ -44,12 +45,12 @@ def collect() -> List[Dict[str, Any]]:
             "code": code,
             "name": rule.name,
             "fixtures": fixtures,
-            "modern": len(mine),
-            "legacy": len([c for c in mine if c.legacy]),
-            "shim": len([c for c in mine if c.shim]),
+            "run_modern": len(mine),
+            "compared_real_legacy": len([c for c in mine if c.legacy]),
+            "compared_shim": len([c for c in mine if c.shim]),
             "multiprocess": len([c for c in mine if c.processes > 1]),
-            "examples": len([c for c in mine if c.id.startswith("example/")]),
-            "examples_total": len(rule.examples),
+            "doc_examples_run": len([c for c in mine if c.id.startswith("example/")]),
+            "doc_examples_total": len(rule.examples),
             "compared": len(compared),
         }
         reason_file = folder / "RUNTIME"
@@ -77,8 +78,8 @@ def markdown(rows: List[Dict[str, Any]]) -> str:
             continue
         flag = "" if r["compared"] else " **(no compared case)**"
         lines.append(
-            f"| {label}{flag} | {r['fixtures']} | {r['modern']} | {r['legacy']} | {r['shim']} | "
-            f"{r['multiprocess']} | {r['examples']}/{r['examples_total']} |"
+            f"| {label}{flag} | {r['fixtures']} | {r['run_modern']} | {r['compared_real_legacy']} | {r['compared_shim']} | "
+            f"{r['multiprocess']} | {r['doc_examples_run']}/{r['doc_examples_total']} |"
         )
     runnable = [r for r in rows if r["runnable"]]
     lines.append("")
