@@ -279,8 +279,8 @@ def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type,
     parents: Dict[int, cst.CSTNode] = {}
     by_type: Dict[type, List[cst.CSTNode]] = {}
     stack: List[cst.CSTNode] = [module]
-    base = cst.CSTNode
     orders = _FIELDS
+    node_types = _NODE_TYPES
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -295,17 +295,29 @@ def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type,
         children: List[cst.CSTNode] = []
         for name in entry[0]:
             value = getattr(node, name)
-            if isinstance(value, base):
-                children.append(value)
-            elif type(value) in (tuple, list):
+            kind = type(value)
+            if kind is tuple or kind is list:
                 for item in value:
-                    if isinstance(item, base):
+                    if item.__class__ in node_types or _is_node(item):
                         children.append(item)
+            elif kind in node_types or _is_node(value):
+                children.append(value)
         for child in children:
             parents[id(child)] = node
         children.reverse()
         stack.extend(children)
     return parents, by_type
+
+
+_NODE_TYPES: set = set()
+
+
+def _is_node(value: object) -> bool:
+    """isinstance(value, CSTNode), remembering node classes (CSTNode is an ABC: slow checks)."""
+    if isinstance(value, cst.CSTNode):
+        _NODE_TYPES.add(type(value))
+        return True
+    return False
 
 
 def _present(value: object) -> bool:
@@ -347,8 +359,10 @@ def _learn_fields(node: cst.CSTNode) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
             if name not in names:
                 before = old[0][index - 1] if index else None
                 names.insert(names.index(before) + 1 if before in names else len(names), name)
-    every = [f.name for f in dataclasses.fields(node)]
-    missing = tuple(name for name in every if name not in names)
+    # Fields that can hold nodes but were not visited here (LibCST skips some when empty).
+    missing = tuple(
+        f.name for f in dataclasses.fields(node) if f.name not in names and "libcst._nodes" in str(f.type)
+    )
     entry = (tuple(names), missing)
     _FIELDS[type(node)] = entry
     return entry

@@ -346,10 +346,15 @@ def _run_rounds(
             return module.code, fixes, _diagnostics(ctx, ctx.findings)
         applied = _Apply(ctx.edits, removals)
         module = module.visit(applied)
-        fixes.extend(
-            _diagnostic(ctx, edit.node, edit.code, edit.message, edit.safety.value)
-            for edit in applied.applied
-        )
+        if settings.locate_fixes:
+            fixes.extend(
+                _diagnostic(ctx, edit.node, edit.code, edit.message, edit.safety.value)
+                for edit in applied.applied
+            )
+        else:
+            fixes.extend(
+                Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value) for edit in applied.applied
+            )
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         used = _names_in(edit.new for edit in applied.applied)
         wanted = [ctx.planned_imports[k] for k in sorted(ctx.planned_imports) if ctx.planned_imports[k][1] in used]

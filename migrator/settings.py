@@ -28,6 +28,9 @@ class Settings:
     unsafe_fixes: bool = False
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
+    # Line/column of every applied fix (one code-generation pass per round that changes
+    # something).  Output that does not show fixes can turn it off: fixes then carry line 0.
+    locate_fixes: bool = True
 
     def __post_init__(self) -> None:
         try:
@@ -57,7 +60,8 @@ class Settings:
 
     def cache_key(self) -> str:
         codes = ",".join(rule.code for rule in self.active_rules())
-        return f"{codes}|{self.target_version}|{int(self.unsafe_fixes)}"
+        key = f"{codes}|{self.target_version}|{int(self.unsafe_fixes)}"
+        return key if self.locate_fixes else key + "|unlocated"
 
 
 def _matches(code: str, patterns: Sequence[str]) -> bool:

@@ -19,7 +19,7 @@ declares is skipped.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import libcst as cst
 
@@ -187,7 +187,7 @@ class RemovedInternals(Rule):
 
     def visit_module(self, ctx: Context) -> None:
         excluded = _other_rules_names(self.code)
-        for node in _Uses.collect(ctx.module):
+        for node in _uses(ctx):
             qualname = ctx.qualname(node, ctx.scope_of(node))
             if qualname is None:
                 continue
@@ -196,69 +196,55 @@ class RemovedInternals(Rule):
                 ctx.report(node, message)
 
 
-class _Uses(cst.CSTVisitor):
+def _uses(ctx: Context) -> List[cst.CSTNode]:
     """Outermost dotted names and plain names in load position, outside import statements
-    and outside ``try: ... except ImportError`` compatibility blocks."""
+    and outside ``try: ... except ImportError`` compatibility blocks (not ``def``/``class``
+    names, keyword names or parameter names), read from the per-round node index.  Only a
+    name whose head is bound by an import can resolve to a qualified name, so only those."""
+    imported = {binding.name for binding in ctx.analysis.imports}
+    if not imported:
+        return []
+    blocked: Dict[int, bool] = {}
+    found: List[cst.CSTNode] = []
+    for node in ctx.all_nodes(cst.Name):
+        if node.value not in imported:  # type: ignore[attr-defined]
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)) and parent.name is node:
+            continue  # names that are not references
+        if isinstance(parent, cst.Arg) and parent.keyword is node:
+            continue
+        if not _blocked(ctx, parent, blocked):
+            found.append(node)
+    for node in ctx.all_nodes(cst.Attribute):
+        parts = dotted_parts(node)
+        if parts is None or parts[0] not in imported:
+            continue
+        if not _blocked(ctx, ctx.parent(node), blocked):
+            found.append(node)
+    return found
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: List[cst.CSTNode] = []
-        self.guard = 0
 
-    @classmethod
-    def collect(cls, module: cst.Module) -> List[cst.CSTNode]:
-        visitor = cls()
-        module.visit(visitor)
-        return visitor.found
+def _blocked(ctx: Context, node: Optional[cst.CSTNode], cache: Dict[int, bool]) -> bool:
+    """True if what is below ``node`` is not a use: inside an import, a dotted name (only
+    the outermost one counts), or a ``try: ... except ImportError`` block."""
+    chain: List[cst.CSTNode] = []
+    result = False
+    while node is not None:
+        known = cache.get(id(node))
+        if known is not None:
+            result = known
+            break
+        if isinstance(node, (cst.Import, cst.ImportFrom)) or (
+            isinstance(node, cst.Attribute) and dotted_parts(node) is not None
+        ) or (isinstance(node, cst.Try) and any(_catches_import_error(h) for h in node.handlers)):
+            result = True
+            cache[id(node)] = True
+            break
+        chain.append(node)
+        node = ctx.parent(node)
+    for seen in chain:
+        cache[id(seen)] = result
+    return result
 
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Try(self, node: cst.Try) -> bool:
-        if any(_catches_import_error(handler) for handler in node.handlers):
-            self.guard += 1
-        return True
-
-    def leave_Try(self, original_node: cst.Try) -> None:
-        if any(_catches_import_error(handler) for handler in original_node.handlers):
-            self.guard -= 1
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if dotted_parts(node) is not None:
-            if not self.guard:
-                self.found.append(node)
-            return False
-        return True
-
-    def visit_Name(self, node: cst.Name) -> bool:
-        if not self.guard:
-            self.found.append(node)
-        return False
-
-    # Names that are not references.
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._visit_except(node, ("name",))
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._visit_except(node, ("name",))
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Param(self, node: cst.Param) -> bool:
-        for child in (node.annotation, node.default):
-            if child is not None:
-                child.visit(self)
-        return False
-
-    def _visit_except(self, node: cst.CSTNode, skip) -> None:  # noqa: ANN001
-        skipped = {id(getattr(node, field)) for field in skip}
-        for child in node.children:
-            if id(child) not in skipped:
-                child.visit(self)

@@ -309,3 +309,117 @@ def test_unsafe_fixes_are_findings_unless_enabled(temporary_rule):
     fixed = migrate_source(source, Settings(select=("JAX993",), unsafe_fixes=True))
     assert fixed.output == "import mod\nmod.b\n"
     assert not fixed.findings
+
+
+# -- the per-round index, positions and memo (performance work; behaviour must not change) --
+_INDEX_SOURCE = textwrap.dedent(
+    '''
+    import jax
+    from jax.experimental import pjit as pj
+
+    @jax.jit
+    def f(a: "DeviceArray", *, b=g(1)) -> int:
+        with mesh as m, other:
+            x = [h(y) for y in range(3) if k(y)]
+        return lambda q: q.attr(x, key=f"{v!r:>{w}}")
+
+    class C(Base, metaclass=M):
+        z: int = 1
+        try:
+            import foo
+        except ImportError:
+            foo = None
+    '''
+)
+
+
+class _Preorder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.order: list = []
+        self.parents: dict = {}
+        self.stack: list = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.stack:
+            self.parents[id(node)] = self.stack[-1]
+        self.stack.append(node)
+        self.order.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+def _context(source: str):
+    from migrator.context import Context
+
+    module = cst.parse_module(source)
+    settings = Settings()
+    return Context(module, analyze(module, Interest()), settings, settings.target, None)
+
+
+def test_all_nodes_and_parents_match_a_libcst_visitor() -> None:
+    ctx = _context(_INDEX_SOURCE)
+    expected = _Preorder()
+    ctx.module.visit(expected)
+    for kind in {type(node) for node in expected.order}:
+        want = [node for node in expected.order if type(node) is kind]
+        got = ctx.all_nodes(kind)
+        assert len(got) == len(want) and all(a is b for a, b in zip(got, want)), kind.__name__
+    for node in expected.order[1:]:
+        assert ctx.parent(node) is expected.parents[id(node)]
+
+
+def test_analysis_nodes_are_in_source_order_and_cover_statements() -> None:
+    ctx = _context(_INDEX_SOURCE)
+    expected = _Preorder()
+    ctx.module.visit(expected)
+    def in_import(node: cst.CSTNode) -> bool:
+        while id(node) in expected.parents:
+            node = expected.parents[id(node)]
+            if isinstance(node, (cst.Import, cst.ImportFrom)):
+                return True
+        return False
+
+    for kind in (cst.Call, cst.With, cst.Assign, cst.FunctionDef, cst.ClassDef, cst.Attribute, cst.Annotation):
+        want = [node for node in expected.order if type(node) is kind and not in_import(node)]
+        got = ctx.nodes(kind)
+        if kind is cst.Call:  # a comprehension's iterable is visited before its element
+            assert sorted(map(id, got)) == sorted(map(id, want))
+        else:
+            assert [id(n) for n in got] == [id(n) for n in want], kind.__name__
+    assert [s.value for s in ctx.analysis.annotation_strings] == ['"DeviceArray"']
+    # binding names are left out of the analysis index, but not out of all_nodes
+    assert "m" not in {n.value for n in ctx.nodes(cst.Name)}
+    assert "m" in {n.value for n in ctx.all_nodes(cst.Name)}
+    guarded = [n for n in ctx.nodes(cst.Import) if ctx.analysis.is_guarded(n)]
+    assert len(guarded) == 1
+
+
+def test_positions_match_libcst_position_provider() -> None:
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    for source in (_INDEX_SOURCE, "x = 1\r\ny = '''a\r\nb'''\r\nif x:\r\n    pass\r\n", "a\\\n  .b\n"):
+        ctx = _context(source)
+        expected = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        for node, code_range in expected.items():
+            assert ctx.position(node) == code_range, type(node).__name__
+
+
+def test_memo_computes_once_per_round() -> None:
+    ctx = _context("x = 1\n")
+    calls = []
+    assert ctx.memo("k", lambda: calls.append(1) or 5) == 5
+    assert ctx.memo("k", lambda: calls.append(1) or 6) == 5
+    assert calls == [1]
+
+
+def test_locate_fixes_off_keeps_the_output_and_drops_fix_positions() -> None:
+    source = "import jax\nimport numpy as np\n\nx = jax.numpy.DeviceArray\n"
+    located = migrate_source(source, ONLY_101)
+    unlocated = migrate_source(source, Settings(select=("JAX101",), locate_fixes=False))
+    assert located.output == unlocated.output != source
+    assert [(d.code, d.message) for d in located.fixes] == [(d.code, d.message) for d in unlocated.fixes]
+    assert all(d.line == 0 for d in unlocated.fixes) and all(d.line > 0 for d in located.fixes)
+    assert Settings(locate_fixes=False).cache_key() != Settings().cache_key()
