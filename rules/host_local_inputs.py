@@ -64,8 +64,8 @@ class HostLocalInputs(Rule):
     `multihost_utils.host_local_array_to_global_array(x, mesh, spec)` before the call; an
     output assigned to a name that the code then hands to `np.asarray`/`np.array` or indexes
     is converted back with `global_array_to_host_local_array`.  The mesh comes from the
-    `NamedSharding` or the `with mesh:` block around the call.  Compiled functions whose call
-    sites cannot be found are reported with the recipe.
+    `NamedSharding` or the `with mesh:` block around the call.  A function still compiled with
+    `pjit` whose call sites cannot be found is reported with the recipe.
 
     **Why.** Before `jax.Array` (0.4.1), pjit concatenated the per-process arguments into one
     global value and returned process-local outputs.  Now inputs must be global: the same
