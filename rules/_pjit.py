@@ -431,7 +431,16 @@ def usable_at(ctx: Context, mesh: MeshRef, at: cst.CSTNode, mesh_site: cst.CSTNo
             return False
         return with_scope is not at_scope or line(ctx, mesh.bind) <= line(ctx, at)
     if head == "self":
-        return enclosing_class(ctx, at) is not None and enclosing_class(ctx, at) is enclosing_class(ctx, mesh_site)
+        klass = enclosing_class(ctx, at)
+        if klass is None or klass is not enclosing_class(ctx, mesh_site):
+            return False
+        if len(parts) > 1:
+            # ``self.mesh`` assigned in the same method only after ``at``: not yet there
+            function = _enclosing_function(ctx, at)
+            same = [a for a in module_facts(ctx).attr_assigns.get(parts[1], []) if _enclosing_function(ctx, a) is function]
+            if same and all(line(ctx, a) > line(ctx, at) for a in same):
+                return False
+        return True
     site_scope = ctx.scope_of(mesh_site)
     bindings = at_scope.lookup(head)
     if bindings is None or bindings is not site_scope.lookup(head):
@@ -447,6 +456,13 @@ def usable_at(ctx: Context, mesh: MeshRef, at: cst.CSTNode, mesh_site: cst.CSTNo
             # bound by a with/for/def...: require it to appear before
             return False
     return True
+
+
+def _enclosing_function(ctx: Context, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.FunctionDef):
+            return ancestor
+    return None
 
 
 def _encloses(inner: Scope, outer: Scope) -> bool:
