@@ -26,6 +26,7 @@ from migrator.context import (
     Edit,
     NameSite,
     binding_is_legacy,
+    walk_module,
 )
 from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
@@ -344,7 +345,7 @@ def _run_rounds(
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
             return module.code, fixes, _diagnostics(ctx, ctx.findings)
-        applied = _Apply(ctx.edits, removals)
+        applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
         module = module.visit(applied)
         if settings.locate_fixes:
             fixes.extend(
@@ -364,23 +365,26 @@ def _run_rounds(
     raise MigrationError(f"the rules did not settle after {MAX_ROUNDS} rounds (a rule bug)")
 
 
-class _NameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: Set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-
 def _names_in(replacements: Iterable[object]) -> Set[str]:
-    collector = _NameCollector()
+    names: Set[str] = set()
     for new in replacements:
         nodes = new.nodes if isinstance(new, cst.FlattenSentinel) else [new]
         for node in nodes:
             if isinstance(node, cst.CSTNode):
-                node.visit(collector)
-    return collector.names
+                names.update(name.value for name in walk_module(node)[1].get(cst.Name, ()))  # type: ignore[attr-defined]
+    return names
+
+
+def _paths_to(ctx: Context, nodes: Iterable[cst.CSTNode]) -> Set[int]:
+    """ids of the nodes on the way from the module to each of ``nodes`` (the nodes included):
+    the only subtrees the transformer that applies the edits has to enter."""
+    wanted: Set[int] = set()
+    for node in nodes:
+        current: Optional[cst.CSTNode] = node
+        while current is not None and id(current) not in wanted:
+            wanted.add(id(current))
+            current = ctx.parent(current)
+    return wanted
 
 
 def _dispatch(ctx: Context, analysis: Analysis, plan: Plan) -> None:
@@ -455,15 +459,21 @@ class _Apply(cst.CSTTransformer):
     """Applies every recorded edit in one pass; an edit inside a replaced node waits a round."""
 
     def __init__(
-        self, edits: Dict[int, Edit], removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]]
+        self,
+        edits: Dict[int, Edit],
+        removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
+        paths: Optional[Set[int]] = None,
     ) -> None:
         super().__init__()
         self.edits = edits
         self.removals = removals
         self.applied: List[Edit] = []
+        self.paths = paths  # when given, subtrees holding no edit are not entered
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return id(node) not in self.edits
+        if id(node) in self.edits:
+            return False
+        return self.paths is None or id(node) in self.paths
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: ANN201
         edit = self.edits.get(id(original_node))
