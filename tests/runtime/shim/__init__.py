@@ -22,6 +22,9 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
   ``jax.xla``, ``jaxlib.xla_extension.DeviceArray``; ``jax.interpreters.pxla.ShardedDeviceArray``
   as the empty legacy shell it was on 0.4.13 (``isinstance`` is False for every value: catalog
   12.11).
+* DeviceArray-era methods on arrays: ``to_py()`` (-> ``np.asarray``, catalog ARR-10) and
+  ``block_host_until_ready()`` (-> ``block_until_ready()``); ``xla.device_put(x, device)``
+  returning a 1-tuple of buffers (catalog ARR-8).
 * ``jax.config.jax_array`` (True), ``jax_parallel_functions_output_gda`` /
   ``jax_jit_pjit_api_merge`` flags; ``jax.config.update('jax_array', False)`` raises
   ValueError as on 0.4.13.
@@ -92,7 +95,8 @@ def install() -> None:
     xla.DeviceArray = jax.Array
     xla._DeviceArray = jax.Array
     xla.Device = jax.Device
-    xla.device_put = jax.device_put
+    # 0.3-era ``xla.device_put(x, device=None)`` returned a tuple of buffers (catalog ARR-8).
+    xla.device_put = lambda x, device=None: (jax.device_put(x, device),)
     jax.xla = xla
     jax.pxla = pxla
     _module("jaxlib.xla_extension", DeviceArray=jax.Array, Device=jax.Device, ArrayImpl=type(jnp.zeros(())))

@@ -167,6 +167,9 @@ def patch_array_type() -> None:
         cls.local_data = lambda self, i: _local_shards(self)[i].data
         cls.mesh = property(lambda self: _mesh_and_axes(self)[0])
         cls.mesh_axes = property(lambda self: _mesh_and_axes(self)[1])
+        # DeviceArray-era methods (catalog ARR-10 and the DeviceArray API).
+        cls.to_py = lambda self: np.asarray(self)
+        cls.block_host_until_ready = lambda self: self.block_until_ready()
 
 
 class _ShardedDeviceArrayMeta(type):
