@@ -178,7 +178,12 @@ def dump(notebook: Dict[str, Any], original: str) -> str:
     return text + "\n" if original.endswith("\n") or indent is None else text
 
 
-def migrate_notebook(text: str, settings: Settings, cache=None) -> NotebookResult:  # noqa: ANN001
+def migrate_notebook(
+    text: str, settings: Settings, cache=None, add_todos: bool = False  # noqa: ANN001
+) -> NotebookResult:
+    """With ``add_todos``, each cell gets ``# TODO(jaxmigrate): ...`` markers as a .py file does."""
+    from migrator import todos
+
     notebook = load(text)
     if not is_python_notebook(notebook):
         return NotebookResult(text, False, [], [], [], [])
@@ -197,11 +202,27 @@ def migrate_notebook(text: str, settings: Settings, cache=None) -> NotebookResul
         chosen.append(index)
         segments.append(masked[0])
         masks.append(masked[1])
+    originals = list(segments)
+    unstripped: List[Dict[int, int]] = [{} for _ in segments]
+    if add_todos:
+        for position, segment in enumerate(segments):
+            segments[position], unstripped[position] = todos.strip_markers(segment)
     result = migrate_segments(segments, settings, cache)
     skipped += [chosen[i] + 1 for i in result.skipped]
+    outputs = list(result.outputs)
+    if add_todos:
+        by_cell: Dict[int, List[Diagnostic]] = {}
+        for position, diagnostic in result.findings:
+            by_cell.setdefault(position, []).append(diagnostic)
+        fixes = [(p, todos.shift(d, unstripped[p])) for p, d in result.fixes]
+        findings = []
+        for position in range(len(outputs)):
+            outputs[position], mapping = todos.add_markers(outputs[position], by_cell.get(position, []))
+            findings += [(position, todos.shift(d, mapping)) for d in by_cell.get(position, [])]
+        result = dataclasses.replace(result, fixes=fixes, findings=findings)
     changes: List[CellChange] = []
-    for position, (index, new_masked) in enumerate(zip(chosen, result.outputs)):
-        if new_masked == segments[position]:
+    for position, (index, new_masked) in enumerate(zip(chosen, outputs)):
+        if new_masked == originals[position]:
             continue
         restored = unmask(new_masked, masks[position])
         if restored is None:

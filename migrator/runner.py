@@ -81,10 +81,10 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     return output, fixes, findings, None
 
 
-def _migrate_notebook(text: str, display: str, settings: Settings, cache):  # noqa: ANN001, ANN202
+def _migrate_notebook(text: str, display: str, settings: Settings, cache, add_todos: bool = False):  # noqa: ANN001, ANN202
     from migrator.notebook import migrate_notebook
 
-    result = migrate_notebook(text, settings, cache)
+    result = migrate_notebook(text, settings, cache, add_todos)
     diff = "".join(
         unified_diff(f"{display}:cell {change.cell}", _nl(change.before), _nl(change.after))
         for change in result.cells
@@ -108,7 +108,7 @@ def migrate_text(
     suffix = Path(display).suffix.lower()
     try:
         if suffix == NOTEBOOK_SUFFIX:
-            output, fixes, findings, diff = _migrate_notebook(source.text, display, settings, cache)
+            output, fixes, findings, diff = _migrate_notebook(source.text, display, settings, cache, options.add_todos)
         elif options.docs and suffix in DOC_SUFFIXES:
             from migrator.docs import migrate_document
 

@@ -500,3 +500,16 @@ def test_notebook_with_a_broken_cell_migrates_the_others(tmp_path):
         "def broken(:\n    jax.tree_map(f, t)",  # not Python: left alone
         "z = jax.tree.leaves(t)\ns = '''\n%not a magic\n'''",
     ]
+
+
+def test_add_todos_in_notebook_cells(notebook):
+    invoke(notebook, *TARGET, "--add-todos", "--no-cache")
+    text = notebook.read_text(encoding="utf-8")
+    cells = nbformat.reads(text, as_version=4).cells
+    assert cells[8].source.startswith("def same_type(x):\n    # TODO(jaxmigrate): JAX101 type(x) is DeviceArray")
+    assert cells[5].source.startswith("%timeit jnp.dot")  # magics untouched
+    result = invoke(notebook, *TARGET, "--add-todos", "--no-cache")
+    assert notebook.read_text(encoding="utf-8") == text  # no duplicates
+    assert "cell 9:line 3:col 23: JAX101" in result.stdout
+    plain = invoke(notebook, *TARGET, "--no-cache")
+    assert notebook.read_text(encoding="utf-8") == text and plain.exit_code == 1
