@@ -436,11 +436,13 @@ def _unused_imports(
 ) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
     """Imports to drop: legacy ones nothing uses, and ones the migration left unused."""
     removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
+    # A name this round's edits start to use is not unused, whatever the old tree says.
+    wanted_by_edits = _names_in(edit.new for edit in ctx.edits.values()) if ctx.edits else set()
     for binding in analysis.imports:
         name = binding.name
         if binding.guarded or name in analysis.exported or analysis.is_used(binding):
             continue
-        if id(binding.statement) in ctx.edits:
+        if id(binding.statement) in ctx.edits or name in wanted_by_edits:
             continue
         owner = None
         if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):

@@ -423,3 +423,21 @@ def test_locate_fixes_off_keeps_the_output_and_drops_fix_positions() -> None:
     assert [(d.code, d.message) for d in located.fixes] == [(d.code, d.message) for d in unlocated.fixes]
     assert all(d.line == 0 for d in unlocated.fixes) and all(d.line > 0 for d in located.fixes)
     assert Settings(locate_fixes=False).cache_key() != Settings().cache_key()
+
+
+def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
+    class UseIt(Rule):
+        code = "JAX994"
+        name = "test-use-it"
+        summary = "rewrites mod.a to the otherwise unused name helper"
+        safety = Safety.SAFE
+        names = frozenset({"mod.a", "lib.helper"})  # an unused lib.helper import is dead
+
+        def visit_name(self, site, ctx):
+            if not site.is_import and site.qualname == "mod.a":
+                ctx.replace(site.node, cst.Name("helper"), "a -> helper")
+
+    temporary_rule(UseIt)
+    # The unused ``helper`` import would be cleaned up, but this round's edit starts using it.
+    out = migrate_source("import mod\nfrom lib import helper\nx = mod.a\n", Settings(select=("JAX994",)))
+    assert out.output == "from lib import helper\nx = helper\n"
