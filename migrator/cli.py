@@ -23,7 +23,7 @@ from migrator.report import (
     write_github,
     write_text,
 )
-from migrator.rule import all_rules
+from migrator.rule import Rule, all_rules
 from migrator.runner import (
     CHECK,
     DIFF,
@@ -326,34 +326,55 @@ def _exit_code(results: Sequence[FileResult]) -> int:
 
 
 @cli.command("rules")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+)
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, safety, needed JAX, summary."""
     rules = all_rules()
     if output_format == "json":
-        dump_json(
-            {
-                "rules": [
-                    {
-                        "code": r.code,
-                        "name": r.name,
-                        "safety": r.safety.value,
-                        "needs_jax": r.needs_jax,
-                        "deprecated_in": r.deprecated_in,
-                        "removed_in": r.removed_in,
-                        "catalog": list(r.catalog),
-                        "summary": r.summary,
-                    }
-                    for r in rules.values()
-                ]
-            },
-            sys.stdout,
-        )
+        dump_json({"rules": [_rule_facts(r) for r in rules.values()]}, sys.stdout)
+        return
+    if output_format == "markdown":
+        click.echo(rules_markdown())
         return
     width = max(len(r.name) for r in rules.values())
     for rule in rules.values():
-        needs = f">={rule.needs_jax}" if rule.needs_jax else "any"
-        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.safety.value:<6}  jax{needs:<8}  {rule.summary}")
+        needs = f"jax>={rule.needs_jax}" if rule.needs_jax else "any jax"
+        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.safety.value:<6}  {needs:<12}  {rule.summary}")
+
+
+def _rule_facts(rule: Rule) -> dict:
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "safety": rule.safety.value,
+        "needs_jax": rule.needs_jax,
+        "deprecated_in": rule.deprecated_in,
+        "removed_in": rule.removed_in,
+        "catalog": list(rule.catalog),
+        "summary": rule.summary,
+    }
+
+
+def rules_markdown() -> str:
+    """The rule table the README carries (a test keeps the two identical)."""
+    lines = [
+        "| code | name | safety | needs JAX | deprecated / removed | summary |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for rule in all_rules().values():
+        history = " / ".join(v or "-" for v in (rule.deprecated_in, rule.removed_in))
+        summary = rule.summary.replace("|", "\\|")
+        lines.append(
+            f"| {rule.code} | {rule.name} | {rule.safety.value} | {rule.needs_jax or 'any'} "
+            f"| {history} | {summary} |"
+        )
+    return "\n".join(lines)
 
 
 @cli.command("explain")

@@ -441,3 +441,12 @@ def test_cache_remembers_syntax_errors(tmp_path):
     second = invoke(tmp_path / "bad.py", "--cache-dir", cache)
     assert first.exit_code == second.exit_code == 2
     assert first.stderr == second.stderr
+
+
+def test_readme_rule_table_is_current():
+    from migrator.cli import rules_markdown
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    start = readme.index("<!-- rules-table")
+    table = readme[readme.index("\n", start) + 1 : readme.index("<!-- /rules-table -->")]
+    assert table.strip() == rules_markdown().strip(), "run `jaxmigrate rules --format markdown`"
