@@ -17,7 +17,7 @@ from libcst._position import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
 
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Binding, Scope, Site, dotted_parts
+from migrator.scope import Analysis, Binding, Scope, Site, children, dotted_parts, fast_visit  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
     from migrator.settings import Settings
@@ -273,13 +273,10 @@ def all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
 
 def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
     """id(node) -> parent, and type -> nodes in source order (LibCST's visiting order), for
-    every node under ``module``.  Reads the dataclass fields in the order LibCST visits
-    them, several times cheaper than a LibCST visitor (which rebuilds every node it passes)."""
+    every node under ``module`` (see :func:`migrator.scope.children`)."""
     parents: Dict[int, cst.CSTNode] = {}
     by_type: Dict[type, List[cst.CSTNode]] = {}
     stack: List[cst.CSTNode] = [module]
-    orders = _FIELDS
-    node_types = _NODE_TYPES
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -288,86 +285,11 @@ def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type,
             by_type[kind] = [node]
         else:
             found.append(node)
-        entry = orders.get(kind)
-        if entry is None or (entry[1] and any(_present(getattr(node, name)) for name in entry[1])):
-            entry = _learn_fields(node)
-        children: List[cst.CSTNode] = []
-        for name in entry[0]:
-            value = getattr(node, name)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                for item in value:
-                    if item.__class__ in node_types or _is_node(item):
-                        children.append(item)
-            elif kind in node_types or _is_node(value):
-                children.append(value)
-        for child in children:
+        found_children = children(node)
+        for child in found_children:
             parents[id(child)] = node
-        children.reverse()
-        stack.extend(children)
+        stack.extend(reversed(found_children))
     return parents, by_type
-
-
-_NODE_TYPES: set = set()
-
-
-def _is_node(value: object) -> bool:
-    """isinstance(value, CSTNode), remembering node classes (CSTNode is an ABC: slow checks)."""
-    if isinstance(value, cst.CSTNode):
-        _NODE_TYPES.add(type(value))
-        return True
-    return False
-
-
-def _present(value: object) -> bool:
-    if isinstance(value, cst.CSTNode):
-        return True
-    return type(value) in (tuple, list) and any(isinstance(v, cst.CSTNode) for v in value)  # type: ignore[attr-defined]
-
-
-class _FieldOrder(cst.CSTVisitor):
-    """Records the order in which LibCST visits one node's fields (its source order)."""
-
-    def __init__(self, top: cst.CSTNode) -> None:
-        super().__init__()
-        self.top = top
-        self.names: List[str] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return node is self.top
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        pass
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        if node is self.top and attribute not in self.names:
-            self.names.append(attribute)
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        pass
-
-
-def _learn_fields(node: cst.CSTNode) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """(fields in visiting order, fields this node type skipped so far) for ``type(node)``."""
-    recorder = _FieldOrder(node)
-    node.visit(recorder)
-    names = list(recorder.names)
-    old = _FIELDS.get(type(node))
-    if old is not None:  # keep what an earlier instance showed, near where it was
-        for index, name in enumerate(old[0]):
-            if name not in names:
-                before = old[0][index - 1] if index else None
-                names.insert(names.index(before) + 1 if before in names else len(names), name)
-    # Fields that can hold nodes but were not visited here (LibCST skips some when empty).
-    missing = tuple(
-        f.name for f in dataclasses.fields(node) if f.name not in names and "libcst._nodes" in str(f.type)
-    )
-    entry = (tuple(names), missing)
-    _FIELDS[type(node)] = entry
-    return entry
-
-
-_FIELDS: Dict[type, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {}
 
 
 _NEWLINE_RE = re.compile(r"\r\n?|\n")

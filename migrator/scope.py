@@ -11,7 +11,10 @@ imports, makes the name unresolvable, so it is never rewritten.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+import dataclasses
+import operator
+import re
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -234,6 +237,13 @@ class Analysis(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
 
+    def _walk(self, node: cst.CSTNode) -> None:
+        """``node.visit(self)`` without LibCST's visitor machinery (same calls, same order)."""
+        if self.on_visit(node):
+            for child in children(node):
+                self._walk(child)
+        self.stack.pop()
+
     def _site(self, node: cst.CSTNode, parts: Optional[Sequence[str]] = None) -> Site:
         # The stack ends with the node itself; ancestors stop at its parent.
         return Site(node, self.scope, tuple(self.stack[:-1]), self.guard_depth > 0, parts)
@@ -270,12 +280,12 @@ class Analysis(cst.CSTVisitor):
             self._bind_target(target.value)
             self._exit(1)
         else:  # Attribute / Subscript targets load their base
-            target.visit(self)
+            self._walk(target)
 
     def _visit_all(self, nodes: Sequence[Optional[cst.CSTNode]]) -> None:
         for node in nodes:
             if node is not None:
-                node.visit(self)
+                self._walk(node)
 
     def _enter(self, *intermediates: cst.CSTNode) -> None:
         """Put nodes a manual traversal steps over on the stack, so parents stay exact."""
@@ -298,7 +308,7 @@ class Analysis(cst.CSTVisitor):
         self._bind(node.name.value)
         self._push_scope("function", node)
         self._bind_params(node.params)
-        node.body.visit(self)
+        self._walk(node.body)
         self._pop_scope()
         return False
 
@@ -306,7 +316,7 @@ class Analysis(cst.CSTVisitor):
         self._visit_params_outside(node.params)
         self._push_scope("function", node)
         self._bind_params(node.params)
-        node.body.visit(self)
+        self._walk(node.body)
         self._pop_scope()
         return False
 
@@ -328,7 +338,7 @@ class Analysis(cst.CSTVisitor):
         self._visit_all(node.keywords)
         self._bind(node.name.value)
         self._push_scope("class", node)
-        node.body.visit(self)
+        self._walk(node.body)
         self._pop_scope()
         return False
 
@@ -336,7 +346,7 @@ class Analysis(cst.CSTVisitor):
         self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
     ) -> bool:
         self._enter(node.for_in)
-        node.for_in.iter.visit(self)  # the first iterable is evaluated outside
+        self._walk(node.for_in.iter)  # the first iterable is evaluated outside
         self._exit(1)
         self._push_scope("comprehension", node)
         comp_for: Optional[cst.CompFor] = node.for_in
@@ -347,7 +357,7 @@ class Analysis(cst.CSTVisitor):
             depth += 1
             self._bind_target(comp_for.target)
             if not first:
-                comp_for.iter.visit(self)
+                self._walk(comp_for.iter)
             self._visit_all(comp_for.ifs)
             first = False
             comp_for = comp_for.inner_for_in
@@ -355,7 +365,7 @@ class Analysis(cst.CSTVisitor):
         if isinstance(node, cst.DictComp):
             self._visit_all([node.key, node.value])
         else:
-            node.elt.visit(self)
+            self._walk(node.elt)
         self._pop_scope()
         return False
 
@@ -371,7 +381,7 @@ class Analysis(cst.CSTVisitor):
                 and target.target.value == "__all__"
             ):
                 self.exported.update(_string_elements(node.value))
-        node.value.visit(self)
+        self._walk(node.value)
         return False
 
     def _ann_assign(self, node: cst.AnnAssign) -> bool:
@@ -383,7 +393,7 @@ class Analysis(cst.CSTVisitor):
         if isinstance(node.target, cst.Name):
             self._load(node.target)
         self._bind_target(node.target)
-        node.value.visit(self)
+        self._walk(node.value)
         return False
 
     def _for(self, node: Union[cst.For, cst.CompFor]) -> bool:
@@ -392,7 +402,7 @@ class Analysis(cst.CSTVisitor):
         return False
 
     def _with_item(self, node: cst.WithItem) -> bool:
-        node.item.visit(self)
+        self._walk(node.item)
         if node.asname is not None:
             self._enter(node.asname)
             self._bind_target(node.asname.name)
@@ -403,7 +413,7 @@ class Analysis(cst.CSTVisitor):
         self._visit_all([node.type])
         if node.name is not None:
             self._bind_target(node.name.name)
-        node.body.visit(self)
+        self._walk(node.body)
         return False
 
     def _named_expr(self, node: cst.NamedExpr) -> bool:
@@ -413,7 +423,7 @@ class Analysis(cst.CSTVisitor):
         if isinstance(node.target, cst.Name):
             name = node.target.value
             scope.target_for(name).bindings.setdefault(name, []).append(Binding(name, scope))
-        node.value.visit(self)
+        self._walk(node.value)
         return False
 
     def _del(self, node: cst.Del) -> bool:
@@ -446,7 +456,7 @@ class Analysis(cst.CSTVisitor):
         return False
 
     def _match_keyword(self, node: cst.MatchKeywordElement) -> bool:
-        node.pattern.visit(self)
+        self._walk(node.pattern)
         return False
 
     # -- imports ---------------------------------------------------------------------------
@@ -527,19 +537,19 @@ class Analysis(cst.CSTVisitor):
                 self.name_sites.append(self._site(node, parts))
         if attr in self.interest.attributes:
             self.attribute_sites.append(self._site(node))
-        node.value.visit(self)
+        self._walk(node.value)
         return False
 
     def _arg(self, node: cst.Arg) -> bool:
         if node.keyword is not None and node.keyword.value in self.interest.keywords:
             self.keyword_sites.append(self._site(node))
-        node.value.visit(self)
+        self._walk(node.value)
         return False
 
     def _annotation(self, node: cst.Annotation) -> bool:
         self._annotation_depth += 1
         try:
-            node.annotation.visit(self)
+            self._walk(node.annotation)
         finally:
             self._annotation_depth -= 1
         return False
@@ -639,7 +649,7 @@ def analyze(module: cst.Module, interest: Interest) -> Analysis:
             for small in statement.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
                     _prescan_aliases(analysis, small)
-    module.visit(analysis)
+    analysis._walk(module)
     return analysis
 
 
@@ -654,3 +664,127 @@ def _prescan_aliases(analysis: Analysis, node: ImportNode) -> None:
             qualname = prefix + (dotted_name(alias.name) or "")
             if qualname in analysis.interest.names:
                 analysis.local_names.add(alias.asname.name.value)
+
+
+# -- fast read-only traversal ---------------------------------------------------------------
+# A LibCST visitor rebuilds every node it passes (``_visit_and_replace_children``) and calls
+# two attribute hooks per field; a read-only pass only needs the children, in LibCST's order.
+
+
+def children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The child nodes of ``node`` in the order a LibCST visitor visits them (source order)."""
+    entry = _FIELDS.get(type(node))
+    if entry is None or (entry[2] and any(_present(getattr(node, name)) for name in entry[2])):
+        entry = _learn_fields(node)
+    values = entry[0](node)
+    if entry[3]:
+        values = (values,)
+    found: List[cst.CSTNode] = []
+    node_types = _NODE_TYPES
+    for value in values:
+        kind = type(value)
+        if kind is tuple or kind is list:
+            for item in value:
+                if item.__class__ in node_types or _is_node(item):
+                    found.append(item)
+        elif kind in node_types or _is_node(value):
+            found.append(value)
+    return found
+
+
+def fast_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """``node.visit(visitor)`` for a read-only :class:`libcst.CSTVisitor`: the same
+    ``on_visit``/``on_leave`` calls in the same order, several times cheaper.  A visitor
+    with field hooks (``visit_<Node>_<field>``) or its own attribute hooks runs through
+    LibCST instead, so the result is always the same."""
+    if not _plain_visitor(type(visitor)):
+        node.visit(visitor)
+        return
+    _fast_visit(node, visitor.on_visit, visitor.on_leave)
+
+
+def _fast_visit(node: cst.CSTNode, on_visit: Callable, on_leave: Callable) -> None:
+    if on_visit(node):
+        for child in children(node):
+            _fast_visit(child, on_visit, on_leave)
+    on_leave(node)
+
+
+_FIELD_HOOK = re.compile(r"^(?:visit|leave)_[A-Z][A-Za-z]*_\w+$")
+_PLAIN: Dict[type, bool] = {}
+
+
+def _plain_visitor(kind: type) -> bool:
+    plain = _PLAIN.get(kind)
+    if plain is None:
+        plain = (
+            issubclass(kind, cst.CSTVisitor)
+            and kind.on_visit_attribute is cst.CSTVisitor.on_visit_attribute
+            and kind.on_leave_attribute is cst.CSTVisitor.on_leave_attribute
+            and not any(_FIELD_HOOK.match(name) for name in dir(kind))
+        )
+        _PLAIN[kind] = plain
+    return plain
+
+
+_NODE_TYPES: set = set()
+
+
+def _is_node(value: object) -> bool:
+    """isinstance(value, CSTNode), remembering node classes (CSTNode is an ABC: slow checks)."""
+    if isinstance(value, cst.CSTNode):
+        _NODE_TYPES.add(type(value))
+        return True
+    return False
+
+
+def _present(value: object) -> bool:
+    if isinstance(value, cst.CSTNode):
+        return True
+    return type(value) in (tuple, list) and any(isinstance(v, cst.CSTNode) for v in value)  # type: ignore[attr-defined]
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the order in which LibCST visits one node's fields (its source order)."""
+
+    def __init__(self, top: cst.CSTNode) -> None:
+        super().__init__()
+        self.top = top
+        self.names: List[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node is self.top
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.top and attribute not in self.names:
+            self.names.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+
+# type -> (getter of the child fields in visiting order, their names, fields that can hold
+# nodes but were not visited so far (LibCST skips some when empty), single field?)
+_FIELDS: Dict[type, Tuple[Callable, Tuple[str, ...], Tuple[str, ...], bool]] = {}
+
+
+def _learn_fields(node: cst.CSTNode) -> Tuple[Callable, Tuple[str, ...], Tuple[str, ...], bool]:
+    recorder = _FieldOrder(node)
+    node.visit(recorder)
+    names = list(recorder.names)
+    old = _FIELDS.get(type(node))
+    if old is not None:  # keep what an earlier instance showed, near where it was
+        for index, name in enumerate(old[1]):
+            if name not in names:
+                before = old[1][index - 1] if index else None
+                names.insert(names.index(before) + 1 if before in names else len(names), name)
+    missing = tuple(
+        f.name for f in dataclasses.fields(node) if f.name not in names and "libcst._nodes" in str(f.type)
+    )
+    getter = operator.attrgetter(*names) if names else (lambda _node: ())
+    entry = (getter, tuple(names), missing, len(names) == 1)
+    _FIELDS[type(node)] = entry
+    return entry
