@@ -7,7 +7,7 @@ before/after text is written to ``.cache/jaxmigrate-examples/`` and run like a f
 
 Sides:
 * modern: the after-file on the installed (newest) JAX, 8 CPU devices, JAX deprecations = errors.
-* legacy: the before-file on real old JAX (driver constant ``LEGACY = "0.4.13"``/``"0.4.30"``).
+* legacy: the before-file on real old JAX (driver constant ``LEGACY = "0.4.13"``/``"0.4.30"``/``"0.6.2"``).
 * shim: the before-file on the installed JAX with ``tests.runtime.shim`` installed (``SHIM = True``).
 * ``PROCESSES = 2``: every side runs as 2 real processes x 4 CPU devices on loopback.
 """

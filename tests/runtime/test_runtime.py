@@ -4,7 +4,7 @@
   DeprecationWarnings are errors).                                   markers: runtime
 * ``test_shim``: cases with ``SHIM = True``: before-file on the test-only shim, summaries
   compared with the modern side.                                     markers: runtime
-* ``test_legacy``: cases with ``LEGACY = "0.4.13"``/``"0.4.30"``: before-file on that real
+* ``test_legacy``: cases with ``LEGACY = "0.4.13"``/``"0.4.30"``/``"0.6.2"``: before-file on that real
   JAX in a cached virtual environment, compared.                     markers: runtime, legacy
 
 ``pytest -m "not legacy"`` skips the old-JAX environments.  Single-process cases of one side run

@@ -19,7 +19,7 @@ def test_coverage_lists_every_rule_with_reasons():
 
 def test_every_driver_declares_known_constants():
     for case in harness.all_cases():
-        assert case.legacy in (None, "0.4.13", "0.4.30"), case.id
+        assert case.legacy in (None, "0.4.13", "0.4.30", "0.6.2"), case.id
         assert case.processes in (1, 2), case.id
         assert case.before.exists() and case.after.exists(), case.id
 
