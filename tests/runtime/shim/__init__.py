@@ -30,6 +30,8 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
   ValueError as on 0.4.13.
 * ``jax.experimental.maps.Mesh``, ``jax.experimental.PartitionSpec``,
   ``jax.interpreters.pxla.{Mesh, PartitionSpec}`` (old re-exports).
+* ``multihost_utils.host_local_array_to_global_array`` / ``global_array_to_host_local_array``
+  accepting ``None`` pspecs as "replicated", as before jax 0.4.13 (catalog MH-3; ``multihost.py``).
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def install() -> None:
 
     from . import config as config_shim
     from . import gda
+    from . import multihost
     from . import pjit as pjit_shim
 
     gda.patch_array_type()
@@ -107,4 +110,5 @@ def install() -> None:
     jax.experimental.PartitionSpec = PartitionSpec
     _module("jax.experimental.maps", Mesh=Mesh)
     config_shim.install(jax.config)
+    multihost.install()
     _INSTALLED = True
