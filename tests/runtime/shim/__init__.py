@@ -32,6 +32,9 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
   ``jax.interpreters.pxla.{Mesh, PartitionSpec}`` (old re-exports).
 * ``multihost_utils.host_local_array_to_global_array`` / ``global_array_to_host_local_array``
   accepting ``None`` pspecs as "replicated", as before jax 0.4.13 (catalog MH-3; ``multihost.py``).
+* ``jax.experimental.gda_serialization.serialization`` over ``array_serialization`` with the
+  legacy ``gda_inp=`` / ``gdas=`` parameter names (catalog GDA-11; ``serialization.py``; only
+  when tensorstore is installed).
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ def install() -> None:
     from . import gda
     from . import multihost
     from . import pjit as pjit_shim
+    from . import serialization
 
     gda.patch_array_type()
     for name in ("jax.experimental.global_device_array", "jax._src.global_device_array"):
@@ -111,4 +115,5 @@ def install() -> None:
     _module("jax.experimental.maps", Mesh=Mesh)
     config_shim.install(jax.config)
     multihost.install()
+    serialization.install(_module)
     _INSTALLED = True
