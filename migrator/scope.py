@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
+import weakref
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -697,10 +698,20 @@ def fast_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     ``on_visit``/``on_leave`` calls in the same order, several times cheaper.  A visitor
     with field hooks (``visit_<Node>_<field>``) or its own attribute hooks runs through
     LibCST instead, so the result is always the same."""
-    if not _plain_visitor(type(visitor)):
+    kind = type(visitor)
+    if not _plain_visitor(kind) or any(
+        name.startswith(("visit_", "leave_")) for name in getattr(visitor, "__dict__", ())
+    ):
         node.visit(visitor)
         return
-    _fast_visit(node, visitor.on_visit, visitor.on_leave)
+    if kind.on_visit is cst.CSTVisitor.on_visit and kind.on_leave is cst.CSTVisitor.on_leave:
+        # LibCST's dispatch looks ``visit_<Node>`` up by name for every node: cache it.
+        hooks = _HOOKS.get(kind)
+        if hooks is None:
+            hooks = _HOOKS[kind] = {}
+        _dispatch_visit(node, visitor, hooks)
+    else:
+        _fast_visit(node, visitor.on_visit, visitor.on_leave)
 
 
 def _fast_visit(node: cst.CSTNode, on_visit: Callable, on_leave: Callable) -> None:
@@ -710,8 +721,31 @@ def _fast_visit(node: cst.CSTNode, on_visit: Callable, on_leave: Callable) -> No
     on_leave(node)
 
 
+_HOOKS: "weakref.WeakKeyDictionary[type, Dict[type, Tuple[Optional[Callable], Optional[Callable]]]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _dispatch_visit(node: cst.CSTNode, visitor: cst.CSTVisitor, hooks: Dict[type, Tuple[Optional[Callable], Optional[Callable]]]) -> None:
+    kind = type(node)
+    pair = hooks.get(kind)
+    if pair is None:
+        name = kind.__name__
+        pair = hooks[kind] = (
+            getattr(type(visitor), f"visit_{name}", None),
+            getattr(type(visitor), f"leave_{name}", None),
+        )
+    visit, leave = pair
+    if visit is None or visit(visitor, node) is not False:
+        for child in children(node):
+            _dispatch_visit(child, visitor, hooks)
+    if leave is not None:
+        leave(visitor, node)
+
+
 _FIELD_HOOK = re.compile(r"^(?:visit|leave)_[A-Z][A-Za-z]*_\w+$")
-_PLAIN: Dict[type, bool] = {}
+# Keyed weakly: rules define visitor classes inside functions, one class per call.
+_PLAIN: "weakref.WeakKeyDictionary[type, bool]" = weakref.WeakKeyDictionary()
 
 
 def _plain_visitor(kind: type) -> bool:
@@ -721,7 +755,12 @@ def _plain_visitor(kind: type) -> bool:
             issubclass(kind, cst.CSTVisitor)
             and kind.on_visit_attribute is cst.CSTVisitor.on_visit_attribute
             and kind.on_leave_attribute is cst.CSTVisitor.on_leave_attribute
-            and not any(_FIELD_HOOK.match(name) for name in dir(kind))
+            and not any(
+                _FIELD_HOOK.match(name)
+                for base in kind.__mro__
+                if not base.__module__.startswith("libcst")  # LibCST declares every hook as a no-op
+                for name in vars(base)
+            )
         )
         _PLAIN[kind] = plain
     return plain

@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from migrator.context import Context
-from migrator.scope import Scope, dotted_parts
+from migrator.scope import Scope, dotted_parts, fast_visit
 
 # Loops whose carry types changed meaning under the varying-manual-axes checker (SM-2).
 CARRY_LOOPS = frozenset({"scan", "fori_loop", "while_loop"})
@@ -69,7 +69,7 @@ def calls_in(node: cst.CSTNode) -> List[cst.Call]:
         def visit_Call(self, call: cst.Call) -> None:
             collected.append(call)
 
-    node.visit(_Collect())
+    fast_visit(node, _Collect())
     return collected
 
 

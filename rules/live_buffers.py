@@ -13,7 +13,7 @@ import libcst as cst
 
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope, dotted_parts
+from migrator.scope import Scope, dotted_parts, fast_visit
 
 DEVICE_LISTS = frozenset(
     {
@@ -351,7 +351,7 @@ def _definitions(scope_node: cst.CSTNode, name: str) -> Optional[List[tuple]]:
         body = scope_node
     else:
         return None
-    body.visit(collector)
+    fast_visit(body, collector)
     return None if collector.unknown else collector.found
 
 

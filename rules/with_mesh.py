@@ -18,7 +18,7 @@ import libcst as cst
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope, dotted_parts
+from migrator.scope import Scope, dotted_parts, fast_visit
 from migrator.version import parse_version
 from rules._helpers import call_target
 from rules._mesh import function_named
@@ -213,7 +213,7 @@ def _needs_env(body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: 
         def visit_Name(self, node: cst.Name) -> None:
             nodes.append(node)
 
-    body.visit(_Collect())
+    fast_visit(body, _Collect())
     calls_funcs = {id(n.func) for n in nodes if isinstance(n, cst.Call)}
     transformed = _transformed_names(body, scope, ctx)
     for node in nodes:
@@ -249,7 +249,7 @@ def _transformed_names(body: cst.CSTNode, scope: Scope, ctx: Context) -> Set[str
                     ok = isinstance(node.value, cst.Call) and ctx.qualname(node.value.func, scope) in TRANSFORMS
                     assigned[target.target.value] = assigned.get(target.target.value, True) and ok
 
-    body.visit(_Collect())
+    fast_visit(body, _Collect())
     return {name for name, ok in assigned.items() if ok and len(scope.lookup(name) or ()) <= 1}
 
 

@@ -15,7 +15,7 @@ import libcst as cst
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope
+from migrator.scope import Scope, fast_visit
 from rules._helpers import call_target
 from migrator.version import parse_version
 from rules._mesh import function_named, keyword_arg
@@ -315,7 +315,7 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
             if node.evaluated_value == name and id(node) not in self.allowed:
                 problems.append(node.value)
 
-    body.visit(_Check())
+    fast_visit(body, _Check())
     if problems:
         return f"the axis name {problems[0]} is used outside collectives (named-axis reductions have no vmap equivalent)"
     return None
@@ -328,5 +328,5 @@ def _strings(node: cst.CSTNode) -> List[cst.SimpleString]:
         def visit_SimpleString(self, string: cst.SimpleString) -> None:
             found.append(string)
 
-    node.visit(_Collect())
+    fast_visit(node, _Collect())
     return found

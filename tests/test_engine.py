@@ -441,3 +441,46 @@ def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
     # The unused ``helper`` import would be cleaned up, but this round's edit starts using it.
     out = migrate_source("import mod\nfrom lib import helper\nx = mod.a\n", Settings(select=("JAX994",)))
     assert out.output == "from lib import helper\nx = helper\n"
+
+
+def test_fast_visit_makes_the_same_calls_as_libcst() -> None:
+    from migrator.scope import fast_visit
+
+    module = cst.parse_module(_INDEX_SOURCE)
+
+    class Log(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.log: list = []
+
+        def visit_Call(self, node: cst.Call) -> None:
+            self.log.append(("call", id(node)))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self.log.append(("def", id(node)))
+            return False  # children skipped, leave still called
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            self.log.append(("leave", id(original_node)))
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.log.append(("name", node.value))
+
+    class WithFieldHook(Log):
+        def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+            self.log.append(("body", id(node)))
+
+    class Generic(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.log: list = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.log.append(id(node))
+            return not isinstance(node, cst.Lambda)
+
+    for kind in (Log, WithFieldHook, Generic):
+        expected, got = kind(), kind()
+        module.visit(expected)
+        fast_visit(module, got)
+        assert got.log == expected.log and got.log, kind.__name__
