@@ -8,7 +8,8 @@ before/after text is written to ``.cache/jaxmigrate-examples/`` and run like a f
 Sides:
 * modern: the after-file on the installed (newest) JAX, 8 CPU devices, JAX deprecations = errors.
 * legacy: the before-file on real old JAX (driver constant ``LEGACY = "0.4.13"``/``"0.4.30"``/``"0.6.2"``).
-* shim: the before-file on the installed JAX with ``tests.runtime.shim`` installed (``SHIM = True``).
+* shim: the before-file on the installed JAX with ``tests.runtime.shim`` installed (``SHIM = True``;
+  opt-in legacy models: ``SHIM_FLAVOURS = ("sda-pre-0.4.1",)``, see the shim's docstring).
 * ``PROCESSES = 2``: every side runs as 2 real processes x 4 CPU devices on loopback.
 """
 
@@ -47,6 +48,7 @@ class Case:
     shim: bool = False
     processes: int = 1
     allow: Tuple[str, ...] = ()
+    flavours: Tuple[str, ...] = ()
     constants: Dict[str, Any] = field(default_factory=dict)
 
     def job(self, side: str) -> Dict[str, Any]:
@@ -57,6 +59,7 @@ class Case:
             "driver": str(self.driver),
             "timeout": JOB_TIMEOUT,
             "allow": list(self.allow),
+            "flavours": list(self.flavours),
         }
 
 
@@ -86,6 +89,7 @@ def _case(case_id: str, rule: str, before: Path, after: Path, driver: Path) -> C
         shim=bool(constants.get("SHIM", False)),
         processes=int(constants.get("PROCESSES", 1)),
         allow=tuple(constants.get("MODERN_DEPRECATIONS", ())),
+        flavours=tuple(constants.get("SHIM_FLAVOURS", ())),
         constants=constants,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from migrator.rule import all_rules
 from tests.runtime import coverage, harness
+from tests.runtime.shim import FLAVOURS
 from tests.runtime.worker import reported_lines
 
 
@@ -21,6 +22,8 @@ def test_every_driver_declares_known_constants():
     for case in harness.all_cases():
         assert case.legacy in (None, "0.4.13", "0.4.30", "0.6.2"), case.id
         assert case.processes in (1, 2), case.id
+        assert not case.flavours or case.shim, case.id
+        assert set(case.flavours) <= set(FLAVOURS), case.id
         assert case.before.exists() and case.after.exists(), case.id
 
 

@@ -5,7 +5,7 @@ on stdin::
 
     {"mode": "modern" | "legacy" | "shim",
      "jobs": [{"id": ..., "module": path, "driver": path, "timeout": seconds,
-               "allow": [message substrings]}],
+               "allow": [message substrings], "flavours": [shim flavours]}],
      "distributed": null | {"coordinator": "127.0.0.1:PORT", "num_processes": 2, "process_id": 0}}
 
 For each job it prints one line ``JAXMIGRATE-RESULT {"id", "ok", "summary" | "error"}``.
@@ -134,7 +134,7 @@ def run_job(job, mode):
         # parent whose XLA backend is initialised must not fork.
         from tests.runtime.shim import install
 
-        install()
+        install(tuple(job.get("flavours") or ()))
     safe = re.sub(r"\W", "_", job["id"])
     try:
         driver = load(job["driver"], "jaxmigrate_driver_" + safe)

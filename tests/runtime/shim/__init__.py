@@ -35,6 +35,15 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
 * ``jax.experimental.gda_serialization.serialization`` over ``array_serialization`` with the
   legacy ``gda_inp=`` / ``gdas=`` parameter names (catalog GDA-11; ``serialization.py``; only
   when tensorstore is installed).
+
+Opt-in flavours (driver constant ``SHIM_FLAVOURS = ("name", ...)``, passed to ``install``):
+
+* ``"sda-pre-0.4.1"``: ``pxla.ShardedDeviceArray`` with its pre-jax.Array meaning -- the type
+  of pmap outputs (and of ``device_put_sharded``/``device_put_replicated`` results), whatever
+  the device count -- instead of the empty 0.4.13 shell: ``jax.pmap`` is wrapped to record its
+  outputs and ``isinstance`` is True exactly for those.  Values that did not exist before
+  jax.Array (multi-device ``NamedSharding`` arrays from ``device_put``/``jit``) have no legacy
+  answer; drivers using this flavour must not feed them.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ import sys
 import types
 
 _INSTALLED = False
+FLAVOURS = ("sda-pre-0.4.1",)
 
 
 def _module(name: str, **attrs: object) -> types.ModuleType:
@@ -58,9 +68,15 @@ def _module(name: str, **attrs: object) -> types.ModuleType:
     return module
 
 
-def install() -> None:
-    """Patch the legacy names into this process's ``jax``.  Idempotent."""
+def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
+    """Patch the legacy names into this process's ``jax``.  Idempotent.
+
+    ``flavours``: opt-in legacy models (see the module docstring), e.g. ``("sda-pre-0.4.1",)``.
+    """
     global _INSTALLED
+    unknown = [f for f in flavours if f not in FLAVOURS]
+    if unknown:
+        raise ValueError(f"unknown shim flavour(s) {unknown}; known: {FLAVOURS}")
     if _INSTALLED:
         return
     import jax
@@ -108,7 +124,11 @@ def install() -> None:
     jax.pxla = pxla
     _module("jaxlib.xla_extension", DeviceArray=jax.Array, Device=jax.Device, ArrayImpl=type(jnp.zeros(())))
     jaxlib.xla_extension = sys.modules["jaxlib.xla_extension"]
-    pxla.ShardedDeviceArray = gda.ShardedDeviceArray
+    if "sda-pre-0.4.1" in flavours:
+        pxla.ShardedDeviceArray = gda.PmapShardedDeviceArray
+        jax.pmap = gda.recording_pmap(jax.pmap)
+    else:
+        pxla.ShardedDeviceArray = gda.ShardedDeviceArray
     pxla.Mesh = Mesh
     pxla.PartitionSpec = PartitionSpec
     jax.experimental.PartitionSpec = PartitionSpec

@@ -183,4 +183,48 @@ class ShardedDeviceArray(metaclass=_ShardedDeviceArrayMeta):
         raise TypeError("ShardedDeviceArray cannot be constructed (legacy shell, as in jax 0.4.13)")
 
 
-__all__ = ["GlobalDeviceArray", "Shard", "ShardedDeviceArray", "patch_array_type", "np"]
+# Arrays returned by pmap since the flavour was installed (kept alive so ids stay unique).
+_PMAP_OUTPUTS: List[Any] = []
+_PMAP_IDS: set = set()
+
+
+class _PmapShardedDeviceArrayMeta(type):
+    def __instancecheck__(cls, instance: Any) -> bool:
+        # Before jax.Array (jax < 0.4.1) ShardedDeviceArray was the type of pmap outputs (and of
+        # device_put_sharded/_replicated results), one-device pmaps included.  Newer JAX gives
+        # pmap outputs a NamedSharding like any other array, so the shim's pmap records them.
+        return id(instance) in _PMAP_IDS
+
+
+class PmapShardedDeviceArray(metaclass=_PmapShardedDeviceArrayMeta):
+    """``pxla.ShardedDeviceArray`` as it was before jax.Array (shim flavour ``sda-pre-0.4.1``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("ShardedDeviceArray objects were made by pmap, not constructed")
+
+
+def recording_pmap(real_pmap: Any) -> Any:
+    """``jax.pmap`` whose outputs are ShardedDeviceArrays (flavour ``sda-pre-0.4.1``)."""
+    import functools
+
+    import jax
+
+    @functools.wraps(real_pmap)
+    def pmap(fun: Any, *args: Any, **kwargs: Any) -> Any:
+        mapped = real_pmap(fun, *args, **kwargs)
+
+        @functools.wraps(fun)
+        def call(*call_args: Any, **call_kwargs: Any) -> Any:
+            out = mapped(*call_args, **call_kwargs)
+            for leaf in jax.tree_util.tree_leaves(out):
+                if isinstance(leaf, jax.Array):
+                    _PMAP_OUTPUTS.append(leaf)
+                    _PMAP_IDS.add(id(leaf))
+            return out
+
+        return call
+
+    return pmap
+
+
+__all__ = ["GlobalDeviceArray", "PmapShardedDeviceArray", "Shard", "ShardedDeviceArray", "patch_array_type", "np"]
