@@ -35,6 +35,8 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
 * ``jax.experimental.gda_serialization.serialization`` over ``array_serialization`` with the
   legacy ``gda_inp=`` / ``gdas=`` parameter names (catalog GDA-11; ``serialization.py``; only
   when tensorstore is installed).
+* ``Device.live_buffers()`` returning the live buffers on that device, its pre-jax.Array meaning,
+  instead of the ``[]`` every installable JAX returns (catalog DEV-5; ``devices.py``).
 
 Opt-in flavours (driver constant ``SHIM_FLAVOURS = ("name", ...)``, passed to ``install``):
 
@@ -89,6 +91,7 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
     from . import config as config_shim
+    from . import devices
     from . import gda
     from . import multihost
     from . import pjit as pjit_shim
@@ -135,5 +138,6 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     _module("jax.experimental.maps", Mesh=Mesh)
     config_shim.install(jax.config)
     multihost.install()
+    devices.install()
     serialization.install(_module)
     _INSTALLED = True
