@@ -308,24 +308,24 @@ class _TokenIndexState(CodegenState):
         super().__init__(default_indent=default_indent, default_newline=default_newline)
         self.spans: Dict[int, Tuple[int, int]] = {}
         self._stack: List[int] = []
-        self._popped = False
+        self._popped = 0  # 1 once the module's trailing newline is "popped"
 
     def _length(self) -> int:
-        return len(self.tokens) - 1 if self._popped else len(self.tokens)
+        return len(self.tokens) - self._popped
 
     def pop_trailing_newline(self) -> None:
         # Keep the token (positions recorded before the pop still count it), remember the pop.
         if self.tokens:
-            self._popped = True
+            self._popped = 1
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self._stack.append(self._length())
+        self._stack.append(len(self.tokens) - self._popped)
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
         key = id(node)
         if key not in self.spans:
-            self.spans[key] = (start, self._length())
+            self.spans[key] = (start, len(self.tokens) - self._popped)
 
     def record_syntactic_position(  # type: ignore[override]
         self,
