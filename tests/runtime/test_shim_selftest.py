@@ -5,6 +5,10 @@
 * Everything real jax 0.4.13 still has (pjit ``in_axis_resources`` semantics, DeviceArray and
   ShardedDeviceArray names, the ``jax_array`` flag): the shim on the newest JAX and the real
   jax 0.4.13 must observe the same (marker ``legacy``).
+* Legacy behaviour no installable JAX has (``None`` pspecs, ``Device.live_buffers()``, the
+  pre-jax.Array ShardedDeviceArray flavour, ``gda_serialization`` parameter names): the shim's
+  models must give the documented answers, and the installed JAX must really lack them
+  (``DOCUMENTED_MODELS``, ``shim/models_check.py``).
 """
 
 from __future__ import annotations
@@ -49,4 +53,34 @@ def test_shim_matches_real_jax_0413():
     shim = observe(sys.executable, "shim")["common"]
     real = observe(legacy_python("0.4.13"), "real")["common"]
     diff = harness.diff_summaries(real, shim, "real jax 0.4.13")
+    assert not diff, diff
+
+
+# The shim's models of legacy behaviour that no installable JAX has (shim/models_check.py).
+DOCUMENTED_MODELS = {
+    # the installed JAX lacks each behaviour, so the shim is needed
+    "real_none_pspec": "rejected",  # CL 0.4.13
+    "real_live_buffers": 0,  # catalog DEV-5 PROBE: [] on every installable JAX
+    "real_gda_serialization": False,  # removed in 0.4.11 (catalog GDA-11)
+    # MH-3: a None pspec leaf meant replicated, beside a real P("x")
+    "none_pspec": [True, True],
+    # DEV-5: live buffers of that device; one per array on each device of its device set
+    "live_buffers_delta": [1, 1, 4, 1, 1, 1, 1, 1],
+    # ARR-5 / migration guide: SDA = pmap output (one-device pmaps included), not a slice of it
+    # nor a single-device array
+    "sda": {"pmap_8": True, "pmap_1": True, "single_device": False, "indexed_pmap_output": False},
+    # GDA-11: the legacy module's parameter names
+    "gda_serialization": ["async_serialize", "run_serialization"],
+}
+
+
+def test_shim_models_match_documented_legacy_behaviour():
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.with_name("models_check.py"))], capture_output=True, text=True,
+        env=harness.base_env(), cwd=str(harness.REPO), timeout=300,
+    )
+    lines = [l for l in done.stdout.splitlines() if l.startswith("JAXMIGRATE-MODELS ")]
+    assert lines, f"models_check failed:\n{done.stderr[-4000:]}"
+    observed = json.loads(lines[-1].split(" ", 1)[1])
+    diff = harness.diff_summaries(DOCUMENTED_MODELS, observed, "documented legacy behaviour")
     assert not diff, diff

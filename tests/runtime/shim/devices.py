@@ -6,18 +6,28 @@ fixes.  What the method did before jax.Array is what its name and the deprecatio
 ("Per device live_buffers() ... use jax.live_arrays() for jax.Arrays instead") and the
 migration guide's recommended replacement say: the live buffers on *that* device.  In the
 jax.Array world a live array holds exactly one buffer on each device of its device set, so the
-model is: for each live array, its buffer on this device -- the array itself when it lives on
-one device (a pre-jax.Array DeviceArray *was* its buffer), ``shard.data`` for a multi-device
-array (an SDA's ``device_buffers`` entry).
+model is: for each live array on this device, its buffer there -- the array itself when it lives
+on one device (a pre-jax.Array DeviceArray *was* its buffer), else a ``DeviceBuffer`` record
+(array, device) standing for an SDA's ``device_buffers`` entry.
 
-Fidelity limit: ``shard.data`` makes a new array object each call, so a caller that keeps the
-returned list alive and calls again sees those copies counted; the legacy list held the
-existing buffer objects.  Drivers only use ``len(...)`` of a transient list.
+Why not ``shard.data``: it makes new single-device arrays that JAX caches on the sharded array,
+so they would themselves be counted as live buffers by the next call (observed: the counts
+grew by one per multi-device array after the first call).  Fidelity limits: ``DeviceBuffer`` is
+a record, not an array (drivers only use ``len(...)``); aliases of one buffer held by separate
+array objects (e.g. an array and its cached ``shard.data``) count separately, as the rewrite
+(``jax.live_arrays()``) counts them.
 """
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, NamedTuple
+
+
+class DeviceBuffer(NamedTuple):
+    """The buffer of a multi-device ``array`` on ``device``."""
+
+    array: Any
+    device: Any
 
 
 def live_buffers(device: Any) -> List[Any]:
@@ -30,10 +40,7 @@ def live_buffers(device: Any) -> List[Any]:
         if len(array.devices()) == 1:
             found.append(array)
             continue
-        for shard in array.addressable_shards:
-            if shard.device == device:
-                found.append(shard.data)
-                break
+        found.append(DeviceBuffer(array, device))
     return found
 
 
