@@ -121,6 +121,11 @@ def migrate_command(
     stdin_mode = paths == ("-",)
     if "-" in paths and not stdin_mode:
         raise click.UsageError("'-' (stdin) must be the only path")
+    if split_dir is not None and (add_todos or report_path is not None or show_diff or check):
+        raise click.UsageError(
+            "--split-by-rule writes patches only; it does not combine with "
+            "--add-todos, --report, --diff or --check"
+        )
     try:
         settings = _settings(paths, stdin_filename, config_path, select, ignore, target_version, unsafe_fixes, exclude, extend_exclude)
     except ConfigError as error:

@@ -92,7 +92,8 @@ class DeviceMethod(Rule):
             ctx.report(
                 call,
                 f"Array.device() was removed in JAX 0.4.27; if {receiver} is a jax.Array use "
-                f"{MODERN} (not the .device property, which returns a Sharding on several devices)",
+                f"next(iter({receiver}.devices())) (not the .device property, which returns a "
+                "Sharding on several devices)",
             )
             return
         if verdict != FIX:
@@ -104,7 +105,11 @@ class DeviceMethod(Rule):
         )
         scope = ctx.scope_of(call)
         if scope.lookup("next") is not None or scope.lookup("iter") is not None:
-            ctx.report(call, f"Array.device() was removed in JAX 0.4.27; use {MODERN} (next/iter are shadowed here)")
+            ctx.report(
+                call,
+                f"Array.device() was removed in JAX 0.4.27; use next(iter({receiver}.devices())) "
+                "(next/iter are shadowed here)",
+            )
             return
         ctx.replace(
             call,

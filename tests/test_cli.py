@@ -450,3 +450,10 @@ def test_readme_rule_table_is_current():
     start = readme.index("<!-- rules-table")
     table = readme[readme.index("\n", start) + 1 : readme.index("<!-- /rules-table -->")]
     assert table.strip() == rules_markdown().strip(), "run `jaxmigrate rules --format markdown`"
+
+
+def test_split_by_rule_refuses_options_it_would_ignore(project, tmp_path):
+    for extra in (["--report", tmp_path / "r.md"], ["--add-todos"], ["--diff"], ["--check"]):
+        result = invoke(project / "pkg", "--split-by-rule", tmp_path / "patches", *extra)
+        assert result.exit_code == 2 and "--split-by-rule writes patches only" in result.stderr
+    assert not (tmp_path / "patches").exists()
