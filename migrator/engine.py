@@ -327,22 +327,13 @@ def _run_rounds(
     added_imports: Set[str] = set()
     suppressions = find_suppressions(text)
     file_state: Dict[str, object] = {}
-    full = make_plan(tuple(settings.active_rules()))
-    running = set(plan.rules)
     for _round in range(MAX_ROUNDS):
-        if _round:
+        if _round == 1:
             # A rewrite can make work for a rule the gates excluded: from the second round
-            # on, the gates look again at the rewritten text (exactly what a second run would
-            # do first), and every rule that ran in an earlier round keeps running.
-            current = module.code
-            if suppressions:
-                suppressions = find_suppressions(current)
-            candidates = full.prefilter(current)
-            facts = ast_facts(current) if candidates else None
-            running.update(
-                rule for rule in candidates if facts is None or full.wanted_by(rule, facts)
-            )
-            plan = make_plan(tuple(rule for rule in full.rules if rule in running))
+            # on every active rule looks (the traversal costs the same; no new parse).
+            plan = make_plan(tuple(settings.active_rules()))
+        if _round and suppressions:
+            suppressions = find_suppressions(module.code)
         analysis = analyze(module, plan.interest)
         if originally_used is None:
             originally_used = {
