@@ -1,0 +1,417 @@
+"""JAX806 removed-modules: imports of whole modules that no longer exist.
+
+Catalog rows and changelog entries (each module verified absent on the installed JAX 0.10.2
+with ``importlib.import_module``):
+
+* MESH-3 / table 1.2: ``jax.experimental.maps`` (deprecated 0.4.26, file absent at 0.4.31);
+  MESH-8 for what replaces the implicit mesh ``maps.thread_resources`` exposed;
+* GDA section (commit 634035a, file absent at 0.4.7): ``jax.experimental.global_device_array``
+  and its implementation module ``jax._src.global_device_array``;
+* GDA-11: ``jax.experimental.gda_serialization`` (removed 0.4.11);
+* OTH-3: ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (gone at 0.3.16);
+* ARR-7: the ``jax.xla`` / ``jax.pxla`` aliases (removed 0.4.14);
+* OTH-8: ``jax.lib.xla_extension``, ``jax.lib.xla_client``, ``jax.lib.xla_bridge`` and
+  ``jaxlib.xla_extension`` (internals removed 0.8.0; PROBE: the modules are gone on 0.10.2;
+  gated at 0.10.0 because the module removal release is not pinned down).
+
+Two things happen:
+
+1. ``import a.b.c`` (dotted, no ``as``) of such a module binds ``a``; once no expression goes
+   through ``a.b.c`` any more (other rules rewrite ``jax.experimental.maps.Mesh`` and friends)
+   the import is dropped, or narrowed to ``import a`` (or the longest prefix still used, e.g.
+   ``import jax.experimental``) when that name is still used and nothing else imports it.
+   SAFE: the statement would raise ModuleNotFoundError on the target.
+2. Names imported from, or used through, ``jax.experimental.maps``,
+   ``jax.experimental.global_device_array`` and ``jax.experimental.gda_serialization`` that no
+   other rule migrates (``thread_resources``, ``ResourceEnv``, ``Shard``, ...) are reported,
+   once per import statement and once per attribute use, with what to do instead.  Members of
+   the other modules are reported by JAX805/JAX104, which own them.
+
+Code inside ``try: ... except ImportError`` compatibility blocks is never touched.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.rule import REGISTRY, Example, Rule, Safety
+from migrator.scope import _catches_import_error, dotted_name, dotted_parts
+from migrator.version import parse_version
+
+# Module -> the first JAX release without it (the rule acts only when the target is at least
+# that release).
+REMOVED: Dict[str, str] = {
+    "jax.experimental.maps": "0.4.31",
+    "jax.experimental.global_device_array": "0.4.7",
+    "jax._src.global_device_array": "0.4.7",
+    "jax.experimental.gda_serialization": "0.4.11",
+    "jax.experimental.sharded_jit": "0.3.16",
+    "jax.interpreters.sharded_jit": "0.3.16",
+    "jax.xla": "0.4.14",
+    "jax.pxla": "0.4.14",
+    "jax.lib.xla_extension": "0.10.0",
+    "jax.lib.xla_client": "0.10.0",
+    "jax.lib.xla_bridge": "0.10.0",
+    "jaxlib.xla_extension": "0.10.0",
+}
+
+_MAPS_GENERIC = (
+    "jax.experimental.maps was removed in JAX 0.4.31 and {name} has no public replacement: "
+    "use jax.sharding.Mesh/NamedSharding, jax.shard_map, and jax.set_mesh(mesh) for an "
+    "ambient mesh"
+)
+# Module -> (message for a member, {member: specific message}).
+REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
+    "jax.experimental.maps": (
+        _MAPS_GENERIC,
+        {
+            "thread_resources": (
+                "jax.experimental.maps was removed in JAX 0.4.31; thread_resources (the mesh "
+                "entered with `with mesh:`) has no public replacement: pass explicit "
+                "NamedSharding(mesh, P(...)) shardings, or enter the mesh with "
+                "`with jax.set_mesh(mesh):` and read it with jax.sharding.get_abstract_mesh()"
+            ),
+        },
+    ),
+    "jax.experimental.global_device_array": (
+        "jax.experimental.global_device_array was removed in JAX 0.4.7 and {name} has no "
+        "direct replacement: use jax.Array (jax.make_array_from_callback / "
+        "jax.make_array_from_single_device_arrays with a NamedSharding; arr.addressable_shards "
+        "gives jax.Shard objects)",
+        {},
+    ),
+    "jax._src.global_device_array": (
+        "jax._src.global_device_array was removed in JAX 0.4.7 and {name} has no direct "
+        "replacement: use jax.Array (jax.make_array_from_callback / "
+        "jax.make_array_from_single_device_arrays with a NamedSharding)",
+        {},
+    ),
+    "jax.experimental.gda_serialization": (
+        "jax.experimental.gda_serialization was removed in JAX 0.4.11 and {name} has no "
+        "direct replacement: use jax.experimental.array_serialization",
+        {},
+    ),
+}
+
+
+def _other_rules_names(own: str) -> frozenset:
+    names: Set[str] = set()
+    for code, rule in REGISTRY.items():
+        if code != own:
+            names.update(rule.names)
+    return frozenset(names)
+
+
+def _module_of(qualname: str, modules) -> Optional[str]:  # noqa: ANN001
+    for module in modules:
+        if qualname == module or qualname.startswith(module + "."):
+            return module
+    return None
+
+
+class RemovedModules(Rule):
+    code = "JAX806"
+    name = "removed-modules"
+    summary = "drop `import jax.experimental.maps`-style imports of removed modules; report members nothing migrates"
+    safety = Safety.SAFE
+    catalog = ("MESH-3", "MESH-8", "GDA-11", "OTH-3", "ARR-7", "OTH-8")
+    removed_in = "0.4.31"
+    names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
+    legacy_modules = frozenset({"jax.experimental.maps"})
+    doc = """
+    **What it does.** Handles imports of modules that no longer exist:
+    `jax.experimental.maps` (removed 0.4.31), `jax.experimental.global_device_array` (0.4.7),
+    `jax.experimental.gda_serialization` (0.4.11), `jax.experimental.sharded_jit` (0.3.16),
+    the `jax.xla`/`jax.pxla` aliases (0.4.14), `jax.lib.xla_extension`, `jax.lib.xla_client`,
+    `jax.lib.xla_bridge` and `jaxlib.xla_extension` (gone on current JAX).
+
+    * `import jax.experimental.maps` binds `jax`; once nothing goes through
+      `jax.experimental.maps` any more (other rules rewrite `maps.Mesh`, `maps.mesh`, ...), the
+      line is removed, or becomes `import jax` when `jax` is still used and nothing else
+      imports it.
+    * Names from `jax.experimental.maps`, `jax.experimental.global_device_array` or
+      `jax.experimental.gda_serialization` that no other rule migrates (for example
+      `thread_resources`) are reported with what to use instead.  `thread_resources` has no
+      public replacement: pass explicit `NamedSharding(mesh, P(...))` shardings, or enter the
+      mesh with `with jax.set_mesh(mesh):` (catalog MESH-8).
+
+    Nothing inside `try: ... except ImportError` blocks is touched.  Below the release that
+    removed a module (`--target-version`), the rule leaves its imports alone.
+
+    **Why.** On current JAX these imports raise ModuleNotFoundError, so a file that no longer
+    uses the module still fails to import while the line is there.
+
+    **Use instead.** Nothing for the import itself; `jax.sharding`, `jax.set_mesh`,
+    `jax.shard_map`, `jax.Array` and `jax.experimental.array_serialization` for the members.
+    """
+    examples = (
+        Example(
+            title="a dotted import left behind",
+            before="""
+            import numpy as np
+            import jax.experimental.maps
+            from jax.sharding import Mesh
+
+            mesh = Mesh(np.array(jax.devices()), ("x",))
+            """,
+            after="""
+            import numpy as np
+            import jax
+            from jax.sharding import Mesh
+
+            mesh = Mesh(np.array(jax.devices()), ("x",))
+            """,
+        ),
+        Example(
+            title="a member with no replacement is reported",
+            before="""
+            from jax.experimental.maps import thread_resources
+
+            mesh = thread_resources.env.physical_mesh
+            """,
+            after="""
+            from jax.experimental.maps import thread_resources
+
+            mesh = thread_resources.env.physical_mesh
+            """,
+        ),
+    )
+
+    def visit_module(self, ctx: Context) -> None:
+        removed = tuple(m for m, v in REMOVED.items() if ctx.target >= parse_version(v))
+        if not removed:
+            return
+        guarded: Dict[int, bool] = {}
+        self._dotted_imports(ctx, removed, guarded)
+        reported = tuple(m for m in REPORTED if m in removed)
+        if reported:
+            self._report_members(ctx, reported, guarded)
+
+    # -- 1. ``import a.b.c`` ------------------------------------------------------------------
+    def _dotted_imports(self, ctx: Context, removed: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
+        for statement in ctx.all_nodes(cst.Import):
+            targets = []
+            for alias in statement.names:  # type: ignore[attr-defined]
+                if alias.asname is not None:
+                    continue
+                module = dotted_name(alias.name) or ""
+                if "." in module and _module_of(module, removed):
+                    targets.append((alias, module))
+            if not targets or _is_guarded(ctx, statement, guarded):
+                continue
+            chains = _chains(ctx)
+            names: List[cst.ImportAlias] = []
+            changed = False
+            for alias in statement.names:  # type: ignore[attr-defined]
+                module = next((m for a, m in targets if a is alias), None)
+                if module is None:
+                    names.append(alias)
+                    continue
+                if _used_through(module, chains):
+                    names.append(alias)  # still needed: the uses are reported or rewritten first
+                    continue
+                changed = True
+                keep = _kept_prefix(ctx, alias, module, chains, removed)
+                if keep is not None:
+                    names.append(alias.with_changes(name=_dotted(keep)))
+            if not changed:
+                continue
+            # Spell each kept module once.
+            seen: Set[str] = set()
+            unique = []
+            for alias in names:
+                key = ctx.code(alias.name) + "|" + (ctx.code(alias.asname) if alias.asname else "")
+                if alias.asname is None and key in seen:
+                    continue
+                seen.add(key)
+                unique.append(alias)
+            if not unique:
+                new: object = cst.RemovalSentinel.REMOVE
+            else:
+                unique[-1] = unique[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                new = statement.with_changes(names=unique)
+            gone = ", ".join(m for _, m in targets)
+            ctx.replace(
+                statement,
+                new,  # type: ignore[arg-type]
+                f"removed the import of {gone}: the module no longer exists in JAX and nothing uses it",
+            )
+
+    # -- 2. members nobody migrates --------------------------------------------------------
+    def _report_members(self, ctx: Context, modules: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
+        excluded = ctx.memo(("JAX806", "excluded"), lambda: _other_rules_names(self.code))
+        for statement in ctx.all_nodes(cst.ImportFrom):
+            if isinstance(statement.names, cst.ImportStar) or statement.relative:  # type: ignore[attr-defined]
+                continue
+            module = dotted_name(statement.module) if statement.module else None  # type: ignore[attr-defined]
+            if not module:
+                continue
+            owner = _module_of(module, modules)
+            if owner is None:
+                continue
+            messages = []
+            for alias in statement.names:  # type: ignore[attr-defined]
+                qualname = module + "." + (dotted_name(alias.name) or "")
+                message = _message(owner, qualname, excluded)
+                if message and message not in messages:
+                    messages.append(message)
+            if messages and not _is_guarded(ctx, statement, guarded):
+                ctx.report(statement, "; ".join(messages))
+        imported = {binding.name for binding in ctx.analysis.imports}
+        for node in ctx.all_nodes(cst.Attribute):
+            parts = dotted_parts(node)
+            if parts is None or parts[0] not in imported:
+                continue
+            parent = ctx.parent(node)
+            if isinstance(parent, cst.Attribute) and dotted_parts(parent) is not None:
+                continue  # only the outermost chain counts
+            if _inside_import(ctx, node):
+                continue
+            scope = ctx.scope_of(node)
+            # Walk the chain from the longest prefix: report the first prefix that names a
+            # member of a removed module reached through the module itself.
+            head_qual = scope.resolve_name(parts[0])
+            if head_qual is None:
+                continue
+            head_q = head_qual if isinstance(head_qual, str) else None
+            if head_q is None:
+                continue
+            full = ".".join([head_q, *parts[1:]])
+            owner = _module_of(full, modules)
+            if owner is None or full == owner:
+                continue
+            if _module_of(head_q, modules) and head_q != owner:
+                continue  # a name imported from the module: reported at its import
+            message = _message(owner, full, excluded)
+            if message and not _is_guarded(ctx, node, guarded):
+                ctx.report(node, message)
+
+
+def _message(owner: str, qualname: str, excluded: frozenset) -> Optional[str]:
+    rest = qualname[len(owner) + 1 :]
+    if not rest:
+        return None
+    first = rest.split(".", 1)[0]
+    member = owner + "." + first
+    if member in excluded or qualname in excluded:
+        return None
+    if any(name.startswith(member + ".") for name in excluded):
+        return None
+    generic, specific = REPORTED[owner]
+    return specific.get(first) or generic.format(name=first)
+
+
+def _dotted(name: str) -> cst.BaseExpression:
+    parts = name.split(".")
+    expr: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        expr = cst.Attribute(value=expr, attr=cst.Name(part))
+    return expr
+
+
+def _chains(ctx: Context) -> List[Tuple[str, ...]]:
+    """Every outermost dotted chain (and bare name) in load position outside imports."""
+
+    def build() -> List[Tuple[str, ...]]:
+        found: List[Tuple[str, ...]] = []
+        for node in ctx.all_nodes(cst.Attribute):
+            parts = dotted_parts(node)
+            if parts is None:
+                continue
+            parent = ctx.parent(node)
+            if isinstance(parent, cst.Attribute) and dotted_parts(parent) is not None:
+                continue
+            if not _inside_import(ctx, node):
+                found.append(tuple(parts))
+        for node in ctx.all_nodes(cst.Name):
+            parent = ctx.parent(node)
+            if isinstance(parent, cst.Attribute):
+                continue  # part of a chain (counted above) or an attribute name
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)) and parent.name is node:
+                continue
+            if isinstance(parent, cst.Arg) and parent.keyword is node:
+                continue
+            if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.ImportFrom)) or _inside_import(ctx, node):
+                continue
+            found.append((node.value,))  # type: ignore[attr-defined]
+        return found
+
+    return ctx.memo(("JAX806", "chains"), build)
+
+
+def _used_through(module: str, chains: List[Tuple[str, ...]]) -> bool:
+    parts = tuple(module.split("."))
+    return any(chain[: len(parts)] == parts for chain in chains)
+
+
+def _kept_prefix(
+    ctx: Context,
+    alias: cst.ImportAlias,
+    module: str,
+    chains: List[Tuple[str, ...]],
+    removed: Tuple[str, ...],
+) -> Optional[str]:
+    """The module to import instead (``a`` or ``a.b``), or None to drop the alias."""
+    parts = module.split(".")
+    for length in range(len(parts) - 1, 0, -1):
+        prefix = tuple(parts[:length])
+        if length > 1:
+            used = any(chain[:length] == prefix and len(chain) > length for chain in chains)
+        else:
+            used = any(chain[0] == parts[0] for chain in chains)
+        if not used:
+            continue
+        name = ".".join(prefix)
+        return None if _imported_elsewhere(ctx, alias, name, removed, chains) else name
+    return None
+
+
+def _imported_elsewhere(
+    ctx: Context, alias: cst.ImportAlias, name: str, removed: Tuple[str, ...], chains: List[Tuple[str, ...]]
+) -> bool:
+    """Another ``import name`` / ``import name.x`` (no ``as``) in the file binds the head."""
+    head = name.split(".", 1)[0]
+    for binding in ctx.analysis.imports:
+        if binding.node is alias or binding.name != head or not isinstance(binding.statement, cst.Import):
+            continue
+        other = dotted_name(binding.node.name) or ""  # type: ignore[union-attr]
+        if binding.node.asname is None and (other == name or other.startswith(name + ".")):  # type: ignore[union-attr]
+            if _module_of(other, removed) is None or _used_through(other, chains):
+                return True  # an import that stays
+    return False
+
+
+def _inside_import(ctx: Context, node: cst.CSTNode) -> bool:
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, (cst.Import, cst.ImportFrom)):
+            return True
+        if isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return False
+        parent = ctx.parent(parent)
+    return False
+
+
+def _is_guarded(ctx: Context, node: cst.CSTNode, cache: Dict[int, bool]) -> bool:
+    """Inside ``try: ... except ImportError`` (or AttributeError) compatibility code."""
+    chain: List[cst.CSTNode] = []
+    result = False
+    current: Optional[cst.CSTNode] = ctx.parent(node)
+    while current is not None:
+        known = cache.get(id(current))
+        if known is not None:
+            result = known
+            break
+        if isinstance(current, cst.Try) and any(_catches_import_error(h) for h in current.handlers):
+            result = True
+            cache[id(current)] = True
+            break
+        chain.append(current)
+        current = ctx.parent(current)
+    for seen in chain:
+        cache[id(seen)] = result
+    return result
+
