@@ -21,6 +21,7 @@ import libcst as cst
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
+from migrator.version import parse_version
 from rules._pjit import (
     NAMED_SHARDING_NAMES,
     PARTIAL_NAMES,
@@ -39,6 +40,14 @@ from rules._pjit import (
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 JIT_NAMES = PJIT_NAMES | {"jax.jit"}
 MULTIHOST = "jax.experimental.multihost_utils"
+HOST_RESULTS = frozenset({"jax.device_get", "jax.process_index", "jax.process_count", "jax.local_device_count"})
+# values that are global jax.Arrays by construction (catalog section 5, MH-1, MH-2)
+GLOBAL_PRODUCERS = frozenset({
+    "jax.make_array_from_callback",
+    "jax.make_array_from_single_device_arrays",
+    "jax.make_array_from_process_local_data",
+    "jax.experimental.multihost_utils.host_local_array_to_global_array",
+})
 RECIPE = (
     "in a multi-process program pjit/jit inputs must be global arrays (pjit no longer "
     "concatenates per-process inputs): `x = multihost_utils.host_local_array_to_global_array(x, "
@@ -65,7 +74,12 @@ class HostLocalInputs(Rule):
     output assigned to a name that the code then hands to `np.asarray`/`np.array` or indexes
     is converted back with `global_array_to_host_local_array`.  The mesh comes from the
     `NamedSharding` or the `with mesh:` block around the call.  A function still compiled with
-    `pjit` whose call sites cannot be found is reported with the recipe.
+    `pjit` whose call sites cannot be found is reported with the recipe.  Any other argument
+    for a partitioned input (a loop variable such as `for batch in loader`, a parameter, a
+    value from an unknown function) is reported with the recipe unless it is provably global:
+    a `jax.Array` built by a JAX API (`jax.make_array_from_*`,
+    `host_local_array_to_global_array`, `jax.device_put(x, sharding)`, `jnp.*`) or an output
+    of another jitted call.  `from jax import process_index` marks a file as multi-process too.
 
     **Why.** Before `jax.Array` (0.4.1), pjit concatenated the per-process arguments into one
     global value and returned process-local outputs.  Now inputs must be global: the same
@@ -115,6 +129,7 @@ class HostLocalInputs(Rule):
             call_qualname(ctx, call, ctx.scope_of(call)) in MULTI_PROCESS for call in facts.calls
         ):
             return
+        jitted = self._jitted_names(ctx, facts)
         for call in list(facts.calls):
             scope = ctx.scope_of(call)
             through_partial = self._jit_call(ctx, call, scope)
@@ -134,7 +149,7 @@ class HostLocalInputs(Rule):
                 continue
             out_arg = get_keyword(call.args, "out_shardings") or get_keyword(call.args, "out_axis_resources")
             for site in compiled.calls:
-                self._fix_site(ctx, site, leaves, out_arg.value if out_arg is not None else None)
+                self._fix_site(ctx, site, leaves, out_arg.value if out_arg is not None else None, jitted)
 
     # -- matching -------------------------------------------------------------------------
     @staticmethod
@@ -203,23 +218,116 @@ class HostLocalInputs(Rule):
         name = call_qualname(ctx, value, scope) or ""
         return name.startswith("numpy.")
 
+    # -- values that are global already -------------------------------------------------
+    def _jitted_names(self, ctx: Context, facts) -> frozenset:
+        """Names bound (anywhere) from a pjit/jit call or defined under a jit decorator: their
+        outputs are global jax.Arrays."""
+        names = set()
+        for (_scope, name), assigns in facts.assigns.items():
+            for assign in assigns:
+                value = assign.value
+                if isinstance(value, cst.Call) and self._jit_call(ctx, value, ctx.scope_of(value)) is False:
+                    names.add(name)
+        for call in facts.calls:
+            parent = ctx.parent(call)
+            if isinstance(parent, cst.Decorator) and self._jit_call(ctx, call, ctx.scope_of(call)) is not None:
+                definition = ctx.parent(parent)
+                if isinstance(definition, cst.FunctionDef):
+                    names.add(definition.name.value)
+        for definition in self._decorated_defs(ctx):
+            names.add(definition)
+        return frozenset(names)
+
+    @staticmethod
+    def _decorated_defs(ctx: Context) -> List[str]:
+        """``@jax.jit`` / ``@pjit`` without arguments."""
+        found: List[str] = []
+
+        class _Defs(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+                for decorator in node.decorators:
+                    if qualname_of(ctx, decorator.decorator, ctx.scope_of(node)) in JIT_NAMES:
+                        found.append(node.name.value)
+
+        ctx.module.visit(_Defs())
+        return found
+
+    def _global_value(self, ctx: Context, value: cst.BaseExpression, scope: Scope, jitted: frozenset) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        name = call_qualname(ctx, value, scope)
+        if name in GLOBAL_PRODUCERS:
+            return True
+        if name is not None and name.startswith("jax.") and name not in HOST_RESULTS and not name.startswith(MULTIHOST):
+            return True  # built by a JAX API (jnp.ones, jax.random...): a jax.Array, the same in every process
+        if name == "jax.device_put" and (len(value.args) >= 2 or get_keyword(value.args, "device") is not None):
+            return True  # device_put with a sharding (global when the sharding spans every process)
+        if isinstance(value.func, cst.Name) and value.func.value in jitted:
+            return True  # an output of another jitted call
+        if isinstance(value.func, cst.Call) and self._jit_call(ctx, value.func, scope) is False:
+            return True  # jax.jit(f)(...)
+        return False
+
+    def _provably_global(self, ctx: Context, expr: cst.BaseExpression, scope: Scope, jitted: frozenset) -> bool:
+        if isinstance(expr, cst.Call):
+            return self._global_value(ctx, expr, scope, jitted)
+        if not isinstance(expr, cst.Name):
+            return False
+        bindings = scope.lookup(expr.value)
+        if not bindings or any(b.is_import for b in bindings):
+            return False
+        assigns = module_facts(ctx).assigns.get((id(bindings[0].scope), expr.value), [])
+        # every binding must be an assignment, the last one before the call a global value
+        # (``x = host_local_array_to_global_array(x, ...)`` after ``x = np...`` counts)
+        if not assigns or len(assigns) < len(bindings):
+            return False
+        line = ctx.position(expr).start.line
+        before = [a for a in assigns if ctx.position(a).start.line < line]
+        if not before:
+            return False
+        last = max(before, key=lambda a: ctx.position(a).start.line)
+        return self._global_value(ctx, last.value, ctx.scope_of(last), jitted)
+
+    @staticmethod
+    def _recipe(ctx: Context) -> str:
+        if ctx.target >= parse_version("0.4.29"):
+            return RECIPE + (
+                "; or `x = jax.make_array_from_process_local_data(NamedSharding(mesh, spec), x)`"
+            )
+        return RECIPE
+
+    def _report_unknown(self, ctx: Context, site: cst.Call, unknown: List[Tuple[str, cst.BaseExpression]]) -> None:
+        shown = ", ".join(f"{code} (spec {ctx.code(spec)})" for code, spec in unknown)
+        ctx.report(
+            site,
+            f"partitioned input(s) {shown} may be per-process data, which the rule cannot check "
+            f"statically: {self._recipe(ctx)}",
+        )
+
     # -- the fix --------------------------------------------------------------------------
-    def _fix_site(self, ctx: Context, site: cst.Call, leaves: List[Optional[cst.BaseExpression]], out_value: Optional[cst.BaseExpression]) -> None:
+    def _fix_site(self, ctx: Context, site: cst.Call, leaves: List[Optional[cst.BaseExpression]], out_value: Optional[cst.BaseExpression], compiled_names: frozenset) -> None:
         scope = ctx.scope_of(site)
         positional = [a for a in site.args if a.keyword is None and not a.star]
         if len(positional) != len(site.args):
+            if any(self._partitioned(ctx, leaf, ctx.scope_of(leaf)) for leaf in leaves if leaf is not None):
+                ctx.report(site, f"partitioned inputs passed by keyword or unpacking cannot be checked: {self._recipe(ctx)}")
             return
         conversions: List[Tuple[str, Optional[cst.BaseExpression], cst.BaseExpression]] = []
+        unknown: List[Tuple[str, cst.BaseExpression]] = []
         for index, arg in enumerate(positional):
             leaf = leaves[index] if len(leaves) > 1 else leaves[0]
             if index >= len(leaves) and len(leaves) > 1:
                 break
             if not self._partitioned(ctx, leaf, ctx.scope_of(leaf) if leaf is not None else scope):
                 continue
-            if not self._host_local(ctx, arg.value):
-                continue
             mesh, spec = self._spec_of(ctx, leaf, ctx.scope_of(leaf))  # type: ignore[arg-type]
+            if not self._host_local(ctx, arg.value):
+                if not self._provably_global(ctx, arg.value, scope, compiled_names):
+                    unknown.append((ctx.code(arg.value), spec))  # type: ignore[arg-type]
+                continue
             conversions.append((arg.value.value, mesh, spec))  # type: ignore[attr-defined]
+        if unknown:
+            self._report_unknown(ctx, site, unknown)
         if not conversions:
             return
         statement = self._statement(ctx, site)
