@@ -58,6 +58,22 @@ REMOVED: Dict[str, str] = {
     "jaxlib.xla_extension": "0.10.0",
 }
 
+# What to use instead of each module, for an import nothing could migrate.
+ADVICE: Dict[str, str] = {
+    "jax.experimental.maps": "use jax.sharding.Mesh/NamedSharding, jax.shard_map and jax.set_mesh",
+    "jax.experimental.global_device_array": "use jax.Array with a NamedSharding (jax.make_array_from_callback)",
+    "jax._src.global_device_array": "use jax.Array with a NamedSharding (jax.make_array_from_callback)",
+    "jax.experimental.gda_serialization": "use jax.experimental.array_serialization",
+    "jax.experimental.sharded_jit": "use jax.jit with in_shardings/out_shardings",
+    "jax.interpreters.sharded_jit": "use jax.jit with in_shardings/out_shardings",
+    "jax.xla": "use jax.interpreters.xla or the public jax.Array/jax.Device",
+    "jax.pxla": "use jax.sharding and jax.jit/jax.shard_map",
+    "jax.lib.xla_extension": "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend",
+    "jax.lib.xla_client": "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend",
+    "jax.lib.xla_bridge": "use jax.devices()/jax.default_backend() or jax.extend.backend",
+    "jaxlib.xla_extension": "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend",
+}
+
 _MAPS_GENERIC = (
     "jax.experimental.maps was removed in JAX 0.4.31 and {name} has no public replacement: "
     "use jax.sharding.Mesh/NamedSharding, jax.shard_map, and jax.set_mesh(mesh) for an "
@@ -120,7 +136,7 @@ class RemovedModules(Rule):
     catalog = ("MESH-3", "MESH-8", "GDA-11", "OTH-3", "ARR-7", "OTH-8")
     removed_in = "0.4.31"
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
-    legacy_modules = frozenset({"jax.experimental.maps"})
+    legacy_modules = frozenset(REMOVED)
     doc = """
     **What it does.** Handles imports of modules that no longer exist:
     `jax.experimental.maps` (removed 0.4.31), `jax.experimental.global_device_array` (0.4.7),
@@ -189,6 +205,7 @@ class RemovedModules(Rule):
         reported = tuple(m for m in REPORTED if m in removed)
         if reported:
             self._report_members(ctx, reported, guarded)
+        self._report_leftovers(ctx, removed, guarded)
 
     # -- 1. ``import a.b.c`` ------------------------------------------------------------------
     def _dotted_imports(self, ctx: Context, removed: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
@@ -288,6 +305,45 @@ class RemovedModules(Rule):
             message = _message(owner, full, excluded)
             if message and not _is_guarded(ctx, node, guarded):
                 ctx.report(node, message)
+
+
+    # -- 3. whatever import of a removed module is still there -------------------------------
+    def _report_leftovers(self, ctx: Context, removed: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
+        """An import of a removed module that no rule rewrote and no finding covers fails with
+        ModuleNotFoundError on the target: say so.  (Findings only count in the round that
+        changes nothing, so a statement another rule is still rewriting is never reported.)"""
+        hits: List[Tuple[cst.CSTNode, str]] = []
+        for statement in ctx.all_nodes(cst.Import):
+            for alias in statement.names:  # type: ignore[attr-defined]
+                module = _module_of(dotted_name(alias.name) or "", removed)
+                if module is not None:
+                    hits.append((statement, module))
+                    break
+        for statement in ctx.all_nodes(cst.ImportFrom):
+            if statement.relative or not statement.module:  # type: ignore[attr-defined]
+                continue
+            base = dotted_name(statement.module) or ""  # type: ignore[attr-defined]
+            module = _module_of(base, removed)
+            if module is None and not isinstance(statement.names, cst.ImportStar):  # type: ignore[attr-defined]
+                for alias in statement.names:  # type: ignore[attr-defined]
+                    module = _module_of(base + "." + (dotted_name(alias.name) or ""), removed)
+                    if module is not None:
+                        break
+            if module is not None:
+                hits.append((statement, module))
+        if not hits:
+            return
+        covered = {ctx.position(node).start.line for node, _code, _message, _safety in ctx.findings}
+        for statement, module in hits:
+            if _is_guarded(ctx, statement, guarded):
+                continue
+            if ctx.position(statement).start.line in covered:
+                continue
+            ctx.report(
+                statement,
+                f"{module} no longer exists (removed in JAX {REMOVED[module]}): this import fails "
+                f"with ModuleNotFoundError; {ADVICE[module]}",
+            )
 
 
 def _message(owner: str, qualname: str, excluded: frozenset) -> Optional[str]:
