@@ -132,6 +132,9 @@ def migrate_command(
         raise click.UsageError(str(error)) from None
     settings, target_source = _detect_target(settings, target_version, config_path, paths, stdin_filename, quiet)
     mode = DIFF if show_diff else CHECK if check else WRITE
+    if output_format == "text" and not show_fixes and report_path is None:
+        # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
+        settings = dataclasses.replace(settings, locate_fixes=False)
     options = Options(docs=docs, add_todos=add_todos)
     if stdin_mode:
         sys.exit(_run_stdin(settings, mode, check, stdin_filename or "-", output_format, options))

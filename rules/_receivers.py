@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from migrator.context import Context
-from migrator.scope import Scope, dotted_parts
+from migrator.scope import Scope, dotted_parts, fast_visit
 
 GDA_MODULES = ("jax.experimental.global_device_array", "jax._src.global_device_array")
 GDA_CLASS_NAMES = frozenset(m + ".GlobalDeviceArray" for m in GDA_MODULES)
@@ -281,7 +281,7 @@ def module_facts(ctx: Context) -> ModuleFacts:
         state["receivers.imports_jax"] = imports_jax
         state["receivers.imports_gda"] = imports_gda
     collector = _ModuleCollector(ctx, module_scope)
-    ctx.module.visit(collector)
+    fast_visit(ctx.module, collector)
     facts = ModuleFacts(
         imports_jax=imports_jax,
         imports_gda=imports_gda,
@@ -606,10 +606,10 @@ def _definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]:
         collector = _DefinitionCollector(result)
         body = node.body
         if isinstance(body, cst.BaseSuite):
-            body.visit(collector)
+            fast_visit(body, collector)
         elif isinstance(node, cst.Module):
             for statement in node.body:
-                statement.visit(collector)
+                fast_visit(statement, collector)
     cache[id(scope.node)] = result
     return result
 
