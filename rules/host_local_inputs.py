@@ -255,6 +255,8 @@ class HostLocalInputs(Rule):
     def _global_value(self, ctx: Context, value: cst.BaseExpression, scope: Scope, jitted: frozenset) -> bool:
         if not isinstance(value, cst.Call):
             return False
+        while isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Call):
+            value = value.func.value  # jnp.arange(n).reshape(...)
         name = call_qualname(ctx, value, scope)
         if name in GLOBAL_PRODUCERS:
             return True
