@@ -131,7 +131,7 @@ def _module_of(qualname: str, modules) -> Optional[str]:  # noqa: ANN001
 class RemovedModules(Rule):
     code = "JAX806"
     name = "removed-modules"
-    summary = "drop `import jax.experimental.maps`-style imports of removed modules; report members nothing migrates"
+    summary = "imports of removed modules (maps, GDA, sharded_jit, xla_extension...): drop dotted ones left unused, report the rest"
     safety = Safety.SAFE
     catalog = ("MESH-3", "MESH-8", "GDA-11", "OTH-3", "ARR-7", "OTH-8")
     removed_in = "0.4.31"
@@ -153,6 +153,9 @@ class RemovedModules(Rule):
       `thread_resources`) are reported with what to use instead.  `thread_resources` has no
       public replacement: pass explicit `NamedSharding(mesh, P(...))` shardings, or enter the
       mesh with `with jax.set_mesh(mesh):` (catalog MESH-8).
+    * Any other import of these modules still there when nothing else changes (a name no rule
+      could rewrite, a re-export, a use the user suppressed) is reported on its line: it fails
+      with ModuleNotFoundError on the target.
 
     Nothing inside `try: ... except ImportError` blocks is touched.  Below the release that
     removed a module (`--target-version`), the rule leaves its imports alone.
@@ -198,7 +201,7 @@ class RemovedModules(Rule):
 
     def visit_module(self, ctx: Context) -> None:
         removed = tuple(m for m, v in REMOVED.items() if ctx.target >= parse_version(v))
-        if not removed:
+        if not removed or not _imports_removed(ctx, removed):
             return
         guarded: Dict[int, bool] = {}
         self._dotted_imports(ctx, removed, guarded)
@@ -344,6 +347,18 @@ class RemovedModules(Rule):
                 f"{module} no longer exists (removed in JAX {REMOVED[module]}): this import fails "
                 f"with ModuleNotFoundError; {ADVICE[module]}",
             )
+
+
+def _imports_removed(ctx: Context, removed: Tuple[str, ...]) -> bool:
+    """Cheap gate from the analysis' import bindings: does anything import a removed module?"""
+    for binding in ctx.analysis.imports:
+        if _module_of(binding.qualname or "", removed):
+            return True
+        alias = binding.node
+        if isinstance(alias, cst.ImportAlias) and isinstance(binding.statement, cst.Import):
+            if _module_of(dotted_name(alias.name) or "", removed):
+                return True
+    return False
 
 
 def _message(owner: str, qualname: str, excluded: frozenset) -> Optional[str]:
