@@ -291,12 +291,9 @@ class RemovedModules(Rule):
             if _inside_import(ctx, node):
                 continue
             scope = ctx.scope_of(node)
-            # Walk the chain from the longest prefix: report the first prefix that names a
-            # member of a removed module reached through the module itself.
-            head_qual = scope.resolve_name(parts[0])
-            if head_qual is None:
-                continue
-            head_q = head_qual if isinstance(head_qual, str) else None
+            # Report a member of a removed module reached through the module itself; a name
+            # imported from the module was reported at its import.
+            head_q = scope.resolve_name(parts[0])
             if head_q is None:
                 continue
             full = ".".join([head_q, *parts[1:]])
