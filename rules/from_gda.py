@@ -17,7 +17,22 @@ import libcst as cst
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._pjit import FROM_GDA, get_keyword, is_pjit_call, normalized_args, qualname_of
+from migrator.rule import Safety as _Safety
+from rules._pjit import (
+    FROM_GDA,
+    PARTITION_SPEC_NAMES,
+    call_qualname,
+    compiled_of,
+    get_keyword,
+    innermost_mesh_with,
+    is_pjit_call,
+    module_ref,
+    normalized_args,
+    qualname_of,
+)
+from rules.host_local_inputs import HostLocalInputs
+
+MULTIHOST = "jax.experimental.multihost_utils"
 
 RECIPE = (
     "drop in_shardings and convert the non-FROM_GDA inputs to global jax.Arrays before the call: "
@@ -112,10 +127,114 @@ class FromGda(Rule):
             ctx.replace(call, call.with_changes(args=new_args), "FROM_GDA: in_shardings dropped (jax.Array inputs carry their sharding)")
             return
         positions = [str(i) for i, is_gda in enumerate(kinds) if not is_gda]
+        if self._fix_mixed(ctx, call, through_partial, args, in_arg, leaves, kinds, site):
+            return
         ctx.report(
             call,
             f"FROM_GDA mixed with specs (inputs {', '.join(positions)} are not GDAs): {RECIPE}",
         )
+
+    def _fix_mixed(
+        self,
+        ctx: Context,
+        call: cst.Call,
+        through_partial: bool,
+        args: List[cst.Arg],
+        in_arg: cst.Arg,
+        leaves: List[cst.BaseExpression],
+        kinds: List[bool],
+        site: NameSite,
+    ) -> bool:
+        """The guide's recipe where every call site is known: drop in_shardings and convert the
+        NumPy-bound inputs with host_local_array_to_global_array first (UNSAFE: which inputs
+        are host-local is decided from their NumPy assignments)."""
+        if not isinstance(in_arg.value, (cst.Tuple, cst.List)) or len(leaves) != len(in_arg.value.elements):
+            return False  # nested pytrees: report
+        scope = site.scope
+        for leaf, is_gda in zip(leaves, kinds):
+            if not is_gda and call_qualname(ctx, leaf, scope) not in PARTITION_SPEC_NAMES:
+                return False
+        compiled = compiled_of(ctx, call, through_partial)
+        if not compiled.complete or not compiled.calls:
+            return False
+        holder_statement = self._statement(ctx, call)
+        plans: List[Tuple[cst.SimpleStatementLine, List[str], List[cst.BaseExpression], cst.BaseExpression]] = []
+        for use in compiled.calls:
+            if len(use.args) != len(leaves) or any(a.keyword is not None or a.star for a in use.args):
+                return False
+            statement = HostLocalInputs._statement(ctx, use)
+            if statement is None or statement is holder_statement:
+                return False
+            with_mesh = innermost_mesh_with(ctx, use)
+            if with_mesh is None or with_mesh.bind is not None:
+                return False
+            use_scope = ctx.scope_of(use)
+            names: List[str] = []
+            specs: List[cst.BaseExpression] = []
+            for arg, leaf, is_gda in zip(use.args, leaves, kinds):
+                if is_gda:
+                    continue
+                if not HostLocalInputs._host_local(ctx, arg.value):
+                    return False
+                if call_qualname(ctx, leaf, use_scope) not in PARTITION_SPEC_NAMES:
+                    return False  # the spec's name is not visible at the call site
+                names.append(arg.value.value)  # type: ignore[attr-defined]
+                specs.append(leaf)
+            plans.append((statement, names, specs, with_mesh.expr))
+        if len({id(p[0]) for p in plans}) != len(plans):
+            return False
+        new_args = [a for a in args if a is not in_arg]
+        if new_args and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT and call.args[-1].comma is cst.MaybeSentinel.DEFAULT:
+            new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        ctx.replace(
+            call,
+            call.with_changes(args=new_args),
+            "FROM_GDA mixed with specs: in_shardings dropped, the NumPy inputs are converted with "
+            "host_local_array_to_global_array at each call site",
+            safety=_Safety.UNSAFE,
+        )
+        for statement, names, specs, mesh in plans:
+            utils = module_ref(ctx, MULTIHOST, ctx.scope_of(statement))
+            convert = self._convert(ctx, utils, names, specs, mesh)
+            body = [convert.with_changes(leading_lines=statement.leading_lines), statement.with_changes(leading_lines=())]
+            ctx.replace(
+                statement,
+                cst.FlattenSentinel(body),
+                f"FROM_GDA mixed with specs: NumPy input(s) {', '.join(names)} -> host_local_array_to_global_array",
+                safety=_Safety.UNSAFE,
+            )
+        return True
+
+    @staticmethod
+    def _statement(ctx: Context, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        for ancestor in ctx.ancestors(node):
+            if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return ancestor
+        return None
+
+    @staticmethod
+    def _convert(ctx: Context, utils: cst.BaseExpression, names: List[str], specs: List[cst.BaseExpression], mesh: cst.BaseExpression) -> cst.SimpleStatementLine:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+        def pack(items: List[cst.BaseExpression]) -> cst.BaseExpression:
+            if len(items) == 1:
+                return items[0]
+            elements = [cst.Element(item, comma=comma) for item in items[:-1]] + [cst.Element(items[-1])]
+            return cst.Tuple(elements)
+
+        value = cst.Call(
+            func=cst.Attribute(value=ctx.copy(utils), attr=cst.Name("host_local_array_to_global_array")),
+            args=[
+                cst.Arg(pack([cst.Name(n) for n in names]), comma=comma),
+                cst.Arg(ctx.copy(mesh), comma=comma),
+                cst.Arg(pack([ctx.copy(s) for s in specs])),
+            ],
+        )
+        target: cst.BaseAssignTargetExpression = (
+            cst.Name(names[0]) if len(names) == 1
+            else cst.Tuple([cst.Element(cst.Name(n), comma=comma) for n in names[:-1]] + [cst.Element(cst.Name(names[-1]))], lpar=[], rpar=[])
+        )
+        return cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)])
 
     @staticmethod
     def _pjit_argument(site: NameSite, ctx: Context) -> Optional[Tuple[cst.Call, bool]]:

@@ -23,6 +23,7 @@ from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
 from migrator.version import parse_version
 from rules._pjit import (
+    FROM_GDA,
     NAMED_SHARDING_NAMES,
     PARTIAL_NAMES,
     PARTITION_SPEC_NAMES,
@@ -139,6 +140,8 @@ class HostLocalInputs(Rule):
             if in_arg is None:
                 continue
             leaves = self._argument_leaves(in_arg.value)
+            if any(leaf is not None and qualname_of(ctx, leaf, scope) == FROM_GDA for leaf in leaves):
+                continue  # FROM_GDA mixed with specs: JAX204 applies the same recipe
             if not any(self._partitioned(ctx, leaf, scope) for leaf in leaves):
                 continue
             compiled = compiled_of(ctx, call, through_partial)
