@@ -5,8 +5,10 @@ AttributeError from 0.4.8, F jax/experimental/pjit.py@0.4.8, gotcha 12.9; listed
 CL 0.4.11) and the migration guide's "FROM_GDA and jax.Array" section (MIG; seed
 jax_array_migration_zh.txt): with jax.Array, inputs carry their sharding, so an all-``FROM_GDA``
 ``in_shardings`` is simply dropped.  ``FROM_GDA`` mixed with specs for host-local NumPy inputs
-needs ``multihost_utils.host_local_array_to_global_array`` on those inputs (HUMAN): reported
-with the recipe.
+needs ``multihost_utils.host_local_array_to_global_array`` on those inputs (HUMAN).  Where every
+call site is known, under a ``with mesh:``, and each non-FROM_GDA argument is a name bound from
+a NumPy call, the guide's recipe is applied as an UNSAFE fix (in_shardings dropped, the NumPy
+inputs converted before each call); everything else is reported with the recipe.
 """
 
 from __future__ import annotations
@@ -55,7 +57,12 @@ class FromGda(Rule):
     **What it does.** Removes `in_shardings=FROM_GDA` / `in_axis_resources=FROM_GDA` (also a
     tuple or list made only of `FROM_GDA`) from `pjit` calls and `partial(pjit, ...)`
     decorators; other keywords are renamed to `in_shardings`/`out_shardings` on the way.
-    `FROM_GDA` mixed with PartitionSpecs, or used anywhere else, is reported with the recipe.
+    `FROM_GDA` mixed with PartitionSpecs (a flat tuple/list) is rewritten by the migration
+    guide's recipe when every call site is known, sits in a `with mesh:` block and passes
+    names bound from NumPy calls for the PartitionSpec positions: `in_shardings` is dropped
+    and those inputs are converted with `multihost_utils.host_local_array_to_global_array`
+    before each call (an unsafe fix: applied with `--unsafe-fixes`, otherwise reported).
+    Other mixed uses, or `FROM_GDA` anywhere else, are reported with the recipe.
 
     **Why.** `FROM_GDA` told pjit to take each input's sharding from its GlobalDeviceArray.
     With `jax.Array` every input carries its sharding and computation follows it, so the
@@ -96,6 +103,36 @@ class FromGda(Rule):
 
             f = pjit(step, in_shardings=(FROM_GDA, P('x')), out_shardings=None)
             """,
+        ),
+        Example(
+            title="mixed, NumPy inputs at known call sites (unsafe fix)",
+            before="""
+            import numpy as np
+            from jax.experimental.pjit import pjit, FROM_GDA
+            from jax.sharding import PartitionSpec as P
+
+            f = pjit(step, in_shardings=(FROM_GDA, P('x')), out_shardings=None)
+
+            def main(mesh, gda):
+                batch = np.ones((8, 4))
+                with mesh:
+                    return f(gda, batch)
+            """,
+            after="""
+            import numpy as np
+            from jax.experimental.pjit import pjit
+            from jax.sharding import PartitionSpec as P
+            from jax.experimental import multihost_utils
+
+            f = pjit(step, out_shardings=None)
+
+            def main(mesh, gda):
+                batch = np.ones((8, 4))
+                with mesh:
+                    batch = multihost_utils.host_local_array_to_global_array(batch, mesh, P('x'))
+                    return f(gda, batch)
+            """,
+            unsafe_fixes=True,
         ),
     )
 
