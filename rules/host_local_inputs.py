@@ -180,7 +180,13 @@ class HostLocalInputs(Rule):
         return [value]
 
     def _spec_of(self, ctx: Context, leaf: Optional[cst.BaseExpression], scope: Scope) -> Tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
-        """(mesh or None, spec) for a P(...) or NamedSharding(mesh, P(...)) leaf; (None, None) else."""
+        """(mesh or None, spec) for a P(...) or NamedSharding(mesh, P(...)) leaf, or a name bound
+        once to one; (None, None) else."""
+        if isinstance(leaf, cst.Name):
+            assign = single_assignment(ctx, leaf.value, scope)
+            if assign is None:
+                return None, None
+            leaf, scope = assign.value, ctx.scope_of(assign)
         if leaf is None or not isinstance(leaf, cst.Call):
             return None, None
         name = call_qualname(ctx, leaf, scope)
@@ -301,12 +307,22 @@ class HostLocalInputs(Rule):
             )
         return RECIPE
 
-    def _report_unknown(self, ctx: Context, site: cst.Call, unknown: List[Tuple[str, cst.BaseExpression]]) -> None:
+    def _report_unknown(self, ctx: Context, site: cst.Call, unknown: List[Tuple[str, cst.BaseExpression]], out_value: Optional[cst.BaseExpression]) -> None:
         shown = ", ".join(f"{code} (spec {ctx.code(spec)})" for code, spec in unknown)
+        note = ""
+        statement = self._statement(ctx, site)
+        out_name = self._output_name(ctx, site, statement) if statement is not None else None
+        out_spec = self._spec_of(ctx, out_value, ctx.scope_of(out_value))[1] if out_value is not None else None
+        if out_name is not None and out_spec is not None and self._used_as_host_data(ctx, out_name, statement):  # type: ignore[arg-type]
+            note = (
+                f"; the output `{out_name}` is then used as per-process data: "
+                f"`{out_name} = multihost_utils.global_array_to_host_local_array({out_name}, mesh, "
+                f"{ctx.code(out_spec)})` if the inputs were per-process"
+            )
         ctx.report(
             site,
             f"partitioned input(s) {shown} may be per-process data, which the rule cannot check "
-            f"statically: {self._recipe(ctx)}",
+            f"statically: {self._recipe(ctx)}{note}",
         )
 
     # -- the fix --------------------------------------------------------------------------
@@ -332,7 +348,7 @@ class HostLocalInputs(Rule):
                 continue
             conversions.append((arg.value.value, mesh, spec))  # type: ignore[attr-defined]
         if unknown:
-            self._report_unknown(ctx, site, unknown)
+            self._report_unknown(ctx, site, unknown, out_value)
         if not conversions:
             return
         statement = self._statement(ctx, site)
@@ -345,6 +361,8 @@ class HostLocalInputs(Rule):
         new_statements: List[cst.BaseStatement] = []
         for name, mesh, spec in conversions:
             mesh = mesh if mesh is not None else (with_mesh.expr if with_mesh is not None and with_mesh.bind is None else None)
+            if isinstance(mesh, cst.Name) and not scope.lookup(mesh.value):
+                mesh = None  # the sharding's mesh is not visible at the call site
             if mesh is None:
                 ctx.report(site, f"host-local NumPy input {name}, but its mesh is unknown: {RECIPE}")
                 return
