@@ -205,10 +205,6 @@ KNOWN_DEFECTS = {
         "the name is gone on 0.10.2 and no rule reports the import (JAX305 skips the shadowed use, "
         "JAX805 excludes names JAX305 declares)"
     ),
-    "sharding-imports/modern.noop.py": (
-        "`from jax.sharding import GSPMDSharding` is called modern, but GSPMDSharding is gone on "
-        "0.10.2 (catalog 1.2) and nothing reports it"
-    ),
 }
 
 

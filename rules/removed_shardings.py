@@ -1,0 +1,72 @@
+"""JAX609 removed-shardings: ``GSPMDSharding`` and ``PmapSharding`` are gone; use NamedSharding.
+
+Catalog MESH-5 (``jax.sharding.GSPMDSharding``: deprecated 0.6.0, removed 0.7.0, recorded in
+jax/sharding.py at those tags, not in the changelog) and MESH-6 (``jax.sharding.PmapSharding``:
+deprecated 0.8.1, removed 0.10.0, changelog 0.8.1 and 0.10.0).  Both are HUMAN in the catalog:
+a GSPMDSharding wraps an OpSharding proto with no mesh, and a PmapSharding's shards are
+rank-reducing while a NamedSharding's are not, so the replacement needs a person.
+"""
+
+from __future__ import annotations
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.version import parse_version
+
+REMOVED = {
+    "jax.sharding.GSPMDSharding": (
+        "0.7.0",
+        "GSPMDSharding was removed in JAX 0.7.0; describe the layout as "
+        "NamedSharding(mesh, PartitionSpec(...)) over a Mesh of the same devices",
+    ),
+    "jax.sharding.PmapSharding": (
+        "0.10.0",
+        "PmapSharding was removed in JAX 0.10.0; use NamedSharding(Mesh(devices, ('x',)), P('x')) "
+        "over a stacked leading axis (shards keep a leading axis of size 1; see the pmap migration "
+        "guide)",
+    ),
+}
+
+
+class RemovedShardings(Rule):
+    code = "JAX609"
+    name = "removed-shardings"
+    summary = "GSPMDSharding (gone in 0.7.0) and PmapSharding (gone in 0.10.0): report, with the NamedSharding recipe"
+    safety = Safety.MANUAL
+    deprecated_in = "0.6.0"
+    removed_in = "0.7.0"
+    catalog = ("MESH-5", "MESH-6")
+    names = frozenset(REMOVED)
+    doc = """
+    **What it does.** Reports every use and import of `jax.sharding.GSPMDSharding` (for targets
+    from 0.7.0, where it no longer exists) and `jax.sharding.PmapSharding` (from 0.10.0).
+
+    **Why.** Both classes were removed (GSPMDSharding in 0.7.0 without a changelog entry,
+    PmapSharding in 0.10.0), so the import fails.  Neither has a mechanical replacement: a
+    GSPMDSharding carries an XLA OpSharding and no mesh, and a PmapSharding's shards drop the
+    mapped axis while NamedSharding shards keep it with size 1.
+
+    **Use instead.** `NamedSharding(mesh, PartitionSpec(...))`: for a former PmapSharding, a
+    one-axis mesh over the same devices with `P('x')` on a stacked leading axis.
+    """
+    examples = (
+        Example(
+            before="""
+            from jax.sharding import GSPMDSharding
+
+            def is_gspmd(s):
+                return isinstance(s, GSPMDSharding)
+            """,
+            after="""
+            from jax.sharding import GSPMDSharding
+
+            def is_gspmd(s):
+                return isinstance(s, GSPMDSharding)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        removed_in, message = REMOVED[site.qualname]
+        if ctx.target >= parse_version(removed_in):
+            ctx.report(site.node, message)
