@@ -7,26 +7,12 @@ Implements catalog row GDA-3 (section 3 notes give the replacement recipe).  GDA
 
 from __future__ import annotations
 
-import libcst as cst
-
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
+from migrator.rule import Example, Safety
 from rules._gda import (
-    fix_dotted_imports,
+    BatchedCallbackRule,
     GDA_MODULES,
-    METHOD_PARAMS,
-    assignment_statement,
-    bind_arguments,
-    callable_text,
-    expression_text,
-    called,
     fresh_name,
     gda_names,
-    hoisted_arguments,
-    named_sharding,
-    render,
-    statements,
-    taken_names,
 )
 
 RECIPE = (
@@ -37,7 +23,10 @@ RECIPE = (
 )
 
 
-class GdaFromBatchedCallback(Rule):
+class GdaFromBatchedCallback(BatchedCallbackRule):
+    method = "from_batched_callback"
+    recipe = RECIPE
+    summary_of_fix = "batched callback + jax.make_array_from_single_device_arrays"
     code = "JAX303"
     name = "gda-from-batched-callback"
     summary = "x = GlobalDeviceArray.from_batched_callback(...) -> one batched callback + jax.make_array_from_single_device_arrays"
@@ -111,47 +100,12 @@ class GdaFromBatchedCallback(Rule):
         ),
     )
 
-    def visit_module(self, ctx: Context) -> None:
-        fix_dotted_imports(ctx)
-
-    def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
-        if call is None:
-            ctx.report(site.node, f"GlobalDeviceArray.from_batched_callback no longer exists; use {RECIPE}")
-            return
-        bound, reason = bind_arguments(call, METHOD_PARAMS)
-        placed = assignment_statement(call, ctx)
-        if bound is None or placed is None:
-            why = reason or "it is not the value of a plain `name = ...` statement"
-            ctx.report(call, f"GlobalDeviceArray.from_batched_callback cannot be rewritten here ({why}); use {RECIPE}")
-            return
-        line, target = placed
-        if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
-            ctx.report(call, f"GlobalDeviceArray.from_batched_callback with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
-            return
-        taken = taken_names(ctx)
-        hoist, values = hoisted_arguments(call, bound, target, taken, ctx, site.scope)
-        sharding = named_sharding(values["global_mesh"], values["mesh_axes"], ctx, site.scope)
-        if sharding is None:
-            return
-        jax_name = render(ctx.ref("jax", site.scope))
-        s = fresh_name(f"{target}_sharding", taken)
-        idx = fresh_name(f"{target}_indices", taken)
+    def tail(self, target, s, idx, shape, callback, jax_name, taken):  # noqa: ANN001, ANN201
         devs = fresh_name(f"{target}_devices", taken)
         host = fresh_name(f"{target}_host", taken)
-        shape = expression_text(values["global_shape"], ctx) if values["global_shape"] is bound["global_shape"] else render(values["global_shape"])
-        cb = values["data_callback"]
-        callback = callable_text(expression_text(cb, ctx), cb) if cb is bound["data_callback"] else render(cb)
-        body = hoist + [
-            f"{s} = {render(sharding)}\n",
-            f"{idx} = {s}.addressable_devices_indices_map({shape})\n",
+        return [
             f"{devs} = list({s}.mesh.local_devices)\n",
             f"{host} = {callback}([{idx}[d] for d in {devs}])\n",
             f"{target} = {jax_name}.make_array_from_single_device_arrays({shape}, {s}, "
             f"[{jax_name}.device_put(h, d) for h, d in zip({host}, {devs})])\n",
         ]
-        ctx.replace(line, statements(line, body), "GlobalDeviceArray.from_batched_callback -> batched callback + jax.make_array_from_single_device_arrays")
-
-

@@ -9,26 +9,12 @@ module is gone in 0.4.7.
 
 from __future__ import annotations
 
-import libcst as cst
-
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
+from migrator.rule import Example, Safety
 from rules._gda import (
-    fix_dotted_imports,
+    BatchedCallbackRule,
     GDA_MODULES,
-    METHOD_PARAMS,
-    assignment_statement,
-    bind_arguments,
-    callable_text,
-    expression_text,
-    called,
     fresh_name,
     gda_names,
-    hoisted_arguments,
-    named_sharding,
-    render,
-    statements,
-    taken_names,
 )
 
 RECIPE = (
@@ -40,7 +26,10 @@ RECIPE = (
 )
 
 
-class GdaFromBatchedCallbackWithDevices(Rule):
+class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
+    method = "from_batched_callback_with_devices"
+    recipe = RECIPE
+    summary_of_fix = "grouped callback + jax.make_array_from_single_device_arrays"
     code = "JAX304"
     name = "gda-from-batched-callback-with-devices"
     summary = "x = GlobalDeviceArray.from_batched_callback_with_devices(...) -> grouped callback + jax.make_array_from_single_device_arrays"
@@ -99,43 +88,11 @@ class GdaFromBatchedCallbackWithDevices(Rule):
         ),
     )
 
-    def visit_module(self, ctx: Context) -> None:
-        fix_dotted_imports(ctx)
-
-    def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
-        if call is None:
-            ctx.report(site.node, f"GlobalDeviceArray.from_batched_callback_with_devices no longer exists; use {RECIPE}")
-            return
-        bound, reason = bind_arguments(call, METHOD_PARAMS)
-        placed = assignment_statement(call, ctx)
-        if bound is None or placed is None:
-            why = reason or "it is not the value of a plain `name = ...` statement"
-            ctx.report(call, f"GlobalDeviceArray.from_batched_callback_with_devices cannot be rewritten here ({why}); use {RECIPE}")
-            return
-        line, target = placed
-        if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
-            ctx.report(call, f"GlobalDeviceArray.from_batched_callback_with_devices with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
-            return
-        taken = taken_names(ctx)
-        hoist, values = hoisted_arguments(call, bound, target, taken, ctx, site.scope)
-        sharding = named_sharding(values["global_mesh"], values["mesh_axes"], ctx, site.scope)
-        if sharding is None:
-            return
-        jax_name = render(ctx.ref("jax", site.scope))
-        s = fresh_name(f"{target}_sharding", taken)
-        idx = fresh_name(f"{target}_indices", taken)
+    def tail(self, target, s, idx, shape, callback, jax_name, taken):  # noqa: ANN001, ANN201
         groups = fresh_name(f"{target}_groups", taken)
         device = fresh_name(f"{target}_device", taken)
         buffers = fresh_name(f"{target}_buffers", taken)
-        shape = expression_text(values["global_shape"], ctx) if values["global_shape"] is bound["global_shape"] else render(values["global_shape"])
-        cb = values["data_callback"]
-        callback = callable_text(expression_text(cb, ctx), cb) if cb is bound["data_callback"] else render(cb)
-        body = hoist + [
-            f"{s} = {render(sharding)}\n",
-            f"{idx} = {s}.addressable_devices_indices_map({shape})\n",
+        return [
             f"{groups} = {{}}\n",
             f"for {device} in {s}.mesh.local_devices:\n"
             f"    {groups}.setdefault(tuple((i.start, i.stop, i.step) for i in {idx}[{device}]), "
@@ -143,6 +100,3 @@ class GdaFromBatchedCallbackWithDevices(Rule):
             f"{buffers} = {callback}([(index, tuple(devices)) for index, devices in {groups}.values()])\n",
             f"{target} = {jax_name}.make_array_from_single_device_arrays({shape}, {s}, list({buffers}))\n",
         ]
-        ctx.replace(line, statements(line, body), "GlobalDeviceArray.from_batched_callback_with_devices -> grouped callback + jax.make_array_from_single_device_arrays")
-
-
