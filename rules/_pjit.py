@@ -288,6 +288,8 @@ def compiled_of(ctx: Context, call: cst.Call, through_partial: bool) -> Compiled
         if isinstance(parent, cst.Decorator):
             func = ctx.parent(parent)
             if isinstance(func, cst.FunctionDef):
+                if getattr(scope, "node", None) is func and scope.parent is not None:
+                    scope = scope.parent  # decorators are evaluated where the def binds its name
                 return _calls_of_name(ctx, func.name.value, scope, func, facts)
         return Compiled(statement_of(ctx, call), scope, [], False)
     if isinstance(parent, cst.Call) and parent.func is call:
