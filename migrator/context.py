@@ -192,11 +192,17 @@ class Context:
         return result
 
     def scope_of(self, node: cst.CSTNode) -> Scope:
-        """The scope code at ``node`` runs in."""
+        """The scope code at ``node`` runs in.
+
+        Decorators, defaults, annotations, bases and a def's own name run in the enclosing
+        scope, as does a comprehension's first iterable: only a body belongs to the new scope.
+        """
+        path = [node]
         for ancestor in self.ancestors(node):
             scope = self.analysis.scopes.get(id(ancestor))
-            if scope is not None:
+            if scope is not None and _runs_inside(ancestor, path):
                 return scope
+            path.append(ancestor)
         return self.analysis.scopes[id(self.module)]
 
     def code(self, node: cst.CSTNode) -> str:
@@ -257,6 +263,18 @@ class Context:
     def copy(node: cst.CSTNode) -> cst.CSTNode:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
+
+
+def _runs_inside(owner: cst.CSTNode, path: List[cst.CSTNode]) -> bool:
+    """Whether the node at ``path[0]`` (``path[-1]`` is ``owner``'s child) runs in ``owner``'s scope."""
+    child = path[-1]
+    if isinstance(owner, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return child is owner.body
+    if isinstance(owner, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        if child is owner.for_in and len(path) >= 2:
+            return path[-2] is not owner.for_in.iter
+        return True
+    return True
 
 
 def _attribute_chain(parts: Sequence[str]) -> cst.BaseExpression:

@@ -484,3 +484,32 @@ def test_fast_visit_makes_the_same_calls_as_libcst() -> None:
         module.visit(expected)
         fast_visit(module, got)
         assert got.log == expected.log and got.log, kind.__name__
+
+
+def test_scope_of_puts_decorators_defaults_and_first_iterables_outside():
+    from migrator.context import Context
+
+    source = textwrap.dedent(
+        """\
+        def deco(x):
+            return x
+
+        @deco
+        def f(deco=deco, *, k: deco = 1):
+            return deco
+
+        ys = [deco for deco in deco]
+        """
+    )
+    module = cst.parse_module(source)
+    ctx = Context(module, analyze(module, Interest()), Settings(), Settings().target, None)
+    f = module.body[1]
+    comp = module.body[2].body[0].value
+    assert ctx.scope_of(f.decorators[0].decorator).kind == "module"
+    assert ctx.scope_of(f.params.params[0].default).kind == "module"
+    assert ctx.scope_of(f.params.kwonly_params[0].annotation.annotation).kind == "module"
+    assert ctx.scope_of(f.name).kind == "module"
+    assert ctx.scope_of(f.body.body[0].body[0].value).kind == "function"
+    assert ctx.scope_of(comp.for_in.iter).kind == "module"
+    assert ctx.scope_of(comp.for_in.target).kind == "comprehension"
+    assert ctx.scope_of(comp.elt).kind == "comprehension"
