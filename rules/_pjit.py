@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from migrator.context import Context
-from migrator.scope import Scope, dotted_parts
+from migrator.scope import Scope, dotted_parts, fast_visit
 
 RENAMES = {"in_axis_resources": "in_shardings", "out_axis_resources": "out_shardings"}
 # pjit's legacy positional parameters after ``fun``, in order.
@@ -242,7 +242,7 @@ def module_facts(ctx: Context) -> ModuleFacts:
     facts = getattr(ctx, "_pjit_facts", None)
     if facts is None:
         facts = ModuleFacts()
-        ctx.module.visit(_Collector(ctx, facts))
+        fast_visit(ctx.module, _Collector(ctx, facts))
         ctx._pjit_facts = facts  # type: ignore[attr-defined]
     return facts
 
