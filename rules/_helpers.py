@@ -105,3 +105,35 @@ def call_target(site: NameSite, partial_names: Sequence[str] = ("functools.parti
                 if resolved and ".".join([resolved, *parts[1:]]) in partial_names:
                     return call, True
     return None
+
+
+def target_names(target: cst.CSTNode) -> List[str]:
+    """The names an assignment target binds (``a``, ``(a, *b)``, ``[a, b]``); attribute and
+    subscript targets bind none."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+class ScopeBodyVisitor(cst.CSTVisitor):
+    """A read-only visitor over one scope's body: nested lambdas and comprehensions, which
+    have scopes of their own, are not entered (subclasses decide about defs and classes)."""
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False

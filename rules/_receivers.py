@@ -40,6 +40,7 @@ import libcst as cst
 
 from migrator.context import Context
 from migrator.scope import Scope, dotted_parts, fast_visit
+from rules._helpers import ScopeBodyVisitor, target_names
 
 GDA_MODULES = ("jax.experimental.global_device_array", "jax._src.global_device_array")
 GDA_CLASS_NAMES = frozenset(m + ".GlobalDeviceArray" for m in GDA_MODULES)
@@ -626,7 +627,7 @@ def _is_staticmethod(node: cst.FunctionDef) -> bool:
     )
 
 
-class _DefinitionCollector(cst.CSTVisitor):
+class _DefinitionCollector(ScopeBodyVisitor):
     """Bindings made directly in one scope body (nested functions/classes are not entered)."""
 
     def __init__(self, result: Dict[str, List[Definition]]) -> None:
@@ -637,13 +638,8 @@ class _DefinitionCollector(cst.CSTVisitor):
         self.result.setdefault(name, []).append(entry)
 
     def _other(self, target: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name):
-            self._add(target.value, ("other", None, None))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._other(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._other(target.value)
+        for name in target_names(target):
+            self._add(name, ("other", None, None))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._add(node.name.value, ("def", None, None))
@@ -651,21 +647,6 @@ class _DefinitionCollector(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self._add(node.name.value, ("def", None, None))
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
         return False
 
     def visit_Assign(self, node: cst.Assign) -> bool:

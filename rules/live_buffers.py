@@ -14,6 +14,7 @@ import libcst as cst
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, dotted_parts, fast_visit
+from rules._helpers import ScopeBodyVisitor, target_names
 
 DEVICE_LISTS = frozenset(
     {
@@ -356,16 +357,10 @@ def _definitions(scope_node: cst.CSTNode, name: str) -> Optional[List[tuple]]:
 
 
 def _binds(target: cst.CSTNode, name: str) -> bool:
-    if isinstance(target, cst.Name):
-        return target.value == name
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_binds(e.value, name) for e in target.elements)
-    if isinstance(target, cst.StarredElement):
-        return _binds(target.value, name)
-    return False
+    return name in target_names(target)
 
 
-class _Definitions(cst.CSTVisitor):
+class _Definitions(ScopeBodyVisitor):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
@@ -380,21 +375,6 @@ class _Definitions(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         if node.name.value == self.name:
             self.unknown = True
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
         return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
