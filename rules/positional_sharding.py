@@ -33,6 +33,11 @@ TABLE = (
 )
 
 
+# The device array a PositionalSharding is built on: the expression to reuse, "list" (a Python
+# list of devices) or "ndarray", and its literal shape when create_device_mesh gave one.
+Devices = Tuple[cst.BaseExpression, str, Optional[Tuple[int, ...]]]
+
+
 class Unsupported(Exception):
     """A chain the rule cannot translate statically; the message says why."""
 
@@ -78,6 +83,11 @@ class PositionalShardingRule(Rule):
       axis (`'x'` when there is one, else `'a'`, `'b'`, ...);
     * an array dim over a replicated (or size-1) grid axis becomes `None` in the spec;
     * transposes permute the spec.
+
+    The device array is `mesh_utils.create_device_mesh(<literal shape>)`, `jax.devices()`,
+    `jax.local_devices()`, `np.array(...)` of those, or a variable bound once by a plain
+    assignment of one of them (the sharding tutorial's `devices = mesh_utils.create_device_mesh(
+    (8,))` then `PositionalSharding(devices)`); the mesh then reuses the variable.
 
     A variable `s = PositionalSharding(...)...` becomes a `NamedSharding`; later chains on it
     (`s.replicate(0)`) become `NamedSharding(s.mesh, P(...))`, also inside same-file functions
@@ -165,17 +175,29 @@ class PositionalShardingRule(Rule):
         return edits
 
     # -- the device array -------------------------------------------------------------------
-    def _initial(self, call: cst.Call, scope: Scope, ctx: Context) -> Tuple[State, Tuple[cst.BaseExpression, str]]:
+    def _initial(self, call: cst.Call, scope: Scope, ctx: Context) -> Tuple[State, Devices]:
         if len(call.args) != 1 or call.args[0].keyword not in (None,) and call.args[0].keyword.value != "devices" or call.args[0].star:
             raise Unsupported("its arguments are not a single device array")
         devs = call.args[0].value
+        if isinstance(devs, cst.Name):
+            # The tutorial spelling: ``devices = mesh_utils.create_device_mesh((8,))`` and then
+            # ``PositionalSharding(devices)``.  The variable must have exactly one binding, a
+            # plain assignment of a device array the rule knows; the mesh then reuses the name.
+            value, value_scope = _single_assignment(devs, scope, ctx)
+            state, (_, kind, shape) = self._known_devices(value, value_scope, ctx)
+            return state, (devs, kind, shape)
+        state, devices = self._known_devices(devs, scope, ctx)
+        return state, devices
+
+    @staticmethod
+    def _known_devices(devs: cst.BaseExpression, scope: Scope, ctx: Context) -> Tuple[State, Devices]:
         if isinstance(devs, cst.Call) and ctx.qualname(devs.func, scope) == CREATE_DEVICE_MESH:
             shape = _int_tuple(devs.args[0].value) if devs.args and devs.args[0].keyword is None else None
             if shape is None:
                 raise Unsupported("the device mesh shape is not a literal")
-            return State(shape, tuple(range(len(shape)))), (devs, "ndarray")
+            return State(shape, tuple(range(len(shape)))), (devs, "ndarray", shape)
         if isinstance(devs, cst.Call) and ctx.qualname(devs.func, scope) in DEVICE_LISTS:
-            return State((None,), (0,)), (devs, "list")
+            return State((None,), (0,)), (devs, "list", None)
         if (
             isinstance(devs, cst.Call)
             and ctx.qualname(devs.func, scope) in ARRAY_MAKERS
@@ -183,7 +205,7 @@ class PositionalShardingRule(Rule):
             and isinstance(devs.args[0].value, cst.Call)
             and ctx.qualname(devs.args[0].value.func, scope) in DEVICE_LISTS
         ):
-            return State((None,), (0,)), (devs, "ndarray")
+            return State((None,), (0,)), (devs, "ndarray", None)
         raise Unsupported("the shape of its device array is not known statically")
 
     # -- chains -----------------------------------------------------------------------------
@@ -244,11 +266,10 @@ class PositionalShardingRule(Rule):
         return state, fresh
 
     # -- building the replacement -----------------------------------------------------------
-    def _mesh(self, state: State, devices: Tuple[cst.BaseExpression, str], scope: Scope, ctx: Context) -> cst.BaseExpression:
-        devs, kind = devices
+    def _mesh(self, state: State, devices: Devices, scope: Scope, ctx: Context) -> cst.BaseExpression:
+        devs, kind, original = devices
         devs = ctx.copy(devs)  # type: ignore[assignment]
         shape = state.mesh_shape()
-        original = _int_tuple(devs.args[0].value) if kind == "ndarray" and isinstance(devs, cst.Call) and devs.args else None
         if kind == "list":
             devs = cst.Call(func=ctx.ref("numpy.array", scope), args=[cst.Arg(devs)])
         if None not in shape and (original is None or list(original) != shape):
@@ -358,6 +379,23 @@ class PositionalShardingRule(Rule):
             if other is not call and not _same_argument(other, call, arg):
                 raise Unsupported(f"{function.name.value} is called with other shardings")
         return self._uses(param.name, inner_scope, state, ctx, depth - 1)
+
+
+def _single_assignment(name: cst.Name, scope: Scope, ctx: Context) -> Tuple[cst.BaseExpression, Scope]:
+    """The value of ``name = value`` when that statement is the name's only binding."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        raise Unsupported(f"its device array {name.value} is not bound once by a plain assignment")
+    owner = bindings[0].scope
+    found: List[cst.Assign] = []
+    for node in _names(ctx, name.value):
+        target = ctx.parent(node)
+        assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+        if isinstance(assign, cst.Assign) and ctx.scope_of(assign) is owner:
+            found.append(assign)
+    if len(found) != 1 or len(found[0].targets) != 1:
+        raise Unsupported(f"its device array {name.value} is not bound once by a plain assignment")
+    return found[0].value, owner
 
 
 def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
