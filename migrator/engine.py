@@ -344,6 +344,7 @@ def _run_rounds(
         _dispatch(ctx, analysis, plan)
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
+            _report_exported_legacy(ctx, analysis, plan)
             return module.code, fixes, _diagnostics(ctx, ctx.findings)
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
         module = module.visit(applied)
@@ -425,6 +426,39 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan) -> None:
     for rule in plan.rules:
         if type(rule).visit_module is not Rule.visit_module:
             call(rule, ctx.module, rule.visit_module)
+
+
+def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> None:
+    """A removed name listed in ``__all__`` keeps its import alive (it is never dropped as
+    unused), and that import fails on current JAX: report it, unless a finding is already on
+    the line.  Runs in the round that changes nothing, like every finding."""
+    if not analysis.exported:
+        return
+    covered = None
+    for binding in analysis.imports:
+        if binding.guarded or binding.name not in analysis.exported or binding.node is None:
+            continue
+        qualname = binding.qualname or ""
+        rule = next(
+            (
+                r
+                for r in plan.rules
+                if r.removed_in and r.names_are_legacy and (qualname in r.names or _under(qualname, r.legacy_modules))
+            ),
+            None,
+        )
+        if rule is None:
+            continue
+        if covered is None:
+            covered = {ctx.position(node).start.line for node, _code, _message, _safety in ctx.findings}
+        if ctx.position(binding.node).start.line in covered:
+            continue
+        ctx.begin(rule)
+        ctx.report(
+            binding.node,
+            f"{qualname} is re-exported through __all__ but was removed in JAX {rule.removed_in}: "
+            f"this import fails with ImportError; export the replacement instead ({rule.summary})",
+        )
 
 
 def _unused_imports(

@@ -199,13 +199,7 @@ def _target(text: str) -> Optional[str]:
 
 # Defects this test found in fixtures and rules its author does not own, each named with the
 # reason; the owners are told.  Keep this list short and remove entries once fixed.
-KNOWN_DEFECTS = {
-    "make-sharded-device-array/shadowed.noop.py": (
-        "`from jax.interpreters.pxla import make_sharded_device_array` is re-exported in __all__; "
-        "the name is gone on 0.10.2 and no rule reports the import (JAX305 skips the shadowed use, "
-        "JAX805 excludes names JAX305 declares)"
-    ),
-}
+KNOWN_DEFECTS: Dict[str, str] = {}
 
 
 def test_after_files_import_only_what_jax_has():
