@@ -12,6 +12,13 @@ the test-only shim), ``multiprocess`` (run as 2 processes), ``doc_examples_run``
 ``compared`` (cases compared with either legacy side).  Doc-example drivers count in the other
 columns too.
 
+Every before/after pair and every documentation example either has a driver or says why it
+cannot run: ``fixtures/<rule-name>/NO_DRIVER`` and ``tests/runtime/examples/NO_DRIVER`` hold
+``<case>: <reason>`` lines (``#`` starts a comment).  ``pairs`` / ``pairs_with_driver`` /
+``pairs_without_driver`` and ``doc_examples_without_driver`` count them; ``--check`` fails
+on a pair or example with neither, and on a reason for a case that has a driver or does not
+exist (:func:`unaccounted`).
+
 A rule is ``"runnable": false`` when its code cannot run, with the reason: report-only rules
 (``Safety.MANUAL``: the output keeps the legacy call), or a rule directory that says why in a
 ``fixtures/<rule-name>/RUNTIME`` file (first line = reason).  Only reads files; imports no JAX.
@@ -31,10 +38,66 @@ if str(REPO) not in sys.path:
 from tests.runtime import harness  # noqa: E402
 
 
+NO_DRIVER = "NO_DRIVER"
+
+
+def reasons(path: Path) -> Dict[str, str]:
+    """``case: reason`` lines of a NO_DRIVER file (empty when there is none)."""
+    found: Dict[str, str] = {}
+    if not path.exists():
+        return found
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        case, sep, reason = line.partition(":")
+        if not sep or not case.strip() or not reason.strip():
+            raise ValueError(f"{path}:{number}: expected '<case>: <reason>'")
+        found[case.strip()] = reason.strip()
+    return found
+
+
+def _pairs(folder: Path) -> List[str]:
+    return sorted(p.name[: -len(".before.py")] for p in folder.glob("*.before.py"))
+
+
+def unaccounted() -> List[str]:
+    """Pairs and doc examples with neither a driver nor a reason, and stale reasons."""
+    from migrator.rule import all_rules
+
+    problems: List[str] = []
+    example_reasons = reasons(harness.EXAMPLE_DRIVERS / NO_DRIVER)
+    driven_examples = {c.id.split("/", 1)[1].split(".")[0] for c in harness.all_cases() if c.id.startswith("example/")}
+    known_examples = set()
+    for code, rule in sorted(all_rules().items()):
+        folder = harness.FIXTURES / rule.name
+        pairs = _pairs(folder)
+        case_reasons = reasons(folder / NO_DRIVER)
+        for case in pairs:
+            driven = (folder / f"{case}.run.py").exists()
+            if driven and case in case_reasons:
+                problems.append(f"fixtures/{rule.name}/{case}: has a driver and a NO_DRIVER reason")
+            elif not driven and case not in case_reasons:
+                problems.append(f"fixtures/{rule.name}/{case}: no driver and no NO_DRIVER reason")
+        for case in sorted(set(case_reasons) - set(pairs)):
+            problems.append(f"fixtures/{rule.name}/{NO_DRIVER}: {case} is not a before/after pair here")
+        for n in range(1, len(rule.examples) + 1):
+            key = f"{code}_{n}"
+            known_examples.add(key)
+            if key in driven_examples and key in example_reasons:
+                problems.append(f"example {key}: has a driver and a NO_DRIVER reason")
+            elif key not in driven_examples and key not in example_reasons:
+                problems.append(f"example {key}: no driver and no NO_DRIVER reason")
+    for key in sorted(set(example_reasons) - known_examples):
+        problems.append(f"tests/runtime/examples/{NO_DRIVER}: {key} is not a documentation example")
+    return problems
+
+
 def collect() -> List[Dict[str, Any]]:
     from migrator.rule import Safety, all_rules
 
     cases = harness.all_cases()
+    example_reasons = reasons(harness.EXAMPLE_DRIVERS / NO_DRIVER)
     rows = []
     for code, rule in sorted(all_rules().items()):
         folder = harness.FIXTURES / rule.name
@@ -52,6 +115,12 @@ def collect() -> List[Dict[str, Any]]:
             "doc_examples_run": len([c for c in mine if c.id.startswith("example/")]),
             "doc_examples_total": len(rule.examples),
             "compared": len(compared),
+            "pairs": len(_pairs(folder)),
+            "pairs_with_driver": len([p for p in _pairs(folder) if (folder / f"{p}.run.py").exists()]),
+            "pairs_without_driver": len(reasons(folder / NO_DRIVER)),
+            "doc_examples_without_driver": len(
+                [n for n in range(1, len(rule.examples) + 1) if f"{code}_{n}" in example_reasons]
+            ),
         }
         reason_file = folder / "RUNTIME"
         if reason_file.exists():
@@ -68,26 +137,39 @@ def collect() -> List[Dict[str, Any]]:
 
 def markdown(rows: List[Dict[str, Any]]) -> str:
     lines = [
-        "| rule | fixtures | run on modern JAX | vs real old JAX | vs shim | 2 processes | doc examples run |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| rule | fixtures | pairs with a driver | run on modern JAX | vs real old JAX | vs shim | 2 processes | doc examples run |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         label = f"{r['code']} `{r['name']}`"
         if not r["runnable"]:
-            lines.append(f"| {label} | {r['fixtures']} | not runnable: {r['reason']} | | | | |")
+            lines.append(f"| {label} | {r['fixtures']} | {_pair_cell(r)} | not runnable: {r['reason']} | | | | |")
             continue
         flag = "" if r["compared"] else " **(no compared case)**"
         lines.append(
-            f"| {label}{flag} | {r['fixtures']} | {r['run_modern']} | {r['compared_real_legacy']} | {r['compared_shim']} | "
+            f"| {label}{flag} | {r['fixtures']} | {_pair_cell(r)} | {r['run_modern']} | {r['compared_real_legacy']} | {r['compared_shim']} | "
             f"{r['multiprocess']} | {r['doc_examples_run']}/{r['doc_examples_total']} |"
         )
     runnable = [r for r in rows if r["runnable"]]
+    lines.append("")
+    pairs = sum(r["pairs"] for r in rows)
+    driven = sum(r["pairs_with_driver"] for r in rows)
+    examples = sum(r["doc_examples_total"] for r in rows)
+    examples_run = sum(r["doc_examples_run"] for r in rows)
+    lines.append(
+        f"{driven} of {pairs} before/after pairs and {examples_run} of {examples} documentation examples "
+        f"run; every other one says why in a {NO_DRIVER} file."
+    )
     lines.append("")
     lines.append(
         f"{len([r for r in runnable if r['compared']])} of {len(runnable)} runnable rules have at "
         f"least one case compared with legacy behaviour; {len(rows) - len(runnable)} rules are not runnable."
     )
     return "\n".join(lines)
+
+
+def _pair_cell(row: Dict[str, Any]) -> str:
+    return f"{row['pairs_with_driver']}/{row['pairs']}"
 
 
 def main(argv: List[str]) -> int:
@@ -100,6 +182,10 @@ def main(argv: List[str]) -> int:
         missing = [r["code"] for r in rows if r["runnable"] and not r["compared"]]
         if missing:
             print("runnable rules without a compared case: " + ", ".join(missing), file=sys.stderr)
+            return 1
+        problems = unaccounted()
+        if problems:
+            print("\n".join(problems), file=sys.stderr)
             return 1
     return 0
 

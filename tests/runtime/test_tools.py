@@ -18,6 +18,24 @@ def test_coverage_lists_every_rule_with_reasons():
     assert all(code in table for code in all_rules())
 
 
+def test_every_pair_and_example_has_a_driver_or_a_reason():
+    problems = coverage.unaccounted()
+    assert not problems, "\n".join(problems)
+
+
+def test_no_driver_reasons_are_read_strictly(tmp_path):
+    path = tmp_path / "NO_DRIVER"
+    path.write_text("# comment\n\ncase_a: keeps a reported legacy call\n")
+    assert coverage.reasons(path) == {"case_a": "keeps a reported legacy call"}
+    path.write_text("case_b\n")
+    try:
+        coverage.reasons(path)
+    except ValueError as error:
+        assert "NO_DRIVER:1" in str(error)
+    else:
+        raise AssertionError("a line without a reason was accepted")
+
+
 def test_every_driver_declares_known_constants():
     for case in harness.all_cases():
         assert case.legacy in (None, "0.4.13", "0.4.30", "0.6.2"), case.id
