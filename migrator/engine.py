@@ -109,6 +109,8 @@ class Plan:
         if not hits:
             return ()
         rules = [rule for rule in self.rules if rule.trigger_words & hits]
+        if "jax" not in text:
+            rules = [rule for rule in rules if not rule.needs_jax_import]
         for rule, mask in self.masks:
             if rule in rules:
                 masked = mask.sub("", text)
@@ -179,6 +181,11 @@ class Facts:
     keywords: Set[str]
     strings: Set[str]
     imports: Set[str]
+
+
+def imports_jax(facts: Facts) -> bool:
+    """Does the module import anything from ``jax`` or ``jaxlib`` (at any depth)?"""
+    return any(name == "jax" or name.startswith(("jax.", "jaxlib")) for name in facts.imports)
 
 
 def ast_facts(text: str) -> Optional[Facts]:
@@ -301,7 +308,12 @@ def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, 
         )
     facts = ast_facts(text)
     if facts is not None:
-        candidates = tuple(rule for rule in candidates if plan.wanted_by(rule, facts))
+        jax_imported = imports_jax(facts)
+        candidates = tuple(
+            rule
+            for rule in candidates
+            if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
+        )
         if not candidates:
             return unchanged
     plan = make_plan(candidates)

@@ -75,6 +75,15 @@ class Rule:
     # False when ``names`` are current APIs the rule only reads as context (for example
     # ``jax.sharding.Mesh``): their unused imports are then not removed as legacy.
     names_are_legacy: ClassVar[bool] = True
+    # True when the rule can only act in a file that imports something from ``jax`` or
+    # ``jaxlib``: its names are JAX names, and its attribute sites need JAX evidence (a
+    # receiver built or annotated with a JAX API).  The engine skips it for files without
+    # the word "jax" and for files whose imports name no JAX module.  A rule that can act
+    # without such an import (environment-variable or flag strings) sets False.  Left unset,
+    # it is True when every name and module the rule declares is a JAX one and it declares no
+    # strings.  ``tests/test_engine.py`` checks the claim on every fixture with its JAX
+    # imports removed.
+    needs_jax_import: ClassVar[bool] = True
     # Regular expressions for modern text that contains a trigger word (for example
     # ``tree_util\.tree_map``).  The prefilter masks them before looking for the words, so
     # files that only use the modern spelling are never parsed.  Speed only: correctness
@@ -93,6 +102,10 @@ class Rule:
             raise ValueError(f"rule code {cls.code} registered twice")
         if cls.name in {rule.name for rule in REGISTRY.values()}:
             raise ValueError(f"rule name {cls.name} registered twice")
+        if "needs_jax_import" not in cls.__dict__:
+            cls.needs_jax_import = not cls.strings and all(
+                n == "jax" or n.startswith(("jax.", "jaxlib")) for n in (*cls.names, *cls.legacy_modules)
+            )
         REGISTRY[cls.code] = cls()
 
     # -- version gating -------------------------------------------------------------------

@@ -21,6 +21,7 @@ class DeviceArray(Rule):
     name = "device-array"
     summary = "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
     safety = Safety.SAFE
+    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
     needs_jax = "0.4.1"
     deprecated_in = "0.4.4"
     removed_in = "0.4.14"

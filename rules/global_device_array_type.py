@@ -22,6 +22,7 @@ class GlobalDeviceArrayType(Rule):
     name = "global-device-array-type"
     summary = "GlobalDeviceArray as a type -> jax.Array (annotations) or `not x.is_fully_addressable` (unsafe)"
     safety = Safety.UNSAFE
+    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.7"

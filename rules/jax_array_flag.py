@@ -60,6 +60,7 @@ class JaxArrayFlag(Rule):
         "jax_parallel_functions_output_gda; fold `if jax.config.jax_array:`"
     )
     safety = Safety.SAFE
+    needs_jax_import = False  # JAX_ARRAY=1 in os.environ / absl flag strings need no jax import
     needs_jax = "0.4.7"
     deprecated_in = "0.4.7"
     removed_in = "0.4.14"

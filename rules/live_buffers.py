@@ -49,6 +49,7 @@ class LiveBuffers(Rule):
     name = "live-buffers"
     summary = "len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])"
     safety = Safety.UNSAFE
+    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
     needs_jax = "0.4.1"
     deprecated_in = "0.4.1"
     catalog = ("DEV-5",)

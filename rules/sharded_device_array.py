@@ -21,6 +21,7 @@ class ShardedDeviceArray(Rule):
     name = "sharded-device-array"
     summary = "ShardedDeviceArray -> jax.Array (annotations) or the migration guide's isinstance predicate (unsafe)"
     safety = Safety.UNSAFE
+    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
     needs_jax = "0.4.1"
     deprecated_in = "0.4.7"
     removed_in = "0.4.14"

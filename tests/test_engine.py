@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from migrator import MigrationError, Settings, migrate_source
-from migrator.engine import ast_facts, find_suppressions, make_plan
+from migrator.engine import ast_facts, find_suppressions, imports_jax, make_plan
 from migrator.rule import REGISTRY, Rule, Safety
 from migrator.scope import Interest, analyze
 
@@ -513,3 +513,62 @@ def test_scope_of_puts_decorators_defaults_and_first_iterables_outside():
     assert ctx.scope_of(comp.for_in.iter).kind == "module"
     assert ctx.scope_of(comp.for_in.target).kind == "comprehension"
     assert ctx.scope_of(comp.elt).kind == "comprehension"
+
+
+def _without_jax_imports(text: str) -> str:
+    """``text`` with every import of a jax/jaxlib module replaced by ``pass`` (same lines)."""
+    import ast as _ast
+
+    lines = text.splitlines(keepends=True)
+    for node in _ast.walk(_ast.parse(text)):
+        if isinstance(node, _ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, _ast.ImportFrom) and not node.level:
+            modules = [node.module or ""]
+        else:
+            continue
+        if not any(m == "jax" or m.startswith(("jax.", "jaxlib")) for m in modules):
+            continue
+        first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[operator]
+        indent = lines[first][: node.col_offset]
+        if lines[first][: node.col_offset].strip() or (last < len(lines) and lines[last][node.end_col_offset :].strip()):  # type: ignore[index]
+            # ``x = 1; import jax`` or ``import jax; y = 2``: replace just the statement's text
+            line = lines[first]
+            lines[first] = line[: node.col_offset] + "pass" + line[node.end_col_offset :] if first == last else line
+            continue
+        lines[first] = indent + "pass\n"
+        for index in range(first + 1, last + 1):
+            lines[index] = "\n"
+    return "".join(lines)
+
+
+def test_rules_that_need_a_jax_import_do_nothing_without_one():
+    """The gate ``needs_jax_import`` skips a rule for files that import nothing from jax.
+    Check the claim: every fixture input with its jax imports removed, every rule run on it
+    with both gates bypassed, gives no fix and no finding from a rule that claims it."""
+    from pathlib import Path
+
+    from migrator.engine import _run_rounds
+    from migrator.rule import all_rules
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    claimed = {code for code, rule in all_rules().items() if rule.needs_jax_import}
+    assert {"JAX402", "JAX404", "JAX203"} <= claimed and not {"JAX501", "JAX401"} & claimed
+    settings = Settings(unsafe_fixes=True)
+    plan = make_plan(tuple(settings.active_rules()))
+    checked = 0
+    offenders = []
+    for path in sorted(fixtures.glob("*/*.py")):
+        if path.name.endswith((".after.py", ".run.py")):
+            continue
+        text = _without_jax_imports(path.read_text(encoding="utf-8"))
+        if "jax" in text and "import" in text and imports_jax(ast_facts(text)):  # an import the stripper missed
+            offenders.append(f"{path}: jax import left")
+            continue
+        output, fixes, findings = _run_rounds(cst.parse_module(text), text, plan, settings)
+        checked += 1
+        for diagnostic in fixes + findings:
+            if diagnostic.code in claimed:
+                offenders.append(f"{path.relative_to(fixtures)}:{diagnostic.line}: {diagnostic.code} {diagnostic.message}")
+    assert checked > 300
+    assert not offenders, "\n".join(offenders)
