@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import Any, Callable
 
 
-def sibling_run(here: str, case: str) -> Callable[[Any], Any]:
-    """``run`` of ``<case>.run.py`` in the folder of the driver ``here``."""
+def sibling(here: str, case: str) -> Any:
+    """The driver module ``<case>.run.py`` in the folder of the driver ``here`` (to share its
+    helpers)."""
     path = Path(here).resolve().parent / f"{case}.run.py"
     name = "jaxmigrate_sibling_" + "_".join(path.parts[-2:]).replace(".", "_").replace("-", "_")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module.run
+    return module
+
+
+def sibling_run(here: str, case: str) -> Callable[[Any], Any]:
+    """``run`` of ``<case>.run.py`` in the folder of the driver ``here``."""
+    return sibling(here, case).run
