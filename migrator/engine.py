@@ -348,9 +348,13 @@ def _run_rounds(
             suppressions = find_suppressions(module.code)
         analysis = analyze(module, plan.interest)
         if originally_used is None:
-            originally_used = {
-                (b.name, b.qualname or "") for b in analysis.imports if analysis.is_used(b)
-            }
+            # Bindings are matched across rounds by (name, qualname): a key that also has an
+            # originally unused binding (a side-effect ``import jax.experimental.x`` beside a
+            # used ``import jax``) is never cleaned up, so no unused import of the input is lost.
+            used, unused = set(), set()
+            for b in analysis.imports:
+                (used if analysis.is_used(b) else unused).add((b.name, b.qualname or ""))
+            originally_used = used - unused
         ctx = Context(module, analysis, settings, settings.target, suppressions)
         ctx.file_state = file_state
         _dispatch(ctx, analysis, plan)
