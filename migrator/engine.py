@@ -28,6 +28,7 @@ from migrator.context import (
     binding_is_legacy,
     walk_module,
 )
+from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
 from migrator.scope import Analysis, Interest, analyze
@@ -118,14 +119,15 @@ class Plan:
                     rules.remove(rule)
         return tuple(rules)
 
-    def wanted_by(self, rule: Rule, facts: "Facts") -> bool:
+    def wanted_by(self, rule: Rule, facts: Facts) -> bool:
+        """Gate 2 for one rule: one of its sites occurs and its own ``ast_gate`` agrees."""
         return bool(
             rule.names & facts.names
             or rule.attributes & facts.attributes
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
             or any(_under(q, rule.legacy_modules) for q in facts.imports)
-        )
+        ) and rule.ast_gate(facts)
 
     def owner(self, qualname: str) -> Optional[str]:
         for rule in self.rules:
@@ -173,74 +175,7 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
     )
 
 
-# -- gate 2: what CPython's ast says is in the file ------------------------------------------
-@dataclasses.dataclass
-class Facts:
-    names: Set[str]
-    attributes: Set[str]
-    keywords: Set[str]
-    strings: Set[str]
-    imports: Set[str]
-
-
-def imports_jax(facts: Facts) -> bool:
-    """Does the module import anything from ``jax`` or ``jaxlib`` (at any depth)?"""
-    return any(name == "jax" or name.startswith(("jax.", "jaxlib")) for name in facts.imports)
-
-
-def ast_facts(text: str) -> Optional[Facts]:
-    """Over-approximate the sites of gate 3 with ``ast``; None if ``ast`` cannot parse it."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    aliases: Dict[str, Set[str]] = {}
-    facts = Facts(set(), set(), set(), set(), set())
-    chains: List[List[str]] = []
-    for node in ast.walk(tree):
-        kind = type(node)
-        if kind is ast.Attribute:
-            facts.attributes.add(node.attr)
-            chain = _ast_chain(node)
-            if chain:
-                chains.append(chain)
-        elif kind is ast.Name:
-            chains.append([node.id])
-        elif kind is ast.keyword:
-            if node.arg:
-                facts.keywords.add(node.arg)
-        elif kind is ast.Constant:
-            if isinstance(node.value, str) and len(node.value) < 100:
-                facts.strings.add(node.value)
-        elif kind is ast.Import:
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".", 1)[0]
-                qualname = alias.name if alias.asname else bound
-                aliases.setdefault(bound, set()).add(qualname)
-                facts.imports.add(alias.name)
-                facts.names.add(alias.name)
-        elif kind is ast.ImportFrom and node.module and not node.level:
-            for alias in node.names:
-                qualname = f"{node.module}.{alias.name}"
-                aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
-                facts.imports.add(qualname)
-                facts.names.add(qualname)
-    for chain in chains:
-        for head in aliases.get(chain[0], ()):
-            facts.names.add(".".join([head, *chain[1:]]))
-    return facts
-
-
-def _ast_chain(node: ast.AST) -> Optional[List[str]]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
+# -- gate 2: what CPython's ast says is in the file (migrator.astfacts) -------------------------
 
 
 # -- suppression comments ---------------------------------------------------------------------

@@ -33,11 +33,13 @@ array built with a literal ``NamedSharding(...)``).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
+from migrator.astfacts import Facts, dotted
 from migrator.context import Context
 from migrator.scope import Scope, dotted_parts, fast_visit
 from rules._helpers import ScopeBodyVisitor, target_names
@@ -711,6 +713,99 @@ class _DefinitionCollector(ScopeBodyVisitor):
         for item in node.names:
             self._add(item.name.value, ("other", None, None))
         return False
+
+
+# -- the same question asked of CPython's ast, for the engine's gate 2 ------------------------------
+ARRAY_TYPE_TAILS = frozenset(name.rsplit(".", 1)[-1] for name in ARRAY_TYPES | GDA_CLASS_NAMES)
+_SHARD_LISTS = ("addressable_shards", "global_shards", "local_shards")
+
+
+def ast_may_tie(facts: Facts, expr: ast.AST, seen: FrozenSet[str] = frozenset()) -> bool:
+    """Could :func:`receiver_tie` find ``expr`` tied?  An over-approximation on ``ast`` facts
+    (every scope merged, *some* binding of a name instead of every one): False only when no
+    reading of the module ties it."""
+    kind = type(expr)
+    if kind is ast.Call:
+        func = expr.func  # type: ignore[attr-defined]
+        for qualname in facts.qualnames(func):
+            if qualname in GDA_CONSTRUCTORS:
+                return True
+            if (
+                is_jax_name(qualname)
+                and not _under(qualname, MAYBE_ARRAY_PREFIXES)
+                and not _under(qualname, NOT_ARRAY_PREFIXES)
+                and _array_producer_name(qualname)
+            ):
+                return True
+        if type(func) is ast.Attribute and func.attr not in NOT_ARRAY_METHODS:
+            return ast_may_tie(facts, func.value, seen)
+        if type(func) is ast.Call:  # jax.jit(f)(x)
+            return True
+        if type(func) is ast.Name:  # a jitted function of this module
+            for binding in facts.bindings(func.id):
+                if binding.kind == "def" and getattr(binding.value, "decorator_list", None):
+                    return True
+                if binding.kind == "value" and type(binding.value) is ast.Call:
+                    return True
+        return False
+    if kind is ast.Subscript:
+        return ast_may_tie(facts, expr.value, seen)  # type: ignore[attr-defined]
+    if kind is ast.Name:
+        ident = expr.id  # type: ignore[attr-defined]
+        if ident in seen:
+            return False  # a tie through a cycle also exists without it
+        seen = seen | {ident}
+        for binding in facts.bindings(ident):
+            if binding.annotation is not None and _ast_annotation_may_tie(binding.annotation):
+                return True
+            if binding.kind == "value" and binding.value is not None and ast_may_tie(facts, binding.value, seen):
+                return True
+        return False
+    if kind is ast.NamedExpr:
+        return ast_may_tie(facts, expr.value, seen)  # type: ignore[attr-defined]
+    if kind is ast.BinOp:
+        return ast_may_tie(facts, expr.left, seen) or ast_may_tie(facts, expr.right, seen)  # type: ignore[attr-defined]
+    if kind is ast.UnaryOp:
+        return ast_may_tie(facts, expr.operand, seen)  # type: ignore[attr-defined]
+    if kind is ast.Attribute:
+        inner = expr.value  # type: ignore[attr-defined]
+        if expr.attr in ARRAY_PROPERTIES:  # type: ignore[attr-defined]
+            return ast_may_tie(facts, inner, seen)
+        if (
+            expr.attr == "data"  # type: ignore[attr-defined]
+            and type(inner) is ast.Subscript
+            and type(inner.value) is ast.Attribute
+            and inner.value.attr in _SHARD_LISTS
+        ):
+            return ast_may_tie(facts, inner.value.value, seen)
+    return False
+
+
+def _ast_annotation_may_tie(annotation: ast.AST) -> bool:
+    if type(annotation) is ast.Constant and isinstance(annotation.value, str):  # type: ignore[attr-defined]
+        try:
+            annotation = ast.parse(annotation.value.strip(), mode="eval").body  # type: ignore[attr-defined]
+        except (SyntaxError, ValueError):
+            return False
+    parts = dotted(annotation)
+    return bool(parts) and parts[-1] in ARRAY_TYPE_TAILS  # type: ignore[index]
+
+
+def ast_imports_gda(facts: Facts) -> bool:
+    return any(_under(name, GDA_MODULES) for name in facts.imports)
+
+
+def ast_called_without_arguments(facts: Facts, attr: str) -> bool:
+    """Does ``<expr>.attr()`` (no arguments at all) occur?"""
+    return any(
+        type(call.func) is ast.Attribute and call.func.attr == attr and not call.args and not call.keywords
+        for call in facts.calls
+    )
+
+
+def ast_called(facts: Facts, attr: str) -> bool:
+    """Does ``<expr>.attr(...)`` occur?"""
+    return any(type(call.func) is ast.Attribute and call.func.attr == attr for call in facts.calls)
 
 
 # -- the policy the JAX4xx attribute rules share ----------------------------------------------------

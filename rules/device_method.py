@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from rules._receivers import FIX, REPORT, decide, receiver_of_method
+from rules._receivers import FIX, REPORT, ast_called_without_arguments, decide, receiver_of_method
 
 MODERN = "next(iter(x.devices()))"
 
@@ -81,6 +82,9 @@ class DeviceMethod(Rule):
             """,
         ),
     )
+
+    def ast_gate(self, facts: Facts) -> bool:
+        return ast_called_without_arguments(facts, "device")  # the .device property is modern
 
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         call = receiver_of_method(ctx, node)

@@ -13,7 +13,18 @@ import libcst as cst
 
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from rules._receivers import FILE, FIX, REPORT, decide, module_facts, receiver_of_method
+from migrator.astfacts import Facts
+from rules._receivers import (
+    FILE,
+    FIX,
+    REPORT,
+    ast_called,
+    ast_imports_gda,
+    ast_may_tie,
+    decide,
+    module_facts,
+    receiver_of_method,
+)
 
 NEW = {
     "local_shards": ".addressable_shards",
@@ -98,6 +109,19 @@ class GdaAttributes(Rule):
             """,
         ),
     )
+
+    def ast_gate(self, facts: Facts) -> bool:
+        # .local_shards / .local_data(i) are reported on any receiver, and so is anything in a
+        # module importing GDA; otherwise .mesh/.mesh_axes act only on a receiver tied to an array.
+        if "local_shards" in facts.attributes or ast_called(facts, "local_data"):
+            return True
+        if ast_imports_gda(facts):
+            return True
+        return any(
+            ast_may_tie(facts, node.value)
+            for attr in ("mesh", "mesh_axes")
+            for node in facts.attribute_nodes.get(attr, ())
+        )
 
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         attr = node.attr.value

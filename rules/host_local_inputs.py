@@ -14,10 +14,12 @@ whether a program relied on it is not statically certain: UNSAFE.
 
 from __future__ import annotations
 
+import ast
 from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
@@ -123,6 +125,14 @@ class HostLocalInputs(Rule):
             unsafe_fixes=True,
         ),
     )
+
+    def ast_gate(self, facts: Facts) -> bool:
+        # a multi-process call, and a jit/pjit call with in_shardings/in_axis_resources
+        return bool(
+            facts.names & MULTI_PROCESS
+            and facts.names & JIT_NAMES
+            and facts.keywords & {"in_shardings", "in_axis_resources"}
+        )
 
     def visit_module(self, ctx: Context) -> None:
         facts = module_facts(ctx)

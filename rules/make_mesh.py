@@ -13,10 +13,12 @@ JAX608 covers code that already calls ``jax.make_mesh`` without ``axis_types`` (
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
 
+from migrator.astfacts import Facts
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.version import parse_version
@@ -199,6 +201,15 @@ class MakeMeshAxisTypes(Rule):
             unsafe_fixes=True,
         ),
     )
+
+    def ast_gate(self, facts: Facts) -> bool:
+        # a direct call without axis_types, * or ** arguments, and fewer than 3 positional ones
+        return any(
+            not any(type(arg) is ast.Starred for arg in call.args)
+            and len(call.args) < 3
+            and all(kw.arg not in (None, "axis_types") for kw in call.keywords)
+            for call in facts.calls_of(set(self.names))
+        )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:

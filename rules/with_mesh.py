@@ -11,11 +11,13 @@ when everything inside is visibly independent of the resource env.
 
 from __future__ import annotations
 
+import ast
 import builtins
 from typing import List, Optional, Set
 
 import libcst as cst
 
+from migrator.astfacts import Facts
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, dotted_parts, fast_visit
@@ -130,6 +132,19 @@ class WithMesh(Rule):
             """,
         ),
     )
+
+    def ast_gate(self, facts: Facts) -> bool:
+        # `with Mesh(...)`, or `with name:` where some binding of `name` is a Mesh call
+        for item in facts.with_items:
+            expr = item.context_expr
+            if type(expr) is ast.Call and facts.qualnames(expr.func) & MESH_MAKERS:
+                return True
+            if type(expr) is ast.Name and any(
+                b.kind == "value" and type(b.value) is ast.Call and facts.qualnames(b.value.func) & MESH_MAKERS
+                for b in facts.bindings(expr.id)
+            ):
+                return True
+        return False
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import or ctx.target < DEPRECATED_FROM:

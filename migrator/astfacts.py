@@ -1,0 +1,216 @@
+"""Gate 2 of the engine: what CPython's ``ast`` says a module contains.
+
+LibCST's parser costs about five times CPython's, and most files that pass the textual
+prefilter turn out to need nothing.  :func:`ast_facts` parses with ``ast`` and collects, in one
+walk, an *over-approximation* of what each rule could look at: names resolved through the
+module's imports (all scopes merged), attribute names, call keywords, short strings, imports,
+calls and ``with`` items.  Rules refine the decision with :meth:`migrator.rule.Rule.ast_gate`;
+a gate may only answer False when the rule certainly does nothing in the file
+(``tests/test_gates.py`` checks every gate against every fixture with the gates bypassed).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+# Only these fields of a node can hold the nodes the facts are made of (not ``ctx``, not
+# operators): one tuple per node type, computed on first sight.
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
+
+
+def _fields(kind: type) -> Tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = tuple(f for f in kind._fields if f not in _SKIP_FIELDS)  # type: ignore[attr-defined]
+        _CHILD_FIELDS[kind] = fields
+    return fields
+
+
+@dataclasses.dataclass
+class Facts:
+    names: Set[str]  # qualified names reachable through the imports (and the imports themselves)
+    attributes: Set[str]  # every ``<expr>.attr`` name
+    keywords: Set[str]  # every call keyword name
+    strings: Set[str]  # every string constant shorter than 100 characters
+    imports: Set[str]  # every imported module or ``module.name`` (absolute imports)
+    aliases: Dict[str, Set[str]] = dataclasses.field(default_factory=dict)  # bound name -> qualnames
+    calls: List[ast.Call] = dataclasses.field(default_factory=list)
+    with_items: List[ast.withitem] = dataclasses.field(default_factory=list)
+    attribute_nodes: Dict[str, List[ast.Attribute]] = dataclasses.field(default_factory=dict)
+    tree: Optional[ast.Module] = None
+    _assignments: Optional[Dict[str, List["Binding"]]] = None
+
+    def qualnames(self, expr: ast.AST) -> Set[str]:
+        """Every qualified name a ``Name``/``Attribute`` chain may resolve to (empty if none)."""
+        parts = dotted(expr)
+        if not parts:
+            return set()
+        return {".".join([head, *parts[1:]]) for head in self.aliases.get(parts[0], ())}
+
+    def calls_of(self, qualnames: Set[str]) -> Iterator[ast.Call]:
+        """Calls whose callee may resolve to one of ``qualnames``."""
+        for call in self.calls:
+            if self.qualnames(call.func) & qualnames:
+                yield call
+
+    def bindings(self, ident: str) -> List["Binding"]:
+        """How ``ident`` is bound anywhere in the module (every scope merged)."""
+        if self._assignments is None:
+            self._assignments = _collect_bindings(self.tree) if self.tree is not None else {}
+        return self._assignments.get(ident, [])
+
+
+@dataclasses.dataclass(frozen=True)
+class Binding:
+    kind: str  # "param" | "value" | "def" (a function or class, in ``value``) | "other"
+    value: Optional[ast.AST] = None  # the assigned expression ("value")
+    annotation: Optional[ast.AST] = None
+
+
+def dotted(expr: ast.AST) -> Optional[List[str]]:
+    """``a.b.c`` -> ``["a", "b", "c"]``; None unless a chain of attributes on a name."""
+    parts = []
+    while type(expr) is ast.Attribute:
+        parts.append(expr.attr)  # type: ignore[attr-defined]
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is not ast.Name:
+        return None
+    parts.append(expr.id)  # type: ignore[attr-defined]
+    parts.reverse()
+    return parts
+
+
+def imports_jax(facts: Facts) -> bool:
+    """Does the module import anything from ``jax`` or ``jaxlib`` (at any depth)?"""
+    return any(name == "jax" or name.startswith(("jax.", "jaxlib")) for name in facts.imports)
+
+
+def ast_facts(text: str) -> Optional[Facts]:
+    """Over-approximate what the rules could see, with ``ast``; None if it cannot parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    aliases: Dict[str, Set[str]] = {}
+    facts = Facts(set(), set(), set(), set(), set(), aliases=aliases, tree=tree)
+    attributes, keywords, strings, imports = facts.attributes, facts.keywords, facts.strings, facts.imports
+    attribute_nodes = facts.attribute_nodes
+    calls, with_items = facts.calls, facts.with_items
+    heads: Set[str] = set()
+    chains: Set[Tuple[str, ...]] = set()
+    Attribute, Name, keyword, Constant, Call = ast.Attribute, ast.Name, ast.keyword, ast.Constant, ast.Call
+    Import, ImportFrom, With, AsyncWith, AST = ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith, ast.AST
+    fields_of = _CHILD_FIELDS
+    stack: List[ast.AST] = [tree]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is Attribute:  # the whole chain ``a.b.c`` at once, from its outermost node
+            parts = []
+            current = node
+            while type(current) is Attribute:
+                attr = current.attr  # type: ignore[attr-defined]
+                attributes.add(attr)
+                attribute_nodes.setdefault(attr, []).append(current)  # type: ignore[arg-type]
+                parts.append(attr)
+                current = current.value  # type: ignore[attr-defined]
+            if type(current) is Name:
+                heads.add(current.id)  # type: ignore[attr-defined]
+                parts.append(current.id)  # type: ignore[attr-defined]
+                parts.reverse()
+                chains.add(tuple(parts))
+            else:
+                push(current)
+            continue
+        elif kind is Name:
+            heads.add(node.id)  # type: ignore[attr-defined]
+            continue
+        elif kind is Call:
+            calls.append(node)  # type: ignore[arg-type]
+        elif kind is keyword:
+            if node.arg:  # type: ignore[attr-defined]
+                keywords.add(node.arg)  # type: ignore[attr-defined]
+        elif kind is Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is str and len(value) < 100:
+                strings.add(value)
+            continue
+        elif kind is With or kind is AsyncWith:
+            with_items.extend(node.items)  # type: ignore[attr-defined]
+        elif kind is Import:
+            for alias in node.names:  # type: ignore[attr-defined]
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
+                imports.add(alias.name)
+                facts.names.add(alias.name)
+            continue
+        elif kind is ImportFrom:
+            if node.module and not node.level:  # type: ignore[attr-defined]
+                for alias in node.names:  # type: ignore[attr-defined]
+                    qualname = f"{node.module}.{alias.name}"  # type: ignore[attr-defined]
+                    aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
+                    imports.add(qualname)
+                    facts.names.add(qualname)
+            continue
+        fields = fields_of.get(kind) or _fields(kind)
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+    names = facts.names
+    for head in heads:
+        names.update(aliases.get(head, ()))
+    for chain in chains:
+        for qualname in aliases.get(chain[0], ()):
+            for end in range(2, len(chain) + 1):
+                names.add(".".join((qualname, *chain[1:end])))
+    return facts
+
+
+# -- bindings, for gates that follow a name to its values --------------------------------------
+def _collect_bindings(tree: ast.Module) -> Dict[str, List[Binding]]:
+    found: Dict[str, List[Binding]] = {}
+
+    def add(ident: str, binding: Binding) -> None:
+        found.setdefault(ident, []).append(binding)
+
+    def other(target: ast.AST) -> None:
+        for node in ast.walk(target):
+            if type(node) is ast.Name:
+                add(node.id, Binding("other"))  # type: ignore[attr-defined]
+
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
+            add(node.name, Binding("def", value=node))  # type: ignore[attr-defined]
+        elif kind is ast.arg:
+            add(node.arg, Binding("param", annotation=node.annotation))  # type: ignore[attr-defined]
+        elif kind is ast.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target) is ast.Name:
+                    add(target.id, Binding("value", value=node.value))  # type: ignore[attr-defined]
+                else:
+                    other(target)
+        elif kind is ast.AnnAssign:
+            target = node.target  # type: ignore[attr-defined]
+            if type(target) is ast.Name:
+                add(target.id, Binding("value", value=node.value, annotation=node.annotation))  # type: ignore[attr-defined]
+            else:
+                other(target)
+        elif kind is ast.NamedExpr:
+            add(node.target.id, Binding("value", value=node.value))  # type: ignore[attr-defined]
+        elif kind in (ast.AugAssign, ast.For, ast.AsyncFor):
+            other(node.target)  # type: ignore[attr-defined]
+        elif kind is ast.withitem and node.optional_vars is not None:  # type: ignore[attr-defined]
+            other(node.optional_vars)  # type: ignore[attr-defined]
+        elif kind is ast.comprehension:
+            other(node.target)  # type: ignore[attr-defined]
+    return found
