@@ -90,6 +90,11 @@ class Result:
         )
 
 
+# Every trigger word is ASCII: a token of this pattern that equals one is that identifier (a
+# non-ASCII letter next to it only splits the token, which can add hits, never lose one).
+_ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 # -- planning: what the active rules want ----------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Plan:
@@ -104,9 +109,19 @@ class Plan:
     legacy_modules: FrozenSet[str]
     masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
 
+    identifiers: FrozenSet[str]  # trigger words that are names, attributes or keywords
+    substrings: Tuple[str, ...]  # string-literal trigger words: searched as substrings
+
     def prefilter(self, text: str) -> Tuple[Rule, ...]:
-        """The rules whose trigger words occur in ``text`` outside their modern spellings."""
-        hits = {word for word in self.words if word in text}
+        """The rules whose trigger words occur in ``text`` outside their modern spellings.
+
+        A name, attribute or keyword is only written as a whole identifier, so those words are
+        looked up among the text's identifier-like tokens (one regex pass, and ``tree_map``
+        no longer matches ``tree_map_with_path``); string values are searched as substrings."""
+        hits = set(self.identifiers.intersection(_ASCII_IDENTIFIER.findall(text)))
+        for word in self.substrings:
+            if word in text:
+                hits.add(word)
         if not hits:
             return ()
         rules = [rule for rule in self.rules if rule.trigger_words & hits]
@@ -161,7 +176,10 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         for rule in rules
         if rule.modern_spellings
     )
+    string_words = frozenset().union(*(r.strings for r in rules))
     return Plan(
+        identifiers=frozenset(words - string_words),
+        substrings=tuple(sorted(string_words)),
         rules=rules,
         interest=Interest(names, attributes, keywords, strings),
         words=tuple(sorted(words)),
@@ -296,7 +314,9 @@ def _run_rounds(
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
             _report_exported_legacy(ctx, analysis, plan)
-            return module.code, fixes, _diagnostics(ctx, ctx.findings)
+            # Nothing applied at all: the input, without generating code for the whole tree.
+            output = module.code if fixes or _round else text
+            return output, fixes, _diagnostics(ctx, ctx.findings)
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
         module = module.visit(applied)
         if settings.locate_fixes:

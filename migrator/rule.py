@@ -45,6 +45,7 @@ class Example:
 
 
 _CODE_RE = re.compile(r"^JAX\d{3}$")
+_ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 REGISTRY: Dict[str, "Rule"] = {}
@@ -103,6 +104,9 @@ class Rule:
             raise ValueError(f"rule code {cls.code} registered twice")
         if cls.name in {rule.name for rule in REGISTRY.values()}:
             raise ValueError(f"rule name {cls.name} registered twice")
+        for word in cls.trigger_words.fget(cls) - cls.strings:  # type: ignore[attr-defined]
+            if not _ASCII_IDENTIFIER.fullmatch(word):  # the prefilter's tokens are ASCII
+                raise ValueError(f"rule {cls.code}: {word!r} is not an ASCII identifier")
         if "needs_jax_import" not in cls.__dict__:
             cls.needs_jax_import = not cls.strings and all(
                 n == "jax" or n.startswith(("jax.", "jaxlib")) for n in (*cls.names, *cls.legacy_modules)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from migrator.rule import Rule, all_rules
+from migrator.rule import REGISTRY, Rule, all_rules
 from migrator.version import LATEST_KNOWN_JAX, Version, parse_version
 
 if sys.version_info >= (3, 11):
@@ -49,19 +50,24 @@ class Settings:
 
     def active_rules(self) -> List[Rule]:
         """The rules that run: selected, not ignored, and valid on the target version."""
-        selected = [
-            rule
-            for code, rule in all_rules().items()
-            if (not self.select or _matches(code, self.select))
-            and not _matches(code, self.ignore)
-            and rule.runs_on(self.target)
-        ]
-        return selected
+        return list(_active_rules(self.select, self.ignore, self.target_version, len(REGISTRY)))
 
     def cache_key(self) -> str:
         codes = ",".join(rule.code for rule in self.active_rules())
         key = f"{codes}|{self.target_version}|{int(self.unsafe_fixes)}"
         return key if self.locate_fixes else key + "|unlocated"
+
+
+@functools.lru_cache(maxsize=64)
+def _active_rules(select: Tuple[str, ...], ignore: Tuple[str, ...], target_version: str, _registered: int) -> Tuple[Rule, ...]:
+    """Cached per selection (the engine asks once per file); keyed on the registry's size too,
+    so a rule registered later (a test's) is seen."""
+    target = parse_version(target_version)
+    return tuple(
+        rule
+        for code, rule in all_rules().items()
+        if (not select or _matches(code, select)) and not _matches(code, ignore) and rule.runs_on(target)
+    )
 
 
 def _matches(code: str, patterns: Sequence[str]) -> bool:
