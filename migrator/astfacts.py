@@ -61,7 +61,7 @@ class Facts:
     with_items: List[ast.withitem] = dataclasses.field(default_factory=list)
     attribute_nodes: Dict[str, List[ast.Attribute]] = dataclasses.field(default_factory=dict)
     tree: Optional[ast.Module] = None
-    _assignments: Optional[Dict[str, List["Binding"]]] = None
+    _scopes: Optional["_Scopes"] = None
 
     def qualnames(self, expr: ast.AST) -> Set[str]:
         """Every qualified name a ``Name``/``Attribute`` chain may resolve to (empty if none)."""
@@ -76,11 +76,29 @@ class Facts:
             if self.qualnames(call.func) & qualnames:
                 yield call
 
-    def bindings(self, ident: str) -> List["Binding"]:
-        """How ``ident`` is bound anywhere in the module (every scope merged)."""
-        if self._assignments is None:
-            self._assignments = _collect_bindings(self.tree) if self.tree is not None else {}
-        return self._assignments.get(ident, [])
+    def scopes(self) -> Optional["_Scopes"]:
+        """Every scope of the module and the scope of each attribute node, built on first use;
+        None when the module is too deeply nested to walk (a gate then answers True)."""
+        if self._scopes is None:
+            scopes = _Scopes()
+            try:
+                scopes.visit_all(self.tree.body if self.tree is not None else (), scopes.module)
+            except RecursionError:
+                scopes.complete = False
+            self._scopes = scopes
+        return self._scopes if self._scopes.complete else None
+
+    def scope_of(self, node: ast.AST) -> Optional["AstScope"]:
+        scopes = self.scopes()
+        return scopes.scope_of.get(id(node)) if scopes is not None else None
+
+    def bindings(self, ident: str, scope: Optional["AstScope"] = None) -> List["Binding"]:
+        """How ``ident`` is bound as seen from ``scope`` (every scope merged when None).
+        Call :meth:`scopes` first: without them there is nothing to answer with."""
+        scopes = self.scopes()
+        assert scopes is not None, "the module could not be walked: ask scopes() first"
+        found = scope.lookup(ident) if scope is not None else None
+        return scopes.merged.get(ident, []) if found is None else found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +106,7 @@ class Binding:
     kind: str  # "param" | "value" | "def" (a function or class, in ``value``) | "other"
     value: Optional[ast.AST] = None  # the assigned expression ("value")
     annotation: Optional[ast.AST] = None
+    scope: Optional["AstScope"] = dataclasses.field(default=None, compare=False, repr=False)
 
 
 def dotted(expr: ast.AST) -> Optional[List[str]]:
@@ -195,46 +214,136 @@ def ast_facts(text: str) -> Optional[Facts]:
     return facts
 
 
-# -- bindings, for gates that follow a name to its values --------------------------------------
-def _collect_bindings(tree: ast.Module) -> Dict[str, List[Binding]]:
-    found: Dict[str, List[Binding]] = {}
+# -- scopes and bindings, for gates that follow a name to its values -----------------------------
+class AstScope:
+    """One function, class, comprehension or module body, with the bindings made in it."""
 
-    def add(ident: str, binding: Binding) -> None:
-        found.setdefault(ident, []).append(binding)
+    __slots__ = ("parent", "kind", "bindings", "declared")
 
-    def other(target: ast.AST) -> None:
+    def __init__(self, parent: Optional["AstScope"], kind: str) -> None:
+        self.parent = parent
+        self.kind = kind  # "module" | "function" | "class" | "comprehension"
+        self.bindings: Dict[str, List[Binding]] = {}
+        self.declared: Set[str] = set()  # global / nonlocal names
+
+    def lookup(self, ident: str) -> Optional[List["Binding"]]:
+        """The bindings ``ident`` resolves to from here (Python's rules: class bodies are not
+        seen from nested functions); None for a ``global``/``nonlocal`` name (ask every scope)."""
+        scope: Optional[AstScope] = self
+        while scope is not None:
+            if ident in scope.declared:
+                return None
+            if (scope is self or scope.kind != "class") and ident in scope.bindings:
+                return scope.bindings[ident]
+            scope = scope.parent
+        return []
+
+
+class _Scopes:
+    """Builds every scope of a module, and records the scope of every attribute node."""
+
+    def __init__(self) -> None:
+        self.module = AstScope(None, "module")
+        self.complete = True
+        self.merged: Dict[str, List[Binding]] = {}
+        self.scope_of: Dict[int, AstScope] = {}
+
+    def bind(self, scope: AstScope, ident: str, binding: Binding) -> None:
+        scope.bindings.setdefault(ident, []).append(binding)
+        self.merged.setdefault(ident, []).append(binding)
+
+    def other(self, scope: AstScope, target: ast.AST) -> None:
         for node in iter_nodes(target):
             if type(node) is ast.Name:
-                add(node.id, Binding("other"))  # type: ignore[attr-defined]
+                self.bind(scope, node.id, Binding("other", scope=scope))  # type: ignore[attr-defined]
 
-    def_kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    skip = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Expr, ast.Return, ast.Subscript, ast.keyword)
-    for node in iter_nodes(tree):
+    def visit_all(self, nodes: object, scope: AstScope) -> None:
+        for node in nodes:  # type: ignore[attr-defined]
+            if node is not None:
+                self.visit(node, scope)
+
+    def visit(self, node: ast.AST, scope: AstScope) -> None:
         kind = type(node)
-        if kind in skip:
-            continue
-        if kind in def_kinds or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
-            add(node.name, Binding("def", value=node))  # type: ignore[attr-defined]
-        elif kind is ast.arg:
-            add(node.arg, Binding("param", annotation=node.annotation))  # type: ignore[attr-defined]
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.Lambda:
+            args = node.args  # type: ignore[attr-defined]
+            self.visit_all(args.defaults, scope)
+            self.visit_all(args.kw_defaults, scope)
+            inner = AstScope(scope, "function")
+            for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+                self.bind(inner, arg.arg, Binding("param", annotation=arg.annotation, scope=inner))
+                if arg.annotation is not None:
+                    self.visit(arg.annotation, scope)
+            for arg in (args.vararg, args.kwarg):
+                if arg is not None:
+                    self.bind(inner, arg.arg, Binding("other", scope=inner))
+            if kind is ast.Lambda:
+                self.visit(node.body, inner)  # type: ignore[attr-defined]
+                return
+            self.visit_all(node.decorator_list, scope)  # type: ignore[attr-defined]
+            if node.returns is not None:  # type: ignore[attr-defined]
+                self.visit(node.returns, scope)  # type: ignore[attr-defined]
+            self.bind(scope, node.name, Binding("def", value=node, scope=scope))  # type: ignore[attr-defined]
+            self.visit_all(node.body, inner)  # type: ignore[attr-defined]
+            return
+        if kind is ast.ClassDef:
+            self.visit_all(node.decorator_list, scope)  # type: ignore[attr-defined]
+            self.visit_all(node.bases, scope)  # type: ignore[attr-defined]
+            self.visit_all(node.keywords, scope)  # type: ignore[attr-defined]
+            self.bind(scope, node.name, Binding("def", value=node, scope=scope))  # type: ignore[attr-defined]
+            self.visit_all(node.body, AstScope(scope, "class"))  # type: ignore[attr-defined]
+            return
+        if kind in _COMPREHENSIONS:
+            inner = AstScope(scope, "comprehension")
+            for generator in node.generators:  # type: ignore[attr-defined]
+                self.other(inner, generator.target)
+            for field in _fields(kind):
+                value = getattr(node, field)
+                self.visit_all(value, inner) if type(value) is list else self.visit(value, inner)
+            return
+        if kind is ast.Attribute:
+            self.scope_of[id(node)] = scope
         elif kind is ast.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target) is ast.Name:
-                    add(target.id, Binding("value", value=node.value))  # type: ignore[attr-defined]
+                    self.bind(scope, target.id, Binding("value", value=node.value, scope=scope))  # type: ignore[attr-defined]
                 else:
-                    other(target)
+                    self.other(scope, target)
         elif kind is ast.AnnAssign:
             target = node.target  # type: ignore[attr-defined]
             if type(target) is ast.Name:
-                add(target.id, Binding("value", value=node.value, annotation=node.annotation))  # type: ignore[attr-defined]
+                binding = Binding("value", value=node.value, annotation=node.annotation, scope=scope)  # type: ignore[attr-defined]
+                self.bind(scope, target.id, binding)
             else:
-                other(target)
+                self.other(scope, target)
         elif kind is ast.NamedExpr:
-            add(node.target.id, Binding("value", value=node.value))  # type: ignore[attr-defined]
-        elif kind in (ast.AugAssign, ast.For, ast.AsyncFor):
-            other(node.target)  # type: ignore[attr-defined]
+            home = scope
+            while home.kind == "comprehension" and home.parent is not None:
+                home = home.parent  # PEP 572: binds in the enclosing function
+            self.bind(home, node.target.id, Binding("value", value=node.value, scope=scope))  # type: ignore[attr-defined]
+        elif kind in _OTHER_TARGETS:
+            self.other(scope, node.target)  # type: ignore[attr-defined]
         elif kind is ast.withitem and node.optional_vars is not None:  # type: ignore[attr-defined]
-            other(node.optional_vars)  # type: ignore[attr-defined]
-        elif kind is ast.comprehension:
-            other(node.target)  # type: ignore[attr-defined]
-    return found
+            self.other(scope, node.optional_vars)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+            self.bind(scope, node.name, Binding("other", scope=scope))  # type: ignore[attr-defined]
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:  # type: ignore[attr-defined]
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                if bound != "*":
+                    self.bind(scope, bound, Binding("other", scope=scope))
+            return
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            scope.declared.update(node.names)  # type: ignore[attr-defined]
+            return
+        for field in _fields(kind):
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item, scope)
+            elif isinstance(value, ast.AST):
+                self.visit(value, scope)
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_OTHER_TARGETS = (ast.AugAssign, ast.For, ast.AsyncFor)

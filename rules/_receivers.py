@@ -39,7 +39,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from migrator.astfacts import Facts, dotted
+from migrator.astfacts import AstScope, Facts, dotted
 from migrator.context import Context
 from migrator.scope import Scope, dotted_parts, fast_visit
 from rules._helpers import ScopeBodyVisitor, target_names
@@ -720,14 +720,16 @@ ARRAY_TYPE_TAILS = frozenset(name.rsplit(".", 1)[-1] for name in ARRAY_TYPES | G
 _SHARD_LISTS = ("addressable_shards", "global_shards", "local_shards")
 
 
-def ast_may_tie(facts: Facts, expr: ast.AST, seen: FrozenSet[str] = frozenset()) -> bool:
-    """Could :func:`receiver_tie` find ``expr`` tied?  An over-approximation on ``ast`` facts
-    (every scope merged, *some* binding of a name instead of every one): False only when no
-    reading of the module ties it."""
+def ast_may_tie(facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: FrozenSet[str] = frozenset()) -> bool:
+    """Could :func:`receiver_tie` find ``expr`` (read in ``scope``) tied?  An
+    over-approximation on ``ast`` facts (*some* binding of a name instead of every one, any
+    resolution of an import): False only when no reading of the module ties it.  Call
+    ``facts.scopes()`` first and answer True yourself when it is None."""
     kind = type(expr)
     if kind is ast.Call:
         func = expr.func  # type: ignore[attr-defined]
-        for qualname in facts.qualnames(func):
+        qualnames = facts.qualnames(func)
+        for qualname in qualnames:
             if qualname in GDA_CONSTRUCTORS:
                 return True
             if (
@@ -737,47 +739,68 @@ def ast_may_tie(facts: Facts, expr: ast.AST, seen: FrozenSet[str] = frozenset())
                 and _array_producer_name(qualname)
             ):
                 return True
+        if qualnames:
+            head = dotted(func)[0]  # type: ignore[index]
+            if not any(b.kind != "other" for b in facts.bindings(head, scope)):
+                return False  # only an import: receiver_tie stops at its qualified name
         if type(func) is ast.Attribute and func.attr not in NOT_ARRAY_METHODS:
-            return ast_may_tie(facts, func.value, seen)
+            return ast_may_tie(facts, func.value, scope, seen)
         if type(func) is ast.Call:  # jax.jit(f)(x)
-            return True
+            return _ast_wrapper(facts, func)
         if type(func) is ast.Name:  # a jitted function of this module
-            for binding in facts.bindings(func.id):
-                if binding.kind == "def" and getattr(binding.value, "decorator_list", None):
+            for binding in facts.bindings(func.id, scope):
+                if binding.kind == "def" and any(_ast_wrapper(facts, d) for d in getattr(binding.value, "decorator_list", ())):
                     return True
-                if binding.kind == "value" and type(binding.value) is ast.Call:
+                if binding.kind == "value" and binding.value is not None and _ast_wrapper(facts, binding.value):
                     return True
         return False
     if kind is ast.Subscript:
-        return ast_may_tie(facts, expr.value, seen)  # type: ignore[attr-defined]
+        return ast_may_tie(facts, expr.value, scope, seen)  # type: ignore[attr-defined]
     if kind is ast.Name:
         ident = expr.id  # type: ignore[attr-defined]
         if ident in seen:
             return False  # a tie through a cycle also exists without it
         seen = seen | {ident}
-        for binding in facts.bindings(ident):
+        for binding in facts.bindings(ident, scope):
             if binding.annotation is not None and _ast_annotation_may_tie(binding.annotation):
                 return True
-            if binding.kind == "value" and binding.value is not None and ast_may_tie(facts, binding.value, seen):
+            if (
+                binding.kind == "value"
+                and binding.value is not None
+                and ast_may_tie(facts, binding.value, binding.scope, seen)
+            ):
                 return True
         return False
     if kind is ast.NamedExpr:
-        return ast_may_tie(facts, expr.value, seen)  # type: ignore[attr-defined]
+        return ast_may_tie(facts, expr.value, scope, seen)  # type: ignore[attr-defined]
     if kind is ast.BinOp:
-        return ast_may_tie(facts, expr.left, seen) or ast_may_tie(facts, expr.right, seen)  # type: ignore[attr-defined]
+        return ast_may_tie(facts, expr.left, scope, seen) or ast_may_tie(facts, expr.right, scope, seen)  # type: ignore[attr-defined]
     if kind is ast.UnaryOp:
-        return ast_may_tie(facts, expr.operand, seen)  # type: ignore[attr-defined]
+        return ast_may_tie(facts, expr.operand, scope, seen)  # type: ignore[attr-defined]
     if kind is ast.Attribute:
         inner = expr.value  # type: ignore[attr-defined]
         if expr.attr in ARRAY_PROPERTIES:  # type: ignore[attr-defined]
-            return ast_may_tie(facts, inner, seen)
+            return ast_may_tie(facts, inner, scope, seen)
         if (
             expr.attr == "data"  # type: ignore[attr-defined]
             and type(inner) is ast.Subscript
             and type(inner.value) is ast.Attribute
             and inner.value.attr in _SHARD_LISTS
         ):
-            return ast_may_tie(facts, inner.value.value, seen)
+            return ast_may_tie(facts, inner.value.value, scope, seen)
+    return False
+
+
+def _ast_wrapper(facts: Facts, expr: ast.AST) -> bool:
+    """``jax.jit``, ``jax.jit(...)``, ``partial(jax.jit, ...)`` (as :func:`_wrapper_of`)."""
+    if facts.qualnames(expr) & JIT_WRAPPERS:
+        return True
+    if type(expr) is ast.Call:
+        func_names = facts.qualnames(expr.func)  # type: ignore[attr-defined]
+        if func_names & JIT_WRAPPERS:
+            return True
+        if func_names & PARTIALS and expr.args:  # type: ignore[attr-defined]
+            return bool(facts.qualnames(expr.args[0]) & JIT_WRAPPERS)  # type: ignore[attr-defined]
     return False
 
 

@@ -117,8 +117,10 @@ class GdaAttributes(Rule):
             return True
         if ast_imports_gda(facts):
             return True
+        if facts.scopes() is None:
+            return True
         return any(
-            ast_may_tie(facts, node.value)
+            ast_may_tie(facts, node.value, facts.scope_of(node))
             for attr in ("mesh", "mesh_axes")
             for node in facts.attribute_nodes.get(attr, ())
         )

@@ -135,6 +135,8 @@ class WithMesh(Rule):
 
     def ast_gate(self, facts: Facts) -> bool:
         # `with Mesh(...)`, or `with name:` where some binding of `name` is a Mesh call
+        if facts.scopes() is None:
+            return True
         for item in facts.with_items:
             expr = item.context_expr
             if type(expr) is ast.Call and facts.qualnames(expr.func) & MESH_MAKERS:
