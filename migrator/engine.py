@@ -292,6 +292,7 @@ def _run_rounds(
     added_imports: Set[str] = set()
     suppressions = find_suppressions(text)
     file_state: Dict[str, object] = {}
+    enabled: Set[Rule] = set(plan.rules)  # the rules gate 2 let through; see _dispatch
     for _round in range(MAX_ROUNDS):
         if _round == 1:
             # A rewrite can make work for a rule the gates excluded: from the second round
@@ -310,7 +311,7 @@ def _run_rounds(
             originally_used = used - unused
         ctx = Context(module, analysis, settings, settings.target, suppressions)
         ctx.file_state = file_state
-        _dispatch(ctx, analysis, plan)
+        _dispatch(ctx, analysis, plan, enabled)
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
             _report_exported_legacy(ctx, analysis, plan)
@@ -359,7 +360,11 @@ def _paths_to(ctx: Context, nodes: Iterable[cst.CSTNode]) -> Set[int]:
     return wanted
 
 
-def _dispatch(ctx: Context, analysis: Analysis, plan: Plan) -> None:
+def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) -> None:
+    """Calls every rule hook on this round's sites.  ``enabled`` (kept across rounds, and
+    updated here) holds the rules whose ``visit_module`` runs: the ones gate 2 let through,
+    and any rule that later finds one of its sites (guarded ones included) or a legacy-module
+    import in the rewritten tree, the gate's own criterion."""
     def call(rule: Rule, site_node: cst.CSTNode, hook, *args) -> None:  # noqa: ANN001
         ctx.begin(rule)
         try:
@@ -373,29 +378,43 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan) -> None:
                 f"internal error in rule {rule.code}: {type(error).__name__}: {error}"
             ) from error
 
+    present = enabled
     for site in analysis.name_sites:
-        if site.guarded:
-            continue
         if isinstance(site.node, cst.ImportAlias):
             qualname: Optional[str] = ".".join(site.parts or ())
         else:
             qualname = ctx.qualname(site.node, site.scope)
-        for rule in plan.by_name.get(qualname or "", ()):
-            call(rule, site.node, rule.visit_name, NameSite(site, qualname))  # type: ignore[arg-type]
-    for site in analysis.attribute_sites:
+        rules = plan.by_name.get(qualname or "", ())
+        present.update(rules)
         if not site.guarded:
-            for rule in plan.by_attribute.get(site.node.attr.value, ()):  # type: ignore[attr-defined]
+            for rule in rules:
+                call(rule, site.node, rule.visit_name, NameSite(site, qualname))  # type: ignore[arg-type]
+    for site in analysis.attribute_sites:
+        rules = plan.by_attribute.get(site.node.attr.value, ())  # type: ignore[attr-defined]
+        present.update(rules)
+        if not site.guarded:
+            for rule in rules:
                 call(rule, site.node, rule.visit_attribute, site.node)
     for site in analysis.keyword_sites:
+        rules = plan.by_keyword.get(site.node.keyword.value, ())  # type: ignore[attr-defined]
+        present.update(rules)
         if not site.guarded and isinstance(site.parent, cst.Call):
-            for rule in plan.by_keyword.get(site.node.keyword.value, ()):  # type: ignore[attr-defined]
+            for rule in rules:
                 call(rule, site.node, rule.visit_keyword, site.node, site.parent)
     for site in analysis.string_sites:
+        rules = plan.by_string.get(site.node.evaluated_value, ())  # type: ignore[attr-defined]
+        present.update(rules)
         if not site.guarded:
-            for rule in plan.by_string.get(site.node.evaluated_value, ()):  # type: ignore[attr-defined]
+            for rule in rules:
                 call(rule, site.node, rule.visit_string, site.node)
     for rule in plan.rules:
-        if type(rule).visit_module is not Rule.visit_module:
+        if type(rule).visit_module is Rule.visit_module:
+            continue
+        if rule in enabled or (
+            rule.legacy_modules
+            and any(_under(b.qualname or "", rule.legacy_modules) for b in analysis.imports)
+        ):
+            enabled.add(rule)
             call(rule, ctx.module, rule.visit_module)
 
 

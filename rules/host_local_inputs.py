@@ -66,7 +66,10 @@ class HostLocalInputs(Rule):
     safety = Safety.UNSAFE
     needs_jax = "0.4.1"
     catalog = ("PJ-1", "MH-1", "MH-2")
-    # trigger words only: jax.process_index() / jax.process_count() / jax.distributed.initialize()
+    # sites only (the work is in visit_module): jax.process_index() / jax.process_count() /
+    # jax.distributed.initialize(), also imported by name (`from jax import process_index`)
+    names = MULTI_PROCESS
+    names_are_legacy = False  # current APIs: their imports are never removed as legacy
     attributes = frozenset({"process_index", "process_count", "initialize"})
     doc = """
     **What it does.** In a multi-process program (the file calls `jax.distributed.initialize`,
