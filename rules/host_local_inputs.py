@@ -264,14 +264,10 @@ class HostLocalInputs(Rule):
     def _decorated_defs(ctx: Context) -> List[str]:
         """``@jax.jit`` / ``@pjit`` without arguments."""
         found: List[str] = []
-
-        class _Defs(cst.CSTVisitor):
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-                for decorator in node.decorators:
-                    if qualname_of(ctx, decorator.decorator, ctx.scope_of(node)) in JIT_NAMES:
-                        found.append(node.name.value)
-
-        ctx.module.visit(_Defs())
+        for node in ctx.nodes(cst.FunctionDef):  # the analysis traversal's index, in order
+            for decorator in node.decorators:  # type: ignore[attr-defined]
+                if qualname_of(ctx, decorator.decorator, ctx.scope_of(node)) in JIT_NAMES:
+                    found.append(node.name.value)  # type: ignore[attr-defined]
         return found
 
     def _global_value(self, ctx: Context, value: cst.BaseExpression, scope: Scope, jitted: frozenset) -> bool:
