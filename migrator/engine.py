@@ -134,15 +134,20 @@ class Plan:
                     rules.remove(rule)
         return tuple(rules)
 
-    def wanted_by(self, rule: Rule, facts: Facts) -> bool:
-        """Gate 2 for one rule: one of its sites occurs and its own ``ast_gate`` agrees."""
+    @staticmethod
+    def has_site(rule: Rule, facts: Facts) -> bool:
+        """One of the rule's names, attributes, keywords, strings or legacy modules occurs."""
         return bool(
             rule.names & facts.names
             or rule.attributes & facts.attributes
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
             or any(_under(q, rule.legacy_modules) for q in facts.imports)
-        ) and rule.ast_gate(facts)
+        )
+
+    def wanted_by(self, rule: Rule, facts: Facts) -> bool:
+        """Gate 2 for one rule: one of its sites occurs and its own ``ast_gate`` agrees."""
+        return self.has_site(rule, facts) and rule.ast_gate(facts)
 
     def owner(self, qualname: str) -> Optional[str]:
         for rule in self.rules:
@@ -378,32 +383,31 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) 
                 f"internal error in rule {rule.code}: {type(error).__name__}: {error}"
             ) from error
 
-    present = enabled
     for site in analysis.name_sites:
         if isinstance(site.node, cst.ImportAlias):
             qualname: Optional[str] = ".".join(site.parts or ())
         else:
             qualname = ctx.qualname(site.node, site.scope)
         rules = plan.by_name.get(qualname or "", ())
-        present.update(rules)
+        enabled.update(rules)
         if not site.guarded:
             for rule in rules:
                 call(rule, site.node, rule.visit_name, NameSite(site, qualname))  # type: ignore[arg-type]
     for site in analysis.attribute_sites:
         rules = plan.by_attribute.get(site.node.attr.value, ())  # type: ignore[attr-defined]
-        present.update(rules)
+        enabled.update(rules)
         if not site.guarded:
             for rule in rules:
                 call(rule, site.node, rule.visit_attribute, site.node)
     for site in analysis.keyword_sites:
         rules = plan.by_keyword.get(site.node.keyword.value, ())  # type: ignore[attr-defined]
-        present.update(rules)
+        enabled.update(rules)
         if not site.guarded and isinstance(site.parent, cst.Call):
             for rule in rules:
                 call(rule, site.node, rule.visit_keyword, site.node, site.parent)
     for site in analysis.string_sites:
         rules = plan.by_string.get(site.node.evaluated_value, ())  # type: ignore[attr-defined]
-        present.update(rules)
+        enabled.update(rules)
         if not site.guarded:
             for rule in rules:
                 call(rule, site.node, rule.visit_string, site.node)
@@ -414,7 +418,6 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) 
             rule.legacy_modules
             and any(_under(b.qualname or "", rule.legacy_modules) for b in analysis.imports)
         ):
-            enabled.add(rule)
             call(rule, ctx.module, rule.visit_module)
 
 

@@ -13,19 +13,12 @@ import pytest
 
 from migrator import Settings
 from migrator.astfacts import ast_facts
-from migrator.engine import _run_rounds, make_plan
+from migrator.engine import Plan, _run_rounds, make_plan
 from migrator.rule import all_rules
 from tests.fixture_support import FIXTURES, fixture_settings
 
 
-def _site_wanted(rule, facts) -> bool:  # noqa: ANN001  (gate 2 without the rule's own refinement)
-    return bool(
-        rule.names & facts.names
-        or rule.attributes & facts.attributes
-        or rule.keywords & facts.keywords
-        or rule.strings & facts.strings
-        or any(q == m or q.startswith(m + ".") for q in facts.imports for m in rule.legacy_modules)
-    )
+_site_wanted = Plan.has_site  # gate 2 without the rule's own refinement
 
 
 def _gated_out(text: str, settings: Settings) -> List[object]:
