@@ -298,7 +298,10 @@ class _Scopes:
                 self.other(inner, generator.target)
             for field in _fields(kind):
                 value = getattr(node, field)
-                self.visit_all(value, inner) if type(value) is list else self.visit(value, inner)
+                if type(value) is list:
+                    self.visit_all(value, inner)
+                else:
+                    self.visit(value, inner)
             return
         if kind is ast.Attribute:
             self.scope_of[id(node)] = scope
