@@ -33,6 +33,7 @@ from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
 from migrator.scope import Analysis, Interest, analyze
 from migrator.settings import Settings
+from migrator.textgate import admitted
 
 if TYPE_CHECKING:  # pragma: no cover
     from migrator.cache import ResultCache
@@ -113,7 +114,12 @@ class Plan:
     substrings: Tuple[str, ...]  # string-literal trigger words: searched as substrings
 
     def prefilter(self, text: str) -> Tuple[Rule, ...]:
-        """The rules whose trigger words occur in ``text`` outside their modern spellings.
+        """The rules whose trigger words occur in ``text`` outside their modern spellings."""
+        return self.prefilter_hits(text)[0]
+
+    def prefilter_hits(self, text: str) -> Tuple[Tuple[Rule, ...], FrozenSet[str]]:
+        """Gate 1: the rules whose trigger words occur in ``text`` outside their modern
+        spellings, and the trigger words that occur.
 
         A name, attribute or keyword is only written as a whole identifier, so those words are
         looked up among the text's identifier-like tokens (one regex pass, and ``tree_map``
@@ -123,7 +129,7 @@ class Plan:
             if word in text:
                 hits.add(word)
         if not hits:
-            return ()
+            return (), frozenset()
         rules = [rule for rule in self.rules if rule.trigger_words & hits]
         if "jax" not in text:
             rules = [rule for rule in rules if not rule.needs_jax_import]
@@ -132,7 +138,7 @@ class Plan:
                 masked = mask.sub("", text)
                 if not any(word in masked for word in rule.trigger_words & hits):
                     rules.remove(rule)
-        return tuple(rules)
+        return tuple(rules), frozenset(hits)
 
     @staticmethod
     def has_site(rule: Rule, facts: Facts) -> bool:
@@ -231,7 +237,9 @@ def migrate_source(
     """
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
-    candidates = plan.prefilter(text)
+    candidates, hits = plan.prefilter_hits(text)
+    if candidates and len(text) <= MAX_PARSE_CHARS:
+        candidates = admitted(text, candidates, hits)  # gate 1b: written as a site?
     if not candidates:
         return Result(text, text, [], [])
     if cache is None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 import textwrap
 from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Optional, Tuple
 
+from migrator.textgate import TextGate, WordSites, word_sites
 from migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -125,6 +127,13 @@ class Rule:
         gates bypassed and fails if a rule acts where its gate said False."""
         return True
 
+    def text_gate(self, gate: TextGate) -> bool:
+        """Gate 1b, refined: False only when the rule certainly does nothing in a file whose text
+        reads like this (:class:`migrator.textgate.TextGate`), so not even ``ast`` parses it for
+        this rule.  It must over-approximate :meth:`ast_gate`; ``tests/test_gates.py`` checks
+        that it says True wherever gate 2 does."""
+        return True
+
     def visit_name(self, site: "NameSite", ctx: "Context") -> None:
         """A reference (or ``from`` import) of one of :attr:`names`."""
 
@@ -141,6 +150,11 @@ class Rule:
         """Called once per file after the sites, for rules that look at the whole module."""
 
     # -- helpers --------------------------------------------------------------------------
+    @functools.cached_property
+    def word_sites(self) -> Dict[str, WordSites]:
+        """What each trigger word stands for, for gate 1b (:mod:`migrator.textgate`)."""
+        return word_sites(self)
+
     @property
     def trigger_words(self) -> FrozenSet[str]:
         """Words one of which must occur in a file for this rule to have anything to do."""

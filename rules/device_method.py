@@ -13,6 +13,7 @@ import libcst as cst
 from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
+from migrator.textgate import TextGate
 from rules._receivers import FIX, REPORT, ast_called_without_arguments, decide, receiver_of_method
 
 MODERN = "next(iter(x.devices()))"
@@ -82,6 +83,9 @@ class DeviceMethod(Rule):
             """,
         ),
     )
+
+    def text_gate(self, gate: TextGate) -> bool:
+        return gate.of("device").empty_call  # ``.device()``, as ast_gate below asks
 
     def ast_gate(self, facts: Facts) -> bool:
         return ast_called_without_arguments(facts, "device")  # the .device property is modern

@@ -22,6 +22,7 @@ import libcst as cst
 from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
+from migrator.textgate import TextGate
 from migrator.scope import Scope
 from migrator.version import parse_version
 from rules._pjit import (
@@ -128,6 +129,9 @@ class HostLocalInputs(Rule):
             unsafe_fixes=True,
         ),
     )
+
+    def text_gate(self, gate: TextGate) -> bool:
+        return gate.of("in_shardings").keyword or gate.of("in_axis_resources").keyword
 
     def ast_gate(self, facts: Facts) -> bool:
         # a multi-process call, and a jit/pjit call with in_shardings/in_axis_resources

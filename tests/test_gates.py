@@ -15,6 +15,7 @@ from migrator import Settings
 from migrator.astfacts import ast_facts
 from migrator.engine import Plan, _run_rounds, make_plan
 from migrator.rule import all_rules
+from migrator.textgate import admitted
 from tests.fixture_support import FIXTURES, fixture_settings
 
 
@@ -129,3 +130,139 @@ def test_gate_decisions(code, source, expected):
 def test_a_gated_out_case_really_needs_nothing(code, source, expected):
     rule = all_rules()[code]
     assert _acts(rule, source, Settings(unsafe_fixes=True)) == []
+
+
+# -- gate 1b: the text gate (migrator.textgate) -----------------------------------------------
+def _text_misses(label: str, text: str, settings: Settings) -> List[str]:
+    """Rules gate 2 would let through that the text gate turns away (there must be none)."""
+    plan = make_plan(tuple(settings.active_rules()))
+    candidates, hits = plan.prefilter_hits(text)
+    facts = ast_facts(text)
+    if not candidates or facts is None:
+        return []
+    kept = admitted(text, candidates, hits)
+    return [f"{label}: {r.code}" for r in candidates if plan.wanted_by(r, facts) and r not in kept]
+
+
+def _respellings(text: str) -> Iterable[Tuple[str, str]]:
+    """The same program written differently: other line endings, spaced dots, comment lines
+    (with quotes) between every pair of lines, backslash continuations before every dot."""
+    import io
+    import tokenize
+
+    yield "crlf", text.replace("\n", "\r\n")
+    yield "cr", text.replace("\n", "\r")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def at(position: Tuple[int, int]) -> int:
+        return offsets[position[0] - 1] + position[1]
+
+    def edit(inserts: List[Tuple[int, str]]) -> str:
+        out, last = [], 0
+        for index, piece in sorted(inserts):
+            out += [text[last:index], piece]
+            last = index
+        return "".join(out) + text[last:]
+
+    dots = [t for t in tokens if t.type == tokenize.OP and t.string == "."]
+    yield "spaced dots", edit([(at(t.start), " ") for t in dots] + [(at(t.end), " ") for t in dots])
+    ends = [t for t in tokens if t.type in (tokenize.NEWLINE, tokenize.NL) and t.string]
+    yield "comment lines", edit([(at(t.end), "# it's \"#\" here\n") for t in ends])
+    yield "continued dots", edit([(at(t.start), "\\\n") for t in dots])
+
+
+def test_text_gate_keeps_what_gate_2_keeps_on_every_fixture():
+    """Gate 1b must over-approximate gate 2: on every fixture input, written several ways."""
+    misses, checked = [], 0
+    for label, text, settings in _fixture_inputs():
+        for how, variant in [("as is", text), *_respellings(text)]:
+            checked += 1
+            misses += _text_misses(f"{label} ({how})", variant, settings)
+    assert checked > 1000
+    assert not misses, "the text gate turned away a rule gate 2 keeps:\n" + "\n".join(misses)
+
+
+def test_text_gate_keeps_what_gate_2_keeps_on_the_installed_jax_sources():
+    import jax
+
+    root = Path(jax.__file__).parent
+    settings = Settings(unsafe_fixes=True)
+    misses = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        misses += _text_misses(str(path.relative_to(root)), text, settings)
+    assert not misses, "the text gate turned away a rule gate 2 keeps:\n" + "\n".join(misses)
+
+
+def test_text_gate_turns_away_most_modern_files():
+    """The point of gate 1b: on real modern code it spares ``ast`` most prefilter hits."""
+    import jax
+
+    root = Path(jax.__file__).parent
+    plan = make_plan(tuple(Settings().active_rules()))
+    hit = kept = 0
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        candidates, words = plan.prefilter_hits(text)
+        if candidates:
+            hit += 1
+            kept += bool(admitted(text, candidates, words))
+    assert hit > 100 and kept < hit / 2, (hit, kept)
+
+
+TEXT_CASES = [
+    # (rule, source, the text gate keeps the rule); every case holds a trigger word
+    ("JAX701", "import jax\njax.tree_util.tree_map(f, x)\n", False),
+    ("JAX701", "import jax\njax.tree_map(f, x)\n", True),
+    ("JAX701", "import jax\n(jax  # a comment\n .tree_map)(f, x)\n", True),
+    ("JAX701", "import jax\n(jax\n # a 'quoted' comment line\n .tree_map)(f, x)\n", True),
+    ("JAX701", "import jax\njax.\\\ntree_map(f, x)\n", True),
+    ("JAX701", "import jax as j\nj.tree_map(f, x)\n", True),
+    ("JAX701", "import jax.numpy as j\nj.tree_map(f, x)\n", False),
+    ("JAX701", "from jax import (\n    numpy,  # it's\n    tree_map,\n)\n", True),
+    ("JAX701", "from jax import numpy as np, tree_map as tm\n", True),
+    ("JAX701", "from jax.tree_util import tree_map\n", False),
+    ("JAX701", "import jax\nfrom . import tree_map\n", False),
+    ("JAX701", "import jax\ndef f(tree_map):\n    return g(x, tree_map)\n", False),
+    ("JAX701", "jax.tree_map(f, x)\n", False),  # gate 2 resolves no unimported head
+    ("JAX701", "import jax\r\njax.tree_map(f, x)\r\n", True),
+    ("JAX701", "import jax\rjax.tree_map(f, x)\r", True),
+    ("JAX701", "import jax\ns = 'x#y'; (jax  # note\n .tree_map)\n", True),  # cannot tell: keep
+    ("JAX502", "import jax\njax.config.update('jax_enable_x64', True)\n", False),
+    ("JAX502", "from jax.config import config\n", True),
+    ("JAX502", "import jax.config\n", True),
+    ("JAX502", "from jax import config\n", True),
+    ("JAX502", "import jax\nself.config = config\n", False),
+    ("JAX404", "import jax\nx.device\n", False),
+    ("JAX404", "import jax\nx.device(0)\n", False),
+    ("JAX404", "import jax\nx.device ( # now\n )\n", True),
+    ("JAX203", "import jax\njax.process_index()\njax.jit(f)\n", False),
+    ("JAX203", "import jax\njax.process_index()\njax.jit(f, in_shardings\n=s)\n", True),
+    ("JAX203", "import jax\njax.process_index()\nif in_shardings == s: pass\n", False),
+    ("JAX501", "import os\nos.environ['JAX_ARRAY'] = '1'\n", True),
+    ("JAX501", "import jax\njax_array = 1\n", False),
+    ("JAX501", "import jax\njax.config.update(f'jax_array', True)\n", True),
+    ("JAX806", "import jax\nfrom jax._src.lib import xla_client\n", False),
+    ("JAX806", "import jax\nfrom jax.lib import xla_client\n", True),
+    ("JAX806", "import jax\nimport jax.lib.xla_client as xc\n", True),
+    ("JAX806", "import jax\nx = jax.lib.xla_client\n", True),
+]
+
+
+@pytest.mark.parametrize("code, source, expected", TEXT_CASES)
+def test_text_gate_decisions(code, source, expected):
+    rule = all_rules()[code]
+    plan = make_plan((rule,))
+    candidates, hits = plan.prefilter_hits(source)
+    assert candidates == (rule,), "the case must hold one of the rule's trigger words"
+    assert bool(admitted(source, candidates, hits)) is expected
+    facts = ast_facts(source)
+    if not expected:  # what the text gate turns away, gate 2 turns away too
+        assert not plan.wanted_by(rule, facts)

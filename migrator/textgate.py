@@ -1,0 +1,407 @@
+"""Gate 1b: is a trigger word written where it could make one of a rule's sites?
+
+The prefilter (gate 1) only knows that a word such as ``config`` or ``tree_map`` occurs.  Most
+modern code writes those words where no rule cares (``jax.tree_util.tree_map``,
+``self.config``, ``f(mesh)``), and each such file used to cost a CPython ``ast.parse`` before
+gate 2 could say so.  This module reads the few tokens around each occurrence instead and answers
+the question gate 2's ``Plan.has_site`` asks, with an over-approximation that never says "no"
+where ``has_site`` (computed by :func:`migrator.astfacts.ast_facts`) would say "yes":
+
+- gate 2 resolves a qualified name ``P.w`` (``jax.tree_map``) only through an import statement
+  (``from P import w``, ``import P.w``) or an attribute chain ``h. ... .w`` whose head ``h`` an
+  import statement binds.  So an occurrence counts when it sits in an import list whose module
+  makes ``P.w``, or ends a chain whose head some import binds and whose previous part is the
+  last part of ``P`` (or, for ``h.w``, whose head is bound to something named like it);
+- a legacy module counts only where an import statement names it (gate 2 looks at imports);
+- an attribute site is preceded by a dot, a keyword site followed by ``=``, a string site is
+  written between quotes.
+
+Blank lines, comments and backslash continuations between tokens are skipped; where the text
+cannot tell (a trailing comment on a line that also holds quotes), the answer is "yes".  Words
+inside strings and comments are read like code, which can only add "yes" answers.
+``tests/test_gates.py`` checks the over-approximation on every fixture and installed jax module.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+_IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_BLANK = " \t\f"
+_UNKNOWN = -2  # _previous: the preceding token cannot be told from the text
+_START = -1  # _previous: nothing precedes (start of the file)
+_CHAIN_LIMIT = 32
+# what can sit right before / after a string constant's whole value: quotes, and the braces and
+# colon of an f-string's literal parts and format specs; a backslash-newline inside the quotes
+_OPENS_STRING = frozenset("'\"}:")
+_CLOSES_STRING = frozenset("'\"{}\\")
+
+
+def _ident_char(c: str) -> bool:
+    return c in _IDENT or (c >= "\x80" and ("a" + c).isidentifier())
+
+
+def _previous(text: str, i: int) -> int:
+    """Index of the last significant character before ``i``, skipping blanks, blank lines,
+    comment-only lines, trailing comments and backslash continuations; _START or _UNKNOWN."""
+    j = i - 1
+    while True:
+        while j >= 0 and text[j] in _BLANK:
+            j -= 1
+        if j < 0:
+            return _START
+        c = text[j]
+        if c != "\n" and c != "\r":
+            return j
+        end = j - 1 if (c == "\n" and j > 0 and text[j - 1] == "\r") else j
+        start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+        hash_at = text.find("#", start, end)
+        if hash_at >= 0:
+            before = text[start:hash_at]
+            if before.strip(_BLANK) and ('"' in before or "'" in before):
+                return _UNKNOWN  # the '#' may sit in a string: where the line ends is unknown
+            end = hash_at  # a comment-only line becomes blank and is skipped below
+        j = end - 1
+        while j >= start and text[j] in _BLANK:
+            j -= 1
+        if j < start:  # a blank (or comment-only) line: keep going up
+            j = start - 1
+            continue
+        if text[j] == "\\":  # a continued line: keep going on the line above
+            j -= 1
+            continue
+        return j
+
+
+def _next(text: str, i: int) -> int:
+    """Index of the first significant character at or after ``i`` (blanks, newlines, comments
+    and continuations skipped), or len(text)."""
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c in _BLANK or c == "\n" or c == "\r" or c == "\\":
+            i += 1
+        elif c == "#":
+            newline = text.find("\n", i)
+            i = n if newline < 0 else newline
+        else:
+            return i
+    return n
+
+
+def _word_before(text: str, j: int) -> str:
+    """The identifier that ends at index ``j`` ('' if text[j] does not end one)."""
+    k = j
+    while k >= 0 and _ident_char(text[k]):
+        k -= 1
+    word = text[k + 1 : j + 1]
+    return "" if not word or word[0].isdigit() else word
+
+
+def _keyword_before(text: str, word: str, i: int) -> int:
+    """Start of the last whole ``word`` before index ``i``, or -1."""
+    j = text.rfind(word, 0, i)
+    n = len(text)
+    while j >= 0:
+        end = j + len(word)
+        if (j == 0 or not _ident_char(text[j - 1])) and (end >= n or not _ident_char(text[end])):
+            return j
+        j = text.rfind(word, 0, j)
+    return -1
+
+
+# -- import statements, read from the text --------------------------------------------------------
+_COMMENT = re.compile(r"#[^\r\n]*")
+_IMPORT_LIST = re.compile(r"[\w\s,.()\\]*")
+_IMPORT_REGION = re.compile(r"(?:[\w\s,.()\\]|#[^\r\n]*)*")
+_CONTINUATION = re.compile(r"\\(?:\r\n|\n|\r)")
+_MODULE = re.compile(r"\w+(?:\.\w+)*")
+_SEP = r"(?:[\s\\]|#[^\r\n#]*)*"  # no "#" inside a comment's match: one way to split "# ##"
+_IMPORTED = re.compile(rf"{_SEP}\(?{_SEP}(\w+(?:{_SEP}\.{_SEP}\w+)*)(?:{_SEP}\bas\b{_SEP}(\w+))?")
+_COMMA = re.compile(rf"{_SEP},")
+_DOTTED_BLANKS = re.compile(r"[\s\\]|#[^\r\n]*")
+
+
+def _from_module(text: str, start: int) -> Optional[str]:
+    """For the ``import`` keyword at ``start``: the module of a ``from M import`` ('' for a
+    plain ``import``, None for a relative ``from . import``)."""
+    head = _keyword_before(text, "from", start)
+    if head >= 0:
+        module = _CONTINUATION.sub("", text[head + 4 : start])
+        if "\n" not in module and "\r" not in module:
+            module = "".join(module.split())
+            if module.startswith("."):
+                return None
+            if _MODULE.fullmatch(module):
+                return module
+    return ""
+
+
+def _import_list(text: str, i: int) -> Optional[str]:
+    """If index ``i`` lies in the name list of an import statement: the module of a ``from``
+    import ('' for a plain ``import``); None if it does not, or the import is relative."""
+    start = _keyword_before(text, "import", i)
+    if start < 0 or _IMPORT_REGION.match(text, start + 6, i).end() != i:  # type: ignore[union-attr]
+        return None  # (a cheap first look, that stops at the first character no list holds)
+    names = _CONTINUATION.sub("", _COMMENT.sub("", text[start + 6 : i]))
+    if not _IMPORT_LIST.fullmatch(names):
+        return None
+    if "(" in names:  # a parenthesized list: nothing but blanks before '(' and no ')'
+        if names.split("(", 1)[0].strip() or ")" in names or names.count("(") > 1:
+            return None
+    elif "\n" in names or "\r" in names:
+        return None  # a new line outside parentheses: a later statement
+    return _from_module(text, start)
+
+
+def bound_names(text: str) -> Dict[str, Set[str]]:
+    """Every name an import statement in ``text`` binds -> the last parts of what it is bound to
+    (``import a.b`` binds a -> {a}; ``import a.b as c`` c -> {b}; ``from m import n as o``
+    o -> {n}).  Relative imports and imports inside strings are included: more is harmless."""
+    bound: Dict[str, Set[str]] = {}
+    start = _keyword_before(text, "import", len(text))
+    while start >= 0:
+        plain = _from_module(text, start) == ""
+        pos = start + 6
+        while True:
+            item = _IMPORTED.match(text, pos)
+            if item is None:
+                break
+            dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
+            alias = item.group(2)
+            if alias:
+                bound.setdefault(alias, set()).add(dotted[-1])
+            elif plain:
+                bound.setdefault(dotted[0], set()).add(dotted[0])
+            else:
+                bound.setdefault(dotted[-1], set()).add(dotted[-1])
+            comma = _COMMA.match(text, item.end())
+            if comma is None:
+                break
+            pos = comma.end()
+        start = _keyword_before(text, "import", start)
+    return bound
+
+
+# -- occurrences of one word --------------------------------------------------------------------
+FROM_HEAD = "<from>"
+
+
+class Occurrences:
+    """How the occurrences of one word are written."""
+
+    __slots__ = ("unknown", "after_dot", "chains", "imported_parents", "imported_from", "keyword",
+                 "empty_call", "quoted")  # fmt: skip
+
+    def __init__(self) -> None:
+        self.unknown = False  # some occurrence's surroundings cannot be told from the text
+        self.after_dot = False  # ``x.word`` (any x)
+        # (head, part before word, whether that part is the head) of ``head. ... .word``
+        self.chains: Set[Tuple[str, str, bool]] = set()
+        self.imported_parents: Set[str] = set()  # parts before word in chains inside imports
+        # ``from M import word`` -> M; ``import word`` -> ''; ``from word...`` -> FROM_HEAD
+        self.imported_from: Set[str] = set()
+        self.keyword = False  # ``word =`` (not ``==``)
+        self.empty_call = False  # ``.word()``
+        self.quoted = False  # ``"word"`` / ``'word'``
+
+
+def _in_import(text: str, head: int) -> bool:
+    """Does the dotted name starting at index ``head`` sit in an import statement?"""
+    j = _previous(text, head)
+    if j == _UNKNOWN:
+        return True
+    if j < 0:
+        return False
+    before = _word_before(text, j)
+    if before == "import" or before == "from":
+        return True
+    return (text[j] == "," or text[j] == "(") and _import_list(text, head) is not None
+
+
+def occurrences(text: str, word: str) -> Occurrences:
+    found = Occurrences()
+    size = len(word)
+    n = len(text)
+    i = text.find(word)
+    while i >= 0:
+        after = i + size
+        before_char = text[i - 1] if i else ""
+        if (not before_char or not _ident_char(before_char)) and (after >= n or not _ident_char(text[after])):
+            if before_char in _OPENS_STRING and after < n and text[after] in _CLOSES_STRING:
+                found.quoted = True
+            j = _previous(text, i)
+            if j == _UNKNOWN:
+                found.unknown = True
+                return found
+            if j >= 0 and text[j] == ".":
+                found.after_dot = True
+                if not _chain(text, j, found):
+                    found.unknown = True
+                    return found
+            elif j >= 0:
+                before = _word_before(text, j)
+                if before == "from":
+                    found.imported_from.add(FROM_HEAD)
+                elif text[j] == "," or text[j] == "(" or before == "import":
+                    module = _import_list(text, i)
+                    if module is not None:
+                        found.imported_from.add(module)
+            k = _next(text, after)
+            if k < n:
+                if text[k] == "=" and text[k + 1 : k + 2] != "=":
+                    found.keyword = True
+                elif text[k] == "(" and found.after_dot and j >= 0 and text[j] == ".":
+                    close = _next(text, k + 1)
+                    if close < n and text[close] == ")":
+                        found.empty_call = True
+        i = text.find(word, after)
+    return found
+
+
+def _chain(text: str, dot: int, found: Occurrences) -> bool:
+    """Record the chain ``head. ... .part.word`` whose last dot is at ``dot``; False if the text
+    cannot tell."""
+    parent = ""
+    j = dot
+    for length in range(1, _CHAIN_LIMIT + 1):
+        k = _previous(text, j)
+        if k == _UNKNOWN:
+            return False
+        if k < 0:
+            return True
+        name = _word_before(text, k)
+        if not name:
+            return True  # ``f().word``, ``x[0].word``: gate 2 resolves no name through these
+        parent = parent or name
+        start = k - len(name) + 1
+        j = _previous(text, start)
+        if j == _UNKNOWN:
+            return False
+        if j < 0 or text[j] != ".":
+            found.chains.add((name, parent, length == 1))
+            if _in_import(text, start):
+                found.imported_parents.add(parent)
+            return True
+    return False
+
+
+# -- what a rule would accept -------------------------------------------------------------------
+class WordSites:
+    """For one trigger word, what a rule would accept as a site spelled with it."""
+
+    __slots__ = ("attribute", "keyword", "string", "parents", "module_parents", "qualnames", "modules")
+
+    def __init__(self, modules: FrozenSet[str]) -> None:
+        self.attribute = False
+        self.keyword = False
+        self.string = False
+        self.parents: Set[str] = set()  # last part of P for each name site P.word ('' if none)
+        self.module_parents: Set[str] = set()  # the same, for each legacy module P.word
+        self.qualnames: Set[str] = set()  # the name sites and legacy modules P.word themselves
+        self.modules = modules  # the rule's legacy modules (an import under one is a site)
+
+    def imported(self, word: str, module: str) -> bool:
+        """Is ``from module import word`` (``import word`` for '') one of these sites?"""
+        if module == FROM_HEAD:
+            return "" in self.parents or "" in self.module_parents
+        qualname = f"{module}.{word}" if module else word
+        return qualname in self.qualnames or any(
+            qualname == m or qualname.startswith(m + ".") for m in self.modules
+        )
+
+
+def word_sites(rule: object) -> Dict[str, WordSites]:
+    """What a rule's trigger words stand for: attributes, keywords, strings, qualified names."""
+    table: Dict[str, WordSites] = {}
+    modules = frozenset(rule.legacy_modules)  # type: ignore[attr-defined]
+
+    def entry(word: str) -> WordSites:
+        return table.setdefault(word, WordSites(modules))
+
+    for qualnames, legacy in ((rule.names, False), (modules, True)):  # type: ignore[attr-defined]
+        for qualname in qualnames:
+            parent, _, word = qualname.rpartition(".")
+            site = entry(word)
+            (site.module_parents if legacy else site.parents).add(parent.rpartition(".")[2])
+            site.qualnames.add(qualname)
+    for word in rule.attributes:  # type: ignore[attr-defined]
+        entry(word).attribute = True
+    for word in rule.keywords:  # type: ignore[attr-defined]
+        entry(word).keyword = True
+    for word in rule.strings:  # type: ignore[attr-defined]
+        entry(word).string = True
+    return table
+
+
+class TextGate:
+    """One file's text, read lazily: which trigger words are written as which sites."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._seen: Dict[str, Occurrences] = {}
+        self._bound: Optional[Dict[str, Set[str]]] = None
+
+    def bound(self) -> Dict[str, Set[str]]:
+        if self._bound is None:
+            self._bound = bound_names(self.text)
+        return self._bound
+
+    def of(self, word: str) -> Occurrences:
+        """How ``word`` (an ASCII identifier) is written in the file."""
+        found = self._seen.get(word)
+        if found is None:
+            found = self._seen[word] = occurrences(self.text, word)
+        return found
+
+    def admits(self, sites: Dict[str, WordSites], words: Iterable[str]) -> bool:
+        """Is one of ``words`` written as one of ``sites``?"""
+        for word in words:
+            site = sites.get(word)
+            if site is None or (site.string and not _ASCII_WORD.fullmatch(word)):
+                return True  # a word this module cannot read: keep the rule
+            found = self.of(word)
+            if found.unknown:
+                return True
+            if site.string and found.quoted:
+                return True
+            if site.attribute and found.after_dot:
+                return True
+            if site.keyword and found.keyword:
+                return True
+            if any(site.imported(word, module) for module in found.imported_from):
+                return True
+            if site.module_parents & found.imported_parents:
+                return True
+            if site.parents and self._chain_resolves(found.chains, site.parents):
+                return True
+        return False
+
+    def _chain_resolves(self, chains: Set[Tuple[str, str, bool]], parents: Set[str]) -> bool:
+        bound = self.bound()
+        for head, parent, direct in chains:
+            targets = bound.get(head)
+            if targets is None:
+                continue  # gate 2 resolves a chain only through an imported head
+            if direct:  # ``head.word``: the head is bound to something named like P's last part
+                if targets & parents:
+                    return True
+            elif parent in parents:  # ``head. ... .parent.word``
+                return True
+        return False
+
+
+_ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def admitted(text: str, rules: Tuple[object, ...], hits: FrozenSet[str]) -> Tuple[object, ...]:
+    """The rules among ``rules`` with a trigger word in ``hits`` written as one of their sites,
+    and whose own :meth:`Rule.text_gate` agrees."""
+    gate = TextGate(text)
+    return tuple(
+        rule
+        for rule in rules
+        if gate.admits(rule.word_sites, rule.trigger_words & hits)  # type: ignore[attr-defined]
+        and rule.text_gate(gate)  # type: ignore[attr-defined]
+    )
