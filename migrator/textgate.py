@@ -191,12 +191,13 @@ FROM_HEAD = "<from>"
 class Occurrences:
     """How the occurrences of one word are written."""
 
-    __slots__ = ("unknown", "after_dot", "chains", "imported_parents", "imported_from", "keyword",
-                 "empty_call", "quoted")  # fmt: skip
+    __slots__ = ("unknown", "after_dot", "on_expression", "chains", "imported_parents", "imported_from",
+                 "keyword", "empty_call", "quoted")  # fmt: skip
 
     def __init__(self) -> None:
         self.unknown = False  # some occurrence's surroundings cannot be told from the text
         self.after_dot = False  # ``x.word`` (any x)
+        self.on_expression = False  # ``f().word``, ``x[0].word``, ``"s".word``: no name before
         # (head, part before word, whether that part is the head) of ``head. ... .word``
         self.chains: Set[Tuple[str, str, bool]] = set()
         self.imported_parents: Set[str] = set()  # parts before word in chains inside imports
@@ -269,11 +270,10 @@ def _chain(text: str, dot: int, found: Occurrences) -> bool:
         k = _previous(text, j)
         if k == _UNKNOWN:
             return False
-        if k < 0:
+        name = _word_before(text, k) if k >= 0 else ""
+        if not name:  # ``f().word``, ``x[0].word``: gate 2 resolves no name through these
+            found.on_expression = True
             return True
-        name = _word_before(text, k)
-        if not name:
-            return True  # ``f().word``, ``x[0].word``: gate 2 resolves no name through these
         parent = parent or name
         start = k - len(name) + 1
         j = _previous(text, start)
@@ -354,6 +354,20 @@ class TextGate:
         if found is None:
             found = self._seen[word] = occurrences(self.text, word)
         return found
+
+    def assigned(self, name: str) -> bool:
+        """Is ``name`` ever followed by ``=`` (not ``==``) or ``:``, as where an assignment, an
+        annotation or a walrus binds it?  (``name`` is an identifier.)"""
+        text, n, size = self.text, len(self.text), len(name)
+        i = text.find(name)
+        while i >= 0:
+            after = i + size
+            if (i == 0 or not _ident_char(text[i - 1])) and (after >= n or not _ident_char(text[after])):
+                k = _next(text, after)
+                if k < n and (text[k] == ":" or (text[k] == "=" and text[k + 1 : k + 2] != "=")):
+                    return True
+            i = text.find(name, after)
+        return False
 
     def admits(self, sites: Dict[str, WordSites], words: Iterable[str]) -> bool:
         """Is one of ``words`` written as one of ``sites``?"""

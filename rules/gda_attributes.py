@@ -14,7 +14,9 @@ import libcst as cst
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from migrator.astfacts import Facts
+from migrator.textgate import TextGate
 from rules._receivers import (
+    ARRAY_PROPERTIES,
     FILE,
     FIX,
     REPORT,
@@ -109,6 +111,25 @@ class GdaAttributes(Rule):
             """,
         ),
     )
+
+    def text_gate(self, gate: TextGate) -> bool:
+        # ast_gate below, read from the text: a .mesh/.mesh_axes receiver can only tie to an
+        # array if it is an expression (a call, a subscript), an attribute in ARRAY_PROPERTIES or
+        # ``.data``, or a name something assigns or annotates.
+        if gate.of("local_shards").after_dot or gate.of("local_data").after_dot:
+            return True
+        if "global_device_array" in gate.text:  # a GDA import, maybe
+            return True
+        for attr in ("mesh", "mesh_axes"):
+            found = gate.of(attr)
+            if found.unknown or found.on_expression:
+                return True
+            for head, parent, direct in found.chains:
+                if direct and gate.assigned(head):
+                    return True
+                if not direct and (parent in ARRAY_PROPERTIES or parent == "data"):
+                    return True
+        return False
 
     def ast_gate(self, facts: Facts) -> bool:
         # .local_shards / .local_data(i) are reported on any receiver, and so is anything in a

@@ -253,6 +253,14 @@ TEXT_CASES = [
     ("JAX806", "import jax\nfrom jax.lib import xla_client\n", True),
     ("JAX806", "import jax\nimport jax.lib.xla_client as xc\n", True),
     ("JAX806", "import jax\nx = jax.lib.xla_client\n", True),
+    ("JAX402", "import jax\ndef f(self):\n    return self.mesh\n", False),
+    ("JAX402", "import jax\ndef f(self: jax.Array):\n    return self.mesh\n", True),
+    ("JAX402", "import jax\ny = jax.device_put(1)\ny.mesh\n", True),
+    ("JAX402", "import jax\ndef f(s):\n    return s.sharding.mesh\n", False),
+    ("JAX402", "import jax\ndef f(s):\n    return s.T.mesh\n", True),
+    ("JAX402", "import jax\nf(x).mesh\n", True),
+    ("JAX402", "import jax\nx[0].mesh\n", True),
+    ("JAX402", "import jax\ndef f(x):\n    return x.local_shards\n", True),
 ]
 
 
