@@ -31,7 +31,7 @@ from migrator.context import (
 from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Interest, analyze
+from migrator.scope import Analysis, Interest, analyze, cached_children
 from migrator.settings import Settings
 from migrator.textgate import admitted
 
@@ -291,7 +291,8 @@ def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, 
         ) from None
     except RecursionError:
         raise SourceSyntaxError("too deeply nested for the parser") from None
-    output, fixes, findings = _run_rounds(module, text, plan, settings)
+    with cached_children():
+        output, fixes, findings = _run_rounds(module, text, plan, settings)
     if output != text:
         _verify_parses(output, ast_parsed=facts is not None)
     return Result(text, output, fixes, findings)

@@ -11,11 +11,12 @@ imports, makes the name unresolvable, so it is never rewritten.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import operator
 import re
 import weakref
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -672,8 +673,39 @@ def _prescan_aliases(analysis: Analysis, node: ImportNode) -> None:
 # two attribute hooks per field; a read-only pass only needs the children, in LibCST's order.
 
 
+# children() per file: nodes are immutable, and applying a round's edits keeps every unchanged
+# subtree, so the read-only passes of a round (analysis, parents, rule collectors) and the later
+# rounds find most lists here.  The cache holds the nodes, so an id is never reused while cached.
+_CHILDREN_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = None
+
+
+@contextlib.contextmanager
+def cached_children() -> Iterator[None]:
+    """Within this block, :func:`children` remembers what it found (one file at a time)."""
+    global _CHILDREN_CACHE
+    previous = _CHILDREN_CACHE
+    _CHILDREN_CACHE = {}
+    try:
+        yield
+    finally:
+        _CHILDREN_CACHE = previous
+
+
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The child nodes of ``node`` in the order a LibCST visitor visits them (source order)."""
+    """The child nodes of ``node`` in the order a LibCST visitor visits them (source order).
+    The list is shared: do not change it."""
+    cache = _CHILDREN_CACHE
+    if cache is not None:
+        hit = cache.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        found = _children(node)
+        cache[id(node)] = (node, found)
+        return found
+    return _children(node)
+
+
+def _children(node: cst.CSTNode) -> List[cst.CSTNode]:
     entry = _FIELDS.get(type(node))
     if entry is None or (entry[2] and any(_present(getattr(node, name)) for name in entry[2])):
         entry = _learn_fields(node)
