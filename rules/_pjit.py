@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from migrator.context import Context
-from migrator.scope import Scope, dotted_parts, fast_visit
+from migrator.scope import Scope, dotted_parts
 
 RENAMES = {"in_axis_resources": "in_shardings", "out_axis_resources": "out_shardings"}
 # pjit's legacy positional parameters after ``fun``, in order.
@@ -213,9 +213,8 @@ class ModuleFacts:
         self.withs: List[cst.With] = []
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
     def __init__(self, ctx: Context, facts: ModuleFacts) -> None:
-        super().__init__()
         self.ctx = ctx
         self.facts = facts
 
@@ -228,21 +227,20 @@ class _Collector(cst.CSTVisitor):
             elif isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 self.facts.attr_assigns.setdefault(t.attr.value, []).append(node)
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self.facts.name_loads.setdefault(node.value, []).append(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.facts.calls.append(node)
-
-    def visit_With(self, node: cst.With) -> None:
-        self.facts.withs.append(node)
 
 
 def module_facts(ctx: Context) -> ModuleFacts:
     facts = getattr(ctx, "_pjit_facts", None)
     if facts is None:
         facts = ModuleFacts()
-        fast_visit(ctx.module, _Collector(ctx, facts))
+        # What a full visit with _Collector's hooks would gather, from the round's node lists.
+        collector = _Collector(ctx, facts)
+        for assign in ctx.all_nodes(cst.Assign):
+            collector.visit_Assign(assign)  # type: ignore[arg-type]
+        for name in ctx.all_nodes(cst.Name):
+            facts.name_loads.setdefault(name.value, []).append(name)  # type: ignore[attr-defined]
+        facts.calls.extend(ctx.all_nodes(cst.Call))  # type: ignore[arg-type]
+        facts.withs.extend(ctx.all_nodes(cst.With))  # type: ignore[arg-type]
         ctx._pjit_facts = facts  # type: ignore[attr-defined]
     return facts
 

@@ -284,7 +284,7 @@ def module_facts(ctx: Context) -> ModuleFacts:
         state["receivers.imports_jax"] = imports_jax
         state["receivers.imports_gda"] = imports_gda
     collector = _ModuleCollector(ctx, module_scope)
-    fast_visit(ctx.module, collector)
+    collector.collect()
     facts = ModuleFacts(
         imports_jax=imports_jax,
         imports_gda=imports_gda,
@@ -303,9 +303,8 @@ _MULTIPROCESS = frozenset(
 )
 
 
-class _ModuleCollector(cst.CSTVisitor):
+class _ModuleCollector:
     def __init__(self, ctx: Context, module_scope: Scope) -> None:
-        super().__init__()
         self.ctx = ctx
         self.module_scope = module_scope
         self.uses_pmap = False
@@ -320,6 +319,24 @@ class _ModuleCollector(cst.CSTVisitor):
         # Names resolve at module level; good enough for facts about the whole file.
         head = self.module_scope.resolve_name(parts[0])
         return ".".join([head, *parts[1:]]) if head else None
+
+    def collect(self) -> None:
+        """What a full visit would gather, from the round's node lists (module-level defs and
+        assignments in source order, so a later binding of a name wins as it would)."""
+        ctx = self.ctx
+        for attribute in ctx.all_nodes(cst.Attribute):
+            self.visit_Attribute(attribute)  # type: ignore[arg-type]
+        for name in ctx.all_nodes(cst.Name):
+            self._name_fact(name)
+        for class_def in ctx.all_nodes(cst.ClassDef):
+            self.visit_ClassDef(class_def)  # type: ignore[arg-type]
+        for statement in ctx.module.body:
+            if isinstance(statement, cst.FunctionDef):
+                self.visit_FunctionDef(statement)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        self.visit_Assign(small)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._name_fact(node)
