@@ -17,7 +17,7 @@ from libcst._position import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
 
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Binding, Scope, Site, children, dotted_parts, fast_visit  # noqa: F401
+from migrator.scope import Analysis, Binding, Scope, Site, children, dotted_parts, fast_visit, subtree_cache  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
     from migrator.settings import Settings
@@ -131,6 +131,10 @@ class Context:
         if self._positions is None:
             self._positions = _Positions(self.module)
         return self._positions[node]
+
+    def generated_code(self) -> Optional[str]:
+        """The module's code, if this round's position pass generated it (else None)."""
+        return self._positions.text if self._positions is not None else None
 
     # -- per-round facts rules derive --------------------------------------------------------
     def memo(self, key: Any, factory: Callable[[], Any]) -> Any:
@@ -291,7 +295,32 @@ def all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
 
 def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
     """id(node) -> parent, and type -> nodes in source order (LibCST's visiting order), for
-    every node under ``module`` (see :func:`migrator.scope.children`)."""
+    every node under ``module`` (see :func:`migrator.scope.children`).
+
+    Inside :func:`migrator.scope.cached_children`, a module's top-level statements are walked
+    once per file: a later round reuses what an unchanged statement held."""
+    cache = subtree_cache()
+    if cache is None or type(module) is not cst.Module:
+        return _walk_tree(module)
+    parents: Dict[int, cst.CSTNode] = {}
+    by_type: Dict[type, List[cst.CSTNode]] = {cst.Module: [module]}
+    for statement in children(module):
+        parents[id(statement)] = module
+        entry = cache.get(id(statement))
+        if entry is None or entry[0] is not statement:
+            entry = cache[id(statement)] = (statement, _walk_tree(statement))
+        below, kinds = entry[1]  # type: ignore[misc]
+        parents.update(below)
+        for kind, nodes in kinds.items():
+            found = by_type.get(kind)
+            if found is None:
+                by_type[kind] = list(nodes)
+            else:
+                found.extend(nodes)
+    return parents, by_type
+
+
+def _walk_tree(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
     parents: Dict[int, cst.CSTNode] = {}
     by_type: Dict[type, List[cst.CSTNode]] = {}
     stack: List[cst.CSTNode] = [module]

@@ -329,9 +329,11 @@ def _run_rounds(
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
             _report_exported_legacy(ctx, analysis, plan)
-            # Nothing applied at all: the input, without generating code for the whole tree.
-            output = module.code if fixes or _round else text
-            return output, fixes, _diagnostics(ctx, ctx.findings)
+            diagnostics = _diagnostics(ctx, ctx.findings)
+            # Nothing applied at all: the input, without generating code for the whole tree;
+            # else the code the position pass (if one ran this round) already generated.
+            output = text if not (fixes or _round) else ctx.generated_code() or module.code
+            return output, fixes, diagnostics
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
         module = module.visit(applied)
         if settings.locate_fixes:

@@ -679,16 +679,27 @@ def _prescan_aliases(analysis: Analysis, node: ImportNode) -> None:
 _CHILDREN_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = None
 
 
+# Per file, the same for whole top-level statements: id -> (statement, what walking it found),
+# for migrator.context.walk_module.
+_SUBTREE_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, object]]] = None
+
+
 @contextlib.contextmanager
 def cached_children() -> Iterator[None]:
-    """Within this block, :func:`children` remembers what it found (one file at a time)."""
-    global _CHILDREN_CACHE
-    previous = _CHILDREN_CACHE
-    _CHILDREN_CACHE = {}
+    """Within this block, :func:`children` and :func:`subtree_cache` remember what they found
+    (one file at a time)."""
+    global _CHILDREN_CACHE, _SUBTREE_CACHE
+    previous = _CHILDREN_CACHE, _SUBTREE_CACHE
+    _CHILDREN_CACHE, _SUBTREE_CACHE = {}, {}
     try:
         yield
     finally:
-        _CHILDREN_CACHE = previous
+        _CHILDREN_CACHE, _SUBTREE_CACHE = previous
+
+
+def subtree_cache() -> Optional[Dict[int, Tuple[cst.CSTNode, object]]]:
+    """The per-file cache of walks of whole statements, inside :func:`cached_children`."""
+    return _SUBTREE_CACHE
 
 
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
