@@ -115,7 +115,9 @@ class GdaAttributes(Rule):
     def text_gate(self, gate: TextGate) -> bool:
         # ast_gate below, read from the text: a .mesh/.mesh_axes receiver can only tie to an
         # array if it is an expression (a call, a subscript), an attribute in ARRAY_PROPERTIES or
-        # ``.data``, or a name something assigns or annotates.
+        # ``.data``, or a name something assigns or annotates.  (ast_gate also says True when a
+        # module is too deeply nested to walk; that says nothing about the receivers, so the
+        # text gate does not copy it.)
         if gate.of("local_shards").after_dot or gate.of("local_data").after_dot:
             return True
         if "global_device_array" in gate.text:  # a GDA import, maybe
