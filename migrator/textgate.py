@@ -25,7 +25,7 @@ inside strings and comments are read like code, which can only add "yes" answers
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _BLANK = " \t\f"
