@@ -7,6 +7,7 @@ another edit replaces waits for the next round).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import re
@@ -129,7 +130,7 @@ class Context:
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is (as LibCST's ``PositionProvider`` says); one codegen pass per round."""
         if self._positions is None:
-            self._positions = _Positions(self.module)
+            self._positions = _Positions(self.module, self.parent)
         return self._positions[node]
 
     def generated_code(self) -> Optional[str]:
@@ -299,7 +300,7 @@ def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type,
 
     Inside :func:`migrator.scope.cached_children`, a module's top-level statements are walked
     once per file: a later round reuses what an unchanged statement held."""
-    cache = subtree_cache()
+    cache = subtree_cache("walk")
     if cache is None or type(module) is not cst.Module:
         return _walk_tree(module)
     parents: Dict[int, cst.CSTNode] = {}
@@ -349,30 +350,32 @@ class _TokenIndexState(CodegenState):
     by syntactic ranges) but keeps only integers; line/column come later, for the nodes asked.
     """
 
-    __slots__ = ("spans", "_stack", "_popped")
+    __slots__ = ("spans", "_stack", "popped")
 
     def __init__(self, default_indent: str, default_newline: str) -> None:
         super().__init__(default_indent=default_indent, default_newline=default_newline)
         self.spans: Dict[int, Tuple[int, int]] = {}
         self._stack: List[int] = []
-        self._popped = 0  # 1 once the module's trailing newline is "popped"
+        # 1 once the module's trailing newline is "popped": the token stays, so that (as in
+        # LibCST, which counts lines as tokens arrive) the Module ends after it.
+        self.popped = 0
 
     def _length(self) -> int:
-        return len(self.tokens) - self._popped
+        return len(self.tokens)
 
     def pop_trailing_newline(self) -> None:
         # Keep the token (positions recorded before the pop still count it), remember the pop.
         if self.tokens:
-            self._popped = 1
+            self.popped = 1
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self._stack.append(len(self.tokens) - self._popped)
+        self._stack.append(len(self.tokens))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
         key = id(node)
         if key not in self.spans:
-            self.spans[key] = (start, len(self.tokens) - self._popped)
+            self.spans[key] = (start, len(self.tokens))
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -417,33 +420,124 @@ class _SyntacticSpan:
         spans[id(self.node)] = (start, end)
 
 
-class _Positions:
-    """Node positions of one module, from one pass of :class:`_TokenIndexState` codegen."""
+class _Spans:
+    """Node spans of one tree (a module, or a top-level statement on its own), from one
+    pass of :class:`_TokenIndexState` codegen."""
 
-    def __init__(self, module: cst.Module) -> None:
+    __slots__ = ("spans", "text", "full", "offsets", "plain", "_line_starts")
+
+    def __init__(self, node: cst.CSTNode, module: cst.Module) -> None:
         state = _TokenIndexState(module.default_indent, module.default_newline)
-        module._codegen(state)
+        node._codegen(state)
         self.spans = state.spans
-        self.text = "".join(state.tokens)
+        self.full = "".join(state.tokens)  # what positions count in
+        self.text = "".join(state.tokens[: len(state.tokens) - state.popped])  # the code
         self.offsets = [0, *itertools.accumulate(map(len, state.tokens))]
-        self.plain = "\r" not in self.text
-        self._nodes: Dict[int, cst.CSTNode] = {}
+        self.plain = "\r" not in self.full
+        self._line_starts: Optional[List[int]] = None
 
-    def _point(self, index: int) -> CodePosition:
+    def point(self, index: int, first_line: int = 1) -> CodePosition:
         offset = self.offsets[index]
-        text = self.text
-        if self.plain:
-            line = text.count("\n", 0, offset) + 1
-            column = offset - (text.rfind("\n", 0, offset) + 1)
-        else:
-            segments = _NEWLINE_RE.split(text[:offset])
-            line = len(segments)
-            column = len(segments[-1])
-        return CodePosition(line, column)
+        starts = self._line_starts
+        if starts is None:
+            starts = self._line_starts = [0, *(m.end() for m in _NEWLINE_RE.finditer(self.full))]
+        line = bisect.bisect_right(starts, offset) - 1
+        return CodePosition(line + first_line, offset - starts[line])
+
+
+class _Positions:
+    """Node positions of one module, as LibCST's ``PositionProvider`` gives them.
+
+    A top-level statement's text does not depend on where it stands, so a node is placed by
+    generating only its own statement (with spans) and counting the lines of the statements
+    before it; both are kept per file (``subtree_cache``), so a later round regenerates only
+    statements an edit replaced.  Anything else (the module node, its header and footer, a
+    module with ``\r`` line endings) falls back to one pass over the whole module."""
+
+    def __init__(self, module: cst.Module, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
+        self.module = module
+        self._parent = parent
+        self._index: Optional[Dict[int, int]] = None  # id(statement) -> index in module.body
+        self._starts: List[int] = [len(module.header) + 1]  # first line of body[i], as found
+        self._whole: Optional[_Spans] = None
+        self._incremental = module.default_newline == "\n"
+        # id(statement) -> (statement, its spans / its code): per file where the engine keeps
+        # a cache (see migrator.scope.cached_children), else for this round
+        self._spans = _or_empty(subtree_cache("positions"))
+        self._code = _or_empty(subtree_cache("code"))
+
+    @property
+    def text(self) -> Optional[str]:
+        """The module's code, if a whole-module pass generated it."""
+        return self._whole.text if self._whole is not None else None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        span = self.spans[id(node)]  # KeyError, like LibCST, for a node not in the module
-        return CodeRange(self._point(span[0]), self._point(span[1]))
+        if self._incremental:
+            found = self._in_statement(node)
+            if found is not None:
+                return found
+        if self._whole is None:
+            self._whole = _Spans(self.module, self.module)
+        span = self._whole.spans[id(node)]  # KeyError, like LibCST, for a node not in the module
+        return CodeRange(self._whole.point(span[0]), self._whole.point(span[1]))
+
+    def _in_statement(self, node: cst.CSTNode) -> Optional[CodeRange]:
+        module = self.module
+        statement = node
+        parent = self._parent(statement)
+        while parent is not module:
+            if parent is None:
+                return None
+            statement = parent
+            parent = self._parent(statement)
+        if self._index is None:
+            self._index = {id(s): i for i, s in enumerate(module.body)}
+        index = self._index.get(id(statement))
+        if index is None:  # the module's header or footer
+            return None
+        spans = self._statement(statement)
+        if not spans.plain:
+            self._incremental = False
+            return None
+        span = spans.spans.get(id(node))
+        if span is None:
+            return None
+        first = self._first_line(index)
+        if first is None:
+            return None
+        return CodeRange(spans.point(span[0], first), spans.point(span[1], first))
+
+    def _statement(self, statement: cst.CSTNode) -> _Spans:
+        cache = self._spans
+        entry = cache.get(id(statement))
+        if entry is None or entry[0] is not statement:
+            entry = cache[id(statement)] = (statement, _Spans(statement, self.module))
+        return entry[1]  # type: ignore[return-value]
+
+    def _first_line(self, index: int) -> Optional[int]:
+        starts = self._starts
+        body = self.module.body
+        while len(starts) <= index:
+            text = self._statement_text(body[len(starts) - 1])
+            if "\r" in text:
+                self._incremental = False
+                return None
+            starts.append(starts[-1] + text.count("\n"))
+        return starts[index]
+
+    def _statement_text(self, statement: cst.CSTNode) -> str:
+        entry = self._spans.get(id(statement))
+        if entry is not None and entry[0] is statement:
+            return entry[1].text  # type: ignore[attr-defined]
+        cache = self._code
+        entry = cache.get(id(statement))
+        if entry is None or entry[0] is not statement:
+            entry = cache[id(statement)] = (statement, self.module.code_for_node(statement))
+        return entry[1]  # type: ignore[return-value]
+
+
+def _or_empty(cache: Optional[Dict[int, Tuple[cst.CSTNode, object]]]) -> Dict[int, Tuple[cst.CSTNode, object]]:
+    return {} if cache is None else cache
 
 
 class _ParentCollector(cst.CSTVisitor):

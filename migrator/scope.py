@@ -679,9 +679,10 @@ def _prescan_aliases(analysis: Analysis, node: ImportNode) -> None:
 _CHILDREN_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = None
 
 
-# Per file, the same for whole top-level statements: id -> (statement, what walking it found),
-# for migrator.context.walk_module.
-_SUBTREE_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, object]]] = None
+# Per file, the same for whole top-level statements: one dict per purpose ("walk" for
+# migrator.context.walk_module, "positions" for its position pass), each
+# id -> (statement, what was found).
+_SUBTREE_CACHE: Optional[Dict[str, Dict[int, Tuple[cst.CSTNode, object]]]] = None
 
 
 @contextlib.contextmanager
@@ -697,9 +698,16 @@ def cached_children() -> Iterator[None]:
         _CHILDREN_CACHE, _SUBTREE_CACHE = previous
 
 
-def subtree_cache() -> Optional[Dict[int, Tuple[cst.CSTNode, object]]]:
-    """The per-file cache of walks of whole statements, inside :func:`cached_children`."""
-    return _SUBTREE_CACHE
+def subtree_cache(purpose: str) -> Optional[Dict[int, Tuple[cst.CSTNode, object]]]:
+    """The per-file cache of what ``purpose`` found in whole statements, inside
+    :func:`cached_children` (else None)."""
+    caches = _SUBTREE_CACHE
+    if caches is None:
+        return None
+    found = caches.get(purpose)
+    if found is None:
+        found = caches[purpose] = {}
+    return found
 
 
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:

@@ -397,14 +397,45 @@ def test_analysis_nodes_are_in_source_order_and_cover_statements() -> None:
     assert len(guarded) == 1
 
 
-def test_positions_match_libcst_position_provider() -> None:
+_POSITION_SOURCES = (
+    _INDEX_SOURCE,
+    "x = 1\r\ny = '''a\r\nb'''\r\nif x:\r\n    pass\r\n",
+    "a\\\n  .b\n",
+    "# header\n\nimport jax  # c\n\n\ndef f(x):\n    return x.device_buffer\n# footer\n",
+    "x = 1\ny = '''\n\n'''\nif x:\n    z = (1,\n 2)",  # no trailing newline
+    "x = 1\r\ny = 2\nz = 3\rw = 4\n",  # mixed line endings
+    "if x:\n\tpass\nelse:\n\ty = 1; z = 2\n",
+    "",
+    "# only a comment",
+)
+
+
+def _fixture_sources() -> list:
+    from pathlib import Path
+
+    befores = sorted(Path(__file__).parent.parent.joinpath("fixtures").glob("*/*.py"))
+    assert len(befores) > 100
+    return [path.read_text(encoding="utf-8") for path in befores]
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["plain", "per-file cache"])
+def test_positions_match_libcst_position_provider(cached: bool) -> None:
+    """Every node, asked in any order: the statement-at-a-time positions must agree with
+    LibCST's own pass over the whole module (on every fixture input, with the cache the
+    engine uses)."""
+    import contextlib
+
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    for source in (_INDEX_SOURCE, "x = 1\r\ny = '''a\r\nb'''\r\nif x:\r\n    pass\r\n", "a\\\n  .b\n"):
-        ctx = _context(source)
-        expected = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        for node, code_range in expected.items():
-            assert ctx.position(node) == code_range, type(node).__name__
+    from migrator.scope import cached_children
+
+    for source in _POSITION_SOURCES + (tuple(_fixture_sources()) if cached else ()):
+        with cached_children() if cached else contextlib.nullcontext():
+            ctx = _context(source)
+            expected = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            # last statement first, then the rest: the order must not matter
+            for node, code_range in reversed(list(expected.items())):
+                assert ctx.position(node) == code_range, (type(node).__name__, source[:60])
 
 
 def test_memo_computes_once_per_round() -> None:
