@@ -526,14 +526,34 @@ class _Positions:
         return starts[index]
 
     def _statement_text(self, statement: cst.CSTNode) -> str:
-        entry = self._spans.get(id(statement))
-        if entry is not None and entry[0] is statement:
-            return entry[1].text  # type: ignore[attr-defined]
-        cache = self._code
-        entry = cache.get(id(statement))
-        if entry is None or entry[0] is not statement:
-            entry = cache[id(statement)] = (statement, self.module.code_for_node(statement))
-        return entry[1]  # type: ignore[return-value]
+        return _statement_code(self.module, statement, self._spans, self._code)
+
+
+def module_code(module: cst.Module) -> str:
+    """``module.code``, from the per-file caches of statement code where they hold it (see
+    :class:`_Positions`): a later round generates only the statements an edit replaced."""
+    if not module.has_trailing_newline:
+        return module.code  # the last token is dropped: rare, and simplest left to LibCST
+    spans, codes = _or_empty(subtree_cache("positions")), _or_empty(subtree_cache("code"))
+    parts = [module.code_for_node(line) for line in module.header]
+    parts.extend(_statement_code(module, statement, spans, codes) for statement in module.body)
+    parts.extend(module.code_for_node(line) for line in module.footer)
+    return "".join(parts) or module.default_newline
+
+
+def _statement_code(
+    module: cst.Module,
+    statement: cst.CSTNode,
+    spans: Dict[int, Tuple[cst.CSTNode, object]],
+    codes: Dict[int, Tuple[cst.CSTNode, object]],
+) -> str:
+    entry = spans.get(id(statement))
+    if entry is not None and entry[0] is statement:
+        return entry[1].text  # type: ignore[attr-defined]
+    entry = codes.get(id(statement))
+    if entry is None or entry[0] is not statement:
+        entry = codes[id(statement)] = (statement, module.code_for_node(statement))
+    return entry[1]  # type: ignore[return-value]
 
 
 def _or_empty(cache: Optional[Dict[int, Tuple[cst.CSTNode, object]]]) -> Dict[int, Tuple[cst.CSTNode, object]]:

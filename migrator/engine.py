@@ -26,6 +26,7 @@ from migrator.context import (
     Edit,
     NameSite,
     binding_is_legacy,
+    module_code,
     walk_module,
 )
 from migrator.astfacts import Facts, ast_facts, imports_jax
@@ -313,7 +314,7 @@ def _run_rounds(
             # on every active rule looks (the traversal costs the same; no new parse).
             plan = make_plan(tuple(settings.active_rules()))
         if _round and suppressions:
-            suppressions = find_suppressions(module.code)
+            suppressions = find_suppressions(module_code(module))
         analysis = analyze(module, plan.interest)
         if originally_used is None:
             # Bindings are matched across rounds by (name, qualname): a key that also has an
@@ -332,7 +333,7 @@ def _run_rounds(
             diagnostics = _diagnostics(ctx, ctx.findings)
             # Nothing applied at all: the input, without generating code for the whole tree;
             # else the code the position pass (if one ran this round) already generated.
-            output = text if not (fixes or _round) else ctx.generated_code() or module.code
+            output = text if not (fixes or _round) else ctx.generated_code() or module_code(module)
             return output, fixes, diagnostics
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
         module = module.visit(applied)

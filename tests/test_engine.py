@@ -438,6 +438,24 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
                 assert ctx.position(node) == code_range, (type(node).__name__, source[:60])
 
 
+def test_module_code_from_the_statement_caches_is_the_module_code() -> None:
+    from migrator.context import module_code
+    from migrator.scope import cached_children
+
+    for source in _POSITION_SOURCES + tuple(_fixture_sources()):
+        module = cst.parse_module(source)
+        assert module_code(module) == source  # no cache
+        with cached_children():
+            ctx = _context(source)
+            for statement in ctx.module.body[1::2]:  # some statements cached, some not
+                ctx.position(statement)
+            assert module_code(ctx.module) == source
+            # a later round: one statement replaced, the rest from the cache
+            if ctx.module.body:
+                changed = ctx.module.with_changes(body=[cst.parse_statement("pass\n"), *ctx.module.body[1:]])
+                assert module_code(changed) == changed.code
+
+
 def test_memo_computes_once_per_round() -> None:
     ctx = _context("x = 1\n")
     calls = []
