@@ -32,7 +32,7 @@ from migrator.context import (
 from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Interest, analyze, cached_children
+from migrator.scope import Analysis, Interest, analyze, cached_children, children
 from migrator.settings import Settings
 from migrator.textgate import admitted
 
@@ -347,22 +347,31 @@ def _run_rounds(
                 Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value) for edit in applied.applied
             )
         # Only imports an applied edit refers to: a deferred edit asks again next round.
-        used = _names_in(edit.new for edit in applied.applied)
-        wanted = [ctx.planned_imports[k] for k in sorted(ctx.planned_imports) if ctx.planned_imports[k][1] in used]
+        planned = ctx.planned_imports
+        used = _names_in((edit.new for edit in applied.applied), {name for _m, name in planned.values()})
+        wanted = [planned[k] for k in sorted(planned) if planned[k][1] in used]
         if wanted:
             module = add_imports(module, wanted)
             added_imports.update(name for _module, name in wanted)
     raise MigrationError(f"the rules did not settle after {MAX_ROUNDS} rounds (a rule bug)")
 
 
-def _names_in(replacements: Iterable[object]) -> Set[str]:
-    names: Set[str] = set()
+def _names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
+    """The names of ``wanted`` that some ``Name`` in the replacements spells."""
+    found: Set[str] = set()
+    stack: List[object] = []
     for new in replacements:
-        nodes = new.nodes if isinstance(new, cst.FlattenSentinel) else [new]
-        for node in nodes:
-            if isinstance(node, cst.CSTNode):
-                names.update(name.value for name in walk_module(node)[1].get(cst.Name, ()))  # type: ignore[attr-defined]
-    return names
+        stack.extend(new.nodes if isinstance(new, cst.FlattenSentinel) else [new])
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            if node.value in wanted:
+                found.add(node.value)
+                if len(found) == len(wanted):
+                    break
+        elif isinstance(node, cst.CSTNode):
+            stack.extend(children(node))
+    return found
 
 
 def _paths_to(ctx: Context, nodes: Iterable[cst.CSTNode]) -> Set[int]:
@@ -476,13 +485,17 @@ def _unused_imports(
     """Imports to drop: legacy ones nothing uses, and ones the migration left unused."""
     removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
     # A name this round's edits start to use is not unused, whatever the old tree says.
-    wanted_by_edits = _names_in(edit.new for edit in ctx.edits.values()) if ctx.edits else set()
-    for binding in analysis.imports:
+    unused = [
+        binding
+        for binding in analysis.imports
+        if not (binding.guarded or binding.name in analysis.exported or analysis.is_used(binding))
+        and id(binding.statement) not in ctx.edits
+    ]
+    if unused and ctx.edits:
+        wanted_by_edits = _names_in((edit.new for edit in ctx.edits.values()), {b.name for b in unused})
+        unused = [binding for binding in unused if binding.name not in wanted_by_edits]
+    for binding in unused:
         name = binding.name
-        if binding.guarded or name in analysis.exported or analysis.is_used(binding):
-            continue
-        if id(binding.statement) in ctx.edits or name in wanted_by_edits:
-            continue
         owner = None
         if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):
             owner = plan.owner(binding.qualname or "")
