@@ -27,7 +27,6 @@ from migrator.context import (
     NameSite,
     binding_is_legacy,
     module_code,
-    walk_module,
 )
 from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.imports import add_imports, without_aliases
@@ -353,6 +352,11 @@ def _run_rounds(
         if wanted:
             module = add_imports(module, wanted)
             added_imports.update(name for _module, name in wanted)
+        if ctx.edits:
+            # What the next round's analysis would find unused, removed now when certain.
+            left = _left_unused(ctx, analysis, plan, originally_used, added_imports, removals)
+            if left:
+                module = _remove_top_level(module, left, fixes, ctx, settings)
     raise MigrationError(f"the rules did not settle after {MAX_ROUNDS} rounds (a rule bug)")
 
 
@@ -507,6 +511,103 @@ def _unused_imports(
         entry = removals.setdefault(id(statement), (statement, set(), owner))
         entry[1].add(id(binding.node))
     return removals
+
+
+def _left_unused(
+    ctx: Context,
+    analysis: Analysis,
+    plan: Plan,
+    originally_used: Set[Tuple[str, str]],
+    added_imports: Set[str],
+    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
+) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+    """Imports this round's edits leave unused, found now rather than by the next round's
+    analysis (which would remove them alone, in a round of its own).
+
+    Only the certain cases: every ``Name`` spelling the import's name, anywhere outside import
+    statements, lies inside a node an edit replaces this round, and no replacement spells
+    it, so the new tree reads the name nowhere, whatever its scopes.  Anything less certain
+    is left to the next round, which decides as before."""
+    edits = ctx.edits
+    applied = {
+        key: edit
+        for key, edit in edits.items()
+        if not any(id(up) in edits for up in ctx.ancestors(edit.node))  # else it waits a round
+    }
+
+    def replaced(node: cst.CSTNode) -> bool:
+        return id(node) in applied or any(id(up) in applied for up in ctx.ancestors(node))
+
+    candidates = [
+        binding
+        for binding in analysis.imports
+        if not binding.guarded
+        and binding.name not in analysis.exported
+        and id(binding.statement) not in edits
+        and id(binding.statement) not in removals
+        and _top_level_line(ctx, binding.statement) is not None  # type: ignore[arg-type]
+        and analysis.is_used(binding)
+    ]
+    if not candidates:
+        return {}
+    names = {binding.name for binding in candidates}
+    read = _names_in((edit.new for edit in applied.values()), names)
+    for name in ctx.all_nodes(cst.Name):
+        value = name.value  # type: ignore[attr-defined]
+        if value in names and value not in read and not replaced(name):
+            if not any(isinstance(up, (cst.Import, cst.ImportFrom)) for up in ctx.ancestors(name)):
+                read.add(value)
+    found: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
+    for binding in candidates:
+        if binding.name in read or replaced(binding.statement):  # type: ignore[arg-type]
+            continue
+        if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):
+            owner = plan.owner(binding.qualname or "")
+        elif (binding.name, binding.qualname or "") in originally_used or binding.name in added_imports:
+            owner = CLEANUP_CODE
+        else:
+            continue
+        if owner is None:
+            continue
+        statement = binding.statement
+        entry = found.setdefault(id(statement), (statement, set(), owner))
+        entry[1].add(id(binding.node))
+    return found
+
+
+def _top_level_line(ctx: Context, statement: cst.CSTNode) -> Optional[cst.CSTNode]:
+    line = ctx.parent(statement)
+    return line if line is not None and ctx.parent(line) is ctx.module else None
+
+
+def _remove_top_level(
+    module: cst.Module,
+    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
+    fixes: List[Diagnostic],
+    ctx: Context,
+    settings: Settings,
+) -> cst.Module:
+    """Applies ``removals`` of top-level imports to the module this round produced: those
+    whose line the round kept as it was (the others wait for the next round)."""
+    lines = {
+        id(small): line
+        for line in module.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+        if id(small) in removals
+    }
+    present = {key: entry for key, entry in removals.items() if key in lines}
+    if not present:
+        return module
+    paths = {id(module)} | {id(lines[key]) for key in present} | set(present)
+    applied = _Apply({}, present, paths)
+    module = module.visit(applied)
+    for edit in applied.applied:  # located in this round's tree, which still holds the import
+        if settings.locate_fixes:
+            fixes.append(_diagnostic(ctx, edit.node, edit.code, edit.message, edit.safety.value))
+        else:
+            fixes.append(Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value))
+    return module
 
 
 class _Apply(cst.CSTTransformer):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Tuple
 
 import libcst as cst
 import pytest
@@ -621,3 +622,52 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
                 offenders.append(f"{path.relative_to(fixtures)}:{diagnostic.line}: {diagnostic.code} {diagnostic.message}")
     assert checked > 300
     assert not offenders, "\n".join(offenders)
+
+
+def _rounds(monkeypatch: pytest.MonkeyPatch, source: str) -> Tuple[int, str]:
+    """How many analysis rounds migrating ``source`` took, and the output."""
+    import migrator.engine as engine
+
+    calls = []
+    real = engine.analyze
+    monkeypatch.setattr(engine, "analyze", lambda *a, **k: calls.append(1) or real(*a, **k))
+    output = migrate_source(source, Settings()).output
+    return len(calls), output
+
+
+_LEFT_UNUSED = """\
+from jax.interpreters.xla import DeviceArray
+
+
+def is_arr(x):
+    return isinstance(x, DeviceArray)
+"""
+
+
+@pytest.mark.parametrize(
+    "source, rounds",
+    [
+        # the only read is replaced: the import goes in the same round (edit round + check)
+        (_LEFT_UNUSED, 2),
+        # spelled elsewhere too (as an attribute name: the check is by spelling, not by
+        # scope): left to the next round's analysis, which removes it
+        (_LEFT_UNUSED + "y = other.DeviceArray\n", 3),
+        # an import inside a function: left to the next round's analysis
+        (
+            "def is_arr(x):\n"
+            "    from jax.interpreters.xla import DeviceArray\n"
+            "    return isinstance(x, DeviceArray)\n",
+            3,
+        ),
+        # listed in __all__: kept, as the next round would keep it
+        (_LEFT_UNUSED + "__all__ = ['DeviceArray']\n", 2),
+    ],
+    ids=["replaced", "read-elsewhere", "nested-import", "exported"],
+)
+def test_imports_an_edit_leaves_unused_go_in_the_same_round(
+    monkeypatch: pytest.MonkeyPatch, source: str, rounds: int
+) -> None:
+    found, output = _rounds(monkeypatch, source)
+    assert found == rounds
+    assert ("import DeviceArray" in output) == ("__all__" in source)
+    assert migrate_source(output, Settings()).output == output  # and nothing left to do
