@@ -18,7 +18,18 @@ from libcst._position import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
 
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Binding, Scope, Site, children, dotted_parts, fast_visit, subtree_cache  # noqa: F401
+from migrator.scope import (  # noqa: F401
+    TRIVIA,
+    Analysis,
+    Binding,
+    Scope,
+    Site,
+    children,
+    dotted_parts,
+    fast_visit,
+    structural_children,
+    subtree_cache,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from migrator.settings import Settings
@@ -89,6 +100,7 @@ class Context:
         self._suppressions = suppressions
         self._positions: Optional["_Positions"] = None
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
+        self._trivia_parents: Optional[Dict[int, cst.CSTNode]] = None
         self._all_nodes: Optional[Dict[type, List[cst.CSTNode]]] = None
         self._memo: Dict[Any, Any] = {}
         # Facts a rule learnt about this file in an earlier round (the engine shares one dict
@@ -173,13 +185,22 @@ class Context:
             return found
         if self._parents is None:
             self._walk()
-        return self._parents.get(id(node))  # type: ignore[union-attr]
+        found = self._parents.get(id(node))  # type: ignore[union-attr]
+        if found is None and type(node) in TRIVIA:
+            # The per-round walk leaves whitespace and punctuation out: one full walk, if asked.
+            if self._trivia_parents is None:
+                self._trivia_parents = _all_parents(self.module)
+            found = self._trivia_parents.get(id(node))
+        return found
 
     def all_nodes(self, kind: type) -> List[cst.CSTNode]:
         """Every node of exactly type ``kind`` in the module, in source order (the order a
         LibCST visitor meets them), including the ones :meth:`nodes` leaves out (binding
-        names, ``Param``s, import internals, ...).  One cheap walk per round, made on first
+        names, ``Param``s, import internals, ...), but not whitespace, comments or
+        punctuation (:data:`migrator.scope.TRIVIA`).  One cheap walk per round, made on first
         use and shared with :meth:`parent`; prefer :meth:`nodes` when it covers the kind."""
+        if kind in TRIVIA:
+            raise ValueError(f"{kind.__name__} nodes are not indexed; read them from their parent")
         if self._all_nodes is None:
             self._walk()
         return self._all_nodes.get(kind, [])  # type: ignore[union-attr]
@@ -289,14 +310,23 @@ def _attribute_chain(parts: Sequence[str]) -> cst.BaseExpression:
     return node
 
 
-def all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
-    """id(node) -> parent for every node under ``module``."""
-    return walk_module(module)[0]
+def _all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
+    """id(node) -> parent for every node under ``module``, :data:`TRIVIA` included."""
+    parents: Dict[int, cst.CSTNode] = {}
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        found = children(node)
+        for child in found:
+            parents[id(child)] = node
+        stack.extend(found)
+    return parents
 
 
 def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
     """id(node) -> parent, and type -> nodes in source order (LibCST's visiting order), for
-    every node under ``module`` (see :func:`migrator.scope.children`).
+    every node under ``module`` but whitespace, comments and punctuation (see
+    :func:`migrator.scope.structural_children`).
 
     Inside :func:`migrator.scope.cached_children`, a module's top-level statements are walked
     once per file: a later round reuses what an unchanged statement held."""
@@ -333,7 +363,7 @@ def _walk_tree(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, 
             by_type[kind] = [node]
         else:
             found.append(node)
-        found_children = children(node)
+        found_children = structural_children(node)
         for child in found_children:
             parents[id(child)] = node
         stack.extend(reversed(found_children))

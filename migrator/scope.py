@@ -204,8 +204,9 @@ class Analysis(cst.CSTVisitor):
         Every node is visited except: what is inside ``import`` statements, the names a
         statement binds (assignment/``for``/``with``/``except``/``del`` targets that are plain
         names, parameter names, ``def``/``class`` names, ``global``/``nonlocal`` names),
-        ``Param`` nodes themselves, an ``Attribute``'s ``attr`` name and an ``Arg``'s keyword.
-        So ``Name`` nodes here are references (loads, and the heads of dotted names).
+        ``Param`` nodes themselves, an ``Attribute``'s ``attr`` name, an ``Arg``'s keyword,
+        and whitespace, comments and punctuation (:data:`TRIVIA`).  So ``Name`` nodes here
+        are references (loads, and the heads of dotted names).
         """
         return self.by_type.get(kind, [])
 
@@ -242,7 +243,7 @@ class Analysis(cst.CSTVisitor):
     def _walk(self, node: cst.CSTNode) -> None:
         """``node.visit(self)`` without LibCST's visitor machinery (same calls, same order)."""
         if self.on_visit(node):
-            for child in children(node):
+            for child in structural_children(node):
                 self._walk(child)
         self.stack.pop()
 
@@ -685,17 +686,60 @@ _CHILDREN_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = No
 _SUBTREE_CACHE: Optional[Dict[str, Dict[int, Tuple[cst.CSTNode, object]]]] = None
 
 
+# The same for structural_children().
+_STRUCTURAL_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = None
+
+# Whitespace, comments and punctuation: two thirds of a typical tree's nodes.  They hold no
+# names, and no rule looks them up by type, so the per-round indexes (the analysis, and
+# migrator.context.walk_module) leave them out; Context.parent still finds their parents.
+TRIVIA = frozenset(
+    {
+        cst.SimpleWhitespace,
+        cst.ParenthesizedWhitespace,
+        cst.TrailingWhitespace,
+        cst.Newline,
+        cst.EmptyLine,
+        cst.Comment,
+        cst.Comma,
+        cst.Dot,
+        cst.Colon,
+        cst.Semicolon,
+        cst.AssignEqual,
+        cst.LeftParen,
+        cst.RightParen,
+        cst.LeftSquareBracket,
+        cst.RightSquareBracket,
+        cst.LeftCurlyBrace,
+        cst.RightCurlyBrace,
+    }
+)
+
+
 @contextlib.contextmanager
 def cached_children() -> Iterator[None]:
-    """Within this block, :func:`children` and :func:`subtree_cache` remember what they found
-    (one file at a time)."""
-    global _CHILDREN_CACHE, _SUBTREE_CACHE
-    previous = _CHILDREN_CACHE, _SUBTREE_CACHE
-    _CHILDREN_CACHE, _SUBTREE_CACHE = {}, {}
+    """Within this block, :func:`children`, :func:`structural_children` and
+    :func:`subtree_cache` remember what they found (one file at a time)."""
+    global _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE
+    previous = _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE
+    _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE = {}, {}, {}
     try:
         yield
     finally:
-        _CHILDREN_CACHE, _SUBTREE_CACHE = previous
+        _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE = previous
+
+
+def structural_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """:func:`children` without :data:`TRIVIA`.  The list is shared: do not change it."""
+    cache = _STRUCTURAL_CACHE
+    if cache is not None:
+        hit = cache.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+    trivia = TRIVIA
+    found = [child for child in children(node) if type(child) not in trivia]
+    if cache is not None:
+        cache[id(node)] = (node, found)
+    return found
 
 
 def subtree_cache(purpose: str) -> Optional[Dict[int, Tuple[cst.CSTNode, object]]]:

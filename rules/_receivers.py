@@ -303,6 +303,9 @@ _MULTIPROCESS = frozenset(
 )
 
 
+_FACT_LAST_PARTS = frozenset(name.rsplit(".", 1)[-1] for name in (*PMAP_WRAPPERS, *_MULTIPROCESS))
+
+
 class _ModuleCollector:
     def __init__(self, ctx: Context, module_scope: Scope) -> None:
         self.ctx = ctx
@@ -339,7 +342,8 @@ class _ModuleCollector:
                         self.visit_Assign(small)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._name_fact(node)
+        if node.attr.value in _FACT_LAST_PARTS:  # a dotted name ends with its attribute
+            self._name_fact(node)
         if (
             isinstance(node.value, cst.Name)
             and node.value.value in ("self", "cls")
