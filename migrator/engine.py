@@ -31,7 +31,7 @@ from migrator.context import (
 from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Interest, analyze, cached_children, children
+from migrator.scope import Analysis, Interest, analyze, cached_children, structural_children
 from migrator.settings import Settings
 from migrator.textgate import admitted
 
@@ -374,7 +374,7 @@ def _names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
                 if len(found) == len(wanted):
                     break
         elif isinstance(node, cst.CSTNode):
-            stack.extend(children(node))
+            stack.extend(structural_children(node))
     return found
 
 
