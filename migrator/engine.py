@@ -31,7 +31,7 @@ from migrator.context import (
 from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Interest, analyze, cached_children, structural_children
+from migrator.scope import Analysis, Binding, Interest, analyze, cached_children, structural_children
 from migrator.settings import Settings
 from migrator.textgate import admitted
 
@@ -487,7 +487,6 @@ def _unused_imports(
     added_imports: Set[str],
 ) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
     """Imports to drop: legacy ones nothing uses, and ones the migration left unused."""
-    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
     # A name this round's edits start to use is not unused, whatever the old tree says.
     unused = [
         binding
@@ -498,7 +497,17 @@ def _unused_imports(
     if unused and ctx.edits:
         wanted_by_edits = _names_in((edit.new for edit in ctx.edits.values()), {b.name for b in unused})
         unused = [binding for binding in unused if binding.name not in wanted_by_edits]
-    for binding in unused:
+    return _removals(unused, plan, originally_used, added_imports)
+
+
+def _removals(
+    bindings: Iterable[Binding], plan: Plan, originally_used: Set[Tuple[str, str]], added_imports: Set[str]
+) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+    """The unused import ``bindings`` to remove, by statement, with the code each removal is
+    reported under: a legacy name's rule, or cleanup of an import that was used before (or
+    that the migration added).  Other unused imports are the user's business."""
+    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
+    for binding in bindings:
         name = binding.name
         owner = None
         if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):
@@ -557,22 +566,8 @@ def _left_unused(
         if value in names and value not in read and not replaced(name):
             if not any(isinstance(up, (cst.Import, cst.ImportFrom)) for up in ctx.ancestors(name)):
                 read.add(value)
-    found: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
-    for binding in candidates:
-        if binding.name in read or replaced(binding.statement):  # type: ignore[arg-type]
-            continue
-        if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):
-            owner = plan.owner(binding.qualname or "")
-        elif (binding.name, binding.qualname or "") in originally_used or binding.name in added_imports:
-            owner = CLEANUP_CODE
-        else:
-            continue
-        if owner is None:
-            continue
-        statement = binding.statement
-        entry = found.setdefault(id(statement), (statement, set(), owner))
-        entry[1].add(id(binding.node))
-    return found
+    left = [b for b in candidates if b.name not in read and not replaced(b.statement)]  # type: ignore[arg-type]
+    return _removals(left, plan, originally_used, added_imports)
 
 
 def _top_level_line(ctx: Context, statement: cst.CSTNode) -> Optional[cst.CSTNode]:
