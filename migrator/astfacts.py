@@ -143,6 +143,8 @@ def ast_facts(text: str) -> Optional[Facts]:
     Attribute, Name, keyword, Constant, Call = ast.Attribute, ast.Name, ast.keyword, ast.Constant, ast.Call
     Import, ImportFrom, With, AsyncWith, AST = ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith, ast.AST
     fields_of = _CHILD_FIELDS
+    # iter_nodes' loop, inlined: this walk must skip what is below an import, which a
+    # generator cannot be told, and a helper call per node costs more than the lines it saves.
     stack: List[ast.AST] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
