@@ -15,7 +15,7 @@ import ast
 import dataclasses
 import functools
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -307,6 +307,7 @@ def _run_rounds(
     suppressions = find_suppressions(text)
     file_state: Dict[str, object] = {}
     enabled: Set[Rule] = set(plan.rules)  # the rules gate 2 let through; see _dispatch
+    origins: Optional[_Origins] = None  # from the second round on, when fixes are located
     for _round in range(MAX_ROUNDS):
         if _round == 1:
             # A rewrite can make work for a rule the gates excluded: from the second round
@@ -325,6 +326,8 @@ def _run_rounds(
             originally_used = used - unused
         ctx = Context(module, analysis, settings, settings.target, suppressions)
         ctx.file_state = file_state
+        if settings.locate_fixes and origins is None:
+            origins = _Origins(ctx)
         _dispatch(ctx, analysis, plan, enabled)
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
@@ -335,10 +338,12 @@ def _run_rounds(
             output = text if not (fixes or _round) else ctx.generated_code() or module_code(module)
             return output, fixes, diagnostics
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
+        if origins is not None:
+            applied.trace = origins.tracer(ctx)
         module = module.visit(applied)
-        if settings.locate_fixes:
+        if origins is not None:
             fixes.extend(
-                _diagnostic(ctx, edit.node, edit.code, edit.message, edit.safety.value)
+                origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value)
                 for edit in applied.applied
             )
         else:
@@ -350,13 +355,16 @@ def _run_rounds(
         used = _names_in((edit.new for edit in applied.applied), {name for _m, name in planned.values()})
         wanted = [planned[k] for k in sorted(planned) if planned[k][1] in used]
         if wanted:
+            before = module
             module = add_imports(module, wanted)
+            if origins is not None:
+                origins.carry_body(before, module, ctx)
             added_imports.update(name for _module, name in wanted)
         if ctx.edits:
             # What the next round's analysis would find unused, removed now when certain.
             left = _left_unused(ctx, analysis, plan, originally_used, added_imports, removals)
             if left:
-                module = _remove_top_level(module, left, fixes, ctx, settings)
+                module = _remove_top_level(module, left, fixes, ctx, origins)
     raise MigrationError(f"the rules did not settle after {MAX_ROUNDS} rounds (a rule bug)")
 
 
@@ -580,7 +588,7 @@ def _remove_top_level(
     removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
     fixes: List[Diagnostic],
     ctx: Context,
-    settings: Settings,
+    origins: Optional["_Origins"],
 ) -> cst.Module:
     """Applies ``removals`` of top-level imports to the module this round produced: those
     whose line the round kept as it was (the others wait for the next round)."""
@@ -596,10 +604,12 @@ def _remove_top_level(
         return module
     paths = {id(module)} | {id(lines[key]) for key in present} | set(present)
     applied = _Apply({}, present, paths)
+    if origins is not None:
+        applied.trace = origins.tracer(ctx)
     module = module.visit(applied)
-    for edit in applied.applied:  # located in this round's tree, which still holds the import
-        if settings.locate_fixes:
-            fixes.append(_diagnostic(ctx, edit.node, edit.code, edit.message, edit.safety.value))
+    for edit in applied.applied:  # the import is a node of this round's tree (ctx)
+        if origins is not None:
+            fixes.append(origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value))
         else:
             fixes.append(Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value))
     return module
@@ -619,6 +629,8 @@ class _Apply(cst.CSTTransformer):
         self.removals = removals
         self.applied: List[Edit] = []
         self.paths = paths  # when given, subtrees holding no edit are not entered
+        # called with (node, what replaces it) for every node the pass rebuilds or replaces
+        self.trace: Optional[Callable[[cst.CSTNode, object], None]] = None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if id(node) in self.edits:
@@ -626,6 +638,12 @@ class _Apply(cst.CSTTransformer):
         return self.paths is None or id(node) in self.paths
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: ANN201
+        result = self._leave(original_node, updated_node)
+        if self.trace is not None and result is not original_node:
+            self.trace(original_node, result)
+        return result
+
+    def _leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: ANN202
         edit = self.edits.get(id(original_node))
         if edit is not None:
             self.applied.append(edit)
@@ -653,6 +671,102 @@ def _diagnostic(ctx: Context, node: cst.CSTNode, code: str, message: str, safety
         safety=safety,
         end_line=code_range.end.line,
     )
+
+
+class _Origins:
+    """Where the nodes of a later round's tree stood in the file as read, so that a fix is
+    located in the input's lines and columns whichever round applied it (an earlier round's
+    added or removed lines would otherwise shift it).
+
+    A node of a later round is one of three things: a node of the first round's tree (a
+    transformer keeps the subtrees it does not enter), a node the rewriting rebuilt or put
+    in place of another (recorded here with the first-round node it stands for), or a node
+    inside such a replacement, which stands where the replacement does."""
+
+    def __init__(self, first: Context) -> None:
+        self.first = first
+        # id(node) -> (node, the first-round node it stands for); the node is kept alive
+        # with its entry, so its id is not reused
+        self.roots: Dict[int, Tuple[cst.CSTNode, cst.CSTNode]] = {}
+
+    def root(self, node: cst.CSTNode, ctx: Context) -> Optional[cst.CSTNode]:
+        """The first-round node that ``node`` (a node of ``ctx``'s tree) is or stands for."""
+        return self._root(node, ctx)[0]
+
+    def _root(self, node: cst.CSTNode, ctx: Context) -> Tuple[Optional[cst.CSTNode], Optional[cst.CSTNode]]:
+        """:meth:`root`, and the replacement ``node`` lies inside (None if it is one itself,
+        or a first-round node)."""
+        first = self.first
+        current: Optional[cst.CSTNode] = node
+        while current is not None:
+            entry = self.roots.get(id(current))
+            if entry is not None and entry[0] is current:
+                return entry[1], (current if current is not node else None)
+            if current is first.module or first.parent(current) is not None:
+                return current, None
+            current = ctx.parent(current)
+        return None, None
+
+    def _counterpart(self, node: cst.CSTNode, ctx: Context, replacement: cst.CSTNode, root: cst.CSTNode) -> cst.CSTNode:
+        """The node of ``root``'s subtree that ``node`` (inside ``replacement``, which stands
+        for ``root``) was copied from, when the rewriting kept its code: the same k-th node of
+        its type and code in both; else ``root`` itself."""
+        kind, code = type(node), ctx.module.code_for_node(node)
+
+        def same(subtree: cst.CSTNode, module: cst.Module) -> List[cst.CSTNode]:
+            found, stack = [], [subtree]
+            while stack:
+                current = stack.pop()
+                if type(current) is kind and module.code_for_node(current) == code:
+                    found.append(current)
+                stack.extend(reversed(structural_children(current)))
+            return found
+
+        ordinal = next(i for i, n in enumerate(same(replacement, ctx.module)) if n is node)
+        originals = same(root, self.first.module)
+        return originals[ordinal] if ordinal < len(originals) else root
+
+    def tracer(self, ctx: Context) -> Callable[[cst.CSTNode, object], None]:
+        """What a transformer over ``ctx``'s tree calls with each node it rebuilds or replaces."""
+
+        def trace(original: cst.CSTNode, result: object) -> None:
+            root = self.root(original, ctx)
+            if root is not None:
+                for node in result.nodes if isinstance(result, cst.FlattenSentinel) else (result,):
+                    if isinstance(node, cst.CSTNode):
+                        self.roots[id(node)] = (node, root)
+
+        return trace
+
+    def carry_body(self, before: cst.Module, after: cst.Module, ctx: Context) -> None:
+        """Records what the statements of ``after`` that import management changed or
+        inserted stand for: the statement of ``before`` changed in place, or the one an
+        inserted statement went in front of."""
+        module_root = self.root(before, ctx)
+        if module_root is not None:
+            self.roots[id(after)] = (after, module_root)
+        old, kept = before.body, {id(statement) for statement in after.body}
+        index = 0
+        for statement in after.body:
+            if index < len(old) and old[index] is statement:
+                index += 1
+                continue
+            stands_for = old[index] if index < len(old) else None
+            if stands_for is not None and id(stands_for) not in kept:
+                index += 1  # changed in place
+            root = self.root(stands_for, ctx) if stands_for is not None else None
+            if root is not None:
+                self.roots[id(statement)] = (statement, root)
+
+    def locate(self, ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str) -> Diagnostic:
+        """A fix on ``node`` of ``ctx``'s tree, located in the input."""
+        if ctx is not self.first:
+            root, replacement = self._root(node, ctx)
+            if root is not None and (root is not self.first.module or isinstance(node, cst.Module)):
+                if replacement is not None:
+                    root = self._counterpart(node, ctx, replacement, root)
+                return _diagnostic(self.first, root, code, message, safety)
+        return _diagnostic(ctx, node, code, message, safety)
 
 
 def _diagnostics(ctx: Context, entries: Sequence[Tuple[cst.CSTNode, str, str, str]]) -> List[Diagnostic]:
