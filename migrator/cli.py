@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -275,7 +274,10 @@ def _run_stdin(
     except FileError as error:
         result = FileResult(name, error=str(error))
     else:
-        result = migrate_text(source, name, settings, mode if mode != WRITE else CHECK, options=options)
+        # the migrated text goes to stdout in place of the input: findings stay located in it
+        result = migrate_text(
+            source, name, settings, mode if mode != WRITE else CHECK, options=options, findings_on_output=mode == WRITE
+        )
     stdout = sys.stdout.buffer
     if result.error is None:
         if mode == DIFF:

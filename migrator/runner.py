@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from migrator import linemap
 from migrator.cache import ResultCache
 from migrator.context import Diagnostic
 from migrator.engine import MigrationError, migrate_source
@@ -81,7 +82,9 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     return output, fixes, findings, None
 
 
-def _migrate_notebook(text: str, display: str, settings: Settings, cache, add_todos: bool = False):  # noqa: ANN001, ANN202
+def _migrate_notebook(  # noqa: ANN202
+    text: str, display: str, settings: Settings, cache, add_todos: bool = False, as_read: bool = False  # noqa: ANN001
+):
     from migrator.notebook import migrate_notebook
 
     result = migrate_notebook(text, settings, cache, add_todos)
@@ -89,7 +92,14 @@ def _migrate_notebook(text: str, display: str, settings: Settings, cache, add_to
         unified_diff(f"{display}:cell {change.cell}", _nl(change.before), _nl(change.after))
         for change in result.cells
     )
-    return result.output, result.fixes, result.findings, diff
+    findings = result.findings
+    if as_read:  # each finding to the lines of its cell as read
+        changed = {f"cell {change.cell}": change for change in result.cells}
+        findings = []
+        for finding in result.findings:
+            change = changed.get(getattr(finding, "where", ""))
+            findings += linemap.as_read([finding], change.before, change.after) if change else [finding]
+    return result.output, result.fixes, findings, diff
 
 
 def _nl(text: str) -> str:
@@ -103,12 +113,20 @@ def migrate_text(
     mode: str,
     cache: Optional[ResultCache] = None,
     options: Options = Options(),
+    findings_on_output: Optional[bool] = None,
 ) -> FileResult:
+    """Migrates one file's text.  Fixes are located in the text as read.  Findings are
+    computed on the migrated text: they stay located there when it replaces the file
+    (``findings_on_output``, by default in the write mode), else they are moved to the
+    lines of the text as read, the file the user opens."""
     result = FileResult(display)
     suffix = Path(display).suffix.lower()
+    on_output = mode == WRITE if findings_on_output is None else findings_on_output
     try:
         if suffix == NOTEBOOK_SUFFIX:
-            output, fixes, findings, diff = _migrate_notebook(source.text, display, settings, cache, options.add_todos)
+            output, fixes, findings, diff = _migrate_notebook(
+                source.text, display, settings, cache, options.add_todos, as_read=not on_output
+            )
         elif options.docs and suffix in DOC_SUFFIXES:
             from migrator.docs import migrate_document
 
@@ -123,6 +141,8 @@ def migrate_text(
         result.error = str(error)
         return result
     result.changed = output != source.text
+    if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
+        findings = linemap.as_read(findings, source.text, output)
     result.fixes, result.findings = fixes, findings
     if result.changed:
         if mode == DIFF:

@@ -457,3 +457,46 @@ def test_split_by_rule_refuses_options_it_would_ignore(project, tmp_path):
         result = invoke(project / "pkg", "--split-by-rule", tmp_path / "patches", *extra)
         assert result.exit_code == 2 and "--split-by-rule writes patches only" in result.stderr
     assert not (tmp_path / "patches").exists()
+
+
+FINDING_BELOW_A_REMOVED_LINE = """\
+import jax.numpy as jnp
+from jax.experimental.pjit import pjit, PartitionSpec
+from jax.experimental.maps import Mesh, thread_resources
+
+
+def spec():
+    return PartitionSpec("data"), Mesh, pjit, thread_resources
+"""
+
+
+@pytest.mark.parametrize("mode", [[], ["--check"], ["--diff"]], ids=["write", "check", "diff"])
+def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
+    """The fixes above the findings add and remove lines: after a rewrite the findings are
+    on the rewritten file's lines; with --check or --diff, on the untouched file's."""
+    path = tmp_path / "mod.py"
+    path.write_text(FINDING_BELOW_A_REMOVED_LINE)
+    result = CliRunner().invoke(cli, [str(path), "--format", "json", *mode])
+    report = result.stdout[result.stdout.index("{\n") :]  # --diff prints the diff first
+    findings = json.loads(report)["files"][0]["findings"]
+    lines = path.read_text().splitlines()
+    assert (path.read_text() == FINDING_BELOW_A_REMOVED_LINE) == bool(mode)
+    where = {f["code"]: lines[f["line"] - 1] for f in findings}
+    assert "thread_resources" in where["JAX806"] and "import" in where["JAX806"]
+    assert where["JAX202"].lstrip().startswith("return PartitionSpec")
+    moved = {f["code"]: f["line"] for f in findings}
+    assert moved == ({"JAX806": 4, "JAX202": 9} if not mode else {"JAX806": 3, "JAX202": 7})
+
+
+def test_line_map_follows_the_diff():
+    from migrator.linemap import as_read, line_map
+    from migrator.context import Diagnostic
+
+    before = "a\nb\nc\nd\ne\n"
+    after = "a\nB1\nB2\nB3\nc\ne\nf\n"  # b -> three lines, d deleted, f appended
+    to_before = line_map(before, after)
+    assert [to_before(line) for line in range(1, 8)] == [1, 2, 2, 2, 3, 5, 5]
+    finding = Diagnostic("JAX999", "m", line=6, column=3, safety="manual", end_line=7)
+    [moved] = as_read([finding], before, after)
+    assert (moved.line, moved.column, moved.end_line) == (5, 3, 5)
+    assert as_read([finding], before, before) == [finding]

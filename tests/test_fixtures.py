@@ -1,4 +1,5 @@
-"""Every fixture: exact output, idempotence, output parses, expected findings.
+"""Every fixture: exact output, idempotence, output parses, expected findings (on the
+lines of the output, and on the lines of the input for the modes that do not rewrite it).
 
 Adding a fixture file is enough to add a case; no test code changes.
 """
@@ -10,7 +11,7 @@ import difflib
 
 import pytest
 
-from migrator import migrate_source
+from migrator import linemap, migrate_source
 from migrator.rule import all_rules
 from tests.fixture_support import FIXTURES, expected_findings, fixture_cases, fixture_settings
 
@@ -37,6 +38,9 @@ def test_fixture(source, expected):
     ast.parse(result.output)
     found = {(d.line, d.code) for d in result.findings}
     assert found == expected_findings(want), [d for d in result.findings]
+    # --check and --diff leave the file as it is: there the findings point at its own lines
+    as_read = {(d.line, d.code) for d in linemap.as_read(result.findings, text, result.output)}
+    assert as_read == expected_findings(text), sorted(as_read ^ expected_findings(text))
     if source != expected:
         assert result.fixes, "a before/after pair must record at least one fix"
     else:

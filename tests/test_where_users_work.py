@@ -113,6 +113,25 @@ def test_notebook_later_cell_import_is_not_used_early(tmp_path):
     assert new.cells[0].source == "import jax\nok = isinstance(1, jax.Array)"
 
 
+@pytest.mark.parametrize("check", [False, True], ids=["write", "check"])
+def test_notebook_findings_point_at_the_lines_of_the_cell_the_user_sees(tmp_path, check):
+    """A fix in the cell splits the import line above the finding: --check reports the
+    finding on the cell's line as it is, a rewrite on the line of the rewritten cell."""
+    nb = nbformat.v4.new_notebook()
+    cell = "from jax.experimental.pjit import pjit, PartitionSpec\ndef spec():\n    return PartitionSpec('data'), pjit"
+    nb.cells = [nbformat.v4.new_code_cell("import jax"), nbformat.v4.new_code_cell(cell)]
+    path = tmp_path / "n.ipynb"
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    result = invoke(path, "--no-cache", "--format", "json", *(["--check"] if check else []))
+    findings = json.loads(result.stdout)["files"][0]["findings"]
+    source = nbformat.read(str(path), as_version=4).cells[1].source.splitlines()
+    assert (source == cell.splitlines()) == check
+    [finding] = findings
+    assert finding["code"] == "JAX202" and finding["where"] == "cell 2"
+    assert finding["line"] == (3 if check else 4)
+    assert source[finding["line"] - 1] == "    return PartitionSpec('data'), pjit"
+
+
 def test_notebook_of_another_language_is_left_alone(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "ir", "language": "R", "display_name": "R"}
