@@ -302,8 +302,9 @@ def _report(
 ) -> None:
     out = sys.stderr if to_stderr or (mode == DIFF and output_format == "text") else sys.stdout
     err = sys.stderr
-    if mode == DIFF:
-        diff_out = sys.stdout
+    if mode == DIFF and output_format != "json":  # JSON carries each file's diff itself
+        # SARIF is one JSON document on stdout: the diff goes beside it, to stderr
+        diff_out = sys.stderr if output_format == "sarif" else sys.stdout
         for result in results:
             if result.diff:
                 diff_out.write(result.diff)

@@ -116,6 +116,7 @@ def as_json(
                 "error": None
                 if r.error is None
                 else {"message": r.error, "line": r.error_line, "column": r.error_column},
+                **({"diff": r.diff} if mode == "diff" else {}),
             }
             for r in results
         ],

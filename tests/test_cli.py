@@ -476,9 +476,8 @@ def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
     on the rewritten file's lines; with --check or --diff, on the untouched file's."""
     path = tmp_path / "mod.py"
     path.write_text(FINDING_BELOW_A_REMOVED_LINE)
-    result = CliRunner().invoke(cli, [str(path), "--format", "json", *mode])
-    report = result.stdout[result.stdout.index("{\n") :]  # --diff prints the diff first
-    findings = json.loads(report)["files"][0]["findings"]
+    result = invoke(path, "--format", "json", *mode)
+    findings = json.loads(result.stdout)["files"][0]["findings"]
     lines = path.read_text().splitlines()
     assert (path.read_text() == FINDING_BELOW_A_REMOVED_LINE) == bool(mode)
     where = {f["code"]: lines[f["line"] - 1] for f in findings}
@@ -500,3 +499,15 @@ def test_line_map_follows_the_diff():
     [moved] = as_read([finding], before, after)
     assert (moved.line, moved.column, moved.end_line) == (5, 3, 5)
     assert as_read([finding], before, before) == [finding]
+
+
+@pytest.mark.parametrize("output_format", ["json", "sarif"])
+def test_diff_with_a_machine_format_keeps_stdout_one_json_document(project, output_format):
+    result = invoke(project / "pkg", "--diff", "--format", output_format)
+    data = json.loads(result.stdout)  # no diff text before or after it
+    if output_format == "json":
+        by_name = {Path(f["path"]).name: f for f in data["files"]}
+        assert by_name["legacy.py"]["diff"].startswith("--- ") and "+import jax" in by_name["legacy.py"]["diff"]
+        assert by_name["review.py"]["diff"] == ""
+    else:
+        assert data["runs"][0]["results"]
