@@ -1,9 +1,11 @@
 """Measure jaxmigrate against baselines measured in the same run, on the same files.
 
 Baselines: CPython's ast.parse of every file (the floor for any semantic check in Python),
-LibCST parse + code generation (the floor for any LibCST rewrite), pyupgrade (a tool users
-already run in pre-commit), and LibCST's codemod runner with one rename command (on a sample,
-extrapolated per line, when it is too slow for the whole corpus).
+LibCST parse + code generation (the floor for any LibCST rewrite), the same with one no-op
+visitor pass and with LibCST's own name resolution (the least a LibCST codemod that looks at
+every node, or resolves names, costs), pyupgrade (a tool users already run in pre-commit),
+and LibCST's codemod runner with one rename command (on a sample, extrapolated per line, when
+it is too slow for the whole corpus).
 
 Usage: python bench/corpus.py && python bench/run.py [--corpus DIR] [--codemod-sample N]
 """
@@ -52,6 +54,33 @@ def libcst_floor(texts: Sequence[str]) -> float:
     import libcst
 
     return time_in_process("libcst", lambda t: libcst.parse_module(t).code, texts)
+
+
+def libcst_visit_floor(texts: Sequence[str]) -> float:
+    """Parse + one visitor pass that does nothing + codegen: the least any LibCST codemod
+    that looks at every node costs (jaxmigrate's rules need at least this, and more rounds)."""
+    import libcst
+
+    def visit(text: str) -> str:
+        module = libcst.parse_module(text)
+        module.visit(libcst.CSTVisitor())
+        return module.code
+
+    return time_in_process("libcst+visit", visit, texts)
+
+
+def libcst_scopes(texts: Sequence[str], sample: int) -> Tuple[float, int]:
+    """Seconds for LibCST parse + its own name resolution (``ScopeProvider``, what a
+    codemod with aliases and shadowing would use) on every n-th of ``texts`` (``sample`` of
+    them), and their lines."""
+    import libcst
+    from libcst.metadata import MetadataWrapper, ScopeProvider
+
+    chosen = list(texts)[:: max(1, len(texts) // sample)][:sample]
+    seconds = time_in_process(
+        "libcst+scopes", lambda t: MetadataWrapper(libcst.parse_module(t)).resolve(ScopeProvider), chosen
+    )
+    return seconds, sum(t.count("\n") for t in chosen)
 
 
 class TreeRssSampler(threading.Thread):
@@ -173,6 +202,10 @@ def bench_corpus(name: str, root: Path, args: argparse.Namespace) -> Dict[str, f
     results: Dict[str, float] = {}
     results["ast"] = ast_floor(texts)
     results["libcst"] = libcst_floor(texts) if not args.skip_libcst else float("nan")
+    if not args.skip_libcst:
+        results["libcst_visit"] = libcst_visit_floor(texts)
+        scope_seconds, scope_lines = libcst_scopes(texts, args.scope_sample)
+        results["libcst_scopes"] = scope_seconds / max(scope_lines, 1) * lines
     for jobs in (1, 2):
         seconds, peak, code = jaxmigrate([root], jobs, None)
         results[f"j{jobs}"], results[f"j{jobs}_rss"] = seconds, peak
@@ -197,6 +230,13 @@ def _print(r: Dict[str, float], nfiles: int, lines: int) -> None:
     print("| --- | --- | --- |")
     row("ast.parse of every file (floor)", r["ast"])
     row("LibCST parse + codegen (floor)", r["libcst"])
+    if "libcst_visit" in r:
+        row("LibCST parse + no-op visit + codegen", r["libcst_visit"], f"{r['libcst_visit'] / r['libcst']:.2f}x libcst")
+        row(
+            "LibCST parse + ScopeProvider (estimate)",
+            r["libcst_scopes"],
+            f"{r['libcst_scopes'] / r['libcst']:.2f}x libcst (name resolution, on a sample)",
+        )
     for jobs in (1, 2):
         j = r[f"j{jobs}"]
         row(
@@ -221,6 +261,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--codemod-sample", type=int, default=40, help="files for the codemod runner")
+    parser.add_argument("--scope-sample", type=int, default=100, help="files for LibCST's ScopeProvider")
     parser.add_argument("--skip-pyupgrade", action="store_true")
     parser.add_argument("--skip-libcst", action="store_true")
     parser.add_argument("--only", choices=["modern", "dense"])
