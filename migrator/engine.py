@@ -307,7 +307,7 @@ def _run_rounds(
     suppressions = find_suppressions(text)
     file_state: Dict[str, object] = {}
     enabled: Set[Rule] = set(plan.rules)  # the rules gate 2 let through; see _dispatch
-    origins: Optional[_Origins] = None  # from the second round on, when fixes are located
+    origins: Optional[_Origins] = None  # when fixes are located: what later trees stand for
     for _round in range(MAX_ROUNDS):
         if _round == 1:
             # A rewrite can make work for a rule the gates excluded: from the second round
@@ -341,15 +341,7 @@ def _run_rounds(
         if origins is not None:
             applied.trace = origins.tracer(ctx)
         module = module.visit(applied)
-        if origins is not None:
-            fixes.extend(
-                origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value)
-                for edit in applied.applied
-            )
-        else:
-            fixes.extend(
-                Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value) for edit in applied.applied
-            )
+        fixes.extend(_fix(origins, ctx, edit) for edit in applied.applied)
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         planned = ctx.planned_imports
         used = _names_in((edit.new for edit in applied.applied), {name for _m, name in planned.values()})
@@ -607,11 +599,7 @@ def _remove_top_level(
     if origins is not None:
         applied.trace = origins.tracer(ctx)
     module = module.visit(applied)
-    for edit in applied.applied:  # the import is a node of this round's tree (ctx)
-        if origins is not None:
-            fixes.append(origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value))
-        else:
-            fixes.append(Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value))
+    fixes.extend(_fix(origins, ctx, edit) for edit in applied.applied)  # imports of ctx's tree
     return module
 
 
@@ -671,6 +659,13 @@ def _diagnostic(ctx: Context, node: cst.CSTNode, code: str, message: str, safety
         safety=safety,
         end_line=code_range.end.line,
     )
+
+
+def _fix(origins: Optional["_Origins"], ctx: Context, edit: Edit) -> Diagnostic:
+    """An applied edit's fix: located in the input when fixes are located, else on line 0."""
+    if origins is None:
+        return Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value)
+    return origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value)
 
 
 class _Origins:
