@@ -93,12 +93,13 @@ def _migrate_notebook(  # noqa: ANN202
         for change in result.cells
     )
     findings = result.findings
-    if as_read:  # each finding to the lines of its cell as read
-        changed = {f"cell {change.cell}": change for change in result.cells}
-        findings = []
-        for finding in result.findings:
-            change = changed.get(getattr(finding, "where", ""))
-            findings += linemap.as_read([finding], change.before, change.after) if change else [finding]
+    if as_read:  # each changed cell's findings to the lines of the cell as read (one diff a cell)
+        moved = {}
+        for change in result.cells:
+            where = f"cell {change.cell}"
+            in_cell = [f for f in result.findings if f.where == where]
+            moved[where] = iter(linemap.as_read(in_cell, change.before, change.after))
+        findings = [next(moved[f.where]) if f.where in moved else f for f in result.findings]
     return result.output, result.fixes, findings, diff
 
 
