@@ -35,7 +35,8 @@ def code_fingerprint() -> str:
 
     digest = hashlib.sha256(__version__.encode())
     for package in (migrator, rules):
-        for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        root = Path(package.__file__).parent
+        for path in sorted([*root.glob("*.py"), *root.glob("data/*")]):  # code, and the data it reads
             stat = path.stat()
             digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()[:16]

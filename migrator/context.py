@@ -176,6 +176,10 @@ class Context:
                     return True
         return False
 
+    def suppressed_lines(self) -> List[int]:
+        """The lines a ``# jaxmigrate: ignore`` comment silences, for any code."""
+        return list(self._suppressions or ())
+
     # -- structure -------------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         # The analysis traversal recorded the parents of the nodes it visited; the rest

@@ -83,6 +83,8 @@ def _walk(root: Path, excludes: Sequence[str], suffixes: Sequence[str]) -> List[
                 continue
             if _matches(relative, name, excludes) or (child / "pyvenv.cfg").exists():
                 continue
+            if _is_jax_itself(child, name):
+                continue
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
@@ -92,3 +94,14 @@ def _walk(root: Path, excludes: Sequence[str], suffixes: Sequence[str]) -> List[
             if not _matches(child.relative_to(root).as_posix(), name, excludes):
                 result.append(child)
     return result
+
+
+def _is_jax_itself(directory: Path, name: str) -> bool:
+    """JAX's own package (a ``jax/`` holding ``_src/``, a ``jaxlib/`` with its ``version.py``),
+    vendored or unpacked: it defines the APIs the migration moves to, and is never user code
+    to migrate.  Walks skip it; a file inside it that is named on the command line is kept."""
+    if name == "jax":
+        return (directory / "__init__.py").is_file() and (directory / "_src" / "__init__.py").is_file()
+    if name == "jaxlib":
+        return (directory / "__init__.py").is_file() and (directory / "version.py").is_file()
+    return False

@@ -33,7 +33,7 @@ from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
 from migrator.scope import Analysis, Binding, Interest, analyze, cached_children, structural_children
 from migrator.settings import Settings
-from migrator.textgate import admitted
+from migrator.textgate import admitted, under
 
 if TYPE_CHECKING:  # pragma: no cover
     from migrator.cache import ResultCache
@@ -148,7 +148,7 @@ class Plan:
             or rule.attributes & facts.attributes
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
-            or any(_under(q, rule.legacy_modules) for q in facts.imports)
+            or any(under(q, rule.legacy_modules) for q in facts.imports)
         )
 
     def wanted_by(self, rule: Rule, facts: Facts) -> bool:
@@ -157,13 +157,9 @@ class Plan:
 
     def owner(self, qualname: str) -> Optional[str]:
         for rule in self.rules:
-            if qualname in rule.names or _under(qualname, rule.legacy_modules):
+            if qualname in rule.names or under(qualname, rule.legacy_modules):
                 return rule.code
         return None
-
-
-def _under(qualname: str, modules: Iterable[str]) -> bool:
-    return any(qualname == m or qualname.startswith(m + ".") for m in modules)
 
 
 def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
@@ -180,7 +176,8 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
     attributes = frozenset().union(*(r.attributes for r in rules))
     keywords = frozenset().union(*(r.keywords for r in rules))
     strings = frozenset().union(*(r.strings for r in rules))
-    modules = frozenset().union(*(r.legacy_modules for r in rules))
+    # Imports under these modules are removed when unused: only rules whose names are legacy.
+    modules = frozenset().union(*(r.legacy_modules for r in rules if r.names_are_legacy))
     words = frozenset().union(*(r.trigger_words for r in rules))
     masks = tuple(
         (rule, re.compile("|".join(f"(?:{p})" for p in rule.modern_spellings)))
@@ -332,7 +329,7 @@ def _run_rounds(
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
             _report_exported_legacy(ctx, analysis, plan)
-            diagnostics = _diagnostics(ctx, ctx.findings)
+            diagnostics = _diagnostics(ctx, _without_backstop_repeats(ctx.findings, ctx, plan))
             # Nothing applied at all: the input, without generating code for the whole tree;
             # else the code the position pass (if one ran this round) already generated.
             output = text if not (fixes or _round) else ctx.generated_code() or module_code(module)
@@ -441,7 +438,7 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) 
             continue
         if rule in enabled or (
             rule.legacy_modules
-            and any(_under(b.qualname or "", rule.legacy_modules) for b in analysis.imports)
+            and any(under(b.qualname or "", rule.legacy_modules) for b in analysis.imports)
         ):
             call(rule, ctx.module, rule.visit_module)
 
@@ -461,14 +458,15 @@ def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> Non
             (
                 r
                 for r in plan.rules
-                if r.removed_in and r.names_are_legacy and (qualname in r.names or _under(qualname, r.legacy_modules))
+                if r.removed_in and r.names_are_legacy and (qualname in r.names or under(qualname, r.legacy_modules))
             ),
             None,
         )
         if rule is None:
             continue
         if covered is None:
-            covered = {ctx.position(node).start.line for node, _code, _message, _safety in ctx.findings}
+            backstops = {r.code for r in plan.rules if r.backstop}
+            covered = {ctx.position(node).start.line for node, code, _m, _s in ctx.findings if code not in backstops}
         if ctx.position(binding.node).start.line in covered:
             continue
         ctx.begin(rule)
@@ -762,6 +760,19 @@ class _Origins:
                     root = self._counterpart(node, ctx, replacement, root)
                 return _diagnostic(self.first, root, code, message, safety)
         return _diagnostic(ctx, node, code, message, safety)
+
+
+def _without_backstop_repeats(
+    findings: Sequence[Tuple[cst.CSTNode, str, str, str]], ctx: Context, plan: Plan
+) -> Sequence[Tuple[cst.CSTNode, str, str, str]]:
+    """A backstop rule's findings, less those on a line where another rule has one or where a
+    ``# jaxmigrate: ignore[...]`` comment silences some rule (the user has seen that line)."""
+    backstops = {rule.code for rule in plan.rules if rule.backstop}
+    if not backstops or not any(f[1] in backstops for f in findings):
+        return findings
+    spoken = {ctx.position(node).start.line for node, code, _m, _s in findings if code not in backstops}
+    spoken.update(ctx.suppressed_lines())
+    return [f for f in findings if f[1] not in backstops or ctx.position(f[0]).start.line not in spoken]
 
 
 def _diagnostics(ctx: Context, entries: Sequence[Tuple[cst.CSTNode, str, str, str]]) -> List[Diagnostic]:

@@ -106,7 +106,7 @@ class Rule:
             raise ValueError(f"rule code {cls.code} registered twice")
         if cls.name in {rule.name for rule in REGISTRY.values()}:
             raise ValueError(f"rule name {cls.name} registered twice")
-        for word in cls.trigger_words.fget(cls) - cls.strings:  # type: ignore[attr-defined]
+        for word in cls.trigger_words.func(cls) - cls.strings:  # type: ignore[attr-defined]
             if not _ASCII_IDENTIFIER.fullmatch(word):  # the prefilter's tokens are ASCII
                 raise ValueError(f"rule {cls.code}: {word!r} is not an ASCII identifier")
         if "needs_jax_import" not in cls.__dict__:
@@ -115,9 +115,19 @@ class Rule:
             )
         REGISTRY[cls.code] = cls()
 
+    # A backstop rule speaks only where no other rule does: the engine drops its findings on
+    # lines where another rule has a finding (see :func:`migrator.engine._run_rounds`).
+    backstop: ClassVar[bool] = False
+
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
+
+    def for_target(self, target: Version) -> "Rule":
+        """The rule as it runs for ``target``: itself, unless what it looks for depends on the
+        target version (a rule driven by the API history returns a copy with its ``names``
+        for that range)."""
+        return self
 
     # -- hooks, called by the engine ------------------------------------------------------
     def ast_gate(self, facts: "Facts") -> bool:
@@ -155,7 +165,7 @@ class Rule:
         """What each trigger word stands for, for gate 1b (:mod:`migrator.textgate`)."""
         return word_sites(self)
 
-    @property
+    @functools.cached_property
     def trigger_words(self) -> FrozenSet[str]:
         """Words one of which must occur in a file for this rule to have anything to do."""
         names = {n.rsplit(".", 1)[-1] for n in self.names | self.legacy_modules}

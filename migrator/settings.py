@@ -64,7 +64,7 @@ def _active_rules(select: Tuple[str, ...], ignore: Tuple[str, ...], target_versi
     so a rule registered later (a test's) is seen."""
     target = parse_version(target_version)
     return tuple(
-        rule
+        rule.for_target(target)
         for code, rule in all_rules().items()
         if (not select or _matches(code, select)) and not _matches(code, ignore) and rule.runs_on(target)
     )

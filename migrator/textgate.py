@@ -307,9 +307,22 @@ class WordSites:
         if module == FROM_HEAD:
             return "" in self.parents or "" in self.module_parents
         qualname = f"{module}.{word}" if module else word
-        return qualname in self.qualnames or any(
-            qualname == m or qualname.startswith(m + ".") for m in self.modules
-        )
+        return qualname in self.qualnames or under(qualname, self.modules)
+
+
+def under(qualname: str, modules: FrozenSet[str]) -> bool:
+    """Is ``qualname`` one of ``modules`` or inside one (``a.b.c`` is under ``a.b``)?  One set
+    look-up per dotted prefix, so the cost does not grow with the number of modules."""
+    if qualname in modules:
+        return True
+    end = qualname.rfind(".")
+    while end > 0:
+        if qualname[:end] in modules:
+            return True
+        end = qualname.rfind(".", 0, end)
+    return False
+
+
 
 
 def word_sites(rule: object) -> Dict[str, WordSites]:
@@ -338,8 +351,9 @@ def word_sites(rule: object) -> Dict[str, WordSites]:
 class TextGate:
     """One file's text, read lazily: which trigger words are written as which sites."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, hits: FrozenSet[str] = frozenset()) -> None:
         self.text = text
+        self.hits = hits  # the trigger words gate 1 found among the text's identifiers
         self._seen: Dict[str, Occurrences] = {}
         self._bound: Optional[Dict[str, Set[str]]] = None
 
@@ -412,10 +426,10 @@ _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def admitted(text: str, rules: Tuple[object, ...], hits: FrozenSet[str]) -> Tuple[object, ...]:
     """The rules among ``rules`` with a trigger word in ``hits`` written as one of their sites,
     and whose own :meth:`Rule.text_gate` agrees."""
-    gate = TextGate(text)
+    gate = TextGate(text, hits)
     return tuple(
         rule
         for rule in rules
-        if gate.admits(rule.word_sites, rule.trigger_words & hits)  # type: ignore[attr-defined]
-        and rule.text_gate(gate)  # type: ignore[attr-defined]
+        if rule.text_gate(gate)  # type: ignore[attr-defined]  (the cheaper test first)
+        and gate.admits(rule.word_sites, rule.trigger_words & hits)  # type: ignore[attr-defined]
     )
