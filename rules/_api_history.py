@@ -1,0 +1,186 @@
+"""The history of JAX's public API, release by release, as data.
+
+``rules/data/jax_api_history.json.gz`` is made by ``scripts/build_api_history.py`` from the
+source distribution of every ``jax`` release since 0.2.0 (read with ``ast``, never imported).
+For every public qualified name it holds the releases in which the name exists, the release
+from which JAX's own deprecation table warned about it, and JAX's deprecation message (which
+usually names the replacement).  It is loaded on first use, once per process.
+
+Queries answer in terms of a *target range*: every release from the target version (the
+oldest JAX the migrated code must run on) to the newest release in the history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import gzip
+import json
+from pathlib import Path
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+from migrator.version import Version
+
+DATA = Path(__file__).resolve().parent / "data" / "jax_api_history.json.gz"
+FORMAT = 1
+
+
+def release_key(text: str) -> Tuple[int, ...]:
+    """``"0.4.13"`` -> ``(0, 4, 13)``; four-part releases (``0.9.0.1``) keep their fourth part."""
+    return tuple(int(part) for part in text.split("."))
+
+
+@dataclasses.dataclass(frozen=True)
+class NameHistory:
+    """What the history knows of one qualified name."""
+
+    qualname: str
+    present: Tuple[Tuple[int, int], ...]  # inclusive (first, last) release indexes
+    deprecated_since: Optional[int]  # release index, from JAX's deprecation table
+    message: Optional[str]  # JAX's deprecation message
+    is_module: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Absence:
+    """Why a name is not there on every release of a target range."""
+
+    qualname: str
+    removed_in: Optional[str]  # the first release without it, after the target
+    added_in: Optional[str]  # the first release with it, when that is after the target
+    deprecated_since: Optional[str]
+    message: Optional[str]  # JAX's own words
+    never: bool = False  # in no release at all of the range
+
+    def describe(self, target: str) -> str:
+        """One sentence: what is missing and since when, then JAX's message."""
+        if self.added_in is not None and self.removed_in is None:
+            text = f"{self.qualname} does not exist before JAX {self.added_in} (target {target})"
+        elif self.removed_in is not None:
+            text = f"{self.qualname} was removed in JAX {self.removed_in}"
+            if self.deprecated_since is not None:
+                text += f" (deprecated since {self.deprecated_since})"
+        else:
+            text = f"{self.qualname} is missing from some JAX releases after {target}"
+        if self.message:
+            text += f'; JAX says: "{self.message}"'
+        return text
+
+
+class ApiHistory:
+    """Lookups in the history.  Build one with :func:`history`."""
+
+    def __init__(self, data: dict) -> None:
+        if data.get("format") != FORMAT:
+            raise ValueError(f"API history format {data.get('format')!r}, expected {FORMAT}")
+        self.releases: Tuple[str, ...] = tuple(data["releases"])
+        self.keys: Tuple[Tuple[int, ...], ...] = tuple(release_key(r) for r in self.releases)
+        self._messages: List[str] = data["messages"]
+        self._modules: Dict[str, Dict[str, list]] = data["modules"]
+        self._missing: Dict[tuple, FrozenSet[str]] = {}
+
+    @property
+    def newest(self) -> str:
+        return self.releases[-1]
+
+    def lookup(self, qualname: str) -> Optional[NameHistory]:
+        parent, _, name = qualname.rpartition(".")
+        entry = self._modules.get(parent, {}).get(name)
+        if entry is None:
+            return None
+        flat = entry[0]
+        deprecated = entry[1] if len(entry) > 1 and entry[1] >= 0 else None
+        message = self._messages[entry[2]] if len(entry) > 2 and entry[2] >= 0 else None
+        flags = entry[3] if len(entry) > 3 else ""
+        present = tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+        return NameHistory(qualname, present, deprecated, message, "m" in flags)
+
+    def first_index(self, target: Version) -> int:
+        """The index of the oldest release of the range that starts at ``target``."""
+        for index, key in enumerate(self.keys):
+            if key >= tuple(target):
+                return index
+        return len(self.keys) - 1
+
+    def absence(self, qualname: str, target: Version) -> Optional[Absence]:
+        """Why ``qualname`` is missing somewhere in ``target``..newest; None when it is there
+        throughout, or when the history does not know it."""
+        known = self.lookup(qualname)
+        if known is None:
+            return None
+        low, high = self.first_index(target), len(self.releases) - 1
+        if any(first <= low and last >= high for first, last in known.present):
+            return None
+        inside = [(max(a, low), min(b, high)) for a, b in known.present if b >= low and a <= high]
+        deprecated = self.releases[known.deprecated_since] if known.deprecated_since is not None else None
+        if not inside:
+            after = [a for a, _ in known.present if a > high]
+            before = [b for _, b in known.present if b < low]
+            return Absence(
+                qualname,
+                removed_in=self.releases[max(before) + 1] if before else None,
+                added_in=None if before or not after else self.releases[min(after)],
+                deprecated_since=deprecated,
+                message=known.message,
+                never=True,
+            )
+        start = inside[0][0]
+        end = inside[-1][1]
+        return Absence(
+            qualname,
+            removed_in=self.releases[end + 1] if end < high else None,
+            added_in=self.releases[start] if start > low else None,
+            deprecated_since=deprecated,
+            message=known.message,
+        )
+
+    def missing_names(self, target: Version) -> FrozenSet[str]:
+        """Every qualified name the history knows that is missing somewhere in the range."""
+        key = tuple(target)
+        found = self._missing.get(key)
+        if found is None:
+            low, high = self.first_index(target), len(self.releases) - 1
+            names = set()
+            for parent, members in self._modules.items():
+                for name, entry in members.items():
+                    flat = entry[0]
+                    if not any(flat[i] <= low and flat[i + 1] >= high for i in range(0, len(flat), 2)):
+                        names.add(f"{parent}.{name}")
+            found = self._missing[key] = frozenset(names)
+        return found
+
+    def first_missing(self, target: Version) -> FrozenSet[str]:
+        """The missing names whose parent is there throughout the range.  Any reference to a
+        missing name spells (or imports from) one of these, so they are all a rule needs to
+        look for: ``jax.experimental.host_callback`` stands for every one of its members."""
+        key = ("first",) + tuple(target)
+        found = self._missing.get(key)
+        if found is None:
+            missing = self.missing_names(target)
+            found = self._missing[key] = frozenset(
+                q for q in missing if q.rpartition(".")[0] not in missing
+            )
+        return found
+
+    def missing_modules(self, target: Version) -> FrozenSet[str]:
+        """Those of :meth:`first_missing` that are modules (a member can be imported from
+        them): Python modules of some release, and the compiled jaxlib modules ``jax.lib``
+        binds."""
+        return frozenset(
+            q for q in self.first_missing(target)
+            if q.startswith("jax.lib.") or (self.lookup(q) or _NOT_MODULE).is_module
+        )
+
+    def exists_throughout(self, qualname: str, target: Version) -> bool:
+        """True when ``qualname`` exists on every release of the range (as far as known)."""
+        return self.lookup(qualname) is not None and self.absence(qualname, target) is None
+
+
+_NOT_MODULE = NameHistory("", (), None, None, False)
+
+
+@functools.lru_cache(maxsize=1)
+def history() -> ApiHistory:
+    """The shipped history, loaded once."""
+    with gzip.open(DATA, "rt", encoding="utf-8") as handle:
+        return ApiHistory(json.load(handle))

@@ -1,0 +1,151 @@
+"""JAX901 missing-api: a JAX name that some release of the target range does not have.
+
+The backstop behind every other rule.  The other rules know particular legacy APIs and how
+to rewrite them; this one knows every public name of every JAX release since 0.2.0
+(:mod:`rules._api_history`, built from the releases' sources) and reports any reference the
+migrated code still makes to a name that is missing from some release between the target
+version and the newest JAX: removed names (with the release that removed them and JAX's own
+deprecation message) and, for an old target, names that appeared after it.
+
+It reports; it never rewrites.  A line where another rule already has a finding is left to
+that rule (the engine drops this rule's finding there), so each legacy site gets one message.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, Optional, Set, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.textgate import TextGate
+from migrator.version import Version
+from rules._api_history import Absence, history
+from rules._guards import imported_name, version_guarded
+
+
+_NONE: FrozenSet[str] = frozenset()
+
+
+class MissingApi(Rule):
+    code = "JAX901"
+    name = "missing-api"
+    summary = "report any JAX name missing from some release of the target range (from every release's API)"
+    safety = Safety.MANUAL
+    names_are_legacy = False
+    backstop = True
+    parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
+    doc = """
+    **What it does.** Reports every reference (``import jax.x``, ``from jax.x import y``,
+    ``jax.x.y`` through any alias) to a public JAX name that does not exist on every JAX
+    release from the target version to the newest one.  The message names the release that
+    removed it (or, for an old target, the release that added it) and quotes JAX's own
+    deprecation message, which usually says what to use instead.
+
+    The knowledge comes from the sources of every JAX release since 0.2.0, read without
+    importing them: each release's public modules, their names and re-exports, and JAX's
+    deprecation tables.  A chain is reported once, at its first missing part
+    (``jax.experimental.host_callback`` for ``jax.experimental.host_callback.id_tap``).
+
+    **Why.** A name no rule knows would otherwise pass silently and fail at import time on
+    today's JAX.  Other rules rewrite the names they know; on a line where one of them
+    already reports, this rule stays quiet.
+
+    **Left alone.** Code under ``try: ... except ImportError/AttributeError`` and under
+    ``if hasattr(...)`` or a JAX-version check; names the history does not know (attributes of
+    classes, and members of jaxlib's compiled modules, such as ``jax.lib.xla_client.X``, are
+    judged by their module only).  Private names (``jax._src``) are JAX902's.
+    """
+    examples = (
+        Example(
+            title="a removed name, with JAX's message",
+            before="""
+            from jax.experimental import host_callback as hcb
+
+            def log(x):
+                return hcb.id_print(x)
+            """,
+            after="""
+            from jax.experimental import host_callback as hcb
+
+            def log(x):
+                return hcb.id_print(x)
+            """,
+        ),
+    )
+
+    def text_gate(self, gate: TextGate) -> bool:
+        """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
+        chain, or in the import that binds its head): one of them without the other is some
+        other ``w`` (``self.add``, ``np.shape``)."""
+        parents = self.parents
+        return any(parents.get(word, _NONE) & gate.hits for word in gate.hits)
+
+    def for_target(self, target: Version) -> Rule:
+        return _for_target(self, tuple(target))
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # imports are judged whole in visit_module (a missing module prefix too)
+        if version_guarded(ctx, site.ancestors):
+            return
+        self._report(site.node, site.qualname, ctx)
+
+    def visit_module(self, ctx: Context) -> None:
+        for binding in ctx.analysis.imports:
+            if binding.guarded or binding.node is None:
+                continue
+            qualname = _first_missing(imported_name(binding), self.names)
+            if qualname is None or version_guarded(ctx, ctx.ancestors(binding.node)):
+                continue
+            self._report(binding.node, qualname, ctx)
+
+    def _report(self, node: cst.CSTNode, qualname: str, ctx: Context) -> None:
+        absence = history().absence(qualname, ctx.target)
+        if absence is None:
+            return
+        line = ctx.position(node).start.line
+        seen: Set[Tuple[int, str]] = ctx.memo((self.code, "reported"), set)
+        if (line, qualname) in seen:
+            return
+        seen.add((line, qualname))
+        ctx.report(node, _message(absence, ctx))
+
+
+def _first_missing(qualname: str, missing: frozenset) -> Optional[str]:
+    """The shortest dotted prefix of ``qualname`` (itself included) that is missing."""
+    parts = qualname.split(".")
+    for cut in range(2, len(parts) + 1):
+        prefix = ".".join(parts[:cut])
+        if prefix in missing:
+            return prefix
+    return None
+
+
+def _message(absence: Absence, ctx: Context) -> str:
+    target = ".".join(str(p) for p in ctx.target)
+    text = absence.describe(target)
+    if absence.message is None and absence.removed_in is not None:
+        text += "; no replacement is recorded: see the JAX changelog for that release"
+    return text
+
+
+_COPIES: Dict[Tuple[int, ...], MissingApi] = {}  # one per target version
+
+
+def _for_target(rule: MissingApi, target: Tuple[int, ...]) -> MissingApi:
+    copy = _COPIES.get(target)
+    if copy is None:
+        copy = object.__new__(MissingApi)
+        copy.names = history().first_missing(target)  # type: ignore[misc]
+        parents: Dict[str, Set[str]] = {}
+        for qualname in copy.names:
+            parent, _, word = qualname.rpartition(".")
+            parents.setdefault(word, set()).add(parent.rpartition(".")[2])
+        copy.parents = {word: frozenset(found) for word, found in parents.items()}
+        # Imports from a missing module (``from jax.lib.xla_extension import Device``).
+        copy.legacy_modules = history().missing_modules(target)  # type: ignore[misc]
+        _COPIES[target] = copy
+    return copy
+

@@ -1,0 +1,426 @@
+"""Build ``rules/data/jax_api_history.json.gz``: every public JAX name, release by release.
+
+Development-time only.  It reads the source distribution of every ``jax`` release from 0.2.0
+to the newest **statically** (CPython's ``ast``; nothing is imported, so no jaxlib is needed)
+and records, per public module, the names it offers at run time:
+
+* definitions, assignments and imports (``from x import y [as z]``, ``import x as y``) at
+  module level, including those under ``if``/``try`` (every branch counts), minus ``del``-ed
+  ones, plus what a ``from m import *`` brings from a module of the same release (loop
+  variables and ``with`` targets are left out);
+* submodules (a package's ``.py`` files and sub-packages);
+* JAX's own deprecation tables (a ``_deprecations`` dict served by ``deprecation_getattr``):
+  a key whose value carries an object is present and deprecated; a key whose value is
+  ``None`` is gone, and its message (which usually names the replacement) is kept;
+* names bound only under ``if typing.TYPE_CHECKING:`` are not present at run time.
+
+Private modules and names (``jax._src``, ``_x``) are left out: the rules report them as
+private whatever the release.  A module whose names are made at run time (its own
+``__getattr__``, ``globals()[...] =``) is marked *open*: a name it once had counts as present
+in every release where the open module exists.
+
+Usage::
+
+    python scripts/build_api_history.py --download      # fetch missing sdists, then build
+    python scripts/build_api_history.py --sdists DIR    # build from sdists already in DIR
+
+Downloads use ``pip download --no-deps --no-binary :all: jax==V`` (asking pip for a newer
+Python where a release needs one) into ``--sdists`` (default ``~/.cache/jaxmigrate/sdists``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gzip
+import json
+import multiprocessing
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "rules" / "data" / "jax_api_history.json.gz"
+FIRST_RELEASE = (0, 2, 0)
+FORMAT = 1
+_VERSION = re.compile(r"^\d+(\.\d+)*$")
+
+# What one release offers: module -> (names, deprecated name -> message, removed name ->
+# message, open?).  A module's submodules are among its names.
+ModuleInfo = Tuple[Set[str], Dict[str, str], Dict[str, str], bool]
+
+
+def version_key(version: str) -> Tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+# -- reading one release ------------------------------------------------------------------------
+class _Release:
+    """The ``jax/`` sources of one sdist, parsed on demand."""
+
+    def __init__(self, files: Dict[str, str], packages: Set[str]) -> None:
+        self.files = files  # module name -> source text (every module, private ones too)
+        self.packages = packages  # the modules that are packages (an __init__.py)
+        self._names: Dict[str, Set[str]] = {}
+        self._busy: Set[str] = set()
+
+    def star_names(self, module: str) -> Set[str]:
+        """What ``from module import *`` binds (its ``__all__``, else its public names)."""
+        if module in self._names:
+            return self._names[module]
+        if module in self._busy or module not in self.files:
+            return set()
+        self._busy.add(module)
+        info = read_module(module, self.files[module], self)
+        self._busy.discard(module)
+        exported = info[0] if info[4] is None else set(info[4])
+        self._names[module] = {n for n in exported if not n.startswith("_")}
+        return self._names[module]
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _message(node: ast.expr) -> str:
+    try:
+        value = ast.literal_eval(node)
+        if isinstance(value, str):
+            return " ".join(value.split())
+    except (ValueError, SyntaxError, TypeError):
+        pass
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for piece in node.values:
+            if isinstance(piece, ast.Constant):
+                parts.append(str(piece.value))
+            else:
+                parts.append("{" + ast.unparse(piece.value) + "}")  # type: ignore[attr-defined]
+        return " ".join("".join(parts).split())
+    return " ".join(ast.unparse(node).split())
+
+
+def _resolve_relative(module: str, is_package: bool, level: int, name: Optional[str]) -> str:
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def read_module(module: str, source: str, release: Optional[_Release]):  # noqa: ANN201
+    """(names, deprecated, removed, open, __all__ or None) of one module's source."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set(), {}, {}, True, None
+    is_package = release is not None and module in release.packages
+    names: Set[str] = set()
+    deprecations: Dict[str, Tuple[str, bool]] = {}  # name -> (message, still present)
+    open_module = False
+    getattr_from_deprecations = False
+    exported: Optional[List[str]] = None
+
+    def bind_target(target: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                bind_target(element)
+        elif isinstance(target, ast.Starred):
+            bind_target(target.value)
+
+    def read_deprecations(value: ast.expr) -> None:
+        if not isinstance(value, ast.Dict):
+            return
+        for key, entry in zip(value.keys, value.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                continue
+            if isinstance(entry, ast.Tuple) and len(entry.elts) >= 2:
+                message = _message(entry.elts[0])
+                target = entry.elts[1]
+                present = not (isinstance(target, ast.Constant) and target.value is None)
+                deprecations[key.value] = (message, present)
+
+    def walk(body: Iterable[ast.stmt]) -> None:
+        nonlocal open_module, getattr_from_deprecations, exported
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(stmt.name)
+                if stmt.name == "__getattr__":
+                    open_module = True
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    bind_target(target)
+                    if isinstance(target, ast.Name) and stmt.value is not None:
+                        if target.id == "_deprecations":
+                            read_deprecations(stmt.value)
+                        elif target.id == "__all__":
+                            try:
+                                exported = [str(n) for n in ast.literal_eval(stmt.value)]
+                            except (ValueError, SyntaxError, TypeError):
+                                pass
+                        elif target.id == "__getattr__":
+                            call = stmt.value
+                            callee = call.func if isinstance(call, ast.Call) else None
+                            callee_name = getattr(callee, "id", getattr(callee, "attr", ""))
+                            if "deprecation_getattr" in callee_name:
+                                getattr_from_deprecations = True
+                            else:
+                                open_module = True
+                    if isinstance(target, ast.Tuple) and any(
+                        isinstance(e, ast.Name) and e.id == "__getattr__" for e in target.elts
+                    ):
+                        open_module = True
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and isinstance(target.value, ast.Call)
+                        and getattr(target.value.func, "id", "") in ("globals", "vars")
+                    ):
+                        open_module = True
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:  # ``import numpy as np`` makes ``module.np``
+                        names.add(alias.asname)
+            elif isinstance(stmt, ast.ImportFrom):
+                # Every imported name is an attribute of the module, re-export or helper: JAX
+                # often moves a definition to ``jax._src`` and imports it back, and the name
+                # must stay present across that move.
+                source_module = (
+                    _resolve_relative(module, is_package, stmt.level, stmt.module)
+                    if stmt.level
+                    else (stmt.module or "")
+                )
+                for alias in stmt.names:
+                    if alias.name == "*":
+                        if release is not None:
+                            names.update(release.star_names(source_module))
+                        else:
+                            open_module = True
+                    else:
+                        names.add(alias.asname or alias.name)
+            elif isinstance(stmt, ast.Delete):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        names.discard(target.id)
+            elif isinstance(stmt, ast.If):
+                if not _is_type_checking(stmt.test):
+                    walk(stmt.body)
+                walk(stmt.orelse)
+            elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                walk(stmt.body)
+                for handler in stmt.handlers:
+                    walk(handler.body)
+                walk(stmt.orelse)
+                walk(stmt.finalbody)
+            elif isinstance(stmt, (ast.With, ast.For, ast.While)):
+                walk(stmt.body)  # loop variables and ``with ... as`` targets are not API
+                walk(getattr(stmt, "orelse", []))
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+                    if getattr(func.value.func, "id", "") in ("globals", "vars"):
+                        open_module = True  # globals().update(...)
+
+    walk(tree.body)
+    deprecated: Dict[str, str] = {}
+    removed: Dict[str, str] = {}
+    if getattr_from_deprecations:
+        for name, (message, present) in deprecations.items():
+            if present:
+                names.add(name)
+                deprecated[name] = message
+            else:
+                names.discard(name)
+                removed[name] = message
+    names.discard("__getattr__")
+    return names, deprecated, removed, open_module, exported
+
+
+def read_release(sdist: Path) -> Dict[str, ModuleInfo]:
+    """Module -> (public names, deprecated, removed, open) for one sdist."""
+    files: Dict[str, str] = {}
+    packages: Set[str] = set()
+    with tarfile.open(sdist) as archive:
+        for member in archive.getmembers():
+            parts = member.name.split("/")
+            if len(parts) < 3 or parts[1] != "jax" or not member.isfile():
+                continue
+            relative = parts[1:]
+            if not relative[-1].endswith(".py"):
+                continue
+            stem = relative[-1][:-3]
+            if stem == "__init__":
+                module = ".".join(relative[:-1])
+                packages.add(module)
+            else:
+                module = ".".join(relative[:-1] + [stem])
+            data = archive.extractfile(member)
+            if data is not None:
+                files[module] = data.read().decode("utf-8", "replace")
+    release = _Release(files, packages)
+    result: Dict[str, ModuleInfo] = {}
+    for module in sorted(files):
+        if any(part.startswith("_") for part in module.split(".")):
+            continue
+        names, deprecated, removed, open_module, _all = read_module(module, files[module], release)
+        result[module] = (
+            {n for n in names if not n.startswith("_")},
+            {n: m for n, m in deprecated.items() if not n.startswith("_")},
+            {n: m for n, m in removed.items() if not n.startswith("_")},
+            open_module,
+        )
+    # Submodules are names of their parent package (import jax.experimental.pjit).
+    for module in list(result):
+        parent, _, child = module.rpartition(".")
+        if parent in result:
+            result[parent][0].add(child)
+    return result
+
+
+def _read(args: Tuple[str, str]) -> Tuple[str, Dict[str, ModuleInfo]]:
+    version, path = args
+    return version, read_release(Path(path))
+
+
+# -- all releases -------------------------------------------------------------------------------
+def build(sdists: Dict[str, Path], jobs: int) -> dict:
+    versions = sorted(sdists, key=version_key)
+    work = [(v, str(sdists[v])) for v in versions]
+    if jobs > 1:
+        with multiprocessing.Pool(jobs) as pool:
+            per_release = dict(pool.map(_read, work))
+    else:
+        per_release = dict(map(_read, work))
+    present: Dict[str, Set[int]] = {}
+    deprecated_at: Dict[str, int] = {}
+    messages: Dict[str, str] = {}
+    modules: Set[str] = set()
+    open_at: Dict[str, Set[int]] = {}
+    for index, version in enumerate(versions):
+        for module, (names, deprecated, removed, open_module) in per_release[version].items():
+            modules.add(module)
+            present.setdefault(module, set()).add(index)
+            if open_module:
+                open_at.setdefault(module, set()).add(index)
+            for name in names:
+                present.setdefault(f"{module}.{name}", set()).add(index)
+            for name, message in {**deprecated, **removed}.items():
+                qualname = f"{module}.{name}"
+                if name in deprecated:
+                    deprecated_at.setdefault(qualname, index)
+                if message:
+                    messages[qualname] = message
+                present.setdefault(qualname, set())
+    # A name of an open module is present wherever that module is open.
+    for qualname, indices in present.items():
+        parent = qualname.rpartition(".")[0]
+        if parent in open_at and qualname not in modules:
+            indices.update(open_at[parent] & present.get(parent, set()))
+    text_ids: Dict[str, int] = {}
+    table: Dict[str, Dict[str, list]] = {}
+    for qualname in sorted(present):
+        if qualname == "jax":
+            continue
+        parent, _, name = qualname.rpartition(".")
+        entry: list = [_intervals(sorted(present[qualname]))]
+        flags = ("m" if qualname in modules else "") + ("o" if qualname in open_at else "")
+        message = messages.get(qualname)
+        extra = [deprecated_at.get(qualname, -1), text_ids.setdefault(message, len(text_ids)) if message else -1, flags]
+        while extra and extra[-1] in (-1, ""):
+            extra.pop()
+        entry.extend(extra)
+        table.setdefault(parent, {})[name] = entry
+    return {
+        "format": FORMAT,
+        "generator": "scripts/build_api_history.py",
+        "releases": versions,
+        "messages": [m for m, _ in sorted(text_ids.items(), key=lambda item: item[1])],
+        "modules": table,
+    }
+
+
+def _intervals(indices: List[int]) -> List[int]:
+    """[0, 1, 2, 5, 6] -> [0, 2, 5, 6]: inclusive (first, last) pairs, flattened."""
+    flat: List[int] = []
+    for index in indices:
+        if flat and flat[-1] == index - 1:
+            flat[-1] = index
+        else:
+            flat.extend([index, index])
+    return flat
+
+
+# -- downloading --------------------------------------------------------------------------------
+def released_versions() -> List[str]:
+    """Every jax release from 0.2.0 on the package index (asking as a recent Python, so
+    releases that need one are listed too)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", "jax", "--python-version", "3.14"],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    line = next(line for line in out.splitlines() if line.startswith("Available versions:"))
+    versions = [v.strip() for v in line.split(":", 1)[1].split(",")]
+    return sorted(
+        (v for v in versions if _VERSION.match(v) and version_key(v) >= FIRST_RELEASE),
+        key=version_key,
+    )
+
+
+def download(directory: Path, versions: Iterable[str]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for version in versions:
+        if (directory / f"jax-{version}.tar.gz").exists():
+            continue
+        print(f"downloading jax {version}", file=sys.stderr)
+        base = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                "--no-binary", ":all:", "--dest", str(directory), f"jax=={version}"]  # fmt: skip
+        if subprocess.run(base).returncode != 0:
+            subprocess.run([*base, "--python-version", "3.14"], check=True)
+
+
+def find_sdists(directory: Path) -> Dict[str, Path]:
+    found = {}
+    for path in directory.glob("jax-*.tar.gz"):
+        version = path.name[len("jax-") : -len(".tar.gz")]
+        if _VERSION.match(version) and version_key(version) >= FIRST_RELEASE:
+            found[version] = path
+    return found
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sdists", type=Path, default=Path.home() / ".cache" / "jaxmigrate" / "sdists")
+    parser.add_argument("--download", action="store_true", help="fetch the releases not yet in --sdists")
+    parser.add_argument("--out", type=Path, default=OUTPUT)
+    parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
+    args = parser.parse_args(argv)
+    if args.download:
+        download(args.sdists, released_versions())
+    sdists = find_sdists(args.sdists)
+    if not sdists:
+        parser.error(f"no jax-*.tar.gz in {args.sdists} (use --download)")
+    data = build(sdists, args.jobs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True)
+    # mtime=0: the same sources give the same bytes.
+    with gzip.GzipFile(args.out, "wb", compresslevel=9, mtime=0) as out:
+        out.write(text.encode("utf-8"))
+    names = sum(len(v) for v in data["modules"].values())
+    print(
+        f"{args.out}: {len(data['releases'])} releases ({data['releases'][0]}..{data['releases'][-1]}), "
+        f"{names} names, {args.out.stat().st_size // 1024} KB",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
