@@ -249,15 +249,21 @@ class Context:
         return ".".join([head, *parts[1:]])
 
     # -- references to modern names, with import management --------------------------------
-    def ref(self, qualname: str, scope: Scope, prefer_from: bool = False) -> cst.BaseExpression:
+    def ref(
+        self, qualname: str, scope: Scope, prefer_from: bool = False, direct: bool = False
+    ) -> cst.BaseExpression:
         """An expression that names ``qualname`` at ``scope``, adding an import if needed.
 
         Reuses an existing import (``import jax.numpy as jnp`` serves ``jax.numpy.x``).
         With ``prefer_from`` a missing name is imported as ``from module import name``.
+        With ``direct`` only an import of the name or of its own module is reused: for a name
+        in a submodule its package does not load (``import jax`` does not make
+        ``jax.extend.core`` an attribute).
         Raises :class:`CannotReference` when every spelling would clash with a local name.
         """
         parts = qualname.split(".")
-        for cut in range(len(parts), 0, -1):
+        lowest = max(len(parts) - 1, 1) if direct else 1
+        for cut in range(len(parts), lowest - 1, -1):
             local = self._visible_import(".".join(parts[:cut]), scope)
             if local is not None:
                 return _attribute_chain([local, *parts[cut:]])

@@ -156,8 +156,9 @@ class Plan:
         return self.has_site(rule, facts) and rule.ast_gate(facts)
 
     def owner(self, qualname: str) -> Optional[str]:
+        """The rule a legacy import is removed under (rules whose names are legacy only)."""
         for rule in self.rules:
-            if qualname in rule.names or under(qualname, rule.legacy_modules):
+            if rule.names_are_legacy and (qualname in rule.names or under(qualname, rule.legacy_modules)):
                 return rule.code
         return None
 

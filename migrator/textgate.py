@@ -354,8 +354,16 @@ class TextGate:
     def __init__(self, text: str, hits: FrozenSet[str] = frozenset()) -> None:
         self.text = text
         self.hits = hits  # the trigger words gate 1 found among the text's identifiers
+        self._words: Dict[str, bool] = {}
         self._seen: Dict[str, Occurrences] = {}
         self._bound: Optional[Dict[str, Set[str]]] = None
+
+    def has_word(self, word: str) -> bool:
+        """Does the identifier ``word`` occur in the text as a whole word?"""
+        found = self._words.get(word)
+        if found is None:
+            found = self._words[word] = _keyword_before(self.text, word, len(self.text)) >= 0
+        return found
 
     def bound(self) -> Dict[str, Set[str]]:
         if self._bound is None:

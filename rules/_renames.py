@@ -17,6 +17,7 @@ Code inside ``try/except ImportError`` blocks is never reached (the engine skips
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
 
@@ -61,6 +62,7 @@ def _module_expr(dotted: str) -> cst.BaseExpression:
     return node
 
 
+_BUILTINS = frozenset(dir(builtins))
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
@@ -68,6 +70,9 @@ class RenameRule(Rule):
     """Abstract: subclasses set ``moves`` (and ``names = names_of(moves)``) plus the metadata."""
 
     moves: ClassVar[Tuple[Move, ...]] = ()
+    # True when modern names may live in submodules their package does not import (the
+    # reference then imports the name from its own module, see ``Context.ref``).
+    import_directly: ClassVar[bool] = False
 
     # -- table lookups -------------------------------------------------------------------
     def move_for(self, qualname: str) -> Optional[Move]:
@@ -108,7 +113,10 @@ class RenameRule(Rule):
         return move.legacy.rsplit(".", 1)[1]  # ``from m import Modern as Legacy``
 
     def _name_free(self, name: str, qualname: str, ctx: Context) -> bool:
-        """No binding of ``name`` anywhere, except imports that mean (or become) ``qualname``."""
+        """No binding of ``name`` anywhere, except imports that mean (or become) ``qualname``;
+        never a builtin's name (``from jax.numpy import all`` would shadow ``all``)."""
+        if name in _BUILTINS:
+            return False
         for scope in ctx.analysis.scopes.values():
             for binding in scope.bindings.get(name, ()):
                 if binding.qualname == qualname:
@@ -175,7 +183,7 @@ class RenameRule(Rule):
             return
         if self._pending(move, ctx):
             return  # the next round sees the rewritten import and reuses it
-        new = ctx.ref(move.modern, site.scope, prefer_from=True)
+        new = ctx.ref(move.modern, site.scope, prefer_from=True, direct=self.import_directly)
         ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {move.modern}")
 
     # -- rewriting one ``from ... import ...`` statement ----------------------------------

@@ -80,7 +80,9 @@ class MissingApi(Rule):
         chain, or in the import that binds its head): one of them without the other is some
         other ``w`` (``self.add``, ``np.shape``)."""
         parents = self.parents
-        return any(parents.get(word, _NONE) & gate.hits for word in gate.hits)
+        return any(
+            any(gate.has_word(parent) for parent in parents.get(word, _NONE)) for word in gate.hits
+        )
 
     def for_target(self, target: Version) -> Rule:
         return _for_target(self, tuple(target))
@@ -144,8 +146,9 @@ def _for_target(rule: MissingApi, target: Tuple[int, ...]) -> MissingApi:
             parent, _, word = qualname.rpartition(".")
             parents.setdefault(word, set()).add(parent.rpartition(".")[2])
         copy.parents = {word: frozenset(found) for word, found in parents.items()}
-        # Imports from a missing module (``from jax.lib.xla_extension import Device``).
-        copy.legacy_modules = history().missing_modules(target)  # type: ignore[misc]
+        # Imports of and from a missing name (``from jax.lib.xla_extension import Device``,
+        # ``import jax.experimental.sharded_jit as sj``): judged at the import.
+        copy.legacy_modules = copy.names  # type: ignore[misc]
         _COPIES[target] = copy
     return copy
 

@@ -206,7 +206,9 @@ def test_text_gate_turns_away_most_modern_files():
     import jax
 
     root = Path(jax.__file__).parent
-    plan = make_plan(tuple(Settings().active_rules()))
+    # Inside JAX itself every file imports jax._src, which JAX902 rightly reports anywhere else:
+    # JAX's own package is never walked (migrator.discovery), so it is left out here.
+    plan = make_plan(tuple(r for r in Settings().active_rules() if r.code != "JAX902"))
     hit = kept = 0
     for path in sorted(root.rglob("*.py")):
         text = path.read_text(encoding="utf-8", errors="surrogateescape")

@@ -1,0 +1,119 @@
+"""JAX903 renamed-api: removed JAX names whose replacement is the same object, renamed.
+
+The table, ``rules/data/jax_api_renames.json``, is made by ``scripts/verify_renames.py``: each
+row is a name JAX removed whose deprecation message names its replacement, confirmed to be the
+very same object in real JAX releases that had both.  The JAX versions in which the replacement
+exists come from the API history, so a rename is only written where the replacement exists on
+every release of the target range; elsewhere the name is reported.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+from migrator.context import Context, NameSite
+from migrator.rule import REGISTRY, Example, Rule, Safety
+from migrator.version import Version
+from rules._api_history import history
+from rules._renames import Move, RenameRule, names_of
+
+TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
+
+
+@functools.lru_cache(maxsize=1)
+def _rows() -> Tuple[Tuple[str, str, Tuple[str, ...]], ...]:
+    data = json.loads(TABLE.read_text(encoding="utf-8"))
+    return tuple((row["legacy"], row["modern"], tuple(row["same_object_in"])) for row in data["renames"])
+
+
+def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
+    """The table as moves, each with the releases its replacement exists in (from the history)."""
+    h = history()
+    found = []
+    for legacy, modern, _evidence in _rows():
+        if legacy in exclude:
+            continue
+        known = h.lookup(modern)
+        if known is None:
+            continue
+        first, last = known.present[-1]
+        since = h.releases[first]
+        until = h.releases[last + 1] if last + 1 < len(h.releases) else None
+        found.append(Move(legacy, modern, since, until, "JAX's deprecation message names it"))
+    return tuple(found)
+
+
+class RenamedApi(RenameRule):
+    code = "JAX903"
+    name = "renamed-api"
+    summary = "removed names whose replacement is the same object (jax.core.Primitive -> jax.extend.core.Primitive, ...): renamed"
+    safety = Safety.SAFE
+    import_directly = True  # ``import jax`` does not load jax.extend.*
+    doc = """
+    **What it does.** Renames references and imports of removed JAX names to their
+    replacement when the two are the same object: `jax.core.Primitive` ->
+    `jax.extend.core.Primitive`, `jax.ShapedArray` -> `jax.core.ShapedArray`,
+    `jax.core.ConcretizationTypeError` -> `jax.errors.ConcretizationTypeError`,
+    `jax.lib.xla_extension.Device` -> `jax.Device`, `jax.numpy.product` -> `jax.numpy.prod`,
+    `jax.linear_util` -> `jax.extend.linear_util`, ...  `from m import X as Y` keeps `Y`.
+
+    **Why.** JAX removed these names after a deprecation period; its deprecation message
+    named the replacement.  Every row of the table was checked in real JAX releases that had
+    both names: the replacement is the same object, so the rename keeps behaviour exactly.
+
+    **Target range.** The replacement must exist on the target JAX (the API history knows
+    from which release); for an older target the name is reported instead.
+    """
+    examples = (
+        Example(
+            title="an internal API moved to jax.extend",
+            before="""
+            from jax import core
+
+            my_p = core.Primitive("my_p")
+            """,
+            after="""
+            from jax.extend.core import Primitive
+
+            my_p = Primitive("my_p")
+            """,
+        ),
+        Example(
+            title="a from-import keeps its local name",
+            before="""
+            from jax.core import ClosedJaxpr, Primitive as P
+            """,
+            after="""
+            from jax.extend.core import ClosedJaxpr, Primitive as P
+            """,
+        ),
+    )
+
+    _by_legacy: Dict[str, Move] = {}
+
+    def for_target(self, target: Version) -> Rule:
+        return _table_rule()
+
+    def move_for(self, qualname: str) -> Optional[Move]:
+        return self._by_legacy.get(qualname)  # a dict look-up: the table is long
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        parts = site.qualname.split(".")
+        if not site.is_import and any(".".join(parts[:cut]) in self.names for cut in range(2, len(parts))):
+            return  # a moved module earlier in the chain: that site rewrites it
+        super().visit_name(site, ctx)
+
+
+@functools.lru_cache(maxsize=1)
+def _table_rule() -> RenamedApi:
+    """The rule with its table: names another rule migrates stay that rule's."""
+    others = frozenset().union(*(r.names for code, r in REGISTRY.items() if code != RenamedApi.code))
+    rule = object.__new__(RenamedApi)
+    table = moves(exclude=others)
+    rule.moves = table  # type: ignore[misc]
+    rule.names = names_of(table)  # type: ignore[misc]
+    rule._by_legacy = {move.legacy: move for move in table}
+    return rule

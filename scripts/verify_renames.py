@@ -1,0 +1,113 @@
+"""Build ``rules/data/jax_api_renames.json``: removed JAX names whose replacement is the same
+object, as JAX's own deprecation messages name it and real releases confirm.
+
+Development-time only.  Candidates come from the API history (``rules/_api_history.py``): a
+name missing from the newest release whose deprecation message names exactly one replacement
+("use jax.extend.core.Primitive instead") that the newest release has.  Each candidate is then
+checked in real JAX installations (``--python`` interpreters, one per JAX release): it is kept
+when, in every installation that has both names, the two are the same object (for a module:
+every public member of the old one is the same object in the new one), and at least one
+installation has both.  The rows record which releases showed it.
+
+Usage::
+
+    python scripts/verify_renames.py --python ~/venvs/jax-0.4.13/bin/python --python ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rules._api_history import history  # noqa: E402
+
+OUTPUT = ROOT / "rules" / "data" / "jax_api_renames.json"
+# "Use X", "use X instead", "Please use X", "replaced by X", "moved to X", "alias of X", "is now X"
+_NAMED = re.compile(r"(?:[Uu]se|replaced by|moved to|[Pp]lease use|instead use|alias of|is now)\s+`?(jax(?:\.\w+)+)`?")
+
+_PROBE = """
+import importlib, json, sys, types, warnings
+warnings.simplefilter("ignore")
+
+def get(qualname):
+    parts = qualname.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:cut]))
+        except Exception:
+            continue
+        try:
+            for part in parts[cut:]:
+                value = getattr(value, part)
+        except Exception:
+            return None
+        return value
+    return None
+
+import jax
+same = {}
+members = json.loads(sys.argv[2])  # legacy module -> the names the history lists in it
+for legacy, modern in json.loads(sys.argv[1]):
+    a, b = get(legacy), get(modern)
+    if a is not None and b is not None:
+        if isinstance(a, types.ModuleType) and isinstance(b, types.ModuleType):
+            found = [n for n in members.get(legacy, ()) if get(legacy + "." + n) is not None]
+            found = [n for n in found if not isinstance(get(legacy + "." + n), types.ModuleType)]
+            same[legacy] = a is b or bool(found) and all(get(modern + "." + n) is get(legacy + "." + n) for n in found)
+        else:
+            same[legacy] = a is b
+print(json.dumps({"version": jax.__version__, "same": same}))
+"""
+
+
+def candidates() -> List[Tuple[str, str]]:
+    h = history()
+    newest = len(h.releases) - 1
+    found = []
+    for qualname in sorted(h.missing_names(tuple(int(p) for p in h.newest.split(".")))):
+        known = h.lookup(qualname)
+        if known is None or not known.message:
+            continue
+        named = {m.rstrip(".") for m in _NAMED.findall(known.message)}
+        there = [m for m in named if (h.lookup(m) is not None and any(a <= newest <= b for a, b in h.lookup(m).present))]
+        if len(there) == 1:
+            found.append((qualname, there[0]))
+    return found
+
+
+def main(argv: List[str] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", action="append", required=True, help="an interpreter with some jax installed")
+    parser.add_argument("--out", type=Path, default=OUTPUT)
+    args = parser.parse_args(argv)
+    pairs = candidates()
+    h = history()
+    members = {legacy: sorted(h._modules.get(legacy, {})) for legacy, _modern in pairs}
+    seen: Dict[str, List[Tuple[str, bool]]] = {}
+    for python in args.python:
+        out = subprocess.run(
+            [python, "-c", _PROBE, json.dumps(pairs), json.dumps(members)], capture_output=True, text=True, check=True
+        )
+        report = json.loads(out.stdout.strip().splitlines()[-1])
+        for legacy, same in report["same"].items():
+            seen.setdefault(legacy, []).append((report["version"], same))
+    rows = []
+    for legacy, modern in pairs:
+        checks = seen.get(legacy, [])
+        if checks and all(same for _version, same in checks):
+            rows.append({"legacy": legacy, "modern": modern, "same_object_in": sorted(v for v, _ in checks)})
+    args.out.write_text(json.dumps({"generator": "scripts/verify_renames.py", "renames": rows}, indent=1) + "\n")
+    print(f"{args.out}: {len(rows)} of {len(pairs)} candidates confirmed", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
