@@ -22,7 +22,8 @@ import libcst as cst
 
 ImportNode = Union[cst.Import, cst.ImportFrom]
 
-# Exceptions whose handler marks a ``try`` block as a compatibility shim we must leave alone.
+# Exceptions whose handler marks a ``try`` block as a compatibility shim we must leave alone
+# (and so does an ``if`` that tests for a feature or a version: :func:`is_feature_test`).
 _GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 
 
@@ -50,6 +51,14 @@ class Binding:
     @property
     def is_import(self) -> bool:
         return self.qualname is not None
+
+    @property
+    def imported_name(self) -> str:
+        """What the import names: ``jax.util`` for ``import jax.util`` (which binds ``jax``
+        to ``jax``), the qualified name otherwise."""
+        if isinstance(self.statement, cst.Import) and isinstance(self.node, cst.ImportAlias):
+            return dotted_name(self.node.name) or self.qualname or ""
+        return self.qualname or ""
 
 
 class Scope:
@@ -513,6 +522,17 @@ class Analysis(cst.CSTVisitor):
             self.guard_depth -= guarded
         return False
 
+    def _if(self, node: Union[cst.If, cst.IfExp]) -> bool:
+        """Both branches of a test for a feature or a version are a compatibility shim too."""
+        guarded = is_feature_test(node.test)
+        self.guard_depth += guarded
+        try:
+            fields = [node.test, node.body, node.orelse]
+            self._visit_all([f for f in fields if f is not None])
+        finally:
+            self.guard_depth -= guarded
+        return False
+
     # -- references ------------------------------------------------------------------------
     def _load(self, node: cst.Name) -> None:
         self.loads[node.value] = self.loads.get(node.value, 0) + 1
@@ -578,6 +598,29 @@ def _all_params(params: cst.Parameters) -> List[cst.Param]:
     return result
 
 
+# What a test of a library feature or version reads: ``hasattr(jax, "x")``,
+# ``jax.__version__``, ``jax.__version_info__``, ``sys.version_info``, ``jaxlib.version``,
+# ``version.parse(...)``, ``_jax_version``.
+_FEATURE_WORDS = frozenset({"hasattr", "__version__", "__version_info__", "version_info", "version"})
+
+
+def is_feature_test(test: cst.CSTNode) -> bool:
+    """Does an ``if`` test check for a feature or a version (so its branches are a shim)?"""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            word = node.value
+        elif isinstance(node, cst.Attribute):
+            word = node.attr.value
+        else:
+            word = None
+        if word is not None and (word in _FEATURE_WORDS or word.endswith("_version")):
+            return True
+        stack.extend(structural_children(node))
+    return False
+
+
 def _catches_import_error(handler: cst.CSTNode) -> bool:
     kind = getattr(handler, "type", None)
     if kind is None:
@@ -629,6 +672,8 @@ _HANDLERS = {
     cst.Import: Analysis._import,
     cst.ImportFrom: Analysis._import_from,
     cst.Try: Analysis._try,
+    cst.If: Analysis._if,
+    cst.IfExp: Analysis._if,
     cst.Name: Analysis._name,
     cst.Attribute: Analysis._attribute,
     cst.Arg: Analysis._arg,

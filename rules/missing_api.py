@@ -22,7 +22,6 @@ from migrator.rule import Example, Rule, Safety
 from migrator.textgate import TextGate
 from migrator.version import Version
 from rules._api_history import Absence, history
-from rules._guards import imported_name, version_guarded
 
 
 _NONE: FrozenSet[str] = frozenset()
@@ -88,20 +87,16 @@ class MissingApi(Rule):
         return _for_target(self, tuple(target))
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return  # imports are judged whole in visit_module (a missing module prefix too)
-        if version_guarded(ctx, site.ancestors):
-            return
-        self._report(site.node, site.qualname, ctx)
+        if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)
+            self._report(site.node, site.qualname, ctx)
 
     def visit_module(self, ctx: Context) -> None:
         for binding in ctx.analysis.imports:
             if binding.guarded or binding.node is None:
                 continue
-            qualname = _first_missing(imported_name(binding), self.names)
-            if qualname is None or version_guarded(ctx, ctx.ancestors(binding.node)):
-                continue
-            self._report(binding.node, qualname, ctx)
+            qualname = _first_missing(binding.imported_name, self.names)
+            if qualname is not None:
+                self._report(binding.node, qualname, ctx)
 
     def _report(self, node: cst.CSTNode, qualname: str, ctx: Context) -> None:
         absence = history().absence(qualname, ctx.target)

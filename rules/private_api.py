@@ -13,7 +13,6 @@ import libcst as cst
 
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._guards import imported_name, version_guarded
 
 PRIVATE = "jax._src"
 
@@ -59,7 +58,7 @@ class PrivateApi(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import or version_guarded(ctx, site.ancestors):
+        if site.is_import:
             return
         node = site.node
         parent = ctx.parent(node)
@@ -73,10 +72,8 @@ class PrivateApi(Rule):
         first place (in the file's order) that names it."""
         uses = self._uses(ctx)
         for binding in ctx.analysis.imports:
-            qualname = imported_name(binding)
-            if binding.guarded or binding.node is None or not (qualname + ".").startswith(PRIVATE + "."):
-                continue
-            if not version_guarded(ctx, ctx.ancestors(binding.node)):
+            qualname = binding.imported_name
+            if not (binding.guarded or binding.node is None) and (qualname + ".").startswith(PRIVATE + "."):
                 uses.append((binding.node, _private_module(qualname)))
         first: Dict[str, Tuple[Tuple[int, int], cst.CSTNode]] = {}
         for node, module in uses:

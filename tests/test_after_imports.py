@@ -126,11 +126,24 @@ def _bindings(tree: ast.AST) -> List[Tuple[ast.stmt, str, Query, str]]:
                         found.append((child, module, (module, alias.name), alias.asname or alias.name))
             elif isinstance(child, ast.Try):
                 walk(child, guarded or _guarded(child))
+            elif isinstance(child, ast.If) and _feature_test(child.test):
+                walk(child, True)  # a version/feature check is a shim, as for the engine
             else:
                 walk(child, guarded)
 
     walk(tree, False)
     return found
+
+
+def _feature_test(test: ast.expr) -> bool:
+    """The engine's rule (``migrator.scope.is_feature_test``), read on ``ast``."""
+    for node in ast.walk(test):
+        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if word in ("hasattr", "__version__", "__version_info__", "version_info", "version") or (
+            word or ""
+        ).endswith("_version"):
+            return True
+    return False
 
 
 def _answers(queries: List[Query]) -> Dict[Query, str]:
