@@ -117,7 +117,9 @@ _IMPORT_LIST = re.compile(r"[\w\s,.()\\]*")
 _IMPORT_REGION = re.compile(r"(?:[\w\s,.()\\]|#[^\r\n]*)*")
 _CONTINUATION = re.compile(r"\\(?:\r\n|\n|\r)")
 _MODULE = re.compile(r"\w+(?:\.\w+)*")
-_SEP = r"(?:[\s\\]|#[^\r\n#]*)*"  # no "#" inside a comment's match: one way to split "# ##"
+# A comment runs to the end of its line: matched whole, never cut short where a "." or ","
+# inside it would then read as code.  (One way to match "# ##": backtracking stays linear.)
+_SEP = r"(?:[\s\\]|#[^\r\n]*(?![^\r\n]))*"
 _IMPORTED = re.compile(rf"{_SEP}\(?{_SEP}(\w+(?:{_SEP}\.{_SEP}\w+)*)(?:{_SEP}\bas\b{_SEP}(\w+))?")
 _COMMA = re.compile(rf"{_SEP},")
 _DOTTED_BLANKS = re.compile(r"[\s\\]|#[^\r\n]*")
