@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import click
 
 from migrator import __version__
 from migrator.cache import default_cache_dir
-from migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, discover
+from migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
 from migrator.fileio import FileError, SourceFile
 from migrator.report import (
     as_json,
@@ -143,7 +143,8 @@ def migrate_command(
             _write_report(report_path, [], mode, settings, target_source)
         sys.exit(EXIT_CLEAN)
     suffixes = SOURCE_SUFFIXES + (DOC_SUFFIXES if docs else ())
-    files, missing = discover(paths, settings.exclude + settings.extend_exclude, suffixes)
+    excludes = _excludes(paths, stdin_filename, config_path, exclude + extend_exclude)
+    files, missing = discover(paths, excludes, suffixes)
     if not docs:  # a page named on the command line is migrated only with --docs
         files = [f for f in files if f.suffix.lower() not in DOC_SUFFIXES]
     results = [FileResult(path, error=reason) for path, reason in missing]
@@ -248,6 +249,23 @@ def _settings(
     values["exclude"] = tuple(values.get("exclude", ())) + exclude
     values["extend_exclude"] = tuple(values.get("extend_exclude", ())) + extend_exclude
     return Settings(**values)
+
+
+def _excludes(
+    paths: Sequence[str], stdin_filename: Optional[str], config_path: Optional[Path], given: Tuple[str, ...]
+) -> List[Union[str, Exclude]]:
+    """The exclude patterns: the configuration's, read from the directory that holds it; the
+    command line's, read from each path given and from the current directory."""
+    anchors = [Path(p) for p in paths if p != "-"] + ([Path(stdin_filename)] if stdin_filename else [])
+    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
+    values = (load_config(config) or {}) if config else {}
+    patterns: List[Union[str, Exclude]] = []
+    if config is not None:
+        base = Path(config).resolve().parent
+        patterns += [Exclude(p, base) for p in (*values.get("exclude", ()), *values.get("extend_exclude", ()))]
+    patterns += list(given)
+    patterns += [Exclude(p, Path.cwd()) for p in given]
+    return patterns
 
 
 def _run_files(

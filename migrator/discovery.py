@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fnmatch
 import os
 from pathlib import Path
-from typing import Iterable, List, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 # Directories never walked into (a virtualenv is also recognised by its pyvenv.cfg).
 DEFAULT_EXCLUDES = (
@@ -30,10 +31,67 @@ def _matches(relative: str, name: str, patterns: Iterable[str]) -> bool:
     return False
 
 
+@dataclasses.dataclass(frozen=True)
+class Exclude:
+    """An exclude pattern anchored at a directory: ``[tool.jaxmigrate]``'s patterns are read
+    relative to the directory holding the configuration file, whatever paths the run is
+    given (``jaxmigrate src/``, ``jaxmigrate .`` and the file lists pre-commit hands over
+    skip the same files).  A pattern without ``/`` matches any file or directory name below
+    that directory; one with ``/`` matches a path from it (``third_party/*``, ``src/gen``),
+    and excludes everything under a directory it matches."""
+
+    pattern: str
+    base: Path
+
+    def covers(self, path: Path) -> Optional[bool]:
+        """Whether the pattern excludes ``path``; None if ``path`` is not below the base."""
+        relative = _below(path, self.base)
+        if relative is None:
+            return None
+        parts = relative.split("/")
+        return any(
+            _matches("/".join(parts[:count]), parts[count - 1], (self.pattern,))
+            for count in range(1, len(parts) + 1)
+        )
+
+
+def _below(path: Path, base: Path) -> Optional[str]:
+    """``path`` relative to ``base`` (posix), as written or with symbolic links resolved."""
+    for left, right in ((os.path.abspath(path), os.path.abspath(base)), (os.path.realpath(path), os.path.realpath(base))):
+        try:
+            relative = os.path.relpath(left, right)
+        except ValueError:  # pragma: no cover (another drive)
+            continue
+        if relative != os.curdir and not relative.startswith(os.pardir):
+            return Path(relative).as_posix()
+    return None
+
+
+Pattern = Union[str, "Exclude"]
+
+
+def _excluded(path: Path, relative: str, patterns: Sequence[Pattern]) -> bool:
+    """``relative`` is ``path`` from the root of the walk (or as given): plain patterns (the
+    command line's) match it or its name; anchored ones match from their base."""
+    plain = [p for p in patterns if isinstance(p, str)]
+    if plain and _matches(relative, path.name, plain):
+        return True
+    for pattern in patterns:
+        if isinstance(pattern, Exclude):
+            covered = pattern.covers(path)
+            if covered is None:  # outside the project: the name and the path as given
+                covered = _matches(relative, path.name, (pattern.pattern,))
+            if covered:
+                return True
+    return False
+
+
 def discover(
-    paths: Sequence[str], excludes: Sequence[str], suffixes: Sequence[str] = SOURCE_SUFFIXES
+    paths: Sequence[str], excludes: Sequence[Pattern], suffixes: Sequence[str] = SOURCE_SUFFIXES
 ) -> Tuple[List[Path], List[Tuple[str, str]]]:
-    """Files to process, in a stable order, and (path, reason) for paths that do not exist."""
+    """Files to process, in a stable order, and (path, reason) for paths that do not exist.
+    ``excludes`` are glob patterns: strings match paths from each directory given (and
+    names), :class:`Exclude` patterns paths from their own base."""
     found: List[Path] = []
     seen = set()
     missing: List[Tuple[str, str]] = []
@@ -44,18 +102,21 @@ def discover(
             seen.add(key)
             found.append(path)
 
+    anchored = [p for p in excludes if isinstance(p, Exclude)]
     for given in paths:
         path = Path(given)
         if path.is_dir() and not path.is_symlink():
-            for file in _walk(path, excludes, suffixes):
-                add(file)
+            if not any(p.covers(path) for p in anchored):  # (a directory the project excludes)
+                for file in _walk(path, excludes, suffixes):
+                    add(file)
         elif path.is_symlink() and not path.exists():
             missing.append((given, _broken_link_reason(path)))
         elif path.exists() or path.is_symlink():
             if path.is_dir():
-                for file in _walk(path, excludes, suffixes):
-                    add(file)
-            elif not _matches(path.as_posix(), path.name, excludes):
+                if not any(p.covers(path) for p in anchored):
+                    for file in _walk(path, excludes, suffixes):
+                        add(file)
+            elif not _excluded(path, path.as_posix(), excludes):
                 add(path)
         else:
             missing.append((given, "no such file or directory"))
@@ -71,7 +132,7 @@ def _broken_link_reason(path: Path) -> str:
     return "dangling symbolic link"
 
 
-def _walk(root: Path, excludes: Sequence[str], suffixes: Sequence[str]) -> List[Path]:
+def _walk(root: Path, excludes: Sequence[Pattern], suffixes: Sequence[str]) -> List[Path]:
     result: List[Path] = []
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(directory)
@@ -81,7 +142,7 @@ def _walk(root: Path, excludes: Sequence[str], suffixes: Sequence[str]) -> List[
             relative = child.relative_to(root).as_posix()
             if child.is_symlink() or _matches(relative, name, DEFAULT_EXCLUDES):
                 continue
-            if _matches(relative, name, excludes) or (child / "pyvenv.cfg").exists():
+            if _excluded(child, relative, excludes) or (child / "pyvenv.cfg").exists():
                 continue
             if _is_jax_itself(child, name):
                 continue
@@ -91,7 +152,7 @@ def _walk(root: Path, excludes: Sequence[str], suffixes: Sequence[str]) -> List[
             child = base / name
             if not name.endswith(tuple(suffixes)) or child.is_symlink():
                 continue
-            if not _matches(child.relative_to(root).as_posix(), name, excludes):
+            if not _excluded(child, child.relative_to(root).as_posix(), excludes):
                 result.append(child)
     return result
 

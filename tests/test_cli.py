@@ -256,6 +256,69 @@ def test_configuration_exclude_and_cli_exclude(project):
     assert result.exit_code == 0
 
 
+def _layout(root):
+    """A project whose configuration excludes by path and by name, files at several depths."""
+    (root / "pyproject.toml").write_text(
+        '[tool.jaxmigrate]\nexclude = ["src/vendored/*", "generated", "tools/*.py"]\n'
+    )
+    files = [
+        "src/pkg/a.py", "src/vendored/b.py", "src/vendored/deep/c.py", "src/pkg/generated/d.py",
+        "tools/e.py", "tools/sub/f.py", "vendored/g.py", "src/tools/h.py",
+    ]  # fmt: skip
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(LEGACY)
+    return files
+
+
+def _would_change(result, root, cwd):
+    return sorted(
+        (cwd / line[len("would rewrite ") :]).resolve().relative_to(root.resolve()).as_posix()
+        for line in result.stderr.splitlines()
+        if line.startswith("would rewrite ")
+    )
+
+
+KEPT = ["src/pkg/a.py", "src/tools/h.py", "vendored/g.py"]  # (fnmatch: "tools/*.py" has tools/sub/f.py)
+
+
+@pytest.mark.parametrize(
+    "cwd,paths",
+    [
+        (".", ["."]),
+        (".", ["src", "tools", "vendored"]),
+        (".", ["src/", "tools/sub", "vendored/g.py"]),
+        ("src", [".", "../tools", "../vendored"]),
+        ("src/pkg", ["..", "../../tools", "../../vendored"]),
+    ],
+)
+def test_configuration_excludes_are_relative_to_the_configuration_file(tmp_path, cwd, paths):
+    """`jaxmigrate src/` and `jaxmigrate .` (from anywhere) skip the same files."""
+    _layout(tmp_path)
+    result = invoke(*paths, "--check", "--no-cache", cwd=tmp_path / cwd)
+    wanted = sorted(p for p in KEPT if any(
+        (tmp_path / p).resolve().is_relative_to((tmp_path / cwd / given).resolve()) for given in paths
+    ))
+    assert _would_change(result, tmp_path, tmp_path / cwd) == wanted
+
+
+def test_configuration_excludes_apply_to_the_file_lists_pre_commit_hands_over(tmp_path):
+    files = _layout(tmp_path)
+    result = invoke(*files, "--check", "--no-cache", cwd=tmp_path)  # as pre-commit runs a hook
+    assert _would_change(result, tmp_path, tmp_path) == KEPT
+    inside = invoke(*[f"../../{f}" for f in files], "--check", "--no-cache", cwd=tmp_path / "src" / "pkg")
+    assert _would_change(inside, tmp_path, tmp_path / "src" / "pkg") == KEPT
+
+
+def test_command_line_excludes_read_from_the_paths_given_and_from_here(tmp_path):
+    _layout(tmp_path)
+    (tmp_path / "pyproject.toml").unlink()
+    from_root = invoke("src", "--check", "--no-cache", "--exclude", "pkg/*", cwd=tmp_path)
+    from_here = invoke("src", "--check", "--no-cache", "--exclude", "src/pkg/*", cwd=tmp_path)
+    assert _would_change(from_root, tmp_path, tmp_path) == _would_change(from_here, tmp_path, tmp_path)
+    assert "src/pkg/a.py" not in _would_change(from_here, tmp_path, tmp_path)
+
+
 def test_bad_configuration_is_a_usage_error(project):
     (project / "pyproject.toml").write_text('[tool.jaxmigrate]\nselekt = ["JAX1"]\n')
     result = invoke(project / "pkg")
