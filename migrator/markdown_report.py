@@ -71,11 +71,12 @@ def render(
     changed: Dict[str, List[Tuple[str, Diagnostic]]] = OrderedDict()
     review: Dict[str, List[Tuple[str, Diagnostic]]] = OrderedDict()
     for result in results:
-        for d in result.fixes:
-            changed.setdefault(d.code, []).append((result.path, d))
+        if mode != "write" or result.written:  # an unwritten file's fixes did not happen
+            for d in result.fixes:
+                changed.setdefault(d.code, []).append((result.path, d))
         for d in result.findings:
             review.setdefault(d.code, []).append((result.path, d))
-    counts = summary_counts(results)
+    counts = summary_counts(results, mode)
     verb = "changed" if mode == "write" else "to change"
     out: List[str] = ["## JAX migration (jaxmigrate)", ""]
     target = f"`--target-version {target_version}`"

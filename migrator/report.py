@@ -15,18 +15,25 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 HELP_URI = "https://docs.jax.dev/en/latest/jax_array_migration.html"
 
 
-def summary_counts(results: Sequence[FileResult]) -> Dict[str, int]:
+def summary_counts(results: Sequence[FileResult], mode: str = "check") -> Dict[str, int]:
+    """Files, changed files, fixes, findings and errors.  When files are written, a file
+    that could not be written (read-only, changed meanwhile) changed nothing: neither it
+    nor its fixes count."""
+
+    def landed(r: FileResult) -> bool:
+        return mode != "write" or r.written
+
     return {
         "files": len(results),
-        "changed": sum(r.changed for r in results),
-        "fixes": sum(len(r.fixes) for r in results),
+        "changed": sum(r.changed and landed(r) for r in results),
+        "fixes": sum(len(r.fixes) for r in results if landed(r)),
         "findings": sum(len(r.findings) for r in results),
         "errors": sum(r.error is not None for r in results),
     }
 
 
 def summary_line(results: Sequence[FileResult], mode: str) -> str:
-    counts = summary_counts(results)
+    counts = summary_counts(results, mode)
     files = "file" if counts["changed"] == 1 else "files"
     verb = "changed" if mode == "write" else "would change"
     line = (
@@ -104,7 +111,7 @@ def as_json(
         "mode": mode,
         "target_version": target_version,
         "target_version_source": target_source,
-        "summary": summary_counts(results),
+        "summary": summary_counts(results, mode),
         "rules": rule_info(codes),
         "files": [
             {

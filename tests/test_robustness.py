@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -182,3 +183,25 @@ def test_crlf_and_mixed_line_endings_survive_a_full_rewrite(tmp_path):
     data = path.read_bytes()
     assert b"\n" not in data.replace(b"\r\n", b"")
     assert b"jax.Array" in data and b"in_shardings" in data
+
+
+def _error_lines(result, path):
+    return [line for line in result.stderr.splitlines() if line.startswith(f"{path}:")]
+
+
+def test_a_read_only_file_is_not_counted_as_changed(tree):
+    path = tree / "locked.py"
+    path.write_text(LEGACY)
+    path.chmod(0o444)
+    result = run_tree(tree, "-j", "1")
+    assert result.exit_code == 2
+    assert _error_lines(result, path) == [f"{path}: error: file is read-only; not modified"]
+    assert f"rewrote {path}" not in result.stderr
+    assert "1 file changed, 2 fixes, 0 findings need review, 1 files could not be processed" in result.stderr
+    path.chmod(0o644)
+    path.write_text(LEGACY)
+    path.chmod(0o444)
+    (tree / "good.py").write_text(LEGACY)
+    data = json.loads(invoke(tree, "--no-cache", "--format", "json").stdout)
+    assert data["summary"] == {"files": 2, "changed": 1, "fixes": 2, "findings": 0, "errors": 1}
+    path.chmod(0o644)
