@@ -329,7 +329,8 @@ def _report(
     for result in results:
         if result.error is not None:
             err.write(error_line(result) + "\n")
-        elif result.changed and output_format == "text":
+        # (a file can have both: an internal error on one site, the other fixes written)
+        if result.changed and output_format == "text":
             if mode == WRITE and result.written:
                 err.write(f"rewrote {result.path}\n")
             elif check:

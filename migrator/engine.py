@@ -12,13 +12,16 @@ Cost is proportional to what there is to change.  Each file goes through three g
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import functools
 import re
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+import threading
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from migrator import guard
 from migrator.context import (
     CannotReference,
     Context,
@@ -46,13 +49,15 @@ CLEANUP_SUMMARY = "remove imports the migration left unused"
 
 
 class MigrationError(Exception):
-    """A file that cannot be migrated: it does not parse, or a rule failed on it."""
+    """A file that cannot be migrated: it does not parse, is nested too deeply, or the
+    engine failed on it.  ``cacheable`` is False for what depends on the machine (memory)."""
 
-    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+    def __init__(self, message: str, line: int = 0, column: int = 0, cacheable: bool = True) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.column = column
+        self.cacheable = cacheable
 
 
 class SourceSyntaxError(MigrationError):
@@ -65,6 +70,10 @@ class Result:
     output: str
     fixes: List[Diagnostic]
     findings: List[Diagnostic]
+    # Internal errors: a rule hook that raised on a site (code, line: where), whose edits
+    # there were dropped while the other rules' fixes were kept.  Not empty means a bug to
+    # report, and a run that ends with exit code 2.
+    errors: List[Diagnostic] = dataclasses.field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -75,6 +84,7 @@ class Result:
             "output": self.output if self.changed else None,
             "fixes": [d.as_dict() for d in self.fixes],
             "findings": [d.as_dict() for d in self.findings],
+            "errors": [d.as_dict() for d in self.errors],
         }
 
     @classmethod
@@ -88,6 +98,7 @@ class Result:
             output,
             [Diagnostic(**d) for d in entry["fixes"]],
             [Diagnostic(**d) for d in entry["findings"]],
+            [Diagnostic(**d) for d in entry.get("errors", ())],
         )
 
 
@@ -241,35 +252,85 @@ def migrate_source(
     if not candidates:
         return Result(text, text, [], [])
     if cache is None:
-        return _migrate(text, settings, plan, candidates)
+        return _noted(_migrate(text, settings, plan, candidates))
     key = text.encode("utf-8", "surrogatepass")
     entry = cache.get(key)
     if entry is not None:
-        return Result.from_cache(text, entry)
+        return _noted(Result.from_cache(text, entry))
     try:
         result = _migrate(text, settings, plan, candidates)
     except MigrationError as error:
-        cache.put(
-            key,
-            {
-                "error": error.message,
-                "line": error.line,
-                "column": error.column,
-                "syntax": isinstance(error, SourceSyntaxError),
-            },
-        )
+        if error.cacheable:
+            cache.put(
+                key,
+                {
+                    "error": error.message,
+                    "line": error.line,
+                    "column": error.column,
+                    "syntax": isinstance(error, SourceSyntaxError),
+                },
+            )
         raise
     cache.put(key, result.to_cache())
+    return _noted(result)
+
+
+# -- internal errors, for callers that migrate a file in several calls -------------------------
+_SINKS = threading.local()
+
+
+@contextlib.contextmanager
+def collecting_errors() -> Iterator[List[Diagnostic]]:
+    """Collects :attr:`Result.errors` of every :func:`migrate_source` call made inside, in this
+    thread (a notebook, a page or a file's docstrings are migrated in several calls)."""
+    sinks = getattr(_SINKS, "stack", None)
+    if sinks is None:
+        sinks = _SINKS.stack = []
+    sink: List[Diagnostic] = []
+    sinks.append(sink)
+    try:
+        yield sink
+    finally:
+        sinks.pop()
+
+
+def _noted(result: Result) -> Result:
+    if result.errors:
+        for sink in getattr(_SINKS, "stack", ()):
+            sink.extend(result.errors)
     return result
 
 
 def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...]) -> Result:
-    unchanged = Result(text, text, [], [])
     if len(text) > MAX_PARSE_CHARS:
         raise MigrationError(
             f"{len(text) / 1e6:.1f} MB of source is over the {MAX_PARSE_CHARS // 10**6} MB "
             "that jaxmigrate parses; split the file or exclude it"
         )
+    # LibCST recurses once per level of nesting, natively and in Python: the work runs in
+    # a thread with a big stack, and files nested beyond the limit are refused (migrator.guard).
+    return guard.with_big_stack(_migrate_nested, text, settings, plan, candidates)[0]
+
+
+def _migrate_nested(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int) -> Result:
+    try:
+        return _migrate_checked(text, settings, plan, candidates, limit)
+    except RecursionError:
+        raise MigrationError(guard.too_deep_message(limit)) from None
+    except MemoryError:
+        raise MigrationError("out of memory while analysing this file", cacheable=False) from None
+    except MigrationError:
+        raise
+    except Exception as error:  # noqa: BLE001  (an engine bug must not stop the run)
+        raise MigrationError(f"internal error: {_one_line(error)} (a bug: please report it); file left unchanged") from error
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(f"{type(error).__name__}: {error}".split())[:200]
+
+
+def _migrate_checked(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int) -> Result:
+    unchanged = Result(text, text, [], [])
     facts = ast_facts(text)
     if facts is not None:
         jax_imported = imports_jax(facts)
@@ -280,25 +341,37 @@ def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, 
         )
         if not candidates:
             return unchanged
+    # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped).
+    problem = guard.nesting_problem(text, facts.tree if facts is not None else None, limit)
+    if problem is not None:
+        raise MigrationError(problem)
     plan = make_plan(candidates)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
+        if facts is not None:  # CPython parses it: LibCST's limit, not the file's fault
+            raise MigrationError(
+                f"LibCST cannot parse this file (Python can): {error.message}", error.raw_line, error.raw_column + 1
+            ) from None
         raise SourceSyntaxError(
             f"not valid Python: {error.message}", error.raw_line, error.raw_column + 1
         ) from None
-    except RecursionError:
-        raise SourceSyntaxError("too deeply nested for the parser") from None
+    errors: List[Diagnostic] = []
     with cached_children():
-        output, fixes, findings = _run_rounds(module, text, plan, settings)
+        output, fixes, findings = _run_rounds(module, text, plan, settings, errors)
     if output != text:
         _verify_parses(output, ast_parsed=facts is not None)
-    return Result(text, output, fixes, findings)
+    return Result(text, output, fixes, findings, errors)
 
 
 def _run_rounds(
-    module: cst.Module, text: str, plan: Plan, settings: Settings
+    module: cst.Module, text: str, plan: Plan, settings: Settings, errors: Optional[List[Diagnostic]] = None
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
+    """The rounds of rewriting: the output, the fixes and the findings.  A rule hook that
+    raises loses its site, not the file: the failure goes to ``errors`` (code, message, and
+    the line in the output, like a finding; 0 for a failure only an earlier round had)."""
+    errors = [] if errors is None else errors
+    failed_before: Dict[Tuple[str, str], None] = {}  # (code, message) of earlier rounds' failures
     fixes: List[Diagnostic] = []
     originally_used: Optional[Set[Tuple[str, str]]] = None
     added_imports: Set[str] = set()
@@ -326,15 +399,18 @@ def _run_rounds(
         ctx.file_state = file_state
         if settings.locate_fixes and origins is None:
             origins = _Origins(ctx)
-        _dispatch(ctx, analysis, plan, enabled)
+        failures = _dispatch(ctx, analysis, plan, enabled)
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals:
+            errors.extend(_failures(ctx, failures, failed_before))
             _report_exported_legacy(ctx, analysis, plan)
             diagnostics = _diagnostics(ctx, _without_backstop_repeats(ctx.findings, ctx, plan))
             # Nothing applied at all: the input, without generating code for the whole tree;
             # else the code the position pass (if one ran this round) already generated.
             output = text if not (fixes or _round) else ctx.generated_code() or module_code(module)
             return output, fixes, diagnostics
+        for _node, code, error in failures:
+            failed_before[(code, _one_line(error))] = None
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
         if origins is not None:
             applied.trace = origins.tracer(ctx)
@@ -388,23 +464,28 @@ def _paths_to(ctx: Context, nodes: Iterable[cst.CSTNode]) -> Set[int]:
     return wanted
 
 
-def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) -> None:
+def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) -> List[Tuple[cst.CSTNode, str, Exception]]:
     """Calls every rule hook on this round's sites.  ``enabled`` (kept across rounds, and
     updated here) holds the rules whose ``visit_module`` runs: the ones gate 2 let through,
     and any rule that later finds one of its sites (guarded ones included) or a legacy-module
-    import in the rewritten tree, the gate's own criterion."""
+    import in the rewritten tree, the gate's own criterion.
+
+    Returns the hooks that raised, as (site, rule code, exception): what such a hook recorded
+    is dropped, and the other hooks run on."""
+    failures: List[Tuple[cst.CSTNode, str, Exception]] = []
     def call(rule: Rule, site_node: cst.CSTNode, hook, *args) -> None:  # noqa: ANN001
         ctx.begin(rule)
+        # what the hook may add to, so that a hook that raises leaves nothing behind
+        edits, findings, planned = len(ctx.edits), len(ctx.findings), dict(ctx.planned_imports)
         try:
             hook(*args, ctx)
         except CannotReference as error:
             ctx.report(site_node, f"cannot fix here: {error}")
         except MigrationError:
             raise
-        except Exception as error:  # noqa: BLE001  (a rule bug must not lose the file)
-            raise MigrationError(
-                f"internal error in rule {rule.code}: {type(error).__name__}: {error}"
-            ) from error
+        except Exception as error:  # noqa: BLE001  (a rule bug loses its site, not the file)
+            _roll_back(ctx, edits, findings, planned)
+            failures.append((site_node, rule.code, error))
 
     for site in analysis.name_sites:
         if isinstance(site.node, cst.ImportAlias):
@@ -442,6 +523,35 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) 
             and any(under(b.qualname or "", rule.legacy_modules) for b in analysis.imports)
         ):
             call(rule, ctx.module, rule.visit_module)
+    return failures
+
+
+def _roll_back(ctx: Context, edits: int, findings: int, planned: Dict[str, Tuple[Optional[str], str]]) -> None:
+    """Forget what a hook recorded after the counts given (edits are never replaced, only added)."""
+    for key in list(ctx.edits)[edits:]:
+        del ctx.edits[key]
+    del ctx.findings[findings:]
+    if ctx.planned_imports != planned:
+        ctx.planned_imports.clear()
+        ctx.planned_imports.update(planned)
+
+
+def _failures(
+    ctx: Context, failures: List[Tuple[cst.CSTNode, str, Exception]], failed_before: Dict[Tuple[str, str], None]
+) -> List[Diagnostic]:
+    """The hooks that raised, as internal errors: the last round's located in the output (a
+    hook fails again on the same site each round, so they are usually all of them), earlier
+    rounds' others without a line."""
+    found: Dict[Tuple[str, int, str], None] = {}
+    for node, code, error in failures:
+        try:
+            line = ctx.position(node).start.line
+        except Exception:  # noqa: BLE001  (a node the position pass cannot place)
+            line = 0
+        found[(code, line, _one_line(error))] = None
+    last = {(code, message) for code, _line, message in found}
+    found.update(((code, 0, message), None) for code, message in failed_before if (code, message) not in last)
+    return [Diagnostic(code, message, line, 0, "error") for code, line, message in found]
 
 
 def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> None:

@@ -6,15 +6,17 @@ import dataclasses
 import difflib
 import multiprocessing
 import os
+import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
+import time
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from migrator import linemap
+from migrator import guard, linemap
 from migrator.cache import ResultCache
 from migrator.context import Diagnostic
-from migrator.engine import MigrationError, migrate_source
+from migrator.engine import MigrationError, collecting_errors, migrate_source
 from migrator.fileio import FileError, SourceFile, read_source, write_source
 from migrator.docs import DOC_SUFFIXES
 from migrator.notebook import NotebookError
@@ -124,26 +126,39 @@ def migrate_text(
     suffix = Path(display).suffix.lower()
     on_output = mode == WRITE if findings_on_output is None else findings_on_output
     try:
-        if suffix == NOTEBOOK_SUFFIX:
-            output, fixes, findings, diff = _migrate_notebook(
-                source.text, display, settings, cache, options.add_todos, as_read=not on_output
-            )
-        elif options.docs and suffix in DOC_SUFFIXES:
-            from migrator.docs import migrate_document
+        with collecting_errors() as internal:
+            if suffix == NOTEBOOK_SUFFIX:
+                output, fixes, findings, diff = _migrate_notebook(
+                    source.text, display, settings, cache, options.add_todos, as_read=not on_output
+                )
+            elif options.docs and suffix in DOC_SUFFIXES:
+                from migrator.docs import migrate_document
 
-            output, fixes, findings = migrate_document(source.text, suffix, settings, cache)
-            diff = None
-        else:
-            output, fixes, findings, diff = _migrate_python(source.text, settings, options, cache)
+                output, fixes, findings = migrate_document(source.text, suffix, settings, cache)
+                diff = None
+            else:
+                output, fixes, findings, diff = _migrate_python(source.text, settings, options, cache)
     except MigrationError as error:
         result.error, result.error_line, result.error_column = error.message, error.line, error.column
         return result
     except NotebookError as error:
         result.error = str(error)
         return result
+    except RecursionError:  # outside the engine, which reports its own with its limit
+        result.error = guard.too_deep_message(guard.MAX_NESTING)
+        return result
+    except MemoryError:
+        result.error = "out of memory while migrating this file"
+        return result
+    except Exception as error:  # noqa: BLE001  (a bug must cost this file, not the run)
+        result.error = f"internal error: {_one_line(error)} (a bug: please report it); file left unchanged"
+        return result
     result.changed = output != source.text
     if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
         findings = linemap.as_read(findings, source.text, output)
+        internal = linemap.as_read(internal, source.text, output)  # located like findings
+    if internal:
+        result.error = internal_error_message(internal)
     result.fixes, result.findings = fixes, findings
     if result.changed:
         if mode == DIFF:
@@ -153,9 +168,21 @@ def migrate_text(
                 write_source(source, output)
                 result.written = True
             except FileError as error:
-                result.error = str(error)
+                result.error = str(error) if result.error is None else f"{result.error}; {error}"
         result.output = output
     return result
+
+
+def internal_error_message(errors: Sequence[Diagnostic]) -> str:
+    """One line for the rule hooks that raised in a file: the first, and how many more."""
+    first = errors[0]
+    where = f" at line {first.line}" if first.line else ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"internal error in {first.code}{where}{more}: {first.message}; other fixes kept"
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(f"{type(error).__name__}: {error}".split())[:200]
 
 
 _CACHES: Dict[Tuple[str, str], ResultCache] = {}
@@ -181,6 +208,8 @@ def process_file(
         source = read_source(path)
     except FileError as error:
         return FileResult(str(path), error=str(error))
+    except MemoryError:
+        return FileResult(str(path), error="out of memory while reading this file")
     result = migrate_text(source, str(path), settings, mode, _cache(cache_dir, settings), options)
     if not options.keep_output:
         result.output = None  # not worth sending back from a worker
@@ -208,13 +237,209 @@ def run(
             if progress:
                 progress(1)
         return
-    context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
-    chunksize = max(1, min(64, len(tasks) // (jobs * 8)))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(files)), mp_context=context) as pool:
-        for result in pool.map(_process_star, tasks, chunksize=chunksize):
-            yield result
-            if progress:
-                progress(1)
+    pool = _Pool(tasks, min(jobs, len(files)))
+    yield from pool.results(progress)
+
+
+_CRASH_ATTEMPTS = 2  # a file whose worker died is tried once more, alone, before it is blamed
+_STOP_GRACE = 10.0  # seconds a worker gets to leave after SIGTERM
+
+
+class _Pool:
+    """Worker processes fed chunks of files over pipes, results yielded in file order.
+
+    Unlike ``concurrent.futures``, the pool knows which file each worker is on: a worker
+    that dies (a crash in native code, the kernel's OOM killer) is replaced, the file it was
+    on is tried again alone, and if that kills a worker too it is reported as this file's
+    error; every other file is migrated."""
+
+    def __init__(self, tasks: List[tuple], jobs: int) -> None:
+        self.tasks = tasks
+        self.jobs = jobs
+        self.context = multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context()
+        self.chunk = max(1, min(64, len(tasks) // (jobs * 8)))
+        self.queue: List[List[int]] = [
+            list(range(start, min(start + self.chunk, len(tasks)))) for start in range(0, len(tasks), self.chunk)
+        ]
+        self.done: Dict[int, FileResult] = {}
+        self.attempts: Dict[int, int] = {}
+        self.workers: Dict[Connection, Tuple[multiprocessing.process.BaseProcess, List[int]]] = {}
+
+    def results(self, progress: Optional[Callable[[int], None]]) -> Iterator[FileResult]:
+        emitted = 0
+        try:
+            for _ in range(min(self.jobs, len(self.queue))):
+                self._start()
+            while emitted < len(self.tasks):
+                self._step()
+                while emitted in self.done:
+                    yield self.done.pop(emitted)
+                    emitted += 1
+                    if progress:
+                        progress(1)
+            self._finish()
+        finally:
+            self._stop()
+
+    def _start(self) -> None:
+        parent, child = self.context.Pipe()
+        shared = self.tasks[0][1:]  # settings, mode, cache_dir, options: the same for every task
+        process = self.context.Process(
+            target=_worker, args=(child, parent, os.getpid(), shared), daemon=True, name="jaxmigrate-worker"
+        )
+        process.start()
+        child.close()
+        self.workers[parent] = (process, [])
+        self._feed(parent)
+
+    def _feed(self, conn: Connection) -> None:
+        process, _current = self.workers[conn]
+        if not self.queue:
+            self.workers[conn] = (process, [])
+            _send(conn, None)
+            return
+        chunk = self.queue.pop(0)
+        self.workers[conn] = (process, chunk)
+        _send(conn, [(index, self.tasks[index][0]) for index in chunk])
+
+    def _step(self) -> None:
+        sentinels = {process.sentinel: conn for conn, (process, _chunk) in self.workers.items()}
+        ready = wait(list(self.workers) + list(sentinels))
+        for item in ready:
+            conn = sentinels.get(item, item)  # type: ignore[call-overload]
+            if conn not in self.workers:
+                continue  # already handled this turn
+            if item is conn:
+                if not self._receive(conn):
+                    self._died(conn)
+            else:
+                self._died(conn)
+
+    def _receive(self, conn: Connection) -> bool:
+        """Takes one result from ``conn``; False if the worker is gone."""
+        try:
+            index, result = conn.recv()
+        except (EOFError, OSError):
+            return False
+        process, chunk = self.workers[conn]
+        self.done[index] = result
+        if index in chunk:
+            chunk.remove(index)
+        if not chunk:
+            self._feed(conn)
+        return True
+
+    def _died(self, conn: Connection) -> None:
+        """A worker exited: what it sent is kept, the file it was on is retried or blamed."""
+        while True:  # results it sent before it died
+            try:
+                if not conn.poll():
+                    break
+            except (EOFError, OSError):
+                break
+            if not self._receive(conn):
+                break
+        process, chunk = self.workers.pop(conn)
+        conn.close()
+        process.join()
+        if chunk:
+            culprit, rest = chunk[0], chunk[1:]
+            self.attempts[culprit] = self.attempts.get(culprit, 0) + 1
+            if self.attempts[culprit] >= _CRASH_ATTEMPTS:
+                self.done[culprit] = FileResult(
+                    str(self.tasks[culprit][0]),
+                    error=f"the worker process died while migrating this file ({_how(process.exitcode)}); it was left unchanged",
+                )
+            else:
+                rest = [culprit] + rest
+            self.queue[:0] = [[index] for index in rest]  # alone: a second death names its file
+        if self.queue and len(self.workers) < self.jobs:
+            self._start()
+
+    def _finish(self) -> None:
+        """Every file is done: the workers, told to leave, exit on their own."""
+        for conn, (process, _chunk) in list(self.workers.items()):
+            _send(conn, None)
+            process.join(_STOP_GRACE)
+            conn.close()
+            del self.workers[conn]
+
+    def _stop(self) -> None:
+        """Tells every worker to stop (SIGTERM), keeps the results that still arrive, and
+        kills what is left after a grace."""
+        if not self.workers:
+            return
+        for process, _chunk in self.workers.values():
+            if process.pid is not None and process.exitcode is None:
+                try:
+                    os.kill(process.pid, signal.SIGTERM)
+                except OSError:
+                    pass
+        deadline = time.monotonic() + _STOP_GRACE
+        while self.workers:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            sentinels = {process.sentinel: conn for conn, (process, _chunk) in self.workers.items()}
+            for item in wait(list(self.workers) + list(sentinels), timeout=left):
+                conn = sentinels.get(item, item)  # type: ignore[call-overload]
+                if conn not in self.workers:
+                    continue
+                if item is conn and self._receive_quietly(conn):
+                    continue
+                process, _chunk = self.workers.pop(conn)
+                conn.close()
+                process.join()
+        for conn, (process, _chunk) in list(self.workers.items()):
+            process.kill()
+            process.join()
+            conn.close()
+        self.workers.clear()
+
+    def _receive_quietly(self, conn: Connection) -> bool:
+        try:
+            index, result = conn.recv()
+        except (EOFError, OSError):
+            return False
+        self.done[index] = result
+        return True
+
+
+def _send(conn: Connection, message: object) -> None:
+    try:
+        conn.send(message)
+    except (BrokenPipeError, OSError):
+        pass  # the worker is gone: its sentinel says so next
+
+
+def _how(exitcode: Optional[int]) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def _worker(conn: Connection, parent_end: Connection, parent_pid: int, shared: tuple) -> None:
+    """A worker process: chunks of (index, path) in, one (index, result) out per file."""
+    parent_end.close()
+    # (with fork, the main process's ends of the other workers' pipes are open here too: the
+    # parent's death is noticed by its pid, not by an end of file)
+    settings, mode, cache_dir, options = shared
+    while True:
+        while not conn.poll(1.0):
+            if os.getppid() != parent_pid:  # the main process is gone
+                os._exit(0)
+        try:
+            chunk = conn.recv()
+        except (EOFError, OSError):
+            return
+        if chunk is None:
+            return
+        for index, path in chunk:
+            result = process_file(path, settings, mode, cache_dir, options)
+            conn.send((index, result))
 
 
 def default_jobs() -> int:

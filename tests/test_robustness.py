@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import errno
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -185,8 +187,202 @@ def test_crlf_and_mixed_line_endings_survive_a_full_rewrite(tmp_path):
     assert b"jax.Array" in data and b"in_shardings" in data
 
 
+# -- one file's trouble stays in that file ("safe means safe") ----------------------------------
+TREE = "import jax\n\nx = jax.tree_map(f, y)\n"
+TREE_MIGRATED = "import jax\n\nx = jax.tree.map(f, y)\n"
+
+
 def _error_lines(result, path):
     return [line for line in result.stderr.splitlines() if line.startswith(f"{path}:")]
+
+
+@pytest.mark.parametrize(
+    "name,tail",
+    [
+        ("sum", "z = " + " + ".join(["a"] * 500) + "\n"),
+        ("strings", "z = (\n" + "".join(f"    'part {i}'\n" for i in range(600)) + ")\n"),
+        ("elifs", "if a == 0:\n    pass\n" + "".join(f"elif a == {i}:\n    pass\n" for i in range(1, 1000))),
+        ("deep site", "z = " + "-" * 1000 + "jax.tree_map(g, w)\n"),
+    ],
+)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_deeply_nested_files_are_migrated(tree, name, tail, jobs):
+    """Past the interpreter's default recursion limit, within the documented nesting limit."""
+    path = tree / "deep.py"
+    path.write_text(TREE + tail)
+    result = run_tree(tree, "-j", jobs)
+    assert result.exit_code == 1, result.stderr
+    migrated = path.read_text()
+    assert migrated.startswith(TREE_MIGRATED) and "tree_map" not in migrated
+    ast.parse(migrated)
+
+
+@pytest.mark.parametrize(
+    "name,tail,message",
+    [
+        ("sum", "z = " + " + ".join(["a"] * 3000) + "\n", "too deeply nested to analyse (limit 1,500 levels)"),
+        ("elifs", "if a == 0:\n    pass\n" + "".join(f"elif a == {i}:\n    pass\n" for i in range(1, 2000)), "limit 1,500 levels"),
+        ("and-chain", "z = " + " and ".join(["a"] * 3000) + "\n", "limit 1,500 levels"),
+        ("unary", "z = " + "-" * 5000 + "a\n", "limit 1,500 levels"),  # (too deep for CPython's parser too)
+        ("brackets", "z = " + "[" * 300 + "]" * 300 + "\n", "more than 200 nested brackets"),
+    ],
+)
+def test_too_deeply_nested_files_are_refused_cleanly(tree, name, tail, message):
+    path = tree / "deep.py"
+    path.write_text(TREE + tail)
+    result = run_tree(tree, "-j", "1")
+    assert result.exit_code == 2
+    assert _error_lines(result, path) == [f"{path}: error: {message}"] or message in _error_lines(result, path)[0]
+    assert path.read_text() == TREE + tail
+    assert "1 file changed" in result.stderr  # the summary, with the good file
+
+
+def test_the_nesting_limit_is_the_documented_one():
+    from migrator import guard
+
+    assert guard.MAX_NESTING == 1500 and guard.MAX_BRACKETS == 200
+    assert "1,500 levels" in (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def _deep_cases(directory: Path) -> dict:
+    cases = {
+        "parens.py": TREE + "z = " + "(" * 5000 + "1" + ")" * 5000 + "\n",
+        "lists.py": TREE + "z = " + "[" * 5000 + "]" * 5000 + "\n",
+        "sum.py": TREE + "z = " + "+".join(["a"] * 100_000) + "\n",
+        "lambdas.py": TREE + "z = " + "lambda: " * 20_000 + "1\n",
+        "strings.py": TREE + "z = (\n" + "'s'\n" * 20_000 + ")\n",
+    }
+    for name, text in cases.items():
+        (directory / name).write_text(text)
+    return cases
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_pathological_nesting_never_crashes_the_process(tree, jobs):
+    """LibCST's native parser would overflow its stack on these (a SIGSEGV no ``except``
+    catches): run the real command in a subprocess and require clean per-file errors."""
+    cases = _deep_cases(tree)
+    command = [sys.executable, "-c", "from migrator.cli import main; main()", str(tree), "--no-cache", "-j", jobs]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stderr[-2000:]
+    for name, text in cases.items():
+        lines = [line for line in done.stderr.splitlines() if line.startswith(f"{tree / name}:")]
+        assert len(lines) == 1 and ": error: " in lines[0], (name, done.stderr[-2000:])
+        assert (tree / name).read_text() == text
+    assert (tree / "good.py").read_text() == MIGRATED
+    assert "1 file changed, 2 fixes, 0 findings need review, 5 files could not be processed" in done.stderr
+
+
+@pytest.fixture
+def failing_site(monkeypatch):
+    """JAX701 raises on ``jax.tree_leaves`` (after recording an edit there)."""
+    import libcst as cst
+
+    from migrator.rule import all_rules
+
+    rule = all_rules()["JAX701"]
+    real = type(rule).visit_name
+
+    def visit_name(self, site, ctx):
+        if (site.qualname or "").endswith("tree_leaves") and not site.is_import:
+            ctx.replace(site.node, cst.Name("HALF_DONE"), "a half-made edit")
+            raise ValueError("a rule bug\nwith a second line")
+        return real(self, site, ctx)
+
+    monkeypatch.setattr(type(rule), "visit_name", visit_name)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_rule_that_raises_loses_its_site_not_the_file(tree, failing_site, jobs):
+    path = tree / "mixed.py"
+    path.write_text(LEGACY + "\n\nimport jax\nx = jax.tree_map(f, y)\nz = jax.tree_leaves(y)\n")
+    result = run_tree(tree, "-j", jobs)
+    assert result.exit_code == 2
+    migrated = path.read_text()
+    assert "jax.Array" in migrated and "jax.tree.map(f, y)" in migrated  # the other fixes
+    assert "z = jax.tree_leaves(y)" in migrated and "HALF_DONE" not in migrated
+    ast.parse(migrated)
+    line = migrated.splitlines().index("z = jax.tree_leaves(y)") + 1
+    assert _error_lines(result, path) == [
+        f"{path}: error: internal error in JAX701 at line {line}: ValueError: a rule bug with a second line; other fixes kept"
+    ]
+    assert f"rewrote {path}" in result.stderr
+    assert "2 files changed" in result.stderr and "1 files could not be processed" in result.stderr
+
+
+def test_a_rule_that_raises_is_reported_in_check_mode_and_json(tree, failing_site):
+    path = tree / "mixed.py"
+    text = "import jax\nx = jax.tree_map(f, y)\nz = jax.tree_leaves(y)\n"
+    path.write_text(text)
+    result = invoke(path, "--no-cache", "--check", "--format", "json")
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    (entry,) = data["files"]
+    assert entry["changed"] and entry["error"]["message"].startswith("internal error in JAX701 at line 3:")
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "failure,message",
+    [
+        (RuntimeError("engine bug"), "internal error: RuntimeError: engine bug (a bug: please report it); file left unchanged"),
+        (RecursionError("deep"), "too deeply nested to analyse (limit 1,500 levels)"),
+        (MemoryError(), "out of memory while analysing this file"),
+    ],
+)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_engine_failure_costs_one_file(tree, monkeypatch, failure, message, jobs):
+    import migrator.engine as engine
+
+    real = engine._run_rounds
+
+    def flaky(module, text, *args, **kwargs):
+        if "broken" in text:
+            raise failure
+        return real(module, text, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "_run_rounds", flaky)
+    path = tree / "broken.py"
+    path.write_text(LEGACY + "# broken\n")
+    result = run_tree(tree, "-j", jobs)
+    assert result.exit_code == 2
+    assert _error_lines(result, path) == [f"{path}: error: {message}"]
+    assert path.read_text() == LEGACY + "# broken\n"
+    assert "1 file changed" in result.stderr
+
+
+@pytest.mark.parametrize("deaths,expected", [(1, "migrated"), (2, "error")])
+def test_a_worker_process_that_dies_costs_one_file(tree, monkeypatch, deaths, expected):
+    """A worker killed on a file (a native crash, the OOM killer) is replaced; the file is tried
+    once more alone, and reported if that kills a worker too; the run goes on."""
+    real = runner.process_file
+    main = os.getpid()
+    counter = tree.parent / f"{tree.name}-deaths"
+
+    def dying(path, *args, **kwargs):
+        if os.getpid() != main and Path(path).name == "doomed.py":
+            died = len(counter.read_text()) if counter.exists() else 0
+            if died < deaths:
+                with counter.open("a") as handle:
+                    handle.write("x")
+                os.kill(os.getpid(), signal.SIGKILL)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "process_file", dying)
+    for index in range(6):
+        (tree / f"other{index}.py").write_text(LEGACY)
+    doomed = tree / "doomed.py"
+    doomed.write_text(LEGACY)
+    result = run_tree(tree, "-j", "2")
+    assert all((tree / f"other{index}.py").read_text() == MIGRATED for index in range(6))
+    if expected == "migrated":
+        assert result.exit_code == 1 and doomed.read_text() == MIGRATED
+    else:
+        assert result.exit_code == 2 and doomed.read_text() == LEGACY
+        assert _error_lines(result, doomed) == [
+            f"{doomed}: error: the worker process died while migrating this file (killed by SIGKILL); it was left unchanged"
+        ]
+        assert "7 files changed" in result.stderr
 
 
 def test_a_read_only_file_is_not_counted_as_changed(tree):

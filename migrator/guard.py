@@ -1,0 +1,234 @@
+"""Keeping one file's trouble inside that file: a nesting limit and a big stack.
+
+LibCST's parser is native code that recurses once per level of nesting and cannot be
+stopped: past its stack it kills the process (SIGSEGV), which no ``except`` can catch.  Its
+code generation, and this tool's own walks, recurse in Python, where the interpreter's
+recursion limit (1,000 frames by default) ends them with a ``RecursionError`` long before a
+legacy call inside a 500-term ``a + a + ...`` sum, 600 implicitly concatenated strings or
+1,000 ``elif``s has been migrated.
+
+So the LibCST part of a file's migration runs in a thread of its own with a large stack
+(:data:`STACK_BYTES`, reserved address space: only the pages a deep file touches are used)
+and a raised recursion limit, and a file nested more than :data:`MAX_NESTING` levels deep is
+refused before LibCST sees it.  The depth is measured on CPython's ``ast`` when it parses the
+file (:func:`tree_depth`), else on its tokens (:func:`token_depth`); both count at least the
+levels LibCST's tree has.  Measured at the limit on every construct tried (operator, unary,
+ternary, lambda, attribute, call and subscript chains, ``and``/``or``, ``elif``, strings),
+with a legacy call at the deepest point: under 8,000 Python frames, 16 MB of stack, and a
+few seconds a file (nested lists are slow in LibCST: hence CPython's own bracket limit).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import sys
+import threading
+import tokenize
+from typing import Callable, Dict, List, Optional, Tuple, TypeVar
+
+MAX_NESTING = 1500  # levels of syntax (see tree_depth); deeper files are refused
+STACK_BYTES = 512 * 2**20  # the engine thread's stack (virtual: pages are used as touched)
+RECURSION_LIMIT = 100_000  # Python frames while an engine thread runs (a 12x margin)
+# Without the big stack (a thread could not be started) the process's own stack is used:
+# keep to what the default 8 MB main-thread stack handles.
+FALLBACK_NESTING = 200
+MAX_BRACKETS = 200  # CPython's own limit on nested brackets (LibCST slows down past it)
+
+T = TypeVar("T")
+
+
+def too_deep_message(limit: int) -> str:
+    return f"too deeply nested to analyse (limit {limit:,} levels)"
+
+
+def nesting_problem(text: str, tree: Optional[ast.AST], limit: int) -> Optional[str]:
+    """Why LibCST must not be given ``text`` (None if it may): nested beyond ``limit`` levels,
+    or, for a file CPython's ``ast`` does not parse (``tree`` is None), beyond
+    :data:`MAX_BRACKETS` brackets."""
+    if len(text) <= min(limit, MAX_BRACKETS):  # a level takes at least a character
+        return None
+    if tree is not None:
+        depth, brackets = tree_depth(tree, limit), 0  # (CPython allows MAX_BRACKETS at most)
+    else:
+        depth, brackets = token_depth(text, limit)
+    if brackets > MAX_BRACKETS:
+        return f"too deeply nested to analyse (more than {MAX_BRACKETS} nested brackets)"
+    if depth > limit:
+        return too_deep_message(limit)
+    return None
+
+
+class _Limit:
+    """The recursion limit is one per interpreter: raised while any engine thread runs."""
+
+    lock = threading.Lock()
+    active = 0
+    saved = 0
+
+
+def _raise_limit() -> None:
+    with _Limit.lock:
+        if _Limit.active == 0:
+            _Limit.saved = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_Limit.saved, RECURSION_LIMIT))
+        _Limit.active += 1
+
+
+def _restore_limit() -> None:
+    with _Limit.lock:
+        _Limit.active -= 1
+        if _Limit.active == 0:
+            sys.setrecursionlimit(_Limit.saved)
+
+
+def with_big_stack(function: Callable[..., T], *args: object) -> Tuple[T, int]:
+    """``function(*args)`` in a thread with a :data:`STACK_BYTES` stack and a raised recursion
+    limit; returns its value and the nesting limit that applies there (exceptions propagate).
+    Where no such thread can be made, runs here with :data:`FALLBACK_NESTING`."""
+    box: Dict[str, object] = {}
+
+    def target() -> None:
+        _raise_limit()
+        try:
+            box["value"] = function(*args, MAX_NESTING)
+        except BaseException as error:  # noqa: BLE001  (handed to the caller below)
+            box["error"] = error
+        finally:
+            _restore_limit()
+
+    thread: Optional[threading.Thread] = None
+    try:
+        previous = threading.stack_size(STACK_BYTES)
+    except (ValueError, RuntimeError):  # pragma: no cover (platforms without the setting)
+        previous = None
+    if previous is not None:
+        try:
+            # Not a daemon: a run interrupted during join() waits at exit for the computation
+            # it drops (a daemon thread is torn down at exit, which aborts the process when
+            # that happens inside LibCST's native code).
+            thread = threading.Thread(target=target, name="jaxmigrate-engine")
+            thread.start()
+        except RuntimeError:  # pragma: no cover (no memory for the stack)
+            thread = None
+        finally:
+            threading.stack_size(previous)
+    if thread is None:  # pragma: no cover
+        return function(*args, FALLBACK_NESTING), FALLBACK_NESTING
+    thread.join()
+    if "error" in box:
+        error = box.pop("error")
+        raise error  # type: ignore[misc]
+    return box["value"], MAX_NESTING  # type: ignore[return-value]
+
+
+# -- measuring the nesting ---------------------------------------------------------------------
+def tree_depth(tree: ast.AST, limit: int) -> int:
+    """How deeply ``tree`` nests, counted so that LibCST's tree is no deeper: one level per
+    node, plus the operands of an ``and``/``or`` chain and the ``for`` clauses of a
+    comprehension (flat lists in ``ast``, nested nodes in LibCST).  Stops early past ``limit``.
+    (Implicitly concatenated strings, flat in ``ast`` too, are bounded by LibCST's parser.)"""
+    AST = ast.AST
+    BoolOp, comprehensions = ast.BoolOp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+    deepest = 0
+    stack: List[Tuple[ast.AST, int]] = [(tree, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        kind = type(node)
+        if kind is BoolOp:
+            depth += len(node.values) - 1  # type: ignore[attr-defined]
+        elif kind in comprehensions:
+            depth += len(node.generators) - 1  # type: ignore[attr-defined]
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                return deepest
+        below = depth + 1
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push((item, below))
+            elif isinstance(value, AST):
+                push((value, below))
+    return deepest
+
+
+# Tokens that can open a level of LibCST's tree within a statement: operators (binary,
+# unary, comparison), attribute/call/subscript trailers, the keywords of nested expressions.
+_NESTING_OPS = frozenset(
+    "+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != . := -> = += -= *= /= //= %= **= @= "
+    "<<= >>= &= |= ^=".split()
+)
+_NESTING_WORDS = frozenset("not and or if else lambda await yield in is for async from".split())
+_OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
+
+
+def token_depth(text: str, limit: int) -> Tuple[int, int]:
+    """A bound on how deeply ``text`` nests, from its tokens, for files CPython's ``ast`` does
+    not parse: per statement, each bracket level plus every operator, keyword and string that
+    can add a level inside it (counted from the last comma of that bracket), plus the
+    indentation and the length of each ``elif``/``else`` chain around it; and the deepest
+    bracket nesting.  Stops early past ``limit`` (or :data:`MAX_BRACKETS`); an input the
+    tokenizer gives up on counts up to where it did."""
+    deepest = 0
+    brackets = 0
+    frames: List[int] = [0]  # per open bracket: the count where its current element began
+    count = 0
+    chains: List[int] = [0]  # per indentation level: elif/else clauses so far in its chain
+    line_start = True
+    previous_string = False
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            kind, value = token.type, token.string
+            if kind == tokenize.INDENT:
+                chains.append(0)
+                continue
+            if kind == tokenize.DEDENT:
+                if len(chains) > 1:
+                    chains.pop()
+                continue
+            if kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                frames, count, line_start, previous_string = [0], 0, True, False
+                continue
+            if kind in (tokenize.NL, tokenize.COMMENT):
+                continue
+            if line_start:
+                line_start = False
+                if value in ("elif", "else") and kind == tokenize.NAME:
+                    chains[-1] += 1
+                elif value not in ("except", "finally"):
+                    chains[-1] = 0
+                base = len(chains) + sum(chains)
+                count = base
+                frames = [base]
+            is_string = kind == tokenize.STRING
+            if kind == tokenize.OP and value in _OPEN:
+                count += 1
+                frames.append(count)
+                if len(frames) - 1 > brackets:
+                    brackets = len(frames) - 1
+                    if brackets > MAX_BRACKETS:
+                        return deepest, brackets
+            elif kind == tokenize.OP and value in _CLOSE:
+                if len(frames) > 1:
+                    frames.pop()
+                count = max(count, frames[-1])  # a closed bracket's levels stay counted
+            elif kind == tokenize.OP and value == ",":
+                count = frames[-1]
+            elif (kind == tokenize.OP and value in _NESTING_OPS) or (
+                kind == tokenize.NAME and value in _NESTING_WORDS
+            ):
+                count += 1
+            elif is_string and previous_string:
+                count += 1
+            previous_string = is_string
+            if count > deepest:
+                deepest = count
+                if deepest > limit:
+                    return deepest, brackets
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return deepest, brackets
