@@ -9,10 +9,11 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import click
 
-from migrator import __version__
+from migrator import __version__, interrupt
 from migrator.cache import default_cache_dir
 from migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
 from migrator.fileio import FileError, SourceFile
+from migrator.interrupt import Interrupted
 from migrator.report import (
     as_json,
     as_sarif,
@@ -151,7 +152,10 @@ def migrate_command(
     if split_dir is not None:
         sys.exit(_split(files, settings, split_dir, results, quiet))
     cache = None if no_cache else str(cache_dir or default_cache_dir())
-    results += _run_files(files, settings, mode, jobs or default_jobs(), cache, options)
+    try:
+        results += _run_files(files, settings, mode, jobs or default_jobs(), cache, options)
+    except Interrupted as stop:
+        sys.exit(_interrupted(stop, len(files), mode))
     _report(results, mode, settings, output_format, show_fixes, quiet, check, target_source=target_source)
     if report_path is not None:
         _write_report(report_path, results, mode, settings, target_source)
@@ -276,11 +280,37 @@ def _run_files(
     cache: Optional[str],
     options: Options = Options(),
 ) -> List[FileResult]:
+    """Every file's result; SIGINT/SIGTERM raise :class:`Interrupted` with the results
+    finished by then (no file is left half-written: see migrator.interrupt)."""
     stderr = sys.stderr
-    if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
-        with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
-            return list(run(files, settings, mode, jobs, progress=bar.update, cache_dir=cache, options=options))
-    return list(run(files, settings, mode, jobs, cache_dir=cache, options=options))
+    results: List[FileResult] = []
+    try:
+        with interrupt.raising():
+            if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
+                with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
+                    results.extend(run(files, settings, mode, jobs, progress=bar.update, cache_dir=cache, options=options))
+            else:
+                results.extend(run(files, settings, mode, jobs, cache_dir=cache, options=options))
+    except Interrupted as stop:
+        stop.results = results + list(stop.results)
+        raise
+    return results
+
+
+def _interrupted(stop: Interrupted, total: int, mode: str) -> int:
+    """What an interrupted run prints: the files it rewrote, and that it stopped."""
+    written = [r for r in stop.results if getattr(r, "written", False)]
+    for result in written:
+        sys.stderr.write(f"rewrote {result.path}\n")  # type: ignore[attr-defined]
+    if mode != WRITE:
+        what = "no file was changed"
+    elif written:
+        count = f"{len(written)} {'file' if len(written) == 1 else 'files'}"
+        what = f"{count} rewritten (listed above), every other file left as it was"
+    else:
+        what = "no file was rewritten"
+    sys.stderr.write(f"jaxmigrate: stopped by {stop.name} after {len(stop.results)} of {total} files; {what}\n")
+    return stop.exit_code
 
 
 def _run_stdin(

@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from migrator import guard, linemap
+from migrator import guard, interrupt, linemap
 from migrator.cache import ResultCache
 from migrator.context import Diagnostic
 from migrator.engine import MigrationError, collecting_errors, migrate_source
@@ -165,8 +165,10 @@ def migrate_text(
             result.diff = diff if diff is not None else unified_diff(display, source.text, output)
         elif mode == WRITE:
             try:
-                write_source(source, output)
-                result.written = True
+                with interrupt.critical():  # a signal waits until this result is reported
+                    write_source(source, output)
+                    result.written = True
+                    interrupt.hold()
             except FileError as error:
                 result.error = str(error) if result.error is None else f"{result.error}; {error}"
         result.output = output
@@ -229,11 +231,16 @@ def run(
     cache_dir: Optional[str] = None,
     options: Options = Options(),
 ) -> Iterator[FileResult]:
-    """Yield one result per file, in the order of ``files`` whatever ``jobs`` is."""
+    """Yield one result per file, in the order of ``files`` whatever ``jobs`` is.
+
+    A signal (see :mod:`migrator.interrupt`) stops the run with :class:`Interrupted`, whose
+    ``results`` are the files finished by then that were not yielded yet."""
     tasks = [(path, settings, mode, cache_dir, options) for path in files]
     if jobs <= 1 or len(files) < 2:
         for task in tasks:
             yield _process_star(task)
+            interrupt.release()  # the result reached the caller: a signal may act now
+            interrupt.checkpoint()
             if progress:
                 progress(1)
         return
@@ -242,7 +249,7 @@ def run(
 
 
 _CRASH_ATTEMPTS = 2  # a file whose worker died is tried once more, alone, before it is blamed
-_STOP_GRACE = 10.0  # seconds a worker gets to leave after SIGTERM
+_STOP_GRACE = 10.0  # seconds a worker gets to finish writing a file after SIGTERM
 
 
 class _Pool:
@@ -251,7 +258,8 @@ class _Pool:
     Unlike ``concurrent.futures``, the pool knows which file each worker is on: a worker
     that dies (a crash in native code, the kernel's OOM killer) is replaced, the file it was
     on is tried again alone, and if that kills a worker too it is reported as this file's
-    error; every other file is migrated."""
+    error; every other file is migrated.  On SIGINT/SIGTERM the workers are told to stop
+    (each finishes a file it is writing first) and the results that arrived are kept."""
 
     def __init__(self, tasks: List[tuple], jobs: int) -> None:
         self.tasks = tasks
@@ -278,6 +286,11 @@ class _Pool:
                     if progress:
                         progress(1)
             self._finish()
+        except interrupt.Interrupted as stop:
+            interrupt.holding()
+            self._stop()
+            stop.results = [self.done[i] for i in sorted(self.done)]
+            raise
         finally:
             self._stop()
 
@@ -287,7 +300,13 @@ class _Pool:
         process = self.context.Process(
             target=_worker, args=(child, parent, os.getpid(), shared), daemon=True, name="jaxmigrate-worker"
         )
-        process.start()
+        # A fork inherits this process's signal handlers until the worker sets its own: a
+        # signal in between must wait (blocked here, unblocked by the worker).
+        blocked = _block(interrupt.SIGNALS)
+        try:
+            process.start()
+        finally:
+            _unblock(blocked)
         child.close()
         self.workers[parent] = (process, [])
         self._feed(parent)
@@ -365,8 +384,8 @@ class _Pool:
             del self.workers[conn]
 
     def _stop(self) -> None:
-        """Tells every worker to stop (SIGTERM), keeps the results that still arrive, and
-        kills what is left after a grace."""
+        """Tells every worker to stop (SIGTERM: it leaves at once, or after the file it is
+        writing), keeps the results that still arrive, and kills what is left after a grace."""
         if not self.workers:
             return
         for process, _chunk in self.workers.values():
@@ -421,8 +440,22 @@ def _how(exitcode: Optional[int]) -> str:
     return f"exit code {exitcode}"
 
 
+def _block(signals: Sequence[int]) -> Optional[object]:
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover (not on POSIX)
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+
+
+def _unblock(previous: Optional[object]) -> None:
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # type: ignore[arg-type]
+
+
 def _worker(conn: Connection, parent_end: Connection, parent_pid: int, shared: tuple) -> None:
     """A worker process: chunks of (index, path) in, one (index, result) out per file."""
+    interrupt.install_worker()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt.SIGNALS)  # blocked while forking
     parent_end.close()
     # (with fork, the main process's ends of the other workers' pipes are open here too: the
     # parent's death is noticed by its pid, not by an end of file)
@@ -440,6 +473,8 @@ def _worker(conn: Connection, parent_end: Connection, parent_pid: int, shared: t
         for index, path in chunk:
             result = process_file(path, settings, mode, cache_dir, options)
             conn.send((index, result))
+            interrupt.release()  # the result is with the main process: a SIGTERM may act now
+            interrupt.checkpoint()
 
 
 def default_jobs() -> int:
