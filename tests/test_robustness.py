@@ -239,6 +239,13 @@ def test_too_deeply_nested_files_are_refused_cleanly(tree, name, tail, message):
     assert "1 file changed" in result.stderr  # the summary, with the good file
 
 
+def test_the_nesting_limit_is_the_documented_one():
+    from migrator import guard
+
+    assert guard.MAX_NESTING == 1500 and guard.MAX_BRACKETS == 200
+    assert "1,500 levels" in (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
 def _deep_cases(directory: Path) -> dict:
     cases = {
         "parens.py": TREE + "z = " + "(" * 5000 + "1" + ")" * 5000 + "\n",
