@@ -325,8 +325,6 @@ def under(qualname: str, modules: FrozenSet[str]) -> bool:
     return False
 
 
-
-
 def word_sites(rule: object) -> Dict[str, WordSites]:
     """What a rule's trigger words stand for: attributes, keywords, strings, qualified names."""
     table: Dict[str, WordSites] = {}

@@ -9,6 +9,8 @@ and records, per public module, the names it offers at run time:
   ones, plus what a ``from m import *`` brings from a module of the same release (loop
   variables and ``with`` targets are left out);
 * submodules (a package's ``.py`` files and sub-packages);
+* the configuration flags each release defines, as members of ``jax.config``
+  (``jax.config.jax_enable_x64``), with the methods of its ``Config`` class;
 * JAX's own deprecation tables (a ``_deprecations`` dict served by ``deprecation_getattr``):
   a key whose value carries an object is present and deprecated; a key whose value is
   ``None`` is gone, and its message (which usually names the replacement) is kept;
@@ -19,9 +21,12 @@ private whatever the release.  A module whose names are made at run time (its ow
 ``__getattr__``, ``globals()[...] =``) is marked *open*: a name it once had counts as present
 in every release where the open module exists.
 
+It must run on a Python that parses every release's syntax (3.13 for JAX 0.11 and newer): a
+module it cannot parse stops it, rather than making names look removed.
+
 Usage::
 
-    python scripts/build_api_history.py --download      # fetch missing sdists, then build
+    python3.13 scripts/build_api_history.py --download      # fetch missing sdists, then build
     python scripts/build_api_history.py --sdists DIR    # build from sdists already in DIR
 
 Downloads use ``pip download --no-deps --no-binary :all: jax==V`` (asking pip for a newer
@@ -81,6 +86,11 @@ class _Release:
         return self._names[module]
 
 
+class SourceError(Exception):
+    """A module this Python cannot parse: newer JAX uses newer syntax (PEP 695 in 0.11), so the
+    generator must run on a Python at least as new as the newest release needs."""
+
+
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
@@ -118,8 +128,8 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
     """(names, deprecated, removed, open, __all__ or None) of one module's source."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set(), {}, {}, True, None
+    except (SyntaxError, ValueError) as error:
+        raise SourceError(f"{module}: {error}") from None
     is_package = release is not None and module in release.packages
     names: Set[str] = set()
     deprecations: Dict[str, Tuple[str, bool]] = {}  # name -> (message, still present)
@@ -277,12 +287,55 @@ def read_release(sdist: Path) -> Dict[str, ModuleInfo]:
             {n: m for n, m in removed.items() if not n.startswith("_")},
             open_module,
         )
+    # ``jax.config`` is the configuration object: its members are the flags every release
+    # defines (``jax.config.jax_enable_x64``) and the methods of its class.
+    members = config_members(files)
+    if members:
+        result.setdefault("jax.config", (set(), {}, {}, False))[0].update(members)
     # Submodules are names of their parent package (import jax.experimental.pjit).
     for module in list(result):
         parent, _, child = module.rpartition(".")
         if parent in result:
             result[parent][0].add(child)
     return result
+
+
+_FLAG_DEFINER = re.compile(r"^(define_\w+|\w+_state|\w+_flag|DEFINE_\w+)$")
+
+
+def config_members(files: Dict[str, str]) -> Set[str]:
+    """The configuration flags one release defines (``define_bool_state(name="jax_x")``,
+    ``bool_state("jax_x", ...)``, absl's ``flags.DEFINE_bool("jax_x", ...)``), and the public
+    methods of its ``Config`` class."""
+    found: Set[str] = set()
+    for module, text in files.items():
+        if "jax_" not in text and "class Config" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError) as error:
+            raise SourceError(f"{module}: {error}") from None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                if callee == "setattr" and len(node.args) >= 2 and getattr(node.args[0], "id", "") == "Config":
+                    name = node.args[1]  # setattr(Config, "x64_enabled", property(...))
+                    if isinstance(name, ast.Constant) and isinstance(name.value, str) and not name.value.startswith("_"):
+                        found.add(name.value)
+                    continue
+                if not _FLAG_DEFINER.match(callee):
+                    continue
+                values = [k.value for k in node.keywords if k.arg == "name"] + node.args[:1]
+                for value in values:
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                        if value.value.startswith("jax") and value.value.isidentifier():
+                            found.add(value.value)
+            elif isinstance(node, ast.ClassDef) and node.name == "Config" and module.endswith("config"):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_"):
+                        found.add(item.name)
+    return found
 
 
 def _read(args: Tuple[str, str]) -> Tuple[str, Dict[str, ModuleInfo]]:
