@@ -63,10 +63,13 @@ def _active_rules(select: Tuple[str, ...], ignore: Tuple[str, ...], target_versi
     """Cached per selection (the engine asks once per file); keyed on the registry's size too,
     so a rule registered later (a test's) is seen."""
     target = parse_version(target_version)
+    rules = all_rules()
+    chosen = {code for code in rules if (not select or _matches(code, select)) and not _matches(code, ignore)}
+    set_aside = frozenset().union(*(rules[code].names for code in rules if code not in chosen))
     return tuple(
-        rule.for_target(target)
-        for code, rule in all_rules().items()
-        if (not select or _matches(code, select)) and not _matches(code, ignore) and rule.runs_on(target)
+        rule.for_target(target, set_aside)
+        for code, rule in rules.items()
+        if code in chosen and rule.runs_on(target)
     )
 
 

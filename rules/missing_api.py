@@ -83,8 +83,8 @@ class MissingApi(Rule):
             any(gate.has_word(parent) for parent in parents.get(word, _NONE)) for word in gate.hits
         )
 
-    def for_target(self, target: Version) -> Rule:
-        return _for_target(self, tuple(target))
+    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
+        return _for_target(self, tuple(target), set_aside)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)
@@ -128,14 +128,16 @@ def _message(absence: Absence, ctx: Context) -> str:
     return text
 
 
-_COPIES: Dict[Tuple[int, ...], MissingApi] = {}  # one per target version
+_COPIES: Dict[Tuple[Tuple[int, ...], FrozenSet[str]], MissingApi] = {}  # per target and selection
 
 
-def _for_target(rule: MissingApi, target: Tuple[int, ...]) -> MissingApi:
-    copy = _COPIES.get(target)
+def _for_target(rule: MissingApi, target: Tuple[int, ...], set_aside: FrozenSet[str]) -> MissingApi:
+    """The rule for one target range.  Names of rules the user switched off are left out: a
+    user who ignores JAX101 has decided about DeviceArray."""
+    copy = _COPIES.get((target, set_aside))
     if copy is None:
         copy = object.__new__(MissingApi)
-        copy.names = history().first_missing(target)  # type: ignore[misc]
+        copy.names = history().first_missing(target) - set_aside  # type: ignore[misc]
         parents: Dict[str, Set[str]] = {}
         for qualname in copy.names:
             parent, _, word = qualname.rpartition(".")
@@ -144,6 +146,6 @@ def _for_target(rule: MissingApi, target: Tuple[int, ...]) -> MissingApi:
         # Imports of and from a missing name (``from jax.lib.xla_extension import Device``,
         # ``import jax.experimental.sharded_jit as sj``): judged at the import.
         copy.legacy_modules = copy.names  # type: ignore[misc]
-        _COPIES[target] = copy
+        _COPIES[(target, set_aside)] = copy
     return copy
 

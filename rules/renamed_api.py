@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Dict, FrozenSet, Optional, Tuple
 
 from migrator.context import Context, NameSite
 from migrator.rule import REGISTRY, Example, Rule, Safety
@@ -94,7 +94,7 @@ class RenamedApi(RenameRule):
 
     _by_legacy: Dict[str, Move] = {}
 
-    def for_target(self, target: Version) -> Rule:
+    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
         return _table_rule()
 
     def move_for(self, qualname: str) -> Optional[Move]:
