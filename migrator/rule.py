@@ -145,6 +145,12 @@ class Rule:
         that it says True wherever gate 2 does."""
         return True
 
+    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
+        """Gate 1b, narrowed: of the trigger ``words`` the text holds, those that can still make
+        one of the rule's sites (the others are not read further).  Must keep every word that
+        can; ``tests/test_gates.py`` checks it with the rest of gate 1b."""
+        return words
+
     def visit_name(self, site: "NameSite", ctx: "Context") -> None:
         """A reference (or ``from`` import) of one of :attr:`names`."""
 

@@ -439,5 +439,5 @@ def admitted(text: str, rules: Tuple[object, ...], hits: FrozenSet[str]) -> Tupl
         rule
         for rule in rules
         if rule.text_gate(gate)  # type: ignore[attr-defined]  (the cheaper test first)
-        and gate.admits(rule.word_sites, rule.trigger_words & hits)  # type: ignore[attr-defined]
+        and gate.admits(rule.word_sites, rule.gate_words(gate, rule.trigger_words & hits))  # type: ignore[attr-defined]
     )

@@ -74,14 +74,17 @@ class MissingApi(Rule):
         ),
     )
 
-    def text_gate(self, gate: TextGate) -> bool:
+    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
         """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
-        chain, or in the import that binds its head): one of them without the other is some
-        other ``w`` (``self.add``, ``np.shape``)."""
+        chain, or in the import that binds its head): a ``w`` without any of its parents is
+        some other ``w`` (``self.add``, ``np.shape``)."""
         parents = self.parents
-        return any(
-            any(gate.has_word(parent) for parent in parents.get(word, _NONE)) for word in gate.hits
+        return frozenset(
+            word for word in words if any(gate.has_word(parent) for parent in parents.get(word, _NONE))
         )
+
+    def text_gate(self, gate: TextGate) -> bool:
+        return bool(self.gate_words(gate, gate.hits))
 
     def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
         return _for_target(self, tuple(target), set_aside)
