@@ -25,6 +25,7 @@ from rules._api_history import Absence, history
 
 
 _NONE: FrozenSet[str] = frozenset()
+CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 
 
 class MissingApi(Rule):
@@ -127,7 +128,7 @@ def _message(absence: Absence, ctx: Context) -> str:
     target = ".".join(str(p) for p in ctx.target)
     text = absence.describe(target)
     if absence.message is None and absence.removed_in is not None:
-        text += "; no replacement is recorded: see the JAX changelog for that release"
+        text += f"; JAX's changelog for {absence.removed_in} says what replaces it: {CHANGELOG}"
     return text
 
 
