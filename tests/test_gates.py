@@ -147,25 +147,37 @@ def _text_misses(label: str, text: str, settings: Settings) -> List[str]:
     return [f"{label}: {r.code}" for r in candidates if plan.wanted_by(r, facts) and r not in kept]
 
 
-def _respellings(text: str) -> Iterable[Tuple[str, str]]:
-    """The same program written differently: other line endings, spaced dots, comment lines
-    (with quotes) between every pair of lines, backslash continuations before every dot."""
+def _tokens_and_offsets(text: str):  # noqa: ANN202
+    """``text``'s tokens, and a function from a token's (row, column) to its index in
+    ``text``; None if the text does not tokenize."""
     import io
     import tokenize
 
-    yield "crlf", text.replace("\n", "\r\n")
-    yield "cr", text.replace("\n", "\r")
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
-        return
-    lines = text.splitlines(keepends=True)
+        return None
     offsets = [0]
-    for line in lines:
+    for line in text.splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
 
     def at(position: Tuple[int, int]) -> int:
         return offsets[position[0] - 1] + position[1]
+
+    return tokens, at
+
+
+def _respellings(text: str) -> Iterable[Tuple[str, str]]:
+    """The same program written differently: other line endings, spaced dots, comment lines
+    (with quotes) between every pair of lines, backslash continuations before every dot."""
+    import tokenize
+
+    yield "crlf", text.replace("\n", "\r\n")
+    yield "cr", text.replace("\n", "\r")
+    tokenized = _tokens_and_offsets(text)
+    if tokenized is None:
+        return
+    tokens, at = tokenized
 
     def edit(inserts: List[Tuple[int, str]]) -> str:
         out, last = [], 0
@@ -320,20 +332,12 @@ KINDS = ("comment line", "trailing comment", "continuation", "comment in bracket
 def _awkward(text: str, edits: List[Tuple[str, int, str]]) -> Optional[str]:
     """``text`` with comments, strings and backslash continuations put where ``edits`` say
     (kind, which place of that kind, what to write); None if the text does not tokenize."""
-    import io
     import tokenize
 
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
+    tokenized = _tokens_and_offsets(text)
+    if tokenized is None:
         return None
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-
-    def at(position: Tuple[int, int]) -> int:
-        return offsets[position[0] - 1] + position[1]
+    tokens, at = tokenized
 
     layout = {tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
     places: dict = {kind: [] for kind in KINDS}
