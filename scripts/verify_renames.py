@@ -5,9 +5,11 @@ Development-time only.  Candidates come from the API history (``rules/_api_histo
 name missing from the newest release whose deprecation message names exactly one replacement
 ("use jax.extend.core.Primitive instead") that the newest release has.  Each candidate is then
 checked in real JAX installations (``--python`` interpreters, one per JAX release): it is kept
-when, in every installation that has both names, the two are the same object (for a module:
-every public member of the old one is the same object in the new one), and at least one
-installation has both.  The rows record which releases showed it.
+when, in every installation that has both names, the two are the same object, or functions
+whose ``__wrapped__`` chains end at the same function (JAX re-wraps some re-exports with its
+traceback filter), or one is a function whose whole body returns the other called with the
+same parameters; and at least one installation has both.  For a module, every public member
+of the old one must be the same in the new one.  The rows record which releases showed it.
 
 Usage::
 
@@ -52,6 +54,42 @@ def get(qualname):
         return value
     return None
 
+def root(value):
+    # JAX wraps functions (api_boundary, deprecation shims) with functools.wraps: two names
+    # whose wrapper chains end at one function are one API.
+    for _ in range(10):
+        inner = getattr(value, "__wrapped__", None)
+        if inner is None or not callable(value):
+            return value
+        value = inner
+    return value
+
+def forwards(outer, inner):
+    # ``def typeof(x, /): return get_aval(x)``: a function whose whole body returns a call of
+    # the other with its own parameters, in order, is that function under another name.
+    import ast, inspect, textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(root(outer))))
+    except Exception:
+        return False
+    fn = tree.body[0] if tree.body else None
+    if not isinstance(fn, ast.FunctionDef):
+        return False
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+        return False
+    call = body[0].value
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or call.keywords:
+        return False
+    if [getattr(a, "id", None) for a in call.args] != params or not isinstance(call.func, ast.Name):
+        return False
+    target = root(outer).__globals__.get(call.func.id)
+    return target is not None and root(target) is root(inner)
+
+def one(a, b):
+    return a is b or root(a) is root(b) or forwards(a, b) or forwards(b, a)
+
 import jax
 same = {}
 members = json.loads(sys.argv[2])  # legacy module -> the names the history lists in it
@@ -61,9 +99,9 @@ for legacy, modern in json.loads(sys.argv[1]):
         if isinstance(a, types.ModuleType) and isinstance(b, types.ModuleType):
             found = [n for n in members.get(legacy, ()) if get(legacy + "." + n) is not None]
             found = [n for n in found if not isinstance(get(legacy + "." + n), types.ModuleType)]
-            same[legacy] = a is b or bool(found) and all(get(modern + "." + n) is get(legacy + "." + n) for n in found)
+            same[legacy] = a is b or bool(found) and all(one(get(modern + "." + n), get(legacy + "." + n)) for n in found)
         else:
-            same[legacy] = a is b
+            same[legacy] = one(a, b)
 print(json.dumps({"version": jax.__version__, "same": same}))
 """
 
