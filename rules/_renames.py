@@ -159,12 +159,29 @@ class RenameRule(Rule):
 
     def _visit_import(self, site: NameSite, move: Move, ctx: Context) -> None:
         statement = site.parent
+        if isinstance(statement, cst.Import):
+            self._rewrite_module_alias(site, move, ctx)
+            return
         if not isinstance(statement, cst.ImportFrom):
             return
         if not self.allowed(move, ctx):
             ctx.report(site.node, self.cannot_message(move, ctx))
             return
         self._rewrite_import(statement, site, ctx)
+
+    def _rewrite_module_alias(self, site: NameSite, move: Move, ctx: Context) -> None:
+        """``import legacy.module as m`` -> ``import modern.module as m``: references through
+        ``m`` need no edit.  (Without ``as``, the references are rewritten one by one and the
+        import goes when nothing uses it.)"""
+        alias = site.node
+        if not isinstance(alias, cst.ImportAlias) or alias.asname is None:
+            return
+        if dotted_name(alias.name) != move.legacy:
+            return
+        if not self.allowed(move, ctx):
+            ctx.report(alias, self.cannot_message(move, ctx))
+            return
+        ctx.replace(alias, alias.with_changes(name=_module_expr(move.modern)), f"{move.legacy} -> {move.modern}")
 
     def _visit_bare_name(self, site: NameSite, move: Move, ctx: Context) -> None:
         bindings = site.scope.lookup(site.node.value)  # type: ignore[attr-defined]

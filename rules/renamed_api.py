@@ -26,7 +26,10 @@ TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
 @functools.lru_cache(maxsize=1)
 def _rows() -> Tuple[Tuple[str, str, Tuple[str, ...]], ...]:
     data = json.loads(TABLE.read_text(encoding="utf-8"))
-    return tuple((row["legacy"], row["modern"], tuple(row["same_object_in"])) for row in data["renames"])
+    return tuple(
+        (row["legacy"], row["modern"], tuple(row.get("same_object_in") or row["forwarding_module_in"]))
+        for row in data["renames"]
+    )
 
 
 def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
@@ -63,6 +66,9 @@ class RenamedApi(RenameRule):
     **Why.** JAX removed these names after a deprecation period; its deprecation message
     named the replacement.  Every row of the table was checked in real JAX releases that had
     both names: the replacement is the same object, so the rename keeps behaviour exactly.
+    Modules JAX left as a forwarding shim (`jax.experimental.stax` was only
+    `from jax.example_libraries.stax import *` until JAX 0.3.15) move to the module they
+    forwarded to.
 
     **Target range.** The replacement must exist on the target JAX (the API history knows
     from which release); for an older target the name is reported instead.

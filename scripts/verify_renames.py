@@ -9,22 +9,31 @@ when, in every installation that has both names, the two are the same object, or
 whose ``__wrapped__`` chains end at the same function (JAX re-wraps some re-exports with its
 traceback filter), or one is a function whose whole body returns the other called with the
 same parameters; and at least one installation has both.  For a module, every public member
-of the old one must be the same in the new one.  The rows record which releases showed it.
+of the old one must be the same in the new one.
+
+Modules JAX removed without a deprecation table are found statically too: a module whose last
+release held nothing but ``from X import *`` (and a warning) is a rename to ``X`` when the
+newest release has ``X`` (``jax.experimental.stax`` -> ``jax.example_libraries.stax``).
+
+The rows record which releases showed it.
 
 Usage::
 
-    python scripts/verify_renames.py --python ~/venvs/jax-0.4.13/bin/python --python ...
+    python scripts/verify_renames.py --python ~/venvs/jax-0.4.13/bin/python --python ... \
+        [--sdists ~/.cache/jaxmigrate/sdists]
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -121,10 +130,74 @@ def candidates() -> List[Tuple[str, str]]:
     return found
 
 
+def _is_shim_statement(statement: ast.stmt) -> bool:
+    """Statements a forwarding module may hold besides its star import: a docstring, warnings,
+    ``import warnings``, flags like ``_HAS_DYNAMIC_ATTRIBUTES = True``, ``del``."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, (ast.Constant, ast.Call)):
+        call = statement.value
+        return isinstance(call, ast.Constant) or "warn" in ast.dump(call.func)
+    if isinstance(statement, (ast.Import, ast.Delete)):
+        return True
+    if isinstance(statement, ast.ImportFrom) and statement.module in ("warnings", "__future__"):
+        return True
+    return isinstance(statement, ast.Assign) and all(
+        isinstance(t, ast.Name) and t.id.startswith("_") for t in statement.targets
+    )
+
+
+def shim_target(source: str) -> Optional[str]:
+    """``X`` when a module's whole content is ``from X import *`` (plus a warning)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    stars = [
+        s.module for s in tree.body
+        if isinstance(s, ast.ImportFrom) and s.level == 0 and [a.name for a in s.names] == ["*"]
+    ]
+    rest = [s for s in tree.body if not (isinstance(s, ast.ImportFrom) and [a.name for a in s.names] == ["*"])]
+    if len(stars) == 1 and stars[0] and all(_is_shim_statement(s) for s in rest):
+        return stars[0]
+    return None
+
+
+def shim_modules(sdists: Path) -> List[Tuple[str, str, str]]:
+    """Removed modules that were, in their last release, only a star import of a module the
+    newest release has: ``(legacy, modern, release)``.  Read from the sdists, statically."""
+    h = history()
+    newest = len(h.releases) - 1
+    found = []
+    for qualname in sorted(h.missing_modules(tuple(int(p) for p in h.newest.split(".")))):
+        known = h.lookup(qualname)
+        if known is None or not known.present:
+            continue
+        last = h.releases[known.present[-1][1]]
+        sdist = sdists / f"jax-{last}.tar.gz"
+        if not sdist.exists():
+            continue
+        relative = qualname.replace(".", "/")
+        with tarfile.open(sdist) as archive:
+            for suffix in (".py", "/__init__.py"):
+                try:
+                    member = archive.extractfile(f"jax-{last}/{relative}{suffix}")
+                except KeyError:
+                    continue
+                target = shim_target(member.read().decode("utf-8")) if member else None
+                modern = h.lookup(target) if target else None
+                if modern is not None and modern.is_module and any(a <= newest <= b for a, b in modern.present):
+                    found.append((qualname, target, last))
+                break
+    return found
+
+
 def main(argv: List[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", action="append", required=True, help="an interpreter with some jax installed")
     parser.add_argument("--out", type=Path, default=OUTPUT)
+    parser.add_argument(
+        "--sdists", type=Path, default=Path.home() / ".cache" / "jaxmigrate" / "sdists",
+        help="jax sdists (as scripts/build_api_history.py downloads them), for forwarding modules",
+    )
     args = parser.parse_args(argv)
     pairs = candidates()
     h = history()
@@ -142,8 +215,19 @@ def main(argv: List[str] = None) -> int:
         checks = seen.get(legacy, [])
         if checks and all(same for _version, same in checks):
             rows.append({"legacy": legacy, "modern": modern, "same_object_in": sorted(v for v, _ in checks)})
+    for legacy, modern, release in shim_modules(args.sdists):
+        # The module and each member the history knows in both (``from legacy import Dense``).
+        shared = sorted(set(h._modules.get(legacy, {})) & set(h._modules.get(modern, {})))
+        for old, new in [(legacy, modern)] + [(f"{legacy}.{n}", f"{modern}.{n}") for n in shared]:
+            if old not in {row["legacy"] for row in rows}:
+                rows.append({"legacy": old, "modern": new, "forwarding_module_in": [release]})
     args.out.write_text(json.dumps({"generator": "scripts/verify_renames.py", "renames": rows}, indent=1) + "\n")
-    print(f"{args.out}: {len(rows)} of {len(pairs)} candidates confirmed", file=sys.stderr)
+    confirmed = sum("same_object_in" in row for row in rows)
+    print(
+        f"{args.out}: {confirmed} of {len(pairs)} candidates confirmed, "
+        f"{len(rows) - confirmed} names of forwarding modules",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -28,6 +28,8 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
 * ``jax.config.jax_array`` (True), ``jax_parallel_functions_output_gda`` /
   ``jax_jit_pjit_api_merge`` flags; ``jax.config.update('jax_array', False)`` raises
   ValueError as on 0.4.13.
+* ``jax.experimental.stax`` and ``jax.experimental.optimizers``: until JAX 0.3.15 forwarding
+  modules (``from jax.example_libraries.stax import *`` and a FutureWarning).
 * ``jax.experimental.maps.Mesh``, ``jax.experimental.PartitionSpec``,
   ``jax.interpreters.pxla.{Mesh, PartitionSpec}`` (old re-exports).
 * ``multihost_utils.host_local_array_to_global_array`` / ``global_array_to_host_local_array``
@@ -133,6 +135,12 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     else:
         pxla.ShardedDeviceArray = gda.ShardedDeviceArray
     pxla.Mesh = Mesh
+    # Until JAX 0.3.15 these modules were ``from jax.example_libraries.X import *`` shims.
+    import jax.example_libraries.optimizers
+    import jax.example_libraries.stax
+
+    for legacy, modern in (("stax", jax.example_libraries.stax), ("optimizers", jax.example_libraries.optimizers)):
+        _module(f"jax.experimental.{legacy}", **{k: v for k, v in vars(modern).items() if not k.startswith("_")})
     pxla.PartitionSpec = PartitionSpec
     jax.experimental.PartitionSpec = PartitionSpec
     _module("jax.experimental.maps", Mesh=Mesh)
