@@ -1,0 +1,217 @@
+"""JAX904 removed-types: type names JAX removed, replaced where they are used as types.
+
+``jax.random.KeyArray`` / ``PRNGKeyArray`` (removed in JAX 0.4.24),
+``jax.interpreters.batching.BatchTracer`` (removed in 0.9.0) and ``jax.core.Shape`` (removed
+in 0.4.29) have no same-object replacement, but JAX's deprecation messages say what to write
+instead.  Annotations and type expressions take the replacement type; ``isinstance`` checks
+take the predicate JAX names; other uses are reported with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import Dict, FrozenSet, Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import dotted_parts
+from migrator.version import Version, parse_version
+from rules._api_history import history
+from rules._arrays import expr_code, in_type_expression, is_class_base
+from rules._helpers import isinstance_position
+
+
+@dataclasses.dataclass(frozen=True)
+class TypeReplacement:
+    legacy: Tuple[str, ...]  # every spelling of the removed type
+    annotation: str  # the type to write in annotations and type aliases
+    # ``isinstance(x, LEGACY)`` becomes this (``{x}``: the checked value; ``{q:NAME}``: a
+    # reference to the qualified name NAME); None: reported.
+    predicate: Optional[str]
+    predicate_needs: Optional[str]  # the oldest JAX the predicate's names exist on
+    what_changes: str  # how the predicate differs from the legacy check (it is an unsafe fix)
+    source: str  # where JAX says so
+    other_uses: str  # the recipe for any other use (calls, values)
+    # The predicate is ``isinstance(x, CLASS)``: the class replaces the legacy one in place,
+    # in class tuples and issubclass too.
+    predicate_class: Optional[str] = None
+
+
+_KEY = TypeReplacement(
+    legacy=("jax.random.KeyArray", "jax.random.PRNGKeyArray"),
+    annotation="jax.Array",
+    predicate="isinstance({x}, {q:jax.Array}) and {q:jax.dtypes.issubdtype}({x}.dtype, {q:jax.dtypes.prng_key})",
+    predicate_needs="0.4.14",
+    what_changes="it is also True for traced typed keys inside jit/vmap, which KeyArray was not before JAX 0.4.16",
+    source="JAX's deprecation message, JAX 0.4.16",
+    other_uses="make typed keys with jax.random.key(seed) or jax.random.wrap_key_data(data)",
+)
+_BATCH_TRACER = TypeReplacement(
+    legacy=("jax.interpreters.batching.BatchTracer",),
+    annotation="jax.core.Tracer",
+    predicate="isinstance({x}, {q:jax.core.Tracer})",
+    predicate_needs=None,
+    what_changes="it matches every tracer (jit, grad, vmap), not only vmap's",
+    source="deprecated in JAX 0.7.1",
+    other_uses="vmap's tracer class is private now; test for jax.core.Tracer",
+    predicate_class="jax.core.Tracer",
+)
+_SHAPE = TypeReplacement(
+    legacy=("jax.core.Shape",),
+    annotation="collections.abc.Sequence[int]",
+    predicate=None,
+    predicate_needs=None,
+    what_changes="",
+    source='JAX\'s deprecation message, JAX 0.4.19: "Use Shape = Sequence[int | Any]"',
+    other_uses="a shape is a tuple of ints",
+)
+TABLE: Dict[str, TypeReplacement] = {name: row for row in (_KEY, _BATCH_TRACER, _SHAPE) for name in row.legacy}
+_REFERENCE = re.compile(r"\{q:([\w.]+)\}")
+
+
+class RemovedTypes(Rule):
+    code = "JAX904"
+    name = "removed-types"
+    summary = "jax.random.KeyArray, batching.BatchTracer, core.Shape -> jax.Array, jax.core.Tracer, Sequence[int] in types"
+    safety = Safety.SAFE
+    names = frozenset(TABLE)
+    doc = """
+    **What it does.** Replaces type names JAX removed, where they are used as types:
+
+    | removed | in annotations, `Union[...]`, type aliases | in `isinstance(x, ...)` (unsafe fix) |
+    | --- | --- | --- |
+    | `jax.random.KeyArray`, `jax.random.PRNGKeyArray` | `jax.Array` | `isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` |
+    | `jax.interpreters.batching.BatchTracer` | `jax.core.Tracer` | `isinstance(x, jax.core.Tracer)` |
+    | `jax.core.Shape` | `collections.abc.Sequence[int]` | reported |
+
+    **Why.** JAX removed them (KeyArray in 0.4.24, Shape in 0.4.29, BatchTracer in 0.9.0);
+    their deprecation messages name these replacements: "Use jax.Array for annotations, and
+    jax.dtypes.issubdtype(arr.dtype, jax.dtypes.prng_key) for runtime detection of typed prng
+    keys"; "Use Shape = Sequence[int | Any]".
+
+    **Safety.** An annotation or type alias does not change what code does, so those fixes are
+    safe.  The `isinstance` predicates are unsafe fixes (applied with `--unsafe-fixes`): the
+    typed-key test is also true for traced keys inside `jit`, and `jax.core.Tracer` matches
+    every tracer, not only `vmap`'s.  Calls, subclassing and other uses are reported.  Nothing
+    changes where the target range still has the name.
+    """
+    examples = (
+        Example(
+            title="annotations take the replacement type",
+            before="""
+            import jax
+            from jax.interpreters import batching
+
+            def split(key: jax.random.KeyArray, t: batching.BatchTracer):
+                return key
+            """,
+            after="""
+            import jax
+
+            def split(key: jax.Array, t: jax.core.Tracer):
+                return key
+            """,
+        ),
+        Example(
+            title="an isinstance check for typed keys (unsafe fix)",
+            before="""
+            import jax
+
+            def is_key(x):
+                return isinstance(x, jax.random.KeyArray)
+            """,
+            after="""
+            import jax
+
+            def is_key(x):
+                return isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
+            """,
+            unsafe_fixes=True,
+        ),
+    )
+
+    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
+        return _for_target(self, tuple(target))
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # the import goes once nothing uses it
+        row = TABLE[site.qualname]
+        short = site.qualname.rsplit(".", 1)[1]
+        if isinstance_position(site) is not None and row.predicate_class is not None:
+            new = ctx.ref(row.predicate_class, site.scope) if ctx.settings.unsafe_fixes else site.node
+            message = f"{short} -> {row.predicate_class} in an isinstance check: {row.what_changes}"
+            ctx.replace(site.node, new, message, safety=Safety.UNSAFE)
+        elif isinstance_position(site) is not None:
+            self._predicate(site, row, short, ctx)
+        elif in_type_expression(site, ctx) or self._is_type_alias(site):
+            new = self._annotation(row, site, ctx)
+            ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {row.annotation} ({row.source})")
+        elif is_class_base(site):
+            ctx.report(site.node, f"subclassing {short}: JAX removed the class; redesign without it")
+        else:
+            ctx.report(site.node, f"{site.qualname} was removed ({row.source}): {row.other_uses}")
+
+    @staticmethod
+    def _is_type_alias(site: NameSite) -> bool:
+        """``Key = jax.random.KeyArray`` at module level: a name for the type."""
+        parent = site.parent
+        return (
+            isinstance(parent, cst.Assign)
+            and parent.value is site.node
+            and all(isinstance(t.target, cst.Name) for t in parent.targets)
+            and site.scope.parent is None
+        )
+
+    @staticmethod
+    def _annotation(row: TypeReplacement, site: NameSite, ctx: Context) -> cst.BaseExpression:
+        if row.annotation.endswith("]"):  # ``Sequence[int]``
+            generic, argument = row.annotation[:-1].split("[")
+            return cst.Subscript(
+                value=ctx.ref(generic, site.scope, prefer_from=True),
+                slice=[cst.SubscriptElement(slice=cst.Index(value=cst.parse_expression(argument)))],
+            )
+        return ctx.ref(row.annotation, site.scope)
+
+    def _predicate(self, site: NameSite, row: TypeReplacement, short: str, ctx: Context) -> None:
+        call, classes = isinstance_position(site)  # type: ignore[misc]
+        if row.predicate is None:
+            ctx.report(site.node, f"isinstance(..., {short}): {short} was a typing alias, not a class; test the value's shape instead")
+            return
+        if row.predicate_needs is not None and ctx.target < parse_version(row.predicate_needs):
+            ctx.report(site.node, f"{site.qualname} was removed; its replacement test needs JAX {row.predicate_needs}, newer than the target")
+            return
+        receiver = call.args[0]
+        recipe = _REFERENCE.sub(lambda m: m.group(1), row.predicate.replace("{x}", "x"))
+        if (
+            call.func.value != "isinstance"  # type: ignore[attr-defined]
+            or classes is not None
+            or receiver.star
+            or dotted_parts(receiver.value) is None
+        ):
+            ctx.report(site.node, f"{short} was removed: test a plain name with `{recipe}`")
+            return
+        message = f"isinstance(..., {short}) -> {recipe}: {row.what_changes}"
+        if not ctx.settings.unsafe_fixes:  # no import is planned for a fix that is only reported
+            ctx.replace(call, call, message, safety=Safety.UNSAFE)
+            return
+        x = ctx.code(receiver.value)
+        text = _REFERENCE.sub(lambda m: expr_code(ctx.ref(m.group(1), site.scope)), row.predicate).replace("{x}", x)
+        new = cst.parse_expression(text)
+        if call.lpar or not isinstance(ctx.parent(call), (cst.If, cst.Return, cst.Assign, cst.Expr, cst.Assert, cst.While)):
+            new = new.with_changes(lpar=call.lpar or [cst.LeftParen()], rpar=call.rpar or [cst.RightParen()])
+        ctx.replace(call, new, message, safety=Safety.UNSAFE)
+
+
+@functools.lru_cache(maxsize=16)
+def _for_target(rule: RemovedTypes, target: Tuple[int, ...]) -> RemovedTypes:
+    """Only the names missing from some release of the range: where the name is there
+    throughout, the code runs as it is."""
+    missing = history().missing_names(target)  # type: ignore[arg-type]
+    copy = object.__new__(RemovedTypes)
+    copy.names = frozenset(n for n in TABLE if n in missing)  # type: ignore[misc]
+    return copy
