@@ -1,0 +1,387 @@
+"""JAX905 removed-calls: calls of removed JAX functions, rewritten to what replaced them.
+
+A table of call recipes, one row per removed function: how its arguments map onto the
+replacement (``jax.ops.index_update(x, i, y)`` -> ``x.at[i].set(y)``), which calls the recipe
+fits (argument counts, keywords, whether the result may be used), how safe it is and where JAX
+says so.  A recipe is only written where every JAX name it uses exists on every release of the
+target range (from the API history); elsewhere, and for calls the recipe does not fit, the call
+is reported with the recipe.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, NameSite
+from migrator.rule import Example, Rule, Safety
+from migrator.scope import dotted_parts
+from migrator.version import Version
+from rules._api_history import history
+from rules._arrays import expr_code
+
+_PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRecipe:
+    """How calls of one removed function become calls of its replacement.
+
+    ``template`` placeholders: ``{0}``, ``{1}``...: positional arguments; ``{*}``: all of
+    them, comma-separated; ``{kw:NAME}``: the value of keyword NAME (positional at
+    ``keyword_positions[NAME]`` also accepted); ``{, **}``: the passed-through keywords, with
+    a leading comma; ``{q:NAME}``: a reference to the qualified name NAME (import managed).
+    """
+
+    legacy: str
+    template: str
+    shown: str  # the replacement as messages show it
+    positional: Tuple[int, int]  # fewest, most positional arguments
+    why: str  # where JAX says so, and what changes if anything
+    safety: Safety = Safety.SAFE
+    keywords: FrozenSet[str] = frozenset()  # keyword arguments {kw:...} or {, **} takes
+    required: FrozenSet[str] = frozenset()  # keywords the template needs
+    passed_through: FrozenSet[str] = frozenset()  # keywords {, **} passes on unchanged
+    statement_only: bool = False  # the replacement returns nothing useful: its value must be unused
+    # The removed function returned this positional argument: ``y = f(x)`` becomes the
+    # replacement as a statement, then ``y = x`` (when x is a plain name).
+    returns: Optional[int] = None
+    dropped: Tuple[int, ...] = ()  # positional arguments the template drops: must be side-effect free
+    unsafe_beyond: Optional[int] = None  # more positional arguments than this: an unsafe fix
+
+    def uses(self) -> Tuple[str, ...]:
+        return tuple(m[2:] for m in _PLACEHOLDER.findall(self.template) if m.startswith("q:"))
+
+
+_HCB = "jax.experimental.host_callback"
+_UPDATES = {"index_update": "set", "index_add": "add", "index_mul": "multiply", "index_min": "min", "index_max": "max"}
+RECIPES: Tuple[CallRecipe, ...] = (
+    *(
+        CallRecipe(
+            legacy=f"jax.ops.{old}",
+            template="{0}.at[{1}]." + new + "({2}{, **})",
+            shown=f"x.at[idx].{new}(y)",
+            positional=(3, 3),
+            passed_through=frozenset({"indices_are_sorted", "unique_indices"}),
+            why=f"the JAX 0.3.2 changelog names x.at[idx].{new}(y) for it",
+        )
+        for old, new in _UPDATES.items()
+    ),
+    CallRecipe(
+        legacy="jax.lax.tie_in",
+        template="{1}",
+        shown="y",
+        positional=(2, 2),
+        dropped=(0,),
+        why='JAX\'s deprecation message: "it has been a no-op since JAX v0.2.0"',
+    ),
+    CallRecipe(
+        legacy=f"{_HCB}.barrier_wait",
+        template="{q:jax.effects_barrier}()",
+        shown="jax.effects_barrier()",
+        positional=(0, 0),
+        why="jax.effects_barrier waits for the callbacks of jax.debug and jax.experimental.io_callback",
+    ),
+    CallRecipe(
+        legacy=f"{_HCB}.id_print",
+        template='{q:jax.debug.print}("{{}}", {0})',
+        shown='jax.debug.print("{}", x)',
+        positional=(1, 1),
+        statement_only=True,
+        returns=0,
+        safety=Safety.UNSAFE,
+        why="JAX's host_callback deprecation names jax.debug.print; the printed format differs",
+    ),
+    CallRecipe(
+        legacy=f"{_HCB}.id_tap",
+        template="{q:jax.debug.callback}(lambda tapped: {0}(tapped, ()), {1})",
+        shown="jax.debug.callback(lambda tapped: tap_func(tapped, ()), x)",
+        positional=(2, 2),
+        statement_only=True,
+        returns=1,
+        safety=Safety.UNSAFE,
+        why="JAX's host_callback deprecation names jax.debug.callback; the tap function gets () "
+        "for its transforms, as outside any transformation",
+    ),
+    CallRecipe(
+        legacy=f"{_HCB}.call",
+        template="{q:jax.pure_callback}({0}, {kw:result_shape}, {1})",
+        shown="jax.pure_callback(f, result_shape, x)",
+        positional=(2, 2),
+        keywords=frozenset({"result_shape"}),
+        required=frozenset({"result_shape"}),
+        safety=Safety.UNSAFE,
+        why="JAX's host_callback deprecation names jax.pure_callback, which the compiler may skip "
+        "or repeat; use jax.experimental.io_callback for side effects",
+    ),
+    CallRecipe(
+        legacy="jax.experimental.compilation_cache.compilation_cache.initialize_cache",
+        template='{q:jax.config}.update("jax_compilation_cache_dir", {0})',
+        shown='jax.config.update("jax_compilation_cache_dir", path)',
+        positional=(1, 1),
+        statement_only=True,
+        why="JAX's compilation cache documentation configures the cache with this option",
+    ),
+    CallRecipe(
+        legacy="jax.util.safe_map",
+        template="list(map({*}))",
+        shown="list(map(f, *iterables))",
+        positional=(2, 99),
+        unsafe_beyond=2,
+        why="safe_map was list(map(...)) that also checked the iterables have one length; with "
+        "several iterables that check is lost",
+    ),
+    CallRecipe(
+        legacy="jax.util.safe_zip",
+        template="list(zip({*}))",
+        shown="list(zip(*iterables))",
+        positional=(1, 99),
+        unsafe_beyond=1,
+        why="safe_zip was list(zip(...)) that also checked the iterables have one length; with "
+        "several iterables that check is lost",
+    ),
+)
+TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
+
+
+class RemovedCalls(Rule):
+    code = "JAX905"
+    name = "removed-calls"
+    summary = "calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback, jax.util.safe_map, ...) rewritten"
+    safety = Safety.SAFE
+    names = frozenset(TABLE) | {"jax.ops.index"}
+    doc = """
+    **What it does.** Rewrites calls of removed JAX functions into the code that replaced them:
+
+    | removed | becomes | safety |
+    | --- | --- | --- |
+    | `jax.ops.index_update(x, idx, y)` (`_add`, `_mul`, `_min`, `_max`) | `x.at[idx].set(y)` (`.add`, `.multiply`, `.min`, `.max`) | safe |
+    | `jax.ops.index[i, j]` | `i, j` inside `.at[...]`, else `jnp.s_[i, j]` | safe |
+    | `jax.lax.tie_in(x, y)` | `y` | safe (unsafe if `x` has side effects) |
+    | `host_callback.barrier_wait()` | `jax.effects_barrier()` | safe |
+    | `host_callback.id_print(x)` (a statement) | `jax.debug.print("{}", x)` | unsafe: another format |
+    | `host_callback.id_tap(f, x)` (a statement) | `jax.debug.callback(lambda tapped: f(tapped, ()), x)` | unsafe: `f` gets no transforms |
+    | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` | unsafe: may be skipped or repeated |
+    | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
+    | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
+
+    **Why.** These functions are gone from current JAX (the table's sources: JAX's deprecation
+    messages and changelog).  A recipe is written only where each JAX name it uses exists on
+    every release of the target range; calls it does not fit (other keywords, a used result
+    of `id_print`) are reported with the recipe.
+    """
+    examples = (
+        Example(
+            title="indexed updates",
+            before="""
+            import jax
+            import jax.numpy as jnp
+
+            def bump(x, i):
+                return jax.ops.index_add(x, jax.ops.index[i, 0], jnp.ones(()))
+            """,
+            after="""
+            import jax.numpy as jnp
+
+            def bump(x, i):
+                return x.at[i, 0].add(jnp.ones(()))
+            """,
+        ),
+    )
+
+    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
+        return _for_target(self, tuple(target))
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return
+        if site.qualname == "jax.ops.index":
+            self._index(site, ctx)
+            return
+        recipe = TABLE[site.qualname]
+        call = site.parent
+        if not isinstance(call, cst.Call) or call.func is not site.node:
+            return  # not called: the missing-api backstop reports it
+        problem = self._misfit(recipe, call, ctx)
+        if problem is None:
+            problem = self._missing_names(recipe, ctx)
+        if problem is not None:
+            ctx.report(call, f"{site.qualname} is gone; use {recipe.shown} ({recipe.why}); not rewritten: {problem}")
+            return
+        safety = recipe.safety
+        if recipe.unsafe_beyond is not None and len(call.args) > recipe.unsafe_beyond:
+            safety = Safety.UNSAFE
+        if any(not _pure(call.args[i].value) for i in recipe.dropped):
+            safety = Safety.UNSAFE
+        message = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}"
+        if safety is Safety.UNSAFE and not ctx.settings.unsafe_fixes:  # plan no import for a report
+            ctx.replace(call, call, message, safety=safety)
+            return
+        assignment = self._assignment(recipe, call, ctx) if recipe.statement_only else None
+        if assignment is None:
+            ctx.replace(call, _render(recipe, call, site, ctx), message, safety=safety)
+            return
+        line, assign = assignment
+        returned = call.args[recipe.returns].value  # type: ignore[index]
+        lines = [line.with_changes(body=[cst.Expr(_render(recipe, call, site, ctx))])]
+        if not (len(assign.targets) == 1 and ctx.code(assign.targets[0].target) == ctx.code(returned)):
+            lines.append(cst.SimpleStatementLine(body=[assign.with_changes(value=returned)]))
+        ctx.replace(line, cst.FlattenSentinel(lines), message, safety=safety)
+
+    @staticmethod
+    def _assignment(recipe: CallRecipe, call: cst.Call, ctx: Context) -> Optional[Tuple[cst.SimpleStatementLine, cst.Assign]]:
+        """``y = f(..., x, ...)`` alone on its line, ``x`` (what ``f`` returned) a plain name."""
+        assign = ctx.parent(call)
+        if recipe.returns is None or not isinstance(assign, cst.Assign) or assign.value is not call:
+            return None
+        line = ctx.parent(assign)
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        if len(positional) <= recipe.returns or dotted_parts(positional[recipe.returns].value) is None:
+            return None
+        return line, assign
+
+    # -- fitting ---------------------------------------------------------------------------
+    def _misfit(self, recipe: CallRecipe, call: cst.Call, ctx: Context) -> Optional[str]:
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args):
+            return "arguments passed with * or **"
+        if not recipe.positional[0] <= len(positional) <= recipe.positional[1]:
+            return f"called with {len(positional)} positional arguments"
+        names = {a.keyword.value for a in call.args if a.keyword is not None}
+        unknown = names - recipe.keywords - recipe.passed_through
+        if unknown:
+            return f"keyword {sorted(unknown)[0]}= has no counterpart"
+        if recipe.required - names:
+            return f"no {sorted(recipe.required - names)[0]}= argument"
+        if recipe.statement_only and not isinstance(ctx.parent(call), cst.Expr) and self._assignment(recipe, call, ctx) is None:
+            return "its result is used, and the replacement returns nothing"
+        return None
+
+    @staticmethod
+    def _missing_names(recipe: CallRecipe, ctx: Context) -> Optional[str]:
+        h = history()
+        for qualname in recipe.uses():
+            if h.absence(qualname, ctx.target) is not None:
+                known = h.lookup(qualname)
+                first = h.releases[known.present[0][0]] if known is not None else "?"
+                return f"{qualname} needs JAX {first}, newer than the target"
+        return None
+
+    def _index(self, site: NameSite, ctx: Context) -> None:
+        """``jax.ops.index[...]`` outside an indexed update -> ``jnp.s_[...]`` (both return
+        the index unchanged); inside one, the update's rewrite inlines it."""
+        parent = site.parent
+        if not isinstance(parent, cst.Subscript) or parent.value is not site.node:
+            return
+        for ancestor in site.ancestors:
+            if isinstance(ancestor, cst.Call) and ctx.qualname(ancestor.func, site.scope) in TABLE:
+                return
+        if _missing_in_range("jax.numpy.s_", ctx):
+            return
+        ctx.replace(site.node, ctx.ref("jax.numpy.s_", site.scope), "jax.ops.index -> jax.numpy.s_ (both return the index as written)")
+
+
+def _pure(node: cst.BaseExpression) -> bool:
+    """Evaluating it has no effect: a name, an attribute chain, a literal."""
+    return dotted_parts(node) is not None or isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary))
+
+
+def _missing_in_range(qualname: str, ctx: Context) -> bool:
+    return history().absence(qualname, ctx.target) is not None
+
+
+def _argument_code(node: cst.BaseExpression, site: NameSite, ctx: Context, receiver: bool) -> str:
+    if isinstance(node, cst.Subscript) and ctx.qualname(node.value, site.scope) == "jax.ops.index":
+        return ", ".join(ctx.code(element.slice) for element in node.slice)
+    code = ctx.code(node)
+    if receiver and not isinstance(node, _ATOMS) and not node.lpar:
+        return f"({code})"
+    return code
+
+
+def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) -> cst.BaseExpression:
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    template = recipe.template
+
+    def fill(match: "re.Match[str]") -> str:
+        key = match.group(1)
+        if key.isdigit():
+            index = int(key)
+            receiver = template[match.end() : match.end() + 1] in (".", "[", "(")
+            return _argument_code(positional[index], site, ctx, receiver)
+        if key == "*":
+            return ", ".join(_argument_code(p, site, ctx, False) for p in positional)
+        if key.startswith("kw:"):
+            return ctx.code(keywords[key[3:]])
+        if key.startswith("q:"):
+            return expr_code(ctx.ref(key[2:], site.scope))
+        passed: List[str] = [f"{k}={ctx.code(v)}" for k, v in keywords.items() if k in recipe.passed_through]
+        return "".join(", " + p for p in passed)
+
+    if recipe.legacy == f"{_HCB}.id_tap":
+        template = _tap_template(positional[0], template)
+    text = _PLACEHOLDER.sub(fill, template).replace("{{}}", "{}")
+    new = cst.parse_expression(text)
+    if call.lpar:
+        new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    return new
+
+
+def _tap_template(tap: cst.BaseExpression, template: str) -> str:
+    """``lambda v, transforms: body`` whose body ignores the transforms is passed as
+    ``lambda v: body``; any other tap function is called with ``()`` for its transforms."""
+    if not isinstance(tap, cst.Lambda):
+        return template
+    params = tap.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None:
+        return template
+    plain = params.params
+    if params.kwonly_params or params.star_kwarg or params.posonly_params or len(plain) != 2:
+        return template
+    if any(p.default is not None for p in plain):
+        return template
+    ignored = plain[1].name.value
+    for node in _names(tap.body):
+        if node == ignored:
+            return template
+    lambda_code = cst.Module(body=[]).code_for_node(tap.with_changes(params=params.with_changes(params=[plain[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])))
+    return template.replace("lambda tapped: {0}(tapped, ())", lambda_code.replace("{", "{{").replace("}", "}}"))
+
+
+def _names(node: cst.CSTNode) -> List[str]:
+    found: List[str] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name.value)
+
+    node.visit(Names())
+    return found
+
+
+@functools.lru_cache(maxsize=16)
+def _for_target(rule: RemovedCalls, target: Tuple[int, ...]) -> RemovedCalls:
+    """Only the functions missing from some release of the range: where a function is there
+    throughout, its calls run as they are."""
+    missing = history().missing_names(target)  # type: ignore[arg-type]
+    copy = object.__new__(RemovedCalls)
+    copy.names = frozenset(n for n in RemovedCalls.names if n in missing or _parent_missing(n, missing))  # type: ignore[misc]
+    # Modules that went whole: an import of one that the rewrites leave unused goes too.
+    copy.legacy_modules = frozenset(m for m in _GONE_MODULES if m in missing)  # type: ignore[misc]
+    return copy
+
+
+_GONE_MODULES = ("jax.util", _HCB)
+
+
+def _parent_missing(qualname: str, missing: FrozenSet[str]) -> bool:
+    parts = qualname.split(".")
+    return any(".".join(parts[:cut]) in missing for cut in range(2, len(parts)))
