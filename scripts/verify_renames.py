@@ -11,6 +11,9 @@ traceback filter), or one is a function whose whole body returns the other calle
 same parameters; and at least one installation has both.  For a module, every public member
 of the old one must be the same in the new one.
 
+A name that was an alias of a module and came back later as something else (``jax.ad``) has
+its members moved to that module, when old releases confirm the alias.
+
 Modules JAX removed without a deprecation table are found statically too: a module whose last
 release held nothing but ``from X import *`` (and a warning) is a rename to ``X`` when the
 newest release has ``X`` (``jax.experimental.stax`` -> ``jax.example_libraries.stax``).
@@ -190,6 +193,30 @@ def shim_modules(sdists: Path) -> List[Tuple[str, str, str]]:
     return found
 
 
+def version_key(version: str) -> Tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+def reappeared_aliases() -> List[Tuple[str, str]]:
+    """Names that were an alias of a module, went away, and came back as something else:
+    ``jax.ad`` was ``jax.interpreters.ad`` until 0.4.13 (its message says so) and is a small
+    namespace from 0.10.  ``(alias, module)`` pairs, to confirm like any candidate; their
+    members then move to the module (``jax.ad.deflinear`` -> ``jax.interpreters.ad.deflinear``)."""
+    h = history()
+    newest = len(h.releases) - 1
+    found = []
+    for module, names in h._modules.items():
+        for name in names:
+            known = h.lookup(f"{module}.{name}")
+            if known is None or len(known.present) < 2 or known.present[-1][1] != newest or not known.message:
+                continue
+            named = {m.rstrip(".") for m in _NAMED.findall(known.message)}
+            there = [m for m in named if m in h._modules and h.lookup(m) is not None and h.lookup(m).present[-1][1] == newest]
+            if len(there) == 1:
+                found.append((f"{module}.{name}", there[0]))
+    return found
+
+
 def main(argv: List[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", action="append", required=True, help="an interpreter with some jax installed")
@@ -199,7 +226,8 @@ def main(argv: List[str] = None) -> int:
         help="jax sdists (as scripts/build_api_history.py downloads them), for forwarding modules",
     )
     args = parser.parse_args(argv)
-    pairs = candidates()
+    aliases = reappeared_aliases()
+    pairs = candidates() + aliases
     h = history()
     members = {legacy: sorted(h._modules.get(legacy, {})) for legacy, _modern in pairs}
     seen: Dict[str, List[Tuple[str, bool]]] = {}
@@ -213,8 +241,18 @@ def main(argv: List[str] = None) -> int:
     rows = []
     for legacy, modern in pairs:
         checks = seen.get(legacy, [])
-        if checks and all(same for _version, same in checks):
-            rows.append({"legacy": legacy, "modern": modern, "same_object_in": sorted(v for v, _ in checks)})
+        if (legacy, modern) in aliases:  # only its first life is the alias
+            back = h.releases[h.lookup(legacy).present[-1][0]]
+            checks = [(v, same) for v, same in checks if version_key(v) < version_key(back)]
+        if not (checks and all(same for _version, same in checks)):
+            continue
+        evidence = sorted(v for v, _ in checks)
+        if (legacy, modern) not in aliases:
+            rows.append({"legacy": legacy, "modern": modern, "same_object_in": evidence})
+            continue
+        newest_members = {n for n in h._modules.get(legacy, {})}
+        for member in sorted(set(h._modules.get(modern, {})) - newest_members):
+            rows.append({"legacy": f"{legacy}.{member}", "modern": f"{modern}.{member}", "same_object_in": evidence})
     for legacy, modern, release in shim_modules(args.sdists):
         # The module and each member the history knows in both (``from legacy import Dense``).
         shared = sorted(set(h._modules.get(legacy, {})) & set(h._modules.get(modern, {})))
@@ -222,10 +260,12 @@ def main(argv: List[str] = None) -> int:
             if old not in {row["legacy"] for row in rows}:
                 rows.append({"legacy": old, "modern": new, "forwarding_module_in": [release]})
     args.out.write_text(json.dumps({"generator": "scripts/verify_renames.py", "renames": rows}, indent=1) + "\n")
-    confirmed = sum("same_object_in" in row for row in rows)
+    confirmed = len({row["legacy"] for row in rows if "same_object_in" in row} & {legacy for legacy, _ in pairs})
+    members = sum(1 for row in rows if "same_object_in" in row) - confirmed
+    forwarded = len(rows) - confirmed - members
     print(
-        f"{args.out}: {confirmed} of {len(pairs)} candidates confirmed, "
-        f"{len(rows) - confirmed} names of forwarding modules",
+        f"{args.out}: {confirmed} of {len(pairs)} candidates confirmed; {members} members of confirmed "
+        f"aliases; {forwarded} names of forwarding modules",
         file=sys.stderr,
     )
     return 0
