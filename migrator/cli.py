@@ -416,7 +416,7 @@ def _rule_facts(rule: Rule) -> dict:
         "needs_jax": rule.needs_jax,
         "deprecated_in": rule.deprecated_in,
         "removed_in": rule.removed_in,
-        "catalog": list(rule.catalog),
+        "references": [reference.as_dict() for reference in rule.references],
         "summary": rule.summary,
     }
 
@@ -439,8 +439,11 @@ def rules_markdown() -> str:
 
 @cli.command("explain")
 @click.argument("code")
-def explain_command(code: str) -> None:
-    """Print a rule's documentation with before/after examples."""
+@click.option(
+    "--markdown", is_flag=True, help="Print the documentation as Markdown instead of plain text."
+)
+def explain_command(code: str, markdown: bool) -> None:
+    """Print a rule's documentation with before/after examples and references (CODE or name)."""
     from migrator.explain import render
 
     rules = all_rules()
@@ -448,7 +451,7 @@ def explain_command(code: str) -> None:
     rule = rules.get(wanted.upper()) or next((r for r in rules.values() if r.name == wanted), None)
     if rule is None:
         raise click.UsageError(f"no rule {code!r}; `jaxmigrate rules` lists them")
-    click.echo(render(rule))
+    click.echo(render(rule, markdown=markdown), nl=False)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

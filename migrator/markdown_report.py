@@ -16,44 +16,10 @@ from migrator import __version__
 from migrator.context import Diagnostic
 from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
 from migrator.report import location, summary_counts
-from migrator.rule import Rule, all_rules
+from migrator.rule import all_rules
 from migrator.runner import FileResult
 
-CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
-GUIDES = {
-    # catalog row prefix -> (title, address) of the JAX document that covers the migration
-    "ARR": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "GDA": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "PJ": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "MH": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "DEV": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "CFG": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "SM": ("shard_map guide", "https://docs.jax.dev/en/latest/notebooks/shard_map.html"),
-    "OTH-1": ("pmap migration guide", "https://docs.jax.dev/en/latest/migrate_pmap.html"),
-}
 MAX_SITES = 50  # per rule; the rest are counted
-
-
-def links(rule: Optional[Rule]) -> List[Tuple[str, str]]:
-    """(text, address) pairs for a rule: changelog sections, then migration guides."""
-    if rule is None:
-        return []
-    result: List[Tuple[str, str]] = []
-    if rule.deprecated_in:
-        result.append((f"changelog: jax {rule.deprecated_in} (deprecated)", CHANGELOG))
-    if rule.removed_in:
-        result.append((f"changelog: jax {rule.removed_in} (removed)", CHANGELOG))
-    if not result:
-        result.append(("JAX changelog", CHANGELOG))
-    seen = set()
-    for row in rule.catalog:
-        for prefix in (row, row.split("-")[0]):
-            guide = GUIDES.get(prefix)
-            if guide and guide not in seen:
-                seen.add(guide)
-                result.append(guide)
-                break
-    return result
 
 
 def _site(path: str, diagnostic: Diagnostic) -> str:
@@ -109,10 +75,9 @@ def render(
         rule = rules.get(code)
         title = f"{code} {rule.name}: {rule.summary}" if rule else f"{code}: {CLEANUP_SUMMARY}"
         out += [f"### {title}", ""]
-        refs = links(rule)
-        if refs:
-            out.append("See " + ", ".join(f"[{text}]({address})" for text, address in refs) + ".")
-            out.append("")
+        if rule is not None and rule.references:
+            links = (f"[{r.title}]({r.url})" for r in rule.references)
+            out += ["See " + ", ".join(links) + ".", ""]
         sites = changed.get(code, [])
         if sites:
             out.append(f"{len(sites)} sites {verb}:")

@@ -8,11 +8,11 @@ from typing import Dict, List, Optional, Sequence, TextIO
 from migrator import __version__
 from migrator.context import Diagnostic
 from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
-from migrator.rule import all_rules
+from migrator.references import CHANGELOG
+from migrator.rule import Rule, all_rules
 from migrator.runner import FileResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-HELP_URI = "https://docs.jax.dev/en/latest/jax_array_migration.html"
 
 
 def summary_counts(results: Sequence[FileResult], mode: str = "check") -> Dict[str, int]:
@@ -81,22 +81,25 @@ def location(path: str, diagnostic: Diagnostic) -> str:
 
 
 def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
-    """Name, safety, summary and reference links of the rules that produced diagnostics."""
-    from migrator.markdown_report import links
-
+    """Name, safety, summary and references of the rules that produced diagnostics."""
     rules = all_rules()
     info: Dict[str, dict] = {}
     for code in sorted(set(codes)):
         rule = rules.get(code)
         if rule is None:
             if code == CLEANUP_CODE:
-                info[code] = {"name": "unused-import", "safety": "safe", "summary": CLEANUP_SUMMARY, "links": []}
+                info[code] = {
+                    "name": "unused-import",
+                    "safety": "safe",
+                    "summary": CLEANUP_SUMMARY,
+                    "references": [],
+                }
             continue
         info[code] = {
             "name": rule.name,
             "safety": rule.safety.value,
             "summary": rule.summary,
-            "links": [{"title": title, "url": url} for title, url in links(rule)],
+            "references": [reference.as_dict() for reference in rule.references],
         }
     return info
 
@@ -152,11 +155,18 @@ def _region(d: Diagnostic) -> tuple:
     return (1, 1) if getattr(d, "where", "") else (d.line, d.column)
 
 
-def _help_uri(rule) -> str:  # noqa: ANN001
-    from migrator.markdown_report import links
+def _help_uri(rule: Rule) -> str:
+    """The guide or API page of a rule if it cites one, else its first release notes."""
+    guides = [r.url for r in rule.references if not r.is_release_notes]
+    return (guides or [r.url for r in rule.references] or [CHANGELOG])[0]
 
-    guides = [url for title, url in links(rule) if "changelog" not in url]
-    return guides[0] if guides else HELP_URI
+
+def _help(rule: Rule) -> dict:
+    lines = [f"{rule.code} {rule.name}: {rule.summary}", "", "References:"]
+    lines += [f"- {r.title}: {r.url}" for r in rule.references]
+    markdown = [f"**{rule.code} {rule.name}**: {rule.summary}", "", "References:", ""]
+    markdown += [f"- [{r.title}]({r.url})" for r in rule.references]
+    return {"text": "\n".join(lines), "markdown": "\n".join(markdown)}
 
 
 def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
@@ -168,6 +178,7 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
             "shortDescription": {"text": rule.summary},
             "fullDescription": {"text": " ".join(rule.doc.split())[:1000] or rule.summary},
             "helpUri": _help_uri(rule),
+            "help": _help(rule),
             "properties": {"safety": rule.safety.value},
         }
         for rule in rules.values()
@@ -199,7 +210,6 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                     "driver": {
                         "name": "jaxmigrate",
                         "version": __version__,
-                        "informationUri": "https://pypi.org/project/jaxmigrate/",
                         "rules": driver_rules,
                     }
                 },

@@ -7,7 +7,7 @@ from typing import Tuple
 
 Version = Tuple[int, int, int]
 
-# The newest JAX release the rule tables know about (../shared/jax_api_catalog.md, section 1.1).
+# The newest JAX release the rule tables know about (jax 0.11.0, released 2026-07-16).
 LATEST_KNOWN_JAX = "0.11.0"
 
 _VERSION_RE = re.compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$")

@@ -9,7 +9,7 @@ import libcst as cst
 from migrator.context import Context
 from migrator.scope import Scope, dotted_parts, fast_visit
 
-# Loops whose carry types changed meaning under the varying-manual-axes checker (SM-2).
+# Loops whose carry types changed meaning under the varying-manual-axes checker (check_vma).
 CARRY_LOOPS = frozenset({"scan", "fori_loop", "while_loop"})
 
 

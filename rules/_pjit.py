@@ -4,7 +4,7 @@
   keyword normalisation (legacy keywords, positional shardings, literal ``**kwargs`` dicts);
 * the compiled function a pjit call builds and the places it is called;
 * which mesh those places run under (``with mesh:`` blocks, a module-level ``Mesh``, a
-  ``mesh`` parameter or attribute), following catalog PJ-1.
+  ``mesh`` parameter or attribute): the mesh pjit read its bare specs against.
 """
 
 from __future__ import annotations

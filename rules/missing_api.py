@@ -17,6 +17,7 @@ from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.textgate import TextGate
@@ -33,6 +34,10 @@ class MissingApi(Rule):
     name = "missing-api"
     summary = "report any JAX name missing from some release of the target range (from every release's API)"
     safety = Safety.MANUAL
+    references = (
+        refs.CHANGELOG_PAGE,
+        refs.api_compatibility(),
+    )
     names_are_legacy = False
     backstop = True
     parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word

@@ -1,8 +1,8 @@
 """JAX603 positional-sharding: statically known ``PositionalSharding`` chains -> ``NamedSharding``.
 
-Implements catalog row MESH-4 (``jax.sharding.PositionalSharding`` deprecated in 0.6.0, removed
-in 0.7.0; ``F jax/sharding.py@0.6.0/0.7.0``) with the catalog's equivalence table (PROBE A:
-identical device -> index maps on 0.4.13 and 0.4.30): the final device-grid shape after the
+``jax.sharding.PositionalSharding`` was deprecated in 0.6.0 and removed in 0.7.0 (recorded in
+``jax/sharding.py`` at those releases, not in the changelog).  The equivalence (identical
+device -> index maps on real jax 0.4.13 and 0.4.30): the final device-grid shape after the
 reshapes names one mesh axis per grid axis larger than 1, replicated or size-1 axes become
 ``None`` in the spec, and transposes permute the spec.
 """
@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
@@ -72,7 +73,11 @@ class PositionalShardingRule(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.6.0"
     removed_in = "0.7.0"
-    catalog = ("MESH-4",)
+    references = (
+        refs.source_at("0.6.0", "jax/sharding.py", "PositionalSharding deprecated"),
+        refs.source_at("0.7.0", "jax/sharding.py", "PositionalSharding removed"),
+        refs.module("jax.sharding"),
+    )
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Rewrites `PositionalSharding` values whose device array and chain of

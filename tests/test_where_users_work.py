@@ -15,6 +15,7 @@ import pytest
 
 from migrator.notebook import mask, unmask
 from migrator.project_version import detect, lowest_allowed
+from migrator.references import DOCS
 from tests.test_cli import LEGACY, MIGRATED, REPORT_ONLY, invoke
 
 DATA = Path(__file__).parent / "data"
@@ -324,8 +325,11 @@ def test_markdown_report(project):
     assert "- `pkg/legacy.py:5:26` jnp.DeviceArray -> jax.Array" in text
     assert "- [ ] `pkg/review.py:5:23` (manual) type(x) is DeviceArray" in text
     assert "- [ ] `pkg/tutorial.ipynb:cell 9:line 2:col 23` (manual)" in text
-    assert "[changelog: jax 0.4.14 (removed)](https://docs.jax.dev/en/latest/changelog.html)" in text
-    assert "[jax.Array migration guide](https://docs.jax.dev/en/latest/jax_array_migration.html)" in text
+    # the rule's references: its removal's release notes and the guide section it follows
+    removed = "[jax 0.4.14 release notes: jax.numpy.DeviceArray removed]"
+    assert removed + "(https://github.com/jax-ml/jax/releases/tag/jax-v0.4.14)" in text
+    guide = DOCS + "jax_array_migration.html#new-public-type-named-jax-array"
+    assert f"[jax.Array migration guide: New public type named jax.Array]({guide})" in text
 
 
 def test_json_carries_the_report_data(project):
@@ -335,7 +339,9 @@ def test_json_carries_the_report_data(project):
     assert {"JAX101", "JAX205", "JAX701"} <= codes
     rule = data["rules"]["JAX101"]
     assert rule["name"] == "device-array" and rule["safety"] == "safe"
-    assert {"title": "jax.Array migration guide", "url": "https://docs.jax.dev/en/latest/jax_array_migration.html"} in rule["links"]
+    guide = DOCS + "jax_array_migration.html#new-public-type-named-jax-array"
+    title = "jax.Array migration guide: New public type named jax.Array"
+    assert {"title": title, "url": guide} in rule["references"]
     review = [d for f in data["files"] for d in f["findings"]]
     assert {"cell 9", ""} <= {d.get("where", "") for d in review}
 
