@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, TextIO, Tuple, Union
 
 import click
 
@@ -16,6 +17,7 @@ from migrator.fileio import FileError, SourceFile
 from migrator.interrupt import Interrupted
 from migrator.report import (
     as_json,
+    plural,
     as_sarif,
     dump_json,
     error_line,
@@ -37,19 +39,33 @@ from migrator.runner import (
 from migrator.settings import ConfigError, Settings, find_config, load_config
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
-PROGRESS_THRESHOLD = 500  # files; below this a run is short enough without a bar
+PROGRESS_DELAY = 1.0  # seconds: a run finished sooner shows no progress bar
 
 
 class DefaultGroup(click.Group):
     """``jaxmigrate PATHS`` means ``jaxmigrate migrate PATHS``."""
 
     def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+        if not args or (
+            args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")
+        ):
             args = ["migrate", *args]
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage("jaxmigrate", "[OPTIONS] PATHS... | rules | explain CODE")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The default command's options first (as ruff shows ``check``'s), then the group's
+        own and the commands."""
+        migrate = self.commands["migrate"]
+        sub = click.Context(migrate, info_name="migrate", parent=ctx)
+        help_option = migrate.get_help_option(sub)
+        options = [p for p in migrate.get_params(sub) if isinstance(p, click.Option)]
+        records = [p.get_help_record(sub) for p in options if p is not help_option]
+        with formatter.section("Options for PATHS (the default command, `migrate`)"):
+            formatter.write_dl([r for r in records if r is not None])
+        super().format_options(ctx, formatter)
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -63,37 +79,96 @@ def cli() -> None:
     jaxmigrate src/ --check    list files that would change, write nothing
     jaxmigrate rules           list the rules
     jaxmigrate explain JAX101  document one rule
-
-    Run `jaxmigrate migrate --help` for every option.
     """
 
 
 def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
-    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+    return tuple(
+        code.strip().upper() for value in values for code in value.split(",") if code.strip()
+    )
 
 
 @cli.command("migrate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="List files that would change; write nothing.")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (comma-separated).")
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODES",
+    help="Only these rule codes or prefixes (comma-separated).",
+)
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
-@click.option("--target-version", metavar="X.Y[.Z]", help="Oldest JAX the migrated code must run on.")
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour in edge cases.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
-@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("--extend-exclude", multiple=True, metavar="GLOB", help="Same as --exclude; adds to the configuration's list.")
-@click.option("--stdin-filename", metavar="PATH", help="Name used in messages when reading from '-'.")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="A pyproject.toml to read [tool.jaxmigrate] from.")
+@click.option(
+    "--target-version", metavar="X.Y[.Z]", help="Oldest JAX the migrated code must run on."
+)
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Also apply fixes that may change behaviour in edge cases.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "sarif", "github"]),
+    default="text",
+    show_default=True,
+    help="Findings as 'path:line:col: CODE message' lines, JSON, SARIF 2.1.0 or "
+    "GitHub annotations.",
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores)."
+)
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable)."
+)
+@click.option(
+    "--extend-exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Same as --exclude; adds to the configuration's list.",
+)
+@click.option(
+    "--stdin-filename", metavar="PATH", help="Name used in messages when reading from '-'."
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A pyproject.toml to read [tool.jaxmigrate] from.",
+)
 @click.option("--show-fixes", is_flag=True, help="Also list every fix (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Where results are cached (default: ~/.cache/jaxmigrate, or $JAXMIGRATE_CACHE_DIR).")
-@click.option("--docs", is_flag=True, help="Also migrate python code blocks in .md/.rst files and doctests in docstrings.")
-@click.option("--add-todos", is_flag=True, help="Write '# TODO(jaxmigrate): CODE ...' above each finding that cannot be fixed.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.md", help="Write a Markdown migration report for a pull request.")
-@click.option("--split-by-rule", "split_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Write one patch per rule into DIR (and a 'series' file); change no source file.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where results are cached (default: ~/.cache/jaxmigrate, or $JAXMIGRATE_CACHE_DIR).",
+)
+@click.option(
+    "--docs",
+    is_flag=True,
+    help="Also migrate python code blocks in .md/.rst files and doctests in docstrings.",
+)
+@click.option(
+    "--add-todos",
+    is_flag=True,
+    help="Write '# TODO(jaxmigrate): CODE ...' above each finding that cannot be fixed.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE.md",
+    help="Write a Markdown migration report for a pull request.",
+)
+@click.option(
+    "--split-by-rule",
+    "split_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Write one patch per rule into DIR (and a 'series' file); change no source file.",
+)
 def migrate_command(
     paths: Tuple[str, ...],
     show_diff: bool,
@@ -127,10 +202,22 @@ def migrate_command(
             "--add-todos, --report, --diff or --check"
         )
     try:
-        settings = _settings(paths, stdin_filename, config_path, select, ignore, target_version, unsafe_fixes, exclude, extend_exclude)
+        settings = _settings(
+            paths,
+            stdin_filename,
+            config_path,
+            select,
+            ignore,
+            target_version,
+            unsafe_fixes,
+            exclude,
+            extend_exclude,
+        )
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
-    settings, target_source = _detect_target(settings, target_version, config_path, paths, stdin_filename, quiet)
+    settings, target_source = _detect_target(
+        settings, target_version, config_path, paths, stdin_filename, quiet
+    )
     mode = DIFF if show_diff else CHECK if check else WRITE
     if output_format == "text" and not show_fixes and report_path is None:
         # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
@@ -156,7 +243,16 @@ def migrate_command(
         results += _run_files(files, settings, mode, jobs or default_jobs(), cache, options)
     except Interrupted as stop:
         sys.exit(_interrupted(stop, len(files), mode))
-    _report(results, mode, settings, output_format, show_fixes, quiet, check, target_source=target_source)
+    _report(
+        results,
+        mode,
+        settings,
+        output_format,
+        show_fixes,
+        quiet,
+        check,
+        target_source=target_source,
+    )
     if report_path is not None:
         _write_report(report_path, results, mode, settings, target_source)
     sys.exit(_exit_code(results))
@@ -173,7 +269,9 @@ def _detect_target(
     """With no --target-version anywhere, the lowest ``jax`` the project allows."""
     if target_version:
         return settings, "--target-version"
-    anchors = [Path(p) for p in paths if p != "-"] + ([Path(stdin_filename)] if stdin_filename else [])
+    anchors = [Path(p) for p in paths if p != "-"] + (
+        [Path(stdin_filename)] if stdin_filename else []
+    )
     config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
     if config is not None and "target_version" in (load_config(config) or {}):
         return settings, f"target-version in {config}"
@@ -216,11 +314,16 @@ def _split(
     for result in results:
         sys.stderr.write(error_line(result) + "\n")
     for name, count in outcome.patches:
-        sys.stderr.write(f"wrote {directory / name} ({count} files)\n")
+        sys.stderr.write(f"wrote {directory / name} ({plural(count, 'file')})\n")
     for path in outcome.not_split:
-        sys.stderr.write(f"{path}: not split (only .py/.pyi files are); migrate it in a run of its own\n")
+        sys.stderr.write(
+            f"{path}: not split (only .py/.pyi files are); migrate it in a run of its own\n"
+        )
     if not quiet:
-        sys.stderr.write(f"{len(outcome.patches)} patches in {directory} (apply in the order of {directory / 'series'})\n")
+        patches = plural(len(outcome.patches), "patch", "patches")
+        sys.stderr.write(
+            f"{patches} in {directory} (apply in the order of {directory / 'series'})\n"
+        )
     if outcome.errors or results:
         return EXIT_ERROR
     return EXIT_CHANGES if outcome.patches else EXIT_CLEAN
@@ -256,17 +359,25 @@ def _settings(
 
 
 def _excludes(
-    paths: Sequence[str], stdin_filename: Optional[str], config_path: Optional[Path], given: Tuple[str, ...]
+    paths: Sequence[str],
+    stdin_filename: Optional[str],
+    config_path: Optional[Path],
+    given: Tuple[str, ...],
 ) -> List[Union[str, Exclude]]:
     """The exclude patterns: the configuration's, read from the directory that holds it; the
     command line's, read from each path given and from the current directory."""
-    anchors = [Path(p) for p in paths if p != "-"] + ([Path(stdin_filename)] if stdin_filename else [])
+    anchors = [Path(p) for p in paths if p != "-"] + (
+        [Path(stdin_filename)] if stdin_filename else []
+    )
     config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
     values = (load_config(config) or {}) if config else {}
     patterns: List[Union[str, Exclude]] = []
     if config is not None:
         base = Path(config).resolve().parent
-        patterns += [Exclude(p, base) for p in (*values.get("exclude", ()), *values.get("extend_exclude", ()))]
+        patterns += [
+            Exclude(p, base)
+            for p in (*values.get("exclude", ()), *values.get("extend_exclude", ()))
+        ]
     patterns += list(given)
     patterns += [Exclude(p, Path.cwd()) for p in given]
     return patterns
@@ -284,17 +395,48 @@ def _run_files(
     finished by then (no file is left half-written: see migrator.interrupt)."""
     stderr = sys.stderr
     results: List[FileResult] = []
+    bar = _Progress(len(files), stderr) if stderr.isatty() and len(files) > 1 else None
     try:
         with interrupt.raising():
-            if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
-                with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
-                    results.extend(run(files, settings, mode, jobs, progress=bar.update, cache_dir=cache, options=options))
-            else:
-                results.extend(run(files, settings, mode, jobs, cache_dir=cache, options=options))
+            progress = bar.update if bar is not None else None
+            results.extend(
+                run(files, settings, mode, jobs, progress, cache_dir=cache, options=options)
+            )
     except Interrupted as stop:
         stop.results = results + list(stop.results)
         raise
+    finally:
+        if bar is not None:
+            bar.close()
     return results
+
+
+class _Progress:
+    """click's progress bar on a terminal's stderr, shown once a run has lasted
+    ``PROGRESS_DELAY`` seconds (a short run prints nothing extra)."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = total
+        self.stream = stream
+        self.started = time.monotonic()
+        self.done = 0
+        self.bar: Optional[Any] = None
+
+    def update(self, count: int) -> None:
+        self.done += count
+        if self.bar is None:
+            if time.monotonic() - self.started < PROGRESS_DELAY or self.done >= self.total:
+                return
+            self.bar = click.progressbar(length=self.total, label="jaxmigrate", file=self.stream)
+            self.bar.__enter__()
+            self.bar.update(self.done)
+        else:
+            self.bar.update(count)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
 
 
 def _interrupted(stop: Interrupted, total: int, mode: str) -> int:
@@ -305,16 +447,22 @@ def _interrupted(stop: Interrupted, total: int, mode: str) -> int:
     if mode != WRITE:
         what = "no file was changed"
     elif written:
-        count = f"{len(written)} {'file' if len(written) == 1 else 'files'}"
-        what = f"{count} rewritten (listed above), every other file left as it was"
+        rewritten = plural(len(written), "file")
+        what = f"{rewritten} rewritten (listed above), every other file left as it was"
     else:
         what = "no file was rewritten"
-    sys.stderr.write(f"jaxmigrate: stopped by {stop.name} after {len(stop.results)} of {total} files; {what}\n")
+    done = f"{len(stop.results)} of {plural(total, 'file')}"
+    sys.stderr.write(f"jaxmigrate: stopped by {stop.name} after {done}; {what}\n")
     return stop.exit_code
 
 
 def _run_stdin(
-    settings: Settings, mode: str, check: bool, name: str, output_format: str, options: Options = Options()
+    settings: Settings,
+    mode: str,
+    check: bool,
+    name: str,
+    output_format: str,
+    options: Options = Options(),
 ) -> int:
     raw = sys.stdin.buffer.read()
     try:
@@ -324,16 +472,31 @@ def _run_stdin(
     else:
         # the migrated text goes to stdout in place of the input: findings stay located in it
         result = migrate_text(
-            source, name, settings, mode if mode != WRITE else CHECK, options=options, findings_on_output=mode == WRITE
+            source,
+            name,
+            settings,
+            mode if mode != WRITE else CHECK,
+            options=options,
+            findings_on_output=mode == WRITE,
         )
     stdout = sys.stdout.buffer
     if result.error is None:
         if mode == DIFF:
             stdout.write(result.diff.encode("utf-8"))
         elif not check:
-            stdout.write(source.encode(result.output) if result.changed else raw)  # type: ignore[arg-type]
+            output = result.output if result.changed else None
+            stdout.write(raw if output is None else source.encode(output))
         stdout.flush()
-    _report([result], mode if mode != WRITE else "stdin", settings, output_format, False, True, False, to_stderr=True)
+    _report(
+        [result],
+        mode if mode != WRITE else "stdin",
+        settings,
+        output_format,
+        False,
+        True,
+        False,
+        to_stderr=True,
+    )
     return _exit_code([result])
 
 
@@ -392,6 +555,7 @@ def _exit_code(results: Sequence[FileResult]) -> int:
     type=click.Choice(["text", "json", "markdown"]),
     default="text",
     show_default=True,
+    help="One line per rule, JSON, or the Markdown table the README carries.",
 )
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, safety, needed JAX, summary."""
@@ -405,7 +569,10 @@ def rules_command(output_format: str) -> None:
     width = max(len(r.name) for r in rules.values())
     for rule in rules.values():
         needs = f"jax>={rule.needs_jax}" if rule.needs_jax else "any jax"
-        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.safety.value:<6}  {needs:<12}  {rule.summary}")
+        click.echo(
+            f"{rule.code}  {rule.name:<{width}}  {rule.safety.value:<6}  {needs:<12}  "
+            f"{rule.summary}"
+        )
 
 
 def _rule_facts(rule: Rule) -> dict:

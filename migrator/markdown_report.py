@@ -15,11 +15,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from migrator import __version__
 from migrator.context import Diagnostic
 from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
-from migrator.report import location, summary_counts
+from migrator.report import location, plural, summary_counts
 from migrator.rule import all_rules
 from migrator.runner import FileResult
 
 MAX_SITES = 50  # per rule; the rest are counted
+
+
+def _need_a_person(count: int) -> str:
+    return f"{plural(count, 'finding')} {'needs' if count == 1 else 'need'} a person"
 
 
 def _site(path: str, diagnostic: Diagnostic) -> str:
@@ -55,20 +59,28 @@ def render(
     )
     out.append("")
     out.append(
-        f"{counts['changed']} of {counts['files']} files {verb}; {counts['fixes']} sites "
-        f"{verb}; {counts['findings']} findings need a person"
-        + (f"; {counts['errors']} files could not be processed." if counts["errors"] else ".")
+        f"{counts['changed']} of {plural(counts['files'], 'file')} {verb}; "
+        f"{plural(counts['fixes'], 'site')} {verb}; {_need_a_person(counts['findings'])}"
+        + (
+            f"; {plural(counts['errors'], 'file')} could not be processed."
+            if counts["errors"]
+            else "."
+        )
     )
     out.append("")
     codes = sorted(set(changed) | set(review))
     if codes:
-        out += ["| rule | safety | sites " + verb + " | need a person |", "| --- | --- | ---: | ---: |"]
+        out += [
+            "| rule | safety | sites " + verb + " | need a person |",
+            "| --- | --- | ---: | ---: |",
+        ]
         for code in codes:
             rule = rules.get(code)
             name = rule.name if rule else ("unused-import" if code == CLEANUP_CODE else "")
             safety = rule.safety.value if rule else "safe"
             out.append(
-                f"| {code} {name} | {safety} | {len(changed.get(code, []))} | {len(review.get(code, []))} |"
+                f"| {code} {name} | {safety} | {len(changed.get(code, []))} "
+                f"| {len(review.get(code, []))} |"
             )
         out.append("")
     for code in codes:
@@ -80,7 +92,7 @@ def render(
             out += ["See " + ", ".join(links) + ".", ""]
         sites = changed.get(code, [])
         if sites:
-            out.append(f"{len(sites)} sites {verb}:")
+            out.append(f"{plural(len(sites), 'site')} {verb}:")
             out.append("")
             for path, d in sites[:MAX_SITES]:
                 out.append(f"- {_site(path, d)} {d.message}")
@@ -89,7 +101,7 @@ def render(
             out.append("")
         findings = review.get(code, [])
         if findings:
-            out.append(f"{len(findings)} findings need a person:")
+            out.append(f"{_need_a_person(len(findings))}:")
             out.append("")
             for path, d in findings:
                 out.append(f"- [ ] {_site(path, d)} ({d.safety}) {d.message}")

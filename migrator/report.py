@@ -15,6 +15,11 @@ from migrator.runner import FileResult
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """``1 file``, ``2 files``, ``0 fixes``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
 def summary_counts(results: Sequence[FileResult], mode: str = "check") -> Dict[str, int]:
     """Files, changed files, fixes, findings and errors.  When files are written, a file
     that could not be written (read-only, changed meanwhile) changed nothing: neither it
@@ -34,14 +39,14 @@ def summary_counts(results: Sequence[FileResult], mode: str = "check") -> Dict[s
 
 def summary_line(results: Sequence[FileResult], mode: str) -> str:
     counts = summary_counts(results, mode)
-    files = "file" if counts["changed"] == 1 else "files"
     verb = "changed" if mode == "write" else "would change"
+    need = "needs" if counts["findings"] == 1 else "need"
     line = (
-        f"{counts['changed']} {files} {verb}, {counts['fixes']} fixes, "
-        f"{counts['findings']} findings need review"
+        f"{plural(counts['changed'], 'file')} {verb}, {plural(counts['fixes'], 'fix', 'fixes')}, "
+        f"{plural(counts['findings'], 'finding')} {need} review"
     )
     if counts["errors"]:
-        line += f", {counts['errors']} files could not be processed"
+        line += f", {plural(counts['errors'], 'file')} could not be processed"
     return line
 
 
@@ -59,7 +64,10 @@ def write_text(results: Sequence[FileResult], out: TextIO, show_fixes: bool, mod
             tag = "[fixed] " if mode == "write" else "[fixable] "
             entries += [(d, tag) for d in result.fixes]
         for diagnostic, tag in sorted(entries, key=_order):
-            out.write(f"{location(result.path, diagnostic)}: {diagnostic.code} {tag}{diagnostic.message}\n")
+            out.write(
+                f"{location(result.path, diagnostic)}: {diagnostic.code} "
+                f"{tag}{diagnostic.message}\n"
+            )
 
 
 def _cell_number(diagnostic: Diagnostic) -> int:
@@ -105,7 +113,10 @@ def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
 
 
 def as_json(
-    results: Sequence[FileResult], mode: str, target_version: str, target_source: Optional[str] = None
+    results: Sequence[FileResult],
+    mode: str,
+    target_version: str,
+    target_source: Optional[str] = None,
 ) -> dict:
     codes = [d.code for r in results for d in (*r.fixes, *r.findings)]
     return {
@@ -139,9 +150,7 @@ def _sarif_result(path: str, code: str, level: str, message: str, line: int, col
         "ruleId": code,
         "level": level,
         "message": {"text": message},
-        "locations": [
-            {"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}
-        ],
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}],
     }
 
 
@@ -198,8 +207,16 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                 _sarif_result(path, "JAX999", "error", r.error, r.error_line, r.error_column)
             )
     driver_rules += [
-        {"id": CLEANUP_CODE, "name": "unused-import", "shortDescription": {"text": CLEANUP_SUMMARY}},
-        {"id": "JAX999", "name": "file-error", "shortDescription": {"text": "file could not be processed"}},
+        {
+            "id": CLEANUP_CODE,
+            "name": "unused-import",
+            "shortDescription": {"text": CLEANUP_SUMMARY},
+        },
+        {
+            "id": "JAX999",
+            "name": "file-error",
+            "shortDescription": {"text": "file could not be processed"},
+        },
     ]
     return {
         "$schema": SARIF_SCHEMA,

@@ -115,8 +115,9 @@ class Rule:
             if not _ASCII_IDENTIFIER.fullmatch(word):  # the prefilter's tokens are ASCII
                 raise ValueError(f"rule {cls.code}: {word!r} is not an ASCII identifier")
         if "needs_jax_import" not in cls.__dict__:
+            declared = (*cls.names, *cls.legacy_modules)
             cls.needs_jax_import = not cls.strings and all(
-                n == "jax" or n.startswith(("jax.", "jaxlib")) for n in (*cls.names, *cls.legacy_modules)
+                n == "jax" or n.startswith(("jax.", "jaxlib")) for n in declared
             )
         REGISTRY[cls.code] = cls()
 

@@ -54,8 +54,17 @@ def shipped_files():
 
 def test_the_pattern_finds_the_catalogs_ids():
     pattern = catalog_citation()
-    for cited in ("catalog row ARR-1", "(PROBE 0.10.2)", "MIG", "CL 0.4.7", "gotcha 2", "TREE-5",
-                  "F jax/experimental/pjit.py@0.4.8", "PMAPDOC", "MESH-11"):
+    for cited in (
+        "catalog row ARR-1",
+        "(PROBE 0.10.2)",
+        "MIG",
+        "CL 0.4.7",
+        "gotcha 2",
+        "TREE-5",
+        "F jax/experimental/pjit.py@0.4.8",
+        "PMAPDOC",
+        "MESH-11",
+    ):
         assert pattern.search(cited), cited
     for fine in ("jax 0.4.7 release notes", "JAX101", "SHA-256", "MIGRATION.md", "clock 3"):
         assert not pattern.search(fine), fine
@@ -69,7 +78,9 @@ def test_no_shipped_file_cites_the_private_catalog(path):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
         if pattern.search(line)
     ]
-    assert not hits, "cite the public source (release notes, guide, API page) instead:\n" + "\n".join(hits)
+    assert not hits, (
+        "cite the public source (release notes, guide, API page) instead:\n" + "\n".join(hits)
+    )
 
 
 @pytest.mark.parametrize("code", sorted(all_rules()))
@@ -89,13 +100,17 @@ def test_every_rule_cites_the_releases_it_names(code):
     assert rule.references, "a rule says where its facts come from"
     for reference in rule.references:
         assert isinstance(reference, Reference) and reference.title
-        assert re.match(r"https://(docs\.jax\.dev/en/latest/|github\.com/jax-ml/jax/)", reference.url)
+        assert re.match(
+            r"https://(docs\.jax\.dev/en/latest/|github\.com/jax-ml/jax/)", reference.url
+        )
         if reference.url.startswith(RELEASES):
             assert re.fullmatch(r"jax(lib)?-v\d+\.\d+\.\d+", reference.url[len(RELEASES) :])
     titles = " ".join(r.title for r in rule.references)
     for version in (rule.deprecated_in, rule.removed_in):
         if version is not None:
-            assert re.search(rf"\b{re.escape(version)}\b", titles), f"nothing cited for JAX {version}"
+            assert re.search(rf"\b{re.escape(version)}\b", titles), (
+                f"nothing cited for JAX {version}"
+            )
 
 
 def test_guide_anchors_are_the_ids_sphinx_gives_the_sections():
@@ -124,4 +139,6 @@ def test_the_reporters_do_not_import_each_other():
     markdown = _imports(ROOT / "migrator" / "markdown_report.py")
     assert "migrator.markdown_report" not in report
     assert "migrator.report" in markdown  # one way only
-    assert not {m for m in _imports(ROOT / "migrator" / "references.py") if m.startswith("migrator")}
+    assert not {
+        m for m in _imports(ROOT / "migrator" / "references.py") if m.startswith("migrator")
+    }
