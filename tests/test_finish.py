@@ -1,9 +1,13 @@
-"""What makes the tool feel finished: help, explain pages, wording, progress."""
+"""What makes the tool feel finished: help, explain pages, wording, progress, notebooks
+written back in their own layout."""
 
 from __future__ import annotations
 
+import difflib
 import io
 import json
+from collections import OrderedDict
+from pathlib import Path
 
 import click
 import pytest
@@ -14,6 +18,7 @@ from migrator.cli import cli
 from migrator.context import Diagnostic
 from migrator.explain import plain
 from migrator.markdown_report import render as markdown_report
+from migrator.notebook import migrate_notebook
 from migrator.runner import CHECK, FileResult
 from migrator.settings import Settings
 
@@ -146,3 +151,109 @@ def test_no_progress_bar_for_a_short_run(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stderr", terminal)
     cli_module._run_files(_files(tmp_path), Settings(), CHECK, 1, None)
     assert terminal.getvalue() == ""
+
+
+# ---------------------------------------------------------------- notebooks
+
+
+def _notebook(source_as_list=True):
+    code = [
+        "import jax.numpy as jnp\n",
+        "# 5 \u00b5s per call\n",
+        "ok = isinstance(x, jnp.DeviceArray)\n",
+    ]
+    return OrderedDict(
+        [
+            ("nbformat_minor", 5),  # keys in an order nbformat would not write
+            (
+                "cells",
+                [
+                    OrderedDict(
+                        [
+                            ("cell_type", "markdown"),
+                            ("metadata", {}),
+                            ("source", ["Timing: 3 \u00b5s"]),
+                        ]
+                    ),
+                    OrderedDict(
+                        [
+                            ("source", code if source_as_list else "".join(code)),
+                            ("cell_type", "code"),
+                            ("execution_count", 1),
+                            ("metadata", {}),
+                            (
+                                "outputs",
+                                [
+                                    {
+                                        "name": "stdout",
+                                        "output_type": "stream",
+                                        "text": ["4.2 \u00b5s\n"],
+                                    }
+                                ],
+                            ),
+                        ]
+                    ),
+                    OrderedDict(
+                        [("cell_type", "code"), ("metadata", {}), ("outputs", []), ("source", [])]
+                    ),
+                ],
+            ),
+            ("metadata", {"kernelspec": {"language": "python", "name": "python3"}}),
+            ("nbformat", 4),
+        ]
+    )
+
+
+LAYOUTS = {
+    "nbformat": dict(indent=1, ensure_ascii=False),
+    "indent-2-ascii": dict(indent=2, ensure_ascii=True),
+    "compact-ascii": dict(ensure_ascii=True),
+    "compact-tight": dict(separators=(",", ":"), ensure_ascii=False),
+}
+
+
+@pytest.mark.parametrize("source_as_list", [True, False], ids=["lines", "string"])
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_notebook_keeps_its_layout_and_changes_only_the_cell(layout, source_as_list):
+    options = LAYOUTS[layout]
+    original = json.dumps(_notebook(source_as_list), **options) + "\n"
+    result = migrate_notebook(original, Settings(target_version="0.4.30"))
+    assert result.changed and [c.cell for c in result.cells] == [2]
+    migrated = json.loads(result.output, object_pairs_hook=OrderedDict)
+    assert "jax.Array" in "".join(migrated["cells"][1]["source"])
+    # byte for byte what the same writer gives for the migrated notebook: nothing else moved
+    assert result.output == json.dumps(migrated, **options) + "\n"
+    before = json.loads(original, object_pairs_hook=OrderedDict)
+    before["cells"][1]["source"] = migrated["cells"][1]["source"]
+    assert migrated == before
+
+
+def test_unchanged_lines_of_a_changed_cell_keep_their_escapes():
+    notebook = _notebook()
+    text = json.dumps(notebook, indent=1, ensure_ascii=False)
+    # a file with raw non-ASCII characters, where this one line spells its character escaped
+    text = text.replace('"# 5 \u00b5s per call\\n"', '"# 5 \\u00b5s per call\\n"')
+    assert "\\u00b5s per call" in text and "3 \u00b5s" in text
+    result = migrate_notebook(text, Settings(target_version="0.4.30"))
+    assert result.changed
+    assert '"# 5 \\u00b5s per call\\n"' in result.output and "3 \u00b5s" in result.output
+
+
+def test_seed_notebook_diff_shows_only_changed_cells():
+    seed = Path(__file__).parent / "data" / "notebooks" / "seed_tutorial.ipynb"
+    text = seed.read_text(encoding="utf-8")
+    result = migrate_notebook(text, Settings(target_version="0.4.30"))
+    assert result.changed
+    changed = {c.cell - 1 for c in result.cells}
+    old_lines, new_lines = text.splitlines(), result.output.splitlines()
+    before = json.loads(text)
+    after = json.loads(result.output)
+    for index, (old, new) in enumerate(zip(before["cells"], after["cells"])):
+        if index not in changed:
+            assert old == new
+    # the diff of the file removes lines of the changed sources only
+    removed = [line for line in difflib.ndiff(old_lines, new_lines) if line.startswith("- ")]
+    elements = {element for i in changed for element in before["cells"][i]["source"]}
+    assert removed
+    for line in removed:
+        assert json.loads(line[2:].strip().rstrip(",")) in elements
