@@ -17,10 +17,10 @@ from migrator.fileio import FileError, SourceFile
 from migrator.interrupt import Interrupted
 from migrator.report import (
     as_json,
-    plural,
     as_sarif,
     dump_json,
     error_line,
+    plural,
     summary_line,
     write_github,
     write_text,

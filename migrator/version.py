@@ -19,7 +19,3 @@ def parse_version(text: str) -> Version:
     if not match:
         raise ValueError(f"not a JAX version: {text!r} (expected X.Y or X.Y.Z)")
     return tuple(int(part or 0) for part in match.groups())  # type: ignore[return-value]
-
-
-def format_version(version: Version) -> str:
-    return ".".join(str(part) for part in version)

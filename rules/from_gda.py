@@ -19,8 +19,7 @@ import libcst as cst
 
 from migrator import references as refs
 from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.rule import Safety as _Safety
+from migrator.rule import Example, Rule, Safety, Safety as _Safety
 from rules._pjit import (
     FROM_GDA,
     PARTITION_SPEC_NAMES,
@@ -281,7 +280,6 @@ class FromGda(Rule):
 
     @staticmethod
     def _pjit_argument(site: NameSite, ctx: Context) -> Optional[Tuple[cst.Call, bool]]:
-        node: cst.CSTNode = site.node
         for ancestor in ctx.ancestors(site.node):
             if isinstance(ancestor, cst.Arg):
                 call = ctx.parent(ancestor)
@@ -291,7 +289,6 @@ class FromGda(Rule):
                 return None
             if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element)):
                 return None
-            node = ancestor
         return None
 
     @staticmethod

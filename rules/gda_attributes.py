@@ -12,9 +12,9 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator import references as refs
+from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from migrator.astfacts import Facts
 from migrator.textgate import TextGate
 from rules._gda import GDA_HISTORY
 from rules._receivers import (

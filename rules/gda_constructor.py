@@ -14,11 +14,11 @@ from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._gda import (
     GDA_HISTORY,
-    fix_dotted_imports,
     GDA_MODULES,
     INIT_PARAMS,
     bind_arguments,
     called,
+    fix_dotted_imports,
     gda_names,
     named_sharding,
     positional_args,

@@ -14,8 +14,8 @@ from migrator import references as refs
 from migrator.rule import Example, Safety
 from rules._gda import (
     GDA_HISTORY,
-    BatchedCallbackRule,
     GDA_MODULES,
+    BatchedCallbackRule,
     fresh_name,
     gda_names,
 )

@@ -13,11 +13,11 @@ from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._gda import (
     GDA_HISTORY,
-    fix_dotted_imports,
     GDA_MODULES,
     METHOD_PARAMS,
     bind_arguments,
     called,
+    fix_dotted_imports,
     gda_names,
     is_pure_index_lambda,
     named_sharding,

@@ -11,7 +11,7 @@ renamed.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Union
 
 import libcst as cst
 

@@ -11,8 +11,14 @@ from __future__ import annotations
 from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
+from rules._arrays import (
+    is_attribute_value,
+    is_called,
+    predicate_fix,
+    report_string_annotations,
+    type_reference,
+)
 from rules._gda import GDA_HISTORY
-from rules._arrays import report_string_annotations, is_attribute_value, is_called, predicate_fix, type_reference
 from rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and not {x}.is_fully_addressable"

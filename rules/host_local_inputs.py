@@ -14,7 +14,6 @@ whether a program relied on it is not statically certain: UNSAFE.
 
 from __future__ import annotations
 
-import ast
 from typing import List, Optional, Tuple
 
 import libcst as cst
@@ -23,8 +22,8 @@ from migrator import references as refs
 from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from migrator.textgate import TextGate
 from migrator.scope import Scope
+from migrator.textgate import TextGate
 from migrator.version import parse_version
 from rules._pjit import (
     FROM_GDA,

@@ -17,7 +17,14 @@ from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
-from rules._gda import _assigned_values, _assignments, called, bind_arguments, is_simple, positional_args
+from rules._gda import (
+    _assigned_values,
+    _assignments,
+    bind_arguments,
+    called,
+    is_simple,
+    positional_args,
+)
 
 PXLA_MODULES = ("jax.interpreters.pxla", "jax.pxla", "jax._src.interpreters.pxla")
 SPEC_MODULES = PXLA_MODULES + ("jax.sharding", "jax._src.sharding_specs")

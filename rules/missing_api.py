@@ -24,7 +24,6 @@ from migrator.textgate import TextGate
 from migrator.version import Version
 from rules._api_history import Absence, history
 
-
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 

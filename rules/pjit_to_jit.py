@@ -13,7 +13,7 @@ conflicts with explicit jit shardings.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import libcst as cst
 

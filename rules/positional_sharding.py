@@ -169,7 +169,7 @@ class PositionalShardingRule(Rule):
     def _plan(self, call: cst.Call, scope: Scope, ctx: Context) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
         state, devices = self._initial(call, scope, ctx)
         outer, ops = self._climb(call, ctx)
-        state, fresh = self._apply(state, ops, fresh_grid=True)
+        state, fresh = self._apply(state, ops)
         sharding = self._named(state, self._mesh(state, devices, scope, ctx), scope, ctx)
         edits: List[Tuple[cst.CSTNode, cst.BaseExpression]] = [(outer, sharding)]
         parent = ctx.parent(outer)
@@ -234,7 +234,7 @@ class PositionalShardingRule(Rule):
                 raise Unsupported(f"its .{attr} is used")
             return node, ops
 
-    def _apply(self, state: State, ops: Sequence[Tuple[str, cst.CSTNode]], fresh_grid: bool) -> Tuple[State, bool]:
+    def _apply(self, state: State, ops: Sequence[Tuple[str, cst.CSTNode]]) -> Tuple[State, bool]:
         """Apply the ops; ``fresh`` tells whether a reshape produced a new grid."""
         fresh = False
         for kind, node in ops:
@@ -328,7 +328,7 @@ class PositionalShardingRule(Rule):
             if parent.attr.value in ("mesh", "spec"):
                 return []  # already NamedSharding-compatible
             outer, ops = self._climb(use, ctx)
-            new_state, fresh = self._apply(state, ops, fresh_grid=False)
+            new_state, fresh = self._apply(state, ops)
             if fresh and new_state.mesh_shape() == state.mesh_shape():
                 fresh = False  # the same mesh: only the spec changes
             if fresh:

@@ -9,7 +9,7 @@ wrapper used in 0.6.1-0.7.2; ``auto=`` was removed from the experimental API in 
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import libcst as cst
 
@@ -17,7 +17,15 @@ from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
-from rules._mesh import append_arg, is_literal, is_simple_reference, keyword_arg, loop_carry_in, function_named, with_separators
+from rules._mesh import (
+    append_arg,
+    function_named,
+    is_literal,
+    is_simple_reference,
+    keyword_arg,
+    loop_carry_in,
+    with_separators,
+)
 
 LEGACY = "jax.experimental.shard_map.shard_map"
 MODERN = "jax.shard_map"

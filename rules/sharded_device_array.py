@@ -11,7 +11,7 @@ from __future__ import annotations
 from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._arrays import report_string_annotations, predicate_fix, type_reference
+from rules._arrays import predicate_fix, report_string_annotations, type_reference
 from rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"

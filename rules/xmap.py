@@ -17,8 +17,8 @@ from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, fast_visit
-from rules._helpers import call_target
 from migrator.version import parse_version
+from rules._helpers import call_target
 from rules._mesh import function_named, keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"

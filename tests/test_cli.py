@@ -551,8 +551,8 @@ def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
 
 
 def test_line_map_follows_the_diff():
-    from migrator.linemap import as_read, line_map
     from migrator.context import Diagnostic
+    from migrator.linemap import as_read, line_map
 
     before = "a\nb\nc\nd\ne\n"
     after = "a\nB1\nB2\nB3\nc\ne\nf\n"  # b -> three lines, d deleted, f appended

@@ -70,7 +70,7 @@ def test_notebook_findings_name_the_cell(notebook):
     result = invoke(notebook, *TARGET, "--check", "--show-fixes", "--no-cache")
     lines = result.stdout.splitlines()
     assert f"{notebook}:cell 9:line 2:col 23: JAX101 type(x) is DeviceArray" in "\n".join(lines)
-    assert any(l.startswith(f"{notebook}:cell 8:line 3:col 26: JAX101 [fixable]") for l in lines)
+    assert any(x.startswith(f"{notebook}:cell 8:line 3:col 26: JAX101 [fixable]") for x in lines)
     data = json.loads(invoke(notebook, *TARGET, "--check", "--format", "json", "--no-cache").stdout)
     finding = data["files"][0]["findings"][0]
     assert (finding["where"], finding["line"]) == ("cell 9", 2)
@@ -228,7 +228,7 @@ def test_docs_findings_point_at_page_lines(tmp_path):
     path = tmp_path / "snippets.md"
     shutil.copy(DATA / "docs" / "snippets.md", path)
     result = invoke(path, *TARGET, "--docs", "--check", "--no-cache")
-    line = next(l for l in result.stdout.splitlines() if "JAX101" in l)
+    line = next(x for x in result.stdout.splitlines() if "JAX101" in x)
     number = int(line.split(":")[1])
     assert "type(x) is jnp.DeviceArray" in path.read_text(encoding="utf-8").splitlines()[number - 1]
 
@@ -480,9 +480,9 @@ def test_split_by_rule_patches_apply_in_order(tmp_path):
     # each patch holds one rule's change only
     assert "jax.Array" in (patches / "JAX101-device-array.patch").read_text()
     changed_lines = [
-        l for l in (patches / "JAX101-device-array.patch").read_text().splitlines() if l[:1] in "+-"
+        x for x in (patches / "JAX101-device-array.patch").read_text().splitlines() if x[:1] in "+-"
     ]
-    assert not any("tree" in l for l in changed_lines)
+    assert not any("tree" in x for x in changed_lines)
 
 
 # ---------------------------------------------------------------- workers

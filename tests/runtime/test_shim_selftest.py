@@ -35,7 +35,7 @@ def observe(python: str, mode: str):
             [python, str(SCRIPT), mode], capture_output=True, text=True, env=harness.base_env(),
             cwd=str(harness.REPO), timeout=300,
         )
-        lines = [l for l in done.stdout.splitlines() if l.startswith("JAXMIGRATE-SELFTEST ")]
+        lines = [x for x in done.stdout.splitlines() if x.startswith("JAXMIGRATE-SELFTEST ")]
         assert lines, f"selftest failed ({mode}):\n{done.stderr[-4000:]}"
         _CACHE[key] = json.loads(lines[-1].split(" ", 1)[1])
     return _CACHE[key]
@@ -79,7 +79,7 @@ def test_shim_models_match_documented_legacy_behaviour():
         [sys.executable, str(SCRIPT.with_name("models_check.py"))], capture_output=True, text=True,
         env=harness.base_env(), cwd=str(harness.REPO), timeout=300,
     )
-    lines = [l for l in done.stdout.splitlines() if l.startswith("JAXMIGRATE-MODELS ")]
+    lines = [x for x in done.stdout.splitlines() if x.startswith("JAXMIGRATE-MODELS ")]
     assert lines, f"models_check failed:\n{done.stderr[-4000:]}"
     observed = json.loads(lines[-1].split(" ", 1)[1])
     diff = harness.diff_summaries(DOCUMENTED_MODELS, observed, "documented legacy behaviour")

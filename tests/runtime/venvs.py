@@ -92,7 +92,7 @@ class _Lock:
             except OSError:
                 if time.monotonic() > deadline:
                     self.handle.close()
-                    raise VenvUnavailable(f"timed out waiting for lock {self.path}")
+                    raise VenvUnavailable(f"timed out waiting for lock {self.path}") from None
                 time.sleep(1)
 
     def __exit__(self, *exc: object) -> None:
@@ -130,7 +130,9 @@ def ensure(version: str, timeout: Optional[float] = None) -> Path:
                 done = subprocess.run(step, capture_output=True, text=True, timeout=max(left, 1))
             except subprocess.TimeoutExpired:
                 shutil.rmtree(tmp, ignore_errors=True)
-                raise VenvUnavailable(f"creating the jax {version} environment took over {timeout:.0f}s")
+                raise VenvUnavailable(
+                    f"creating the jax {version} environment took over {timeout:.0f}s"
+                ) from None
             if done.returncode != 0:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise VenvUnavailable(

@@ -90,12 +90,7 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     import jaxlib
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    from . import config as config_shim
-    from . import devices
-    from . import gda
-    from . import multihost
-    from . import pjit as pjit_shim
-    from . import serialization
+    from . import config as config_shim, devices, gda, multihost, pjit as pjit_shim, serialization
 
     gda.patch_array_type()
     for name in ("jax.experimental.global_device_array", "jax._src.global_device_array"):
