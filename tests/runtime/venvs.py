@@ -24,7 +24,7 @@ from typing import Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[2]
 
-# version -> pip requirements.  The pins come from the catalog (section 1.1): jax 0.4.13 needs
+# version -> pip requirements.  The pins are what installs on Python 3.11: jax 0.4.13 needs
 # numpy<2, scipy<1.13 and ml_dtypes<0.5 to import cleanly.
 REQUIREMENTS: Dict[str, List[str]] = {
     "0.4.13": ["jax==0.4.13", "jaxlib==0.4.13", "numpy<2", "scipy<1.13", "ml_dtypes<0.5"],
