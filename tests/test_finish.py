@@ -13,7 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from migrator import cli as cli_module
+from migrator import clirun
 from migrator.cli import cli
 from migrator.context import Diagnostic
 from migrator.explain import plain
@@ -128,28 +128,28 @@ def _files(tmp_path, count=3):
 
 
 def test_a_long_run_on_a_terminal_shows_a_progress_bar(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli_module, "PROGRESS_DELAY", 0.0)  # every run counts as long
+    monkeypatch.setattr(clirun, "PROGRESS_DELAY", 0.0)  # every run counts as long
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
-    results = cli_module._run_files(_files(tmp_path), Settings(), CHECK, 1, None)
+    results = clirun.run_files(_files(tmp_path), Settings(), CHECK, 1, None)
     assert len(results) == 3
     assert "jaxmigrate" in terminal.getvalue() and "100%" in terminal.getvalue()
     assert terminal.getvalue().endswith("\n")
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli_module, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(clirun, "PROGRESS_DELAY", 0.0)
     stream = io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
-    cli_module._run_files(_files(tmp_path), Settings(), CHECK, 1, None)
+    clirun.run_files(_files(tmp_path), Settings(), CHECK, 1, None)
     assert stream.getvalue() == ""
 
 
 def test_no_progress_bar_for_a_short_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli_module, "PROGRESS_DELAY", 3600.0)  # nothing is long
+    monkeypatch.setattr(clirun, "PROGRESS_DELAY", 3600.0)  # nothing is long
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
-    cli_module._run_files(_files(tmp_path), Settings(), CHECK, 1, None)
+    clirun.run_files(_files(tmp_path), Settings(), CHECK, 1, None)
     assert terminal.getvalue() == ""
 
 
