@@ -1,4 +1,5 @@
-"""The ``jaxmigrate`` command line."""
+"""The ``jaxmigrate`` command line: the commands, their options and the settings they make
+(running them is :mod:`migrator.clirun`)."""
 
 from __future__ import annotations
 
@@ -9,47 +10,40 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import click
 
-from migrator import __version__, interrupt
+from migrator import __version__, clirun
 from migrator.cache import default_cache_dir
 from migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
-from migrator.fileio import FileError, SourceFile
 from migrator.interrupt import Interrupted
-from migrator.report import (
-    as_json,
-    as_sarif,
-    dump_json,
-    error_line,
-    summary_line,
-    write_github,
-    write_text,
-)
+from migrator.report import dump_json
 from migrator.rule import Rule, all_rules
-from migrator.runner import (
-    CHECK,
-    DIFF,
-    WRITE,
-    FileResult,
-    Options,
-    default_jobs,
-    migrate_text,
-    run,
-)
+from migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
 from migrator.settings import ConfigError, Settings, find_config, load_config
-
-EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
-PROGRESS_THRESHOLD = 500  # files; below this a run is short enough without a bar
 
 
 class DefaultGroup(click.Group):
     """``jaxmigrate PATHS`` means ``jaxmigrate migrate PATHS``."""
 
     def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+        if not args or (
+            args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")
+        ):
             args = ["migrate", *args]
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage("jaxmigrate", "[OPTIONS] PATHS... | rules | explain CODE")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The default command's options first (as ruff shows ``check``'s), then the group's
+        own and the commands."""
+        migrate = self.commands["migrate"]
+        sub = click.Context(migrate, info_name="migrate", parent=ctx)
+        help_option = migrate.get_help_option(sub)
+        options = [p for p in migrate.get_params(sub) if isinstance(p, click.Option)]
+        records = [p.get_help_record(sub) for p in options if p is not help_option]
+        with formatter.section("Options for PATHS (the default command, `migrate`)"):
+            formatter.write_dl([r for r in records if r is not None])
+        super().format_options(ctx, formatter)
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -63,37 +57,96 @@ def cli() -> None:
     jaxmigrate src/ --check    list files that would change, write nothing
     jaxmigrate rules           list the rules
     jaxmigrate explain JAX101  document one rule
-
-    Run `jaxmigrate migrate --help` for every option.
     """
 
 
 def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
-    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+    return tuple(
+        code.strip().upper() for value in values for code in value.split(",") if code.strip()
+    )
 
 
 @cli.command("migrate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="List files that would change; write nothing.")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (comma-separated).")
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODES",
+    help="Only these rule codes or prefixes (comma-separated).",
+)
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
-@click.option("--target-version", metavar="X.Y[.Z]", help="Oldest JAX the migrated code must run on.")
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour in edge cases.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True)
-@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("--extend-exclude", multiple=True, metavar="GLOB", help="Same as --exclude; adds to the configuration's list.")
-@click.option("--stdin-filename", metavar="PATH", help="Name used in messages when reading from '-'.")
-@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="A pyproject.toml to read [tool.jaxmigrate] from.")
+@click.option(
+    "--target-version", metavar="X.Y[.Z]", help="Oldest JAX the migrated code must run on."
+)
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Also apply fixes that may change behaviour in edge cases.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "sarif", "github"]),
+    default="text",
+    show_default=True,
+    help="Findings as 'path:line:col: CODE message' lines, JSON, SARIF 2.1.0 or "
+    "GitHub annotations.",
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores)."
+)
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable)."
+)
+@click.option(
+    "--extend-exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Same as --exclude; adds to the configuration's list.",
+)
+@click.option(
+    "--stdin-filename", metavar="PATH", help="Name used in messages when reading from '-'."
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A pyproject.toml to read [tool.jaxmigrate] from.",
+)
 @click.option("--show-fixes", is_flag=True, help="Also list every fix (text format).")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Where results are cached (default: ~/.cache/jaxmigrate, or $JAXMIGRATE_CACHE_DIR).")
-@click.option("--docs", is_flag=True, help="Also migrate python code blocks in .md/.rst files and doctests in docstrings.")
-@click.option("--add-todos", is_flag=True, help="Write '# TODO(jaxmigrate): CODE ...' above each finding that cannot be fixed.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.md", help="Write a Markdown migration report for a pull request.")
-@click.option("--split-by-rule", "split_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", help="Write one patch per rule into DIR (and a 'series' file); change no source file.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where results are cached (default: ~/.cache/jaxmigrate, or $JAXMIGRATE_CACHE_DIR).",
+)
+@click.option(
+    "--docs",
+    is_flag=True,
+    help="Also migrate python code blocks in .md/.rst files and doctests in docstrings.",
+)
+@click.option(
+    "--add-todos",
+    is_flag=True,
+    help="Write '# TODO(jaxmigrate): CODE ...' above each finding that cannot be fixed.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE.md",
+    help="Write a Markdown migration report for a pull request.",
+)
+@click.option(
+    "--split-by-rule",
+    "split_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Write one patch per rule into DIR (and a 'series' file); change no source file.",
+)
 def migrate_command(
     paths: Tuple[str, ...],
     show_diff: bool,
@@ -127,22 +180,36 @@ def migrate_command(
             "--add-todos, --report, --diff or --check"
         )
     try:
-        settings = _settings(paths, stdin_filename, config_path, select, ignore, target_version, unsafe_fixes, exclude, extend_exclude)
+        settings = _settings(
+            paths,
+            stdin_filename,
+            config_path,
+            select,
+            ignore,
+            target_version,
+            unsafe_fixes,
+            exclude,
+            extend_exclude,
+        )
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
-    settings, target_source = _detect_target(settings, target_version, config_path, paths, stdin_filename, quiet)
+    settings, target_source = _detect_target(
+        settings, target_version, config_path, paths, stdin_filename, quiet
+    )
     mode = DIFF if show_diff else CHECK if check else WRITE
     if output_format == "text" and not show_fixes and report_path is None:
         # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
         settings = dataclasses.replace(settings, locate_fixes=False)
     options = Options(docs=docs, add_todos=add_todos)
     if stdin_mode:
-        sys.exit(_run_stdin(settings, mode, check, stdin_filename or "-", output_format, options))
+        sys.exit(
+            clirun.run_stdin(settings, mode, check, stdin_filename or "-", output_format, options)
+        )
     if not paths:
         click.echo("No paths given: nothing to do.", err=True)
         if report_path is not None:
-            _write_report(report_path, [], mode, settings, target_source)
-        sys.exit(EXIT_CLEAN)
+            clirun.write_report(report_path, [], mode, settings, target_source)
+        sys.exit(clirun.EXIT_CLEAN)
     suffixes = SOURCE_SUFFIXES + (DOC_SUFFIXES if docs else ())
     excludes = _excludes(paths, stdin_filename, config_path, exclude + extend_exclude)
     files, missing = discover(paths, excludes, suffixes)
@@ -150,16 +217,25 @@ def migrate_command(
         files = [f for f in files if f.suffix.lower() not in DOC_SUFFIXES]
     results = [FileResult(path, error=reason) for path, reason in missing]
     if split_dir is not None:
-        sys.exit(_split(files, settings, split_dir, results, quiet))
+        sys.exit(clirun.split_run(files, settings, split_dir, results, quiet))
     cache = None if no_cache else str(cache_dir or default_cache_dir())
     try:
-        results += _run_files(files, settings, mode, jobs or default_jobs(), cache, options)
+        results += clirun.run_files(files, settings, mode, jobs or default_jobs(), cache, options)
     except Interrupted as stop:
-        sys.exit(_interrupted(stop, len(files), mode))
-    _report(results, mode, settings, output_format, show_fixes, quiet, check, target_source=target_source)
+        sys.exit(clirun.interrupted(stop, len(files), mode))
+    clirun.report(
+        results,
+        mode,
+        settings,
+        output_format,
+        show_fixes,
+        quiet,
+        check,
+        target_source=target_source,
+    )
     if report_path is not None:
-        _write_report(report_path, results, mode, settings, target_source)
-    sys.exit(_exit_code(results))
+        clirun.write_report(report_path, results, mode, settings, target_source)
+    sys.exit(clirun.exit_code(results))
 
 
 def _detect_target(
@@ -173,7 +249,9 @@ def _detect_target(
     """With no --target-version anywhere, the lowest ``jax`` the project allows."""
     if target_version:
         return settings, "--target-version"
-    anchors = [Path(p) for p in paths if p != "-"] + ([Path(stdin_filename)] if stdin_filename else [])
+    anchors = [Path(p) for p in paths if p != "-"] + (
+        [Path(stdin_filename)] if stdin_filename else []
+    )
     config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
     if config is not None and "target_version" in (load_config(config) or {}):
         return settings, f"target-version in {config}"
@@ -190,40 +268,6 @@ def _detect_target(
     if not quiet:
         click.echo(f"jaxmigrate: {detected.describe()}", err=True)
     return settings, f"from {detected.source.name}: {detected.requirement}"
-
-
-def _write_report(
-    path: Path, results: Sequence[FileResult], mode: str, settings: Settings, source: Optional[str]
-) -> None:
-    from migrator.markdown_report import render
-
-    text = render(results, mode, settings.target_version, source, settings.unsafe_fixes)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise click.FileError(str(path), hint=str(error.strerror or error)) from None
-    click.echo(f"wrote the migration report to {path}", err=True)
-
-
-def _split(
-    files: List[Path], settings: Settings, directory: Path, results: List[FileResult], quiet: bool
-) -> int:
-    from migrator.split import write_patches
-
-    outcome = write_patches(files, settings, directory)
-    for path, reason in outcome.errors:
-        sys.stderr.write(f"{path}: error: {reason}\n")
-    for result in results:
-        sys.stderr.write(error_line(result) + "\n")
-    for name, count in outcome.patches:
-        sys.stderr.write(f"wrote {directory / name} ({count} files)\n")
-    for path in outcome.not_split:
-        sys.stderr.write(f"{path}: not split (only .py/.pyi files are); migrate it in a run of its own\n")
-    if not quiet:
-        sys.stderr.write(f"{len(outcome.patches)} patches in {directory} (apply in the order of {directory / 'series'})\n")
-    if outcome.errors or results:
-        return EXIT_ERROR
-    return EXIT_CHANGES if outcome.patches else EXIT_CLEAN
 
 
 def _settings(
@@ -256,133 +300,28 @@ def _settings(
 
 
 def _excludes(
-    paths: Sequence[str], stdin_filename: Optional[str], config_path: Optional[Path], given: Tuple[str, ...]
+    paths: Sequence[str],
+    stdin_filename: Optional[str],
+    config_path: Optional[Path],
+    given: Tuple[str, ...],
 ) -> List[Union[str, Exclude]]:
     """The exclude patterns: the configuration's, read from the directory that holds it; the
     command line's, read from each path given and from the current directory."""
-    anchors = [Path(p) for p in paths if p != "-"] + ([Path(stdin_filename)] if stdin_filename else [])
+    anchors = [Path(p) for p in paths if p != "-"] + (
+        [Path(stdin_filename)] if stdin_filename else []
+    )
     config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
     values = (load_config(config) or {}) if config else {}
     patterns: List[Union[str, Exclude]] = []
     if config is not None:
         base = Path(config).resolve().parent
-        patterns += [Exclude(p, base) for p in (*values.get("exclude", ()), *values.get("extend_exclude", ()))]
+        patterns += [
+            Exclude(p, base)
+            for p in (*values.get("exclude", ()), *values.get("extend_exclude", ()))
+        ]
     patterns += list(given)
     patterns += [Exclude(p, Path.cwd()) for p in given]
     return patterns
-
-
-def _run_files(
-    files: List[Path],
-    settings: Settings,
-    mode: str,
-    jobs: int,
-    cache: Optional[str],
-    options: Options = Options(),
-) -> List[FileResult]:
-    """Every file's result; SIGINT/SIGTERM raise :class:`Interrupted` with the results
-    finished by then (no file is left half-written: see migrator.interrupt)."""
-    stderr = sys.stderr
-    results: List[FileResult] = []
-    try:
-        with interrupt.raising():
-            if stderr.isatty() and len(files) >= PROGRESS_THRESHOLD:
-                with click.progressbar(length=len(files), label="jaxmigrate", file=stderr) as bar:
-                    results.extend(run(files, settings, mode, jobs, progress=bar.update, cache_dir=cache, options=options))
-            else:
-                results.extend(run(files, settings, mode, jobs, cache_dir=cache, options=options))
-    except Interrupted as stop:
-        stop.results = results + list(stop.results)
-        raise
-    return results
-
-
-def _interrupted(stop: Interrupted, total: int, mode: str) -> int:
-    """What an interrupted run prints: the files it rewrote, and that it stopped."""
-    written = [r for r in stop.results if getattr(r, "written", False)]
-    for result in written:
-        sys.stderr.write(f"rewrote {result.path}\n")  # type: ignore[attr-defined]
-    if mode != WRITE:
-        what = "no file was changed"
-    elif written:
-        count = f"{len(written)} {'file' if len(written) == 1 else 'files'}"
-        what = f"{count} rewritten (listed above), every other file left as it was"
-    else:
-        what = "no file was rewritten"
-    sys.stderr.write(f"jaxmigrate: stopped by {stop.name} after {len(stop.results)} of {total} files; {what}\n")
-    return stop.exit_code
-
-
-def _run_stdin(
-    settings: Settings, mode: str, check: bool, name: str, output_format: str, options: Options = Options()
-) -> int:
-    raw = sys.stdin.buffer.read()
-    try:
-        source = SourceFile.from_bytes(Path(name), raw)
-    except FileError as error:
-        result = FileResult(name, error=str(error))
-    else:
-        # the migrated text goes to stdout in place of the input: findings stay located in it
-        result = migrate_text(
-            source, name, settings, mode if mode != WRITE else CHECK, options=options, findings_on_output=mode == WRITE
-        )
-    stdout = sys.stdout.buffer
-    if result.error is None:
-        if mode == DIFF:
-            stdout.write(result.diff.encode("utf-8"))
-        elif not check:
-            stdout.write(source.encode(result.output) if result.changed else raw)  # type: ignore[arg-type]
-        stdout.flush()
-    _report([result], mode if mode != WRITE else "stdin", settings, output_format, False, True, False, to_stderr=True)
-    return _exit_code([result])
-
-
-def _report(
-    results: Sequence[FileResult],
-    mode: str,
-    settings: Settings,
-    output_format: str,
-    show_fixes: bool,
-    quiet: bool,
-    check: bool,
-    to_stderr: bool = False,
-    target_source: Optional[str] = None,
-) -> None:
-    out = sys.stderr if to_stderr or (mode == DIFF and output_format == "text") else sys.stdout
-    err = sys.stderr
-    if mode == DIFF and output_format != "json":  # JSON carries each file's diff itself
-        # SARIF is one JSON document on stdout: the diff goes beside it, to stderr
-        diff_out = sys.stderr if output_format == "sarif" else sys.stdout
-        for result in results:
-            if result.diff:
-                diff_out.write(result.diff)
-    for result in results:
-        if result.error is not None:
-            err.write(error_line(result) + "\n")
-        # (a file can have both: an internal error on one site, the other fixes written)
-        if result.changed and output_format == "text":
-            if mode == WRITE and result.written:
-                err.write(f"rewrote {result.path}\n")
-            elif check:
-                err.write(f"would rewrite {result.path}\n")
-    if output_format == "text":
-        write_text(results, out, show_fixes, mode)
-    elif output_format == "json":
-        dump_json(as_json(results, mode, settings.target_version, target_source), out)
-    elif output_format == "sarif":
-        dump_json(as_sarif(results, mode), out)
-    else:
-        write_github(results, out, mode)
-    if not quiet:
-        err.write(summary_line(results, mode) + "\n")
-
-
-def _exit_code(results: Sequence[FileResult]) -> int:
-    if any(r.error is not None for r in results):
-        return EXIT_ERROR
-    if any(r.changed or r.findings for r in results):
-        return EXIT_CHANGES
-    return EXIT_CLEAN
 
 
 @cli.command("rules")
@@ -392,6 +331,7 @@ def _exit_code(results: Sequence[FileResult]) -> int:
     type=click.Choice(["text", "json", "markdown"]),
     default="text",
     show_default=True,
+    help="One line per rule, JSON, or the Markdown table the README carries.",
 )
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, safety, needed JAX, summary."""
@@ -405,7 +345,10 @@ def rules_command(output_format: str) -> None:
     width = max(len(r.name) for r in rules.values())
     for rule in rules.values():
         needs = f"jax>={rule.needs_jax}" if rule.needs_jax else "any jax"
-        click.echo(f"{rule.code}  {rule.name:<{width}}  {rule.safety.value:<6}  {needs:<12}  {rule.summary}")
+        click.echo(
+            f"{rule.code}  {rule.name:<{width}}  {rule.safety.value:<6}  {needs:<12}  "
+            f"{rule.summary}"
+        )
 
 
 def _rule_facts(rule: Rule) -> dict:
@@ -416,7 +359,7 @@ def _rule_facts(rule: Rule) -> dict:
         "needs_jax": rule.needs_jax,
         "deprecated_in": rule.deprecated_in,
         "removed_in": rule.removed_in,
-        "catalog": list(rule.catalog),
+        "references": [reference.as_dict() for reference in rule.references],
         "summary": rule.summary,
     }
 
@@ -439,8 +382,11 @@ def rules_markdown() -> str:
 
 @cli.command("explain")
 @click.argument("code")
-def explain_command(code: str) -> None:
-    """Print a rule's documentation with before/after examples."""
+@click.option(
+    "--markdown", is_flag=True, help="Print the documentation as Markdown instead of plain text."
+)
+def explain_command(code: str, markdown: bool) -> None:
+    """Print a rule's documentation with before/after examples and references (CODE or name)."""
     from migrator.explain import render
 
     rules = all_rules()
@@ -448,7 +394,7 @@ def explain_command(code: str) -> None:
     rule = rules.get(wanted.upper()) or next((r for r in rules.values() if r.name == wanted), None)
     if rule is None:
         raise click.UsageError(f"no rule {code!r}; `jaxmigrate rules` lists them")
-    click.echo(render(rule))
+    click.echo(render(rule, markdown=markdown), nl=False)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

@@ -14,8 +14,8 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst._position import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
+from libcst._position import CodePosition, CodeRange
 
 from migrator.rule import Rule, Safety
 from migrator.scope import (  # noqa: F401
@@ -598,25 +598,6 @@ def _statement_code(
 
 def _or_empty(cache: Optional[Dict[int, Tuple[cst.CSTNode, object]]]) -> Dict[int, Tuple[cst.CSTNode, object]]:
     return {} if cache is None else cache
-
-
-class _ParentCollector(cst.CSTVisitor):
-    def __init__(self, parents: Dict[int, cst.CSTNode]) -> None:
-        super().__init__()
-        self.parents = parents
-        self.stack: List[cst.CSTNode] = []
-
-    def collect(self, module: cst.Module) -> None:
-        module.visit(self)
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.parents[id(node)] = self.stack[-1]
-        self.stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
 
 
 def binding_is_legacy(binding: Binding, names: frozenset, modules: frozenset) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from migrator.context import Diagnostic
 from migrator.segments import migrate_segments
@@ -60,7 +60,7 @@ def _line_body(line: str) -> str:
 
 
 def _dedent(lines: Sequence[str]) -> Tuple[str, str]:
-    bodies = [_line_body(l) for l in lines]
+    bodies = [_line_body(line) for line in lines]
     indents = [b[: len(b) - len(b.lstrip(" \t"))] for b in bodies if b.strip()]
     if not indents:
         return "", ""
@@ -226,7 +226,7 @@ def _render(piece: Piece, code: str) -> List[str]:
             last = max(last, limit)
         else:
             last = len(code_lines)
-        chunk = [l for l in code_lines[first:last]]
+        chunk = list(code_lines[first:last])
         while chunk and not chunk[-1].strip():
             chunk.pop()
         for position, line in enumerate(chunk):
@@ -256,7 +256,7 @@ def apply_pieces(
             out.extend(lines[piece.start : piece.end])
         else:
             rendered = _render(piece, code)
-            out.extend(l[:-1] + newline if newline != "\n" else l for l in rendered)
+            out.extend(r[:-1] + newline if newline != "\n" else r for r in rendered)
         position = piece.end
     out.extend(lines[position:])
 

@@ -17,11 +17,24 @@ import dataclasses
 import functools
 import re
 import threading
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 import libcst as cst
 
 from migrator import guard
+from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.context import (
     CannotReference,
     Context,
@@ -31,10 +44,16 @@ from migrator.context import (
     binding_is_legacy,
     module_code,
 )
-from migrator.astfacts import Facts, ast_facts, imports_jax
 from migrator.imports import add_imports, without_aliases
 from migrator.rule import Rule, Safety
-from migrator.scope import Analysis, Binding, Interest, analyze, cached_children, structural_children
+from migrator.scope import (
+    Analysis,
+    Binding,
+    Interest,
+    analyze,
+    cached_children,
+    structural_children,
+)
 from migrator.settings import Settings
 from migrator.textgate import admitted, under
 

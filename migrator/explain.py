@@ -1,14 +1,45 @@
-"""Rendering a rule's documentation for ``jaxmigrate explain``."""
+"""Rendering a rule's documentation for ``jaxmigrate explain``.
+
+The documentation is Markdown (a rule's ``doc``).  :func:`render` gives it for a terminal:
+plain text, code shown as it is, links as their addresses; ``render(rule, markdown=True)``
+gives the Markdown itself (``jaxmigrate explain --markdown``), examples in ``python`` fences.
+Both end with the rule's references (:mod:`migrator.references`).
+"""
 
 from __future__ import annotations
 
+import re
 import textwrap
+from typing import List
 
-from migrator.rule import Rule
+from migrator.rule import Example, Rule
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_STRONG = re.compile(r"\*\*(.+?)\*\*", re.S)
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?!\s)([^*]+?)(?<!\s)\*(?![\w*])")
 
 
-def render(rule: Rule) -> str:
-    lines = [f"{rule.code} {rule.name}: {rule.summary}", ""]
+def plain(markdown: str) -> str:
+    """Markdown prose as terminal text: no emphasis markers or backticks, links as
+    ``text (address)``.  Code spans are kept verbatim (a ``*args`` in one stays)."""
+    out: List[str] = []
+    position = 0
+    for match in _CODE_SPAN.finditer(markdown):
+        out.append(_plain_prose(markdown[position : match.start()]))
+        out.append(match.group(2))
+        position = match.end()
+    out.append(_plain_prose(markdown[position:]))
+    return "".join(out)
+
+
+def _plain_prose(text: str) -> str:
+    text = _LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})", text)
+    text = _STRONG.sub(r"\1", text)
+    return _EMPHASIS.sub(r"\1", text)
+
+
+def _facts(rule: Rule) -> str:
     facts = [f"safety: {rule.safety.value}"]
     if rule.needs_jax:
         facts.append(f"replacement needs JAX >= {rule.needs_jax}")
@@ -16,21 +47,45 @@ def render(rule: Rule) -> str:
         facts.append(f"deprecated in {rule.deprecated_in}")
     if rule.removed_in:
         facts.append(f"removed in {rule.removed_in}")
-    if rule.catalog:
-        facts.append("catalog: " + ", ".join(rule.catalog))
-    lines += ["; ".join(facts), "", textwrap.dedent(rule.doc).strip(), ""]
+    return "; ".join(facts)
+
+
+def _example_title(number: int, example: Example) -> str:
+    title = f"Example {number}" + (f": {example.title}" if example.title else "")
+    options = []
+    if example.target_version:
+        options.append(f"--target-version {example.target_version}")
+    if example.unsafe_fixes:
+        options.append("--unsafe-fixes")
+    return title + (f" ({' '.join(options)})" if options else "")
+
+
+def render(rule: Rule, markdown: bool = False) -> str:
+    """``rule``'s documentation: plain text for a terminal, or its Markdown."""
+    doc = textwrap.dedent(rule.doc).strip()
+    if markdown:
+        lines = [f"# {rule.code} {rule.name}", "", rule.summary, "", _facts(rule), "", doc, ""]
+    else:
+        lines = [f"{rule.code} {rule.name}: {rule.summary}", "", _facts(rule), "", plain(doc), ""]
     for number, example in enumerate(rule.examples, start=1):
-        title = f"Example {number}" + (f": {example.title}" if example.title else "")
-        options = []
-        if example.target_version:
-            options.append(f"--target-version {example.target_version}")
-        if example.unsafe_fixes:
-            options.append("--unsafe-fixes")
-        if options:
-            title += f" ({' '.join(options)})"
-        lines += [title, "", "Before:", "", textwrap.indent(example.before.rstrip(), "    "), ""]
+        title = _example_title(number, example)
+        if markdown:
+            lines += [f"## {title}", ""]
+            lines += ["Before:", "", "```python", example.before.rstrip(), "```", ""]
+        else:
+            before = textwrap.indent(example.before.rstrip(), "    ")
+            lines += [title, "", "Before:", "", before, ""]
         if example.after == example.before:
             lines += ["Reported, not rewritten.", ""]
+        elif markdown:
+            lines += ["After:", "", "```python", example.after.rstrip(), "```", ""]
         else:
             lines += ["After:", "", textwrap.indent(example.after.rstrip(), "    "), ""]
+    if rule.references:
+        lines += ["## References" if markdown else "References:", ""]
+        for reference in rule.references:
+            if markdown:
+                lines.append(f"- [{reference.title}]({reference.url})")
+            else:
+                lines += [f"- {reference.title}", f"  {reference.url}"]
     return "\n".join(lines).rstrip() + "\n"

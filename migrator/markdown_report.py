@@ -15,45 +15,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from migrator import __version__
 from migrator.context import Diagnostic
 from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
-from migrator.report import location, summary_counts
-from migrator.rule import Rule, all_rules
+from migrator.report import location, plural, summary_counts
+from migrator.rule import all_rules
 from migrator.runner import FileResult
 
-CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
-GUIDES = {
-    # catalog row prefix -> (title, address) of the JAX document that covers the migration
-    "ARR": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "GDA": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "PJ": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "MH": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "DEV": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "CFG": ("jax.Array migration guide", "https://docs.jax.dev/en/latest/jax_array_migration.html"),
-    "SM": ("shard_map guide", "https://docs.jax.dev/en/latest/notebooks/shard_map.html"),
-    "OTH-1": ("pmap migration guide", "https://docs.jax.dev/en/latest/migrate_pmap.html"),
-}
 MAX_SITES = 50  # per rule; the rest are counted
 
 
-def links(rule: Optional[Rule]) -> List[Tuple[str, str]]:
-    """(text, address) pairs for a rule: changelog sections, then migration guides."""
-    if rule is None:
-        return []
-    result: List[Tuple[str, str]] = []
-    if rule.deprecated_in:
-        result.append((f"changelog: jax {rule.deprecated_in} (deprecated)", CHANGELOG))
-    if rule.removed_in:
-        result.append((f"changelog: jax {rule.removed_in} (removed)", CHANGELOG))
-    if not result:
-        result.append(("JAX changelog", CHANGELOG))
-    seen = set()
-    for row in rule.catalog:
-        for prefix in (row, row.split("-")[0]):
-            guide = GUIDES.get(prefix)
-            if guide and guide not in seen:
-                seen.add(guide)
-                result.append(guide)
-                break
-    return result
+def _need_a_person(count: int) -> str:
+    return f"{plural(count, 'finding')} {'needs' if count == 1 else 'need'} a person"
 
 
 def _site(path: str, diagnostic: Diagnostic) -> str:
@@ -89,33 +59,40 @@ def render(
     )
     out.append("")
     out.append(
-        f"{counts['changed']} of {counts['files']} files {verb}; {counts['fixes']} sites "
-        f"{verb}; {counts['findings']} findings need a person"
-        + (f"; {counts['errors']} files could not be processed." if counts["errors"] else ".")
+        f"{counts['changed']} of {plural(counts['files'], 'file')} {verb}; "
+        f"{plural(counts['fixes'], 'site')} {verb}; {_need_a_person(counts['findings'])}"
+        + (
+            f"; {plural(counts['errors'], 'file')} could not be processed."
+            if counts["errors"]
+            else "."
+        )
     )
     out.append("")
     codes = sorted(set(changed) | set(review))
     if codes:
-        out += ["| rule | safety | sites " + verb + " | need a person |", "| --- | --- | ---: | ---: |"]
+        out += [
+            "| rule | safety | sites " + verb + " | need a person |",
+            "| --- | --- | ---: | ---: |",
+        ]
         for code in codes:
             rule = rules.get(code)
             name = rule.name if rule else ("unused-import" if code == CLEANUP_CODE else "")
             safety = rule.safety.value if rule else "safe"
             out.append(
-                f"| {code} {name} | {safety} | {len(changed.get(code, []))} | {len(review.get(code, []))} |"
+                f"| {code} {name} | {safety} | {len(changed.get(code, []))} "
+                f"| {len(review.get(code, []))} |"
             )
         out.append("")
     for code in codes:
         rule = rules.get(code)
         title = f"{code} {rule.name}: {rule.summary}" if rule else f"{code}: {CLEANUP_SUMMARY}"
         out += [f"### {title}", ""]
-        refs = links(rule)
-        if refs:
-            out.append("See " + ", ".join(f"[{text}]({address})" for text, address in refs) + ".")
-            out.append("")
+        if rule is not None and rule.references:
+            links = (f"[{r.title}]({r.url})" for r in rule.references)
+            out += ["See " + ", ".join(links) + ".", ""]
         sites = changed.get(code, [])
         if sites:
-            out.append(f"{len(sites)} sites {verb}:")
+            out.append(f"{plural(len(sites), 'site')} {verb}:")
             out.append("")
             for path, d in sites[:MAX_SITES]:
                 out.append(f"- {_site(path, d)} {d.message}")
@@ -124,7 +101,7 @@ def render(
             out.append("")
         findings = review.get(code, [])
         if findings:
-            out.append(f"{len(findings)} findings need a person:")
+            out.append(f"{_need_a_person(len(findings))}:")
             out.append("")
             for path, d in findings:
                 out.append(f"- [ ] {_site(path, d)} ({d.safety}) {d.message}")

@@ -10,9 +10,10 @@
   A cell magic whose body is Python (``%%time``, ``%%timeit``, ``%%capture``, ``%%prun``, ...)
   keeps its first line; any other cell magic (``%%bash``, ``%%writefile``, ...) is not Python
   and its cell is skipped.
-* The file is written back the way ``nbformat`` writes it: JSON with the original indentation
-  (nbformat's is 1), keys in their original order, non-ASCII characters kept, a final newline;
-  a cell's ``source`` keeps its form (a list of lines or one string).
+* The file is written back in its own JSON layout (:mod:`migrator.nbjson`): only the
+  ``source`` of a changed cell is re-spelled, everything else keeps its bytes (indentation or
+  a compact layout, key order, ``\u00b5``-style escapes); a cell's ``source`` keeps its form
+  (a list of lines or one string).
 * Findings name the cell: ``nb.ipynb:cell 3:line 2`` (cells counted from 1 over all cells, as
   they appear in the notebook; lines counted within the cell).
 """
@@ -27,6 +28,7 @@ import tokenize
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
+from migrator import nbjson
 from migrator.context import Diagnostic
 from migrator.segments import SegmentDiagnostic, migrate_segments
 from migrator.settings import Settings
@@ -179,7 +181,10 @@ def dump(notebook: Dict[str, Any], original: str) -> str:
 
 
 def migrate_notebook(
-    text: str, settings: Settings, cache=None, add_todos: bool = False  # noqa: ANN001
+    text: str,
+    settings: Settings,
+    cache=None,
+    add_todos: bool = False,  # noqa: ANN001
 ) -> NotebookResult:
     """With ``add_todos``, each cell gets ``# TODO(jaxmigrate): ...`` markers as a .py file does."""
     from migrator import todos
@@ -217,7 +222,9 @@ def migrate_notebook(
         fixes = [(p, todos.shift(d, unstripped[p])) for p, d in result.fixes]
         findings = []
         for position in range(len(outputs)):
-            outputs[position], mapping = todos.add_markers(outputs[position], by_cell.get(position, []))
+            outputs[position], mapping = todos.add_markers(
+                outputs[position], by_cell.get(position, [])
+            )
             findings += [(position, todos.shift(d, mapping)) for d in by_cell.get(position, [])]
         result = dataclasses.replace(result, fixes=fixes, findings=findings)
     changes: List[CellChange] = []
@@ -239,7 +246,10 @@ def migrate_notebook(
         fields.pop("where", None)
         return SegmentDiagnostic(**fields, where=f"cell {chosen[position] + 1}")
 
-    output = dump(notebook, text) if changes else text
+    output = text
+    if changes:
+        sources = {change.cell - 1: cells[change.cell - 1]["source"] for change in changes}
+        output = nbjson.rewrite(text, sources) or dump(notebook, text)
     return NotebookResult(
         output,
         output != text,

@@ -8,11 +8,16 @@ from typing import Dict, List, Optional, Sequence, TextIO
 from migrator import __version__
 from migrator.context import Diagnostic
 from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
-from migrator.rule import all_rules
+from migrator.references import CHANGELOG
+from migrator.rule import Rule, all_rules
 from migrator.runner import FileResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-HELP_URI = "https://docs.jax.dev/en/latest/jax_array_migration.html"
+
+
+def plural(count: int, noun: str, nouns: str = "") -> str:
+    """``1 file``, ``2 files``, ``0 fixes``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
 def summary_counts(results: Sequence[FileResult], mode: str = "check") -> Dict[str, int]:
@@ -34,14 +39,14 @@ def summary_counts(results: Sequence[FileResult], mode: str = "check") -> Dict[s
 
 def summary_line(results: Sequence[FileResult], mode: str) -> str:
     counts = summary_counts(results, mode)
-    files = "file" if counts["changed"] == 1 else "files"
     verb = "changed" if mode == "write" else "would change"
+    need = "needs" if counts["findings"] == 1 else "need"
     line = (
-        f"{counts['changed']} {files} {verb}, {counts['fixes']} fixes, "
-        f"{counts['findings']} findings need review"
+        f"{plural(counts['changed'], 'file')} {verb}, {plural(counts['fixes'], 'fix', 'fixes')}, "
+        f"{plural(counts['findings'], 'finding')} {need} review"
     )
     if counts["errors"]:
-        line += f", {counts['errors']} files could not be processed"
+        line += f", {plural(counts['errors'], 'file')} could not be processed"
     return line
 
 
@@ -59,7 +64,10 @@ def write_text(results: Sequence[FileResult], out: TextIO, show_fixes: bool, mod
             tag = "[fixed] " if mode == "write" else "[fixable] "
             entries += [(d, tag) for d in result.fixes]
         for diagnostic, tag in sorted(entries, key=_order):
-            out.write(f"{location(result.path, diagnostic)}: {diagnostic.code} {tag}{diagnostic.message}\n")
+            out.write(
+                f"{location(result.path, diagnostic)}: {diagnostic.code} "
+                f"{tag}{diagnostic.message}\n"
+            )
 
 
 def _cell_number(diagnostic: Diagnostic) -> int:
@@ -81,28 +89,34 @@ def location(path: str, diagnostic: Diagnostic) -> str:
 
 
 def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
-    """Name, safety, summary and reference links of the rules that produced diagnostics."""
-    from migrator.markdown_report import links
-
+    """Name, safety, summary and references of the rules that produced diagnostics."""
     rules = all_rules()
     info: Dict[str, dict] = {}
     for code in sorted(set(codes)):
         rule = rules.get(code)
         if rule is None:
             if code == CLEANUP_CODE:
-                info[code] = {"name": "unused-import", "safety": "safe", "summary": CLEANUP_SUMMARY, "links": []}
+                info[code] = {
+                    "name": "unused-import",
+                    "safety": "safe",
+                    "summary": CLEANUP_SUMMARY,
+                    "references": [],
+                }
             continue
         info[code] = {
             "name": rule.name,
             "safety": rule.safety.value,
             "summary": rule.summary,
-            "links": [{"title": title, "url": url} for title, url in links(rule)],
+            "references": [reference.as_dict() for reference in rule.references],
         }
     return info
 
 
 def as_json(
-    results: Sequence[FileResult], mode: str, target_version: str, target_source: Optional[str] = None
+    results: Sequence[FileResult],
+    mode: str,
+    target_version: str,
+    target_source: Optional[str] = None,
 ) -> dict:
     codes = [d.code for r in results for d in (*r.fixes, *r.findings)]
     return {
@@ -136,9 +150,7 @@ def _sarif_result(path: str, code: str, level: str, message: str, line: int, col
         "ruleId": code,
         "level": level,
         "message": {"text": message},
-        "locations": [
-            {"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}
-        ],
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}],
     }
 
 
@@ -152,11 +164,18 @@ def _region(d: Diagnostic) -> tuple:
     return (1, 1) if getattr(d, "where", "") else (d.line, d.column)
 
 
-def _help_uri(rule) -> str:  # noqa: ANN001
-    from migrator.markdown_report import links
+def _help_uri(rule: Rule) -> str:
+    """The guide or API page of a rule if it cites one, else its first release notes."""
+    guides = [r.url for r in rule.references if not r.is_release_notes]
+    return (guides or [r.url for r in rule.references] or [CHANGELOG])[0]
 
-    guides = [url for title, url in links(rule) if "changelog" not in url]
-    return guides[0] if guides else HELP_URI
+
+def _help(rule: Rule) -> dict:
+    lines = [f"{rule.code} {rule.name}: {rule.summary}", "", "References:"]
+    lines += [f"- {r.title}: {r.url}" for r in rule.references]
+    markdown = [f"**{rule.code} {rule.name}**: {rule.summary}", "", "References:", ""]
+    markdown += [f"- [{r.title}]({r.url})" for r in rule.references]
+    return {"text": "\n".join(lines), "markdown": "\n".join(markdown)}
 
 
 def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
@@ -168,6 +187,7 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
             "shortDescription": {"text": rule.summary},
             "fullDescription": {"text": " ".join(rule.doc.split())[:1000] or rule.summary},
             "helpUri": _help_uri(rule),
+            "help": _help(rule),
             "properties": {"safety": rule.safety.value},
         }
         for rule in rules.values()
@@ -187,8 +207,16 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                 _sarif_result(path, "JAX999", "error", r.error, r.error_line, r.error_column)
             )
     driver_rules += [
-        {"id": CLEANUP_CODE, "name": "unused-import", "shortDescription": {"text": CLEANUP_SUMMARY}},
-        {"id": "JAX999", "name": "file-error", "shortDescription": {"text": "file could not be processed"}},
+        {
+            "id": CLEANUP_CODE,
+            "name": "unused-import",
+            "shortDescription": {"text": CLEANUP_SUMMARY},
+        },
+        {
+            "id": "JAX999",
+            "name": "file-error",
+            "shortDescription": {"text": "file could not be processed"},
+        },
     ]
     return {
         "$schema": SARIF_SCHEMA,
@@ -199,7 +227,6 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                     "driver": {
                         "name": "jaxmigrate",
                         "version": __version__,
-                        "informationUri": "https://pypi.org/project/jaxmigrate/",
                         "rules": driver_rules,
                     }
                 },

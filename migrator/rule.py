@@ -15,6 +15,7 @@ import re
 import textwrap
 from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Optional, Tuple
 
+from migrator.references import Reference
 from migrator.textgate import TextGate, WordSites, word_sites
 from migrator.version import Version, parse_version
 
@@ -64,7 +65,11 @@ class Rule:
     needs_jax: ClassVar[Optional[str]] = None
     deprecated_in: ClassVar[Optional[str]] = None
     removed_in: ClassVar[Optional[str]] = None
-    catalog: ClassVar[Tuple[str, ...]] = ()  # ids in ../shared/jax_api_catalog.md
+    # The public sources of the rule's facts: the release notes of ``deprecated_in`` and
+    # ``removed_in`` (or, where no changelog entry records the change, JAX's source at that
+    # release), the guide section that gives the replacement, the API page of what to use.
+    # ``explain``, the reports, JSON and SARIF all show these.
+    references: ClassVar[Tuple[Reference, ...]] = ()
     doc: ClassVar[str] = ""  # Markdown: what it does, why, what to use instead
     examples: ClassVar[Tuple[Example, ...]] = ()
 
@@ -110,8 +115,9 @@ class Rule:
             if not _ASCII_IDENTIFIER.fullmatch(word):  # the prefilter's tokens are ASCII
                 raise ValueError(f"rule {cls.code}: {word!r} is not an ASCII identifier")
         if "needs_jax_import" not in cls.__dict__:
+            declared = (*cls.names, *cls.legacy_modules)
             cls.needs_jax_import = not cls.strings and all(
-                n == "jax" or n.startswith(("jax.", "jaxlib")) for n in (*cls.names, *cls.legacy_modules)
+                n == "jax" or n.startswith(("jax.", "jaxlib")) for n in declared
             )
         REGISTRY[cls.code] = cls()
 

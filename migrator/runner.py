@@ -16,9 +16,9 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 from migrator import guard, interrupt, linemap
 from migrator.cache import ResultCache
 from migrator.context import Diagnostic
+from migrator.docs import DOC_SUFFIXES
 from migrator.engine import MigrationError, collecting_errors, migrate_source
 from migrator.fileio import FileError, SourceFile, read_source, write_source
-from migrator.docs import DOC_SUFFIXES
 from migrator.notebook import NotebookError
 from migrator.settings import Settings
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from migrator.engine import MigrationError, migrate_source
 from migrator.fileio import FileError, read_source
@@ -97,10 +97,3 @@ def write_patches(
         written.append((REMAINING, len(remaining)))
     (directory / SERIES).write_text("".join(name + "\n" for name, _ in written), encoding="utf-8")
     return SplitResult(written, errors, not_split)
-
-
-def series(directory: Path) -> Optional[List[str]]:
-    path = directory / SERIES
-    if not path.is_file():
-        return None
-    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

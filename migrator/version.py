@@ -7,7 +7,7 @@ from typing import Tuple
 
 Version = Tuple[int, int, int]
 
-# The newest JAX release the rule tables know about (../shared/jax_api_catalog.md, section 1.1).
+# The newest JAX release the rule tables know about (jax 0.11.0, released 2026-07-16).
 LATEST_KNOWN_JAX = "0.11.0"
 
 _VERSION_RE = re.compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$")
@@ -19,7 +19,3 @@ def parse_version(text: str) -> Version:
     if not match:
         raise ValueError(f"not a JAX version: {text!r} (expected X.Y or X.Y.Z)")
     return tuple(int(part or 0) for part in match.groups())  # type: ignore[return-value]
-
-
-def format_version(version: Version) -> str:
-    return ".".join(str(part) for part in version)

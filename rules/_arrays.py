@@ -10,7 +10,7 @@ from typing import FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from migrator.context import Context, NameSite
-from migrator.rule import REGISTRY, Safety
+from migrator.rule import Safety
 from migrator.scope import dotted_parts
 from rules._helpers import is_type_identity_check, isinstance_position
 
@@ -34,15 +34,6 @@ _TYPING_FORMS = frozenset(
     }
 )
 _BUILTIN_GENERICS = frozenset({"list", "tuple", "dict", "type", "set", "frozenset"})
-
-
-def other_rule_names(own_code: str) -> FrozenSet[str]:
-    """Every qualified name some other registered rule handles."""
-    names: set = set()
-    for code, rule in REGISTRY.items():
-        if code != own_code:
-            names.update(rule.names)
-    return frozenset(names)
 
 
 def is_called(site: NameSite) -> bool:
@@ -236,7 +227,7 @@ def type_reference(
 
 @functools.lru_cache(maxsize=64)
 def _word_pattern(words: Tuple[str, ...]) -> "re.Pattern[str]":
-    return re.compile(r"\b(?:%s)\b" % "|".join(re.escape(w) for w in words))
+    return re.compile(r"\b(?:{})\b".format("|".join(re.escape(w) for w in words)))
 
 
 def report_string_annotations(ctx: Context, word: str, recipe: str, names: FrozenSet[str] = frozenset()) -> None:

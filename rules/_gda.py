@@ -1,8 +1,8 @@
 """Matchers and builders the GlobalDeviceArray rules (JAX301-JAX304) share.
 
-GDA signatures (catalog section 3, ``jax/experimental/global_device_array.py@0.3.25``):
-``GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers, ...)`` and the
-class methods ``from_callback`` / ``from_batched_callback`` /
+GDA signatures (``jax/experimental/global_device_array.py`` in jax 0.3.25):
+``GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers, ...)`` and the class
+methods ``from_callback`` / ``from_batched_callback`` /
 ``from_batched_callback_with_devices(global_shape, global_mesh, mesh_axes, data_callback)``.
 """
 
@@ -12,10 +12,17 @@ from typing import ClassVar, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Rule
 from migrator.scope import Scope
 
+# GlobalDeviceArray warns from jax 0.4.6 and its module is gone in 0.4.7; no changelog entry
+# records either, so the sources are the module itself and the commit that deleted it.
+GDA_HISTORY = (
+    refs.source_at("0.4.6", "jax/experimental/global_device_array.py", "GlobalDeviceArray warns"),
+    refs.commit("634035a", "GlobalDeviceArray removed (jax 0.4.7)"),
+)
 GDA_MODULES = frozenset({"jax.experimental.global_device_array", "jax._src.global_device_array"})
 CLASS = "GlobalDeviceArray"
 METHOD_PARAMS = ("global_shape", "global_mesh", "mesh_axes", "data_callback")

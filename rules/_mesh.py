@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Set
 
 import libcst as cst
 
 from migrator.context import Context
 from migrator.scope import Scope, dotted_parts, fast_visit
 
-# Loops whose carry types changed meaning under the varying-manual-axes checker (SM-2).
+# Loops whose carry types changed meaning under the varying-manual-axes checker (check_vma).
 CARRY_LOOPS = frozenset({"scan", "fori_loop", "while_loop"})
 
 
@@ -93,22 +93,6 @@ def loop_carry_in(ctx: Context, body: cst.CSTNode, scope: Scope, depth: int = 3,
                 if found:
                     return found
     return None
-
-
-def split_args(call: cst.Call, skip: int) -> Optional[Tuple[List[cst.Arg], Dict[str, cst.Arg]]]:
-    """Positional arguments after the first ``skip`` ones and keyword arguments by name;
-    None when the call uses ``*args``/``**kwargs``."""
-    positional: List[cst.Arg] = []
-    keywords: Dict[str, cst.Arg] = {}
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if index >= skip:
-                positional.append(arg)
-        else:
-            keywords[arg.keyword.value] = arg
-    return positional, keywords
 
 
 def append_arg(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:

@@ -4,7 +4,7 @@
   keyword normalisation (legacy keywords, positional shardings, literal ``**kwargs`` dicts);
 * the compiled function a pjit call builds and the places it is called;
 * which mesh those places run under (``with mesh:`` blocks, a module-level ``Mesh``, a
-  ``mesh`` parameter or attribute), following catalog PJ-1.
+  ``mesh`` parameter or attribute): the mesh pjit read its bare specs against.
 """
 
 from __future__ import annotations
@@ -192,10 +192,6 @@ def normalized_args(
     return (new_args if changed else None), True
 
 
-def has_opaque_kwargs(call: cst.Call) -> bool:
-    return any(arg.star == "**" for arg in call.args)
-
-
 def get_keyword(args: Sequence[cst.Arg], name: str) -> Optional[cst.Arg]:
     for arg in args:
         if arg.keyword is not None and arg.keyword.value == name:
@@ -226,7 +222,6 @@ class _Collector:
                 self.facts.assigns.setdefault((id(scope.target_for(t.value)), t.value), []).append(node)
             elif isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 self.facts.attr_assigns.setdefault(t.attr.value, []).append(node)
-
 
 
 def module_facts(ctx: Context) -> ModuleFacts:

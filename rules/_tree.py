@@ -1,7 +1,7 @@
-"""The table behind the tree-utility rules (catalog section 10, rows TREE-1..4).
+"""The table behind the tree-utility rules (JAX701, JAX702).
 
-Each legacy top-level name maps to its ``jax.tree`` spelling (JAX 0.4.25+, catalog: "the
-``jax.tree`` module ... added 0.4.25") and its ``jax.tree_util`` spelling (every version).
+Each legacy top-level name maps to its ``jax.tree`` spelling (the ``jax.tree`` module exists
+from JAX 0.4.25: jax 0.4.25 release notes) and its ``jax.tree_util`` spelling (every version).
 ``None`` in the ``jax.tree`` column means there is no ``jax.tree`` form.
 """
 
@@ -11,26 +11,26 @@ from typing import Dict, NamedTuple, Optional
 
 from migrator.version import Version, parse_version
 
-# First JAX with the ``jax.tree`` module (catalog 10, "jax.tree module"; PROBE: missing on 0.4.13).
+# First JAX with the ``jax.tree`` module (jax 0.4.25 release notes; jax 0.4.13 has none).
 JAX_TREE_SINCE: Version = parse_version("0.4.25")
 
 
 class TreeRow(NamedTuple):
-    row: str  # catalog id
+    removed_in: str  # the JAX release without the legacy name
     tree: Optional[str]  # jax.tree spelling, None if there is none
     tree_util: str  # jax.tree_util spelling (exists on every supported JAX)
 
 
 TREE_FUNCTIONS: Dict[str, TreeRow] = {
-    "jax.tree_multimap": TreeRow("TREE-1", "jax.tree.map", "jax.tree_util.tree_map"),
-    "jax.tree_util.tree_multimap": TreeRow("TREE-1", "jax.tree.map", "jax.tree_util.tree_map"),
-    "jax.tree_map": TreeRow("TREE-2", "jax.tree.map", "jax.tree_util.tree_map"),
-    "jax.tree_flatten": TreeRow("TREE-3", "jax.tree.flatten", "jax.tree_util.tree_flatten"),
-    "jax.tree_leaves": TreeRow("TREE-3", "jax.tree.leaves", "jax.tree_util.tree_leaves"),
-    "jax.tree_structure": TreeRow("TREE-3", "jax.tree.structure", "jax.tree_util.tree_structure"),
-    "jax.tree_unflatten": TreeRow("TREE-3", "jax.tree.unflatten", "jax.tree_util.tree_unflatten"),
-    "jax.tree_transpose": TreeRow("TREE-3", "jax.tree.transpose", "jax.tree_util.tree_transpose"),
-    "jax.treedef_is_leaf": TreeRow("TREE-4", None, "jax.tree_util.treedef_is_leaf"),
+    "jax.tree_multimap": TreeRow("0.3.16", "jax.tree.map", "jax.tree_util.tree_map"),
+    "jax.tree_util.tree_multimap": TreeRow("0.3.16", "jax.tree.map", "jax.tree_util.tree_map"),
+    "jax.tree_map": TreeRow("0.6.0", "jax.tree.map", "jax.tree_util.tree_map"),
+    "jax.tree_flatten": TreeRow("0.6.0", "jax.tree.flatten", "jax.tree_util.tree_flatten"),
+    "jax.tree_leaves": TreeRow("0.6.0", "jax.tree.leaves", "jax.tree_util.tree_leaves"),
+    "jax.tree_structure": TreeRow("0.6.0", "jax.tree.structure", "jax.tree_util.tree_structure"),
+    "jax.tree_unflatten": TreeRow("0.6.0", "jax.tree.unflatten", "jax.tree_util.tree_unflatten"),
+    "jax.tree_transpose": TreeRow("0.6.0", "jax.tree.transpose", "jax.tree_util.tree_transpose"),
+    "jax.treedef_is_leaf": TreeRow("0.6.0", None, "jax.tree_util.treedef_is_leaf"),
 }
 
 

@@ -1,12 +1,14 @@
 """JAX105 array-impl: the concrete array class ``ArrayImpl`` named through jax.lib/jaxlib.
 
-Catalog row ARR-11 (``jax.lib.xla_extension``/``jax.lib.xla_client`` deprecated in 0.4.36 and
-removed in 0.6.0; ``jaxlib.xla_extension`` itself is gone by 0.10, where the class lives in
-``jaxlib._jax``).  The public name of the type is ``jax.Array``.
+``jax.lib.xla_extension``/``jax.lib.xla_client`` were deprecated in jax 0.4.36 and their
+``ArrayImpl`` removed in 0.6.0 (release notes of both); ``jaxlib.xla_extension`` itself is gone
+by 0.10, where the class lives in ``jaxlib._jax``).  The public name of the type is
+``jax.Array``.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.rule import Example
 from rules.device_array import DeviceArray
 
@@ -18,7 +20,11 @@ class ArrayImpl(DeviceArray):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.36"
     removed_in = "0.6.0"
-    catalog = ("ARR-11",)
+    references = (
+        refs.release_notes("0.4.36", "jax.lib.xla_extension and xla_client APIs deprecated"),
+        refs.release_notes("0.6.0", "ArrayImpl removed from jax.lib.xla_extension and xla_client"),
+        refs.api("jax.Array"),
+    )
     label = "ArrayImpl"
     names = frozenset(
         {

@@ -1,14 +1,15 @@
 """JAX405 block-host-until-ready: ``x.block_host_until_ready()`` -> ``x.block_until_ready()``.
 
-Implements catalog row DEV-6 (SAFE).  Changelog: jaxlib 0.3.2 deprecates
-``block_host_until_ready``, jaxlib 0.4.1 removes it; ``block_until_ready`` exists on every JAX
-array type.  Receivers are checked with ``rules._receivers``.
+Safe.  jaxlib 0.3.2's release notes deprecate ``block_host_until_ready``, jaxlib 0.4.1 removes
+it; ``block_until_ready`` exists on every JAX array type.  Receivers are checked with
+``rules._receivers``.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from rules._receivers import FILE, FIX, REPORT, decide, receiver_of_method
@@ -21,7 +22,10 @@ class BlockHostUntilReady(Rule):
     safety = Safety.SAFE
     deprecated_in = "0.3.2"
     removed_in = "0.4.1"
-    catalog = ("DEV-6",)
+    references = (
+        refs.release_notes("0.3.2", "block_host_until_ready deprecated", package="jaxlib"),
+        refs.release_notes("0.4.1", "block_host_until_ready removed", package="jaxlib"),
+    )
     attributes = frozenset({"block_host_until_ready"})
     doc = """
     **What it does.** Renames the buffer method `block_host_until_ready()` to

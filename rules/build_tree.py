@@ -1,7 +1,7 @@
 """JAX702 build-tree: ``jax.tree_util.build_tree(treedef, xs)`` -> ``jax.tree.unflatten``.
 
-Implements catalog row TREE-5 (deprecated 0.6.0, removed 0.7.0; ``F jax/tree_util.py@0.7.0``).
-The catalog marks it COND: ``build_tree`` takes a *nested* iterable that mirrors the treedef,
+Deprecated in jax 0.6.0 (release notes) and gone from ``jax/tree_util.py`` in 0.7.0.
+Only conditionally equivalent: ``build_tree`` takes a *nested* iterable that mirrors the treedef,
 ``unflatten`` takes the flat leaves, so the fix flattens ``xs`` first.  That reproduces the
 leaf order only when no leaf value of ``xs`` is itself a pytree container or ``None``, which
 cannot be checked statically: the fix is unsafe.
@@ -13,6 +13,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
@@ -50,7 +51,11 @@ class BuildTree(Rule):
     needs_jax = None  # below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
     deprecated_in = "0.6.0"
     removed_in = "0.7.0"
-    catalog = ("TREE-5",)
+    references = (
+        refs.release_notes("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
+        refs.release_notes("0.7.0", "jax.tree_util.build_tree removed"),
+        refs.api("jax.tree.unflatten"),
+    )
     names = frozenset({"jax.tree_util.build_tree"})
     doc = """
     **What it does.** Rewrites `jax.tree_util.build_tree(treedef, xs)` as

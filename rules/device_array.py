@@ -1,13 +1,15 @@
 """JAX101 device-array: every ``DeviceArray`` spelling becomes ``jax.Array``.
 
-Implements catalog rows ARR-1..4 (jax 0.4.1 changelog: jax.Array is the default array type;
-0.4.7 deprecates ``jnp.DeviceArray``; 0.4.14 removes it).
+Release notes: jax 0.4.1 makes jax.Array the default array type, 0.4.4 deprecates
+``jax.interpreters.xla.DeviceArray``, 0.4.7 deprecates ``jnp.DeviceArray``, 0.4.14 removes it;
+the jax.Array migration guide ("New public type named jax.Array") says to use ``jax.Array``.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._arrays import is_called, is_class_base, report_string_annotations
@@ -25,7 +27,13 @@ class DeviceArray(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.4"
     removed_in = "0.4.14"
-    catalog = ("ARR-1", "ARR-2", "ARR-3", "ARR-4")
+    references = (
+        refs.release_notes("0.4.1", "jax.Array replaces DeviceArray"),
+        refs.release_notes("0.4.4", "jax.interpreters.xla.DeviceArray deprecated"),
+        refs.release_notes("0.4.7", "jax.numpy.DeviceArray deprecated"),
+        refs.release_notes("0.4.14", "jax.numpy.DeviceArray removed"),
+        refs.array_migration("New public type named jax.Array"),
+    )
     names = frozenset(
         {
             "jax.numpy.DeviceArray",

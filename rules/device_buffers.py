@@ -1,10 +1,10 @@
 """JAX403 device-buffers: ``x.device_buffer`` / ``x.device_buffers`` on jax.Array.
 
-Implements catalog rows DEV-1 (``x.device_buffer`` -> ``x.addressable_data(0)``, SAFE*) and
-DEV-2 (``x.device_buffers`` -> ``[s.data for s in x.addressable_shards]``, COND for pmap
-outputs).  Changelog: jax 0.4.22 deprecates both with these recipes, 0.4.27 removes them
-(the properties raise AttributeError with a hint, still at 0.10).  Receivers are checked with
-``rules._receivers``.
+``x.device_buffer`` -> ``x.addressable_data(0)`` (safe: the old property raised on multi-device
+arrays) and ``x.device_buffers`` -> ``[s.data for s in x.addressable_shards]`` (conditional for
+pmap outputs, whose shards keep their axis from 0.4.34).  Release notes: jax 0.4.22 deprecates
+both with these recipes, 0.4.27 removes them (the properties raise AttributeError with a hint,
+still at 0.10).  Receivers are checked with ``rules._receivers``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from rules._receivers import FILE, FIX, REPORT, decide, is_assignment_target, module_facts
@@ -31,7 +32,11 @@ class DeviceBuffers(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.22"
     removed_in = "0.4.27"
-    catalog = ("DEV-1", "DEV-2")
+    references = (
+        refs.release_notes("0.4.22", "device_buffer and device_buffers deprecated"),
+        refs.release_notes("0.4.27", "device_buffer and device_buffers removed"),
+        refs.api("jax.Array"),
+    )
     attributes = frozenset({"device_buffer", "device_buffers"})
     doc = """
     **What it does.** Rewrites the removed buffer properties of JAX arrays:

@@ -1,15 +1,15 @@
 """JAX404 device-method: ``x.device()`` -> ``next(iter(x.devices()))``.
 
-Implements catalog row DEV-3 (COND) and respects DEV-4 / gotcha 2: never the ``.device``
-property, which from JAX 0.4.31 returns a Sharding for multi-device arrays and does not exist
-at all in 0.4.27-0.4.30.  Changelog: 0.4.21 deprecates ``Array.device()``, 0.4.27 removes it;
-on 0.10 ``x.device()`` raises ``TypeError: 'Device' object is not callable``.
+Never the ``.device`` property, which from JAX 0.4.31 returns a Sharding for multi-device arrays
+and does not exist at all in 0.4.27-0.4.30.  Changelog: 0.4.21 deprecates ``Array.device()``,
+0.4.27 removes it; on 0.10 ``x.device()`` raises ``TypeError: 'Device' object is not callable``.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
@@ -27,7 +27,11 @@ class DeviceMethod(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.21"
     removed_in = "0.4.27"
-    catalog = ("DEV-3", "DEV-4")
+    references = (
+        refs.release_notes("0.4.21", "Array.device() deprecated"),
+        refs.release_notes("0.4.27", "Array.device() removed; use arr.devices()"),
+        refs.api("jax.Array"),
+    )
     attributes = frozenset({"device"})
     doc = """
     **What it does.** Rewrites the removed `Array.device()` method to

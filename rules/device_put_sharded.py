@@ -1,10 +1,10 @@
-"""JAX801 device-put-sharded: ``jax.device_put_sharded`` / ``device_put_replicated`` -> ``jax.device_put``.
+"""JAX801 device-put-sharded: ``jax.device_put_sharded`` / ``device_put_replicated`` ->
+``jax.device_put``.
 
-Implements catalog row MESH-11 (deprecated 0.8.1, removed 0.10.0: changelogs 0.8.1 and
-0.10.0; the drop-in code is in docs/migrate_pmap.md "Drop-in replacements").  The catalog
-marks it COND; PROBE H shows the values are equal but the sharding changes from
-``PmapSharding`` to ``NamedSharding`` and each device's shard keeps a leading axis of size 1
-instead of dropping it, so the fix is unsafe.
+Deprecated in jax 0.8.1, removed in 0.10.0 (release notes of both); the replacement code is in
+JAX's "Migrating to the new jax.pmap" guide.  Run on real JAX, the values are equal but the
+sharding changes from ``PmapSharding`` to ``NamedSharding`` and each device's shard keeps a
+leading axis of size 1 instead of dropping it, so the fix is unsafe.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Dict, Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import dotted_parts
@@ -67,7 +68,11 @@ class DevicePutSharded(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.8.1"
     removed_in = "0.10.0"
-    catalog = ("MESH-11",)
+    references = (
+        refs.release_notes("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
+        refs.release_notes("0.10.0", "device_put_sharded and device_put_replicated removed"),
+        refs.pmap_migration(),
+    )
     names = frozenset(PARAMETERS)
     doc = """
     **What it does.** Rewrites

@@ -1,16 +1,17 @@
-"""JAX803 enable-x64: ``jax.experimental.enable_x64()/disable_x64()`` -> ``jax.enable_x64(True/False)``.
+"""JAX803 enable-x64: ``jax.experimental.enable_x64()/disable_x64()`` ->
+``jax.enable_x64(True/False)``.
 
-Implements catalog row OTH-6: the experimental context managers were deprecated in JAX 0.8.0
-(changelog 0.8.0) in favour of ``jax.enable_x64``, which is missing in 0.4.x (PROBE) and is
-the ``jax_enable_x64`` config state on 0.10.2 (checked: ``with jax.enable_x64(True):`` and
-``@jax.enable_x64(True)`` both work; ``jax.experimental.enable_x64`` is gone there).  The
-catalog rates it SAFE for targets >= 0.8.
+The experimental context managers were deprecated in JAX 0.8.0 (release notes) in favour of
+``jax.enable_x64``, which jax 0.4.x does not have and which is the ``jax_enable_x64`` config
+state on 0.10.2 (checked: ``with jax.enable_x64(True):`` and ``@jax.enable_x64(True)`` both
+work; ``jax.experimental.enable_x64`` is gone there).  Safe for targets >= 0.8.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
@@ -25,7 +26,10 @@ class EnableX64(Rule):
     safety = Safety.SAFE
     needs_jax = "0.8.0"
     deprecated_in = "0.8.0"
-    catalog = ("OTH-6",)
+    references = (
+        refs.release_notes("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
+        refs.api("jax.enable_x64"),
+    )
     names = frozenset(DEFAULTS)
     doc = """
     **What it does.** Rewrites calls of the experimental context managers:

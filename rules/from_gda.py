@@ -1,13 +1,13 @@
 """JAX204 from-gda: ``pjit(f, in_axis_resources=FROM_GDA)`` -> ``pjit(f)``.
 
-Implements catalog row PJ-3 (``FROM_GDA`` deprecated in 0.4.7, CL 0.4.7; already raises
-AttributeError from 0.4.8, F jax/experimental/pjit.py@0.4.8, gotcha 12.9; listed as removed in
-CL 0.4.11) and the migration guide's "FROM_GDA and jax.Array" section (MIG; seed
-jax_array_migration_zh.txt): with jax.Array, inputs carry their sharding, so an all-``FROM_GDA``
-``in_shardings`` is simply dropped.  ``FROM_GDA`` mixed with specs for host-local NumPy inputs
-needs ``multihost_utils.host_local_array_to_global_array`` on those inputs (HUMAN).  Where every
-call site is known, under a ``with mesh:``, and each non-FROM_GDA argument is a name bound from
-a NumPy call, the guide's recipe is applied as an UNSAFE fix (in_shardings dropped, the NumPy
+``FROM_GDA`` is deprecated in jax 0.4.7 (release notes), no longer defined in
+``jax/experimental/pjit.py`` from 0.4.8 (AttributeError) and listed as removed in the 0.4.11
+release notes.  The jax.Array migration guide's "FROM_GDA and jax.Array" section: with
+jax.Array, inputs carry their sharding, so an all-``FROM_GDA`` ``in_shardings`` is simply
+dropped.  ``FROM_GDA`` mixed with specs for host-local NumPy inputs needs
+``multihost_utils.host_local_array_to_global_array`` on those inputs (HUMAN).  Where every call
+site is known, under a ``with mesh:``, and each non-FROM_GDA argument is a name bound from a
+NumPy call, the guide's recipe is applied as an UNSAFE fix (in_shardings dropped, the NumPy
 inputs converted before each call); everything else is reported with the recipe.
 """
 
@@ -17,9 +17,9 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.rule import Safety as _Safety
+from migrator.rule import Example, Rule, Safety, Safety as _Safety
 from rules._pjit import (
     FROM_GDA,
     PARTITION_SPEC_NAMES,
@@ -51,7 +51,12 @@ class FromGda(Rule):
     needs_jax = "0.4.4"
     deprecated_in = "0.4.7"
     removed_in = "0.4.8"
-    catalog = ("PJ-3",)
+    references = (
+        refs.release_notes("0.4.7", "FROM_GDA deprecated"),
+        refs.source_at("0.4.8", "jax/experimental/pjit.py", "FROM_GDA no longer defined"),
+        refs.release_notes("0.4.11", "FROM_GDA listed as removed"),
+        refs.array_migration("FROM_GDA and jax.Array"),
+    )
     names = frozenset({FROM_GDA})
     doc = """
     **What it does.** Removes `in_shardings=FROM_GDA` / `in_axis_resources=FROM_GDA` (also a
@@ -275,7 +280,6 @@ class FromGda(Rule):
 
     @staticmethod
     def _pjit_argument(site: NameSite, ctx: Context) -> Optional[Tuple[cst.Call, bool]]:
-        node: cst.CSTNode = site.node
         for ancestor in ctx.ancestors(site.node):
             if isinstance(ancestor, cst.Arg):
                 call = ctx.parent(ancestor)
@@ -285,7 +289,6 @@ class FromGda(Rule):
                 return None
             if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element)):
                 return None
-            node = ancestor
         return None
 
     @staticmethod

@@ -1,20 +1,22 @@
 """JAX402 gda-attributes: GlobalDeviceArray attribute names on jax.Array.
 
-Implements catalog rows GDA-5 (``.local_shards`` -> ``.addressable_shards``, SAFE), GDA-6
-(``.local_data(i)`` -> ``.addressable_data(i)``, SAFE for values) and GDA-8 (``.mesh`` ->
-``.sharding.mesh``, ``.mesh_axes`` -> ``.sharding.spec``, COND: only when the array's sharding
-is a NamedSharding).  Sources: docs/jax_array_migration.md "GDA's API name changes"; GDA was
-removed in JAX 0.4.7 (commit 634035a).  Receivers are checked with ``rules._receivers``.
+``.local_shards`` -> ``.addressable_shards`` (safe), ``.local_data(i)`` ->
+``.addressable_data(i)`` (safe for values) and ``.mesh`` -> ``.sharding.mesh``, ``.mesh_axes``
+-> ``.sharding.spec`` (only when the array's sharding is a NamedSharding).  Sources: the
+jax.Array migration guide, "GDA's API name changes"; GDA was removed in JAX 0.4.7 (JAX commit
+634035a).  Receivers are checked with ``rules._receivers``.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
+from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from migrator.astfacts import Facts
 from migrator.textgate import TextGate
+from rules._gda import GDA_HISTORY
 from rules._receivers import (
     ARRAY_PROPERTIES,
     FILE,
@@ -44,7 +46,12 @@ class GdaAttributes(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.1"
     removed_in = "0.4.7"
-    catalog = ("GDA-5", "GDA-6", "GDA-8")
+    references = (
+        refs.release_notes("0.4.1", "jax.Array is the default array type"),
+        GDA_HISTORY[1],
+        refs.array_migration("GDA’s API name changes"),
+        refs.api("jax.Array"),
+    )
     attributes = frozenset({"local_shards", "local_data", "mesh_axes", "mesh"})
     doc = """
     **What it does.** Renames GlobalDeviceArray attributes to their jax.Array spelling:

@@ -1,17 +1,28 @@
 """JAX302 gda-constructor: ``GlobalDeviceArray(shape, mesh, axes, buffers)`` ->
 ``jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)``.
 
-Implements catalog row GDA-1 (MIG "Creating jax.Array"; SAFE*: jax.Array accepts the
-per-device buffers in any order and places them by device).  GDA warned from 0.4.6 and its
-module is gone in 0.4.7.  Uses of the class as a *type* belong to JAX103; this rule only
+The jax.Array migration guide, "Creating jax.Array", gives the replacement (safe: jax.Array
+accepts the per-device buffers in any order and places them by device).  GDA warned from 0.4.6
+and its module is gone in 0.4.7.  Uses of the class as a *type* belong to JAX103; this rule only
 handles calls of the class.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._gda import fix_dotted_imports, GDA_MODULES, INIT_PARAMS, bind_arguments, called, gda_names, named_sharding, positional_args
+from rules._gda import (
+    GDA_HISTORY,
+    GDA_MODULES,
+    INIT_PARAMS,
+    bind_arguments,
+    called,
+    fix_dotted_imports,
+    gda_names,
+    named_sharding,
+    positional_args,
+)
 
 MODERN = "jax.make_array_from_single_device_arrays"
 RECIPE = "jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(*mesh_axes)), buffers)"
@@ -25,7 +36,11 @@ class GdaConstructor(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.7"
-    catalog = ("GDA-1",)
+    references = (
+        *GDA_HISTORY,
+        refs.array_migration("Creating jax.Array"),
+        refs.api("jax.make_array_from_single_device_arrays"),
+    )
     names = gda_names()
     legacy_modules = GDA_MODULES
     doc = """

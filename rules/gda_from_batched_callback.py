@@ -1,16 +1,19 @@
 """JAX303 gda-from-batched-callback: ``GlobalDeviceArray.from_batched_callback`` -> one batched
 callback over the sharding's indices, then ``jax.make_array_from_single_device_arrays``.
 
-Implements catalog row GDA-3 (section 3 notes give the replacement recipe).  GDA warned from
+The modern API is per index, so the recipe computes the sharding's index map, calls the
+batched callback once, and builds the array from the single-device pieces.  GDA warned from
 0.4.6 and its module is gone in 0.4.7.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.rule import Example, Safety
 from rules._gda import (
-    BatchedCallbackRule,
+    GDA_HISTORY,
     GDA_MODULES,
+    BatchedCallbackRule,
     fresh_name,
     gda_names,
 )
@@ -34,7 +37,11 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.7"
-    catalog = ("GDA-3",)
+    references = (
+        *GDA_HISTORY,
+        refs.array_migration("Creating jax.Array"),
+        refs.api("jax.make_array_from_single_device_arrays"),
+    )
     names = gda_names(".from_batched_callback")
     legacy_modules = GDA_MODULES
     doc = """

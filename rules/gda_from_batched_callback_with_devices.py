@@ -2,17 +2,20 @@
 ``GlobalDeviceArray.from_batched_callback_with_devices`` -> group the local devices by index,
 one callback call, then ``jax.make_array_from_single_device_arrays``.
 
-Implements catalog row GDA-4 (section 3 notes: "group addressable_devices_indices_map by
-index, call cb, then make_array_from_single_device_arrays").  GDA warned from 0.4.6 and its
+The callback contract was one call per distinct index with the devices that hold it, so the
+recipe groups ``addressable_devices_indices_map`` by index, calls the callback, then builds the
+array with ``make_array_from_single_device_arrays``.  GDA warned from 0.4.6 and its
 module is gone in 0.4.7.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.rule import Example, Safety
 from rules._gda import (
-    BatchedCallbackRule,
+    GDA_HISTORY,
     GDA_MODULES,
+    BatchedCallbackRule,
     fresh_name,
     gda_names,
 )
@@ -37,7 +40,11 @@ class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.7"
-    catalog = ("GDA-4",)
+    references = (
+        *GDA_HISTORY,
+        refs.array_migration("Creating jax.Array"),
+        refs.api("jax.make_array_from_single_device_arrays"),
+    )
     names = gda_names(".from_batched_callback_with_devices")
     legacy_modules = GDA_MODULES
     doc = """

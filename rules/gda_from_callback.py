@@ -1,15 +1,28 @@
-"""JAX301 gda-from-callback: ``GlobalDeviceArray.from_callback`` -> ``jax.make_array_from_callback``.
+"""JAX301 gda-from-callback: ``GlobalDeviceArray.from_callback`` ->
+``jax.make_array_from_callback``.
 
-Implements catalog row GDA-2 (MIG "Creating jax.Array": a "1:1 switch" to
-``jax.make_array_from_callback(shape, NamedSharding(mesh, pspec), callback)``).  GDA warned
-from 0.4.6 and its module is gone in 0.4.7 (commit 634035a; no changelog line).
+The jax.Array migration guide, "Creating jax.Array", calls it a 1:1 switch to
+``jax.make_array_from_callback(shape, NamedSharding(mesh, pspec), callback)``.  GDA warned
+from 0.4.6 and its module is gone in 0.4.7 (JAX commit 634035a; no changelog entry).
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._gda import fix_dotted_imports, GDA_MODULES, METHOD_PARAMS, bind_arguments, called, gda_names, is_pure_index_lambda, named_sharding, positional_args
+from rules._gda import (
+    GDA_HISTORY,
+    GDA_MODULES,
+    METHOD_PARAMS,
+    bind_arguments,
+    called,
+    fix_dotted_imports,
+    gda_names,
+    is_pure_index_lambda,
+    named_sharding,
+    positional_args,
+)
 
 MODERN = "jax.make_array_from_callback"
 RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes)), callback)"
@@ -23,7 +36,11 @@ class GdaFromCallback(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.7"
-    catalog = ("GDA-2",)
+    references = (
+        *GDA_HISTORY,
+        refs.array_migration("Creating jax.Array"),
+        refs.api("jax.make_array_from_callback"),
+    )
     names = gda_names(".from_callback")
     legacy_modules = GDA_MODULES
     doc = """

@@ -1,19 +1,21 @@
-"""JAX308 gda-serialization: ``jax.experimental.gda_serialization`` -> ``jax.experimental.array_serialization``.
+"""JAX308 gda-serialization: ``jax.experimental.gda_serialization`` ->
+``jax.experimental.array_serialization``.
 
-Implements catalog row GDA-11 (jax 0.4.9 adds array_serialization and deprecates the old
-path; 0.4.11 removes it).  Checked against jax 0.10.2:
-``jax.experimental.array_serialization.serialization`` still provides ``async_serialize``,
-``run_serialization``, ``get_tensorstore_spec`` (zarr driver, as before) and
-``GlobalAsyncCheckpointManager``; the deserialization entry points now take shardings
-instead of ``(global_meshes, mesh_axes)``, so code using them is reported, not renamed.
+Release notes: jax 0.4.9 adds array_serialization and deprecates the old path; 0.4.11 removes
+it.  Checked against jax 0.10.2: ``jax.experimental.array_serialization.serialization`` still
+provides ``async_serialize``, ``run_serialization``, ``get_tensorstore_spec`` (zarr driver, as
+before) and ``GlobalAsyncCheckpointManager``; the deserialization entry points now take
+shardings instead of ``(global_meshes, mesh_axes)``, so code using them is reported, not
+renamed.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Union
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import dotted_name
@@ -51,7 +53,12 @@ class GdaSerialization(Rule):
     needs_jax = "0.4.9"
     deprecated_in = "0.4.9"
     removed_in = "0.4.11"
-    catalog = ("GDA-11",)
+    references = (
+        refs.release_notes(
+            "0.4.9", "jax.experimental.array_serialization added, gda_serialization deprecated"
+        ),
+        refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
+    )
     names = frozenset(
         {OLD, f"{OLD}.serialization"}
         | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}

@@ -1,16 +1,24 @@
 """JAX103 global-device-array-type: ``GlobalDeviceArray`` used as a type becomes ``jax.Array``.
 
-Catalog row GDA-9 (the jax.Array migration guide's predicate ``isinstance(x, jax.Array) and
-not x.is_fully_addressable``; GDA removed in 0.4.7).  Constructing a GDA
-(``GlobalDeviceArray(...)``, ``GlobalDeviceArray.from_callback``...) belongs to other rules;
-this one leaves calls and attribute uses of the class alone.
+The jax.Array migration guide ("New public type named jax.Array") gives the predicate
+``isinstance(x, jax.Array) and not x.is_fully_addressable``; GDA was removed in 0.4.7.
+Constructing a GDA (``GlobalDeviceArray(...)``, ``GlobalDeviceArray.from_callback``...) belongs
+to other rules; this one leaves calls and attribute uses of the class alone.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._arrays import report_string_annotations, is_attribute_value, is_called, predicate_fix, type_reference
+from rules._arrays import (
+    is_attribute_value,
+    is_called,
+    predicate_fix,
+    report_string_annotations,
+    type_reference,
+)
+from rules._gda import GDA_HISTORY
 from rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
@@ -26,7 +34,10 @@ class GlobalDeviceArrayType(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.7"
-    catalog = ("GDA-9",)
+    references = (
+        *GDA_HISTORY,
+        refs.array_migration("New public type named jax.Array"),
+    )
     names = frozenset(
         {
             "jax.experimental.global_device_array.GlobalDeviceArray",

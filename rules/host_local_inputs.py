@@ -1,29 +1,29 @@
 """JAX203 host-local-inputs: per-process NumPy inputs of pjit/jit in multi-process programs.
 
-Implements the migration guide's "Breaking change for pjit after switching to jax.Array for
-host local inputs" (MIG; seed jax_array_migration_zh.txt, "handling batch-like host-local
-inputs"; catalog PJ-1 multi-process note, MH-1, MH-2): before jax.Array, pjit concatenated
-the process-local arguments of every process into one global value, and its outputs were
-process-local; since 0.4.1 every pjit/jit input must be *global*.  The transition API is
+Implements the migration guide's "Breaking change for pjit after switching to jax.Array for host
+local inputs" and "Handling of host local inputs to pjit like batch, etc" sections of the
+jax.Array migration guide: before jax.Array, pjit concatenated the process-local arguments of
+every process into one global value, and its outputs were process-local; since 0.4.1 every
+pjit/jit input must be *global*.  The transition API is
 ``multihost_utils.host_local_array_to_global_array(local, mesh, pspecs)`` before the call and
 ``global_array_to_host_local_array(out, mesh, pspecs)`` for outputs used as per-process data
-(both exist from 0.3.24 and are still current, catalog section 5).  Fully replicated inputs
+(both exist from 0.3.24 and are still current).  Fully replicated inputs
 (``None``/``P()``/``P(None)``) need nothing.  The rewrite reproduces the legacy meaning, but
 whether a program relied on it is not statically certain: UNSAFE.
 """
 
 from __future__ import annotations
 
-import ast
 from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
-from migrator.textgate import TextGate
 from migrator.scope import Scope
+from migrator.textgate import TextGate
 from migrator.version import parse_version
 from rules._pjit import (
     FROM_GDA,
@@ -45,7 +45,7 @@ MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "j
 JIT_NAMES = PJIT_NAMES | {"jax.jit"}
 MULTIHOST = "jax.experimental.multihost_utils"
 HOST_RESULTS = frozenset({"jax.device_get", "jax.process_index", "jax.process_count", "jax.local_device_count"})
-# values that are global jax.Arrays by construction (catalog section 5, MH-1, MH-2)
+# values that are global jax.Arrays by construction (the multihost_utils converters and friends)
 GLOBAL_PRODUCERS = frozenset({
     "jax.make_array_from_callback",
     "jax.make_array_from_single_device_arrays",
@@ -66,7 +66,14 @@ class HostLocalInputs(Rule):
     summary = "multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array"
     safety = Safety.UNSAFE
     needs_jax = "0.4.1"
-    catalog = ("PJ-1", "MH-1", "MH-2")
+    references = (
+        refs.release_notes("0.4.1", "jax.Array is the default: pjit inputs are global"),
+        refs.array_migration(
+            "Breaking change for pjit after switching to jax.Array for host local inputs"
+        ),
+        refs.array_migration("Handling of host local inputs to pjit like batch, etc"),
+        refs.api("jax.experimental.multihost_utils.host_local_array_to_global_array"),
+    )
     # sites only (the work is in visit_module): jax.process_index() / jax.process_count() /
     # jax.distributed.initialize(), also imported by name (`from jax import process_index`)
     names = MULTI_PROCESS

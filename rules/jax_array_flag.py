@@ -1,11 +1,11 @@
 """JAX501 jax-array-flag: delete the jax.Array transition flags, fold code that reads them.
 
-Implements catalog rows CFG-1 (``jax_array``: default True from 0.4.1, cannot be disabled from
-0.4.7, removed 0.4.14, CL 0.4.7 / CL 0.4.14; ``update('jax_array', False)`` raises ValueError on
-0.4.13 and AttributeError from 0.4.30 -- PROBE), CFG-2 (``jax_jit_pjit_api_merge``: added 0.4.4,
-cannot be disabled from 0.4.7, removed 0.4.14) and CFG-3 (``jax_parallel_functions_output_gda``:
-a no-op, removed 0.4.26, CL 0.4.26), plus the ``JAX_ARRAY=1`` spelling the jax.Array migration
-guide gives (``docs/jax_array_migration.md``, "How can I enable jax.Array?").
+``jax_array``: default True from 0.4.1, cannot be disabled from 0.4.7, removed in 0.4.14
+(release notes of 0.4.7 and 0.4.14; run on real JAX, ``update('jax_array', False)`` raises
+ValueError on 0.4.13 and AttributeError from 0.4.30); ``jax_jit_pjit_api_merge``: added 0.4.4,
+cannot be disabled from 0.4.7, removed 0.4.14; ``jax_parallel_functions_output_gda``: a no-op,
+removed in 0.4.26 (release notes); plus the ``JAX_ARRAY=1`` spelling the jax.Array migration
+guide gives ("How to enable jax.Array?").
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from rules._config import (
@@ -30,11 +31,11 @@ from rules._config import (
     resolves_to,
 )
 
-# flag -> (catalog row, the value every JAX >= 0.4.7 has; None: a no-op flag, value unknown)
+# flag -> (what it switched, the value every JAX >= 0.4.7 has; None: a no-op flag, value unknown)
 FLAGS = {
-    "jax_array": ("CFG-1", True),
-    "jax_jit_pjit_api_merge": ("CFG-2", True),
-    "jax_parallel_functions_output_gda": ("CFG-3", None),
+    "jax_array": ("jax.Array on or off", True),
+    "jax_jit_pjit_api_merge": ("jit and pjit merged", True),
+    "jax_parallel_functions_output_gda": ("GDA outputs", None),
 }
 ENV_VARS = {name.upper(): name for name in FLAGS}
 
@@ -64,7 +65,13 @@ class JaxArrayFlag(Rule):
     needs_jax = "0.4.7"
     deprecated_in = "0.4.7"
     removed_in = "0.4.14"
-    catalog = ("CFG-1", "CFG-2", "CFG-3")
+    references = (
+        refs.release_notes("0.4.7", "jax_array can no longer be disabled"),
+        refs.release_notes("0.4.14", "the jax_array flag removed"),
+        refs.release_notes("0.4.26", "jax_parallel_functions_output_gda removed"),
+        refs.array_migration("How to enable jax.Array?"),
+        refs.array_migration("How can I disable jax.Array for now?"),
+    )
     strings = frozenset(FLAGS) | frozenset(ENV_VARS)
     attributes = frozenset(FLAGS)
     doc = """

@@ -1,8 +1,9 @@
-"""JAX502 jax-config-module: ``from jax.config import config`` / ``import jax.config`` -> ``jax.config``.
+"""JAX502 jax-config-module: ``from jax.config import config`` / ``import jax.config`` ->
+``jax.config``.
 
-Implements catalog row CFG-7: the ``jax.config.config`` object and ``define_*`` helpers were
-removed in JAX 0.4.25, ``import jax.config`` was deprecated in 0.4.25 and the submodule removed
-in 0.4.29 (CL 0.4.25, CL 0.4.29; PROBE: ``import jax.config`` fails on 0.4.30 and 0.10.2).  The
+The ``jax.config.config`` object and ``define_*`` helpers were removed in JAX 0.4.25,
+``import jax.config`` was deprecated in 0.4.25 and the submodule removed in 0.4.29 (release
+notes of both; ``import jax.config`` fails on real jax 0.4.30 and 0.10.2).  The
 Config object itself has always been the attribute ``jax.config`` of the ``jax`` package.
 """
 
@@ -12,6 +13,7 @@ from typing import List, Set
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import dotted_name
@@ -29,7 +31,10 @@ class JaxConfigModule(Rule):
     needs_jax = None  # ``jax.config`` (the Config object) exists on every JAX release
     deprecated_in = "0.4.25"
     removed_in = "0.4.29"
-    catalog = ("CFG-7",)
+    references = (
+        refs.release_notes("0.4.25", "jax.config.config removed, import jax.config deprecated"),
+        refs.release_notes("0.4.29", "the jax.config submodule removed"),
+    )
     names = frozenset({LEGACY_OBJECT})
     # The submodule: ``import jax.config`` wakes the rule up, and an import of it left unused
     # is removed.  (``from jax import config`` has the same dotted name; unused, it goes too.)

@@ -1,8 +1,9 @@
-"""JAX401 live-buffers: ``len(device.live_buffers())`` -> count of ``jax.live_arrays()`` on the device.
+"""JAX401 live-buffers: ``len(device.live_buffers())`` -> count of ``jax.live_arrays()`` on the
+device.
 
-Implements catalog row DEV-5 (``docs/jax_array_migration.md``: "live_buffers replaced with
-live_arrays"; PROBE: ``Device.live_buffers()`` returns ``[]`` with a DeprecationWarning on
-jaxlib 0.4.13, 0.4.30 and 0.10.2, and jaxlib's ``py_device.cc`` hard-codes an empty list).
+The jax.Array migration guide, "live_buffers replaced with live_arrays".  Run on real jaxlib
+0.4.13, 0.4.30 and 0.10.2, ``Device.live_buffers()`` returns ``[]`` with a DeprecationWarning
+(jaxlib's ``py_device.cc`` hard-codes an empty list).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, dotted_parts, fast_visit
@@ -52,7 +54,11 @@ class LiveBuffers(Rule):
     needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
     needs_jax = "0.4.1"
     deprecated_in = "0.4.1"
-    catalog = ("DEV-5",)
+    references = (
+        refs.release_notes("0.4.1", "jax.Array is the default array type"),
+        refs.array_migration("live_buffers replaced with live_arrays"),
+        refs.api("jax.live_arrays"),
+    )
     attributes = frozenset({"live_buffers"})
     doc = f"""
     **What it does.** Rewrites the leak counter `len(device.live_buffers())` to

@@ -1,14 +1,14 @@
 """JAX604 make-mesh: ``Mesh(mesh_utils.create_device_mesh(shape), names)`` -> ``jax.make_mesh``;
 JAX608 make-mesh-axis-types: a bare ``jax.make_mesh(shape, names)`` gets explicit Auto axis types.
 
-Implements catalog row MESH-7: ``jax.make_mesh`` was added in 0.4.32 (yanked; usable from
-0.4.33); ``axis_types=tuple[AxisType, ...]`` settled in 0.5.3; from 0.9.0 omitting it gives
-Explicit axes (PROBE D: a sharded-contracting matmul then raises ShardingTypeError), so the
-rewrite always spells ``axis_types=(jax.sharding.AxisType.Auto,) * n`` from 0.5.3 on.
-``create_device_mesh`` itself is not deprecated: this is a modernisation, kept behaviour-
-preserving (no ``devices=``/other options, which make_mesh handles differently).
-JAX608 covers code that already calls ``jax.make_mesh`` without ``axis_types`` (Auto up to
-0.8.x, Explicit from 0.9.0: CL 0.8.1 warning, PROBE 0.10.2).
+``jax.make_mesh`` was added in 0.4.32 (yanked; usable from 0.4.33); ``axis_types=tuple[AxisType,
+...]`` settled in 0.5.3; from 0.9.0 omitting it gives Explicit axes (on real JAX a
+sharded-contracting matmul then raises ShardingTypeError), so the rewrite always spells
+``axis_types=(jax.sharding.AxisType.Auto,) * n`` from 0.5.3 on. ``create_device_mesh`` itself is
+not deprecated: this is a modernisation, kept behaviour- preserving (no ``devices=``/other
+options, which make_mesh handles differently). JAX608 covers code that already calls
+``jax.make_mesh`` without ``axis_types`` (Auto up to 0.8.x, Explicit from 0.9.0: jax 0.8.1
+release notes; checked on jax 0.10.2).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.astfacts import Facts
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
@@ -36,7 +37,10 @@ class MakeMesh(Rule):
     summary = "Mesh(mesh_utils.create_device_mesh(shape), names) -> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
     safety = Safety.SAFE
     needs_jax = "0.4.33"
-    catalog = ("MESH-7",)
+    references = (
+        refs.api("jax.make_mesh"),
+        refs.explicit_sharding(),
+    )
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Rewrites `Mesh(mesh_utils.create_device_mesh(shape), names)` to
@@ -145,14 +149,17 @@ EXPLICIT_DEFAULT_FROM = parse_version("0.9.0")
 
 
 class MakeMeshAxisTypes(Rule):
-    """Second rule of this module (MESH-7's axis_types history): a bare ``jax.make_mesh``."""
+    """Second rule of this module (``make_mesh``'s axis_types history): a bare ``jax.make_mesh``."""
 
     code = "JAX608"
     name = "make-mesh-axis-types"
     summary = "jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n"
     safety = Safety.SAFE
     needs_jax = "0.5.3"
-    catalog = ("MESH-7",)
+    references = (
+        refs.api("jax.make_mesh"),
+        refs.explicit_sharding(),
+    )
     names = frozenset({"jax.make_mesh"})
     names_are_legacy = False
     doc = """

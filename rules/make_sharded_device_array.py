@@ -1,9 +1,10 @@
 """JAX305 make-sharded-device-array: ``pxla.make_sharded_device_array`` with the plain pmap
 layout -> ``jax.make_array_from_single_device_arrays`` over a 1-D mesh.
 
-Implements catalog row ARR-6 (deprecated 0.4.6, removed 0.4.14; MIG "Creating jax.Array"
-names the replacement, and PMAPDOC's NamedSharding notes give the rank-preserving layout:
-a 1-D mesh with ``P('x')`` over the stacked leading axis, shards of shape ``(1, ...)``).
+Deprecated in jax 0.4.6, removed in 0.4.14 (release notes); the jax.Array migration guide
+("Creating jax.Array") names the replacement, and the "Migrating to the new jax.pmap" guide
+gives the rank-preserving layout: a 1-D mesh with ``P('x')`` over the stacked leading axis,
+shards of shape ``(1, ...)``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,18 @@ from typing import List, Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
-from rules._gda import _assigned_values, _assignments, called, bind_arguments, is_simple, positional_args
+from rules._gda import (
+    _assigned_values,
+    _assignments,
+    bind_arguments,
+    called,
+    is_simple,
+    positional_args,
+)
 
 PXLA_MODULES = ("jax.interpreters.pxla", "jax.pxla", "jax._src.interpreters.pxla")
 SPEC_MODULES = PXLA_MODULES + ("jax.sharding", "jax._src.sharding_specs")
@@ -84,7 +93,13 @@ class MakeShardedDeviceArray(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.14"
-    catalog = ("ARR-6",)
+    references = (
+        refs.release_notes("0.4.6", "make_sharded_device_array deprecated"),
+        refs.release_notes("0.4.14", "make_sharded_device_array removed"),
+        refs.array_migration("Creating jax.Array"),
+        refs.pmap_migration(),
+        refs.api("jax.make_array_from_single_device_arrays"),
+    )
     names = frozenset(f"{m}.make_sharded_device_array" for m in PXLA_MODULES)
     doc = """
     **What it does.** Rewrites `pxla.make_sharded_device_array(aval, sharding_spec,
@@ -103,7 +118,7 @@ class MakeShardedDeviceArray(Rule):
     0.10.0.
 
     **Safety.** Unsafe: the array holds the same values on the same devices, but its shards
-    are rank-preserving, `(1, ...)` instead of `(...)` (PMAPDOC), so code reading
+    are rank-preserving, `(1, ...)` instead of `(...)` (JAX's pmap migration guide), so code reading
     `addressable_shards[i].data` or feeding the array to `pmap` sees different shard shapes.
 
     **Not rewritten.** Any other ShardingSpec (`Chunked`, `Replicated`, several mesh

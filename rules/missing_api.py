@@ -17,12 +17,12 @@ from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.textgate import TextGate
 from migrator.version import Version
 from rules._api_history import Absence, history
-
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
@@ -33,6 +33,10 @@ class MissingApi(Rule):
     name = "missing-api"
     summary = "report any JAX name missing from some release of the target range (from every release's API)"
     safety = Safety.MANUAL
+    references = (
+        refs.CHANGELOG_PAGE,
+        refs.api_compatibility(),
+    )
     names_are_legacy = False
     backstop = True
     parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word

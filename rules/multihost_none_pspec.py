@@ -1,8 +1,8 @@
 """JAX307 multihost-none-pspec: ``None`` pspecs of the multihost array converters -> ``P()``.
 
-Implements catalog row MH-3 (SAFE).  Changelog 0.4.13: ``None`` is no longer a valid pspec
-for ``multihost_utils.host_local_array_to_global_array`` and
-``global_array_to_host_local_array``; use ``PartitionSpec()`` to replicate.
+Safe.  jax 0.4.13 release notes: ``None`` is no longer a valid pspec for
+``multihost_utils.host_local_array_to_global_array`` and ``global_array_to_host_local_array``;
+use ``PartitionSpec()`` to replicate.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 
@@ -24,7 +25,12 @@ class MultihostNonePspec(Rule):
     summary = "None pspecs in host_local_array_to_global_array / global_array_to_host_local_array -> P()"
     safety = Safety.SAFE
     needs_jax = "0.4.1"
-    catalog = ("MH-3",)
+    references = (
+        refs.release_notes(
+            "0.4.13", "None is no longer a valid pspec for the multihost array converters"
+        ),
+        refs.api("jax.experimental.multihost_utils.host_local_array_to_global_array"),
+    )
     names = frozenset(
         {f"{MULTIHOST}.host_local_array_to_global_array", f"{MULTIHOST}.global_array_to_host_local_array"}
     )

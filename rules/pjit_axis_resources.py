@@ -1,9 +1,9 @@
 """JAX201 pjit-axis-resources: ``in_axis_resources``/``out_axis_resources`` -> ``*_shardings``.
 
-Implements catalog row PJ-2 (jax 0.4.4 adds ``in_shardings``; 0.4.9 deprecates the old
-keywords; 0.4.14 removes them: "a safe and trivial name replacement", CL 0.4.14).  Also
-spreads literal ``**dict(...)``/``**{...}`` keyword dicts and renames the keys of a local
-``kw = dict(...)`` used only as ``**kw`` in pjit calls.
+Release notes: jax 0.4.4 adds ``in_shardings``; 0.4.9 deprecates the old keywords; 0.4.14
+removes them ("a safe and trivial name replacement").  Also spreads literal
+``**dict(...)``/``**{...}`` keyword dicts and renames the keys of a local ``kw = dict(...)``
+used only as ``**kw`` in pjit calls.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import List
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
@@ -26,7 +27,11 @@ class PjitAxisResources(Rule):
     needs_jax = "0.4.4"
     deprecated_in = "0.4.9"
     removed_in = "0.4.14"
-    catalog = ("PJ-2",)
+    references = (
+        refs.release_notes("0.4.4", "in_shardings and out_shardings added"),
+        refs.release_notes("0.4.9", "in_axis_resources and out_axis_resources deprecated"),
+        refs.release_notes("0.4.14", "in_axis_resources and out_axis_resources removed"),
+    )
     names = frozenset({"jax.experimental.pjit.pjit"})
     doc = """
     **What it does.** Renames pjit's `in_axis_resources=`/`out_axis_resources=` keywords to

@@ -1,21 +1,23 @@
-"""JAX202 pjit-to-jit: ``pjit(f, in_shardings=P(...))`` -> ``jax.jit(f, in_shardings=NamedSharding(mesh, P(...)))``.
+"""JAX202 pjit-to-jit: ``pjit(f, in_shardings=P(...))`` -> ``jax.jit(f,
+in_shardings=NamedSharding(mesh, P(...)))``.
 
-Implements catalog row PJ-1 and section 4.1 (jit gains in_shardings in 0.4.4, CL 0.4.4;
-0.4.14's pjit docstring says it "is now equivalent to jax.jit"; 0.7.0 makes everything but
-``fun`` keyword-only, CL 0.7.0; 0.8.0 deprecates ``jax.experimental.pjit.pjit``, CL 0.8.0)
-and gotcha 12.5: pjit resolves bare ``PartitionSpec``s and ``None`` against the ``with mesh:``
-resource env (``None`` = replicated), ``jax.jit`` does not (``None`` = unspecified; a bare P
-needs ``jax.set_mesh``).  So every P leaf becomes ``NamedSharding(mesh, p)`` and every
-``None`` leaf ``NamedSharding(mesh, P())``; the catalog's warning against "bare P + set_mesh"
-(gotcha 12.6) is why this rule never emits ``jax.set_mesh``.
+Release notes: jit gains in_shardings in jax 0.4.4; 0.4.14's pjit docstring says it "is now
+equivalent to jax.jit"; 0.7.0 makes everything but ``fun`` keyword-only; 0.8.0 deprecates
+``jax.experimental.pjit.pjit``.  Not a rename: pjit resolves bare ``PartitionSpec``s and
+``None`` against the ``with mesh:`` resource env (``None`` = replicated), ``jax.jit`` does not
+(``None`` = unspecified; a bare P needs ``jax.set_mesh``).  So every P leaf becomes
+``NamedSharding(mesh, p)`` and every ``None`` leaf ``NamedSharding(mesh, P())``.  This rule
+never emits ``jax.set_mesh``: under it eager arrays become committed and replicated, which then
+conflicts with explicit jit shardings.
 """
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, dotted_parts
@@ -216,7 +218,12 @@ class PjitToJit(Rule):
     safety = Safety.SAFE
     needs_jax = "0.4.4"
     deprecated_in = "0.8.0"
-    catalog = ("PJ-1",)
+    references = (
+        refs.release_notes("0.4.4", "jax.jit accepts in_shardings and out_shardings"),
+        refs.release_notes("0.8.0", "jax.experimental.pjit.pjit deprecated"),
+        refs.api("jax.jit"),
+        refs.module("jax.sharding"),
+    )
     names = frozenset(PJIT_NAMES)
     doc = """
     **What it does.** Replaces `jax.experimental.pjit.pjit` with `jax.jit`.  Every bare

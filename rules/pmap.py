@@ -1,10 +1,10 @@
 """JAX804 pmap: report ``jax.pmap`` with the jit + shard_map recipe (report only).
 
-Implements catalog row OTH-1 (HUMAN).  ``jax.pmap`` is *not* deprecated and still works: from
-JAX 0.8.0 it is "in maintenance mode" and re-implemented on ``jax.jit`` + ``jax.shard_map``
-(changelog 0.8.0); the C++ pmap and ``PmapSharding`` were removed in 0.10.0 (changelog 0.10.0).
-The migration guide (docs/migrate_pmap.md) recommends ``jax.jit(jax.shard_map(...))``, which
-changes block ranks, so a person has to do it.
+Report only.  ``jax.pmap`` is *not* deprecated and still works: from JAX 0.8.0 it is "in
+maintenance mode" and re-implemented on ``jax.jit`` + ``jax.shard_map`` (jax 0.8.0 release
+notes); the C++ pmap and ``PmapSharding`` were removed in 0.10.0 (release notes).  JAX's
+"Migrating to the new jax.pmap" guide recommends ``jax.jit(jax.shard_map(...))``, which changes
+block ranks, so a person has to do it.
 
 Noise: the rule runs only for targets >= 0.8.0 (``needs_jax``), where pmap is in maintenance
 mode and ``jax.shard_map`` exists; code that must still run on older JAX gets no finding.  It
@@ -15,6 +15,7 @@ silence it per line with ``# jaxmigrate: ignore[JAX804]`` or per project with
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 
@@ -33,7 +34,13 @@ class Pmap(Rule):
     summary = "jax.pmap is in maintenance mode: report with the jax.jit(jax.shard_map(...)) recipe"
     safety = Safety.MANUAL
     needs_jax = "0.8.0"
-    catalog = ("OTH-1",)
+    references = (
+        refs.release_notes(
+            "0.8.0", "jax.pmap in maintenance mode, built on jax.jit and jax.shard_map"
+        ),
+        refs.pmap_migration(),
+        refs.shard_map_guide(),
+    )
     names = frozenset({"jax.pmap"})
     doc = """
     **What it does.** Reports every reference to `jax.pmap` (call, decorator,

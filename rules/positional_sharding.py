@@ -1,8 +1,8 @@
 """JAX603 positional-sharding: statically known ``PositionalSharding`` chains -> ``NamedSharding``.
 
-Implements catalog row MESH-4 (``jax.sharding.PositionalSharding`` deprecated in 0.6.0, removed
-in 0.7.0; ``F jax/sharding.py@0.6.0/0.7.0``) with the catalog's equivalence table (PROBE A:
-identical device -> index maps on 0.4.13 and 0.4.30): the final device-grid shape after the
+``jax.sharding.PositionalSharding`` was deprecated in 0.6.0 and removed in 0.7.0 (recorded in
+``jax/sharding.py`` at those releases, not in the changelog).  The equivalence (identical
+device -> index maps on real jax 0.4.13 and 0.4.30): the final device-grid shape after the
 reshapes names one mesh axis per grid axis larger than 1, replicated or size-1 axes become
 ``None`` in the spec, and transposes permute the spec.
 """
@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
@@ -72,7 +73,11 @@ class PositionalShardingRule(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.6.0"
     removed_in = "0.7.0"
-    catalog = ("MESH-4",)
+    references = (
+        refs.source_at("0.6.0", "jax/sharding.py", "PositionalSharding deprecated"),
+        refs.source_at("0.7.0", "jax/sharding.py", "PositionalSharding removed"),
+        refs.module("jax.sharding"),
+    )
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Rewrites `PositionalSharding` values whose device array and chain of
@@ -164,7 +169,7 @@ class PositionalShardingRule(Rule):
     def _plan(self, call: cst.Call, scope: Scope, ctx: Context) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
         state, devices = self._initial(call, scope, ctx)
         outer, ops = self._climb(call, ctx)
-        state, fresh = self._apply(state, ops, fresh_grid=True)
+        state, fresh = self._apply(state, ops)
         sharding = self._named(state, self._mesh(state, devices, scope, ctx), scope, ctx)
         edits: List[Tuple[cst.CSTNode, cst.BaseExpression]] = [(outer, sharding)]
         parent = ctx.parent(outer)
@@ -229,7 +234,7 @@ class PositionalShardingRule(Rule):
                 raise Unsupported(f"its .{attr} is used")
             return node, ops
 
-    def _apply(self, state: State, ops: Sequence[Tuple[str, cst.CSTNode]], fresh_grid: bool) -> Tuple[State, bool]:
+    def _apply(self, state: State, ops: Sequence[Tuple[str, cst.CSTNode]]) -> Tuple[State, bool]:
         """Apply the ops; ``fresh`` tells whether a reshape produced a new grid."""
         fresh = False
         for kind, node in ops:
@@ -323,7 +328,7 @@ class PositionalShardingRule(Rule):
             if parent.attr.value in ("mesh", "spec"):
                 return []  # already NamedSharding-compatible
             outer, ops = self._climb(use, ctx)
-            new_state, fresh = self._apply(state, ops, fresh_grid=False)
+            new_state, fresh = self._apply(state, ops)
             if fresh and new_state.mesh_shape() == state.mesh_shape():
                 fresh = False  # the same mesh: only the spec changes
             if fresh:

@@ -11,6 +11,7 @@ from typing import Dict, List, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 
@@ -22,6 +23,9 @@ class PrivateApi(Rule):
     name = "private-api"
     summary = "report uses of JAX's private jax._src modules (no compatibility promise)"
     safety = Safety.MANUAL
+    references = (
+        refs.api_compatibility("What is not covered?"),
+    )
     names = frozenset({PRIVATE})
     legacy_modules = frozenset({PRIVATE})
     names_are_legacy = False

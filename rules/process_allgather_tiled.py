@@ -1,11 +1,10 @@
 """JAX306 process-allgather-tiled: ``process_allgather(x)`` -> ``process_allgather(x, tiled=True)``.
 
-Implements catalog row MH-4 (COND) and gotcha 7.  ``tiled=False`` (the default) changed
-meaning twice: from jax 0.5.0 (commit b3833dc) a single-process call stacks a new leading
-axis (``(8,)`` -> ``(1, 8)``), and from 0.8.0 (CL 0.8.0) a non-fully-addressable array with
-``tiled=False`` raises.  ``tiled=True`` gives the old result on every version for global
-arrays and in single-process runs; for multi-process host-local inputs it changes the
-result, so those calls are only reported.
+Conditional.  ``tiled=False`` (the default) changed meaning twice: from jax 0.5.0 (JAX commit
+b3833dc) a single-process call stacks a new leading axis (``(8,)`` -> ``(1, 8)``), and from
+0.8.0 (release notes) a non-fully-addressable array with ``tiled=False`` raises.  ``tiled=True``
+gives the old result on every version for global arrays and in single-process runs; for
+multi-process host-local inputs it changes the result, so those calls are only reported.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._receivers import module_facts, receiver_tie
@@ -40,7 +40,15 @@ class ProcessAllgatherTiled(Rule):
     summary = "multihost_utils.process_allgather(x) -> process_allgather(x, tiled=True) where that keeps the old result"
     safety = Safety.SAFE
     needs_jax = "0.4.1"
-    catalog = ("MH-4",)
+    references = (
+        refs.commit(
+            "b3833dc", "jax 0.5.0: one process's process_allgather(tiled=False) adds an axis"
+        ),
+        refs.release_notes(
+            "0.8.0", "process_allgather(tiled=False) raises for non-addressable arrays"
+        ),
+        refs.api("jax.experimental.multihost_utils.process_allgather"),
+    )
     names = frozenset({f"{MULTIHOST}.process_allgather"})
     names_are_legacy = False  # process_allgather still exists: never drop its import
     doc = """

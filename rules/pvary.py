@@ -1,13 +1,14 @@
 """JAX602 pvary: ``jax.lax.pvary(x, axis)`` -> ``jax.lax.pcast(x, axis, to='varying')``.
 
-Implements catalog row SM-4 (``pcast`` added in 0.8.2, ``pvary`` deprecated in 0.8.2 and
-removed in 0.10.0; PROBE 0.10.2: ``jax.lax.pvary`` raises AttributeError).
+``pcast`` added in jax 0.8.2, ``pvary`` deprecated in 0.8.2 and removed in 0.10.0 (release
+notes); on jax 0.10.2 ``jax.lax.pvary`` raises AttributeError.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
@@ -25,7 +26,12 @@ class Pvary(Rule):
     needs_jax = "0.8.2"
     deprecated_in = "0.8.2"
     removed_in = "0.10.0"
-    catalog = ("SM-4",)
+    references = (
+        refs.release_notes(
+            "0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"
+        ),
+        refs.release_notes("0.10.0", "jax.lax.pvary removed"),
+    )
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Rewrites `jax.lax.pvary(x, axis_name)` to

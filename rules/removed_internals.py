@@ -1,16 +1,16 @@
 """JAX805 removed-internals: removed or internal parallelism-era APIs (report only).
 
-Implements catalog rows (all HUMAN):
-* OTH-2 ``jax.soft_pmap`` (deleted 0.3.18, changelog 0.3.18);
-* OTH-3 ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (deprecated
-  0.3.5, file gone at 0.3.16);
-* OTH-4 ``pmap(..., global_arg_shapes=)`` (removed 0.4.8, changelog 0.4.8);
-* OTH-7 ``jax.clear_backends`` (deprecated 0.4.26, removed 0.4.36);
-* OTH-8 members of ``jax.lib.xla_extension`` / ``xla_client`` / ``xla_bridge`` (deprecated
-  0.6.0, removed 0.8.0; PROBE: ``jax.lib.xla_extension`` gone on 0.10.2) and of
-  ``jaxlib.xla_extension`` (PROBE: gone);
-* OTH-9 members of ``jax.interpreters.pxla`` (deprecated 0.8.2, many removed 0.10.0/0.11.0);
-* OTH-11 ``jax.experimental.pjit.AUTO`` (PROBE: gone on 0.10.2).
+All need a person (release notes of the versions named):
+* ``jax.soft_pmap`` (deleted 0.3.18);
+* ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (deprecated 0.3.5, file
+  gone at 0.3.16);
+* ``pmap(..., global_arg_shapes=)`` (removed 0.4.8);
+* ``jax.clear_backends`` (deprecated 0.4.26, removed 0.4.36);
+* members of ``jax.lib.xla_extension`` / ``xla_client`` / ``xla_bridge`` (deprecated 0.6.0,
+  removed 0.8.0; ``jax.lib.xla_extension`` is gone on jax 0.10.2) and of
+  ``jaxlib.xla_extension`` (gone);
+* members of ``jax.interpreters.pxla`` (deprecated 0.8.2, many removed 0.10.0/0.11.0);
+* ``jax.experimental.pjit.AUTO`` (gone on jax 0.10.2).
 
 Names that other rules migrate (``pxla.ShardedDeviceArray``, ``pxla.Mesh``,
 ``xla_extension.DeviceArray``, ...) are never reported here: any name another registered rule
@@ -23,6 +23,7 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context
 from migrator.rule import REGISTRY, Example, Rule, Safety
 from migrator.scope import _catches_import_error, dotted_parts
@@ -124,7 +125,15 @@ class RemovedInternals(Rule):
     name = "removed-internals"
     summary = "soft_pmap, sharded_jit, pmap(global_arg_shapes=), pxla/xla_bridge/xla_client internals, clear_backends, pjit.AUTO: report"
     safety = Safety.MANUAL
-    catalog = ("OTH-2", "OTH-3", "OTH-4", "OTH-7", "OTH-8", "OTH-9", "OTH-11")
+    references = (
+        refs.release_notes("0.3.18", "jax.soft_pmap deleted"),
+        refs.release_notes("0.4.8", "pmap(global_arg_shapes=) removed"),
+        refs.release_notes("0.4.26", "jax.clear_backends deprecated"),
+        refs.release_notes("0.6.0", "jax.lib.xla_extension APIs deprecated"),
+        refs.release_notes("0.8.0", "deprecated jax.lib functions removed"),
+        refs.release_notes("0.8.2", "jax.interpreters.pxla deprecated"),
+        refs.api_compatibility(),
+    )
     names = frozenset(EXACT) | frozenset(MODULES)
     keywords = frozenset({"global_arg_shapes"})
     legacy_modules = frozenset(MODULES)

@@ -1,17 +1,17 @@
 """JAX806 removed-modules: imports of whole modules that no longer exist.
 
-Catalog rows and changelog entries (each module verified absent on the installed JAX 0.10.2
+From JAX's release notes and source (each module verified absent on the installed JAX 0.10.2
 with ``importlib.import_module``):
 
-* MESH-3 / table 1.2: ``jax.experimental.maps`` (deprecated 0.4.26, file absent at 0.4.31);
-  MESH-8 for what replaces the implicit mesh ``maps.thread_resources`` exposed;
-* GDA section (commit 634035a, file absent at 0.4.7): ``jax.experimental.global_device_array``
-  and its implementation module ``jax._src.global_device_array``;
-* GDA-11: ``jax.experimental.gda_serialization`` (removed 0.4.11);
-* OTH-3: ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (gone at 0.3.16);
-* ARR-7: the ``jax.xla`` / ``jax.pxla`` aliases (removed 0.4.14);
-* OTH-8: ``jax.lib.xla_extension``, ``jax.lib.xla_client``, ``jax.lib.xla_bridge`` and
-  ``jaxlib.xla_extension`` (internals removed 0.8.0; PROBE: the modules are gone on 0.10.2;
+* ``jax.experimental.maps`` (deprecated 0.4.26, file absent at 0.4.31); ``with
+  jax.set_mesh(mesh):`` replaces the implicit mesh ``maps.thread_resources`` exposed;
+* ``jax.experimental.global_device_array`` and its implementation module
+  ``jax._src.global_device_array`` (JAX commit 634035a, file absent at 0.4.7);
+* ``jax.experimental.gda_serialization`` (removed 0.4.11);
+* ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (gone at 0.3.16);
+* the ``jax.xla`` / ``jax.pxla`` aliases (removed 0.4.14);
+* ``jax.lib.xla_extension``, ``jax.lib.xla_client``, ``jax.lib.xla_bridge`` and
+  ``jaxlib.xla_extension`` (internals removed 0.8.0; the modules are gone on jax 0.10.2;
   gated at 0.10.0 because the module removal release is not pinned down).
 
 Two things happen:
@@ -36,10 +36,12 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context
 from migrator.rule import REGISTRY, Example, Rule, Safety
 from migrator.scope import _catches_import_error, dotted_name, dotted_parts
 from migrator.version import parse_version
+from rules._gda import GDA_HISTORY
 
 # Module -> the first JAX release without it (the rule acts only when the target is at least
 # that release).
@@ -133,7 +135,13 @@ class RemovedModules(Rule):
     name = "removed-modules"
     summary = "imports of removed modules (maps, GDA, sharded_jit, xla_extension...): drop dotted ones left unused, report the rest"
     safety = Safety.SAFE
-    catalog = ("MESH-3", "MESH-8", "GDA-11", "OTH-3", "ARR-7", "OTH-8")
+    references = (
+        refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
+        refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
+        refs.release_notes("0.4.26", "jax.experimental.maps deprecated"),
+        refs.release_notes("0.4.31", "xmap and jax.experimental.maps deleted"),
+        GDA_HISTORY[1],
+    )
     removed_in = "0.4.31"
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
     legacy_modules = frozenset(REMOVED)
@@ -152,7 +160,7 @@ class RemovedModules(Rule):
       `jax.experimental.gda_serialization` that no other rule migrates (for example
       `thread_resources`) are reported with what to use instead.  `thread_resources` has no
       public replacement: pass explicit `NamedSharding(mesh, P(...))` shardings, or enter the
-      mesh with `with jax.set_mesh(mesh):` (catalog MESH-8).
+      mesh with `with jax.set_mesh(mesh):` (see JAX607).
     * Any other import of these modules still there when nothing else changes (a name no rule
       could rewrite, a re-export, a use the user suppressed) is reported on its line: it fails
       with ModuleNotFoundError on the target.

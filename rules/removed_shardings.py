@@ -1,14 +1,15 @@
 """JAX609 removed-shardings: ``GSPMDSharding`` and ``PmapSharding`` are gone; use NamedSharding.
 
-Catalog MESH-5 (``jax.sharding.GSPMDSharding``: deprecated 0.6.0, removed 0.7.0, recorded in
-jax/sharding.py at those tags, not in the changelog) and MESH-6 (``jax.sharding.PmapSharding``:
-deprecated 0.8.1, removed 0.10.0, changelog 0.8.1 and 0.10.0).  Both are HUMAN in the catalog:
-a GSPMDSharding wraps an OpSharding proto with no mesh, and a PmapSharding's shards are
-rank-reducing while a NamedSharding's are not, so the replacement needs a person.
+``jax.sharding.GSPMDSharding``: deprecated 0.6.0, removed 0.7.0 (recorded in jax/sharding.py at
+those releases, not in the changelog); ``jax.sharding.PmapSharding``: deprecated 0.8.1, removed
+0.10.0 (release notes of both).  Both need a person: a GSPMDSharding wraps an OpSharding proto
+with no mesh, and a PmapSharding's shards are rank-reducing while a NamedSharding's are not, so
+the replacement needs a person.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.version import parse_version
@@ -35,7 +36,13 @@ class RemovedShardings(Rule):
     safety = Safety.MANUAL
     deprecated_in = "0.6.0"
     removed_in = "0.7.0"
-    catalog = ("MESH-5", "MESH-6")
+    references = (
+        refs.source_at("0.6.0", "jax/sharding.py", "GSPMDSharding deprecated"),
+        refs.source_at("0.7.0", "jax/sharding.py", "GSPMDSharding removed"),
+        refs.release_notes("0.8.1", "PmapSharding deprecated"),
+        refs.release_notes("0.10.0", "PmapSharding removed"),
+        refs.module("jax.sharding"),
+    )
     names = frozenset(REMOVED)
     doc = """
     **What it does.** Reports every use and import of `jax.sharding.GSPMDSharding` (for targets

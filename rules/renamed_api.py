@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import REGISTRY, Example, Rule, Safety
 from migrator.version import Version
@@ -54,6 +55,10 @@ class RenamedApi(RenameRule):
     name = "renamed-api"
     summary = "removed names whose replacement is the same object (jax.core.Primitive -> jax.extend.core.Primitive, ...): renamed"
     safety = Safety.SAFE
+    references = (
+        refs.CHANGELOG_PAGE,
+        refs.api_compatibility(),
+    )
     import_directly = True  # ``import jax`` does not load jax.extend.*
     doc = """
     **What it does.** Renames references and imports of removed JAX names to their

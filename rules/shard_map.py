@@ -1,22 +1,31 @@
 """JAX601 shard-map: ``jax.experimental.shard_map.shard_map`` -> ``jax.shard_map``.
 
-Implements catalog section 9, rows SM-1 (keyword-only signature, 0.6.1 adds ``jax.shard_map``,
-0.8.0 deprecates the experimental one), SM-2 (``check_rep`` -> ``check_vma`` is a semantic
-change since 0.6.0: scan/fori_loop/while_loop carries that start replicated are rejected) and
-SM-3 (``auto=A`` -> ``axis_names=frozenset(mesh.axis_names) - A``, the formula the experimental
+The keyword-only signature (0.6.1 adds ``jax.shard_map``, 0.8.0 deprecates the experimental
+one: release notes), ``check_rep`` -> ``check_vma`` (a semantic change since 0.6.0:
+scan/fori_loop/while_loop carries that start replicated are rejected) and ``auto=A`` ->
+``axis_names=frozenset(mesh.axis_names) - A`` (the formula the experimental
 wrapper used in 0.6.1-0.7.2; ``auto=`` was removed from the experimental API in 0.8.0).
 """
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
-from rules._mesh import append_arg, is_literal, is_simple_reference, keyword_arg, loop_carry_in, function_named, with_separators
+from rules._mesh import (
+    append_arg,
+    function_named,
+    is_literal,
+    is_simple_reference,
+    keyword_arg,
+    loop_carry_in,
+    with_separators,
+)
 
 LEGACY = "jax.experimental.shard_map.shard_map"
 MODERN = "jax.shard_map"
@@ -38,7 +47,11 @@ class ShardMap(Rule):
     safety = Safety.SAFE
     needs_jax = "0.6.1"
     deprecated_in = "0.8.0"
-    catalog = ("SM-1", "SM-2", "SM-3")
+    references = (
+        refs.release_notes("0.8.0", "jax.experimental.shard_map deprecated"),
+        refs.shard_map_guide(),
+        refs.api("jax.shard_map"),
+    )
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Replaces the experimental `shard_map` with `jax.shard_map`, in calls and

@@ -1,15 +1,17 @@
 """JAX102 sharded-device-array: ``ShardedDeviceArray`` as a type becomes ``jax.Array``.
 
-Catalog row ARR-5 (jax 0.4.7 changelog: deprecated; 0.4.14: removed; the jax.Array migration
-guide gives the isinstance predicate).  Catalog gotcha 11: on 0.4.13 ``isinstance(pmap_out,
-ShardedDeviceArray)`` is already False, so the predicate is an unsafe fix.
+Deprecated in jax 0.4.7, removed in 0.4.14 (release notes); the jax.Array migration guide
+("New public type named jax.Array") gives the isinstance predicate.  On real jax 0.4.13
+``isinstance(pmap_out, ShardedDeviceArray)`` is already False, so the predicate is an unsafe
+fix.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
-from rules._arrays import report_string_annotations, predicate_fix, type_reference
+from rules._arrays import predicate_fix, report_string_annotations, type_reference
 from rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
@@ -25,7 +27,11 @@ class ShardedDeviceArray(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.7"
     removed_in = "0.4.14"
-    catalog = ("ARR-5",)
+    references = (
+        refs.release_notes("0.4.7", "ShardedDeviceArray deprecated"),
+        refs.release_notes("0.4.14", "ShardedDeviceArray removed"),
+        refs.array_migration("New public type named jax.Array"),
+    )
     names = frozenset(
         {
             "jax.interpreters.pxla.ShardedDeviceArray",

@@ -1,17 +1,17 @@
 """JAX205 sharding-imports: PartitionSpec, Mesh and the sharding classes move to ``jax.sharding``.
 
-Implements catalog rows PJ-4 (PartitionSpec from ``jax.experimental``, ``.pjit``,
-``jax.interpreters.pxla``, the GDA module; CL 0.4.1, 0.4.4, 0.4.11), PJ-5
-(``jax.experimental.pjit.NamedSharding``; ``jax.sharding.MeshPspecSharding``, removed 0.4.12),
-PJ-8 (``OpShardingSharding`` -> ``GSPMDSharding``, which is itself gone from 0.7.0), PJ-9
-(``XLACompatibleSharding`` -> ``Sharding``; deprecated 0.4.29, removed 0.4.34), MESH-1
-(``jax.experimental.maps.Mesh``, ``jax.interpreters.pxla.Mesh``) and MESH-2 (the lowercase
-``maps.mesh(devices, names)`` context manager, removed 0.3.8).  Only these names are touched:
+PartitionSpec from ``jax.experimental``, ``.pjit``, ``jax.interpreters.pxla`` and the GDA module
+(release notes of 0.4.1, 0.4.4, 0.4.11); ``jax.experimental.pjit.NamedSharding`` and
+``jax.sharding.MeshPspecSharding`` (removed 0.4.12); ``OpShardingSharding`` -> ``GSPMDSharding``
+(itself gone from 0.7.0); ``XLACompatibleSharding`` -> ``Sharding`` (deprecated 0.4.29, removed
+0.4.34); ``jax.experimental.maps.Mesh``, ``jax.interpreters.pxla.Mesh`` and the lowercase
+``maps.mesh(devices, names)`` context manager (removed 0.3.8).  Only these names are touched:
 the rest of ``jax.experimental.maps`` (``xmap``, ``thread_resources``) belongs to other rules.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.rule import Example, Safety
 from rules._renames import Move, RenameRule, names_of
 
@@ -21,19 +21,19 @@ _GSPMD_NOTE = (
 )
 
 MOVES = (
-    # PJ-4
+    # PartitionSpec (jax 0.4.1 release notes: out of experimental)
     Move("jax.experimental.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
     Move("jax.experimental.pjit.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
     Move("jax.interpreters.pxla.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
     Move("jax.experimental.global_device_array.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
-    # MESH-1 / MESH-2
+    # Mesh, and the lowercase maps.mesh context manager
     Move("jax.experimental.maps.Mesh", "jax.sharding.Mesh", "0.4.1"),
     Move("jax.interpreters.pxla.Mesh", "jax.sharding.Mesh", "0.4.1"),
     Move("jax.experimental.maps.mesh", "jax.sharding.Mesh", "0.4.1"),
-    # PJ-5
+    # NamedSharding and its old name
     Move("jax.experimental.pjit.NamedSharding", "jax.sharding.NamedSharding", "0.4.1"),
     Move("jax.sharding.MeshPspecSharding", "jax.sharding.NamedSharding", "0.4.1"),
-    # PJ-8
+    # OpShardingSharding (jax 0.4.5 renamed it GSPMDSharding, gone in 0.7.0)
     Move(
         "jax.sharding.OpShardingSharding",
         "jax.sharding.GSPMDSharding",
@@ -41,7 +41,7 @@ MOVES = (
         "0.7.0",
         note=_GSPMD_NOTE,
     ),
-    # PJ-9
+    # XLACompatibleSharding (jax 0.4.29 release notes: use Sharding)
     Move("jax.sharding.XLACompatibleSharding", "jax.sharding.Sharding", "0.4.1"),
 )
 
@@ -57,7 +57,13 @@ class ShardingImports(RenameRule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.4"
     removed_in = "0.4.11"
-    catalog = ("PJ-4", "PJ-5", "PJ-8", "PJ-9", "MESH-1", "MESH-2")
+    references = (
+        refs.release_notes("0.4.1", "PartitionSpec and Mesh move to jax.sharding"),
+        refs.release_notes("0.4.4", "the old PartitionSpec, Mesh and NamedSharding paths warn"),
+        refs.release_notes("0.4.11", "the old paths removed"),
+        refs.release_notes("0.4.29", "XLACompatibleSharding deprecated"),
+        refs.module("jax.sharding"),
+    )
     moves = MOVES
     names = names_of(MOVES)
     doc = """

@@ -1,14 +1,15 @@
 """JAX406 to-py: ``x.to_py()`` -> ``np.asarray(x)``.
 
-Implements catalog row ARR-10 (SAFE).  Changelog: jax 0.3.17 deprecates ``to_py`` and says to
-use ``np.asarray(x)``; ``jax.Array`` (the default from 0.4.1) never had the method.  Receivers
-are checked with ``rules._receivers``.
+Safe.  jax 0.3.17's release notes deprecate ``to_py`` and say to use ``np.asarray(x)``;
+``jax.Array`` (the default from 0.4.1) never had the method.  Receivers are checked with
+``rules._receivers``.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from rules._receivers import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
@@ -21,7 +22,10 @@ class ToPy(Rule):
     safety = Safety.SAFE
     deprecated_in = "0.3.17"
     removed_in = "0.4.1"
-    catalog = ("ARR-10",)
+    references = (
+        refs.release_notes("0.3.17", "to_py deprecated; use np.asarray"),
+        refs.release_notes("0.4.1", "jax.Array, which has no to_py, is the default"),
+    )
     attributes = frozenset({"to_py"})
     doc = """
     **What it does.** Replaces `x.to_py()` with `np.asarray(x)` (reusing the module's NumPy

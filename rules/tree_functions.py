@@ -1,15 +1,17 @@
-"""JAX701 tree-functions: the removed top-level tree utilities -> ``jax.tree.*`` / ``jax.tree_util.*``.
+"""JAX701 tree-functions: the removed top-level tree utilities -> ``jax.tree.*`` /
+``jax.tree_util.*``.
 
-Implements catalog rows TREE-1..4: ``jax.tree_multimap``/``jax.tree_util.tree_multimap``
-(deprecated 0.3.5, removed 0.3.16), ``jax.tree_map`` (deprecated 0.4.26, removed 0.6.0),
+Release notes: ``jax.tree_multimap``/``jax.tree_util.tree_multimap`` (deprecated 0.3.5, removed
+0.3.16), ``jax.tree_map`` (deprecated 0.4.26, removed 0.6.0),
 ``jax.tree_{flatten,leaves,structure,unflatten,transpose}`` and ``jax.treedef_is_leaf``
 (FutureWarning on call from 0.3.15, on access from 0.4.25, removed 0.6.0).  The ``jax.tree``
-module exists from 0.4.25 (changelog 0.4.25; PROBE: missing on 0.4.13), so older targets get
-the ``jax.tree_util.tree_*`` spelling.
+module exists from 0.4.25 (release notes; jax 0.4.13 has none), so older targets get the
+``jax.tree_util.tree_*`` spelling.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._tree import TREE_FUNCTIONS, replacement_for
@@ -23,7 +25,13 @@ class TreeFunctions(Rule):
     needs_jax = None  # jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
     deprecated_in = "0.4.26"
     removed_in = "0.6.0"
-    catalog = ("TREE-1", "TREE-2", "TREE-3", "TREE-4")
+    references = (
+        refs.release_notes("0.3.5", "tree_multimap deprecated"),
+        refs.release_notes("0.3.16", "tree_multimap removed"),
+        refs.release_notes("0.4.25", "the jax.tree module added"),
+        refs.release_notes("0.4.26", "jax.tree_map deprecated"),
+        refs.release_notes("0.6.0", "jax.tree_map and the top-level tree functions removed"),
+    )
     names = frozenset(TREE_FUNCTIONS)
     doc = """
     **What it does.** Replaces the top-level tree utilities `jax.tree_map`,

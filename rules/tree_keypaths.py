@@ -1,14 +1,15 @@
 """JAX703 tree-keypaths: the pre-0.4.6 key-path API, removed in JAX 0.4.24 (report only).
 
-Implements catalog row TREE-6 (HUMAN): ``jax.tree_util.register_keypaths``,
-``AttributeKeyPathEntry`` and ``GetitemKeyPathEntry`` were replaced in 0.4.6 by
-``register_pytree_with_keys`` and the key classes ``GetAttrKey``, ``SequenceKey``,
-``DictKey`` (changelog 0.4.6), and removed in 0.4.24 (changelog 0.4.24).  The new
-registration takes a different callback (children *with* keys), so a person has to write it.
+Needs a person: ``jax.tree_util.register_keypaths``, ``AttributeKeyPathEntry`` and
+``GetitemKeyPathEntry`` were replaced in 0.4.6 by ``register_pytree_with_keys`` and the key
+classes ``GetAttrKey``, ``SequenceKey``, ``DictKey`` (jax 0.4.6 release notes), and removed in
+0.4.24 (release notes).  The new registration takes a different callback (children *with* keys),
+so a person has to write it.
 """
 
 from __future__ import annotations
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 
@@ -39,7 +40,11 @@ class TreeKeypaths(Rule):
     needs_jax = "0.4.6"
     deprecated_in = "0.4.6"
     removed_in = "0.4.24"
-    catalog = ("TREE-6",)
+    references = (
+        refs.release_notes("0.4.6", "register_pytree_with_keys and the key classes added"),
+        refs.release_notes("0.4.24", "register_keypaths and the old key-path entries removed"),
+        refs.pytrees("Explicit key paths"),
+    )
     names = frozenset(MESSAGES)
     doc = """
     **What it does.** Reports every use of the first key-path API:

@@ -1,16 +1,16 @@
 """JAX605 use-mesh: ``jax.sharding.use_mesh`` / ``jax.sharding.set_mesh`` -> ``jax.set_mesh``.
 
-Implements catalog rows MESH-9 (``use_mesh`` exists 0.5.0-0.7.0; CL 0.7.1 "Exposed
-``jax.set_mesh`` which acts as a global setter and a context manager. Removed
-``jax.sharding.use_mesh`` in favor of ``jax.set_mesh``") and MESH-10 (0.5.3-0.7.0
-``jax.sharding.set_mesh`` is a global setter returning the previous mesh, not a context
-manager; PROBE 0.5.3/0.6.0/0.6.1).
+``use_mesh`` exists in 0.5.0-0.7.0; the jax 0.7.1 release notes expose ``jax.set_mesh``, a
+global setter and a context manager, and remove ``jax.sharding.use_mesh`` in its favour.  In
+0.5.3-0.7.0 ``jax.sharding.set_mesh`` is a global setter returning the previous mesh, not a
+context manager (checked on jax 0.5.3, 0.6.0 and 0.6.1).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
@@ -27,7 +27,10 @@ class UseMesh(Rule):
     safety = Safety.SAFE
     needs_jax = "0.7.1"
     removed_in = "0.7.1"
-    catalog = ("MESH-9", "MESH-10")
+    references = (
+        refs.release_notes("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
+        refs.api("jax.set_mesh"),
+    )
     names = frozenset({USE_MESH, OLD_SET_MESH})
     doc = """
     **What it does.** Rewrites `jax.sharding.use_mesh(mesh)` (a context manager) to

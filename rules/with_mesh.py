@@ -1,12 +1,12 @@
 """JAX607 with-mesh: ``with mesh:`` (a Mesh as a context manager) is deprecated in JAX 0.10.1.
 
-Implements catalog row MESH-8 (CL 0.10.1: "``with mesh:`` context manager has been deprecated.
-Please use ``with jax.set_mesh(mesh):``"; PROBE: warns on 0.10.2).  It is not a drop-in: the
-block sets the legacy resource env read by pjit, by ``with_sharding_constraint`` with a bare
-PartitionSpec and by xmap, while ``jax.set_mesh`` sets the mesh read by ``jax.jit``,
-``jax.shard_map(mesh=None)`` and sharding-in-types (and commits eagerly created arrays).
-So the rule reports, with the catalog's recommended order, and only removes the ``with``
-when everything inside is visibly independent of the resource env.
+The jax 0.10.1 release notes deprecate the ``with mesh:`` context manager in favour of ``with
+jax.set_mesh(mesh):`` (it warns on jax 0.10.2).  It is not a drop-in: the block sets the legacy
+resource env read by pjit, by ``with_sharding_constraint`` with a bare PartitionSpec and by
+xmap, while ``jax.set_mesh`` sets the mesh read by ``jax.jit``, ``jax.shard_map(mesh=None)`` and
+sharding-in-types (and commits eagerly created arrays). So the rule reports (first pin shardings
+explicitly, as JAX202 does, then drop the block), and only removes the ``with`` when everything
+inside is visibly independent of the resource env.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.astfacts import Facts
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
@@ -70,7 +71,10 @@ class WithMesh(Rule):
     summary = "report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it"
     safety = Safety.SAFE
     deprecated_in = "0.10.1"
-    catalog = ("MESH-8",)
+    references = (
+        refs.release_notes("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):"),
+        refs.api("jax.set_mesh"),
+    )
     names = MESH_MAKERS
     names_are_legacy = False
     doc = """

@@ -1,16 +1,17 @@
 """JAX206 with-sharding-constraint: ``jax.experimental.pjit.with_sharding_constraint`` ->
 ``jax.lax.with_sharding_constraint``, and its ``axis_resources=`` keyword -> ``shardings=``.
 
-Implements catalog rows PJ-6 (the pjit-module spelling: jax.lax has it from 0.4.1, the old
-one warns from 0.4.16 and is gone in 0.4.24, CL 0.4.16 / F jax/experimental/pjit.py@0.4.24)
-and PJ-7 (``axis_resources=`` -> ``shardings=``: new in 0.4.4, removed in 0.4.11, CL 0.4.4 /
-CL 0.4.11).  Both are renames with unchanged semantics: SAFE.
+The pjit-module spelling: jax.lax has it from 0.4.1, the old one warns from 0.4.16 (release
+notes) and is gone from ``jax/experimental/pjit.py`` in 0.4.24; ``axis_resources=`` ->
+``shardings=``: new in 0.4.4, removed in 0.4.11 (release notes).  Both are renames with
+unchanged semantics: safe.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 
@@ -26,7 +27,16 @@ class WithShardingConstraint(Rule):
     needs_jax = "0.4.4"
     deprecated_in = "0.4.16"
     removed_in = "0.4.24"
-    catalog = ("PJ-6", "PJ-7")
+    references = (
+        refs.release_notes("0.4.1", "jax.lax.with_sharding_constraint is the public endpoint"),
+        refs.release_notes("0.4.4", "shardings= replaces axis_resources="),
+        refs.release_notes("0.4.11", "axis_resources= removed"),
+        refs.release_notes("0.4.16", "jax.experimental.pjit.with_sharding_constraint deprecated"),
+        refs.source_at(
+            "0.4.24", "jax/experimental/pjit.py", "with_sharding_constraint no longer exported"
+        ),
+        refs.api("jax.lax.with_sharding_constraint"),
+    )
     names = frozenset({LEGACY})
     keywords = frozenset({"axis_resources"})  # on jax.lax.with_sharding_constraint
     doc = """

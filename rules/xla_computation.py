@@ -1,9 +1,10 @@
-"""JAX802 xla-computation: ``jax.xla_computation(f)(*args)`` -> ``jax.jit(f).lower(*args).compiler_ir('hlo')``.
+"""JAX802 xla-computation: ``jax.xla_computation(f)(*args)`` ->
+``jax.jit(f).lower(*args).compiler_ir('hlo')``.
 
-Implements catalog row OTH-10: deprecated in JAX 0.4.30, removed in 0.4.34; the 0.4.34
-changelog gives this recipe.  Only the form that calls the result at once is rewritten; a
-stored ``xla_computation(f)`` or one with options jit does not take (``axis_env``,
-``return_shape``, ``tuple_args``, ``backend``, ``in_parts``, ...) is reported.
+Deprecated in JAX 0.4.30, removed in 0.4.34; the release notes give this recipe.  Only the form
+that calls the result at once is rewritten; a stored ``xla_computation(f)`` or one with options
+jit does not take (``axis_env``, ``return_shape``, ``tuple_args``, ``backend``, ``in_parts``,
+...) is reported.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import List, Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from rules._helpers import call_target
@@ -43,7 +45,11 @@ class XlaComputation(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.30"
     removed_in = "0.4.34"
-    catalog = ("OTH-10",)
+    references = (
+        refs.release_notes("0.4.30", "jax.xla_computation deprecated"),
+        refs.release_notes("0.4.34", "jax.xla_computation removed"),
+        refs.aot(),
+    )
     names = frozenset({"jax.xla_computation"})
     doc = """
     **What it does.** Rewrites `jax.xla_computation(f)(*args)` (also with

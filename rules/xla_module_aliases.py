@@ -1,8 +1,8 @@
 """JAX104 xla-module-aliases: ``jax.xla``/``jax.pxla`` and what was re-exported through them.
 
-Catalog rows ARR-7 (``jax.xla``/``jax.pxla`` module aliases: deprecated 0.4.8, removed 0.4.14),
-ARR-8 (``xla.device_put``/``pxla.device_put``: deprecated 0.4.7, removed 0.4.11/0.4.14) and
-ARR-9 (``xla.Device``: deprecated 0.4.4, removed 0.4.11).  The members that still exist in
+Release notes: the ``jax.xla``/``jax.pxla`` module aliases are deprecated in 0.4.8 and removed
+in 0.4.14; ``xla.device_put``/``pxla.device_put`` deprecated in 0.4.7, removed in 0.4.11/0.4.14;
+``xla.Device`` deprecated in 0.4.4, removed in 0.4.11.  The members that still exist in
 ``jax.interpreters.xla``/``pxla`` were read from the installed JAX 0.10.2 (names marked removed
 in pxla's deprecation table excluded).
 """
@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import REGISTRY, Example, Rule, Safety
 from migrator.version import parse_version
@@ -62,7 +63,13 @@ class XlaModuleAliases(Rule):
     safety = Safety.SAFE
     deprecated_in = "0.4.4"
     removed_in = "0.4.14"
-    catalog = ("ARR-7", "ARR-8", "ARR-9")
+    references = (
+        refs.release_notes("0.4.4", "jax.interpreters.xla.Device deprecated"),
+        refs.release_notes("0.4.7", "device_put re-exports deprecated"),
+        refs.release_notes("0.4.8", "jax.xla and jax.pxla deprecated"),
+        refs.release_notes("0.4.11", "xla.Device and xla.device_put removed"),
+        refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
+    )
     names = frozenset(MODULES) | DEVICE | XLA_DEVICE_PUT | PXLA_DEVICE_PUT
     doc = """
     **What it does.**
@@ -171,7 +178,7 @@ class XlaModuleAliases(Rule):
                 "[jax.device_put(x, d) for d in devices]",
             )
 
-    # -- ARR-8 -------------------------------------------------------------------------------
+    # -- device_put re-exports ----------------------------------------------------------------
     def _xla_device_put(self, site: NameSite, ctx: Context) -> None:
         call = site.parent
         if not (isinstance(call, cst.Call) and call.func is site.node):
@@ -200,7 +207,7 @@ class XlaModuleAliases(Rule):
             wrapped = wrapped.with_changes(lpar=call.lpar, rpar=call.rpar)
         ctx.replace(call, wrapped, message, safety=Safety.UNSAFE)
 
-    # -- ARR-7 -------------------------------------------------------------------------------
+    # -- the jax.xla / jax.pxla module aliases ------------------------------------------------
     def _module_alias(self, site: NameSite, ctx: Context, short: str) -> None:
         modern = f"jax.interpreters.{short}"
         if site.is_import:

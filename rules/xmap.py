@@ -1,8 +1,8 @@
 """JAX606 xmap: the common ``xmap`` form -> ``jax.vmap(f, axis_name=...)`` (under ``jax.jit``
 with ``NamedSharding`` in/out shardings when the axis is mapped onto a mesh axis).
 
-Implements catalog row MESH-3 (``jax.experimental.maps.xmap`` deprecated in 0.4.26, deleted in
-0.4.31: "xmap has been deleted. Please use shard_map").  Named-axis semantics do not map 1:1,
+``jax.experimental.maps.xmap`` was deprecated in 0.4.26 and deleted in 0.4.31 (release notes:
+"xmap has been deleted. Please use shard_map").  Named-axis semantics do not map 1:1,
 so only one form is rewritten: a single named axis on the leading dimension of every argument
 and output, used inside only by collectives; every other form is reported.
 """
@@ -13,15 +13,16 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, fast_visit
-from rules._helpers import call_target
 from migrator.version import parse_version
+from rules._helpers import call_target
 from rules._mesh import function_named, keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"
-JIT_SHARDINGS_FROM = parse_version("0.4.4")  # catalog 4.1: jax.jit gains in_shardings
+JIT_SHARDINGS_FROM = parse_version("0.4.4")  # jax 0.4.4 release notes: jit gains in_shardings
 # Collectives that take the axis name and mean the same under vmap(axis_name=...).
 COLLECTIVES = frozenset(
     {"psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "all_to_all",
@@ -43,7 +44,11 @@ class Xmap(Rule):
     needs_jax = "0.4.1"
     deprecated_in = "0.4.26"
     removed_in = "0.4.31"
-    catalog = ("MESH-3",)
+    references = (
+        refs.release_notes("0.4.26", "xmap deprecated"),
+        refs.release_notes("0.4.31", "xmap deleted; use shard_map"),
+        refs.api("jax.vmap"),
+    )
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Rewrites the common `xmap` form: one named axis on the leading

@@ -36,7 +36,7 @@ def test_shipped_history_has_the_generators_format_and_covers_every_release():
     assert releases == sorted(releases, key=release_key) and len(set(releases)) == len(releases)
     assert releases[0] == "0.2.0"
     assert release_key(releases[-1]) >= parse_version(LATEST_KNOWN_JAX), "older than the rules"
-    # releases the catalog names, yanked ones (0.4.0, 0.4.32) aside
+    # every release on PyPI, the yanked ones (0.4.0, 0.4.32) aside
     for version in ("0.2.28", "0.3.25", "0.4.1", "0.4.13", "0.4.30", "0.4.38", "0.6.2", "0.10.2"):
         assert version in releases
     assert DATA.stat().st_size < 300_000, "the history must stay small"

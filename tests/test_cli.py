@@ -65,7 +65,7 @@ def test_rewrites_in_place_and_exits_1(project):
     assert (project / "pkg" / "modern.py").read_text() == MODERN
     assert f"rewrote {project / 'pkg' / 'legacy.py'}" in result.stderr
     assert "review.py:5:" in result.stdout and "JAX101" in result.stdout
-    assert "1 file changed, 2 fixes, 1 findings need review" in result.stderr
+    assert "1 file changed, 2 fixes, 1 finding needs review" in result.stderr
 
 
 def test_second_run_is_clean(project):
@@ -203,7 +203,7 @@ def test_show_fixes(project):
 
 def test_quiet_drops_summary(project):
     result = invoke(project / "pkg", "--check", "-q")
-    assert "findings need review" not in result.stderr
+    assert "review" not in result.stderr
 
 
 def test_unsafe_fixes_flag_is_accepted(project):
@@ -551,8 +551,8 @@ def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
 
 
 def test_line_map_follows_the_diff():
-    from migrator.linemap import as_read, line_map
     from migrator.context import Diagnostic
+    from migrator.linemap import as_read, line_map
 
     before = "a\nb\nc\nd\ne\n"
     after = "a\nB1\nB2\nB3\nc\ne\nf\n"  # b -> three lines, d deleted, f appended

@@ -21,7 +21,6 @@ from migrator.rule import all_rules
 from migrator.textgate import admitted
 from tests.fixture_support import FIXTURES, fixture_settings
 
-
 _site_wanted = Plan.has_site  # gate 2 without the rule's own refinement
 
 
@@ -40,10 +39,10 @@ def _acts(rule, text: str, settings: Settings) -> List[str]:  # noqa: ANN001
 
 def _check(paths: Iterable[Tuple[str, str, Settings]]) -> Tuple[int, List[str]]:
     checked, offenders = 0, []
-    for label, text, settings in paths:
-        for rule in _gated_out(text, settings):
+    for label, text, options in paths:
+        for rule in _gated_out(text, options):
             checked += 1
-            offenders += [f"{label}:{line}" for line in _acts(rule, text, settings)]
+            offenders += [f"{label}:{line}" for line in _acts(rule, text, options)]
     return checked, offenders
 
 
@@ -196,10 +195,10 @@ def _respellings(text: str) -> Iterable[Tuple[str, str]]:
 def test_text_gate_keeps_what_gate_2_keeps_on_every_fixture():
     """Gate 1b must over-approximate gate 2: on every fixture input, written several ways."""
     misses, checked = [], 0
-    for label, text, settings in _fixture_inputs():
+    for label, text, options in _fixture_inputs():
         for how, variant in [("as is", text), *_respellings(text)]:
             checked += 1
-            misses += _text_misses(f"{label} ({how})", variant, settings)
+            misses += _text_misses(f"{label} ({how})", variant, options)
     assert checked > 1000
     assert not misses, "the text gate turned away a rule gate 2 keeps:\n" + "\n".join(misses)
 

@@ -8,6 +8,7 @@ the hook on the staged files, exactly as a git pre-commit hook does.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -107,3 +108,41 @@ def test_cli_with_no_files_succeeds():
 
     result = invoke("--check")
     assert result.exit_code == 0 and "No paths given" in result.stderr
+
+
+def _readme_snippet() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### pre-commit") :]
+    return section[section.index("```yaml\n") + len("```yaml\n") : section.index("```\n", 1)]
+
+
+def test_the_readme_snippet_works_as_written(tmp_path, env):
+    """The README's .pre-commit-config.yaml, with its two placeholders (where the repository
+    is hosted, a commit SHA of it) filled in, installs and runs the hook."""
+    hosted = tmp_path / "hosted"
+    assert _run(tmp_path, env, "git", "clone", "-q", str(ROOT), str(hosted)).returncode == 0
+    sha = _run(hosted, env, "git", "rev-parse", "HEAD").stdout.strip()
+    snippet = _readme_snippet()
+    # the rev it shows is the form the text says to pin: a full commit SHA, or a tag that exists
+    revs = [line for line in snippet.splitlines() if line.strip().startswith("rev:")]
+    rev = revs[0].split(":", 1)[1].split("#")[0].strip()
+    tags = _run(hosted, env, "git", "tag", "--list").stdout.split()
+    assert re.fullmatch(r"[0-9a-f]{40}", rev) or rev in tags, rev
+    lines = []
+    for line in snippet.splitlines():
+        key = line.strip().split(":", 1)[0]
+        if key in ("- repo", "rev"):
+            indent = line[: len(line) - len(line.lstrip())]
+            line = f"{indent}{key}: {hosted if key == '- repo' else sha}"
+        lines.append(line)
+    config = "\n".join(lines) + "\n"
+    assert sha in config and str(hosted) in config
+    repo = _repo(tmp_path, env)
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    (repo / "legacy.py").write_text(LEGACY)
+    _run(repo, env, "git", "add", ".")
+    first = _run(repo, env, "pre-commit", "run", "--all-files")
+    output = first.stdout + first.stderr
+    assert first.returncode != 0 and "files were modified by this hook" in output, output
+    assert "mutable reference" not in output
+    assert "jax.Array" in (repo / "legacy.py").read_text()

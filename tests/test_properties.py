@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import ast
 import os
-import sysconfig
 from pathlib import Path
 
 import hypothesmith
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from migrator import MigrationError, Settings, migrate_source

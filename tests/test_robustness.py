@@ -309,7 +309,7 @@ def test_a_rule_that_raises_loses_its_site_not_the_file(tree, failing_site, jobs
         f"{path}: error: internal error in JAX701 at line {line}: ValueError: a rule bug with a second line; other fixes kept"
     ]
     assert f"rewrote {path}" in result.stderr
-    assert "2 files changed" in result.stderr and "1 files could not be processed" in result.stderr
+    assert "2 files changed" in result.stderr and "1 file could not be processed" in result.stderr
 
 
 def test_a_rule_that_raises_is_reported_in_check_mode_and_json(tree, failing_site):
@@ -395,7 +395,7 @@ def test_a_read_only_file_is_not_counted_as_changed(tree):
     assert result.exit_code == 2
     assert _error_lines(result, path) == [f"{path}: error: file is read-only; not modified"]
     assert f"rewrote {path}" not in result.stderr
-    assert "1 file changed, 2 fixes, 0 findings need review, 1 files could not be processed" in result.stderr
+    assert "1 file changed, 2 fixes, 0 findings need review, 1 file could not be processed" in result.stderr
     path.chmod(0o644)
     path.write_text(LEGACY)
     path.chmod(0o444)

@@ -15,6 +15,7 @@ import pytest
 
 from migrator.notebook import mask, unmask
 from migrator.project_version import detect, lowest_allowed
+from migrator.references import DOCS
 from tests.test_cli import LEGACY, MIGRATED, REPORT_ONLY, invoke
 
 DATA = Path(__file__).parent / "data"
@@ -69,7 +70,7 @@ def test_notebook_findings_name_the_cell(notebook):
     result = invoke(notebook, *TARGET, "--check", "--show-fixes", "--no-cache")
     lines = result.stdout.splitlines()
     assert f"{notebook}:cell 9:line 2:col 23: JAX101 type(x) is DeviceArray" in "\n".join(lines)
-    assert any(l.startswith(f"{notebook}:cell 8:line 3:col 26: JAX101 [fixable]") for l in lines)
+    assert any(x.startswith(f"{notebook}:cell 8:line 3:col 26: JAX101 [fixable]") for x in lines)
     data = json.loads(invoke(notebook, *TARGET, "--check", "--format", "json", "--no-cache").stdout)
     finding = data["files"][0]["findings"][0]
     assert (finding["where"], finding["line"]) == ("cell 9", 2)
@@ -227,7 +228,7 @@ def test_docs_findings_point_at_page_lines(tmp_path):
     path = tmp_path / "snippets.md"
     shutil.copy(DATA / "docs" / "snippets.md", path)
     result = invoke(path, *TARGET, "--docs", "--check", "--no-cache")
-    line = next(l for l in result.stdout.splitlines() if "JAX101" in l)
+    line = next(x for x in result.stdout.splitlines() if "JAX101" in x)
     number = int(line.split(":")[1])
     assert "type(x) is jnp.DeviceArray" in path.read_text(encoding="utf-8").splitlines()[number - 1]
 
@@ -324,8 +325,11 @@ def test_markdown_report(project):
     assert "- `pkg/legacy.py:5:26` jnp.DeviceArray -> jax.Array" in text
     assert "- [ ] `pkg/review.py:5:23` (manual) type(x) is DeviceArray" in text
     assert "- [ ] `pkg/tutorial.ipynb:cell 9:line 2:col 23` (manual)" in text
-    assert "[changelog: jax 0.4.14 (removed)](https://docs.jax.dev/en/latest/changelog.html)" in text
-    assert "[jax.Array migration guide](https://docs.jax.dev/en/latest/jax_array_migration.html)" in text
+    # the rule's references: its removal's release notes and the guide section it follows
+    removed = "[jax 0.4.14 release notes: jax.numpy.DeviceArray removed]"
+    assert removed + "(https://github.com/jax-ml/jax/releases/tag/jax-v0.4.14)" in text
+    guide = DOCS + "jax_array_migration.html#new-public-type-named-jax-array"
+    assert f"[jax.Array migration guide: New public type named jax.Array]({guide})" in text
 
 
 def test_json_carries_the_report_data(project):
@@ -335,7 +339,9 @@ def test_json_carries_the_report_data(project):
     assert {"JAX101", "JAX205", "JAX701"} <= codes
     rule = data["rules"]["JAX101"]
     assert rule["name"] == "device-array" and rule["safety"] == "safe"
-    assert {"title": "jax.Array migration guide", "url": "https://docs.jax.dev/en/latest/jax_array_migration.html"} in rule["links"]
+    guide = DOCS + "jax_array_migration.html#new-public-type-named-jax-array"
+    title = "jax.Array migration guide: New public type named jax.Array"
+    assert {"title": title, "url": guide} in rule["references"]
     review = [d for f in data["files"] for d in f["findings"]]
     assert {"cell 9", ""} <= {d.get("where", "") for d in review}
 
@@ -474,9 +480,9 @@ def test_split_by_rule_patches_apply_in_order(tmp_path):
     # each patch holds one rule's change only
     assert "jax.Array" in (patches / "JAX101-device-array.patch").read_text()
     changed_lines = [
-        l for l in (patches / "JAX101-device-array.patch").read_text().splitlines() if l[:1] in "+-"
+        x for x in (patches / "JAX101-device-array.patch").read_text().splitlines() if x[:1] in "+-"
     ]
-    assert not any("tree" in l for l in changed_lines)
+    assert not any("tree" in x for x in changed_lines)
 
 
 # ---------------------------------------------------------------- workers

@@ -37,7 +37,6 @@ if str(REPO) not in sys.path:
 
 from tests.runtime import harness  # noqa: E402
 
-
 NO_DRIVER = "NO_DRIVER"
 
 

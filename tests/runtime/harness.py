@@ -164,7 +164,7 @@ def run_batch(python: str, mode: str, cases: Sequence[Case], side: str) -> Dict[
         return {}
     request = {"mode": mode, "jobs": [c.job(side) for c in cases], "distributed": None}
     budget = 60 + JOB_TIMEOUT * len(cases)
-    for attempt in range(2):
+    for _attempt in range(2):
         try:
             done = subprocess.run(
                 [python, str(WORKER)], input=json.dumps(request), capture_output=True, text=True,

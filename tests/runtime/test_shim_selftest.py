@@ -1,7 +1,7 @@
 """The shim is itself tested against recorded legacy behaviour.
 
 * GDA (no installable JAX has it): the shim's observations must equal the values recorded in
-  the catalog (section 3, 12.8), ``selftest.RECORDED_GDA``.
+  jax 0.3.25's GDA source, ``selftest.RECORDED_GDA``.
 * Everything real jax 0.4.13 still has (pjit ``in_axis_resources`` semantics, DeviceArray and
   ShardedDeviceArray names, the ``jax_array`` flag): the shim on the newest JAX and the real
   jax 0.4.13 must observe the same (marker ``legacy``).
@@ -35,7 +35,7 @@ def observe(python: str, mode: str):
             [python, str(SCRIPT), mode], capture_output=True, text=True, env=harness.base_env(),
             cwd=str(harness.REPO), timeout=300,
         )
-        lines = [l for l in done.stdout.splitlines() if l.startswith("JAXMIGRATE-SELFTEST ")]
+        lines = [x for x in done.stdout.splitlines() if x.startswith("JAXMIGRATE-SELFTEST ")]
         assert lines, f"selftest failed ({mode}):\n{done.stderr[-4000:]}"
         _CACHE[key] = json.loads(lines[-1].split(" ", 1)[1])
     return _CACHE[key]
@@ -59,17 +59,17 @@ def test_shim_matches_real_jax_0413():
 # The shim's models of legacy behaviour that no installable JAX has (shim/models_check.py).
 DOCUMENTED_MODELS = {
     # the installed JAX lacks each behaviour, so the shim is needed
-    "real_none_pspec": "rejected",  # CL 0.4.13
-    "real_live_buffers": 0,  # catalog DEV-5 PROBE: [] on every installable JAX
-    "real_gda_serialization": False,  # removed in 0.4.11 (catalog GDA-11)
-    # MH-3: a None pspec leaf meant replicated, beside a real P("x")
+    "real_none_pspec": "rejected",  # jax 0.4.13 release notes
+    "real_live_buffers": 0,  # [] on every installable JAX (observed)
+    "real_gda_serialization": False,  # removed in 0.4.11
+    # None pspecs: a None pspec leaf meant replicated, beside a real P("x")
     "none_pspec": [True, True],
-    # DEV-5: live buffers of that device; one per array on each device of its device set
+    # live_buffers: live buffers of that device; one per array on each device of its device set
     "live_buffers_delta": [1, 1, 4, 1, 1, 1, 1, 1],
-    # ARR-5 / migration guide: SDA = pmap output (one-device pmaps included), not a slice of it
+    # SDA, per the migration guide: SDA = pmap output (one-device pmaps included), not a slice of it
     # nor a single-device array
     "sda": {"pmap_8": True, "pmap_1": True, "single_device": False, "indexed_pmap_output": False},
-    # GDA-11: the legacy module's parameter names
+    # gda_serialization: the legacy module's parameter names
     "gda_serialization": ["async_serialize", "run_serialization"],
 }
 
@@ -79,7 +79,7 @@ def test_shim_models_match_documented_legacy_behaviour():
         [sys.executable, str(SCRIPT.with_name("models_check.py"))], capture_output=True, text=True,
         env=harness.base_env(), cwd=str(harness.REPO), timeout=300,
     )
-    lines = [l for l in done.stdout.splitlines() if l.startswith("JAXMIGRATE-MODELS ")]
+    lines = [x for x in done.stdout.splitlines() if x.startswith("JAXMIGRATE-MODELS ")]
     assert lines, f"models_check failed:\n{done.stderr[-4000:]}"
     observed = json.loads(lines[-1].split(" ", 1)[1])
     diff = harness.diff_summaries(DOCUMENTED_MODELS, observed, "documented legacy behaviour")

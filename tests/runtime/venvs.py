@@ -24,7 +24,7 @@ from typing import Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[2]
 
-# version -> pip requirements.  The pins come from the catalog (section 1.1): jax 0.4.13 needs
+# version -> pip requirements.  The pins are what installs on Python 3.11: jax 0.4.13 needs
 # numpy<2, scipy<1.13 and ml_dtypes<0.5 to import cleanly.
 REQUIREMENTS: Dict[str, List[str]] = {
     "0.4.13": ["jax==0.4.13", "jaxlib==0.4.13", "numpy<2", "scipy<1.13", "ml_dtypes<0.5"],
@@ -92,7 +92,7 @@ class _Lock:
             except OSError:
                 if time.monotonic() > deadline:
                     self.handle.close()
-                    raise VenvUnavailable(f"timed out waiting for lock {self.path}")
+                    raise VenvUnavailable(f"timed out waiting for lock {self.path}") from None
                 time.sleep(1)
 
     def __exit__(self, *exc: object) -> None:
@@ -130,7 +130,9 @@ def ensure(version: str, timeout: Optional[float] = None) -> Path:
                 done = subprocess.run(step, capture_output=True, text=True, timeout=max(left, 1))
             except subprocess.TimeoutExpired:
                 shutil.rmtree(tmp, ignore_errors=True)
-                raise VenvUnavailable(f"creating the jax {version} environment took over {timeout:.0f}s")
+                raise VenvUnavailable(
+                    f"creating the jax {version} environment took over {timeout:.0f}s"
+                ) from None
             if done.returncode != 0:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise VenvUnavailable(

@@ -3,7 +3,6 @@ module is gone on every installable JAX)."""
 
 import numpy as np
 
-
 SHIM = True
 
 

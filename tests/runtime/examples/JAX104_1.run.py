@@ -2,7 +2,7 @@
 ``jax.interpreters.xla.apply_primitive``.
 
 Shim only: real jax 0.4.13 still has ``jax.xla`` but no longer ``jax.interpreters.xla.Device``
-(removed in 0.4.11, catalog 1.2), so the before-text fails there at the annotation.  The returned
+(removed in 0.4.11, observed), so the before-text fails there at the annotation.  The returned
 text names the same function (its address is dropped).
 """
 

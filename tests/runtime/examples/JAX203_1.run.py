@@ -3,7 +3,7 @@ host_local_array_to_global_array / global_array_to_host_local_array around jax.j
 
 Each process passes (8, 4) rows of its process index; the host-local result must be 2 * rows.
 Modern side only: the before-text passes host-local NumPy data to ``jax.jit``; since jax.Array
-(0.4.1, catalog 4.1) every installable JAX takes such inputs as global values, not host-local
+(0.4.1) every installable JAX takes such inputs as global values, not host-local
 rows (that meaning belonged to pre-jax.Array pjit), and the shim re-creates only pjit (jax
 0.4.13 cannot even form a 2-process CPU run here: both workers report process 0).  The driver
 checks the values itself.

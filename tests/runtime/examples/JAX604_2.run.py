@@ -3,7 +3,7 @@
 The before-file runs on jax 0.4.30.  Compared: the device order, the axis names, a row placement
 and an elementwise computation on it.  Not compared: a matmul with a sharded contracting
 dimension; the after-file is for targets 0.4.33-0.5.2, where every make_mesh axis is Auto, and
-the jax 0.10.2 this suite runs makes Explicit axes for a bare make_mesh (catalog MESH-7).
+the jax 0.10.2 this suite runs makes Explicit axes for a bare make_mesh.
 """
 
 import jax

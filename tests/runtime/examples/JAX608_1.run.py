@@ -1,7 +1,7 @@
 """Doc example JAX608-1: jax.make_mesh((4, 2), names) -> the same with axis_types=(Auto,) * 2.
 
 The before-file runs on real jax 0.6.2, where a bare make_mesh still made Auto axes (Explicit
-from 0.9.0, catalog MESH-7).  Compared: the device grid, the axis names, and a matmul whose
+from 0.9.0).  Compared: the device grid, the axis names, and a matmul whose
 contracting dimension is sharded (computes on Auto axes, raises ShardingTypeError on Explicit).
 """
 

@@ -1,7 +1,7 @@
 """Doc example JAX608-2: jax.make_mesh((8,), ('x',)) -> the same with axis_types=(Auto,).
 
 The before-file runs on real jax 0.6.2, where a bare make_mesh still made Auto axes (Explicit
-from 0.9.0, catalog MESH-7).  Compared: the device order, the axis names and types, and a matmul
+from 0.9.0).  Compared: the device order, the axis names and types, and a matmul
 whose contracting dimension is sharded on 'x' in both operands (computes on Auto axes, raises
 ShardingTypeError on Explicit).
 """

@@ -5,7 +5,7 @@ the installed JAX and compare it with the after-file.  ``install()`` patches the
 namespace (module attributes and ``sys.modules``) of the current process only; the harness
 calls it in the ``shim`` worker subprocess, never in the pytest process.
 
-What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 and 12):
+What it re-creates, from the documented semantics (JAX's guides, release notes, jax 0.4.13):
 
 * ``jax.experimental.global_device_array``: ``GlobalDeviceArray`` (constructor,
   ``from_callback`` -- called once per local device, replicas included --,
@@ -20,11 +20,11 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
 * DeviceArray names with their jax.Array-era (0.4.x) meaning, i.e. aliases of ``jax.Array``:
   ``jax.numpy.DeviceArray``, ``jax.interpreters.xla.DeviceArray``/``_DeviceArray``,
   ``jax.xla``, ``jaxlib.xla_extension.DeviceArray``; ``jax.interpreters.pxla.ShardedDeviceArray``
-  as the empty legacy shell it was on 0.4.13 (``isinstance`` is False for every value: catalog
-  12.11).
-* DeviceArray-era methods on arrays: ``to_py()`` (-> ``np.asarray``, catalog ARR-10) and
+  as the empty legacy shell it was on 0.4.13 (``isinstance`` is False for every value,
+  observed on jax 0.4.13).
+* DeviceArray-era methods on arrays: ``to_py()`` (-> ``np.asarray``) and
   ``block_host_until_ready()`` (-> ``block_until_ready()``); ``xla.device_put(x, device)``
-  returning a 1-tuple of buffers (catalog ARR-8).
+  returning a 1-tuple of buffers.
 * ``jax.config.jax_array`` (True), ``jax_parallel_functions_output_gda`` /
   ``jax_jit_pjit_api_merge`` flags; ``jax.config.update('jax_array', False)`` raises
   ValueError as on 0.4.13.
@@ -33,12 +33,13 @@ What it re-creates, from the documented semantics (catalog section 2, 3, 4, 7 an
 * ``jax.experimental.maps.Mesh``, ``jax.experimental.PartitionSpec``,
   ``jax.interpreters.pxla.{Mesh, PartitionSpec}`` (old re-exports).
 * ``multihost_utils.host_local_array_to_global_array`` / ``global_array_to_host_local_array``
-  accepting ``None`` pspecs as "replicated", as before jax 0.4.13 (catalog MH-3; ``multihost.py``).
+  accepting ``None`` pspecs as "replicated", as before jax 0.4.13 (its release notes;
+  ``multihost.py``).
 * ``jax.experimental.gda_serialization.serialization`` over ``array_serialization`` with the
-  legacy ``gda_inp=`` / ``gdas=`` parameter names (catalog GDA-11; ``serialization.py``; only
+  legacy ``gda_inp=`` / ``gdas=`` parameter names (removed in 0.4.11; ``serialization.py``; only
   when tensorstore is installed).
 * ``Device.live_buffers()`` returning the live buffers on that device, its pre-jax.Array meaning,
-  instead of the ``[]`` every installable JAX returns (catalog DEV-5; ``devices.py``).
+  instead of the ``[]`` every installable JAX returns (observed; ``devices.py``).
 
 Opt-in flavours (driver constant ``SHIM_FLAVOURS = ("name", ...)``, passed to ``install``):
 
@@ -92,12 +93,7 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     import jaxlib
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    from . import config as config_shim
-    from . import devices
-    from . import gda
-    from . import multihost
-    from . import pjit as pjit_shim
-    from . import serialization
+    from . import config as config_shim, devices, gda, multihost, pjit as pjit_shim, serialization
 
     gda.patch_array_type()
     for name in ("jax.experimental.global_device_array", "jax._src.global_device_array"):
@@ -123,7 +119,7 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     xla.DeviceArray = jax.Array
     xla._DeviceArray = jax.Array
     xla.Device = jax.Device
-    # 0.3-era ``xla.device_put(x, device=None)`` returned a tuple of buffers (catalog ARR-8).
+    # 0.3-era ``xla.device_put(x, device=None)`` returned a tuple of buffers.
     xla.device_put = lambda x, device=None: (jax.device_put(x, device),)
     jax.xla = xla
     jax.pxla = pxla

@@ -1,7 +1,7 @@
 """Legacy config flags (test-only): ``jax_array`` and friends as they behaved on jax 0.4.13.
 
 * ``jax.config.jax_array`` reads True; ``update('jax_array', True)`` is accepted,
-  ``update('jax_array', False)`` raises ValueError (PROBE, catalog 1.2 / 7).
+  ``update('jax_array', False)`` raises ValueError (observed on jax 0.4.13).
 * ``jax_parallel_functions_output_gda`` and ``jax_jit_pjit_api_merge`` are accepted no-ops.
 """
 

@@ -1,6 +1,6 @@
-"""``Device.live_buffers()`` with its pre-jax.Array meaning (catalog DEV-5).
+"""``Device.live_buffers()`` with its pre-jax.Array meaning.
 
-Every installable JAX (0.4.13, 0.4.30, 0.10.2: catalog PROBE) returns ``[]`` from
+Every installable JAX (0.4.13, 0.4.30, 0.10.2, observed) returns ``[]`` from
 ``live_buffers()`` with a DeprecationWarning, so a real legacy run only shows the bug JAX401
 fixes.  What the method did before jax.Array is what its name and the deprecation message
 ("Per device live_buffers() ... use jax.live_arrays() for jax.Arrays instead") and the

@@ -1,7 +1,7 @@
 """GlobalDeviceArray re-created on top of jax.Array (test-only; see the package docstring).
 
 Signatures and contracts from ``jax/experimental/global_device_array.py@0.3.25`` as recorded in
-the catalog, section 3:
+``jax/experimental/global_device_array.py`` in jax 0.3.25:
 
 * ``GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers)``: buffers in
   ``global_mesh.local_devices`` order.
@@ -167,7 +167,7 @@ def patch_array_type() -> None:
         cls.local_data = lambda self, i: _local_shards(self)[i].data
         cls.mesh = property(lambda self: _mesh_and_axes(self)[0])
         cls.mesh_axes = property(lambda self: _mesh_and_axes(self)[1])
-        # DeviceArray-era methods (catalog ARR-10 and the DeviceArray API).
+        # DeviceArray-era methods (the DeviceArray API).
         cls.to_py = lambda self: np.asarray(self)
         cls.block_host_until_ready = lambda self: self.block_until_ready()
 

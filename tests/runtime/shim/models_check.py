@@ -2,7 +2,7 @@
 
 ``python tests/runtime/shim/models_check.py`` prints ``JAXMIGRATE-MODELS {...}``;
 test_shim_selftest.py checks each model against the documented legacy behaviour it claims
-(catalog MH-3, DEV-5, ARR-5, GDA-11) and that the installed JAX really lacks it (otherwise the
+(pspecs, live_buffers, SDA, serialization) and that the installed JAX really lacks it (otherwise the
 shim would be modelling nothing).
 """
 

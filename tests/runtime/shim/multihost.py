@@ -1,8 +1,8 @@
-"""Legacy ``multihost_utils`` converters that accept ``None`` as a pspec (catalog MH-3).
+"""Legacy ``multihost_utils`` converters that accept ``None`` as a pspec.
 
 Before jax 0.4.13 a ``None`` leaf in the ``pspecs`` tree of
 ``host_local_array_to_global_array`` / ``global_array_to_host_local_array`` meant "replicated"
-(the pjit convention of the time); CL 0.4.13 made it invalid and says to write ``P()``.  The shim
+(the pjit convention of the time); jax 0.4.13 made it invalid and says to write ``P()``.  The shim
 wraps the installed functions and turns every ``None`` pspec leaf (the whole argument, or a leaf
 inside a tuple/list/dict prefix tree) into ``PartitionSpec()`` before delegating, which is
 exactly that documented meaning; everything else is the installed implementation.

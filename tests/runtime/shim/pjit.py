@@ -1,13 +1,13 @@
 """Legacy ``pjit`` re-created on ``jax.jit`` (test-only; see the package docstring).
 
-Semantics (catalog section 4 and 12.5): specs are resolved against the ``with mesh:``
+Semantics (pjit's documented behaviour): specs are resolved against the ``with mesh:``
 environment when the function is *called*; a bare ``PartitionSpec`` means ``NamedSharding(mesh,
 spec)``, ``None`` means replicated (``PartitionSpec()``), ``FROM_GDA`` means "keep the
 argument's own sharding".  Legacy positional order: ``pjit(fun, in_axis_resources,
 out_axis_resources, static_argnums, donate_argnums)``.  The modern keywords ``in_shardings``/
 ``out_shardings`` are accepted with the same (pjit) meaning.
 
-Multi-process (``jax.process_count() > 1``): before jax.Array (0.3.x, catalog 4.1 and MIG
+Multi-process (``jax.process_count() > 1``): before jax.Array (0.3.x, the migration guide's
 "host local inputs") pjit treated inputs that were not global arrays as *host-local* (each
 process passes its own rows, concatenated into the global array) and returned host-local
 outputs.  The shim re-creates that with ``multihost_utils.host_local_array_to_global_array`` /

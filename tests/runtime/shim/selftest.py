@@ -6,7 +6,7 @@
 Prints one JSON object: ``common`` (behaviour that real jax 0.4.13 still has: pjit with
 ``in_axis_resources``, ``jnp.DeviceArray``, the ``ShardedDeviceArray`` shell, the ``jax_array``
 flag) -- test_shim_selftest.py compares it between the shim and real 0.4.13 -- and, in shim
-mode, ``gda`` (GlobalDeviceArray behaviour recorded in catalog section 3 and 12.8; no installable
+mode, ``gda`` (GlobalDeviceArray behaviour recorded in jax 0.3.25's GDA source; no installable
 JAX has it, so the test compares it with the recorded values).
 """
 
@@ -119,7 +119,7 @@ def gda():
     }
 
 
-# What the legacy GDA did (catalog section 3 and 12.8), for the device order chosen in gda().
+# What the legacy GDA did (jax 0.3.25's GDA source), for the device order chosen in gda().
 RECORDED_GDA = {
     "from_callback_calls_replicated": 8,  # once per local device, replicas included
     "from_callback_calls_sharded": 8,

@@ -1,4 +1,4 @@
-"""``jax.experimental.gda_serialization`` re-created over ``array_serialization`` (catalog GDA-11).
+"""``jax.experimental.gda_serialization`` re-created over ``array_serialization``.
 
 jax 0.4.9 renamed the checkpoint module ``jax.experimental.gda_serialization`` to
 ``jax.experimental.array_serialization`` (the old path was removed in 0.4.11) and renamed two

@@ -1,0 +1,234 @@
+"""Running a migration for the command line: the files or stdin, the progress bar, the
+reports on stdout/stderr, what an interrupted run says, and the exit code."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any, List, Optional, Sequence, TextIO
+
+import click
+
+from migrator import interrupt
+from migrator.fileio import FileError, SourceFile
+from migrator.interrupt import Interrupted
+from migrator.report import (
+    as_json,
+    as_sarif,
+    dump_json,
+    error_line,
+    plural,
+    summary_line,
+    write_github,
+    write_text,
+)
+from migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, migrate_text, run
+from migrator.settings import Settings
+
+EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+PROGRESS_DELAY = 1.0  # seconds: a run finished sooner shows no progress bar
+
+
+def write_report(
+    path: Path, results: Sequence[FileResult], mode: str, settings: Settings, source: Optional[str]
+) -> None:
+    from migrator.markdown_report import render
+
+    text = render(results, mode, settings.target_version, source, settings.unsafe_fixes)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise click.FileError(str(path), hint=str(error.strerror or error)) from None
+    click.echo(f"wrote the migration report to {path}", err=True)
+
+
+def split_run(
+    files: List[Path], settings: Settings, directory: Path, results: List[FileResult], quiet: bool
+) -> int:
+    from migrator.split import write_patches
+
+    outcome = write_patches(files, settings, directory)
+    for path, reason in outcome.errors:
+        sys.stderr.write(f"{path}: error: {reason}\n")
+    for result in results:
+        sys.stderr.write(error_line(result) + "\n")
+    for name, count in outcome.patches:
+        sys.stderr.write(f"wrote {directory / name} ({plural(count, 'file')})\n")
+    for path in outcome.not_split:
+        sys.stderr.write(
+            f"{path}: not split (only .py/.pyi files are); migrate it in a run of its own\n"
+        )
+    if not quiet:
+        patches = plural(len(outcome.patches), "patch", "patches")
+        sys.stderr.write(
+            f"{patches} in {directory} (apply in the order of {directory / 'series'})\n"
+        )
+    if outcome.errors or results:
+        return EXIT_ERROR
+    return EXIT_CHANGES if outcome.patches else EXIT_CLEAN
+
+
+def run_files(
+    files: List[Path],
+    settings: Settings,
+    mode: str,
+    jobs: int,
+    cache: Optional[str],
+    options: Options = Options(),
+) -> List[FileResult]:
+    """Every file's result; SIGINT/SIGTERM raise :class:`Interrupted` with the results
+    finished by then (no file is left half-written: see migrator.interrupt)."""
+    stderr = sys.stderr
+    results: List[FileResult] = []
+    bar = _Progress(len(files), stderr) if stderr.isatty() and len(files) > 1 else None
+    try:
+        with interrupt.raising():
+            progress = bar.update if bar is not None else None
+            results.extend(
+                run(files, settings, mode, jobs, progress, cache_dir=cache, options=options)
+            )
+    except Interrupted as stop:
+        stop.results = results + list(stop.results)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return results
+
+
+class _Progress:
+    """click's progress bar on a terminal's stderr, shown once a run has lasted
+    ``PROGRESS_DELAY`` seconds (a short run prints nothing extra)."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = total
+        self.stream = stream
+        self.started = time.monotonic()
+        self.done = 0
+        self.bar: Optional[Any] = None
+
+    def update(self, count: int) -> None:
+        self.done += count
+        if self.bar is None:
+            if time.monotonic() - self.started < PROGRESS_DELAY or self.done >= self.total:
+                return
+            self.bar = click.progressbar(length=self.total, label="jaxmigrate", file=self.stream)
+            self.bar.__enter__()
+            self.bar.update(self.done)
+        else:
+            self.bar.update(count)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def interrupted(stop: Interrupted, total: int, mode: str) -> int:
+    """What an interrupted run prints: the files it rewrote, and that it stopped."""
+    written = [r for r in stop.results if getattr(r, "written", False)]
+    for result in written:
+        sys.stderr.write(f"rewrote {result.path}\n")  # type: ignore[attr-defined]
+    if mode != WRITE:
+        what = "no file was changed"
+    elif written:
+        rewritten = plural(len(written), "file")
+        what = f"{rewritten} rewritten (listed above), every other file left as it was"
+    else:
+        what = "no file was rewritten"
+    done = f"{len(stop.results)} of {plural(total, 'file')}"
+    sys.stderr.write(f"jaxmigrate: stopped by {stop.name} after {done}; {what}\n")
+    return stop.exit_code
+
+
+def run_stdin(
+    settings: Settings,
+    mode: str,
+    check: bool,
+    name: str,
+    output_format: str,
+    options: Options = Options(),
+) -> int:
+    raw = sys.stdin.buffer.read()
+    try:
+        source = SourceFile.from_bytes(Path(name), raw)
+    except FileError as error:
+        result = FileResult(name, error=str(error))
+    else:
+        # the migrated text goes to stdout in place of the input: findings stay located in it
+        result = migrate_text(
+            source,
+            name,
+            settings,
+            mode if mode != WRITE else CHECK,
+            options=options,
+            findings_on_output=mode == WRITE,
+        )
+    stdout = sys.stdout.buffer
+    if result.error is None:
+        if mode == DIFF:
+            stdout.write(result.diff.encode("utf-8"))
+        elif not check:
+            output = result.output if result.changed else None
+            stdout.write(raw if output is None else source.encode(output))
+        stdout.flush()
+    report(
+        [result],
+        mode if mode != WRITE else "stdin",
+        settings,
+        output_format,
+        False,
+        True,
+        False,
+        to_stderr=True,
+    )
+    return exit_code([result])
+
+
+def report(
+    results: Sequence[FileResult],
+    mode: str,
+    settings: Settings,
+    output_format: str,
+    show_fixes: bool,
+    quiet: bool,
+    check: bool,
+    to_stderr: bool = False,
+    target_source: Optional[str] = None,
+) -> None:
+    out = sys.stderr if to_stderr or (mode == DIFF and output_format == "text") else sys.stdout
+    err = sys.stderr
+    if mode == DIFF and output_format != "json":  # JSON carries each file's diff itself
+        # SARIF is one JSON document on stdout: the diff goes beside it, to stderr
+        diff_out = sys.stderr if output_format == "sarif" else sys.stdout
+        for result in results:
+            if result.diff:
+                diff_out.write(result.diff)
+    for result in results:
+        if result.error is not None:
+            err.write(error_line(result) + "\n")
+        # (a file can have both: an internal error on one site, the other fixes written)
+        if result.changed and output_format == "text":
+            if mode == WRITE and result.written:
+                err.write(f"rewrote {result.path}\n")
+            elif check:
+                err.write(f"would rewrite {result.path}\n")
+    if output_format == "text":
+        write_text(results, out, show_fixes, mode)
+    elif output_format == "json":
+        dump_json(as_json(results, mode, settings.target_version, target_source), out)
+    elif output_format == "sarif":
+        dump_json(as_sarif(results, mode), out)
+    else:
+        write_github(results, out, mode)
+    if not quiet:
+        err.write(summary_line(results, mode) + "\n")
+
+
+def exit_code(results: Sequence[FileResult]) -> int:
+    if any(r.error is not None for r in results):
+        return EXIT_ERROR
+    if any(r.changed or r.findings for r in results):
+        return EXIT_CHANGES
+    return EXIT_CLEAN
