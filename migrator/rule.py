@@ -123,10 +123,12 @@ class Rule:
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
 
-    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> "Rule":
-        """The rule as it runs for ``target``: itself, unless what it looks for depends on the
-        target version (a rule driven by the API history returns a copy with its ``names``
-        for that range).  ``set_aside``: the names of the rules the user switched off with
+    def for_target(
+        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+    ) -> "Rule":
+        """The rule as it runs for the range ``target``..``upper`` (None: the newest JAX):
+        itself, unless what it looks for depends on the target range (a rule driven by the
+        API history returns a copy with its ``names`` for that range).  ``set_aside``: the names of the rules the user switched off with
         ``select``/``ignore``, which a backstop leaves alone too."""
         return self
 
