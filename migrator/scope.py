@@ -439,6 +439,10 @@ class Analysis(cst.CSTVisitor):
         return False
 
     def _del(self, node: cst.Del) -> bool:
+        # ``del x`` reads the binding it removes (NameError without one): a use of it, so an
+        # import it deletes is never "unused" (``from m import a, b`` ... ``del a, b``).
+        for name in _deleted_names(node.target):
+            self._load(name)
         self._bind_target(node.target)
         return False
 
@@ -588,6 +592,15 @@ class Analysis(cst.CSTVisitor):
             if value in self.interest.strings:
                 self.string_sites.append(self._site(node))
         return False
+
+
+def _deleted_names(target: cst.BaseExpression) -> List[cst.Name]:
+    """The plain names a ``del`` target deletes (through tuples, lists and parentheses)."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _deleted_names(element.value)]
+    return []
 
 
 def _all_params(params: cst.Parameters) -> List[cst.Param]:
