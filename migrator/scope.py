@@ -537,6 +537,18 @@ class Analysis(cst.CSTVisitor):
             self.guard_depth -= guarded
         return False
 
+    def _boolean(self, node: cst.BooleanOperation) -> bool:
+        """``hasattr(jax, "pxla") and isinstance(x, jax.pxla.ShardedDeviceArray)``: what comes
+        after a feature or version test in ``and``/``or`` runs only where the test allows it, a
+        compatibility shim like the branches of such an ``if``."""
+        guarded = is_feature_test(node.left)
+        self.guard_depth += guarded
+        try:
+            self._visit_all([node.left, node.right])
+        finally:
+            self.guard_depth -= guarded
+        return False
+
     # -- references ------------------------------------------------------------------------
     def _load(self, node: cst.Name) -> None:
         self.loads[node.value] = self.loads.get(node.value, 0) + 1
@@ -687,6 +699,7 @@ _HANDLERS = {
     cst.Try: Analysis._try,
     cst.If: Analysis._if,
     cst.IfExp: Analysis._if,
+    cst.BooleanOperation: Analysis._boolean,
     cst.Name: Analysis._name,
     cst.Attribute: Analysis._attribute,
     cst.Arg: Analysis._arg,
