@@ -115,6 +115,10 @@ class Rule:
             )
         REGISTRY[cls.code] = cls()
 
+    # An opt-in rule rewrites code that works on every JAX (a modernisation, not a migration):
+    # it runs only when ``select`` names its code exactly, never through a prefix or ALL.
+    opt_in: ClassVar[bool] = False
+
     # A backstop rule speaks only where no other rule does: the engine drops its findings on
     # lines where another rule has a finding (see :func:`migrator.engine._run_rounds`).
     backstop: ClassVar[bool] = False

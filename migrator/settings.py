@@ -88,7 +88,13 @@ def _active_rules(
     target = parse_version(target_version)
     upper = None if target_upper is None else parse_version(target_upper)
     rules = all_rules()
-    chosen = {code for code in rules if (not select or _matches(code, select)) and not _matches(code, ignore)}
+    chosen = {
+        code
+        for code in rules
+        if (not select or _matches(code, select))
+        and not _matches(code, ignore)
+        and (not rules[code].opt_in or code in select)
+    }
     set_aside = frozenset().union(*(rules[code].names for code in rules if code not in chosen))
     return tuple(
         rule.for_target(target, set_aside, upper)
