@@ -22,7 +22,7 @@ from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, dotted_parts, fast_visit
 from migrator.version import parse_version
-from rules._helpers import call_target
+from rules._helpers import ScopeBodyVisitor, call_target
 from rules._mesh import function_named
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
@@ -216,15 +216,12 @@ def _yields(body: cst.CSTNode) -> bool:
     """``yield`` in ``body`` itself (not in a function, lambda or class defined there)."""
     found: List[bool] = []
 
-    class _Find(cst.CSTVisitor):
+    class _Find(ScopeBodyVisitor):  # (a comprehension cannot yield)
         def visit_Yield(self, node: cst.Yield) -> bool:
             found.append(True)
             return False
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
             return False
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
