@@ -102,7 +102,11 @@ def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
 
 
 def as_json(
-    results: Sequence[FileResult], mode: str, target_version: str, target_source: Optional[str] = None
+    results: Sequence[FileResult],
+    mode: str,
+    target_version: str,
+    target_source: Optional[str] = None,
+    target_upper: Optional[str] = None,
 ) -> dict:
     codes = [d.code for r in results for d in (*r.fixes, *r.findings)]
     return {
@@ -111,6 +115,8 @@ def as_json(
         "mode": mode,
         "target_version": target_version,
         "target_version_source": target_source,
+        # the range the result must run on: the oldest and the newest JAX (null: the newest)
+        "target_range": {"lower": target_version, "upper": target_upper},
         "summary": summary_counts(results, mode),
         "rules": rule_info(codes),
         "files": [
