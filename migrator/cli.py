@@ -78,7 +78,9 @@ def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
 )
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
 @click.option(
-    "--target-version", metavar="X.Y[.Z]", help="Oldest JAX the migrated code must run on."
+    "--target-version",
+    metavar="X.Y[.Z][..X.Y.Z]",
+    help="Oldest JAX the migrated code must run on (X..Y: and the newest).",
 )
 @click.option(
     "--unsafe-fixes/--no-unsafe-fixes",
@@ -246,7 +248,8 @@ def _detect_target(
     stdin_filename: Optional[str],
     quiet: bool,
 ) -> Tuple[Settings, Optional[str]]:
-    """With no --target-version anywhere, the lowest ``jax`` the project allows."""
+    """With no --target-version anywhere, the range of ``jax`` the project allows; when it
+    gives no lower bound, the target used and why, on stderr."""
     if target_version:
         return settings, "--target-version"
     anchors = [Path(p) for p in paths if p != "-"] + (
@@ -255,19 +258,17 @@ def _detect_target(
     config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
     if config is not None and "target_version" in (load_config(config) or {}):
         return settings, f"target-version in {config}"
-    from migrator.project_version import detect
+    from migrator.project_version import detect, resolve
 
-    default = "default: the newest JAX the rules know"
     detected = detect([p for p in anchors if p.exists()])
-    if detected is None:
-        return settings, default
+    lower, upper, source, message = resolve(detected)
     try:
-        settings = dataclasses.replace(settings, target_version=detected.version)
+        settings = dataclasses.replace(settings, target_version=lower, target_upper=upper)
     except ConfigError:
-        return settings, default
+        return settings, "default: the newest JAX the rules know"
     if not quiet:
-        click.echo(f"jaxmigrate: {detected.describe()}", err=True)
-    return settings, f"from {detected.source.name}: {detected.requirement}"
+        click.echo(f"jaxmigrate: {message}", err=True)
+    return settings, source
 
 
 def _settings(
@@ -292,6 +293,10 @@ def _settings(
         values["ignore"] = _codes(ignore)
     if target_version:
         values["target_version"] = target_version
+    if ".." in values.get("target_version", ""):  # a range: 0.4.13..0.4.38
+        values["target_version"], upper = values["target_version"].split("..", 1)
+        if upper:
+            values["target_upper"] = upper
     if unsafe_fixes is not None:
         values["unsafe_fixes"] = unsafe_fixes
     values["exclude"] = tuple(values.get("exclude", ())) + exclude

@@ -35,7 +35,8 @@ def write_report(
 ) -> None:
     from migrator.markdown_report import render
 
-    text = render(results, mode, settings.target_version, source, settings.unsafe_fixes)
+    span = settings.target_version + (f"..{settings.target_upper}" if settings.target_upper else "")
+    text = render(results, mode, span, source, settings.unsafe_fixes)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
@@ -217,7 +218,9 @@ def report(
     if output_format == "text":
         write_text(results, out, show_fixes, mode)
     elif output_format == "json":
-        dump_json(as_json(results, mode, settings.target_version, target_source), out)
+        dump_json(
+            as_json(results, mode, settings.target_version, target_source, settings.target_upper), out
+        )
     elif output_format == "sarif":
         dump_json(as_sarif(results, mode), out)
     else:

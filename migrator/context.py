@@ -93,6 +93,7 @@ class Context:
         self.analysis = analysis
         self.settings = settings
         self.target = target
+        self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
         self.rule: Rule = None  # type: ignore[assignment]  (set by the engine per call)
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Tuple[cst.CSTNode, str, str, str]] = []
@@ -106,6 +107,13 @@ class Context:
         # Facts a rule learnt about this file in an earlier round (the engine shares one dict
         # across a file's rounds): e.g. "the file imported X" after X's import was removed.
         self.file_state: Dict[str, object] = {}
+
+    def exists_throughout(self, qualname: str) -> bool:
+        """True when JAX's API history shows ``qualname`` on every release of the target range
+        (False for a name the history does not know)."""
+        from rules._api_history import history
+
+        return history().exists_throughout(qualname, self.target, self.upper)
 
     def begin(self, rule: Rule) -> None:
         """The engine is about to call one of ``rule``'s hooks."""

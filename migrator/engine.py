@@ -625,20 +625,28 @@ def _unused_imports(
     if unused and ctx.edits:
         wanted_by_edits = _names_in((edit.new for edit in ctx.edits.values()), {b.name for b in unused})
         unused = [binding for binding in unused if binding.name not in wanted_by_edits]
-    return _removals(unused, plan, originally_used, added_imports)
+    return _removals(unused, plan, originally_used, added_imports, ctx)
 
 
 def _removals(
-    bindings: Iterable[Binding], plan: Plan, originally_used: Set[Tuple[str, str]], added_imports: Set[str]
+    bindings: Iterable[Binding],
+    plan: Plan,
+    originally_used: Set[Tuple[str, str]],
+    added_imports: Set[str],
+    ctx: Context,
 ) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
     """The unused import ``bindings`` to remove, by statement, with the code each removal is
     reported under: a legacy name's rule, or cleanup of an import that was used before (or
-    that the migration added).  Other unused imports are the user's business."""
+    that the migration added).  Other unused imports are the user's business.  A legacy
+    name that JAX's API history shows on every release of the target range is not legacy
+    there (``from jax.interpreters import pxla`` in a package's ``__init__`` re-exports it)."""
     removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
     for binding in bindings:
         name = binding.name
         owner = None
-        if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules):
+        if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules) and not ctx.exists_throughout(
+            binding.qualname or ""
+        ):
             owner = plan.owner(binding.qualname or "")
         elif (name, binding.qualname or "") in originally_used or name in added_imports:
             owner = CLEANUP_CODE
@@ -695,7 +703,7 @@ def _left_unused(
             if not any(isinstance(up, (cst.Import, cst.ImportFrom)) for up in ctx.ancestors(name)):
                 read.add(value)
     left = [b for b in candidates if b.name not in read and not replaced(b.statement)]  # type: ignore[arg-type]
-    return _removals(left, plan, originally_used, added_imports)
+    return _removals(left, plan, originally_used, added_imports, ctx)
 
 
 def _top_level_line(ctx: Context, statement: cst.CSTNode) -> Optional[cst.CSTNode]:

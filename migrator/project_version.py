@@ -1,8 +1,10 @@
-"""Finding the oldest JAX a project allows, from its packaging metadata.
+"""Finding the range of JAX releases a project allows, from its packaging metadata.
 
-With no ``--target-version`` (and none in ``[tool.jaxmigrate]``), the lowest version the
-project's ``jax`` requirement allows becomes the target.  Looked at, in this order, in the
-nearest directory (walking up from the paths) that has any of them:
+The target is a range: the oldest JAX the migrated code must run on (the lower bound: the
+spellings are chosen for it) and the newest (the upper bound: nothing newer is assumed).
+With no ``--target-version`` (and none in ``[tool.jaxmigrate]``), both come from the
+project's ``jax`` requirement.  Looked at, in this order, in the nearest directory (walking
+up from the paths) that has any of them:
 
 * ``pyproject.toml``: ``[project] dependencies``, then Poetry's ``[tool.poetry.dependencies]``;
 * ``setup.cfg``: ``[options] install_requires``;
@@ -10,9 +12,12 @@ nearest directory (walking up from the paths) that has any of them:
   ``ast`` (the file is never executed);
 * ``requirements*.txt`` (sorted by name).
 
-The lowest allowed version is taken from ``>=``, ``==``, ``~=``, ``===`` and ``>`` clauses
-(``>X`` gives X: conservative) and Poetry's ``^X`` / ``~X``; ``<``, ``<=`` and ``!=`` do not
-give a lower bound.  A requirement without one (plain ``jax``) gives no target.
+Lower bounds come from ``>=``, ``==``, ``~=``, ``===`` and ``>`` clauses (``>X`` gives X:
+conservative) and Poetry's ``^X`` / ``~X``; upper bounds from ``<``, ``<=``, ``==``, ``~=``
+and Poetry's ``^``/``~`` (``^0.4.13`` allows up to, not including, 0.5.0); ``!=`` gives
+neither.  Extras (``jax[cpu]``) and markers are ignored.  A ``jaxlib`` requirement counts
+when ``jax``'s gives no bound: since 0.4 the two are released together with one version.  A
+requirement without a version (``jax``, ``jax @ git+...``) is found, but gives no bound.
 """
 
 from __future__ import annotations
@@ -23,9 +28,9 @@ import dataclasses
 import re
 import sys
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, List, Optional, Sequence, Tuple
 
-from migrator.version import parse_version
+from migrator.version import Version, parse_version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,9 +45,12 @@ _CLAUSE_RE = re.compile(r"^\s*(===|==|~=|>=|>|<=|<|!=|\^|~)?\s*v?([0-9][0-9a-zA-
 
 @dataclasses.dataclass(frozen=True)
 class Detected:
-    version: str
+    """The ``jax`` (or ``jaxlib``) requirement found, and the bounds it gives."""
+
+    version: Optional[str]  # the lower bound, X.Y.Z; None when the requirement has none
     source: Path
     requirement: str
+    upper: Optional[Tuple[Version, bool]] = None  # (version, inclusive) when bounded above
 
     def describe(self) -> str:
         return f"target version {self.version} from {self.source} ({self.requirement})"
@@ -54,41 +62,78 @@ def _canonical(name: str) -> str:
 
 def lowest_allowed(spec: str) -> Optional[str]:
     """The lowest version a specifier such as ``>=0.4.13,<0.5`` allows, as X.Y.Z."""
-    lows = []
+    low, _high = allowed_range(spec)
+    return None if low is None else ".".join(str(part) for part in low)
+
+
+def allowed_range(spec: str) -> Tuple[Optional[Version], Optional[Tuple[Version, bool]]]:
+    """(lowest version, (highest version, inclusive)) a specifier allows; None for a side it
+    does not bound.  ``>=0.4.13,<0.5`` -> ((0, 4, 13), ((0, 5, 0), False))."""
+    lows: List[Version] = []
+    highs: List[Tuple[Version, bool]] = []
     for clause in spec.split(","):
-        if not clause.strip():
-            continue
-        match = _CLAUSE_RE.match(clause)
+        match = _CLAUSE_RE.match(clause) if clause.strip() else None
         if not match:
             continue
         operator, version = match.group(1) or "==", match.group(2)
-        if operator in ("<", "<=", "!="):
-            continue
         numbers = re.match(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?", version)
-        if not numbers:
+        if not numbers or operator == "!=":
             continue
-        try:
-            lows.append(parse_version(".".join(p for p in numbers.groups() if p is not None)))
-        except ValueError:
+        given = [int(p) for p in numbers.groups() if p is not None]
+        exact = tuple(given + [0] * (3 - len(given)))  # type: ignore[assignment]
+        wildcard = version.endswith("*")
+        if operator in ("<", "<="):
+            highs.append((exact, operator == "<="))  # type: ignore[arg-type]
             continue
-    if not lows:
-        return None
-    return ".".join(str(part) for part in max(lows))
+        lows.append(exact)  # type: ignore[arg-type]
+        if operator in ("==", "===") and not wildcard:
+            highs.append((exact, True))  # type: ignore[arg-type]
+        elif operator in ("==", "~=", "~") or (operator == "===" and wildcard):
+            # ==0.4.* and ~=0.4.20 / ~0.4.20: the last given part may grow, the one before not
+            keep = len(given) - 1 if operator == "~=" or (operator == "==" and not wildcard) else len(given)
+            if operator == "~" and len(given) > 1:
+                keep = 2
+            highs.append((_bump(given, max(keep, 1)), False))
+        elif operator == "^":
+            first = next((i for i, part in enumerate(given) if part), len(given) - 1)
+            highs.append((_bump(given, first + 1), False))
+    low = max(lows) if lows else None
+    high = min(highs) if highs else None
+    return low, high
+
+
+def _bump(parts: Sequence[int], keep: int) -> Version:
+    """``(0, 4, 20)`` with 2 parts kept -> ``(0, 5, 0)``: the first version past them."""
+    head = list(parts[:keep]) + [0] * (keep - len(parts[:keep]))
+    head[-1] += 1
+    return tuple((head + [0, 0, 0])[:3])  # type: ignore[return-value]
 
 
 def from_requirements(lines: Iterable[str]) -> Optional[tuple]:
-    """(lowest version, requirement text) of the first ``jax`` requirement with a lower bound."""
+    """(lower, requirement text, upper) of the project's ``jax`` requirement: the first one
+    with a lower bound, else the first with any bound, else the first at all (lower and upper
+    None); a ``jaxlib`` requirement stands in when ``jax``'s gives no bound."""
+    found = {"jax": [], "jaxlib": []}  # type: Dict[str, List[tuple]]
     for raw in lines:
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith(("#", "-")):
             continue
         match = _REQUIREMENT_RE.match(line)
-        if not match or _canonical(match.group("name")) != "jax":
+        name = _canonical(match.group("name")) if match else ""
+        if name not in found:
             continue
-        low = lowest_allowed(match.group("spec"))
-        if low:
-            return low, line
-    return None
+        spec = "" if "@" in match.group("spec") else match.group("spec")  # type: ignore[union-attr]
+        low, high = allowed_range(spec)
+        found[name].append((low and ".".join(map(str, low)), line, high))
+    for name in ("jax", "jaxlib"):
+        for entry in found[name]:
+            if entry[0] is not None:
+                return entry
+    for name in ("jax", "jaxlib"):
+        for entry in found[name]:
+            if entry[2] is not None:
+                return entry
+    return found["jax"][0] if found["jax"] else (found["jaxlib"][0] if found["jaxlib"] else None)
 
 
 def _pyproject(path: Path) -> Optional[tuple]:
@@ -97,17 +142,14 @@ def _pyproject(path: Path) -> Optional[tuple]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
     found = from_requirements(data.get("project", {}).get("dependencies", []) or [])
-    if found:
+    if found and found[0] is not None:
         return found
     poetry = data.get("tool", {}).get("poetry", {}).get("dependencies", {}) or {}
+    lines = []
     for name, value in poetry.items():
-        if _canonical(name) != "jax":
-            continue
         spec = value.get("version", "") if isinstance(value, dict) else str(value)
-        low = lowest_allowed(spec)
-        if low:
-            return low, f"jax = {spec!r}"
-    return None
+        lines.append(f"{name} {spec}" if spec.strip() not in ("*", "") else name)
+    return from_requirements(lines) or found
 
 
 def _setup_cfg(path: Path) -> Optional[tuple]:
@@ -169,13 +211,73 @@ def detect(paths: Sequence[Path]) -> Optional[Detected]:
     start = Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in starts]))
     for directory in (start, *start.parents):
         candidates = _candidates(directory)
+        weaker: Optional[Detected] = None  # a requirement without a lower bound
         for candidate in candidates:
             reader = _READERS.get(candidate.name, _requirements)
             found = reader(candidate)
-            if found:
-                return Detected(found[0], candidate, found[1])
+            if found and found[0] is not None:
+                return Detected(found[0], candidate, found[1], found[2])
+            if found and (weaker is None or (weaker.upper is None and found[2] is not None)):
+                weaker = Detected(None, candidate, found[1], found[2])
+        if weaker is not None:
+            return weaker
         if candidates and (directory / ".git").exists():
             break
         if (directory / ".git").exists():
             break
     return None
+
+
+# The first jax.Array release: with only an upper bound, the oldest JAX assumed (the rules are
+# written for the jax.Array world; the code may be older, but nothing older is a target).
+FLOOR = "0.4.1"
+
+
+def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]:
+    """(lower, upper or None, where it came from, the stderr announcement) for a detected
+    requirement (or none).  The upper bound is the newest JAX release the requirement allows
+    (None when that is the newest release known: the range is open above)."""
+    from migrator.version import LATEST_KNOWN_JAX
+
+    newest = f"{LATEST_KNOWN_JAX} (the newest JAX the rules know)"
+    if detected is None:
+        return (
+            LATEST_KNOWN_JAX, None, "default: the newest JAX the rules know",
+            f"no jax requirement found in the project's pyproject.toml, setup.cfg, setup.py or "
+            f"requirements*.txt: targeting {newest}; --target-version sets the oldest JAX the "
+            "code must run on",
+        )  # fmt: skip
+    upper = _newest_release(detected.upper) if detected.upper is not None else None
+    where = f"{detected.source.name}: {detected.requirement}"
+    if detected.version is not None:
+        span = detected.version + (f"..{upper}" if upper else "")
+        return detected.version, upper, f"from {where}", f"target version {span} from {detected.source} ({detected.requirement})"
+    if upper is not None:
+        lower = FLOOR if parse_version(FLOOR) <= parse_version(upper) else _oldest_release()
+        return (
+            lower, upper, f"from {where} (no lower bound)",
+            f"no lower bound on jax in {detected.source.name}: targeting {lower}..{upper} "
+            f"({detected.requirement})",
+        )  # fmt: skip
+    return (
+        LATEST_KNOWN_JAX, None, f"from {where} (no version bound)",
+        f"no lower bound on jax in {detected.source.name} ({detected.requirement}): targeting {newest}",
+    )  # fmt: skip
+
+
+def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
+    """The newest release (X.Y.Z) within ``bound``; None when that is the newest known one."""
+    from rules._api_history import history
+
+    version, inclusive = bound
+    releases = [r for r in history().releases if r.count(".") == 2]
+    allowed = [r for r in releases if (parse_version(r) <= version if inclusive else parse_version(r) < version)]
+    if not allowed:
+        return _oldest_release()
+    return None if allowed[-1] == releases[-1] else allowed[-1]
+
+
+def _oldest_release() -> str:
+    from rules._api_history import history
+
+    return history().releases[0]

@@ -117,6 +117,7 @@ def as_json(
     mode: str,
     target_version: str,
     target_source: Optional[str] = None,
+    target_upper: Optional[str] = None,
 ) -> dict:
     codes = [d.code for r in results for d in (*r.fixes, *r.findings)]
     return {
@@ -125,6 +126,8 @@ def as_json(
         "mode": mode,
         "target_version": target_version,
         "target_version_source": target_source,
+        # the range the result must run on: the oldest and the newest JAX (null: the newest)
+        "target_range": {"lower": target_version, "upper": target_upper},
         "summary": summary_counts(results, mode),
         "rules": rule_info(codes),
         "files": [

@@ -121,6 +121,10 @@ class Rule:
             )
         REGISTRY[cls.code] = cls()
 
+    # An opt-in rule rewrites code that works on every JAX (a modernisation, not a migration):
+    # it runs only when ``select`` names its code exactly, never through a prefix or ALL.
+    opt_in: ClassVar[bool] = False
+
     # A backstop rule speaks only where no other rule does: the engine drops its findings on
     # lines where another rule has a finding (see :func:`migrator.engine._run_rounds`).
     backstop: ClassVar[bool] = False
@@ -129,10 +133,12 @@ class Rule:
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
 
-    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> "Rule":
-        """The rule as it runs for ``target``: itself, unless what it looks for depends on the
-        target version (a rule driven by the API history returns a copy with its ``names``
-        for that range).  ``set_aside``: the names of the rules the user switched off with
+    def for_target(
+        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+    ) -> "Rule":
+        """The rule as it runs for the range ``target``..``upper`` (None: the newest JAX):
+        itself, unless what it looks for depends on the target range (a rule driven by the
+        API history returns a copy with its ``names`` for that range).  ``set_aside``: the names of the rules the user switched off with
         ``select``/``ignore``, which a backstop leaves alone too."""
         return self
 

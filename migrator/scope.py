@@ -439,6 +439,10 @@ class Analysis(cst.CSTVisitor):
         return False
 
     def _del(self, node: cst.Del) -> bool:
+        # ``del x`` reads the binding it removes (NameError without one): a use of it, so an
+        # import it deletes is never "unused" (``from m import a, b`` ... ``del a, b``).
+        for name in _deleted_names(node.target):
+            self._load(name)
         self._bind_target(node.target)
         return False
 
@@ -533,6 +537,18 @@ class Analysis(cst.CSTVisitor):
             self.guard_depth -= guarded
         return False
 
+    def _boolean(self, node: cst.BooleanOperation) -> bool:
+        """``hasattr(jax, "pxla") and isinstance(x, jax.pxla.ShardedDeviceArray)``: what comes
+        after a feature or version test in ``and``/``or`` runs only where the test allows it, a
+        compatibility shim like the branches of such an ``if``."""
+        guarded = is_feature_test(node.left)
+        self.guard_depth += guarded
+        try:
+            self._visit_all([node.left, node.right])
+        finally:
+            self.guard_depth -= guarded
+        return False
+
     # -- references ------------------------------------------------------------------------
     def _load(self, node: cst.Name) -> None:
         self.loads[node.value] = self.loads.get(node.value, 0) + 1
@@ -588,6 +604,15 @@ class Analysis(cst.CSTVisitor):
             if value in self.interest.strings:
                 self.string_sites.append(self._site(node))
         return False
+
+
+def _deleted_names(target: cst.BaseExpression) -> List[cst.Name]:
+    """The plain names a ``del`` target deletes (through tuples, lists and parentheses)."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _deleted_names(element.value)]
+    return []
 
 
 def _all_params(params: cst.Parameters) -> List[cst.Param]:
@@ -674,6 +699,7 @@ _HANDLERS = {
     cst.Try: Analysis._try,
     cst.If: Analysis._if,
     cst.IfExp: Analysis._if,
+    cst.BooleanOperation: Analysis._boolean,
     cst.Name: Analysis._name,
     cst.Attribute: Analysis._attribute,
     cst.Arg: Analysis._arg,

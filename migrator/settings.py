@@ -26,6 +26,8 @@ class Settings:
     select: Tuple[str, ...] = ()  # rule codes or prefixes; empty means every rule
     ignore: Tuple[str, ...] = ()
     target_version: str = LATEST_KNOWN_JAX  # the oldest JAX the migrated code must run on
+    # The newest JAX it must run on (the project's upper bound); None: every newer release.
+    target_upper: Optional[str] = None
     unsafe_fixes: bool = False
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
@@ -38,6 +40,15 @@ class Settings:
             parse_version(self.target_version)
         except ValueError as error:
             raise ConfigError(f"target-version: {error}") from None
+        if self.target_upper is not None:
+            try:
+                upper = parse_version(self.target_upper)
+            except ValueError as error:
+                raise ConfigError(f"target upper bound: {error}") from None
+            if upper < self.target:
+                raise ConfigError(
+                    f"target range {self.target_version}..{self.target_upper} is empty (the upper bound is older)"
+                )
         known = all_rules()
         for option, codes in (("select", self.select), ("ignore", self.ignore)):
             for code in codes:
@@ -48,26 +59,45 @@ class Settings:
     def target(self) -> Version:
         return parse_version(self.target_version)
 
+    @property
+    def upper(self) -> Optional[Version]:
+        """The newest JAX of the target range, or None when it reaches the newest release."""
+        return None if self.target_upper is None else parse_version(self.target_upper)
+
+    @property
+    def target_range(self) -> str:
+        """``0.4.13..0.4.38`` (or ``0.4.13..`` when the range is open above)."""
+        return f"{self.target_version}..{self.target_upper or ''}"
+
     def active_rules(self) -> List[Rule]:
         """The rules that run: selected, not ignored, and valid on the target version."""
-        return list(_active_rules(self.select, self.ignore, self.target_version, len(REGISTRY)))
+        return list(_active_rules(self.select, self.ignore, self.target_version, self.target_upper, len(REGISTRY)))
 
     def cache_key(self) -> str:
         codes = ",".join(rule.code for rule in self.active_rules())
-        key = f"{codes}|{self.target_version}|{int(self.unsafe_fixes)}"
+        key = f"{codes}|{self.target_range}|{int(self.unsafe_fixes)}"
         return key if self.locate_fixes else key + "|unlocated"
 
 
 @functools.lru_cache(maxsize=64)
-def _active_rules(select: Tuple[str, ...], ignore: Tuple[str, ...], target_version: str, _registered: int) -> Tuple[Rule, ...]:
+def _active_rules(
+    select: Tuple[str, ...], ignore: Tuple[str, ...], target_version: str, target_upper: Optional[str], _registered: int
+) -> Tuple[Rule, ...]:
     """Cached per selection (the engine asks once per file); keyed on the registry's size too,
     so a rule registered later (a test's) is seen."""
     target = parse_version(target_version)
+    upper = None if target_upper is None else parse_version(target_upper)
     rules = all_rules()
-    chosen = {code for code in rules if (not select or _matches(code, select)) and not _matches(code, ignore)}
+    chosen = {
+        code
+        for code in rules
+        if (not select or _matches(code, select))
+        and not _matches(code, ignore)
+        and (not rules[code].opt_in or code in select)
+    }
     set_aside = frozenset().union(*(rules[code].names for code in rules if code not in chosen))
     return tuple(
-        rule.for_target(target, set_aside)
+        rule.for_target(target, set_aside, upper)
         for code, rule in rules.items()
         if code in chosen and rule.runs_on(target)
     )

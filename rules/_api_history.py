@@ -7,7 +7,8 @@ from which JAX's own deprecation table warned about it, and JAX's deprecation me
 usually names the replacement).  It is loaded on first use, once per process.
 
 Queries answer in terms of a *target range*: every release from the target version (the
-oldest JAX the migrated code must run on) to the newest release in the history.
+oldest JAX the migrated code must run on) to ``upper`` (the newest the project allows), or
+to the newest release in the history when there is no upper bound.
 """
 
 from __future__ import annotations
@@ -102,13 +103,29 @@ class ApiHistory:
                 return index
         return len(self.keys) - 1
 
-    def absence(self, qualname: str, target: Version) -> Optional[Absence]:
-        """Why ``qualname`` is missing somewhere in ``target``..newest; None when it is there
-        throughout, or when the history does not know it."""
+    def last_index(self, upper: Optional[Version]) -> int:
+        """The index of the newest release at or below ``upper`` (None: the newest of all)."""
+        if upper is None:
+            return len(self.keys) - 1
+        below = [index for index, key in enumerate(self.keys) if key <= tuple(upper)]
+        return below[-1] if below else 0
+
+    def newest_at_most(self, upper: Version) -> Optional[str]:
+        """The newest release at or below ``upper``, or None when the history has none."""
+        below = [release for release, key in zip(self.releases, self.keys) if key <= tuple(upper)]
+        return below[-1] if below else None
+
+    def _bounds(self, target: Version, upper: Optional[Version]) -> Tuple[int, int]:
+        low, high = self.first_index(target), self.last_index(upper)
+        return low, max(low, high)
+
+    def absence(self, qualname: str, target: Version, upper: Optional[Version] = None) -> Optional[Absence]:
+        """Why ``qualname`` is missing somewhere in ``target``..``upper``; None when it is
+        there throughout, or when the history does not know it."""
         known = self.lookup(qualname)
         if known is None:
             return None
-        low, high = self.first_index(target), len(self.releases) - 1
+        low, high = self._bounds(target, upper)
         if any(first <= low and last >= high for first, last in known.present):
             return None
         inside = [(max(a, low), min(b, high)) for a, b in known.present if b >= low and a <= high]
@@ -134,12 +151,12 @@ class ApiHistory:
             message=known.message,
         )
 
-    def missing_names(self, target: Version) -> FrozenSet[str]:
+    def missing_names(self, target: Version, upper: Optional[Version] = None) -> FrozenSet[str]:
         """Every qualified name the history knows that is missing somewhere in the range."""
-        key = tuple(target)
+        key = (tuple(target), upper and tuple(upper))
         found = self._missing.get(key)
         if found is None:
-            low, high = self.first_index(target), len(self.releases) - 1
+            low, high = self._bounds(target, upper)
             names = set()
             for parent, members in self._modules.items():
                 for name, entry in members.items():
@@ -149,31 +166,31 @@ class ApiHistory:
             found = self._missing[key] = frozenset(names)
         return found
 
-    def first_missing(self, target: Version) -> FrozenSet[str]:
+    def first_missing(self, target: Version, upper: Optional[Version] = None) -> FrozenSet[str]:
         """The missing names whose parent is there throughout the range.  Any reference to a
         missing name spells (or imports from) one of these, so they are all a rule needs to
         look for: ``jax.experimental.host_callback`` stands for every one of its members."""
-        key = ("first",) + tuple(target)
+        key = ("first", tuple(target), upper and tuple(upper))
         found = self._missing.get(key)
         if found is None:
-            missing = self.missing_names(target)
+            missing = self.missing_names(target, upper)
             found = self._missing[key] = frozenset(
                 q for q in missing if q.rpartition(".")[0] not in missing
             )
         return found
 
-    def missing_modules(self, target: Version) -> FrozenSet[str]:
+    def missing_modules(self, target: Version, upper: Optional[Version] = None) -> FrozenSet[str]:
         """Those of :meth:`first_missing` that are modules (a member can be imported from
         them): Python modules of some release, and the compiled jaxlib modules ``jax.lib``
         binds."""
         return frozenset(
-            q for q in self.first_missing(target)
+            q for q in self.first_missing(target, upper)
             if q.startswith("jax.lib.") or (self.lookup(q) or _NOT_MODULE).is_module
         )
 
-    def exists_throughout(self, qualname: str, target: Version) -> bool:
+    def exists_throughout(self, qualname: str, target: Version, upper: Optional[Version] = None) -> bool:
         """True when ``qualname`` exists on every release of the range (as far as known)."""
-        return self.lookup(qualname) is not None and self.absence(qualname, target) is None
+        return self.lookup(qualname) is not None and self.absence(qualname, target, upper) is None
 
 
 _NOT_MODULE = NameHistory("", (), None, None, False)

@@ -358,9 +358,9 @@ class HostLocalInputs(Rule):
         conversions: List[Tuple[str, Optional[cst.BaseExpression], cst.BaseExpression]] = []
         unknown: List[Tuple[str, cst.BaseExpression]] = []
         for index, arg in enumerate(positional):
+            if index >= len(leaves) and len(leaves) != 1:
+                break  # more positional arguments than specs (static ones): not partitioned
             leaf = leaves[index] if len(leaves) > 1 else leaves[0]
-            if index >= len(leaves) and len(leaves) > 1:
-                break
             if not self._partitioned(ctx, leaf, ctx.scope_of(leaf) if leaf is not None else scope):
                 continue
             mesh, spec = self._spec_of(ctx, leaf, ctx.scope_of(leaf))  # type: ignore[arg-type]

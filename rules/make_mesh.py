@@ -34,15 +34,21 @@ AXIS_TYPES_FROM = parse_version("0.5.3")
 class MakeMesh(Rule):
     code = "JAX604"
     name = "make-mesh"
-    summary = "Mesh(mesh_utils.create_device_mesh(shape), names) -> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
+    summary = "opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) -> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
     safety = Safety.SAFE
     needs_jax = "0.4.33"
     references = (
         refs.api("jax.make_mesh"),
         refs.explicit_sharding(),
     )
+    # create_device_mesh is not deprecated: code using it works on every JAX, and a run on
+    # today's code must change nothing (the newest flax examples build meshes this way).
+    opt_in = True
     names = frozenset({LEGACY})
     doc = """
+    **Opt-in.** Runs only with `--select JAX604` (the code itself, not a prefix): it
+    modernises code that works on every JAX, so a plain run leaves it alone.
+
     **What it does.** Rewrites `Mesh(mesh_utils.create_device_mesh(shape), names)` to
     `jax.make_mesh(shape, names, axis_types=(jax.sharding.AxisType.Auto,) * n)` when the
     target is JAX 0.5.3 or newer, and to `jax.make_mesh(shape, names)` for targets
@@ -164,10 +170,12 @@ class MakeMeshAxisTypes(Rule):
     names_are_legacy = False
     doc = """
     **What it does.** Adds `axis_types=(jax.sharding.AxisType.Auto,) * n` to `jax.make_mesh`
-    calls that have no `axis_types`.  When the target is older than 0.9.0 this is safe: the
-    result must still run on versions where Auto was the default, and now means the same on
-    newer ones.  For targets from 0.9.0 on the rule cannot know whether the code was written
-    for the old default, so the fix is unsafe (reported; applied with `--unsafe-fixes`).
+    calls that have no `axis_types`, when the target range starts before 0.9.0 and reaches it:
+    the code was written for the Auto default and must keep that meaning on newer releases.
+    A range that starts at 0.9.0 or later is code written for the Explicit default (a bare
+    `jax.make_mesh` is today's documented usage): it is left alone, as is a range that ends
+    before 0.9.0 (Auto throughout).  Give the oldest JAX your code was written for
+    (`--target-version`, or the project's `jax>=` requirement) to have old calls fixed.
 
     **Why.** Until 0.8.x a bare `jax.make_mesh` made Auto axes (0.8.1 warned that the default
     would change); since 0.9.0 it makes **Explicit** axes.  Code written for the old default
@@ -194,7 +202,7 @@ class MakeMeshAxisTypes(Rule):
             target_version="0.5.3",
         ),
         Example(
-            title="targets from 0.9.0: Explicit is the default there, so the fix is unsafe",
+            title="code written for 0.6.2 (a range that reaches 0.9.0); from 0.9.0 on it is left alone",
             before="""
             import jax
 
@@ -205,7 +213,7 @@ class MakeMeshAxisTypes(Rule):
 
             mesh = jax.make_mesh((8,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
             """,
-            unsafe_fixes=True,
+            target_version="0.6.2",
         ),
     )
 
@@ -227,6 +235,8 @@ class MakeMeshAxisTypes(Rule):
         call = target[0]
         if any(arg.star for arg in call.args):
             return
+        if not (ctx.target < EXPLICIT_DEFAULT_FROM and (ctx.upper is None or ctx.upper >= EXPLICIT_DEFAULT_FROM)):
+            return  # the default is the same on every release of the range: written for it
         positional = [arg for arg in call.args if arg.keyword is None]
         keywords = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
         if len(positional) >= 3 or "axis_types" in keywords:
@@ -249,8 +259,5 @@ class MakeMeshAxisTypes(Rule):
         )
         if count > 1:
             axis_types = cst.BinaryOperation(left=axis_types, operator=cst.Multiply(), right=cst.Integer(str(count)))
-        safety = Safety.SAFE if ctx.target < EXPLICIT_DEFAULT_FROM else Safety.UNSAFE
         message = "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0"
-        if safety is Safety.UNSAFE:
-            message += " (since 0.9.0 the default is Explicit; keep it only if the code was written for that)"
-        ctx.replace(call, call.with_changes(args=append_arg(call.args, keyword_arg("axis_types", axis_types))), message, safety=safety)
+        ctx.replace(call, call.with_changes(args=append_arg(call.args, keyword_arg("axis_types", axis_types))), message)

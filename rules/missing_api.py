@@ -91,8 +91,10 @@ class MissingApi(Rule):
     def text_gate(self, gate: TextGate) -> bool:
         return bool(self.gate_words(gate, gate.hits))
 
-    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
-        return _for_target(self, tuple(target), set_aside)
+    def for_target(
+        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+    ) -> Rule:
+        return _for_target(self, tuple(target), set_aside, upper and tuple(upper))
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)
@@ -107,7 +109,7 @@ class MissingApi(Rule):
                 self._report(binding.node, qualname, ctx)
 
     def _report(self, node: cst.CSTNode, qualname: str, ctx: Context) -> None:
-        absence = history().absence(qualname, ctx.target)
+        absence = history().absence(qualname, ctx.target, ctx.upper)
         if absence is None:
             return
         line = ctx.position(node).start.line
@@ -136,16 +138,18 @@ def _message(absence: Absence, ctx: Context) -> str:
     return text
 
 
-_COPIES: Dict[Tuple[Tuple[int, ...], FrozenSet[str]], MissingApi] = {}  # per target and selection
+_COPIES: Dict[tuple, MissingApi] = {}  # per target range and selection
 
 
-def _for_target(rule: MissingApi, target: Tuple[int, ...], set_aside: FrozenSet[str]) -> MissingApi:
+def _for_target(
+    rule: MissingApi, target: Tuple[int, ...], set_aside: FrozenSet[str], upper: Optional[Tuple[int, ...]]
+) -> MissingApi:
     """The rule for one target range.  Names of rules the user switched off are left out: a
     user who ignores JAX101 has decided about DeviceArray."""
-    copy = _COPIES.get((target, set_aside))
+    copy = _COPIES.get((target, upper, set_aside))
     if copy is None:
         copy = object.__new__(MissingApi)
-        copy.names = history().first_missing(target) - set_aside  # type: ignore[misc]
+        copy.names = history().first_missing(target, upper) - set_aside  # type: ignore[misc]
         parents: Dict[str, Set[str]] = {}
         for qualname in copy.names:
             parent, _, word = qualname.rpartition(".")
@@ -154,6 +158,6 @@ def _for_target(rule: MissingApi, target: Tuple[int, ...], set_aside: FrozenSet[
         # Imports of and from a missing name (``from jax.lib.xla_extension import Device``,
         # ``import jax.experimental.sharded_jit as sj``): judged at the import.
         copy.legacy_modules = copy.names  # type: ignore[misc]
-        _COPIES[(target, set_aside)] = copy
+        _COPIES[(target, upper, set_aside)] = copy
     return copy
 

@@ -16,9 +16,14 @@ import libcst as cst
 from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
+from migrator.version import Version, parse_version
 from rules._receivers import module_facts, receiver_tie
 
 MULTIHOST = "jax.experimental.multihost_utils"
+# A single-process tiled=False call stacks a leading axis from 0.5.0 (it returned np.asarray(x)
+# before); a global, not fully addressable array with tiled=False raises from 0.8.0.
+STACKS_FROM = parse_version("0.5.0")
+RAISES_FROM = parse_version("0.8.0")
 # Calls that return a global jax.Array (in multi-process runs: not fully addressable).
 GLOBAL_PRODUCERS = frozenset(
     {
@@ -55,14 +60,19 @@ class ProcessAllgatherTiled(Rule):
     **What it does.** Adds `tiled=True` to `multihost_utils.process_allgather(x)` calls
     that do not pass `tiled`, when that keeps the old result:
 
-    * in single-process code: a module that never calls `jax.distributed.initialize` and
-      never reads `jax.process_index()`/`jax.process_count()`;
-    * on a global array: the argument is the result of `host_local_array_to_global_array`,
-      `jax.make_array_from_callback`, `make_array_from_single_device_arrays`,
-      `make_array_from_process_local_data` or a GDA constructor.
+    * in single-process code (a module that never calls `jax.distributed.initialize` and
+      never reads `jax.process_index()`/`jax.process_count()`), when the target range starts
+      before 0.5.0 and reaches it: the code was written for the old result;
+    * in multi-process code on a global array (the argument is the result of
+      `host_local_array_to_global_array`, `jax.make_array_from_callback`,
+      `make_array_from_single_device_arrays`, `make_array_from_process_local_data` or a GDA
+      constructor), when the target range reaches 0.8.0.
 
     Other calls in multi-process code, and the function used as a value
-    (`gather = multihost_utils.process_allgather`), are reported.
+    (`gather = multihost_utils.process_allgather`), are reported when the range starts before
+    a change and reaches it.  Code whose range starts at or after a change was written for the
+    default as it is there (`min(process_allgather(total).tolist())` needs the stacked axis):
+    it is left alone.
 
     **Why.** Before JAX 0.5.0 a single-process `process_allgather(x)` returned
     `np.asarray(x)`; from 0.5.0 it stacks a new leading axis (an `(8,)` array comes back as
@@ -90,6 +100,7 @@ class ProcessAllgatherTiled(Rule):
 
             full = multihost_utils.process_allgather(jnp.arange(8), tiled=True)
             """,
+            target_version="0.4.30",
         ),
         Example(
             title="multi-process code with a host-local value is reported",
@@ -107,6 +118,7 @@ class ProcessAllgatherTiled(Rule):
             jax.distributed.initialize()
             scores = multihost_utils.process_allgather(local_scores)
             """,
+            target_version="0.4.30",
         ),
     )
 
@@ -114,6 +126,8 @@ class ProcessAllgatherTiled(Rule):
         if site.is_import:
             return
         parent = site.parent
+        if not _crosses(ctx, STACKS_FROM) and not _crosses(ctx, RAISES_FROM):
+            return  # the default means the same on every release of the range
         if not (isinstance(parent, cst.Call) and parent.func is site.node):
             if not isinstance(parent, (cst.Attribute, cst.Call)):
                 ctx.report(
@@ -137,8 +151,12 @@ class ProcessAllgatherTiled(Rule):
         facts = module_facts(ctx)
         reason: Optional[str] = None
         if not facts.multiprocess:
+            if not _crosses(ctx, STACKS_FROM):
+                return  # written for the default of the whole range
             reason = "single-process code"
         else:
+            if not _crosses(ctx, RAISES_FROM):
+                return
             tie = receiver_tie(ctx, positional[0].value, site.scope)
             if tie.source in GLOBAL_PRODUCERS:
                 reason = "a global array"
@@ -151,6 +169,12 @@ class ProcessAllgatherTiled(Rule):
             )
             return
         ctx.replace(call, _with_tiled(call), f"process_allgather(...) -> process_allgather(..., tiled=True) ({reason})")
+
+
+def _crosses(ctx: Context, change: Version) -> bool:
+    """The target range starts before ``change`` and reaches it: the code was written for the
+    default before it and must keep that meaning after it."""
+    return ctx.target < change and (ctx.upper is None or ctx.upper >= change)
 
 
 def _with_tiled(call: cst.Call) -> cst.Call:

@@ -17,6 +17,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import dotted_parts
@@ -155,6 +156,13 @@ class RemovedCalls(Rule):
     summary = "calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback, jax.util.safe_map, ...) rewritten"
     safety = Safety.SAFE
     names = frozenset(TABLE) | {"jax.ops.index"}
+    references = (
+        refs.release_notes("0.3.2", "jax.ops.index_update and its siblings removed"),
+        refs.release_notes("0.4.29", "jax.lax.tie_in removed"),
+        refs.Reference("JAX guide: external callbacks", refs.DOCS + "external-callbacks.html"),
+        refs.Reference("JAX guide: persistent compilation cache", refs.DOCS + "persistent_compilation_cache.html"),
+        refs.release_notes("0.8.0", "jax.util, host_callback and compilation_cache.initialize_cache removed"),
+    )
     doc = """
     **What it does.** Rewrites calls of removed JAX functions into the code that replaced them:
 
@@ -194,8 +202,10 @@ class RemovedCalls(Rule):
         ),
     )
 
-    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
-        return _for_target(self, tuple(target))
+    def for_target(
+        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+    ) -> Rule:
+        return _for_target(self, tuple(target), upper and tuple(upper))
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
@@ -266,11 +276,10 @@ class RemovedCalls(Rule):
 
     @staticmethod
     def _missing_names(recipe: CallRecipe, ctx: Context) -> Optional[str]:
-        h = history()
         for qualname in recipe.uses():
-            if h.absence(qualname, ctx.target) is not None:
-                known = h.lookup(qualname)
-                first = h.releases[known.present[0][0]] if known is not None else "?"
+            if not ctx.exists_throughout(qualname):
+                known = history().lookup(qualname)
+                first = history().releases[known.present[0][0]] if known is not None else "?"
                 return f"{qualname} needs JAX {first}, newer than the target"
         return None
 
@@ -294,7 +303,7 @@ def _pure(node: cst.BaseExpression) -> bool:
 
 
 def _missing_in_range(qualname: str, ctx: Context) -> bool:
-    return history().absence(qualname, ctx.target) is not None
+    return not ctx.exists_throughout(qualname)
 
 
 def _argument_code(node: cst.BaseExpression, site: NameSite, ctx: Context, receiver: bool) -> str:
@@ -368,10 +377,10 @@ def _names(node: cst.CSTNode) -> List[str]:
 
 
 @functools.lru_cache(maxsize=16)
-def _for_target(rule: RemovedCalls, target: Tuple[int, ...]) -> RemovedCalls:
+def _for_target(rule: RemovedCalls, target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]) -> RemovedCalls:
     """Only the functions missing from some release of the range: where a function is there
     throughout, its calls run as they are."""
-    missing = history().missing_names(target)  # type: ignore[arg-type]
+    missing = history().missing_names(target, upper)  # type: ignore[arg-type]
     copy = object.__new__(RemovedCalls)
     copy.names = frozenset(n for n in RemovedCalls.names if n in missing or _parent_missing(n, missing))  # type: ignore[misc]
     # Modules that went whole: an import of one that the rewrites leave unused goes too.

@@ -155,7 +155,9 @@ class RemovedInternals(Rule):
     * `jax.experimental.pjit.AUTO` (gone on current JAX).
 
     Uses are reported, not the import lines; an import of these modules that nothing uses is
-    removed.  Names another rule migrates (`pxla.ShardedDeviceArray`, `pxla.Mesh`,
+    removed where the module is gone from some release of the target range (`jax.lib.xla_bridge`
+    from 0.10.0; `jax.interpreters.pxla` still exists, so its import stays: it may be a
+    re-export).  Names another rule migrates (`pxla.ShardedDeviceArray`, `pxla.Mesh`,
     `xla_extension.DeviceArray`, ...) are left to that rule.
 
     **Why.** These fail with AttributeError/ImportError/TypeError on current JAX, and none has a

@@ -16,6 +16,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 import libcst as cst
 
+from migrator import references as refs
 from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import dotted_parts
@@ -79,6 +80,13 @@ class RemovedTypes(Rule):
     summary = "jax.random.KeyArray, batching.BatchTracer, core.Shape -> jax.Array, jax.core.Tracer, Sequence[int] in types"
     safety = Safety.SAFE
     names = frozenset(TABLE)
+    references = (
+        refs.release_notes("0.4.16", "jax.random.KeyArray deprecated"),
+        refs.release_notes("0.4.24", "jax.random.KeyArray removed"),
+        refs.Reference("JEP 9263: typed keys and pluggable RNGs", refs.DOCS + "jep/9263-typed-keys.html"),
+        refs.release_notes("0.4.19", "jax.core.Shape deprecated"),
+        refs.release_notes("0.7.1", "jax.interpreters.batching.BatchTracer deprecated"),
+    )
     doc = """
     **What it does.** Replaces type names JAX removed, where they are used as types:
 
@@ -134,8 +142,10 @@ class RemovedTypes(Rule):
         ),
     )
 
-    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
-        return _for_target(self, tuple(target))
+    def for_target(
+        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+    ) -> Rule:
+        return _for_target(self, tuple(target), upper and tuple(upper))
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
@@ -208,10 +218,10 @@ class RemovedTypes(Rule):
 
 
 @functools.lru_cache(maxsize=16)
-def _for_target(rule: RemovedTypes, target: Tuple[int, ...]) -> RemovedTypes:
+def _for_target(rule: RemovedTypes, target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]) -> RemovedTypes:
     """Only the names missing from some release of the range: where the name is there
     throughout, the code runs as it is."""
-    missing = history().missing_names(target)  # type: ignore[arg-type]
+    missing = history().missing_names(target, upper)  # type: ignore[arg-type]
     copy = object.__new__(RemovedTypes)
     copy.names = frozenset(n for n in TABLE if n in missing)  # type: ignore[misc]
     return copy

@@ -105,7 +105,9 @@ class RenamedApi(RenameRule):
 
     _by_legacy: Dict[str, Move] = {}
 
-    def for_target(self, target: Version, set_aside: FrozenSet[str] = frozenset()) -> Rule:
+    def for_target(
+        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+    ) -> Rule:
         return _table_rule()
 
     def move_for(self, qualname: str) -> Optional[Move]:

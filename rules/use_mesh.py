@@ -23,7 +23,7 @@ MODERN = "jax.set_mesh"
 class UseMesh(Rule):
     code = "JAX605"
     name = "use-mesh"
-    summary = "with jax.sharding.use_mesh(m): / jax.sharding.set_mesh(m) -> jax.set_mesh(m)"
+    summary = "with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); jax.sharding.set_mesh(m) only where the range lacks it"
     safety = Safety.SAFE
     needs_jax = "0.7.1"
     removed_in = "0.7.1"
@@ -42,6 +42,11 @@ class UseMesh(Rule):
     **Why.** JAX 0.7.1 removed `jax.sharding.use_mesh` without a deprecation period and added
     `jax.set_mesh`, which is both the global setter and the context manager.
 
+    **Left alone.** A name that exists on every release of the target range: from 0.7.1 on
+    `jax.sharding.set_mesh` *is* `jax.set_mesh` (the same object), so while JAX keeps the old
+    name, renaming it changes nothing (`with jax.sharding.set_mesh(mesh):` is code written for
+    0.7.1+).  Only a use of the value the 0.5.3-0.7.0 setter returned is still reported.
+
     **Use instead.** `with jax.set_mesh(mesh): ...` or `jax.set_mesh(mesh)`.
     """
     examples = (
@@ -51,14 +56,12 @@ class UseMesh(Rule):
 
             with jax.sharding.use_mesh(mesh):
                 y = f(x)
-            jax.sharding.set_mesh(mesh)
             """,
             after="""
             import jax
 
             with jax.set_mesh(mesh):
                 y = f(x)
-            jax.set_mesh(mesh)
             """,
         ),
         Example(
@@ -79,9 +82,13 @@ class UseMesh(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return
+        # On every release of the range (jax.sharding.set_mesh from 0.7.1 on is jax.set_mesh,
+        # the same object): not legacy there, renaming it would be churn.
+        present = ctx.exists_throughout(site.qualname)
         target = call_target(site, partial_names=())
         if target is None:
-            ctx.report(site.node, f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)")
+            if not present:
+                ctx.report(site.node, f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)")
             return
         call = target[0]
         if site.qualname == OLD_SET_MESH:
@@ -95,4 +102,5 @@ class UseMesh(Rule):
                     "a context manager: use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards",
                 )
                 return
-        ctx.replace(site.node, ctx.ref(MODERN, site.scope), f"{site.qualname} -> {MODERN}")
+        if not present:
+            ctx.replace(site.node, ctx.ref(MODERN, site.scope), f"{site.qualname} -> {MODERN}")

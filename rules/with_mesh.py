@@ -23,7 +23,7 @@ from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope, dotted_parts, fast_visit
 from migrator.version import parse_version
-from rules._helpers import call_target
+from rules._helpers import ScopeBodyVisitor, call_target
 from rules._mesh import function_named
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
@@ -96,7 +96,8 @@ class WithMesh(Rule):
     2. rewrite bare-P `with_sharding_constraint` to `NamedSharding`; 3. delete the `with
     mesh:` if nothing else uses it; 4. only then consider `with jax.set_mesh(mesh):`.
     `with mesh:` on a mesh the rule cannot see being built (a parameter, an attribute) is not
-    reported.
+    reported.  A block that yields (in a `@contextmanager` or any generator) is never removed:
+    the code of whoever resumes the generator runs inside it.
     """
     examples = (
         Example(
@@ -183,6 +184,10 @@ class WithMesh(Rule):
             reason = "the block enters other context managers too"
         elif isinstance(with_node.body, cst.SimpleStatementSuite):
             reason = "the block is on one line"
+        elif _yields(with_node.body):
+            # a generator (a @contextmanager's `with mesh: yield`): whoever resumes it runs
+            # their code inside the block, which the rule cannot see
+            reason = "the block yields, so the caller's code runs inside it"
         else:
             reason = _needs_env(with_node.body, scope, ctx, depth=2, seen=set())
         if reason is not None:
@@ -209,6 +214,25 @@ class WithMesh(Rule):
             cst.FlattenSentinel(statements),
             "`with mesh:` removed: nothing inside reads the legacy resource env (deprecated in 0.10.1)",
         )
+
+
+def _yields(body: cst.CSTNode) -> bool:
+    """``yield`` in ``body`` itself (not in a function, lambda or class defined there)."""
+    found: List[bool] = []
+
+    class _Find(ScopeBodyVisitor):  # (a comprehension cannot yield)
+        def visit_Yield(self, node: cst.Yield) -> bool:
+            found.append(True)
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+    fast_visit(body, _Find())
+    return bool(found)
 
 
 def _with_blocks(ctx: Context, name: str) -> List[tuple]:

@@ -14,15 +14,19 @@ _EXPECT_RE = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
 
 
 def fixture_settings(text: str) -> Settings:
-    """``# fixture: target-version=0.4.13 unsafe-fixes select=JAX101,JAX2`` at the top."""
+    """``# fixture: target-version=0.4.13 unsafe-fixes select=JAX101,JAX2`` at the top
+    (``target-version=0.4.1..0.4.38``: a range with an upper bound)."""
     values: Dict[str, object] = {}
     for header in _HEADER_RE.findall(text):
         for token in header.split():
             key, _, value = token.partition("=")
             if key == "unsafe-fixes":
                 values["unsafe_fixes"] = True
-            elif key == "target-version":
-                values["target_version"] = value
+            elif key == "target-version":  # 0.4.13, or a range 0.4.1..0.4.38
+                lower, _, upper = value.partition("..")
+                values["target_version"] = lower
+                if upper:
+                    values["target_upper"] = upper
             elif key in ("select", "ignore"):
                 values[key] = tuple(v for v in value.split(",") if v)
             else:

@@ -34,6 +34,7 @@ def test_fixture(source, expected):
     settings = fixture_settings(text)
 
     result = migrate_source(text, settings)
+    assert not result.errors, [e.message for e in result.errors]  # a rule that raised on a site
     assert result.output == want, "output differs:\n" + _diff(want, result.output)
     ast.parse(result.output)
     found = {(d.line, d.code) for d in result.findings}

@@ -16,6 +16,7 @@ import pytest
 from migrator.notebook import mask, unmask
 from migrator.project_version import detect, lowest_allowed
 from migrator.references import DOCS
+from migrator.version import LATEST_KNOWN_JAX
 from tests.test_cli import LEGACY, MIGRATED, REPORT_ONLY, invoke
 
 DATA = Path(__file__).parent / "data"
@@ -399,7 +400,7 @@ def test_lowest_allowed(spec, low):
         ({"setup.cfg": "[options]\ninstall_requires =\n    numpy\n    jax~=0.4.20\n"}, "0.4.20"),
         ({"setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['jax==0.4.30'])\n"}, "0.4.30"),
         ({"requirements-dev.txt": "pytest\n", "requirements.txt": "# pinned\njax[cuda12]>=0.4.26 ; python_version>'3.8'\n"}, "0.4.26"),
-        ({"requirements.txt": "jaxlib>=0.4.1\njax\n"}, None),
+        ({"requirements.txt": "jaxlib>=0.4.1\njax\n"}, "0.4.1"),  # jaxlib stands in for a bare jax
         ({"pyproject.toml": '[project]\nname="x"\n', "requirements.txt": "jax>=0.4.7\n"}, "0.4.7"),
     ],
 )
@@ -538,3 +539,76 @@ def test_add_todos_in_notebook_cells(notebook):
     assert "cell 9:line 3:col 23: JAX101" in result.stdout
     plain = invoke(notebook, *TARGET, "--no-cache")
     assert notebook.read_text(encoding="utf-8") == text and plain.exit_code == 1
+
+
+# ---------------------------------------------------------------- the target is a range
+
+
+@pytest.mark.parametrize(
+    "files, lower, upper",
+    [
+        ({"pyproject.toml": '[project]\nname="x"\ndependencies = ["jax[cpu]>=0.4.6,<0.5"]\n'}, "0.4.6", "0.4.38"),
+        ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.9"\njax = "^0.4.20"\n'}, "0.4.20", "0.4.38"),
+        ({"pyproject.toml": '[tool.poetry.dependencies]\njax = {version = "~0.5.1", extras = ["cpu"]}\n'}, "0.5.1", "0.5.3"),
+        ({"requirements-dev.txt": "pytest\n", "requirements.txt": "jax==0.4.30\n"}, "0.4.30", "0.4.30"),
+        ({"setup.cfg": "[options]\ninstall_requires =\n    jax~=0.6.0\n"}, "0.6.0", "0.6.2"),
+        ({"requirements.txt": "jaxlib>=0.4.13,<0.4.31\njax\n"}, "0.4.13", "0.4.30"),  # jax and jaxlib share versions
+        ({"requirements.txt": "jax[cuda12]<=0.4.30\n"}, "0.4.1", "0.4.30"),  # no lower bound: the floor
+        ({"requirements.txt": "jax>=0.4.26\n"}, "0.4.26", None),  # open above
+        ({"requirements.txt": "jax @ git+https://github.com/jax-ml/jax\n"}, LATEST_KNOWN_JAX, None),
+    ],
+)
+def test_target_range_from_the_project(tmp_path, files, lower, upper):
+    from migrator.project_version import resolve
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / ".git").mkdir()
+    found, got_upper, _source, _message = resolve(detect([tmp_path]))
+    assert (found, got_upper) == (lower, upper)
+
+
+def test_no_lower_bound_is_announced_and_the_range_bounds_the_spellings(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname="x"\ndependencies = ["jax[cpu]<0.5"]\n')
+    (tmp_path / "m.py").write_text(
+        "import jax\nfrom jax.experimental.shard_map import shard_map\n"
+        "y = jax.tree_map(abs, [1])\nf = shard_map(g, mesh, in_specs=P(), out_specs=P())\n"
+    )
+    result = invoke("m.py", "--diff", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    assert "no lower bound on jax in pyproject.toml: targeting 0.4.1..0.4.38 (jax[cpu]<0.5)" in result.stderr
+    assert "jax.tree_util.tree_map" in result.stdout  # jax.tree.map needs 0.4.25
+    assert "jax.shard_map" not in result.stdout  # needs 0.6.1, newer than the range allows
+    as_json = json.loads(invoke("m.py", "--check", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
+    assert as_json["target_range"] == {"lower": "0.4.1", "upper": "0.4.38"}
+
+
+@pytest.mark.parametrize(
+    "files, said",
+    [
+        ({}, "no jax requirement found in the project's pyproject.toml"),
+        ({"requirements.txt": "jax[cpu]\n"}, "no lower bound on jax in requirements.txt (jax[cpu]): targeting"),
+        ({"requirements.txt": "jax @ git+https://github.com/jax-ml/jax\n"}, "no lower bound on jax in requirements.txt"),
+    ],
+)
+def test_the_newest_target_is_announced_and_in_the_json(tmp_path, files, said):
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "m.py").write_text("import jax\n")
+    result = invoke("m.py", "--check", "--format", "json", "--no-cache", cwd=tmp_path)
+    assert said in result.stderr and f"targeting {LATEST_KNOWN_JAX}" in result.stderr
+    assert json.loads(result.stdout)["target_range"] == {"lower": LATEST_KNOWN_JAX, "upper": None}
+    assert "jaxmigrate:" not in invoke("m.py", "--check", "-q", "--no-cache", cwd=tmp_path).stderr
+
+
+def test_a_range_on_the_command_line_and_in_the_configuration(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m.py").write_text("import jax\n")
+    result = invoke("m.py", "--check", "--format", "json", "--target-version", "0.4.13..0.4.30", "--no-cache", cwd=tmp_path)
+    assert json.loads(result.stdout)["target_range"] == {"lower": "0.4.13", "upper": "0.4.30"}
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxmigrate]\ntarget-version = "0.5.0..0.6.2"\n')
+    result = invoke("m.py", "--check", "--format", "json", "--no-cache", cwd=tmp_path)
+    assert json.loads(result.stdout)["target_range"] == {"lower": "0.5.0", "upper": "0.6.2"}
+    empty = invoke("m.py", "--check", "--target-version", "0.5.0..0.4.30", "--no-cache", cwd=tmp_path)
+    assert empty.exit_code == 2 and "is empty" in empty.stderr
