@@ -26,6 +26,10 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+TREE_ALIASES = ("tree_map", "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure",
+                "tree_transpose", "tree_reduce", "tree_all")
+
+
 def legacy_extras() -> None:
     """Re-create on a real old JAX the few legacy names that release had already removed."""
     import jax
@@ -85,18 +89,38 @@ def main() -> None:
     if mode == "legacy":
         legacy_extras()
     elif mode == "shim":
-        from tests.runtime.shim import install
-
-        install()
         import jax
 
+        from tests.runtime.shim import install
+
+        if "NUM_PROCESSES" in os.environ:
+            # Installing the shim touches the backend, which must come after
+            # jax.distributed.initialize: initialize here, and let the program's own call
+            # (made with these same values) do nothing.
+            jax.distributed.initialize(
+                os.environ["COORDINATOR_ADDRESS"], int(os.environ["NUM_PROCESSES"]),
+                int(os.environ["PROCESS_ID"]),
+            )
+            jax.distributed.initialize = lambda *args, **kwargs: None
+        install()
+
         sys.modules["jax.experimental.global_device_array"].get_shard_indices = get_shard_indices
+        for name in TREE_ALIASES:  # jax.tree_* aliases, removed in JAX 0.6
+            setattr(jax, name, getattr(jax.tree_util, name))
         jax.tree_multimap = jax.tree_util.tree_map
         sys.modules["jax.experimental.maps"].mesh = mesh_context
     elif mode != "modern":
         raise SystemExit(f"unknown mode {mode!r}")
     sys.argv = [program]
-    runpy.run_path(program, run_name="__main__")
+    # Native code (gloo) logs to fd 1 from its own threads: give it stderr, and give the
+    # program's prints the real stdout.
+    out = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = open(out, "w", buffering=1)
+    try:
+        runpy.run_path(program, run_name="__main__")
+    finally:
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
