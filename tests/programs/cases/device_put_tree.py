@@ -6,11 +6,11 @@ import jax.numpy as jnp
 import numpy as np
 
 
-def init(rng):
-    k1, k2 = jax.random.split(rng)
+def init(seed):
+    rng = np.random.RandomState(seed)
     return {
-        "dense": {"kernel": jax.random.normal(k1, (3, 2)), "bias": jnp.zeros(2)},
-        "scale": jax.random.uniform(k2, ()),
+        "dense": {"kernel": jnp.asarray(rng.randn(3, 2).astype(np.float32)), "bias": jnp.zeros(2)},
+        "scale": jnp.asarray(rng.uniform(), dtype=jnp.float32),
     }
 
 
@@ -40,7 +40,7 @@ def unreplicate(tree):
 
 if __name__ == "__main__":
     devices = jax.local_devices()
-    params = init(jax.random.PRNGKey(42))
+    params = init(42)
     replicated = jax.device_put_replicated(params, devices)
     print("replicated kernel shape", replicated["dense"]["kernel"].shape)
     batch = np.linspace(-1, 1, len(devices) * 4 * 3, dtype=np.float32).reshape(len(devices) * 4, 3)

@@ -15,7 +15,7 @@ from jax.sharding import PositionalSharding
 # In[2]:
 
 
-x = jax.random.normal(jax.random.PRNGKey(0), (8, 8))
+x = jnp.asarray(np.random.RandomState(0).randn(8, 8).astype(np.float32))
 print("devices", len(jax.devices()))
 
 # In[3]:

@@ -13,13 +13,10 @@ from jax.experimental.pjit import pjit
 SPECS = {"embed": P("model", None), "proj": P(None, "model"), "norm": None}
 
 
-def init_fn(rng):
-    k1, k2 = jax.random.split(rng)
-    return {
-        "embed": jax.random.normal(k1, (16, 4)) * 0.02,
-        "proj": jax.random.normal(k2, (4, 8)) * 0.02,
-        "norm": jnp.ones((4,)),
-    }
+def init_fn(scale):
+    embed = jnp.arange(16 * 4, dtype=jnp.float32).reshape(16, 4) % 7 - 3.0
+    proj = jnp.arange(4 * 8, dtype=jnp.float32).reshape(4, 8) % 5 - 2.0
+    return {"embed": embed * scale, "proj": proj * scale, "norm": jnp.ones((4,))}
 
 
 def apply_fn(params, ids):
@@ -40,7 +37,7 @@ if __name__ == "__main__":
     sharded_init = pjit(init_fn, in_axis_resources=None, out_axis_resources=SPECS)
     forward = pjit(apply_fn, in_axis_resources=(SPECS, P("data")), out_axis_resources=P("data", "model"))
     with mesh:
-        params = sharded_init(jax.random.PRNGKey(0))
+        params = sharded_init(jnp.float32(0.02))
         out = forward(params, jnp.arange(8) % 16)
     print("params", count_params(params))
     print("distinct shards", shard_counts(params))

@@ -10,9 +10,9 @@ from jax.experimental.pjit import pjit, PartitionSpec as P
 mesh = maps.Mesh(np.array(jax.devices()).reshape(4, 2), ("data", "model"))
 
 
-def init_params(key, din, dout):
-    k1, k2 = jax.random.split(key)
-    return {"w": jax.random.normal(k1, (din, dout)) * 0.1, "b": jnp.zeros((dout,))}
+def init_params(seed, din, dout):
+    rng = np.random.RandomState(seed)
+    return {"w": jnp.asarray(rng.randn(din, dout).astype(np.float32)) * 0.1, "b": jnp.zeros((dout,))}
 
 
 def loss_fn(params, x, y):
@@ -47,7 +47,7 @@ def is_device_array(x):
 
 
 if __name__ == "__main__":
-    params = init_params(jax.random.PRNGKey(0), 8, 4)
+    params = init_params(0, 8, 4)
     with mesh:
         for step, (x, y) in enumerate(batches(5, 8, 4)):
             params, loss = train_step(params, x, y)
