@@ -3,7 +3,8 @@
 One test per program: the migration leaves exactly the findings its header records, the legacy
 program runs on old JAX, the migrated one on the newest JAX with DeprecationWarnings as errors,
 and both print the same.  A program the tool cannot migrate yet carries ``# xfail: <the missing
-migration>`` and is a strict xfail: it turns red the day it passes.
+migration>`` and is a strict xfail: it turns red the day it runs unchanged (then update its
+``# findings:`` line, which is only compared for programs that are expected to pass).
 """
 
 from __future__ import annotations
@@ -57,4 +58,5 @@ def test_program(prog, outcome):
     assert modern.stdout == legacy.stdout, (
         f"outputs differ\n--- legacy ---\n{legacy.stdout}\n--- migrated ---\n{modern.stdout}"
     )
-    assert findings[prog.name] == prog.findings, "findings left after migration changed"
+    if not prog.xfail:  # an xfail program's findings are recorded, but its run decides
+        assert findings[prog.name] == prog.findings, "findings left after migration changed"

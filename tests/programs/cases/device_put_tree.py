@@ -1,5 +1,5 @@
 # legacy: 0.4.13
-# findings: none
+# findings: JAX804
 """Replicate a parameter dict across devices and run a pmapped update (2021 style)."""
 import jax
 import jax.numpy as jnp

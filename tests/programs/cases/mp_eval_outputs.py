@@ -1,6 +1,7 @@
 # legacy: shim
 # processes: 2
-# findings: none
+# findings: JAX203
+# xfail: JAX203: per-process NumPy inputs of pjit in a multi-process program are reported, not wrapped with host_local_array_to_global_array (IndivisibleError)
 """Multi-host evaluation: per-host batches in, host-local predictions out (2022)."""
 import os
 
