@@ -135,7 +135,9 @@ def _globalize(args, static, in_axis_resources, mesh):
     specs = in_axis_resources if not _is_leaf(in_axis_resources) else (in_axis_resources,) * len(dynamic)
     out = list(args)
     for i, spec in zip(dynamic, specs):
-        if spec is FROM_GDA or (isinstance(args[i], jax.Array) and not args[i].is_fully_addressable):
+        if spec is FROM_GDA or isinstance(args[i], jax.core.Tracer):
+            continue  # a nested pjit, traced inside another: its inputs are already global
+        if isinstance(args[i], jax.Array) and not args[i].is_fully_addressable:
             continue
         out[i] = multihost_utils.host_local_array_to_global_array(args[i], mesh, _specs(spec))
     return tuple(out)
