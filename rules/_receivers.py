@@ -42,6 +42,7 @@ import libcst as cst
 from migrator.astfacts import AstScope, Facts, dotted
 from migrator.context import Context
 from migrator.scope import Scope, dotted_parts, fast_visit
+from rules import _flow
 from rules._helpers import ScopeBodyVisitor, target_names
 
 GDA_MODULES = ("jax.experimental.global_device_array", "jax._src.global_device_array")
@@ -217,7 +218,7 @@ FOREIGN_ARRAY_LIBRARIES = (
 
 @dataclasses.dataclass(frozen=True)
 class Tie:
-    kind: Optional[str]  # "array" | "gda" | "foreign" | None (unknown)
+    kind: Optional[str]  # "array" | "gda" | "likely" (evidence short of proof) | "foreign" | None
     reason: str = ""
     pmap: bool = False
     named: bool = False
@@ -225,7 +226,7 @@ class Tie:
 
     @property
     def tied(self) -> bool:
-        return self.kind in ("array", "gda")
+        return self.kind in ("array", "gda", "likely")
 
 
 UNKNOWN = Tie(None)
@@ -428,7 +429,10 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
             return dataclasses.replace(inner, kind="array", reason=f"an element of {inner.reason}", named=False, source="")
         return UNKNOWN
     if isinstance(expr, cst.Name):
-        return _name_tie(ctx, expr, scope, depth)
+        tie = _name_tie(ctx, expr, scope, depth)
+        if tie.kind is None:
+            tie = _flow_name_tie(ctx, expr, scope, depth) or tie
+        return tie
     if isinstance(expr, cst.NamedExpr):
         return receiver_tie(ctx, expr.value, scope, depth + 1)
     if (
@@ -441,6 +445,10 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
         inner = receiver_tie(ctx, expr.value.value.value, scope, depth + 1)
         if inner.tied:
             return Tie("array", f"a shard of {inner.reason}", pmap=inner.pmap)
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "data":  # for s in x.addressable_shards
+        shard = _flow.shard_tie(ctx, expr, scope, receiver_tie, depth)
+        if shard is not None:
+            return shard
     if isinstance(expr, cst.BinaryOperation):
         sides = [receiver_tie(ctx, e, scope, depth + 1) for e in (expr.left, expr.right)]
         if any(t.kind == "foreign" for t in sides) or not any(t.tied for t in sides):
@@ -489,6 +497,11 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
         if wrapper is not None:
             return Tie("array", f"the output of {ctx.code(func.func)}", pmap=wrapper in PMAP_WRAPPERS)
     if isinstance(func, cst.Name):
+        function = _flow.local_function(ctx, func, scope)
+        if function is not None:  # def make(): return jax.device_put(...)
+            returned = _flow.helper_return_tie(ctx, function, receiver_tie, depth)
+            if returned is not None:
+                return returned
         facts = module_facts(ctx)
         bindings = scope.lookup(func.value)
         if bindings and all(b.scope.kind == "module" for b in bindings):
@@ -497,6 +510,18 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
             if all(b.qualname is None for b in bindings):
                 return Tie("foreign", f"the result of {func.value}(...), defined here")
     return UNKNOWN
+
+
+def _flow_name_tie(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Optional[Tie]:
+    """A name the bindings alone leave unknown: narrowed by ``isinstance``, or a loop /
+    comprehension variable over array buffers or a list of arrays (rules/_flow.py)."""
+    check = _flow.narrowed(ctx, name)
+    if check is not None:
+        return Tie("array", f"narrowed by {check}")
+    iterable = _flow.iterated(ctx, name, scope)
+    if iterable is not None:
+        return _flow.element_tie(ctx, iterable, ctx.scope_of(iterable), receiver_tie, depth)
+    return None
 
 
 def _array_producer_name(qualname: str) -> bool:
@@ -881,7 +906,9 @@ def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[str, Tie]
     """How an attribute rule treats ``<receiver>.<attr>``:
 
     * ``"fix"``: the receiver is tied to a JAX array (``Tie.tied``);
-    * ``"file"``: not tied, but ``specific`` (an attribute name only JAX arrays ever had), the
+    * ``"file"``: the receiver is only *likely* a JAX array (``Tie.kind == "likely"``: an
+      element of ``x.device_buffers`` whose ``x`` is unknown, ...; see rules/_flow.py), or not
+      tied, but ``specific`` (an attribute name only JAX arrays ever had), the
       module imports JAX and no other array library, and the module does not define an
       attribute or method of that name itself: "clearly JAX array code".  Rules apply this
       fix only with --unsafe-fixes (or report it);
@@ -897,6 +924,8 @@ def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[str, Tie]
         return SKIP, UNKNOWN
     scope = ctx.scope_of(node)
     tie = receiver_tie(ctx, node.value, scope)
+    if tie.kind == "likely":  # evidence short of proof: applied like a JAX-only name
+        return (FILE, tie) if facts.imports_jax or facts.imports_gda else (SKIP, tie)
     if tie.tied:
         return FIX, tie
     if tie.kind == "foreign" or not (facts.imports_jax or facts.imports_gda):

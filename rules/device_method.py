@@ -7,6 +7,8 @@ and does not exist at all in 0.4.27-0.4.30.  Changelog: 0.4.21 deprecates ``Arra
 
 from __future__ import annotations
 
+from typing import List, Optional, Tuple
+
 import libcst as cst
 
 from migrator import references as refs
@@ -14,7 +16,7 @@ from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from migrator.textgate import TextGate
-from rules._receivers import FIX, REPORT, ast_called_without_arguments, decide, receiver_of_method
+from rules._receivers import FILE, FIX, REPORT, ast_called_without_arguments, decide, receiver_of_method
 
 MODERN = "next(iter(x.devices()))"
 
@@ -98,7 +100,10 @@ class DeviceMethod(Rule):
         call = receiver_of_method(ctx, node)
         if call is None or call.args:
             return
-        verdict, tie = decide(ctx, node, specific=False)
+        # `.device()` called with no argument is a method only JAX arrays had (torch, TF and
+        # CuPy have a `.device` attribute, never called): in a module that imports JAX and no
+        # other array library, and defines no `device` method itself, it is a jax.Array.
+        verdict, tie = decide(ctx, node, specific=True)
         receiver = ctx.code(node.value)
         if verdict == REPORT:
             ctx.report(
@@ -108,12 +113,20 @@ class DeviceMethod(Rule):
                 "Sharding on several devices)",
             )
             return
-        if verdict != FIX:
+        if verdict not in (FIX, FILE):
             return
         devices = cst.Call(func=cst.Attribute(value=node.value, attr=cst.Name("devices")))
         new = cst.Call(
             func=cst.Name("next"),
             args=[cst.Arg(cst.Call(func=cst.Name("iter"), args=[cst.Arg(devices)]))],
+        )
+        evidence = (
+            f" ({receiver} is taken for a jax.Array: {tie.reason})"
+            if verdict == FIX and tie.reason
+            else f" ({receiver} is taken for a jax.Array: .device() is a method only JAX arrays "
+            "had, and this module imports JAX and no other array library)"
+            if verdict == FILE
+            else ""
         )
         scope = ctx.scope_of(call)
         if scope.lookup("next") is not None or scope.lookup("iter") is not None:
@@ -123,9 +136,66 @@ class DeviceMethod(Rule):
                 "(next/iter are shadowed here)",
             )
             return
+        contract = raises_value_error_contract(ctx, call, node.value)
+        if contract is not None:
+            statement, guard = contract
+            ctx.replace(
+                statement,
+                cst.FlattenSentinel([guard, statement.deep_replace(call, new)]),
+                f"{receiver}.device() -> next(iter({receiver}.devices())), after a check that "
+                f"raises ValueError when {receiver} spans several devices, as the old method did "
+                f"(the surrounding try catches it){evidence}",
+            )
+            return
         ctx.replace(
             call,
             new,
             f"{receiver}.device() -> next(iter({receiver}.devices())): the old method raised "
-            "when the array spans several devices",
+            f"when the array spans several devices{evidence}",
         )
+
+
+CATCHES_VALUE_ERROR = frozenset({"ValueError", "Exception", "BaseException"})
+
+
+def raises_value_error_contract(
+    ctx: Context, call: cst.Call, receiver: cst.BaseExpression
+) -> Optional[Tuple[cst.SimpleStatementLine, cst.If]]:
+    """``x.device()`` in a statement directly inside ``try:`` whose handler catches ValueError:
+    the code relied on the old method raising for an array on several devices.  Returns the
+    statement and the guard to put before it (``if len(x.devices()) != 1: raise ValueError``),
+    or None.  Only for a receiver that is a plain name or attribute chain (evaluated twice)."""
+    if not isinstance(receiver, (cst.Name, cst.Attribute)) or any(
+        not isinstance(part, (cst.Name, cst.Attribute)) for part in _chain(receiver)
+    ):
+        return None
+    statement: Optional[cst.CSTNode] = call
+    while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+        statement = ctx.parent(statement)
+    block = ctx.parent(statement) if statement is not None else None
+    try_node = ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if not isinstance(try_node, cst.Try) or try_node.body is not block:
+        return None
+    if not any(_catches_value_error(handler) for handler in try_node.handlers):
+        return None
+    guard = cst.parse_statement(
+        f"if len({cst.Module([]).code_for_node(receiver)}.devices()) != 1:\n"
+        "    raise ValueError('the array spans several devices')\n"
+    )
+    return statement, guard  # type: ignore[return-value]
+
+
+def _chain(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+    parts = [expr]
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+        parts.append(expr)
+    return parts
+
+
+def _catches_value_error(handler: cst.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    kinds = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    names = kinds
+    return any(isinstance(n, cst.Name) and n.value in CATCHES_VALUE_ERROR for n in names)

@@ -18,6 +18,7 @@ from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import dotted_parts
 from rules._helpers import call_target
+from rules._receivers import receiver_tie
 
 PARAMETERS = {
     "jax.device_put_sharded": ("shards", "devices"),
@@ -92,8 +93,11 @@ class DevicePutSharded(Rule):
     `addressable_shards`/`sharding` or feeds the result to `pmap` should be checked.
     `device_put_replicated` produced stacked copies; for a truly replicated array use
     `jax.device_put(x, NamedSharding(mesh, P()))` (no leading device axis, so not automatic).
-    Pytree shards (dicts, tuples of arrays) need `jax.tree.map(lambda *xs: jnp.stack(xs), *shards)`
-    instead of `jnp.stack(shards)`; `jnp.stack` raises on them, it never silently differs.
+    Both functions took pytrees (a dict of params, a list of per-device dicts): unless the value
+    is visibly arrays (a JAX call, a list display of them), the rewrite maps over the leaves,
+    `jax.tree_util.tree_map(lambda leaf: jax.device_put(jnp.stack([leaf] * n), ...), tree)` and
+    `jax.tree_util.tree_map(lambda *leaves: jax.device_put(jnp.stack(leaves), ...), *shards)`,
+    which is the same for a plain array.
     """
     examples = (
         Example(
@@ -105,8 +109,11 @@ class DevicePutSharded(Rule):
             import numpy as np
             from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
+            a = jnp.ones(3)
+            b = jnp.zeros(3)
             xs = jax.device_put_sharded([a, b], devices)
-            ys = jax.device_put_replicated(y, jax.local_devices())
+            ys = jax.device_put_replicated(a, jax.local_devices())
+            ps = jax.device_put_replicated(params, devices)
             """,
             after="""
             import jax
@@ -114,8 +121,11 @@ class DevicePutSharded(Rule):
             import numpy as np
             from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
+            a = jnp.ones(3)
+            b = jnp.zeros(3)
             xs = jax.device_put(jnp.stack([a, b]), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))
-            ys = jax.device_put(jnp.stack([y] * len(jax.local_devices())), NamedSharding(Mesh(np.array(jax.local_devices()), ('x',)), P('x')))
+            ys = jax.device_put(jnp.stack([a] * len(jax.local_devices())), NamedSharding(Mesh(np.array(jax.local_devices()), ('x',)), P('x')))
+            ps = jax.tree_util.tree_map(lambda leaf: jax.device_put(jnp.stack([leaf] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))), params)
             """,
         ),
         Example(
@@ -156,14 +166,30 @@ class DevicePutSharded(Rule):
             "spec": ctx.code(ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True)),
         }
         devices_code = ctx.code(devices)
-        if site.qualname == "jax.device_put_sharded":
-            stacked = f"{names['stack']}({ctx.code(arguments['shards'])})"
+        sharded = site.qualname == "jax.device_put_sharded"
+        value = arguments["shards"] if sharded else arguments["x"]
+        # A pytree (a dict of params, a list of dicts) is stacked leaf by leaf; jnp.stack only
+        # takes arrays.  The plain form is kept where the value is visibly arrays.
+        tree = not _visibly_arrays(ctx, value, site.scope, sharded)
+        if tree and "leaf" in devices_code:
+            ctx.report(call, RECIPE[site.qualname] + " (the value may be a pytree: map over its leaves)")
+            return
+        if sharded:
+            stacked = f"{names['stack']}(leaves)" if tree else f"{names['stack']}({ctx.code(value)})"
         else:
-            stacked = f"{names['stack']}([{ctx.code(arguments['x'])}] * len({devices_code}))"
+            item = "leaf" if tree else ctx.code(value)
+            stacked = f"{names['stack']}([{item}] * len({devices_code}))"
         text = (
             f"{names['put']}({stacked}, {names['sharding']}({names['mesh']}("
             f"{names['array']}({devices_code}), ('x',)), {names['spec']}('x')))"
         )
+        if tree:
+            tree_map = ctx.code(ctx.ref("jax.tree_util.tree_map", scope))
+            text = (
+                f"{tree_map}(lambda *leaves: {text}, *{ctx.code(value)})"
+                if sharded
+                else f"{tree_map}(lambda leaf: {text}, {ctx.code(value)})"
+            )
         legacy = site.qualname.rsplit(".", 1)[-1]
         ctx.replace(call, cst.parse_expression(text), f"jax.{legacy} -> jax.device_put with a NamedSharding: {CAVEAT}")
 
@@ -174,3 +200,16 @@ class DevicePutSharded(Rule):
         if isinstance(node, cst.Call) and dotted_parts(node.func) is not None:
             return ctx.qualname(node.func, site.scope) in DEVICE_LISTS
         return False
+
+
+def _visibly_arrays(ctx: Context, value: cst.BaseExpression, scope, sharded: bool) -> bool:  # noqa: ANN001
+    """The replicated value is a JAX array, or the shards a list display / comprehension of
+    JAX arrays (proven ties only); anything else may be a pytree."""
+    if not sharded:
+        return receiver_tie(ctx, value, scope).kind in ("array", "gda")
+    if isinstance(value, cst.ListComp):
+        inner = ctx.analysis.scopes.get(id(value))
+        return inner is not None and receiver_tie(ctx, value.elt, inner).kind in ("array", "gda")
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+        return all(receiver_tie(ctx, e.value, scope).kind in ("array", "gda") for e in value.elements)
+    return False

@@ -25,6 +25,7 @@ from migrator.scope import Scope, dotted_parts, fast_visit
 from migrator.version import parse_version
 from rules._helpers import ScopeBodyVisitor, call_target
 from rules._mesh import function_named
+from rules._receivers import _definitions, is_foreign_library
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
 DEPRECATED_FROM = parse_version("0.10.1")
@@ -47,7 +48,8 @@ INDEPENDENT = frozenset(
     {"jax.jit", "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.device_put", "jax.device_get",
      "jax.block_until_ready", "jax.sharding.NamedSharding", "jax.NamedSharding", "jax.devices",
      "jax.local_devices", "jax.debug.visualize_array_sharding", "jax.tree_util.tree_map",
-     "jax.tree.map"}
+     "jax.tree.map", "jax.tree.leaves", "jax.tree.flatten", "jax.process_index", "jax.process_count",
+     "jax.device_count", "jax.local_device_count"}
 )
 ARRAY_METHODS = frozenset(
     {"sum", "mean", "max", "min", "reshape", "astype", "block_until_ready", "transpose", "dot",
@@ -189,7 +191,7 @@ class WithMesh(Rule):
             # their code inside the block, which the rule cannot see
             reason = "the block yields, so the caller's code runs inside it"
         else:
-            reason = _needs_env(with_node.body, scope, ctx, depth=2, seen=set())
+            reason = _needs_env(with_node.body, scope, ctx, depth=5, seen=set())
         if reason is not None:
             ctx.report(with_node, f"`with mesh:` is deprecated in JAX 0.10.1 and {reason}; {ORDER}")
             return
@@ -266,7 +268,7 @@ def _needs_env(body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: 
             if id(node) in calls_funcs:
                 continue
             # a function passed along (jax.jit(f), jax.vmap(f)) runs inside the block too
-            function = function_named(ctx, node, scope)
+            function = function_named(ctx, node, ctx.scope_of(node))
             if function is not None:
                 if depth <= 0:
                     return f"{node.value} is too deep to check"
@@ -299,6 +301,7 @@ def _transformed_names(body: cst.CSTNode, scope: Scope, ctx: Context) -> Set[str
 
 
 def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen: Set[int]) -> Optional[str]:
+    scope = ctx.scope_of(call)  # the call may sit in a function checked from the block
     func = call.func
     if isinstance(func, cst.Call):
         return None  # calling a result (jax.jit(f)(x)): the inner call is checked on its own
@@ -319,6 +322,8 @@ def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen
                 return f"it traces {ctx.code(traced)}, which the rule cannot check"
         if qualname in INDEPENDENT or qualname.startswith(INDEPENDENT_PREFIXES):
             return None
+        if qualname == "functools.partial" and call.args and ctx.qualname(call.args[0].value, scope) in TRANSFORMS:
+            return None  # @partial(jax.jit, ...): its arguments are checked as calls of their own
         return f"it calls {qualname}, which the rule cannot check"
     if isinstance(func, cst.Name):
         function = function_named(ctx, func, scope)
@@ -328,14 +333,57 @@ def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen
             return _needs_env(function, scope, ctx, depth - 1, seen)
         if func.value in BUILTINS and scope.lookup(func.value) is None:
             return None
+        transform = _transform_bound(ctx, func, ctx.scope_of(call))
+        if transform is not None:  # step = jax.jit(f, ...) elsewhere in the module
+            if depth <= 0:
+                return f"{func.value} is too deep to check"
+            return _needs_env(transform, scope, ctx, depth - 1, seen)
         return f"it calls {func.value}, which the rule cannot check"
     if isinstance(func, cst.Attribute) and func.attr.value in ARRAY_METHODS:
         return None
+    if isinstance(func, cst.Attribute) and _foreign_object(ctx, func.value, ctx.scope_of(call)):
+        return None  # rng.randn(...) on a NumPy (or other library's) object
     parts = dotted_parts(func)
     return f"it calls {'.'.join(parts) if parts else ctx.code(func)}, which the rule cannot check"
 
 
+def _single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
+    """The value of the one assignment that binds ``name`` here (None when not exactly one)."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    definitions = _definitions(ctx, bindings[0].scope).get(name.value, [])
+    if len(definitions) != 1 or definitions[0][0] != "value":
+        return None
+    return definitions[0][1]  # type: ignore[return-value]
+
+
+def _transform_bound(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.Call]:
+    """``name = jax.jit(f, ...)`` (its only binding): that call, whose traced function and
+    shardings are then checked like code in the block."""
+    value = _single_value(ctx, name, scope)
+    if isinstance(value, cst.Call) and ctx.qualname(value.func, scope) in TRANSFORMS:
+        return value
+    return None
+
+
+def _foreign_object(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``expr`` is a name bound once to a call of another library (``np.random.RandomState(0)``)
+    or to a list, dict or set display."""
+    if not isinstance(expr, cst.Name):
+        return False
+    value = _single_value(ctx, expr, scope)
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True  # history.append(...) on a list made here
+    if not isinstance(value, cst.Call):
+        return False
+    qualname = ctx.qualname(value.func, scope)
+    return qualname is not None and is_foreign_library(qualname)
+
+
 def _inside_named_sharding(call: cst.Call, scope: Scope, ctx: Context) -> bool:
     arg = ctx.parent(call)
+    while isinstance(arg, cst.IfExp):  # NamedSharding(mesh, P() if s is None else s)
+        arg = ctx.parent(arg)
     outer = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     return isinstance(outer, cst.Call) and ctx.qualname(outer.func, scope) in ("jax.sharding.NamedSharding", "jax.NamedSharding")

@@ -123,7 +123,11 @@ def _specs(tree: Any) -> Any:
 
 
 def _globalize(args, static, in_axis_resources, mesh):
-    """Host-local (non-jax.Array) inputs -> global arrays, as 0.3-era multi-process pjit did."""
+    """Host-local inputs -> global arrays, as 0.3-era multi-process pjit did.
+
+    Host-local means anything but a global array: NumPy, scalars, and arrays on this
+    process's devices only (a DeviceArray or a host-local pjit output of the time).
+    """
     import jax
     from jax.experimental import multihost_utils
 
@@ -131,7 +135,9 @@ def _globalize(args, static, in_axis_resources, mesh):
     specs = in_axis_resources if not _is_leaf(in_axis_resources) else (in_axis_resources,) * len(dynamic)
     out = list(args)
     for i, spec in zip(dynamic, specs):
-        if spec is FROM_GDA or isinstance(args[i], jax.Array):
+        if spec is FROM_GDA or isinstance(args[i], jax.core.Tracer):
+            continue  # a nested pjit, traced inside another: its inputs are already global
+        if isinstance(args[i], jax.Array) and not args[i].is_fully_addressable:
             continue
         out[i] = multihost_utils.host_local_array_to_global_array(args[i], mesh, _specs(spec))
     return tuple(out)

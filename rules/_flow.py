@@ -1,0 +1,178 @@
+"""Intra-module data flow for receiver ties: what a local helper returns, what a loop or
+comprehension variable iterates over, what narrowing an ``isinstance`` check gives.
+
+Used by :mod:`rules._receivers` (``receiver_tie``) so every rule asking "is this a JAX array?"
+gets the same answers.  Each function returns the ``Tie`` of the value, with a reason that
+names the evidence (``"returned by make(), the result of jax.device_put(...)"``), or None
+when this kind of flow does not apply.  Ties found here are *proven* when each step is (a
+helper all of whose returns are tied); a step that is only likely (an element of
+``x.device_buffers`` whose ``x`` is unknown) gives kind ``"likely"``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, List, Optional
+
+import libcst as cst
+
+from migrator.context import Context
+from migrator.scope import Scope, fast_visit
+from rules._helpers import ScopeBodyVisitor
+
+# Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
+BUFFER_LISTS = frozenset({"device_buffers"})
+SHARD_LISTS = frozenset({"addressable_shards", "global_shards", "local_shards"})
+ARRAY_NAMES = frozenset({"Array", "ndarray", "DeviceArray", "ShardedDeviceArray", "GlobalDeviceArray", "ArrayImpl"})
+
+
+class _Returns(ScopeBodyVisitor):
+    def __init__(self) -> None:
+        self.values: List[Optional[cst.BaseExpression]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        self.values.append(node.value)
+        return False
+
+
+def local_function(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.FunctionDef]:
+    """The one ``def`` of this module that ``name`` (its only binding) refers to."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    found = [
+        f for f in ctx.nodes(cst.FunctionDef)
+        if f.name.value == name.value and ctx.scope_of(f) is bindings[0].scope  # type: ignore[attr-defined]
+    ]
+    return found[0] if len(found) == 1 else None  # type: ignore[return-value]
+
+
+def helper_return_tie(ctx: Context, function: cst.FunctionDef, tie_of: Callable, depth: int):  # noqa: ANN201
+    """The tie of what ``function`` returns: every ``return`` tied (the weakest kind wins)."""
+    collector = _Returns()
+    fast_visit(function.body, collector)
+    if not collector.values or any(v is None for v in collector.values):
+        return None
+    body_scope = ctx.analysis.scopes.get(id(function))
+    if body_scope is None:
+        return None
+    ties = [tie_of(ctx, value, body_scope, depth + 1) for value in collector.values]
+    if not all(t.tied for t in ties):
+        return None
+    first = ties[0]
+    kind = "likely" if any(t.kind == "likely" for t in ties) else ("gda" if all(t.kind == "gda" for t in ties) else "array")
+    return first.__class__(kind, f"returned by {function.name.value}(), {first.reason}", pmap=any(t.pmap for t in ties))
+
+
+def iterated(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
+    """What the loop or comprehension that binds ``name`` (its only binding) iterates over."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    home = bindings[0].scope
+    node = home.node
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        comp: Optional[cst.CompFor] = node.for_in
+        while comp is not None:
+            if isinstance(comp.target, cst.Name) and comp.target.value == name.value:
+                return comp.iter
+            comp = comp.inner_for_in
+        return None
+    loops = [
+        loop for loop in ctx.nodes(cst.For)
+        if isinstance(loop.target, cst.Name) and loop.target.value == name.value  # type: ignore[attr-defined]
+        and ctx.scope_of(loop) is home
+    ]
+    return loops[0].iter if len(loops) == 1 else None  # type: ignore[attr-defined]
+
+
+def element_tie(ctx: Context, iterable: cst.BaseExpression, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
+    """The tie of one element of ``iterable``: ``x.device_buffers`` (arrays), a list display or
+    comprehension of tied values; shards are handled by :func:`shard_tie`."""
+    cls = _tie_class()
+    if isinstance(iterable, cst.Attribute) and iterable.attr.value in BUFFER_LISTS:
+        inner = tie_of(ctx, iterable.value, scope, depth + 1)
+        kind = "array" if inner.tied and inner.kind != "likely" else "likely"
+        return cls(kind, f"an element of {ctx.code(iterable)}", pmap=inner.pmap)
+    if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
+        comp_scope = ctx.analysis.scopes.get(id(iterable))
+        if comp_scope is not None:
+            tie = tie_of(ctx, iterable.elt, comp_scope, depth + 1)
+            if tie.tied:
+                return cls(tie.kind, f"an element of a list of {tie.reason}", pmap=tie.pmap)
+    if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
+        ties = [tie_of(ctx, e.value, scope, depth + 1) for e in iterable.elements]
+        if all(t.tied for t in ties):
+            kind = "likely" if any(t.kind == "likely" for t in ties) else "array"
+            return cls(kind, f"an element of a list of {ties[0].reason}")
+    if isinstance(iterable, cst.Name):
+        value = single_value(ctx, iterable, scope)
+        if isinstance(value, (cst.ListComp, cst.List, cst.Tuple)):
+            return element_tie(ctx, value, ctx.scope_of(value), tie_of, depth + 1)
+    return None
+
+
+def shard_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
+    """``s.data`` where ``s`` iterates over ``x.addressable_shards``/``local_shards``: an array."""
+    if expr.attr.value != "data" or not isinstance(expr.value, cst.Name):
+        return None
+    iterable = iterated(ctx, expr.value, ctx.scope_of(expr))
+    if isinstance(iterable, cst.Attribute) and iterable.attr.value in SHARD_LISTS:
+        inner = tie_of(ctx, iterable.value, ctx.scope_of(iterable), depth + 1)
+        kind = "array" if inner.tied and inner.kind != "likely" else "likely"
+        return _tie_class()(kind, f"the data of a shard of {ctx.code(iterable)}", pmap=inner.pmap)
+    return None
+
+
+def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
+    """The value of the one plain assignment that binds ``name`` (None otherwise)."""
+    from rules._receivers import _definitions
+
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    definitions = _definitions(ctx, bindings[0].scope).get(name.value, [])
+    if len(definitions) != 1 or definitions[0][0] != "value":
+        return None
+    return definitions[0][1]  # type: ignore[return-value]
+
+
+def narrowed(ctx: Context, name: cst.Name) -> Optional[str]:
+    """``name`` read inside ``if isinstance(name, jax.Array):`` (an array type): the check."""
+    node: Optional[cst.CSTNode] = name
+    child: Optional[cst.CSTNode] = None
+    while node is not None:
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.If) and node is parent.body:
+            test = parent.test
+            if (
+                isinstance(test, cst.Call)
+                and isinstance(test.func, cst.Name)
+                and test.func.value == "isinstance"
+                and len(test.args) == 2
+                and isinstance(test.args[0].value, cst.Name)
+                and test.args[0].value.value == name.value
+                and _array_type(test.args[1].value)
+            ):
+                return ctx.code(test)
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return None
+        child, node = node, parent
+    del child
+    return None
+
+
+def _array_type(expr: cst.BaseExpression) -> bool:
+    last = expr.attr.value if isinstance(expr, cst.Attribute) else getattr(expr, "value", None)
+    return last in ARRAY_NAMES
+
+
+def _tie_class():  # noqa: ANN202
+    from rules._receivers import Tie
+
+    return Tie
