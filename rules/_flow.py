@@ -157,7 +157,7 @@ def narrowed(ctx: Context, name: cst.Name) -> Optional[str]:
                 and len(test.args) == 2
                 and isinstance(test.args[0].value, cst.Name)
                 and test.args[0].value.value == name.value
-                and _array_type(test.args[1].value)
+                and _array_type(ctx, test.args[1].value)
             ):
                 return ctx.code(test)
         if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
@@ -167,9 +167,10 @@ def narrowed(ctx: Context, name: cst.Name) -> Optional[str]:
     return None
 
 
-def _array_type(expr: cst.BaseExpression) -> bool:
-    last = expr.attr.value if isinstance(expr, cst.Attribute) else getattr(expr, "value", None)
-    return last in ARRAY_NAMES
+def _array_type(ctx: Context, expr: cst.BaseExpression) -> bool:
+    """A JAX array class, as the module's imports resolve it (a local ``Array`` is not)."""
+    qualname = ctx.qualname(expr, ctx.scope_of(expr)) or ""
+    return qualname.split(".", 1)[0] in ("jax", "jaxlib") and qualname.rsplit(".", 1)[-1] in ARRAY_NAMES
 
 
 def _tie_class():  # noqa: ANN202

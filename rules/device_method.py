@@ -16,7 +16,14 @@ from migrator.astfacts import Facts
 from migrator.context import Context
 from migrator.rule import Example, Rule, Safety
 from migrator.textgate import TextGate
-from rules._receivers import FILE, FIX, REPORT, ast_called_without_arguments, decide, receiver_of_method
+from rules._receivers import (
+    FILE,
+    FIX,
+    REPORT,
+    ast_called_without_arguments,
+    decide,
+    receiver_of_method,
+)
 
 MODERN = "next(iter(x.devices()))"
 

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from tests.runtime import harness as runtime_harness
-from tests.runtime import venvs
+from tests.runtime import harness as runtime_harness, venvs
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
