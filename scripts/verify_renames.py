@@ -8,7 +8,7 @@ checked in real JAX installations (``--python`` interpreters, one per JAX releas
 when, in every installation that has both names, the two are the same object, or functions
 whose ``__wrapped__`` chains end at the same function (JAX re-wraps some re-exports with its
 traceback filter), or one is a function whose whole body returns the other called with the
-same parameters; and at least one installation has both.  For a module, every public member
+same parameters (after a deprecation warning, maybe); and at least one installation has both.  For a module, every public member
 of the old one must be the same in the new one.
 
 A name that was an alias of a module and came back later as something else (``jax.ad``) has
@@ -78,7 +78,8 @@ def root(value):
 
 def forwards(outer, inner):
     # ``def typeof(x, /): return get_aval(x)``: a function whose whole body returns a call of
-    # the other with its own parameters, in order, is that function under another name.
+    # the other with its own parameters, in order, is that function under another name (a
+    # deprecation warning before the return is allowed).
     import ast, inspect, textwrap
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(root(outer))))
@@ -87,7 +88,10 @@ def forwards(outer, inner):
     fn = tree.body[0] if tree.body else None
     if not isinstance(fn, ast.FunctionDef):
         return False
-    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    def warns(s):  # ``warnings.warn("... deprecated ...")``: a shim's warning, not its work
+        return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and "warn" in ast.dump(s.value.func)
+
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) and not warns(s)]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
         return False
     call = body[0].value
