@@ -60,6 +60,10 @@ class MissingApi(Rule):
     ``if hasattr(...)`` or a JAX-version check; names the history does not know (attributes of
     classes, and members of jaxlib's compiled modules, such as ``jax.lib.xla_client.X``, are
     judged by their module only).  Private names (``jax._src``) are JAX902's.
+
+    Configuration flags count as members of ``jax.config``: a removed flag is reported where it
+    is read (``jax.config.jax_array``) and where it is set or read by name
+    (``jax.config.update("jax_array", True)``).
     """
     examples = (
         Example(
@@ -100,6 +104,17 @@ class MissingApi(Rule):
         if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)
             self._report(site.node, site.qualname, ctx)
 
+    def visit_string(self, node: cst.SimpleString, ctx: Context) -> None:
+        """``jax.config.update("jax_flag", ...)``: a flag is a member of ``jax.config`` in the
+        history, so a removed one is reported like any removed name."""
+        arg = ctx.parent(node)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or not call.args or call.args[0] is not arg:
+            return
+        if ctx.qualname(call.func, ctx.scope_of(call)) not in _FLAG_CALLS:
+            return
+        self._report(node, f"jax.config.{node.evaluated_value}", ctx)
+
     def visit_module(self, ctx: Context) -> None:
         for binding in ctx.analysis.imports:
             if binding.guarded or binding.node is None:
@@ -139,6 +154,8 @@ def _message(absence: Absence, ctx: Context) -> str:
 
 
 _COPIES: Dict[tuple, MissingApi] = {}  # per target range and selection
+# Calls whose first argument names a configuration flag.
+_FLAG_CALLS = frozenset({"jax.config.update", "jax.config.read", "jax.config.config.update"})
 
 
 def _for_target(
@@ -158,6 +175,10 @@ def _for_target(
         # Imports of and from a missing name (``from jax.lib.xla_extension import Device``,
         # ``import jax.experimental.sharded_jit as sj``): judged at the import.
         copy.legacy_modules = copy.names  # type: ignore[misc]
+        # Flags set or read by name: ``jax.config.update("jax_array", True)``.
+        copy.strings = frozenset(  # type: ignore[misc]
+            q.rpartition(".")[2] for q in copy.names if q.startswith("jax.config.jax_")
+        )
         _COPIES[(target, upper, set_aside)] = copy
     return copy
 
