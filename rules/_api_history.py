@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from migrator.rule import Rule
 from migrator.version import Version
 
 DATA = Path(__file__).resolve().parent / "data" / "jax_api_history.json.gz"
@@ -201,3 +202,33 @@ def history() -> ApiHistory:
     """The shipped history, loaded once."""
     with gzip.open(DATA, "rt", encoding="utf-8") as handle:
         return ApiHistory(json.load(handle))
+
+
+class ActsWhereMissing(Rule):
+    """Base of rules that rewrite removed names only where the target range lacks them.
+
+    Where every release of the range still has a name, code using it runs as it is, so the
+    rule leaves it alone.  Subclasses list the names they handle in ``names`` and, in
+    ``gone_modules``, whole modules whose imports go once the rewrites leave them unused.
+    """
+
+    gone_modules: Tuple[str, ...] = ()
+
+    def for_target(
+        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+    ) -> Rule:
+        return _where_missing(type(self), tuple(target), upper and tuple(upper))
+
+
+@functools.lru_cache(maxsize=32)
+def _where_missing(cls: type, target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]) -> Rule:
+    missing = history().missing_names(target, upper)  # type: ignore[arg-type]
+
+    def gone(qualname: str) -> bool:
+        parts = qualname.split(".")
+        return any(".".join(parts[:cut]) in missing for cut in range(2, len(parts) + 1))
+
+    copy = object.__new__(cls)
+    copy.names = frozenset(n for n in cls.names if gone(n))  # type: ignore[attr-defined]
+    copy.legacy_modules = frozenset(m for m in cls.gone_modules if m in missing)  # type: ignore[attr-defined]
+    return copy

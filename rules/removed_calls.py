@@ -11,7 +11,6 @@ is reported with the recipe.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -19,10 +18,9 @@ import libcst as cst
 
 from migrator import references as refs
 from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
+from migrator.rule import Example, Safety
 from migrator.scope import dotted_parts
-from migrator.version import Version
-from rules._api_history import history
+from rules._api_history import ActsWhereMissing, history
 from rules._arrays import expr_code
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
@@ -150,12 +148,13 @@ RECIPES: Tuple[CallRecipe, ...] = (
 TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 
 
-class RemovedCalls(Rule):
+class RemovedCalls(ActsWhereMissing):
     code = "JAX905"
     name = "removed-calls"
     summary = "calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback, jax.util.safe_map, ...) rewritten"
     safety = Safety.SAFE
     names = frozenset(TABLE) | {"jax.ops.index"}
+    gone_modules = ("jax.util", _HCB)  # their imports go once the rewrites leave them unused
     references = (
         refs.release_notes("0.3.2", "jax.ops.index_update and its siblings removed"),
         refs.release_notes("0.4.29", "jax.lax.tie_in removed"),
@@ -201,11 +200,6 @@ class RemovedCalls(Rule):
             """,
         ),
     )
-
-    def for_target(
-        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
-    ) -> Rule:
-        return _for_target(self, tuple(target), upper and tuple(upper))
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
@@ -374,23 +368,3 @@ def _names(node: cst.CSTNode) -> List[str]:
 
     node.visit(Names())
     return found
-
-
-@functools.lru_cache(maxsize=16)
-def _for_target(rule: RemovedCalls, target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]) -> RemovedCalls:
-    """Only the functions missing from some release of the range: where a function is there
-    throughout, its calls run as they are."""
-    missing = history().missing_names(target, upper)  # type: ignore[arg-type]
-    copy = object.__new__(RemovedCalls)
-    copy.names = frozenset(n for n in RemovedCalls.names if n in missing or _parent_missing(n, missing))  # type: ignore[misc]
-    # Modules that went whole: an import of one that the rewrites leave unused goes too.
-    copy.legacy_modules = frozenset(m for m in _GONE_MODULES if m in missing)  # type: ignore[misc]
-    return copy
-
-
-_GONE_MODULES = ("jax.util", _HCB)
-
-
-def _parent_missing(qualname: str, missing: FrozenSet[str]) -> bool:
-    parts = qualname.split(".")
-    return any(".".join(parts[:cut]) in missing for cut in range(2, len(parts)))

@@ -10,18 +10,17 @@ take the predicate JAX names; other uses are reported with it.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
 from migrator import references as refs
 from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
+from migrator.rule import Example, Safety
 from migrator.scope import dotted_parts
-from migrator.version import Version, parse_version
-from rules._api_history import history
+from migrator.version import parse_version
+from rules._api_history import ActsWhereMissing
 from rules._arrays import expr_code, in_type_expression, is_class_base
 from rules._helpers import isinstance_position
 
@@ -74,7 +73,7 @@ TABLE: Dict[str, TypeReplacement] = {name: row for row in (_KEY, _BATCH_TRACER, 
 _REFERENCE = re.compile(r"\{q:([\w.]+)\}")
 
 
-class RemovedTypes(Rule):
+class RemovedTypes(ActsWhereMissing):
     code = "JAX904"
     name = "removed-types"
     summary = "jax.random.KeyArray, batching.BatchTracer, core.Shape -> jax.Array, jax.core.Tracer, Sequence[int] in types"
@@ -141,11 +140,6 @@ class RemovedTypes(Rule):
             unsafe_fixes=True,
         ),
     )
-
-    def for_target(
-        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
-    ) -> Rule:
-        return _for_target(self, tuple(target), upper and tuple(upper))
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
@@ -215,13 +209,3 @@ class RemovedTypes(Rule):
         if call.lpar or not isinstance(ctx.parent(call), (cst.If, cst.Return, cst.Assign, cst.Expr, cst.Assert, cst.While)):
             new = new.with_changes(lpar=call.lpar or [cst.LeftParen()], rpar=call.rpar or [cst.RightParen()])
         ctx.replace(call, new, message, safety=Safety.UNSAFE)
-
-
-@functools.lru_cache(maxsize=16)
-def _for_target(rule: RemovedTypes, target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]) -> RemovedTypes:
-    """Only the names missing from some release of the range: where the name is there
-    throughout, the code runs as it is."""
-    missing = history().missing_names(target, upper)  # type: ignore[arg-type]
-    copy = object.__new__(RemovedTypes)
-    copy.names = frozenset(n for n in TABLE if n in missing)  # type: ignore[misc]
-    return copy
