@@ -42,6 +42,12 @@ NEEDS_ENV = frozenset(
         "jax.P",
     }
 )
+# Functions given the mesh and PartitionSpec as arguments (they never read the context).
+MESH_ARGUMENT = frozenset({
+    "jax.sharding.NamedSharding", "jax.NamedSharding",
+    "jax.experimental.multihost_utils.host_local_array_to_global_array",
+    "jax.experimental.multihost_utils.global_array_to_host_local_array",
+})
 # Modules whose functions never read it (their shardings come in as NamedShardings).
 INDEPENDENT_PREFIXES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.lax.", "numpy.", "math.")
 INDEPENDENT = frozenset(
@@ -49,7 +55,7 @@ INDEPENDENT = frozenset(
      "jax.block_until_ready", "jax.sharding.NamedSharding", "jax.NamedSharding", "jax.devices",
      "jax.local_devices", "jax.debug.visualize_array_sharding", "jax.tree_util.tree_map",
      "jax.tree.map", "jax.tree.leaves", "jax.tree.flatten", "jax.process_index", "jax.process_count",
-     "jax.device_count", "jax.local_device_count"}
+     "jax.device_count", "jax.local_device_count", *MESH_ARGUMENT}
 )
 ARRAY_METHODS = frozenset(
     {"sum", "mean", "max", "min", "reshape", "astype", "block_until_ready", "transpose", "dot",
@@ -386,4 +392,4 @@ def _inside_named_sharding(call: cst.Call, scope: Scope, ctx: Context) -> bool:
     while isinstance(arg, cst.IfExp):  # NamedSharding(mesh, P() if s is None else s)
         arg = ctx.parent(arg)
     outer = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    return isinstance(outer, cst.Call) and ctx.qualname(outer.func, scope) in ("jax.sharding.NamedSharding", "jax.NamedSharding")
+    return isinstance(outer, cst.Call) and ctx.qualname(outer.func, scope) in MESH_ARGUMENT
