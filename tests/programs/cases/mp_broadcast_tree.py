@@ -1,6 +1,6 @@
 # legacy: shim
 # processes: 2
-# findings: JAX306
+# findings: none
 """Multi-host setup code: broadcast host 0's config and params, check every host agrees (2022)."""
 import os
 
