@@ -304,6 +304,16 @@ def assignment_statement(call: cst.Call, ctx: Context) -> Optional[Tuple[cst.Sim
     return line, target.value
 
 
+def _returned_alone(call: cst.Call, ctx: Context) -> bool:
+    """``return call`` standing alone on a line of a block."""
+    ret = ctx.parent(call)
+    line = ctx.parent(ret) if isinstance(ret, cst.Return) else None
+    return (
+        isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+        and isinstance(ctx.parent(line), cst.IndentedBlock)
+    )
+
+
 def taken_names(ctx: Context) -> Set[str]:
     """Every name in the module plus the temporaries already chosen this round."""
     cached = getattr(ctx, "_gda_taken_names", None)
@@ -396,11 +406,14 @@ class BatchedCallbackRule(Rule):
             return
         bound, reason = bind_arguments(call, METHOD_PARAMS)
         placed = assignment_statement(call, ctx)
-        if bound is None or placed is None:
-            why = reason or "it is not the value of a plain `name = ...` statement"
+        returned = placed is None and _returned_alone(call, ctx)
+        if bound is None or (placed is None and not returned):
+            why = reason or "it is not the value of a plain `name = ...` or `return` statement"
             ctx.report(call, f"{what} cannot be rewritten here ({why}); use {self.recipe}")
             return
-        line, target = placed
+        if returned:  # ``return GDA.from_batched_callback(...)``: build it, then return it
+            placed = (ctx.parent(ctx.parent(call)), fresh_name("array", taken_names(ctx)))
+        line, target = placed  # type: ignore[misc]
         if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
             ctx.report(call, f"{what} with mesh_axes=None: choose a PartitionSpec and use {self.recipe}")
             return
@@ -425,6 +438,7 @@ class BatchedCallbackRule(Rule):
             f"{s} = {render(sharding)}\n",
             f"{idx} = {s}.addressable_devices_indices_map({shape})\n",
             *self.tail(target, s, idx, shape, callback, jax_name, taken),
+            *([f"return {target}\n"] if returned else []),
         ]
         ctx.replace(line, statements(line, body), f"{what} -> {self.summary_of_fix}")
 

@@ -119,3 +119,58 @@ def _line_indent(comma: cst.Comma) -> Optional[cst.ParenthesizedWhitespace]:
         return None
     closing = ws.last_line.value
     return ws.with_changes(last_line=cst.SimpleWhitespace(closing + "    "))
+
+
+def hoist_point(ctx: Context, with_node: cst.With, definition: cst.CSTNode,
+                assigns: dict) -> Optional[cst.CSTNode]:
+    """The statement of ``definition`` (``f = pjit(...)``) when the inline ``with Mesh(...):``
+    that runs ``f`` comes later in the same block and its mesh expression can be evaluated
+    there as well: every name it reads is an import, a parameter, or assigned only before
+    that statement.  Binding ``mesh = Mesh(...)`` right before it gives jax.jit its mesh."""
+    block = ctx.parent(with_node)
+    statement = definition
+    while statement is not None and ctx.parent(statement) is not block:
+        statement = ctx.parent(statement)
+    if statement is None or not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return None
+    body = list(block.body)
+    if body.index(statement) >= body.index(with_node):  # type: ignore[arg-type]
+        return None
+    scope = ctx.scope_of(with_node)
+    before = ctx.position(statement).start.line
+
+    names: List[cst.Name] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            names.append(node)
+
+    with_node.items[0].item.visit(_Names())
+    for name in names:
+        bindings = scope.lookup(name.value)
+        if not bindings:
+            continue  # a builtin
+        if all(b.is_import for b in bindings) or _is_parameter(bindings[0].scope, name.value):
+            continue
+        owner = bindings[0].scope
+        found = assigns.get((id(owner), name.value), [])
+        if len(found) < len(bindings) and owner is scope:
+            return None  # bound by something other than an assignment here (a loop, a with)
+        if any(ctx.position(a).start.line >= before for a in found):
+            return None
+    return statement
+
+
+def _is_parameter(scope: Scope, name: str) -> bool:
+    node = getattr(scope, "node", None)
+    if not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        return False
+    params = node.params
+    return any(
+        p.name.value == name
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )

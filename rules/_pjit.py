@@ -15,6 +15,7 @@ import libcst as cst
 
 from migrator.context import Context
 from migrator.scope import Scope, dotted_parts
+from rules._mesh import hoist_point
 
 RENAMES = {"in_axis_resources": "in_shardings", "out_axis_resources": "out_shardings"}
 # pjit's legacy positional parameters after ``fun``, in order.
@@ -347,6 +348,9 @@ class MeshRef:
         self.bind = bind  # a ``with Mesh(...):`` statement to rewrite first
         self.bind_name = bind_name
         self.origin: Optional[cst.With] = None  # the with statement it comes from
+        # bind the inline mesh before this statement (where the function is built), not
+        # right before the with
+        self.hoist: Optional[cst.CSTNode] = None
 
     def key(self, ctx: Context) -> str:
         return ctx.code(self.bind) if self.bind is not None else ctx.code(self.expr)
@@ -501,6 +505,10 @@ def find_mesh(ctx: Context, compiled: Compiled, definition: cst.CSTNode) -> Tupl
                     return None, "it is called under several `with Mesh(...)` blocks"
                 if all(usable_at(ctx, r, definition, s) for r, s in found):
                     return ref, ""
+                if ref.bind is not None:
+                    ref.hoist = hoist_point(ctx, ref.bind, definition, module_facts(ctx).assigns)
+                    if ref.hoist is not None:
+                        return ref, ""
                 return None, f"the mesh of its call sites (`{ctx.code(ref.expr) if ref.bind is None else ctx.code(ref.bind.items[0].item)}`) is not visible where the function is built"
     chosen, why = _fallback_mesh(ctx, definition)
     if chosen is not None:

@@ -47,11 +47,12 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
     doc = """
     **What it does.** Replaces the statement
     `x = GlobalDeviceArray.from_batched_callback(global_shape, global_mesh, mesh_axes,
-    data_callback)` by statements that do what GDA did: build the `NamedSharding`, look up
-    each local device's index, call the callback *once* with the indices in
-    `global_mesh.local_devices` order, put each returned host array on its device and
-    assemble the array with `jax.make_array_from_single_device_arrays`.  The temporaries are
-    named after `x` and never clash with a name the module uses.
+    data_callback)`, or `return GlobalDeviceArray.from_batched_callback(...)`, by statements
+    that do what GDA did: build the `NamedSharding`, look up each local device's index, call
+    the callback *once* with the indices in `global_mesh.local_devices` order, put each
+    returned host array on its device and assemble the array with
+    `jax.make_array_from_single_device_arrays` (then return it).  The temporaries are named
+    after `x` (`array` for a return) and never clash with a name the module uses.
 
     **Why.** `GlobalDeviceArray` was deprecated in JAX 0.4.6 and removed in 0.4.7.  jax.Array
     has no batched-callback constructor: `jax.make_array_from_callback` calls the callback
@@ -64,7 +65,7 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
     their original order.
 
     **Not rewritten.** A call that is not the whole value of a plain `name = ...` statement
-    (inside an expression, `return`, an attribute target, a one-line `if x: y = ...`), calls
+    (inside an expression, an attribute target, a one-line `if x: y = ...`), calls
     with `*args`/`**kwargs`, and `mesh_axes=None` are reported with the recipe.
     """
     examples = (
@@ -95,14 +96,14 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
             before="""
             from jax.experimental.global_device_array import GlobalDeviceArray as GDA
 
-            def load(mesh, read_batch):
-                return GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch)
+            def load(mesh, read_batch, out):
+                out.append(GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch))
             """,
             after="""
             from jax.experimental.global_device_array import GlobalDeviceArray as GDA
 
-            def load(mesh, read_batch):
-                return GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch)
+            def load(mesh, read_batch, out):
+                out.append(GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch))
             """,
         ),
     )

@@ -14,7 +14,7 @@ whether a program relied on it is not statically certain: UNSAFE.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -25,6 +25,7 @@ from migrator.rule import Example, Rule, Safety
 from migrator.scope import Scope
 from migrator.textgate import TextGate
 from migrator.version import parse_version
+from rules import _multiprocess as mp
 from rules._pjit import (
     FROM_GDA,
     NAMED_SHARDING_NAMES,
@@ -94,6 +95,12 @@ class HostLocalInputs(Rule):
     a `jax.Array` built by a JAX API (`jax.make_array_from_*`,
     `host_local_array_to_global_array`, `jax.device_put(x, sharding)`, `jnp.*`) or an output
     of another jitted call.  `from jax import process_index` marks a file as multi-process too.
+    A *legacy* `pjit` (its call sites, decorators `@partial(pjit, ...)` and `pjit(f, ...)(x)`
+    forms) keeps its old meaning: every argument for a partitioned input that is not a global
+    array (a loader's batch, a helper's result, even `jnp.ones(...)`) is wrapped where it is
+    passed (an already global `jax.Array` passes through unchanged), `static_argnums`
+    positions are skipped, and each partitioned output the program then reads on the host
+    (printing, NumPy, indexing, attributes, other functions) is converted back.
 
     **Why.** Before `jax.Array` (0.4.1), pjit concatenated the per-process arguments into one
     global value and returned process-local outputs.  Now inputs must be global: the same
@@ -150,11 +157,11 @@ class HostLocalInputs(Rule):
 
     def visit_module(self, ctx: Context) -> None:
         facts = module_facts(ctx)
-        if not any(
-            call_qualname(ctx, call, ctx.scope_of(call)) in MULTI_PROCESS for call in facts.calls
-        ):
+        why = mp.evidence(ctx, facts.calls, MULTI_PROCESS)
+        if why is None:
             return
         jitted = self._jitted_names(ctx, facts)
+        legacy: List[mp.LegacySite] = []
         for call in list(facts.calls):
             scope = ctx.scope_of(call)
             through_partial = self._jit_call(ctx, call, scope)
@@ -164,19 +171,28 @@ class HostLocalInputs(Rule):
             if in_arg is None:
                 continue
             leaves = self._argument_leaves(in_arg.value)
-            if any(leaf is not None and qualname_of(ctx, leaf, scope) == FROM_GDA for leaf in leaves):
+            is_pjit = self._is_pjit(ctx, call, scope)
+            static = mp.static_positions(call)
+            from_gda = any(
+                leaf is not None and qualname_of(ctx, leaf, scope) == FROM_GDA for leaf in leaves
+            )
+            if from_gda and not is_pjit:
                 continue  # FROM_GDA mixed with specs: JAX204 applies the same recipe
-            if not any(self._partitioned(ctx, leaf, scope) for leaf in leaves):
+            if not from_gda and not any(self._partitioned(ctx, leaf, scope) for leaf in leaves):
                 continue
             compiled = compiled_of(ctx, call, through_partial)
-            is_pjit = self._is_pjit(ctx, call, scope)
             if not compiled.calls:
-                if is_pjit:
+                if is_pjit and not from_gda:
                     ctx.report(call, f"cannot find where this pjit-compiled function is called: {RECIPE}")
                 continue
             out_arg = get_keyword(call.args, "out_shardings") or get_keyword(call.args, "out_axis_resources")
+            out_value = out_arg.value if out_arg is not None else None
             for site in compiled.calls:
-                self._fix_site(ctx, site, leaves, out_arg.value if out_arg is not None else None, jitted)
+                if is_pjit and static is not None:
+                    legacy.append(mp.LegacySite(site, leaves, out_value, static, from_gda))
+                elif not from_gda:
+                    self._fix_site(ctx, site, leaves, out_value, jitted, static or set())
+        mp.fix_legacy_sites(self, ctx, legacy, jitted, why)
 
     # -- matching -------------------------------------------------------------------------
     @staticmethod
@@ -281,7 +297,13 @@ class HostLocalInputs(Rule):
                     found.append(node.name.value)  # type: ignore[attr-defined]
         return found
 
-    def _global_value(self, ctx: Context, value: cst.BaseExpression, scope: Scope, jitted: frozenset) -> bool:
+    def _global_value(
+        self, ctx: Context, value: cst.BaseExpression, scope: Scope, jitted: frozenset,
+        legacy: bool = False,
+    ) -> bool:
+        """Is ``value`` a global jax.Array?  For a legacy pjit (``legacy``) a value JAX made in
+        this process (``jnp.ones``) was this process's share too: only the global producers,
+        ``device_put`` with a sharding and outputs of compiled functions count."""
         if not isinstance(value, cst.Call):
             return False
         while isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Call):
@@ -289,7 +311,9 @@ class HostLocalInputs(Rule):
         name = call_qualname(ctx, value, scope)
         if name in GLOBAL_PRODUCERS:
             return True
-        if name is not None and name.startswith("jax.") and name not in HOST_RESULTS and not name.startswith(MULTIHOST):
+        if not legacy and name is not None and name.startswith("jax.") and (
+            name not in HOST_RESULTS and not name.startswith(MULTIHOST)
+        ):
             return True  # built by a JAX API (jnp.ones, jax.random...): a jax.Array, the same in every process
         if name == "jax.device_put" and (len(value.args) >= 2 or get_keyword(value.args, "device") is not None):
             return True  # device_put with a sharding (global when the sharding spans every process)
@@ -301,25 +325,35 @@ class HostLocalInputs(Rule):
             return True  # jax.jit(f)(...)
         return False
 
-    def _provably_global(self, ctx: Context, expr: cst.BaseExpression, scope: Scope, jitted: frozenset) -> bool:
+    def _provably_global(
+        self, ctx: Context, expr: cst.BaseExpression, scope: Scope, jitted: frozenset,
+        legacy: bool = False,
+    ) -> bool:
         if isinstance(expr, cst.Call):
-            return self._global_value(ctx, expr, scope, jitted)
+            return self._global_value(ctx, expr, scope, jitted, legacy)
+        last = self._last_assignment(ctx, expr)
+        return last is not None and self._global_value(
+            ctx, last.value, ctx.scope_of(last), jitted, legacy
+        )
+
+    @staticmethod
+    def _last_assignment(ctx: Context, expr: cst.BaseExpression) -> Optional[cst.Assign]:
+        """The assignment a name read at ``expr`` last got its value from, when every binding
+        of the name is an assignment (``x = host_local_array_to_global_array(x, ...)`` after
+        ``x = np...`` counts)."""
         if not isinstance(expr, cst.Name):
-            return False
-        bindings = scope.lookup(expr.value)
+            return None
+        bindings = ctx.scope_of(expr).lookup(expr.value)
         if not bindings or any(b.is_import for b in bindings):
-            return False
+            return None
         assigns = module_facts(ctx).assigns.get((id(bindings[0].scope), expr.value), [])
-        # every binding must be an assignment, the last one before the call a global value
-        # (``x = host_local_array_to_global_array(x, ...)`` after ``x = np...`` counts)
         if not assigns or len(assigns) < len(bindings):
-            return False
+            return None
         line = ctx.position(expr).start.line
         before = [a for a in assigns if ctx.position(a).start.line < line]
         if not before:
-            return False
-        last = max(before, key=lambda a: ctx.position(a).start.line)
-        return self._global_value(ctx, last.value, ctx.scope_of(last), jitted)
+            return None
+        return max(before, key=lambda a: ctx.position(a).start.line)
 
     @staticmethod
     def _recipe(ctx: Context) -> str:
@@ -348,7 +382,10 @@ class HostLocalInputs(Rule):
         )
 
     # -- the fix --------------------------------------------------------------------------
-    def _fix_site(self, ctx: Context, site: cst.Call, leaves: List[Optional[cst.BaseExpression]], out_value: Optional[cst.BaseExpression], compiled_names: frozenset) -> None:
+    def _fix_site(
+        self, ctx: Context, site: cst.Call, leaves: List[Optional[cst.BaseExpression]],
+        out_value: Optional[cst.BaseExpression], compiled_names: frozenset, static: Set[int],
+    ) -> None:
         scope = ctx.scope_of(site)
         positional = [a for a in site.args if a.keyword is None and not a.star]
         if len(positional) != len(site.args):
@@ -357,7 +394,7 @@ class HostLocalInputs(Rule):
             return
         conversions: List[Tuple[str, Optional[cst.BaseExpression], cst.BaseExpression]] = []
         unknown: List[Tuple[str, cst.BaseExpression]] = []
-        for index, arg in enumerate(positional):
+        for index, _position, arg in mp.dynamic_arguments(site, static):
             if index >= len(leaves) and len(leaves) != 1:
                 break  # more positional arguments than specs (static ones): not partitioned
             leaf = leaves[index] if len(leaves) > 1 else leaves[0]

@@ -18,6 +18,7 @@ from migrator.context import Context, NameSite
 from migrator.rule import Example, Rule, Safety
 from migrator.scope import dotted_name
 from rules._config import removal
+from rules._pjit import module_facts
 
 LEGACY_OBJECT = "jax.config.config"
 MODERN = "jax.config"
@@ -98,6 +99,7 @@ class JaxConfigModule(Rule):
 
     def visit_module(self, ctx: Context) -> None:
         done: Set[int] = set()
+        self._import_jax_in_place(ctx)
         for binding in ctx.analysis.imports:
             statement = binding.statement
             if not isinstance(statement, cst.Import) or binding.guarded or id(statement) in done:
@@ -107,6 +109,40 @@ class JaxConfigModule(Rule):
             done.add(id(statement))
             self._rewrite_import(statement, binding.scope, ctx)
 
+    def _import_jax_in_place(self, ctx: Context) -> None:
+        """``from jax.config import config`` above the module's ``import jax`` (config flags set
+        before anything else): the rewritten ``jax.config`` lines run before that import, so
+        the from-import itself becomes ``import jax``."""
+        module_scope = ctx.analysis.scopes[id(ctx.module)]
+        jax_lines = [
+            ctx.position(b.statement).start.line for b in ctx.analysis.imports
+            if b.name == "jax" and b.qualname == "jax" and b.scope is module_scope
+            and b.statement is not None
+        ]
+        if not jax_lines:
+            return  # ctx.ref adds ``import jax`` with the other imports
+        for binding in ctx.analysis.imports:
+            statement = binding.statement
+            if (
+                binding.qualname != LEGACY_OBJECT or binding.scope is not module_scope
+                or binding.guarded or not isinstance(statement, cst.ImportFrom)
+                or isinstance(statement.names, cst.ImportStar) or len(statement.names) != 1
+            ):
+                continue
+            early = [
+                use for use in module_facts(ctx).name_loads.get(binding.name, [])
+                if ctx.scope_of(use) is module_scope
+                and not isinstance(ctx.parent(use), cst.ImportAlias)
+                and getattr(ctx.parent(use), "attr", None) is not use
+                and ctx.position(use).start.line < min(jax_lines)
+            ]
+            if not early:
+                continue  # read only after `import jax` or inside functions: jax is bound by then
+            ctx.replace(
+                statement, cst.Import(names=[cst.ImportAlias(name=cst.Name("jax"))]),
+                "from jax.config import config -> import jax (in place: the module sets its "
+                "config flags before its own `import jax`)",
+            )
     def _rewrite_import(self, statement: cst.Import, scope, ctx: Context) -> None:  # noqa: ANN001
         # Another binding of the package name ``jax`` (``import jax``, ``import jax.numpy``)?
         other_jax = any(

@@ -368,6 +368,9 @@ class PjitToJit(Rule):
             if mesh is None:
                 ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}; {RECIPE}")
                 return
+            if mesh.bind is not None and mesh.hoist is not None:
+                _hoist_mesh(ctx, mesh)
+                return
             if mesh.bind is not None:
                 ctx.replace(mesh.bind, bind_mesh_edit(ctx, mesh), "bind the inline Mesh to a name for jax.jit's NamedShardings")
                 return
@@ -413,3 +416,19 @@ def _names_in(expr: cst.CSTNode) -> List[cst.BaseExpression]:
 
     expr.visit(_V())
     return found
+
+
+def _hoist_mesh(ctx: Context, mesh) -> None:  # noqa: ANN001
+    """``f = pjit(...)`` ... ``with Mesh(...):`` -> ``mesh = Mesh(...)``, ``f = pjit(...)`` ...
+    ``with mesh:`` (the next round builds f's shardings from ``mesh``)."""
+    item = mesh.bind.items[0]
+    assign = cst.SimpleStatementLine(
+        body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(mesh.bind_name))], value=item.item)],
+        leading_lines=mesh.hoist.leading_lines,
+    )
+    why = ("bind the inline Mesh to a name where the pjit function is built (its NamedShardings "
+           "need it)")
+    new_with = mesh.bind.with_changes(items=[item.with_changes(item=cst.Name(mesh.bind_name))])
+    if ctx.replace(mesh.bind, new_with, why):
+        moved = mesh.hoist.with_changes(leading_lines=())
+        ctx.replace(mesh.hoist, cst.FlattenSentinel([assign, moved]), why)

@@ -144,6 +144,16 @@ RECIPES: Tuple[CallRecipe, ...] = (
         why="safe_zip was list(zip(...)) that also checked the iterables have one length; with "
         "several iterables that check is lost",
     ),
+    CallRecipe(
+        legacy="jax.experimental.global_device_array.get_shard_indices",
+        template="{q:jax.sharding.NamedSharding}({1}, {q:jax.sharding.PartitionSpec}(*{2}))"
+        ".devices_indices_map(tuple({0}))",
+        shown="jax.sharding.NamedSharding(mesh, PartitionSpec(*spec))"
+        ".devices_indices_map(tuple(shape))",
+        positional=(3, 3),
+        why="the GlobalDeviceArray module is gone from JAX 0.4.7; a sharding's "
+        "devices_indices_map gives the same device -> index map",
+    ),
 )
 TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 

@@ -69,7 +69,20 @@ _SHAPE = TypeReplacement(
     source='JAX\'s deprecation message, JAX 0.4.19: "Use Shape = Sequence[int | Any]"',
     other_uses="a shape is a tuple of ints",
 )
-TABLE: Dict[str, TypeReplacement] = {name: row for row in (_KEY, _BATCH_TRACER, _SHAPE) for name in row.legacy}
+_GDA_SHARD = TypeReplacement(
+    legacy=("jax.experimental.global_device_array.Shard",),
+    annotation="jax.Shard",
+    predicate="isinstance({x}, {q:jax.Shard})",
+    predicate_needs="0.4.6",
+    what_changes="jax.Shard (the shards of a jax.Array's addressable_shards) replaces the "
+    "GlobalDeviceArray's Shard; it has the same device, index, replica_id and data",
+    source="the GlobalDeviceArray module was removed in JAX 0.4.7",
+    other_uses="a jax.Array's shards are jax.Shard objects (x.addressable_shards)",
+    predicate_class="jax.Shard",
+)
+TABLE: Dict[str, TypeReplacement] = {
+    name: row for row in (_KEY, _BATCH_TRACER, _SHAPE, _GDA_SHARD) for name in row.legacy
+}
 _REFERENCE = re.compile(r"\{q:([\w.]+)\}")
 
 
@@ -94,6 +107,7 @@ class RemovedTypes(ActsWhereMissing):
     | `jax.random.KeyArray`, `jax.random.PRNGKeyArray` | `jax.Array` | `isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` |
     | `jax.interpreters.batching.BatchTracer` | `jax.core.Tracer` | `isinstance(x, jax.core.Tracer)` |
     | `jax.core.Shape` | `collections.abc.Sequence[int]` | reported |
+    | `jax.experimental.global_device_array.Shard` | `jax.Shard` | `isinstance(x, jax.Shard)` |
 
     **Why.** JAX removed them (KeyArray in 0.4.24, Shape in 0.4.29, BatchTracer in 0.9.0);
     their deprecation messages name these replacements: "Use jax.Array for annotations, and

@@ -42,6 +42,12 @@ NEEDS_ENV = frozenset(
         "jax.P",
     }
 )
+# Functions given the mesh and PartitionSpec as arguments (they never read the context).
+MESH_ARGUMENT = frozenset({
+    "jax.sharding.NamedSharding", "jax.NamedSharding",
+    "jax.experimental.multihost_utils.host_local_array_to_global_array",
+    "jax.experimental.multihost_utils.global_array_to_host_local_array",
+})
 # Modules whose functions never read it (their shardings come in as NamedShardings).
 INDEPENDENT_PREFIXES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.lax.", "numpy.", "math.")
 INDEPENDENT = frozenset(
@@ -49,7 +55,7 @@ INDEPENDENT = frozenset(
      "jax.block_until_ready", "jax.sharding.NamedSharding", "jax.NamedSharding", "jax.devices",
      "jax.local_devices", "jax.debug.visualize_array_sharding", "jax.tree_util.tree_map",
      "jax.tree.map", "jax.tree.leaves", "jax.tree.flatten", "jax.process_index", "jax.process_count",
-     "jax.device_count", "jax.local_device_count"}
+     "jax.device_count", "jax.local_device_count", *MESH_ARGUMENT}
 )
 ARRAY_METHODS = frozenset(
     {"sum", "mean", "max", "min", "reshape", "astype", "block_until_ready", "transpose", "dot",
@@ -97,8 +103,9 @@ class WithMesh(Rule):
     **Use instead.** 1. Rewrite pjit to `jax.jit` with explicit `NamedSharding`s;
     2. rewrite bare-P `with_sharding_constraint` to `NamedSharding`; 3. delete the `with
     mesh:` if nothing else uses it; 4. only then consider `with jax.set_mesh(mesh):`.
-    `with mesh:` on a mesh the rule cannot see being built (a parameter, an attribute) is not
-    reported.  A block that yields (in a `@contextmanager` or any generator) is never removed:
+    `with p:` on a parameter of a local function that every call gives the same Mesh (by
+    name, positionally) is judged like a block on that Mesh; on any other mesh the rule cannot
+    see being built (an attribute, a parameter given other values) it is not reported.  A block that yields (in a `@contextmanager` or any generator) is never removed:
     the code of whoever resumes the generator runs inside it.
     """
     examples = (
@@ -153,6 +160,8 @@ class WithMesh(Rule):
                 for b in facts.bindings(expr.id)
             ):
                 return True
+            if type(expr) is ast.Name and facts.names & MESH_MAKERS:
+                return True  # maybe a parameter given a Mesh (_parameter_blocks)
         return False
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
@@ -178,6 +187,8 @@ class WithMesh(Rule):
                 found = ctx.scope_of(with_node).lookup(name)
                 if found and found[0] is bindings[0]:
                     self._check(with_node, item, ctx)
+            for with_node, item in _parameter_blocks(ctx, name, bindings[0]):
+                self._check(with_node, item, ctx)
 
     def _check(self, with_node: cst.With, item: cst.WithItem, ctx: Context) -> None:
         scope = ctx.scope_of(with_node)
@@ -235,6 +246,55 @@ def _yields(body: cst.CSTNode) -> bool:
 
     fast_visit(body, _Find())
     return bool(found)
+
+
+def _parameter_blocks(ctx: Context, name: str, binding) -> List[tuple]:  # noqa: ANN001
+    """``with p:`` in a local function ``g(..., p, ...)`` when every call of ``g`` in the module
+    passes this mesh (the name ``name`` bound to a Mesh) positionally as ``p``, and ``g`` is
+    used for nothing else."""
+    from rules._flow import local_function
+    from rules._pjit import module_facts
+
+    facts = module_facts(ctx)
+    found: List[tuple] = []
+    for use in facts.name_loads.get(name, []):
+        arg = ctx.parent(use)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or arg.keyword:
+            continue
+        if (ctx.scope_of(use).lookup(name) or [None])[0] is not binding:
+            continue
+        function = local_function(ctx, call.func, ctx.scope_of(call))
+        if function is None or function.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+            continue
+        position = list(call.args).index(arg)
+        params = [*function.params.posonly_params, *function.params.params]
+        if position >= len(params) or any(a.star for a in call.args[: position + 1]):
+            continue
+        param = params[position].name.value
+        if not _every_call_passes(ctx, function, position, name, binding, facts):
+            continue
+        for with_node, item in _with_blocks(ctx, param):
+            body_scope = ctx.scope_of(with_node)
+            if getattr(body_scope, "node", None) is function:
+                if len(body_scope.lookup(param) or ()) == 1 and (with_node, item) not in found:
+                    found.append((with_node, item))
+    return found
+
+
+def _every_call_passes(ctx: Context, function: cst.FunctionDef, position: int, name: str,
+                       binding, facts) -> bool:  # noqa: ANN001
+    uses = [u for u in facts.name_loads.get(function.name.value, []) if u is not function.name]
+    for use in uses:
+        call = ctx.parent(use)
+        if not isinstance(call, cst.Call) or call.func is not use or position >= len(call.args):
+            return False  # the function escapes, or a call without that argument
+        value = call.args[position].value
+        if call.args[position].keyword or not isinstance(value, cst.Name) or value.value != name:
+            return False
+        if (ctx.scope_of(value).lookup(name) or [None])[0] is not binding:
+            return False
+    return bool(uses)
 
 
 def _with_blocks(ctx: Context, name: str) -> List[tuple]:
@@ -386,4 +446,4 @@ def _inside_named_sharding(call: cst.Call, scope: Scope, ctx: Context) -> bool:
     while isinstance(arg, cst.IfExp):  # NamedSharding(mesh, P() if s is None else s)
         arg = ctx.parent(arg)
     outer = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    return isinstance(outer, cst.Call) and ctx.qualname(outer.func, scope) in ("jax.sharding.NamedSharding", "jax.NamedSharding")
+    return isinstance(outer, cst.Call) and ctx.qualname(outer.func, scope) in MESH_ARGUMENT

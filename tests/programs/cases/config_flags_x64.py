@@ -1,6 +1,5 @@
 # legacy: 0.4.13
 # findings: none
-# xfail: JAX502: `from jax.config import config` above `import jax` becomes `jax.config`, used before the line that imports jax (NameError)
 """Numerics test helpers from 2022: x64 via jax.config, the jax_array flag, DeviceArray checks."""
 from jax.config import config
 

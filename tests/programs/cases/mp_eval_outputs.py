@@ -1,7 +1,6 @@
 # legacy: shim
 # processes: 2
-# findings: JAX203
-# xfail: JAX203: per-process NumPy inputs of pjit in a multi-process program are reported, not wrapped with host_local_array_to_global_array (IndivisibleError)
+# findings: none
 """Multi-host evaluation: per-host batches in, host-local predictions out (2022)."""
 import os
 

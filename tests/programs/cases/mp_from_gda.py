@@ -1,7 +1,6 @@
 # legacy: shim
 # processes: 2
 # findings: none
-# xfail: JAX203: outputs of a multi-process pjit were host-local; after migration they are global arrays and global_array_to_host_local_array is not inserted (out.shape differs)
 """pjit over GlobalDeviceArray inputs with FROM_GDA, multi-host (mid 2022)."""
 import os
 

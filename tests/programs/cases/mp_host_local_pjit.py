@@ -1,7 +1,6 @@
 # legacy: shim
 # processes: 2
-# findings: JAX203 JAX203
-# xfail: JAX203: per-process NumPy inputs of pjit in a multi-process program (load_batch(jax.process_index())) are reported, not wrapped with host_local_array_to_global_array (IndivisibleError)
+# findings: none
 """Multi-host data-parallel training: every process feeds its own rows to pjit (2022)."""
 import os
 

