@@ -45,6 +45,7 @@ from migrator.context import (
     module_code,
 )
 from migrator.imports import add_imports, without_aliases
+from migrator.layout import realign, realignments
 from migrator.rule import Rule, Safety
 from migrator.scope import (
     Analysis,
@@ -435,6 +436,7 @@ def _run_rounds(
         for _node, code, error in failures:
             failed_before[(code, _one_line(error))] = None
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
+        applied.realign = realignments(ctx, ctx.edits)
         if origins is not None:
             applied.trace = origins.tracer(ctx)
         module = module.visit(applied)
@@ -766,6 +768,8 @@ class _Apply(cst.CSTTransformer):
         self.removals = removals
         self.applied: List[Edit] = []
         self.paths = paths  # when given, subtrees holding no edit are not entered
+        # id(call) -> how its continuation lines move (see migrator.layout)
+        self.realign: Dict[int, Tuple[int, int, int]] = {}
         # called with (node, what replaces it) for every node the pass rebuilds or replaces
         self.trace: Optional[Callable[[cst.CSTNode, object], None]] = None
 
@@ -785,6 +789,9 @@ class _Apply(cst.CSTTransformer):
         if edit is not None:
             self.applied.append(edit)
             return edit.new
+        shift = self.realign.get(id(original_node))
+        if shift is not None:
+            return realign(updated_node, *shift)  # type: ignore[arg-type]
         removal = self.removals.get(id(original_node))
         if removal is not None:
             statement, alias_ids, code = removal
