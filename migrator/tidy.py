@@ -103,6 +103,10 @@ def tidy(ctx: Context, produced: Produced, same_types: Dict[str, str]) -> int:
         code = touched.of(node)
         if code is not None:
             _tidy_or_chain(ctx, node, code)  # type: ignore[arg-type]
+    for node in ctx.all_nodes(cst.If):
+        code = touched.of(node)
+        if code is not None:
+            _tidy_same_branches(ctx, node, code)  # type: ignore[arg-type]
     return len(ctx.edits) - before
 
 
@@ -261,6 +265,38 @@ def _pure_test(ctx: Context, node: cst.BaseExpression) -> bool:
         operands = [node.left, *(c.comparator for c in node.comparisons)]
         return all(_pure_dotted(_bare(o)) or isinstance(o, (cst.Integer, cst.SimpleString)) for o in operands)
     return False
+
+
+def _pure_condition(ctx: Context, node: cst.BaseExpression) -> bool:
+    """A condition whose evaluation does nothing (a name, a dotted read, a pure test)."""
+    bare = _bare(node)
+    if isinstance(bare, cst.BooleanOperation):
+        return _pure_condition(ctx, bare.left) and _pure_condition(ctx, bare.right)
+    if isinstance(bare, cst.UnaryOperation) and isinstance(bare.operator, cst.Not):
+        return _pure_condition(ctx, bare.expression)
+    return _pure_dotted(bare) or _pure_test(ctx, bare)
+
+
+def _tidy_same_branches(ctx: Context, node: cst.If, code: str) -> None:
+    """``if c: A else: A`` (a fix made the branches the same) -> ``A``, for a pure ``c``."""
+    orelse = node.orelse
+    if not isinstance(orelse, cst.Else) or not isinstance(node.body, cst.IndentedBlock):
+        return
+    if not isinstance(orelse.body, cst.IndentedBlock) or not _pure_condition(ctx, node.test):
+        return
+    if isinstance(ctx.parent(node), cst.If):
+        return  # an ``elif``: its own test stays
+    body, other = node.body, orelse.body
+    same = len(body.body) == len(other.body) and all(
+        ctx.code(a) == ctx.code(b) for a, b in zip(body.body, other.body)
+    )
+    if not same or body.header.comment or orelse.whitespace_before_colon.value:
+        return
+    statements = list(body.body)
+    statements[0] = statements[0].with_changes(leading_lines=node.leading_lines)
+    message = f"the branches of `if {ctx.code(node.test)}:` are the same after the rewrite: one"
+    if id(node) not in ctx.edits and not any(id(up) in ctx.edits for up in ctx.ancestors(node)):
+        ctx.edits[id(node)] = Edit(node, cst.FlattenSentinel(statements), code, message, Safety.SAFE)
 
 
 def _class_members(node: cst.BaseExpression) -> List[cst.BaseElement]:
