@@ -91,6 +91,10 @@ class JaxArrayFlag(Rule):
     `if not jax.config.jax_array:` keeps its `else`, `x if jax.config.jax_array else y` becomes
     `x`, `jax.config.jax_array and cond` becomes `cond`, other reads become `True`.
 
+    The flag's own context manager, as test suites used it (`from jax._src import config as
+    jax_config`; `with jax_config.jax_array(True):` or `@jax_config.jax_array(True)`), is
+    removed and the block it guarded kept; `jax_array(False)` there is reported.
+
     **Why.** The flags were removed in JAX 0.4.14 (0.4.26 for
     `jax_parallel_functions_output_gda`): `jax.config.update('jax_array', True)` now raises
     `AttributeError: Unrecognized config option`.  From 0.4.7 they could not be turned off,
