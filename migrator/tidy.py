@@ -87,26 +87,18 @@ def tidy(ctx: Context, produced: Produced, same_types: Dict[str, str]) -> int:
     if not touched.inside:
         return 0
     before = len(ctx.edits)
-    for node in ctx.all_nodes(cst.Subscript):
-        code = touched.of(node)
-        if code is not None:
-            _tidy_union(ctx, node, code, same_types)  # type: ignore[arg-type]
-    for node in ctx.all_nodes(cst.BinaryOperation):
-        code = touched.of(node)
-        if code is not None:
-            _tidy_bitor(ctx, node, code, same_types)  # type: ignore[arg-type]
-    for node in ctx.all_nodes(cst.Call):
-        code = touched.of(node)
-        if code is not None:
-            _tidy_class_tuple(ctx, node, code, same_types)  # type: ignore[arg-type]
-    for node in ctx.all_nodes(cst.BooleanOperation):
-        code = touched.of(node)
-        if code is not None:
-            _tidy_or_chain(ctx, node, code)  # type: ignore[arg-type]
-    for node in ctx.all_nodes(cst.If):
-        code = touched.of(node)
-        if code is not None:
-            _tidy_same_branches(ctx, node, code)  # type: ignore[arg-type]
+    passes = (
+        (cst.Subscript, lambda node, code: _tidy_union(ctx, node, code, same_types)),
+        (cst.BinaryOperation, lambda node, code: _tidy_bitor(ctx, node, code, same_types)),
+        (cst.Call, lambda node, code: _tidy_class_tuple(ctx, node, code, same_types)),
+        (cst.BooleanOperation, lambda node, code: _tidy_or_chain(ctx, node, code)),
+        (cst.If, lambda node, code: _tidy_same_branches(ctx, node, code)),
+    )
+    for kind, tidy_one in passes:
+        for node in ctx.all_nodes(kind):
+            code = touched.of(node)
+            if code is not None:
+                tidy_one(node, code)
     return len(ctx.edits) - before
 
 
