@@ -441,7 +441,7 @@ def _run_rounds(
             applied.trace = origins.tracer(ctx)
         module = module.visit(applied)
         fixes.extend(_fix(origins, ctx, edit) for edit in applied.applied)
-        produced.add(edit for edit in applied.applied if id(edit.node) in ctx.edits)
+        produced.add((edit for edit in applied.applied if id(edit.node) in ctx.edits), ctx)
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         planned = ctx.planned_imports
         used = _names_in((edit.new for edit in applied.applied), {name for _m, name in planned.values()})

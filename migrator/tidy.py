@@ -42,11 +42,13 @@ class Produced:
     def __init__(self) -> None:
         self.nodes: Dict[int, Tuple[cst.CSTNode, str]] = {}
 
-    def add(self, edits: Iterable[Edit]) -> None:
+    def add(self, edits: Iterable[Edit], ctx: Context) -> None:
+        """Records what ``edits`` (applied to ``ctx``'s tree) wrote: not the nodes they only
+        moved (a folded ``if`` keeps its body's statements, which no fix wrote)."""
         for edit in edits:
             new = edit.new
             for node in new.nodes if isinstance(new, cst.FlattenSentinel) else (new,):
-                if isinstance(node, cst.CSTNode):
+                if isinstance(node, cst.CSTNode) and ctx.parent(node) is None:
                     self.nodes[id(node)] = (node, edit.code)
 
     def __bool__(self) -> bool:
