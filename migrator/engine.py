@@ -45,6 +45,7 @@ from migrator.context import (
     module_code,
 )
 from migrator.imports import add_imports, without_aliases
+from migrator.layout import realign, realignments
 from migrator.rule import Rule, Safety
 from migrator.scope import (
     Analysis,
@@ -56,6 +57,7 @@ from migrator.scope import (
 )
 from migrator.settings import Settings
 from migrator.textgate import admitted, under
+from migrator.tidy import Produced, tidy
 
 if TYPE_CHECKING:  # pragma: no cover
     from migrator.cache import ResultCache
@@ -398,6 +400,7 @@ def _run_rounds(
     file_state: Dict[str, object] = {}
     enabled: Set[Rule] = set(plan.rules)  # the rules gate 2 let through; see _dispatch
     origins: Optional[_Origins] = None  # when fixes are located: what later trees stand for
+    produced = Produced()  # what the fixes wrote: the only nodes the tidying reads
     for _round in range(MAX_ROUNDS):
         if _round == 1:
             # A rewrite can make work for a rule the gates excluded: from the second round
@@ -420,6 +423,8 @@ def _run_rounds(
             origins = _Origins(ctx)
         failures = _dispatch(ctx, analysis, plan, enabled)
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
+        if not ctx.edits and not removals and produced:
+            tidy(ctx, produced, _same_types(plan))
         if not ctx.edits and not removals:
             errors.extend(_failures(ctx, failures, failed_before))
             _report_exported_legacy(ctx, analysis, plan)
@@ -431,10 +436,12 @@ def _run_rounds(
         for _node, code, error in failures:
             failed_before[(code, _one_line(error))] = None
         applied = _Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
+        applied.realign = realignments(ctx, ctx.edits)
         if origins is not None:
             applied.trace = origins.tracer(ctx)
         module = module.visit(applied)
         fixes.extend(_fix(origins, ctx, edit) for edit in applied.applied)
+        produced.add((edit for edit in applied.applied if id(edit.node) in ctx.edits), ctx)
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         planned = ctx.planned_imports
         used = _names_in((edit.new for edit in applied.applied), {name for _m, name in planned.values()})
@@ -451,6 +458,14 @@ def _run_rounds(
             if left:
                 module = _remove_top_level(module, left, fixes, ctx, origins)
     raise MigrationError(f"the rules did not settle after {MAX_ROUNDS} rounds (a rule bug)")
+
+
+def _same_types(plan: Plan) -> Dict[str, str]:
+    """The aliases of modern names the active rules declare (see :mod:`migrator.tidy`)."""
+    found: Dict[str, str] = {}
+    for rule in plan.rules:
+        found.update(rule.same_types)
+    return found
 
 
 def _names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
@@ -753,6 +768,8 @@ class _Apply(cst.CSTTransformer):
         self.removals = removals
         self.applied: List[Edit] = []
         self.paths = paths  # when given, subtrees holding no edit are not entered
+        # id(call) -> how its continuation lines move (see migrator.layout)
+        self.realign: Dict[int, Tuple[int, int, int]] = {}
         # called with (node, what replaces it) for every node the pass rebuilds or replaces
         self.trace: Optional[Callable[[cst.CSTNode, object], None]] = None
 
@@ -772,6 +789,9 @@ class _Apply(cst.CSTTransformer):
         if edit is not None:
             self.applied.append(edit)
             return edit.new
+        shift = self.realign.get(id(original_node))
+        if shift is not None:
+            return realign(updated_node, *shift)  # type: ignore[arg-type]
         removal = self.removals.get(id(original_node))
         if removal is not None:
             statement, alias_ids, code = removal

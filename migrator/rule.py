@@ -98,6 +98,10 @@ class Rule:
     # files that only use the modern spelling are never parsed.  Speed only: correctness
     # never depends on them.
     modern_spellings: ClassVar[Tuple[str, ...]] = ()
+    # Names that are the same object as a name the rule writes, on every release the rule
+    # runs for (``jax.numpy.ndarray`` is ``jax.Array``): where a fix leaves both in one
+    # ``Union`` or ``isinstance`` tuple, the engine's tidying keeps one (:mod:`migrator.tidy`).
+    same_types: ClassVar[Dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -113,6 +113,17 @@ def fold_if(ctx: Context, if_node: cst.If, value: bool) -> Optional[Replacement]
     return cst.FlattenSentinel(_with_leading(statements, if_node.leading_lines))
 
 
+def unwrap(ctx: Context, compound: cst.BaseCompoundStatement) -> Optional[Replacement]:
+    """The statements of ``compound``'s body in its place (a ``with`` whose only item goes);
+    None when that cannot keep the code as written (a one-line suite, a comment on the header)."""
+    body = compound.body
+    if not isinstance(body, cst.IndentedBlock) or body.header.comment is not None:
+        return None
+    if not isinstance(ctx.parent(compound), (cst.IndentedBlock, cst.Module)):
+        return None
+    return cst.FlattenSentinel(_with_leading(_as_statements(body), compound.leading_lines))
+
+
 def _is_pass(statement: cst.BaseStatement) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)

@@ -33,7 +33,10 @@ class DeviceArray(Rule):
         refs.release_notes("0.4.7", "jax.numpy.DeviceArray deprecated"),
         refs.release_notes("0.4.14", "jax.numpy.DeviceArray removed"),
         refs.array_migration("New public type named jax.Array"),
+        refs.release_notes("0.3.18", "jax.numpy.ndarray is an alias of jax.Array"),
     )
+    # jnp.ndarray is jax.Array since 0.3.18: Union[jnp.ndarray, jnp.DeviceArray] names one type
+    same_types = {"jax.numpy.ndarray": MODERN}
     names = frozenset(
         {
             "jax.numpy.DeviceArray",

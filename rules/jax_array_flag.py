@@ -29,6 +29,7 @@ from rules._config import (
     literal_bool,
     removal,
     resolves_to,
+    unwrap,
 )
 
 # flag -> (what it switched, the value every JAX >= 0.4.7 has; None: a no-op flag, value unknown)
@@ -38,6 +39,7 @@ FLAGS = {
     "jax_parallel_functions_output_gda": ("GDA outputs", None),
 }
 ENV_VARS = {name.upper(): name for name in FLAGS}
+SWITCHES = frozenset({"jax._src.config"})  # the module whose flag states are context managers
 
 
 def _false_message(flag: str) -> str:
@@ -88,6 +90,10 @@ class JaxArrayFlag(Rule):
     `jax.config.read('jax_array')`) is folded: `if jax.config.jax_array:` keeps its body,
     `if not jax.config.jax_array:` keeps its `else`, `x if jax.config.jax_array else y` becomes
     `x`, `jax.config.jax_array and cond` becomes `cond`, other reads become `True`.
+
+    The flag's own context manager, as test suites used it (`from jax._src import config as
+    jax_config`; `with jax_config.jax_array(True):` or `@jax_config.jax_array(True)`), is
+    removed and the block it guarded kept; `jax_array(False)` there is reported.
 
     **Why.** The flags were removed in JAX 0.4.14 (0.4.26 for
     `jax_parallel_functions_output_gda`): `jax.config.update('jax_array', True)` now raises
@@ -189,9 +195,13 @@ class JaxArrayFlag(Rule):
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         flag = node.attr.value
         scope = ctx.scope_of(node)
-        if not resolves_to(ctx, node.value, scope, CONFIG_OBJECTS | ABSL_FLAGS):
-            return
         target = ctx.parent(node)
+        if not resolves_to(ctx, node.value, scope, CONFIG_OBJECTS | ABSL_FLAGS):
+            # jax._src.config.jax_array(True): the flag's own context manager, as JAX's tests
+            # used it (``from jax._src import config as jax_config``)
+            if isinstance(target, cst.Call) and target.func is node and resolves_to(ctx, node.value, scope, SWITCHES):
+                self._switch(ctx, target, flag)
+            return
         if isinstance(target, cst.AssignTarget):
             assign = ctx.parent(target)
             if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
@@ -238,6 +248,10 @@ class JaxArrayFlag(Rule):
                 "decide what the branch on it should do and delete the read",
             )
             return
+        parent = ctx.parent(expr)
+        if isinstance(parent, cst.Call) and parent.func is expr:
+            self._switch(ctx, parent, flag)
+            return
         node, value = _negations(ctx, expr)
         parent = ctx.parent(node)
         message = f"{flag} is always True since JAX 0.4.7 and was removed in 0.4.14 ({row})"
@@ -262,6 +276,37 @@ class JaxArrayFlag(Rule):
                 return
         literal = cst.Name("True" if value else "False")
         ctx.replace(node, literal, f"{ctx.code(node)} -> {literal.value}: {message}")
+
+
+    def _switch(self, ctx: Context, call: cst.Call, flag: str) -> None:
+        """``with config.jax_array(True):`` / ``@config.jax_array(True)``: the flag as a context
+        manager or decorator, on for a block; it is on everywhere since 0.4.7: the block stays,
+        the switch goes."""
+        row, _always = FLAGS[flag]
+        value = None
+        if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
+            value = literal_bool(call.args[0].value, ctx.scope_of(call))
+        if value is False:
+            ctx.report(call, _false_message(flag))
+            return
+        holder = ctx.parent(call)
+        message = f"removed the switch of {flag}, on in every JAX since 0.4.7 and removed in 0.4.14 ({row})"
+        if value is True and isinstance(holder, cst.Decorator):
+            ctx.replace(holder, cst.RemovalSentinel.REMOVE, message)
+            return
+        if value is True and isinstance(holder, cst.WithItem) and holder.asname is None:
+            statement = ctx.parent(holder)
+            if isinstance(statement, cst.With) and len(statement.items) > 1:
+                items = [item for item in statement.items if item is not holder]
+                items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                ctx.replace(statement, statement.with_changes(items=items), message)
+                return
+            if isinstance(statement, cst.With) and statement.asynchronous is None:
+                new = unwrap(ctx, statement)
+                if new is not None:
+                    ctx.replace(statement, new, message)
+                    return
+        ctx.report(call, f"{flag} was removed from JAX ({row}) and is on everywhere since 0.4.7: delete this switch")
 
 
 def _boolean_context(ctx: Context, node: cst.BaseExpression) -> bool:

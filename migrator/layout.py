@@ -1,0 +1,85 @@
+"""Keeping the user's layout where a fix moved it: continuation lines aligned to a parenthesis.
+
+``jax.tree_multimap(f,`` / ``                  x)`` aligns its second line to the column after
+the opening parenthesis.  A fix that renames the callee (``jax.tree.map(``) moves the
+parenthesis, and the second line would stay at the old column.  Before the edits of a round
+are applied, :func:`realignments` finds every call whose callee an edit replaces by a
+one-line expression of another width; when the transformer rebuilds that call,
+:func:`realign` shifts the continuation lines inside its parentheses that stood at or right
+of the old parenthesis by the change in width (as pyupgrade does for the tokens it touches).
+Hanging indents (lines left of the parenthesis) and everything outside the call stay as they
+are: only calls a fix changed are read.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import libcst as cst
+
+from migrator.context import Context, Edit
+
+
+def realignments(ctx: Context, edits: Dict[int, Edit]) -> Dict[int, Tuple[int, int, int]]:
+    """id(call) -> (indent of its statement, column after its old ``(``, change in width),
+    for the calls whose callee an edit replaces (the call itself not being replaced)."""
+    found: Dict[int, Tuple[int, int, int]] = {}
+    for edit in edits.values():
+        call = ctx.parent(edit.node)
+        if not isinstance(call, cst.Call) or call.func is not edit.node or id(call) in edits:
+            continue
+        if not isinstance(edit.new, cst.CSTNode):
+            continue
+        old, new = ctx.code(edit.node), ctx.module.code_for_node(edit.new)
+        if "\n" in old or "\n" in new or len(old) == len(new):
+            continue
+        if not _has_continuation(call):
+            continue
+        indent = _indent(ctx, call)
+        if indent is None:
+            continue
+        position = ctx.position(edit.node)
+        if position.start.line != position.end.line:
+            continue
+        after_paren = position.end.column + len(ctx.module.code_for_node(call.whitespace_after_func)) + 1
+        found[id(call)] = (indent, after_paren, len(new) - len(old))
+    return found
+
+
+def _has_continuation(call: cst.Call) -> bool:
+    return "\n" in cst.Module(body=[]).code_for_node(call.with_changes(func=cst.Name("f")))
+
+
+def _indent(ctx: Context, node: cst.CSTNode) -> Optional[int]:
+    """The indentation (in columns) of the block the statement holding ``node`` is in."""
+    for up in ctx.ancestors(node):
+        if isinstance(up, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return ctx.position(up).start.column
+    return None
+
+
+def realign(call: cst.Call, indent: int, after_paren: int, delta: int) -> cst.Call:
+    """``call`` with its continuation lines at or right of ``after_paren`` moved by ``delta``."""
+    return call.with_changes(
+        args=[arg.visit(_Shift(indent, after_paren, delta)) for arg in call.args],
+        whitespace_before_args=call.whitespace_before_args.visit(_Shift(indent, after_paren, delta)),
+        rpar=call.rpar,
+    )
+
+
+class _Shift(cst.CSTTransformer):
+    def __init__(self, indent: int, after_paren: int, delta: int) -> None:
+        super().__init__()
+        self.indent, self.after_paren, self.delta = indent, after_paren, delta
+
+    def leave_ParenthesizedWhitespace(
+        self, original_node: cst.ParenthesizedWhitespace, updated_node: cst.ParenthesizedWhitespace
+    ) -> cst.ParenthesizedWhitespace:
+        spaces = updated_node.last_line.value
+        if spaces.strip(" "):
+            return updated_node  # tabs: left alone
+        column = (self.indent if updated_node.indent else 0) + len(spaces)
+        if column < self.after_paren:
+            return updated_node
+        width = max(len(spaces) + self.delta, 0)
+        return updated_node.with_changes(last_line=cst.SimpleWhitespace(" " * width))
