@@ -138,7 +138,7 @@ def run_command(command: Sequence[str], cwd: Optional[Path] = None) -> Tuple[flo
 
 
 def jaxmigrate(paths: Sequence[Path], jobs: int, cache_dir: Optional[Path]) -> Tuple[float, float, int]:
-    command = [sys.executable, "-m", "migrator.cli", *map(str, paths), "--check", "-q", "-j", str(jobs)]
+    command = [sys.executable, "-m", "jaxmigrate.migrator.cli", *map(str, paths), "--check", "-q", "-j", str(jobs)]
     command += ["--cache-dir", str(cache_dir)] if cache_dir else ["--no-cache"]
     return run_command(command)
 

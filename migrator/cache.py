@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from migrator import __version__
+from jaxmigrate.migrator import __version__
 
 _FORMAT = "v1"
 
@@ -30,8 +30,7 @@ def default_cache_dir() -> Path:
 
 def code_fingerprint() -> str:
     """Changes whenever the tool's own code changes (not only on a version bump)."""
-    import migrator
-    import rules
+    from jaxmigrate import migrator, rules
 
     digest = hashlib.sha256(__version__.encode())
     for package in (migrator, rules):

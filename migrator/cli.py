@@ -10,14 +10,14 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 import click
 
-from migrator import __version__, clirun
-from migrator.cache import default_cache_dir
-from migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
-from migrator.interrupt import Interrupted
-from migrator.report import dump_json
-from migrator.rule import Rule, all_rules
-from migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
-from migrator.settings import ConfigError, Settings, find_config, load_config
+from jaxmigrate.migrator import __version__, clirun
+from jaxmigrate.migrator.cache import default_cache_dir
+from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
+from jaxmigrate.migrator.interrupt import Interrupted
+from jaxmigrate.migrator.report import dump_json
+from jaxmigrate.migrator.rule import Rule, all_rules
+from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
+from jaxmigrate.migrator.settings import ConfigError, Settings, find_config, load_config
 
 
 class DefaultGroup(click.Group):
@@ -258,7 +258,7 @@ def _detect_target(
     config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
     if config is not None and "target_version" in (load_config(config) or {}):
         return settings, f"target-version in {config}"
-    from migrator.project_version import detect, resolve
+    from jaxmigrate.migrator.project_version import detect, resolve
 
     detected = detect([p for p in anchors if p.exists()])
     lower, upper, source, message = resolve(detected)
@@ -392,7 +392,7 @@ def rules_markdown() -> str:
 )
 def explain_command(code: str, markdown: bool) -> None:
     """Print a rule's documentation with before/after examples and references (CODE or name)."""
-    from migrator.explain import render
+    from jaxmigrate.migrator.explain import render
 
     rules = all_rules()
     wanted = code.strip()

@@ -10,10 +10,10 @@ from typing import Any, List, Optional, Sequence, TextIO
 
 import click
 
-from migrator import interrupt
-from migrator.fileio import FileError, SourceFile
-from migrator.interrupt import Interrupted
-from migrator.report import (
+from jaxmigrate.migrator import interrupt
+from jaxmigrate.migrator.fileio import FileError, SourceFile
+from jaxmigrate.migrator.interrupt import Interrupted
+from jaxmigrate.migrator.report import (
     as_json,
     as_sarif,
     dump_json,
@@ -23,8 +23,8 @@ from migrator.report import (
     write_github,
     write_text,
 )
-from migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, migrate_text, run
-from migrator.settings import Settings
+from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, migrate_text, run
+from jaxmigrate.migrator.settings import Settings
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 PROGRESS_DELAY = 1.0  # seconds: a run finished sooner shows no progress bar
@@ -33,7 +33,7 @@ PROGRESS_DELAY = 1.0  # seconds: a run finished sooner shows no progress bar
 def write_report(
     path: Path, results: Sequence[FileResult], mode: str, settings: Settings, source: Optional[str]
 ) -> None:
-    from migrator.markdown_report import render
+    from jaxmigrate.migrator.markdown_report import render
 
     span = settings.target_version + (f"..{settings.target_upper}" if settings.target_upper else "")
     text = render(results, mode, span, source, settings.unsafe_fixes)
@@ -47,7 +47,7 @@ def write_report(
 def split_run(
     files: List[Path], settings: Settings, directory: Path, results: List[FileResult], quiet: bool
 ) -> int:
-    from migrator.split import write_patches
+    from jaxmigrate.migrator.split import write_patches
 
     outcome = write_patches(files, settings, directory)
     for path, reason in outcome.errors:

@@ -17,8 +17,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst._position import CodePosition, CodeRange
 
-from migrator.rule import Rule, Safety
-from migrator.scope import (  # noqa: F401
+from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.migrator.scope import (  # noqa: F401
     TRIVIA,
     Analysis,
     Binding,
@@ -32,8 +32,8 @@ from migrator.scope import (  # noqa: F401
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from migrator.settings import Settings
-    from migrator.version import Version
+    from jaxmigrate.migrator.settings import Settings
+    from jaxmigrate.migrator.version import Version
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 
@@ -111,7 +111,7 @@ class Context:
     def exists_throughout(self, qualname: str) -> bool:
         """True when JAX's API history shows ``qualname`` on every release of the target range
         (False for a name the history does not know)."""
-        from rules._api_history import history
+        from jaxmigrate.rules._api_history import history
 
         return history().exists_throughout(qualname, self.target, self.upper)
 

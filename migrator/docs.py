@@ -23,9 +23,9 @@ import dataclasses
 import re
 from typing import List, Sequence, Tuple
 
-from migrator.context import Diagnostic
-from migrator.segments import migrate_segments
-from migrator.settings import Settings
+from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.segments import migrate_segments
+from jaxmigrate.migrator.settings import Settings
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst")
 LANGUAGES = ("python", "py", "python3", "pycon", "ipython", "ipython3")

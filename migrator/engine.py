@@ -33,9 +33,9 @@ from typing import (
 
 import libcst as cst
 
-from migrator import guard
-from migrator.astfacts import Facts, ast_facts, imports_jax
-from migrator.context import (
+from jaxmigrate.migrator import guard
+from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
+from jaxmigrate.migrator.context import (
     CannotReference,
     Context,
     Diagnostic,
@@ -44,10 +44,10 @@ from migrator.context import (
     binding_is_legacy,
     module_code,
 )
-from migrator.imports import add_imports, without_aliases
-from migrator.layout import realign, realignments
-from migrator.rule import Rule, Safety
-from migrator.scope import (
+from jaxmigrate.migrator.imports import add_imports, without_aliases
+from jaxmigrate.migrator.layout import realign, realignments
+from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.migrator.scope import (
     Analysis,
     Binding,
     Interest,
@@ -55,12 +55,12 @@ from migrator.scope import (
     cached_children,
     structural_children,
 )
-from migrator.settings import Settings
-from migrator.textgate import admitted, under
-from migrator.tidy import Produced, tidy
+from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.textgate import admitted, under
+from jaxmigrate.migrator.tidy import Produced, tidy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from migrator.cache import ResultCache
+    from jaxmigrate.migrator.cache import ResultCache
 
 MAX_ROUNDS = 10
 # LibCST needs about 1 KB of memory per source byte: bigger files (generated code) are refused.

@@ -12,7 +12,7 @@ import re
 import textwrap
 from typing import List
 
-from migrator.rule import Example, Rule
+from jaxmigrate.migrator.rule import Example, Rule
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")

@@ -6,7 +6,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from migrator.scope import dotted_name
+from jaxmigrate.migrator.scope import dotted_name
 
 ImportNode = Union[cst.Import, cst.ImportFrom]
 

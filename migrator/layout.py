@@ -17,7 +17,7 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from migrator.context import Context, Edit
+from jaxmigrate.migrator.context import Context, Edit
 
 
 def realignments(ctx: Context, edits: Dict[int, Edit]) -> Dict[int, Tuple[int, int, int]]:

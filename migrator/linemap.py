@@ -14,7 +14,7 @@ import dataclasses
 import difflib
 from typing import Callable, List, Sequence, Tuple, TypeVar
 
-from migrator.context import Diagnostic
+from jaxmigrate.migrator.context import Diagnostic
 
 D = TypeVar("D", bound=Diagnostic)
 

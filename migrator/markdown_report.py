@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from migrator import __version__
-from migrator.context import Diagnostic
-from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
-from migrator.report import location, plural, summary_counts
-from migrator.rule import all_rules
-from migrator.runner import FileResult
+from jaxmigrate.migrator import __version__
+from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
+from jaxmigrate.migrator.report import location, plural, summary_counts
+from jaxmigrate.migrator.rule import all_rules
+from jaxmigrate.migrator.runner import FileResult
 
 MAX_SITES = 50  # per rule; the rest are counted
 

@@ -28,10 +28,10 @@ import tokenize
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
-from migrator import nbjson
-from migrator.context import Diagnostic
-from migrator.segments import SegmentDiagnostic, migrate_segments
-from migrator.settings import Settings
+from jaxmigrate.migrator import nbjson
+from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.segments import SegmentDiagnostic, migrate_segments
+from jaxmigrate.migrator.settings import Settings
 
 MAGIC = "__jaxmigrate_magic__"
 _PLACEHOLDER_RE = re.compile(r"^([ \t]*)" + MAGIC + r"\((\d+)\)[ \t]*$")
@@ -187,7 +187,7 @@ def migrate_notebook(
     add_todos: bool = False,  # noqa: ANN001
 ) -> NotebookResult:
     """With ``add_todos``, each cell gets ``# TODO(jaxmigrate): ...`` markers as a .py file does."""
-    from migrator import todos
+    from jaxmigrate.migrator import todos
 
     notebook = load(text)
     if not is_python_notebook(notebook):

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from migrator.version import Version, parse_version
+from jaxmigrate.migrator.version import Version, parse_version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -237,7 +237,7 @@ def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]
     """(lower, upper or None, where it came from, the stderr announcement) for a detected
     requirement (or none).  The upper bound is the newest JAX release the requirement allows
     (None when that is the newest release known: the range is open above)."""
-    from migrator.version import LATEST_KNOWN_JAX
+    from jaxmigrate.migrator.version import LATEST_KNOWN_JAX
 
     newest = f"{LATEST_KNOWN_JAX} (the newest JAX the rules know)"
     if detected is None:
@@ -267,7 +267,7 @@ def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]
 
 def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
     """The newest release (X.Y.Z) within ``bound``; None when that is the newest known one."""
-    from rules._api_history import history
+    from jaxmigrate.rules._api_history import history
 
     version, inclusive = bound
     releases = [r for r in history().releases if r.count(".") == 2]
@@ -278,6 +278,6 @@ def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
 
 
 def _oldest_release() -> str:
-    from rules._api_history import history
+    from jaxmigrate.rules._api_history import history
 
     return history().releases[0]

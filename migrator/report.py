@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Optional, Sequence, TextIO
 
-from migrator import __version__
-from migrator.context import Diagnostic
-from migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
-from migrator.references import CHANGELOG
-from migrator.rule import Rule, all_rules
-from migrator.runner import FileResult
+from jaxmigrate.migrator import __version__
+from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
+from jaxmigrate.migrator.references import CHANGELOG
+from jaxmigrate.migrator.rule import Rule, all_rules
+from jaxmigrate.migrator.runner import FileResult
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

@@ -15,15 +15,15 @@ import re
 import textwrap
 from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Optional, Tuple
 
-from migrator.references import Reference
-from migrator.textgate import TextGate, WordSites, word_sites
-from migrator.version import Version, parse_version
+from jaxmigrate.migrator.references import Reference
+from jaxmigrate.migrator.textgate import TextGate, WordSites, word_sites
+from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
-    from migrator.astfacts import Facts
-    from migrator.context import Context, NameSite
+    from jaxmigrate.migrator.astfacts import Facts
+    from jaxmigrate.migrator.context import Context, NameSite
 
 
 class Safety(str, enum.Enum):
@@ -201,6 +201,6 @@ class Rule:
 
 def all_rules() -> Dict[str, Rule]:
     """Every registered rule, by code (imports the ``rules`` package on first use)."""
-    import rules  # noqa: F401  (importing registers the rules)
+    from jaxmigrate import rules  # noqa: F401  (importing registers the rules)
 
     return dict(sorted(REGISTRY.items()))

@@ -13,14 +13,14 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from migrator import guard, interrupt, linemap
-from migrator.cache import ResultCache
-from migrator.context import Diagnostic
-from migrator.docs import DOC_SUFFIXES
-from migrator.engine import MigrationError, collecting_errors, migrate_source
-from migrator.fileio import FileError, SourceFile, read_source, write_source
-from migrator.notebook import NotebookError
-from migrator.settings import Settings
+from jaxmigrate.migrator import guard, interrupt, linemap
+from jaxmigrate.migrator.cache import ResultCache
+from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.docs import DOC_SUFFIXES
+from jaxmigrate.migrator.engine import MigrationError, collecting_errors, migrate_source
+from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
+from jaxmigrate.migrator.notebook import NotebookError
+from jaxmigrate.migrator.settings import Settings
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -65,13 +65,13 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
 
 def _migrate_python(text: str, settings: Settings, options: Options, cache):  # noqa: ANN001, ANN202
-    from migrator import todos
+    from jaxmigrate.migrator import todos
 
     base, unstripped = todos.strip_markers(text) if options.add_todos else (text, {})
     migrated = migrate_source(base, settings, cache)
     output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
     if options.docs and ">>>" in output:
-        from migrator.docs import migrate_docstrings
+        from jaxmigrate.migrator.docs import migrate_docstrings
 
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
         fixes += doc_fixes
@@ -87,7 +87,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
 def _migrate_notebook(  # noqa: ANN202
     text: str, display: str, settings: Settings, cache, add_todos: bool = False, as_read: bool = False  # noqa: ANN001
 ):
-    from migrator.notebook import migrate_notebook
+    from jaxmigrate.migrator.notebook import migrate_notebook
 
     result = migrate_notebook(text, settings, cache, add_todos)
     diff = "".join(
@@ -132,7 +132,7 @@ def migrate_text(
                     source.text, display, settings, cache, options.add_todos, as_read=not on_output
                 )
             elif options.docs and suffix in DOC_SUFFIXES:
-                from migrator.docs import migrate_document
+                from jaxmigrate.migrator.docs import migrate_document
 
                 output, fixes, findings = migrate_document(source.text, suffix, settings, cache)
                 diff = None

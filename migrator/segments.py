@@ -20,9 +20,9 @@ import dataclasses
 import re
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from migrator.context import Diagnostic
-from migrator.engine import MigrationError, migrate_source
-from migrator.settings import Settings
+from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.engine import MigrationError, migrate_source
+from jaxmigrate.migrator.settings import Settings
 
 MARKER = "__jaxmigrate_segment__"
 _MARKER_RE = re.compile(r"^" + MARKER + r"\((\d+)\)\r?\n", re.MULTILINE)

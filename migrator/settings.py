@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from migrator.rule import REGISTRY, Rule, all_rules
-from migrator.version import LATEST_KNOWN_JAX, Version, parse_version
+from jaxmigrate.migrator.rule import REGISTRY, Rule, all_rules
+from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, Version, parse_version
 
 if sys.version_info >= (3, 11):
     import tomllib

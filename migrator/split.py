@@ -21,10 +21,10 @@ import os
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from migrator.engine import MigrationError, migrate_source
-from migrator.fileio import FileError, read_source
-from migrator.runner import unified_diff
-from migrator.settings import Settings
+from jaxmigrate.migrator.engine import MigrationError, migrate_source
+from jaxmigrate.migrator.fileio import FileError, read_source
+from jaxmigrate.migrator.runner import unified_diff
+from jaxmigrate.migrator.settings import Settings
 
 REMAINING = "zz-remaining.patch"
 SERIES = "series"

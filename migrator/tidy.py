@@ -28,9 +28,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from migrator.context import Context, Edit
-from migrator.rule import Safety
-from migrator.scope import dotted_parts
+from jaxmigrate.migrator.context import Context, Edit
+from jaxmigrate.migrator.rule import Safety
+from jaxmigrate.migrator.scope import dotted_parts
 
 _UNION_NAMES = frozenset({"typing.Union", "typing_extensions.Union"})
 _CHECKS = ("isinstance", "issubclass")

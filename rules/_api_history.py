@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from migrator.rule import Rule
-from migrator.version import Version
+from jaxmigrate.migrator.rule import Rule
+from jaxmigrate.migrator.version import Version
 
 DATA = Path(__file__).resolve().parent / "data" / "jax_api_history.json.gz"
 FORMAT = 1

@@ -9,10 +9,10 @@ from typing import FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from migrator.context import Context, NameSite
-from migrator.rule import Safety
-from migrator.scope import dotted_parts
-from rules._helpers import is_type_identity_check, isinstance_position
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Safety
+from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.rules._helpers import is_type_identity_check, isinstance_position
 
 ARRAY = "jax.Array"
 

@@ -6,8 +6,8 @@ from typing import List, Optional, Sequence, Union
 
 import libcst as cst
 
-from migrator.context import Context, Replacement
-from migrator.scope import Scope
+from jaxmigrate.migrator.context import Context, Replacement
+from jaxmigrate.migrator.scope import Scope
 
 # What ``jax.config`` was called over the years (the Config object, not the submodule).
 CONFIG_OBJECTS = frozenset({"jax.config", "jax.config.config", "jax._src.config.config"})

@@ -15,9 +15,9 @@ from typing import Callable, List, Optional
 
 import libcst as cst
 
-from migrator.context import Context
-from migrator.scope import Scope, fast_visit
-from rules._helpers import ScopeBodyVisitor
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.scope import Scope, fast_visit
+from jaxmigrate.rules._helpers import ScopeBodyVisitor
 
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
 BUFFER_LISTS = frozenset({"device_buffers"})
@@ -131,7 +131,7 @@ def shard_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Callable,
 
 def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
     """The value of the one plain assignment that binds ``name`` (None otherwise)."""
-    from rules._receivers import _definitions
+    from jaxmigrate.rules._receivers import _definitions
 
     bindings = scope.lookup(name.value)
     if not bindings or len(bindings) != 1 or bindings[0].is_import:
@@ -174,6 +174,6 @@ def _array_type(ctx: Context, expr: cst.BaseExpression) -> bool:
 
 
 def _tie_class():  # noqa: ANN202
-    from rules._receivers import Tie
+    from jaxmigrate.rules._receivers import Tie
 
     return Tie

@@ -12,10 +12,10 @@ from typing import ClassVar, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Rule
-from migrator.scope import Scope
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Rule
+from jaxmigrate.migrator.scope import Scope
 
 # GlobalDeviceArray warns from jax 0.4.6 and its module is gone in 0.4.7; no changelog entry
 # records either, so the sources are the module itself and the commit that deleted it.

@@ -6,8 +6,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from migrator.context import Context, NameSite
-from migrator.scope import Scope
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.scope import Scope
 
 
 def is_builtin(name: str, scope: Scope) -> bool:
@@ -97,7 +97,7 @@ def call_target(site: NameSite, partial_names: Sequence[str] = ("functools.parti
             and not parent.star
         ):
             head = call.func
-            from migrator.scope import dotted_parts
+            from jaxmigrate.migrator.scope import dotted_parts
 
             parts = dotted_parts(head)
             if parts:

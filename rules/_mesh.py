@@ -6,8 +6,8 @@ from typing import List, Optional, Sequence, Set
 
 import libcst as cst
 
-from migrator.context import Context
-from migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
 
 # Loops whose carry types changed meaning under the varying-manual-axes checker (check_vma).
 CARRY_LOOPS = frozenset({"scan", "fori_loop", "while_loop"})

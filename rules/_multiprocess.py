@@ -14,8 +14,8 @@ from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from migrator.context import Context
-from rules._pjit import call_qualname, get_keyword, line, module_facts
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.rules._pjit import call_qualname, get_keyword, line, module_facts
 
 CONVERTERS = frozenset({
     "jax.experimental.multihost_utils.global_array_to_host_local_array",
@@ -139,7 +139,7 @@ def _visible(ctx: Context, mesh: Optional[cst.BaseExpression], at: cst.CSTNode) 
 
 
 def _default_mesh(ctx: Context, site: cst.Call) -> Optional[cst.BaseExpression]:
-    from rules._pjit import innermost_mesh_with
+    from jaxmigrate.rules._pjit import innermost_mesh_with
 
     with_mesh = innermost_mesh_with(ctx, site)
     return with_mesh.expr if with_mesh is not None and with_mesh.bind is None else None
@@ -175,7 +175,7 @@ def fix_legacy_sites(rule, ctx: Context, sites: List[LegacySite], jitted: frozen
 
 def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
                      host_assigns: Set[int], why: str) -> None:
-    from rules.host_local_inputs import MULTIHOST, RECIPE
+    from jaxmigrate.rules.host_local_inputs import MULTIHOST, RECIPE
 
     site, scope = entry.site, ctx.scope_of(entry.site)
     if any(a.keyword is not None or a.star for a in site.args):
@@ -236,6 +236,6 @@ def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
 
 
 def rule_module_ref(ctx: Context, qualname: str, scope) -> cst.BaseExpression:
-    from rules._pjit import module_ref
+    from jaxmigrate.rules._pjit import module_ref
 
     return module_ref(ctx, qualname, scope)

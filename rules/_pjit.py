@@ -13,9 +13,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from migrator.context import Context
-from migrator.scope import Scope, dotted_parts
-from rules._mesh import hoist_point
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.rules._mesh import hoist_point
 
 RENAMES = {"in_axis_resources": "in_shardings", "out_axis_resources": "out_shardings"}
 # pjit's legacy positional parameters after ``fun``, in order.

@@ -3,7 +3,7 @@
 Rules for legacy *methods and attributes* (``x.device_buffer``, ``gda.local_shards``,
 ``x.to_py()``...) cannot resolve names: the receiver is any expression.  These helpers decide,
 statically and conservatively, what the receiver is.  Shared by JAX402-JAX406 and reusable by
-any rule (``from rules._receivers import receiver_tie, module_facts``).
+any rule (``from jaxmigrate.rules._receivers import receiver_tie, module_facts``).
 
 A receiver is **tied** (``Tie.kind`` is ``"array"`` or ``"gda"``) when it is
 
@@ -39,11 +39,11 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from migrator.astfacts import AstScope, Facts, dotted
-from migrator.context import Context
-from migrator.scope import Scope, dotted_parts, fast_visit
-from rules import _flow
-from rules._helpers import ScopeBodyVisitor, target_names
+from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.rules import _flow
+from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
 
 GDA_MODULES = ("jax.experimental.global_device_array", "jax._src.global_device_array")
 GDA_CLASS_NAMES = frozenset(m + ".GlobalDeviceArray" for m in GDA_MODULES)

@@ -23,10 +23,10 @@ from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from migrator.context import Context, NameSite
-from migrator.rule import Rule
-from migrator.scope import Binding, dotted_name
-from migrator.version import parse_version
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Rule
+from jaxmigrate.migrator.scope import Binding, dotted_name
+from jaxmigrate.migrator.version import parse_version
 
 
 @dataclasses.dataclass(frozen=True)

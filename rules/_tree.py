@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Dict, NamedTuple, Optional
 
-from migrator.version import Version, parse_version
+from jaxmigrate.migrator.version import Version, parse_version
 
 # First JAX with the ``jax.tree`` module (jax 0.4.25 release notes; jax 0.4.13 has none).
 JAX_TREE_SINCE: Version = parse_version("0.4.25")

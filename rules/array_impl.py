@@ -8,9 +8,9 @@ by 0.10, where the class lives in ``jaxlib._jax``).  The public name of the type
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.rule import Example
-from rules.device_array import DeviceArray
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.rule import Example
+from jaxmigrate.rules.device_array import DeviceArray
 
 
 class ArrayImpl(DeviceArray):

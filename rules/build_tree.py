@@ -13,11 +13,11 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._helpers import call_target
-from rules._tree import modern_tree_name
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._tree import modern_tree_name
 
 RECIPE = (
     "jax.tree_util.build_tree was removed in JAX 0.7.0; use jax.tree.unflatten(treedef, leaves) "

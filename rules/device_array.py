@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._arrays import is_called, is_class_base, report_string_annotations
-from rules._helpers import class_tuple, dedupe_elements, is_type_identity_check, isinstance_position
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._arrays import is_called, is_class_base, report_string_annotations
+from jaxmigrate.rules._helpers import (
+    class_tuple,
+    dedupe_elements,
+    is_type_identity_check,
+    isinstance_position,
+)
 
 MODERN = "jax.Array"
 

@@ -13,10 +13,17 @@ import re
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context
-from migrator.rule import Example, Rule, Safety
-from rules._receivers import FILE, FIX, REPORT, decide, is_assignment_target, module_facts
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._receivers import (
+    FILE,
+    FIX,
+    REPORT,
+    decide,
+    is_assignment_target,
+    module_facts,
+)
 
 RECIPE = {
     "device_buffer": "x.addressable_data(0)",

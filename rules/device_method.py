@@ -11,12 +11,12 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.astfacts import Facts
-from migrator.context import Context
-from migrator.rule import Example, Rule, Safety
-from migrator.textgate import TextGate
-from rules._receivers import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.rules._receivers import (
     FILE,
     FIX,
     REPORT,

@@ -13,12 +13,12 @@ from typing import Dict, Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import dotted_parts
-from rules._helpers import call_target
-from rules._receivers import receiver_tie
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._receivers import receiver_tie
 
 PARAMETERS = {
     "jax.device_put_sharded": ("shards", "devices"),

@@ -17,10 +17,10 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety, Safety as _Safety
-from rules._pjit import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety, Safety as _Safety
+from jaxmigrate.rules._pjit import (
     FROM_GDA,
     PARTITION_SPEC_NAMES,
     call_qualname,
@@ -32,7 +32,7 @@ from rules._pjit import (
     normalized_args,
     qualname_of,
 )
-from rules.host_local_inputs import HostLocalInputs
+from jaxmigrate.rules.host_local_inputs import HostLocalInputs
 
 MULTIHOST = "jax.experimental.multihost_utils"
 

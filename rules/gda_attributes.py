@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.astfacts import Facts
-from migrator.context import Context
-from migrator.rule import Example, Rule, Safety
-from migrator.textgate import TextGate
-from rules._gda import GDA_HISTORY
-from rules._receivers import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.rules._gda import GDA_HISTORY
+from jaxmigrate.rules._receivers import (
     ARRAY_PROPERTIES,
     FILE,
     FIX,

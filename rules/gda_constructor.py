@@ -9,10 +9,10 @@ handles calls of the class.
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._gda import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._gda import (
     GDA_HISTORY,
     GDA_MODULES,
     INIT_PARAMS,

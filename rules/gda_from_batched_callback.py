@@ -8,9 +8,9 @@ batched callback once, and builds the array from the single-device pieces.  GDA 
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.rule import Example, Safety
-from rules._gda import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.rules._gda import (
     GDA_HISTORY,
     GDA_MODULES,
     BatchedCallbackRule,

@@ -10,9 +10,9 @@ module is gone in 0.4.7.
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.rule import Example, Safety
-from rules._gda import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.rules._gda import (
     GDA_HISTORY,
     GDA_MODULES,
     BatchedCallbackRule,

@@ -8,10 +8,10 @@ from 0.4.6 and its module is gone in 0.4.7 (JAX commit 634035a; no changelog ent
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._gda import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._gda import (
     GDA_HISTORY,
     GDA_MODULES,
     METHOD_PARAMS,

@@ -15,11 +15,11 @@ from typing import Dict, List, Optional, Union
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import dotted_name
-from rules._gda import all_names
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.rules._gda import all_names
 
 OLD = "jax.experimental.gda_serialization"
 NEW = "jax.experimental.array_serialization"

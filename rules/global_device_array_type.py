@@ -8,18 +8,18 @@ to other rules; this one leaves calls and attribute uses of the class alone.
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._arrays import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._arrays import (
     is_attribute_value,
     is_called,
     predicate_fix,
     report_string_annotations,
     type_reference,
 )
-from rules._gda import GDA_HISTORY
-from rules.device_array import DeviceArray
+from jaxmigrate.rules._gda import GDA_HISTORY
+from jaxmigrate.rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
 RECIPE = "isinstance(x, jax.Array) and not x.is_fully_addressable"

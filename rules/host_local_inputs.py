@@ -18,15 +18,15 @@ from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.astfacts import Facts
-from migrator.context import Context
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope
-from migrator.textgate import TextGate
-from migrator.version import parse_version
-from rules import _multiprocess as mp
-from rules._pjit import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules import _multiprocess as mp
+from jaxmigrate.rules._pjit import (
     FROM_GDA,
     NAMED_SHARDING_NAMES,
     PARTIAL_NAMES,

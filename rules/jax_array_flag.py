@@ -14,10 +14,10 @@ from typing import Optional, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context
-from migrator.rule import Example, Rule, Safety
-from rules._config import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._config import (
     ABSL_FLAGS,
     CONFIG_OBJECTS,
     ENV_SETDEFAULT,

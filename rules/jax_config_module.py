@@ -13,12 +13,12 @@ from typing import List, Set
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import dotted_name
-from rules._config import removal
-from rules._pjit import module_facts
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.rules._config import removal
+from jaxmigrate.rules._pjit import module_facts
 
 LEGACY_OBJECT = "jax.config.config"
 MODERN = "jax.config"

@@ -12,11 +12,11 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope, dotted_parts, fast_visit
-from rules._helpers import ScopeBodyVisitor, target_names
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
 
 DEVICE_LISTS = frozenset(
     {

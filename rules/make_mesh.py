@@ -18,13 +18,13 @@ from typing import Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.astfacts import Facts
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.version import parse_version
-from rules._helpers import call_target
-from rules._mesh import append_arg, keyword_arg
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
 LEGACY = "jax.experimental.mesh_utils.create_device_mesh"
 MESH = ("jax.sharding.Mesh",)

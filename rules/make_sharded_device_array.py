@@ -13,11 +13,11 @@ from typing import List, Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope
-from rules._gda import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._gda import (
     _assigned_values,
     _assignments,
     bind_arguments,

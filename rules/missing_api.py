@@ -17,12 +17,12 @@ from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.textgate import TextGate
-from migrator.version import Version
-from rules._api_history import Absence, history
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.migrator.version import Version
+from jaxmigrate.rules._api_history import Absence, history
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"

@@ -11,9 +11,9 @@ from typing import Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
 
 MULTIHOST = "jax.experimental.multihost_utils"
 PSPEC = "jax.sharding.PartitionSpec"

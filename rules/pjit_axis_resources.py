@@ -12,11 +12,11 @@ from typing import List
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._helpers import call_target
-from rules._pjit import RENAMES, kwargs_variable, normalized_args
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._pjit import RENAMES, kwargs_variable, normalized_args
 
 
 class PjitAxisResources(Rule):

@@ -17,12 +17,12 @@ from typing import List, Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope, dotted_parts
-from migrator.version import parse_version
-from rules._pjit import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._pjit import (
     FROM_GDA,
     NAMED_SHARDING_NAMES,
     PARTITION_SPEC_NAMES,

@@ -15,9 +15,9 @@ silence it per line with ``# jaxmigrate: ignore[JAX804]`` or per project with
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
 
 MESSAGE = (
     "jax.pmap still works but is in maintenance mode since JAX 0.8.0 (now built on jit + "

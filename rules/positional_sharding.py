@@ -14,12 +14,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope
-from rules._helpers import call_target
-from rules._mesh import function_named
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._mesh import function_named
 
 LEGACY = "jax.sharding.PositionalSharding"
 CHAIN_METHODS = ("reshape", "replicate", "transpose")

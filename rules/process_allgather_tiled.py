@@ -13,11 +13,11 @@ from typing import Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.version import Version, parse_version
-from rules._receivers import module_facts, receiver_tie
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.version import Version, parse_version
+from jaxmigrate.rules._receivers import module_facts, receiver_tie
 
 MULTIHOST = "jax.experimental.multihost_utils"
 # A single-process tiled=False call stacks a leading axis from 0.5.0 (it returned np.asarray(x)

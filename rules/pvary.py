@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._helpers import call_target
-from rules._mesh import append_arg, keyword_arg
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
 LEGACY = "jax.lax.pvary"
 MODERN = "jax.lax.pcast"

@@ -16,12 +16,12 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Safety
-from migrator.scope import dotted_parts
-from rules._api_history import ActsWhereMissing, history
-from rules._arrays import expr_code
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.rules._api_history import ActsWhereMissing, history
+from jaxmigrate.rules._arrays import expr_code
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)

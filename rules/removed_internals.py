@@ -23,10 +23,10 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context
-from migrator.rule import REGISTRY, Example, Rule, Safety
-from migrator.scope import _catches_import_error, dotted_parts
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import REGISTRY, Example, Rule, Safety
+from jaxmigrate.migrator.scope import _catches_import_error, dotted_parts
 
 EXACT = {
     "jax.soft_pmap": (

@@ -36,12 +36,12 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context
-from migrator.rule import REGISTRY, Example, Rule, Safety
-from migrator.scope import _catches_import_error, dotted_name, dotted_parts
-from migrator.version import parse_version
-from rules._gda import GDA_HISTORY
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import REGISTRY, Example, Rule, Safety
+from jaxmigrate.migrator.scope import _catches_import_error, dotted_name, dotted_parts
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._gda import GDA_HISTORY
 
 # Module -> the first JAX release without it (the rule acts only when the target is at least
 # that release).

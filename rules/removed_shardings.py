@@ -9,10 +9,10 @@ the replacement needs a person.
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.version import parse_version
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.version import parse_version
 
 REMOVED = {
     "jax.sharding.GSPMDSharding": (

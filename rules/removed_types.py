@@ -15,14 +15,14 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Safety
-from migrator.scope import dotted_parts
-from migrator.version import parse_version
-from rules._api_history import ActsWhereMissing
-from rules._arrays import expr_code, in_type_expression, is_class_base
-from rules._helpers import isinstance_position
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._api_history import ActsWhereMissing
+from jaxmigrate.rules._arrays import expr_code, in_type_expression, is_class_base
+from jaxmigrate.rules._helpers import isinstance_position
 
 
 @dataclasses.dataclass(frozen=True)

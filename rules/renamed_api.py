@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import REGISTRY, Example, Rule, Safety
-from migrator.version import Version
-from rules._api_history import history
-from rules._renames import Move, RenameRule, names_of
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import REGISTRY, Example, Rule, Safety
+from jaxmigrate.migrator.version import Version
+from jaxmigrate.rules._api_history import history
+from jaxmigrate.rules._renames import Move, RenameRule, names_of
 
 TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
 

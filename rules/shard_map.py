@@ -13,11 +13,11 @@ from typing import List, Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._helpers import call_target
-from rules._mesh import (
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._mesh import (
     append_arg,
     function_named,
     is_literal,

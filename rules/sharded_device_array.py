@@ -8,11 +8,11 @@ fix.
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._arrays import predicate_fix, report_string_annotations, type_reference
-from rules.device_array import DeviceArray
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference
+from jaxmigrate.rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
 RECIPE = "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"

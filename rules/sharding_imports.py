@@ -11,9 +11,9 @@ the rest of ``jax.experimental.maps`` (``xmap``, ``thread_resources``) belongs t
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.rule import Example, Safety
-from rules._renames import Move, RenameRule, names_of
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.rules._renames import Move, RenameRule, names_of
 
 _GSPMD_NOTE = (
     "build a NamedSharding(mesh, PartitionSpec(...)) instead (GSPMDSharding was removed in "

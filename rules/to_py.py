@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context
-from migrator.rule import Example, Rule, Safety
-from rules._receivers import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._receivers import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
 
 
 class ToPy(Rule):

@@ -11,10 +11,10 @@ module exists from 0.4.25 (release notes; jax 0.4.13 has none), so older targets
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._tree import TREE_FUNCTIONS, replacement_for
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._tree import TREE_FUNCTIONS, replacement_for
 
 
 class TreeFunctions(Rule):

@@ -9,9 +9,9 @@ so a person has to write it.
 
 from __future__ import annotations
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
 
 MESSAGES = {
     "jax.tree_util.register_keypaths": (

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._helpers import call_target
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._helpers import call_target
 
 USE_MESH = "jax.sharding.use_mesh"
 OLD_SET_MESH = "jax.sharding.set_mesh"

@@ -17,15 +17,15 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.astfacts import Facts
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope, dotted_parts, fast_visit
-from migrator.version import parse_version
-from rules._helpers import ScopeBodyVisitor, call_target
-from rules._mesh import function_named
-from rules._receivers import _definitions, is_foreign_library
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._helpers import ScopeBodyVisitor, call_target
+from jaxmigrate.rules._mesh import function_named
+from jaxmigrate.rules._receivers import _definitions, is_foreign_library
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
 DEPRECATED_FROM = parse_version("0.10.1")
@@ -252,8 +252,8 @@ def _parameter_blocks(ctx: Context, name: str, binding) -> List[tuple]:  # noqa:
     """``with p:`` in a local function ``g(..., p, ...)`` when every call of ``g`` in the module
     passes this mesh (the name ``name`` bound to a Mesh) positionally as ``p``, and ``g`` is
     used for nothing else."""
-    from rules._flow import local_function
-    from rules._pjit import module_facts
+    from jaxmigrate.rules._flow import local_function
+    from jaxmigrate.rules._pjit import module_facts
 
     facts = module_facts(ctx)
     found: List[tuple] = []

@@ -13,10 +13,10 @@ from typing import List, Optional
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from rules._helpers import call_target
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._helpers import call_target
 
 RECIPE = (
     "jax.xla_computation was removed in JAX 0.4.34; use jax.jit(f).lower(*args).compiler_ir('hlo') "

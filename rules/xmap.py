@@ -13,13 +13,13 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from migrator import references as refs
-from migrator.context import Context, NameSite
-from migrator.rule import Example, Rule, Safety
-from migrator.scope import Scope, fast_visit
-from migrator.version import parse_version
-from rules._helpers import call_target
-from rules._mesh import function_named, keyword_arg
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope, fast_visit
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._mesh import function_named, keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"
 JIT_SHARDINGS_FROM = parse_version("0.4.4")  # jax 0.4.4 release notes: jit gains in_shardings

@@ -16,7 +16,7 @@ from typing import Dict, Set
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from migrator import linemap, migrate_source  # noqa: E402
+from jaxmigrate.migrator import linemap, migrate_source  # noqa: E402
 from tests.fixture_support import fixture_settings  # noqa: E402
 
 _MARKER = re.compile(r"\s*#\s*expect:\s*[A-Z0-9, ]+$")

@@ -41,7 +41,7 @@ from typing import Dict, List, Optional, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rules._api_history import history  # noqa: E402
+from jaxmigrate.rules._api_history import history  # noqa: E402
 
 OUTPUT = ROOT / "rules" / "data" / "jax_api_renames.json"
 # "Use X", "use X instead", "Please use X", "replaced by X", "moved to X", "alias of X", "is now X"

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Set, Tuple
 
-from migrator import Settings
+from jaxmigrate.migrator import Settings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 _HEADER_RE = re.compile(r"^#\s*fixture:\s*(.*)$", re.MULTILINE)

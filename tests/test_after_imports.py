@@ -53,8 +53,8 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from migrator import migrate_source
-from migrator.version import parse_version
+from jaxmigrate.migrator import migrate_source
+from jaxmigrate.migrator.version import parse_version
 from tests.fixture_support import FIXTURES, fixture_settings
 
 ROOTS = ("jax", "jaxlib")
@@ -163,7 +163,7 @@ def _answers(queries: List[Query]) -> Dict[Query, str]:
 
 def _removed_by(module: str, target: str) -> bool:
     """JAX806 knows ``module`` was gone at ``target`` already."""
-    from rules.removed_modules import REMOVED
+    from jaxmigrate.rules.removed_modules import REMOVED
 
     for name, version in REMOVED.items():
         if (module == name or module.startswith(name + ".")) and parse_version(version) <= parse_version(target):

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator.version import LATEST_KNOWN_JAX, parse_version
-from rules._api_history import DATA, FORMAT, ApiHistory, history, release_key
+from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, parse_version
+from jaxmigrate.rules._api_history import DATA, FORMAT, ApiHistory, history, release_key
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from migrator.cli import cli
+from jaxmigrate.migrator.cli import cli
 
 LEGACY = textwrap.dedent(
     """\
@@ -470,7 +470,7 @@ def test_undecodable_file_is_an_error(tmp_path):
 
 # -- the content cache --------------------------------------------------------------------
 def test_cache_gives_identical_results_and_parses_nothing_when_warm(tmp_path, monkeypatch):
-    import migrator.engine as engine
+    import jaxmigrate.migrator.engine as engine
 
     for index in range(4):
         (tmp_path / f"m{index}.py").write_text(LEGACY if index % 2 else REPORT_ONLY)
@@ -507,7 +507,7 @@ def test_cache_remembers_syntax_errors(tmp_path):
 
 
 def test_readme_rule_table_is_current():
-    from migrator.cli import rules_markdown
+    from jaxmigrate.migrator.cli import rules_markdown
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     start = readme.index("<!-- rules-table")
@@ -551,8 +551,8 @@ def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
 
 
 def test_line_map_follows_the_diff():
-    from migrator.context import Diagnostic
-    from migrator.linemap import as_read, line_map
+    from jaxmigrate.migrator.context import Diagnostic
+    from jaxmigrate.migrator.linemap import as_read, line_map
 
     before = "a\nb\nc\nd\ne\n"
     after = "a\nB1\nB2\nB3\nc\ne\nf\n"  # b -> three lines, d deleted, f appended

@@ -15,9 +15,9 @@ from typing import Dict, Iterator, Optional, Set, Tuple
 
 import pytest
 
-from migrator.rule import all_rules
-from migrator.version import LATEST_KNOWN_JAX, parse_version
-from rules._api_history import history
+from jaxmigrate.migrator.rule import all_rules
+from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, parse_version
+from jaxmigrate.rules._api_history import history
 from tests.fixture_support import expected_findings, fixture_cases, fixture_settings
 
 

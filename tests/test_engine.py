@@ -8,10 +8,10 @@ from typing import Tuple
 import libcst as cst
 import pytest
 
-from migrator import MigrationError, Settings, migrate_source
-from migrator.engine import ast_facts, find_suppressions, imports_jax, make_plan
-from migrator.rule import REGISTRY, Rule, Safety
-from migrator.scope import Interest, analyze
+from jaxmigrate.migrator import MigrationError, Settings, migrate_source
+from jaxmigrate.migrator.engine import ast_facts, find_suppressions, imports_jax, make_plan
+from jaxmigrate.migrator.rule import REGISTRY, Rule, Safety
+from jaxmigrate.migrator.scope import Interest, analyze
 
 ONLY_101 = Settings(select=("JAX101",))
 
@@ -354,7 +354,7 @@ class _Preorder(cst.CSTVisitor):
 
 
 def _context(source: str):
-    from migrator.context import Context
+    from jaxmigrate.migrator.context import Context
 
     module = cst.parse_module(source)
     settings = Settings()
@@ -365,7 +365,7 @@ def test_all_nodes_and_parents_match_a_libcst_visitor() -> None:
     ctx = _context(_INDEX_SOURCE)
     expected = _Preorder()
     ctx.module.visit(expected)
-    from migrator.scope import TRIVIA
+    from jaxmigrate.migrator.scope import TRIVIA
 
     kinds = {type(node) for node in expected.order}
     assert kinds & TRIVIA and kinds - TRIVIA
@@ -437,7 +437,7 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
 
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from migrator.scope import cached_children
+    from jaxmigrate.migrator.scope import cached_children
 
     for source in _POSITION_SOURCES + (tuple(_fixture_sources()) if cached else ()):
         with cached_children() if cached else contextlib.nullcontext():
@@ -449,8 +449,8 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
 
 
 def test_module_code_from_the_statement_caches_is_the_module_code() -> None:
-    from migrator.context import module_code
-    from migrator.scope import cached_children
+    from jaxmigrate.migrator.context import module_code
+    from jaxmigrate.migrator.scope import cached_children
 
     for source in _POSITION_SOURCES + tuple(_fixture_sources()):
         module = cst.parse_module(source)
@@ -583,7 +583,7 @@ def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
 
 
 def test_fast_visit_makes_the_same_calls_as_libcst() -> None:
-    from migrator.scope import fast_visit
+    from jaxmigrate.migrator.scope import fast_visit
 
     module = cst.parse_module(_INDEX_SOURCE)
 
@@ -626,7 +626,7 @@ def test_fast_visit_makes_the_same_calls_as_libcst() -> None:
 
 
 def test_scope_of_puts_decorators_defaults_and_first_iterables_outside():
-    from migrator.context import Context
+    from jaxmigrate.migrator.context import Context
 
     source = textwrap.dedent(
         """\
@@ -687,8 +687,8 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
     with both gates bypassed, gives no fix and no finding from a rule that claims it."""
     from pathlib import Path
 
-    from migrator.engine import _run_rounds
-    from migrator.rule import all_rules
+    from jaxmigrate.migrator.engine import _run_rounds
+    from jaxmigrate.migrator.rule import all_rules
 
     fixtures = Path(__file__).resolve().parent.parent / "fixtures"
     claimed = {code for code, rule in all_rules().items() if rule.needs_jax_import}
@@ -715,7 +715,7 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
 
 def _rounds(monkeypatch: pytest.MonkeyPatch, source: str) -> Tuple[int, str]:
     """How many analysis rounds migrating ``source`` took, and the output."""
-    import migrator.engine as engine
+    import jaxmigrate.migrator.engine as engine
 
     calls = []
     real = engine.analyze

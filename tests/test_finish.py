@@ -13,14 +13,14 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from migrator import clirun
-from migrator.cli import cli
-from migrator.context import Diagnostic
-from migrator.explain import plain
-from migrator.markdown_report import render as markdown_report
-from migrator.notebook import migrate_notebook
-from migrator.runner import CHECK, FileResult
-from migrator.settings import Settings
+from jaxmigrate.migrator import clirun
+from jaxmigrate.migrator.cli import cli
+from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.explain import plain
+from jaxmigrate.migrator.markdown_report import render as markdown_report
+from jaxmigrate.migrator.notebook import migrate_notebook
+from jaxmigrate.migrator.runner import CHECK, FileResult
+from jaxmigrate.migrator.settings import Settings
 
 
 def invoke(*args):
@@ -92,7 +92,7 @@ def _diagnostic(code="JAX101"):
     ],
 )
 def test_summary_line_counts_in_the_right_number(count, expected):
-    from migrator.report import summary_line
+    from jaxmigrate.migrator.report import summary_line
 
     results = [
         FileResult(

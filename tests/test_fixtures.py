@@ -11,8 +11,8 @@ import difflib
 
 import pytest
 
-from migrator import linemap, migrate_source
-from migrator.rule import all_rules
+from jaxmigrate.migrator import linemap, migrate_source
+from jaxmigrate.migrator.rule import all_rules
 from tests.fixture_support import FIXTURES, expected_findings, fixture_cases, fixture_settings
 
 CASES = fixture_cases()

@@ -14,11 +14,11 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from migrator import MigrationError, Settings, migrate_source
-from migrator.astfacts import ast_facts
-from migrator.engine import Plan, _run_rounds, make_plan
-from migrator.rule import all_rules
-from migrator.textgate import admitted
+from jaxmigrate.migrator import MigrationError, Settings, migrate_source
+from jaxmigrate.migrator.astfacts import ast_facts
+from jaxmigrate.migrator.engine import Plan, _run_rounds, make_plan
+from jaxmigrate.migrator.rule import all_rules
+from jaxmigrate.migrator.textgate import admitted
 from tests.fixture_support import FIXTURES, fixture_settings
 
 _site_wanted = Plan.has_site  # gate 2 without the rule's own refinement

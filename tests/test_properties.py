@@ -11,8 +11,8 @@ from pathlib import Path
 import hypothesmith
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from migrator import MigrationError, Settings, migrate_source
-from migrator.engine import SourceSyntaxError
+from jaxmigrate.migrator import MigrationError, Settings, migrate_source
+from jaxmigrate.migrator.engine import SourceSyntaxError
 from tests.fixture_support import FIXTURES
 
 SNIPPETS = sorted(p.read_text() for p in FIXTURES.glob("*/*.before.py"))

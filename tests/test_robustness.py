@@ -17,8 +17,8 @@ from typing import List
 
 import pytest
 
-import migrator.fileio as fileio
-import migrator.runner as runner
+import jaxmigrate.migrator.fileio as fileio
+import jaxmigrate.migrator.runner as runner
 from tests.test_cli import LEGACY, MIGRATED, invoke
 
 
@@ -126,10 +126,10 @@ def test_unreadable_file():
     env = dict(os.environ, HOME=str(tmp_path))
     # A virtualenv made by `mktemp -d` is mode 0700: the unprivileged user then runs the base
     # interpreter without the venv's packages.  That is this machine's limit, not the tool's.
-    probe = subprocess.run([*as_nobody, "-c", "import migrator.cli"], capture_output=True, text=True, env=env, timeout=120, cwd="/")
+    probe = subprocess.run([*as_nobody, "-c", "import jaxmigrate.migrator.cli"], capture_output=True, text=True, env=env, timeout=120, cwd="/")
     if probe.returncode != 0:
         pytest.skip(f"the unprivileged user cannot import the tool here: {probe.stderr[-200:]}")
-    command = [*as_nobody, "-c", "from migrator.cli import main; main()", str(tmp_path), "--no-cache"]
+    command = [*as_nobody, "-c", "from jaxmigrate.migrator.cli import main; main()", str(tmp_path), "--no-cache"]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd="/")
     if "Permission denied" in done.stderr and "secret" not in done.stderr:
         pytest.skip(f"the unprivileged user cannot run this interpreter: {done.stderr[-200:]}")
@@ -240,7 +240,7 @@ def test_too_deeply_nested_files_are_refused_cleanly(tree, name, tail, message):
 
 
 def test_the_nesting_limit_is_the_documented_one():
-    from migrator import guard
+    from jaxmigrate.migrator import guard
 
     assert guard.MAX_NESTING == 1500 and guard.MAX_BRACKETS == 200
     assert "1,500 levels" in (Path(__file__).resolve().parent.parent / "README.md").read_text()
@@ -264,7 +264,7 @@ def test_pathological_nesting_never_crashes_the_process(tree, jobs):
     """LibCST's native parser would overflow its stack on these (a SIGSEGV no ``except``
     catches): run the real command in a subprocess and require clean per-file errors."""
     cases = _deep_cases(tree)
-    command = [sys.executable, "-c", "from migrator.cli import main; main()", str(tree), "--no-cache", "-j", jobs]
+    command = [sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()", str(tree), "--no-cache", "-j", jobs]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 2, done.stderr[-2000:]
     for name, text in cases.items():
@@ -280,7 +280,7 @@ def failing_site(monkeypatch):
     """JAX701 raises on ``jax.tree_leaves`` (after recording an edit there)."""
     import libcst as cst
 
-    from migrator.rule import all_rules
+    from jaxmigrate.migrator.rule import all_rules
 
     rule = all_rules()["JAX701"]
     real = type(rule).visit_name
@@ -334,7 +334,7 @@ def test_a_rule_that_raises_is_reported_in_check_mode_and_json(tree, failing_sit
 )
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_an_engine_failure_costs_one_file(tree, monkeypatch, failure, message, jobs):
-    import migrator.engine as engine
+    import jaxmigrate.migrator.engine as engine
 
     real = engine._run_rounds
 
@@ -428,7 +428,7 @@ def test_a_signal_stops_the_run_and_leaves_every_file_whole(tmp_path, signum, co
     count = 600
     for index in range(count):
         (root / f"m{index:03}.py").write_text(LEGACY + "\n" * index)
-    command = [sys.executable, "-c", "from migrator.cli import main; main()", str(root), "--no-cache", "-j", jobs]
+    command = [sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()", str(root), "--no-cache", "-j", jobs]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def migrated():

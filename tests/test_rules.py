@@ -6,10 +6,10 @@ import ast
 
 import pytest
 
-from migrator import Settings, migrate_source
-from migrator.explain import render
-from migrator.rule import Safety, all_rules
-from migrator.version import LATEST_KNOWN_JAX, parse_version
+from jaxmigrate.migrator import Settings, migrate_source
+from jaxmigrate.migrator.explain import render
+from jaxmigrate.migrator.rule import Safety, all_rules
+from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, parse_version
 
 RULES = all_rules()
 EXAMPLES = [

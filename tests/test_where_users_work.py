@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from migrator.notebook import mask, unmask
-from migrator.project_version import detect, lowest_allowed
-from migrator.references import DOCS
-from migrator.version import LATEST_KNOWN_JAX
+from jaxmigrate.migrator.notebook import mask, unmask
+from jaxmigrate.migrator.project_version import detect, lowest_allowed
+from jaxmigrate.migrator.references import DOCS
+from jaxmigrate.migrator.version import LATEST_KNOWN_JAX
 from tests.test_cli import LEGACY, MIGRATED, REPORT_ONLY, invoke
 
 DATA = Path(__file__).parent / "data"
@@ -559,7 +559,7 @@ def test_add_todos_in_notebook_cells(notebook):
     ],
 )
 def test_target_range_from_the_project(tmp_path, files, lower, upper):
-    from migrator.project_version import resolve
+    from jaxmigrate.migrator.project_version import resolve
 
     for name, text in files.items():
         (tmp_path / name).write_text(text)

@@ -94,7 +94,7 @@ def migrate(progs: Sequence[Program], out_dir: Path) -> Dict[str, List[str]]:
     for prog in progs:
         shutil.copyfile(prog.path, out_dir / prog.path.name)
     done = subprocess.run(
-        [sys.executable, "-c", "from migrator.cli import main; main()", str(out_dir),
+        [sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()", str(out_dir),
          "--unsafe-fixes", "--format", "json", "-j", "2"],
         capture_output=True, text=True, cwd=str(REPO), env=dict(os.environ, PYTHONPATH=str(REPO)),
     )

@@ -62,7 +62,7 @@ def _pairs(folder: Path) -> List[str]:
 
 def unaccounted() -> List[str]:
     """Pairs and doc examples with neither a driver nor a reason, and stale reasons."""
-    from migrator.rule import all_rules
+    from jaxmigrate.migrator.rule import all_rules
 
     problems: List[str] = []
     example_reasons = reasons(harness.EXAMPLE_DRIVERS / NO_DRIVER)
@@ -96,7 +96,7 @@ def unaccounted() -> List[str]:
 
 
 def collect() -> List[Dict[str, Any]]:
-    from migrator.rule import Safety, all_rules
+    from jaxmigrate.migrator.rule import Safety, all_rules
 
     cases = harness.all_cases()
     example_reasons = reasons(harness.EXAMPLE_DRIVERS / NO_DRIVER)

@@ -112,7 +112,7 @@ def example_cases() -> List[Case]:
     ``n`` counts from 1, as in the test ids of tests/test_rules.py (``JAX101-1``).  The example's
     before/after text is written to ``.cache/jaxmigrate-examples/`` and run like a fixture pair.
     """
-    from migrator.rule import all_rules
+    from jaxmigrate.migrator.rule import all_rules
 
     rules = all_rules()
     cases = []

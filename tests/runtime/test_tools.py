@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrator.rule import all_rules
+from jaxmigrate.migrator.rule import all_rules
 from tests.runtime import coverage, harness
 from tests.runtime.shim import FLAVOURS
 from tests.runtime.worker import reported_lines

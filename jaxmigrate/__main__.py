@@ -1,0 +1,5 @@
+"""``python -m jaxmigrate``: the command line."""
+
+from jaxmigrate.migrator.cli import main
+
+main()
