@@ -186,6 +186,7 @@ class RemovedCalls(ActsWhereMissing):
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` | unsafe: may be skipped or repeated |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
     | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
+    | `global_device_array.get_shard_indices(shape, mesh, spec)` | `NamedSharding(mesh, PartitionSpec(*spec)).devices_indices_map(tuple(shape))` | safe |
 
     **Why.** These functions are gone from current JAX (the table's sources: JAX's deprecation
     messages and changelog).  A recipe is written only where each JAX name it uses exists on

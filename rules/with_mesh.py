@@ -23,9 +23,10 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, call_target
 from jaxmigrate.rules._mesh import function_named
-from jaxmigrate.rules._receivers import _definitions, is_foreign_library
+from jaxmigrate.rules._receivers import is_foreign_library
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
 DEPRECATED_FROM = parse_version("0.10.1")
@@ -407,21 +408,10 @@ def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen
     return f"it calls {'.'.join(parts) if parts else ctx.code(func)}, which the rule cannot check"
 
 
-def _single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
-    """The value of the one assignment that binds ``name`` here (None when not exactly one)."""
-    bindings = scope.lookup(name.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
-        return None
-    definitions = _definitions(ctx, bindings[0].scope).get(name.value, [])
-    if len(definitions) != 1 or definitions[0][0] != "value":
-        return None
-    return definitions[0][1]  # type: ignore[return-value]
-
-
 def _transform_bound(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.Call]:
     """``name = jax.jit(f, ...)`` (its only binding): that call, whose traced function and
     shardings are then checked like code in the block."""
-    value = _single_value(ctx, name, scope)
+    value = single_value(ctx, name, scope)
     if isinstance(value, cst.Call) and ctx.qualname(value.func, scope) in TRANSFORMS:
         return value
     return None
@@ -432,7 +422,7 @@ def _foreign_object(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> boo
     or to a list, dict or set display."""
     if not isinstance(expr, cst.Name):
         return False
-    value = _single_value(ctx, expr, scope)
+    value = single_value(ctx, expr, scope)
     if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
         return True  # history.append(...) on a list made here
     if not isinstance(value, cst.Call):
