@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import itertools
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -94,7 +94,7 @@ class Context:
         self.settings = settings
         self.target = target
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
-        self.rule: Rule = None  # type: ignore[assignment]  (set by the engine per call)
+        self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Tuple[cst.CSTNode, str, str, str]] = []
         self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
@@ -358,7 +358,7 @@ def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type,
         entry = cache.get(id(statement))
         if entry is None or entry[0] is not statement:
             entry = cache[id(statement)] = (statement, _walk_tree(statement))
-        below, kinds = entry[1]  # type: ignore[misc]
+        below, kinds = cast(Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]], entry[1])
         parents.update(below)
         for kind, nodes in kinds.items():
             found = by_type.get(kind)
