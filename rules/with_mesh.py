@@ -372,6 +372,8 @@ def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen
             return None if _inside_named_sharding(call, scope, ctx) else "a bare PartitionSpec is used in it"
         if qualname in ("jax.shard_map",) and any(a.keyword is not None and a.keyword.value == "mesh" for a in call.args):
             return None
+        if qualname == "jax.lax.with_sharding_constraint" and _pinned(call, scope, ctx):
+            return None
         if qualname in NEEDS_ENV:
             return f"it calls {qualname}"
         if qualname in TRANSFORMS and call.args:
@@ -429,6 +431,17 @@ def _foreign_object(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> boo
         return False
     qualname = ctx.qualname(value.func, scope)
     return qualname is not None and is_foreign_library(qualname)
+
+
+def _pinned(call: cst.Call, scope: Scope, ctx: Context) -> bool:
+    """``with_sharding_constraint(x, NamedSharding(mesh, spec))``: the sharding carries its mesh."""
+    args = [a for a in call.args if not a.star]
+    keyword = [a for a in args if a.keyword is not None and a.keyword.value == "shardings"]
+    arg = keyword[0] if keyword else (args[1] if len(args) > 1 and args[1].keyword is None else None)
+    return (
+        arg is not None and isinstance(arg.value, cst.Call)
+        and ctx.qualname(arg.value.func, scope) in ("jax.sharding.NamedSharding", "jax.NamedSharding")
+    )
 
 
 def _inside_named_sharding(call: cst.Call, scope: Scope, ctx: Context) -> bool:
