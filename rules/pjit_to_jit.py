@@ -246,14 +246,22 @@ class PjitToJit(Rule):
     function (all the same mesh), the `with` block around its definition, the one module-level
     `Mesh`; as an unsafe fix, a `mesh` parameter or `self.mesh` attribute where the function
     is built.  A mesh built inline (`with Mesh(devs, ('x',)):`) is first bound to a name.
-    When no mesh can be found, or calls run under different meshes, the call is reported.
+
+    When the mesh only exists after the function is built (a module-level pjit or decorator
+    whose mesh is made later in a function or in `__main__`, a pjit made in `__init__` before
+    `self.mesh`), and every call runs in a `with mesh:` block that visibly creates no array
+    eagerly, the unsafe fix keeps the bare specs (`None` leaves -> `P()`) in `jax.jit` and turns
+    each of those blocks into `with jax.set_mesh(mesh):`, which resolves them at call time as
+    pjit did (targets from 0.7.1, where `jax.set_mesh` exists; measured: `jax.jit` rejects bare
+    specs under `with mesh:` on 0.4.13-0.6.2).  Otherwise the call is reported, with why.
 
     **Why.** `jax.experimental.pjit.pjit` is deprecated from JAX 0.8.0.  pjit resolved bare
     specs and `None` against the `with mesh:` context, where `None` meant *replicated*;
     `jax.jit` ignores `with mesh:` and its `None` means *unspecified*, so a rename alone
     changes behaviour or fails.  The rewrite pins the mesh explicitly and works from 0.4.4
-    to the newest JAX; rewriting to bare specs under `jax.set_mesh` instead is not equivalent
-    (eager arrays become committed and replicated there).
+    to the newest JAX; bare specs under `jax.set_mesh` are only the fallback, because eager
+    arrays made inside such a block are committed to the mesh, replicated, and a partitioned
+    `in_shardings` then rejects them.
 
     **Use instead.** `jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...)`.
     """

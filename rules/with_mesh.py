@@ -91,7 +91,8 @@ class WithMesh(Rule):
     is a `Mesh(...)`/`jax.make_mesh(...)` built in the same file (or `with Mesh(...) as
     mesh:`).  When everything in the block is visibly independent of the legacy resource
     environment (only `jax.jit`/`jax.vmap`/`jax.device_put`, `jax.numpy`/`jax.lax` functions
-    with `NamedSharding`s, builtins, array methods, and same-file functions that do the same),
+    with `NamedSharding`s, `with_sharding_constraint` given a `NamedSharding`, builtins, array
+    methods, and same-file functions that do the same),
     the `with` is removed and its body dedented (`with Mesh(...) as mesh:` keeps `mesh = Mesh(...)`).
     Everything else is reported with the recommended order.
 

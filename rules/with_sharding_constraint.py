@@ -58,6 +58,11 @@ class WithShardingConstraint(Rule):
     **Why.** The pjit-module spelling warns from JAX 0.4.16 and is gone in 0.4.24; the
     `axis_resources=` keyword was removed in 0.4.11.  `shardings=` exists from 0.4.4.
 
+    As an unsafe fix, a bare `PartitionSpec(...)` argument inside a function becomes
+    `NamedSharding(mesh, spec)` when the module builds exactly one Mesh, bound once to a
+    module-level name: the `with mesh:` resource env the spec was resolved against can only be
+    that mesh, and the pinned constraint no longer needs the block (deprecated in 0.10.1).
+
     **Use instead.** `jax.lax.with_sharding_constraint(x, shardings)`.  A bare
     `PartitionSpec` there still needs a `with mesh:` (or `jax.set_mesh`) around it; passing
     `NamedSharding(mesh, P(...))` makes it context-free.
