@@ -61,6 +61,8 @@ HOST_SIDE = frozenset(
 )
 HOST_METHODS = frozenset({"append", "extend", "tolist", "item", "block_until_ready", "format", "join"})
 BUILTINS = frozenset(dir(builtins))
+# Array properties that compute a new array eagerly (``x.T``).
+ARRAY_PROPERTIES = frozenset({"T", "mT", "real", "imag"})
 
 
 def set_mesh_blocks(ctx: Context, compiled: Compiled) -> Tuple[Optional[List[cst.With]], str]:
@@ -133,6 +135,10 @@ def eager_work(ctx: Context, body: cst.CSTNode, scope: Scope, depth: int, seen: 
             if not helper:
                 found.append(node)
 
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if not helper and node.attr.value in ARRAY_PROPERTIES:
+                found.append(node)
+
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return False
 
@@ -146,6 +152,9 @@ def eager_work(ctx: Context, body: cst.CSTNode, scope: Scope, depth: int, seen: 
                 return f"computes `{ctx.code(node)}`"
         elif isinstance(node, cst.UnaryOperation):
             if not _constant(node.expression):
+                return f"computes `{ctx.code(node)}`"
+        elif isinstance(node, cst.Attribute):
+            if not _host_value(ctx, node.value, ctx.scope_of(node)):
                 return f"computes `{ctx.code(node)}`"
         elif isinstance(node, cst.Subscript):
             if not _host_value(ctx, node.value, ctx.scope_of(node)):
