@@ -17,6 +17,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._pjit import (
     MESH_CTORS,
     NAMED_SHARDING_NAMES,
@@ -187,6 +188,6 @@ def _only_mesh(ctx: Context) -> Optional[Tuple[str, int]]:
     module_scope = ctx.analysis.scopes[id(ctx.module)]
     if not isinstance(target, cst.Name) or ctx.scope_of(assign) is not module_scope:
         return None
-    if len(facts.assigns.get((id(module_scope), target.value), [])) != 1:
-        return None
+    if single_value(ctx, target, module_scope) is not makers[0]:
+        return None  # bound more than once (the shared flow layer decides)
     return target.value, ctx.position(assign).start.line
