@@ -38,6 +38,7 @@ from jaxmigrate.rules._pjit import (
     qualname_of,
     single_assignment,
 )
+from jaxmigrate.rules._set_mesh import set_mesh_blocks, set_mesh_edit
 
 RECIPE = (
     "jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...): wrap every "
@@ -87,8 +88,11 @@ def _free(ctx: Context, name: str, scope: Scope, qualname: str) -> bool:
 class Converter:
     """Turns a pjit sharding tree into jit shardings; ``needs_mesh`` says if a mesh was used."""
 
-    def __init__(self, ctx: Context, scope: Scope, mesh: Optional[cst.BaseExpression], dry: bool = False) -> None:
+    def __init__(
+        self, ctx: Context, scope: Scope, mesh: Optional[cst.BaseExpression], dry: bool = False, bare: bool = False
+    ) -> None:
         self.ctx = ctx
+        self.bare = bare  # keep bare specs (None leaves -> P()): the calls run under jax.set_mesh
         self.scope = scope
         self.mesh = mesh
         self.dry = dry  # only find out whether a mesh is needed: no imports planned
@@ -106,7 +110,9 @@ class Converter:
             return cst.Name("mesh")  # dry run: only needs_mesh matters
         return self.ctx.copy(self.mesh)
 
-    def _named(self, spec: cst.BaseExpression) -> cst.Call:
+    def _named(self, spec: cst.BaseExpression) -> cst.BaseExpression:
+        if self.bare:
+            return spec
         named = self._ref(NAMED_SHARDING_NAMES, "jax.sharding.NamedSharding")
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         return cst.Call(func=named, args=[cst.Arg(self._mesh(), comma=comma), cst.Arg(spec)])
@@ -240,14 +246,22 @@ class PjitToJit(Rule):
     function (all the same mesh), the `with` block around its definition, the one module-level
     `Mesh`; as an unsafe fix, a `mesh` parameter or `self.mesh` attribute where the function
     is built.  A mesh built inline (`with Mesh(devs, ('x',)):`) is first bound to a name.
-    When no mesh can be found, or calls run under different meshes, the call is reported.
+
+    When the mesh only exists after the function is built (a module-level pjit or decorator
+    whose mesh is made later in a function or in `__main__`, a pjit made in `__init__` before
+    `self.mesh`), and every call runs in a `with mesh:` block that visibly creates no array
+    eagerly, the unsafe fix keeps the bare specs (`None` leaves -> `P()`) in `jax.jit` and turns
+    each of those blocks into `with jax.set_mesh(mesh):`, which resolves them at call time as
+    pjit did (targets from 0.7.1, where `jax.set_mesh` exists; measured: `jax.jit` rejects bare
+    specs under `with mesh:` on 0.4.13-0.6.2).  Otherwise the call is reported, with why.
 
     **Why.** `jax.experimental.pjit.pjit` is deprecated from JAX 0.8.0.  pjit resolved bare
     specs and `None` against the `with mesh:` context, where `None` meant *replicated*;
     `jax.jit` ignores `with mesh:` and its `None` means *unspecified*, so a rename alone
     changes behaviour or fails.  The rewrite pins the mesh explicitly and works from 0.4.4
-    to the newest JAX; rewriting to bare specs under `jax.set_mesh` instead is not equivalent
-    (eager arrays become committed and replicated there).
+    to the newest JAX; bare specs under `jax.set_mesh` are only the fallback, because eager
+    arrays made inside such a block are committed to the mesh, replicated, and a partitioned
+    `in_shardings` then rejects them.
 
     **Use instead.** `jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...)`.
     """
@@ -366,7 +380,7 @@ class PjitToJit(Rule):
             compiled = compiled_of(ctx, call, through_partial)
             mesh, why = find_mesh(ctx, compiled, call)
             if mesh is None:
-                ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}; {RECIPE}")
+                _under_set_mesh(ctx, site.scope, call, args, compiled, through_partial, why)
                 return
             if mesh.bind is not None and mesh.hoist is not None:
                 _hoist_mesh(ctx, mesh)
@@ -391,6 +405,50 @@ class PjitToJit(Rule):
         else:
             new = call.with_changes(func=jit, args=new_args)
         ctx.replace(call, new, f"pjit -> jax.jit with NamedShardings{how}", safety=safety)
+
+
+BARE_FIX = "pjit -> jax.jit with bare PartitionSpecs"
+
+
+def _under_set_mesh(
+    ctx: Context, scope: Scope, call: cst.Call, args: List[cst.Arg], compiled, through_partial: bool, why: str  # noqa: ANN001
+) -> None:
+    """No mesh where the function is built: ``jax.jit`` with bare specs (None -> P()), every
+    ``with mesh:`` around its calls -> ``with jax.set_mesh(mesh):`` (unsafe, see _set_mesh)."""
+    blocks, why_not = set_mesh_blocks(ctx, compiled)
+    if blocks is None:
+        ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}, and {why_not}; keep pjit or {RECIPE}")
+        return
+    message = (
+        f"{BARE_FIX} (None -> P()): {why}, and every call runs in a "
+        "`with mesh:` block that creates no array eagerly, which becomes `with jax.set_mesh(mesh):` "
+        "(JAX's replacement for `with mesh:`; it resolves bare specs at call time, as pjit did)"
+    )
+    if any(ctx.is_suppressed(b) for b in blocks):
+        ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}, and a `with mesh:` block around its calls is suppressed; {RECIPE}")
+        return
+    if not ctx.settings.unsafe_fixes:
+        ctx.replace(call, call, message, safety=Safety.UNSAFE)  # records the finding only
+        return
+    for block in blocks:
+        existing = ctx.edits.get(id(block))
+        if existing is not None and not existing.message.startswith(BARE_FIX):
+            return  # the block is rewritten otherwise first; decided again next round
+    converter = Converter(ctx, scope, None, bare=True)
+    new_args = [
+        a.with_changes(value=converter.convert(a.value))
+        if a.keyword is not None and a.keyword.value in SHARDING_KEYWORDS else a
+        for a in args
+    ]
+    jit = ctx.ref("jax.jit", scope)
+    if through_partial:
+        new_args[0] = new_args[0].with_changes(value=jit)
+        new = call.with_changes(args=new_args)
+    else:
+        new = call.with_changes(func=jit, args=new_args)
+    for block in blocks:
+        ctx.replace(block, set_mesh_edit(ctx, block, ctx.scope_of(block)), message, safety=Safety.UNSAFE)
+    ctx.replace(call, new, message, safety=Safety.UNSAFE)
 
 
 def _mentions(ctx: Context, call: cst.Call, qualname: str, scope: Scope) -> bool:

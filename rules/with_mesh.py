@@ -91,7 +91,8 @@ class WithMesh(Rule):
     is a `Mesh(...)`/`jax.make_mesh(...)` built in the same file (or `with Mesh(...) as
     mesh:`).  When everything in the block is visibly independent of the legacy resource
     environment (only `jax.jit`/`jax.vmap`/`jax.device_put`, `jax.numpy`/`jax.lax` functions
-    with `NamedSharding`s, builtins, array methods, and same-file functions that do the same),
+    with `NamedSharding`s, `with_sharding_constraint` given a `NamedSharding`, builtins, array
+    methods, and same-file functions that do the same),
     the `with` is removed and its body dedented (`with Mesh(...) as mesh:` keeps `mesh = Mesh(...)`).
     Everything else is reported with the recommended order.
 
@@ -372,6 +373,8 @@ def _call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen
             return None if _inside_named_sharding(call, scope, ctx) else "a bare PartitionSpec is used in it"
         if qualname in ("jax.shard_map",) and any(a.keyword is not None and a.keyword.value == "mesh" for a in call.args):
             return None
+        if qualname == "jax.lax.with_sharding_constraint" and _pinned(call, scope, ctx):
+            return None
         if qualname in NEEDS_ENV:
             return f"it calls {qualname}"
         if qualname in TRANSFORMS and call.args:
@@ -429,6 +432,17 @@ def _foreign_object(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> boo
         return False
     qualname = ctx.qualname(value.func, scope)
     return qualname is not None and is_foreign_library(qualname)
+
+
+def _pinned(call: cst.Call, scope: Scope, ctx: Context) -> bool:
+    """``with_sharding_constraint(x, NamedSharding(mesh, spec))``: the sharding carries its mesh."""
+    args = [a for a in call.args if not a.star]
+    keyword = [a for a in args if a.keyword is not None and a.keyword.value == "shardings"]
+    arg = keyword[0] if keyword else (args[1] if len(args) > 1 and args[1].keyword is None else None)
+    return (
+        arg is not None and isinstance(arg.value, cst.Call)
+        and ctx.qualname(arg.value.func, scope) in ("jax.sharding.NamedSharding", "jax.NamedSharding")
+    )
 
 
 def _inside_named_sharding(call: cst.Call, scope: Scope, ctx: Context) -> bool:

@@ -9,11 +9,23 @@ unchanged semantics: safe.
 
 from __future__ import annotations
 
+from typing import List, Optional, Tuple
+
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._flow import single_value
+from jaxmigrate.rules._pjit import (
+    MESH_CTORS,
+    NAMED_SHARDING_NAMES,
+    PARTITION_SPEC_NAMES,
+    module_facts,
+    qualname_of,
+)
+from jaxmigrate.rules.pjit_to_jit import local_name_for
 
 LEGACY = "jax.experimental.pjit.with_sharding_constraint"
 MODERN = "jax.lax.with_sharding_constraint"
@@ -46,6 +58,11 @@ class WithShardingConstraint(Rule):
 
     **Why.** The pjit-module spelling warns from JAX 0.4.16 and is gone in 0.4.24; the
     `axis_resources=` keyword was removed in 0.4.11.  `shardings=` exists from 0.4.4.
+
+    As an unsafe fix, a bare `PartitionSpec(...)` argument inside a function becomes
+    `NamedSharding(mesh, spec)` when the module builds exactly one Mesh, bound once to a
+    module-level name: the `with mesh:` resource env the spec was resolved against can only be
+    that mesh, and the pinned constraint no longer needs the block (deprecated in 0.10.1).
 
     **Use instead.** `jax.lax.with_sharding_constraint(x, shardings)`.  A bare
     `PartitionSpec` there still needs a `with mesh:` (or `jax.set_mesh`) around it; passing
@@ -92,6 +109,8 @@ class WithShardingConstraint(Rule):
             func = call.func
             if site.qualname == LEGACY:
                 func = ctx.ref(MODERN, site.scope)
+            if _pin_mesh(ctx, call, func, args, site.scope):
+                return
             if func is not call.func or args != list(call.args):
                 ctx.replace(
                     call,
@@ -111,4 +130,64 @@ class WithShardingConstraint(Rule):
             ctx.report(call, "both shardings= and its legacy spelling axis_resources= are given; keep one")
             return
         args = [a.with_changes(keyword=cst.Name("shardings")) if a is arg else a for a in call.args]
+        if _pin_mesh(ctx, call, call.func, args, scope):
+            return
         ctx.replace(call, call.with_changes(args=args), "with_sharding_constraint: axis_resources= -> shardings=")
+
+
+def _pin_mesh(ctx: Context, call: cst.Call, func: cst.BaseExpression, args: List[cst.Arg], scope: Scope) -> bool:
+    """Unsafe fix: a bare ``PartitionSpec(...)`` argument inside a function of a module that
+    builds exactly one Mesh, bound once at module level -> ``NamedSharding(mesh, P(...))``.
+    The bare spec was resolved against the ``with mesh:`` resource env when the function was
+    traced; that env can only be this mesh, and the pinned spec no longer needs the block
+    (deprecated in 0.10.1).  True when the fix was recorded."""
+    if not ctx.settings.unsafe_fixes or not ctx.exists_throughout("jax.sharding.NamedSharding"):
+        return False
+    index = next((i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "shardings"), None)
+    if index is None and len(args) > 1 and args[1].keyword is None and not args[1].star:
+        index = 1
+    if index is None or not isinstance(args[index].value, cst.Call):
+        return False
+    if qualname_of(ctx, args[index].value.func, scope) not in PARTITION_SPEC_NAMES:
+        return False
+    if not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ctx.ancestors(call)):
+        return False  # evaluated at import time: the mesh may not be bound yet
+    mesh = _only_mesh(ctx)
+    if mesh is None:
+        return False
+    name, line = mesh
+    bindings = scope.lookup(name)
+    module_scope = ctx.analysis.scopes[id(ctx.module)]
+    if not bindings or len(bindings) != 1 or bindings[0].scope is not module_scope:
+        return False  # shadowed where the constraint is
+    named = local_name_for(ctx, NAMED_SHARDING_NAMES, "jax.sharding.NamedSharding", scope)
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    value = cst.Call(func=named, args=[cst.Arg(cst.Name(name), comma=comma), cst.Arg(args[index].value)])
+    args = [a.with_changes(value=value) if i == index else a for i, a in enumerate(args)]
+    return ctx.replace(
+        call,
+        call.with_changes(func=func, args=args),
+        f"with_sharding_constraint: bare PartitionSpec -> NamedSharding({name}, ...): `{name}` (line "
+        f"{line}) is the only Mesh this module builds, so the `with mesh:` resource env it was "
+        "resolved against can only be that mesh",
+        safety=Safety.UNSAFE,
+    )
+
+
+def _only_mesh(ctx: Context) -> Optional[Tuple[str, int]]:
+    """(name, line) of the one Mesh the module builds, when that is a module-level
+    ``name = Mesh(...)`` bound once and no other Mesh is made anywhere in the file."""
+    facts = module_facts(ctx)
+    makers = [c for c in facts.calls if qualname_of(ctx, c.func, ctx.scope_of(c)) in MESH_CTORS]
+    if len(makers) != 1:
+        return None
+    assign = ctx.parent(makers[0])
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.value is not makers[0]:
+        return None
+    target = assign.targets[0].target
+    module_scope = ctx.analysis.scopes[id(ctx.module)]
+    if not isinstance(target, cst.Name) or ctx.scope_of(assign) is not module_scope:
+        return None
+    if single_value(ctx, target, module_scope) is not makers[0]:
+        return None  # bound more than once (the shared flow layer decides)
+    return target.value, ctx.position(assign).start.line

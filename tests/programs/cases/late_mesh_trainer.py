@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX202
-# xfail: JAX202: pjit built in __init__ before its mesh (self.mesh, made in setup()) keeps jax.experimental.pjit.pjit (DeprecationWarning)
+# findings: none
 """Trainer class that builds its mesh late, in setup(); pjit made in __init__ (2022)."""
 import jax
 import jax.numpy as jnp

@@ -1,7 +1,6 @@
 # legacy: shim
 # processes: 2
-# findings: JAX202 JAX202 JAX203 JAX607
-# xfail: JAX202: partial(pjit, ..., static_argnums/donate_argnums) decorators at module level whose mesh is made later in __main__ keep jax.experimental.pjit.pjit (DeprecationWarning)
+# findings: none
 """pjit with static_argnums and donate_argnums on per-host inputs (2022 multi-host script)."""
 import os
 from functools import partial

@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX202 JAX202 JAX607
-# xfail: JAX202: pjit built at import time, mesh entered later with maps.mesh(devices, names), keeps jax.experimental.pjit.pjit (DeprecationWarning)
+# findings: none
 """pjit built at import time, mesh entered later with the lower-case maps.mesh (2021-2022)."""
 import jax
 import jax.numpy as jnp

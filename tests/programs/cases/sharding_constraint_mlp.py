@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX607
-# xfail: JAX206: with_sharding_constraint with a bare PartitionSpec is not given the module's mesh (NamedSharding), so JAX607 keeps the deprecated `with mesh:`
+# findings: none
 """Two-layer MLP with pjit and with_sharding_constraint (early 2022 model-parallel code)."""
 import functools
 
