@@ -17,7 +17,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst._position import CodePosition, CodeRange
 
-from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.migrator.diagnostics import Diagnostic, Safety  # noqa: F401  (Diagnostic: old path)
+from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.scope import (  # noqa: F401
     TRIVIA,
     Analysis,
@@ -59,21 +60,6 @@ class Edit:
     code: str
     message: str
     safety: Safety
-
-
-@dataclasses.dataclass(frozen=True)
-class Diagnostic:
-    """A fix that was applied, or a finding that needs a person (or --unsafe-fixes)."""
-
-    code: str
-    message: str
-    line: int
-    column: int  # 1-based, as editors count
-    safety: str
-    end_line: int = 0
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
 
 class CannotReference(Exception):

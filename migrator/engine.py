@@ -38,12 +38,12 @@ from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
 from jaxmigrate.migrator.context import (
     CannotReference,
     Context,
-    Diagnostic,
     Edit,
     NameSite,
     binding_is_legacy,
     module_code,
 )
+from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, CLEANUP_SUMMARY, Diagnostic  # noqa: F401
 from jaxmigrate.migrator.imports import add_imports, without_aliases
 from jaxmigrate.migrator.layout import realign, realignments
 from jaxmigrate.migrator.rule import Rule, Safety
@@ -65,8 +65,6 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_ROUNDS = 10
 # LibCST needs about 1 KB of memory per source byte: bigger files (generated code) are refused.
 MAX_PARSE_CHARS = 20 * 10**6
-CLEANUP_CODE = "JAX000"  # engine housekeeping, not a rule
-CLEANUP_SUMMARY = "remove imports the migration left unused"
 
 
 class MigrationError(Exception):

@@ -9,12 +9,12 @@ for through :class:`migrator.context.Context` and records fixes and findings the
 from __future__ import annotations
 
 import dataclasses
-import enum
 import functools
 import re
 import textwrap
 from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Optional, Tuple
 
+from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.references import Reference
 from jaxmigrate.migrator.textgate import TextGate, WordSites, word_sites
 from jaxmigrate.migrator.version import Version, parse_version
@@ -24,12 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from jaxmigrate.migrator.astfacts import Facts
     from jaxmigrate.migrator.context import Context, NameSite
-
-
-class Safety(str, enum.Enum):
-    SAFE = "safe"  # keeps behaviour wherever the replacement exists
-    UNSAFE = "unsafe"  # may change behaviour in edge cases: applied only with --unsafe-fixes
-    MANUAL = "manual"  # report only: a person has to decide
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +44,8 @@ class Example:
 _CODE_RE = re.compile(r"^JAX\d{3}$")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+__all__ = ["REGISTRY", "Example", "Rule", "Safety", "all_rules"]  # Safety: rules import it from here
 
 REGISTRY: Dict[str, "Rule"] = {}
 
