@@ -18,7 +18,7 @@ from libcst._nodes.internal import CodegenState
 from libcst._position import CodePosition, CodeRange
 
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety  # noqa: F401  (Diagnostic: old path)
-from jaxmigrate.migrator.rule import Rule
+from jaxmigrate.migrator.rule import Rule, owners
 from jaxmigrate.migrator.scope import (  # noqa: F401
     TRIVIA,
     Analysis,
@@ -154,6 +154,19 @@ class Context:
         except KeyError:
             value = self._memo[key] = factory()
             return value
+
+    def owner(self, qualname: str, besides: Optional[str] = None) -> Optional[str]:
+        """The code of the rule that handles ``qualname`` (declares it in its ``names``), other
+        than ``besides`` (default: the rule now running); None when no other rule does.  A
+        rule asks this to leave another rule's names alone, instead of reading the registry."""
+        index = self.memo(("owners",), owners)
+        return index.owner(qualname, self.rule.code if besides is None else besides)
+
+    def owns_under(self, prefix: str, besides: Optional[str] = None) -> bool:
+        """True when a rule other than ``besides`` (default: the running one) handles a name
+        inside ``prefix`` (``prefix.member``)."""
+        index = self.memo(("owners",), owners)
+        return index.owns_under(prefix, self.rule.code if besides is None else besides)
 
     def nodes(self, kind: type) -> List[cst.CSTNode]:
         """Every node of type ``kind`` the analysis traversal visited (see ``Analysis.nodes``)."""

@@ -164,3 +164,41 @@ def test_rules_import_no_other_rule() -> None:
         if target in rule_modules and target != name
     }
     assert not offending, sorted(offending)
+
+
+def test_rules_never_read_the_registry() -> None:
+    """Which rule handles a name comes from ``ctx.owner`` (or ``rule.owners()`` outside a
+    file), never from a loop over ``REGISTRY`` inside a rule."""
+    readers = [
+        name
+        for name, path in MODULES.items()
+        if name.startswith("jaxmigrate.rules.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.Name) and node.id == "REGISTRY")
+        or (isinstance(node, ast.alias) and node.name == "REGISTRY")
+    ]
+    assert readers == []
+
+
+def test_owners_index() -> None:
+    from jaxmigrate.migrator.rule import Owners, all_rules, owners
+
+    rules = all_rules()
+    index = owners()
+    assert index is owners()  # built once for the same registry
+    assert index.owner("jax.numpy.DeviceArray") == "JAX101"
+    assert index.owner("jax.numpy.DeviceArray", besides="JAX101") is None
+    assert index.owner("jax.numpy.zeros") is None
+    assert index.owns_under("jax.numpy") and not index.owns_under("jax.numpy.DeviceArray")
+    every = frozenset().union(*(rule.names for rule in rules.values()))
+    assert index.names() == every
+    assert index.names(besides="JAX101") == frozenset().union(
+        *(rule.names for code, rule in rules.items() if code != "JAX101")
+    )
+    # several rules may declare one name: the lowest code first, the next one besides it
+    a, b = (type("R", (), {"code": code, "names": frozenset({"m.x"})})() for code in ("JAX2", "JAX1"))
+    small = Owners([a, b])
+    assert small.owner("m.x") == "JAX1" and small.owner("m.x", besides="JAX1") == "JAX2"
+    assert small.owns_under("") is False  # nothing is named ".x"
+    assert small.owns_under("m", besides="JAX1")  # JAX2 declares m.x too
+    assert not Owners([a]).owns_under("m", besides="JAX2")
