@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import itertools
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -77,7 +77,9 @@ class Context:
     ) -> None:
         self.module = module
         self.analysis = analysis
-        self.settings = settings
+        # Rules see the target range, never the settings: whether an unsafe edit is applied
+        # is the engine's decision alone (see :meth:`replace`).
+        self._unsafe_fixes = settings.unsafe_fixes
         self.target = target
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
         self.rule: Rule = None  # type: ignore[assignment]  (set by the engine per call)
@@ -113,12 +115,17 @@ class Context:
         message: str,
         safety: Optional[Safety] = None,
     ) -> bool:
-        """Record a fix; returns False when it is suppressed, a duplicate, or not allowed."""
+        """Record a fix; returns False when it is suppressed, a duplicate, or not allowed.
+
+        A rule records an UNSAFE fix like any other; without ``--unsafe-fixes`` the engine
+        turns it into a finding here, and forgets the imports only that replacement planned,
+        so a rule never needs to know whether its unsafe fix will be applied."""
         safety = safety or self.rule.safety
         if self.is_suppressed(node):
             return False
-        if safety is Safety.UNSAFE and not self.settings.unsafe_fixes:
+        if safety is Safety.UNSAFE and not self._unsafe_fixes:
             self.findings.append((node, self.rule.code, f"{message} [unsafe fix: run with --unsafe-fixes]", safety.value))
+            self._forget_imports_of(new)
             return False
         if safety is Safety.MANUAL:
             raise ValueError(f"{self.rule.code}: a manual finding cannot carry a fix")
@@ -126,6 +133,17 @@ class Context:
             return False
         self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety)
         return True
+
+    def _forget_imports_of(self, rejected: Replacement) -> None:
+        """Drop the planned imports that ``rejected`` (a replacement that will not be applied)
+        spells and no recorded edit does, so that they reserve no name for later references."""
+        bound = {name for _module, name in self.planned_imports.values()}
+        spelled = names_in([rejected], bound)
+        if not spelled:
+            return
+        spelled -= names_in([edit.new for edit in self.edits.values()], spelled)
+        for key in [k for k, (_module, name) in self.planned_imports.items() if name in spelled]:
+            del self.planned_imports[key]
 
     def report(self, node: cst.CSTNode, message: str) -> None:
         """Record a finding that needs a person: the reason and the recommended replacement."""
@@ -306,6 +324,22 @@ class Context:
     def copy(node: cst.CSTNode) -> cst.CSTNode:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
+
+
+def names_in(replacements: Sequence[object], wanted: Set[str]) -> Set[str]:
+    """The names of ``wanted`` that some ``Name`` in the replacements spells."""
+    found: Set[str] = set()
+    stack: List[object] = []
+    for new in replacements:
+        stack.extend(new.nodes if isinstance(new, cst.FlattenSentinel) else [new])
+    while stack and len(found) < len(wanted):
+        node = stack.pop()
+        if type(node) is cst.Name:
+            if node.value in wanted:
+                found.add(node.value)
+        elif isinstance(node, cst.CSTNode):
+            stack.extend(structural_children(node))
+    return found
 
 
 def _runs_inside(owner: cst.CSTNode, path: List[cst.CSTNode]) -> bool:

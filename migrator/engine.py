@@ -42,6 +42,7 @@ from jaxmigrate.migrator.context import (
     NameSite,
     binding_is_legacy,
     module_code,
+    names_in as _names_in,
 )
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, CLEANUP_SUMMARY, Diagnostic  # noqa: F401
 from jaxmigrate.migrator.imports import add_imports, without_aliases
@@ -463,24 +464,6 @@ def _same_types(plan: Plan) -> Dict[str, str]:
     found: Dict[str, str] = {}
     for rule in plan.rules:
         found.update(rule.same_types)
-    return found
-
-
-def _names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
-    """The names of ``wanted`` that some ``Name`` in the replacements spells."""
-    found: Set[str] = set()
-    stack: List[object] = []
-    for new in replacements:
-        stack.extend(new.nodes if isinstance(new, cst.FlattenSentinel) else [new])
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Name:
-            if node.value in wanted:
-                found.add(node.value)
-                if len(found) == len(wanted):
-                    break
-        elif isinstance(node, cst.CSTNode):
-            stack.extend(structural_children(node))
     return found
 
 

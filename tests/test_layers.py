@@ -202,3 +202,46 @@ def test_owners_index() -> None:
     assert small.owns_under("") is False  # nothing is named ".x"
     assert small.owns_under("m", besides="JAX1")  # JAX2 declares m.x too
     assert not Owners([a]).owns_under("m", besides="JAX2")
+
+
+def test_rules_never_read_the_settings() -> None:
+    """Rules get the target range (``ctx.target``, ``ctx.upper``); whether an unsafe fix is
+    applied is the engine's decision, so no rule reads ``settings`` or imports ``Settings``."""
+    readers = sorted(
+        name
+        for name, path in MODULES.items()
+        if name.startswith("jaxmigrate.rules.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.Attribute) and node.attr == "settings")
+        or (isinstance(node, ast.alias) and node.name == "Settings")
+    )
+    assert readers == []
+    assert "jaxmigrate.migrator.settings" not in {
+        target for name in MODULES if name.startswith("jaxmigrate.rules.") for target, _top in _imports(MODULES[name])
+    }
+
+
+@pytest.mark.parametrize("unsafe_fixes", [False, True])
+def test_an_unsafe_fix_not_applied_plans_no_import(unsafe_fixes: bool) -> None:
+    """The engine alone decides on unsafe fixes: a rejected one becomes a finding and the
+    imports only it planned are forgotten (a safe fix keeps the one it shares)."""
+    import libcst as cst
+
+    from jaxmigrate.migrator.context import Context
+    from jaxmigrate.migrator.rule import Safety, all_rules
+    from jaxmigrate.migrator.scope import Interest, analyze
+    from jaxmigrate.migrator.settings import Settings
+
+    module = cst.parse_module("a = 1\nb = 2\n")
+    settings = Settings(unsafe_fixes=unsafe_fixes)
+    ctx = Context(module, analyze(module, Interest()), settings, settings.target, None)
+    ctx.begin(all_rules()["JAX101"])
+    first, second = (line.body[0].value for line in module.body)
+    scope = ctx.scope_of(first)
+    applied = ctx.replace(first, ctx.ref("numpy.asarray", scope), "a", Safety.UNSAFE)
+    assert applied is unsafe_fixes
+    assert ("numpy" in ctx.planned_imports) is unsafe_fixes
+    assert [f[2] for f in ctx.findings] == ([] if unsafe_fixes else ["a [unsafe fix: run with --unsafe-fixes]"])
+    ctx.replace(second, ctx.ref("jax.Array", scope), "b", Safety.SAFE)
+    ctx.replace(first, ctx.ref("jax.numpy.zeros", scope), "c", Safety.UNSAFE)  # shares `jax`
+    assert "jax" in ctx.planned_imports
