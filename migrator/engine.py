@@ -25,6 +25,7 @@ from typing import (
     Iterable,
     Iterator,
     List,
+    NamedTuple,
     Optional,
     Sequence,
     Set,
@@ -66,6 +67,17 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_ROUNDS = 10
 # LibCST needs about 1 KB of memory per source byte: bigger files (generated code) are refused.
 MAX_PARSE_CHARS = 20 * 10**6
+
+
+class ImportRemoval(NamedTuple):
+    """An import statement the engine cuts down because the migration left names unused."""
+
+    statement: cst.CSTNode
+    aliases: Set[int]  # ids of the import's alias nodes that go
+    code: str  # reported under: the rule whose legacy name it imported, or CLEANUP_CODE
+
+
+Removals = Dict[int, ImportRemoval]  # by id of the statement
 
 
 class MigrationError(Exception):
@@ -609,7 +621,7 @@ def _unused_imports(
     plan: Plan,
     originally_used: Set[Tuple[str, str]],
     added_imports: Set[str],
-) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+) -> Removals:
     """Imports to drop: legacy ones nothing uses, and ones the migration left unused."""
     # A name this round's edits start to use is not unused, whatever the old tree says.
     unused = [
@@ -630,13 +642,13 @@ def _removals(
     originally_used: Set[Tuple[str, str]],
     added_imports: Set[str],
     ctx: Context,
-) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+) -> Removals:
     """The unused import ``bindings`` to remove, by statement, with the code each removal is
     reported under: a legacy name's rule, or cleanup of an import that was used before (or
     that the migration added).  Other unused imports are the user's business.  A legacy
     name that JAX's API history shows on every release of the target range is not legacy
     there (``from jax.interpreters import pxla`` in a package's ``__init__`` re-exports it)."""
-    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
+    removals: Removals = {}
     for binding in bindings:
         name = binding.name
         owner = None
@@ -649,8 +661,8 @@ def _removals(
         if owner is None:
             continue
         statement = binding.statement
-        entry = removals.setdefault(id(statement), (statement, set(), owner))
-        entry[1].add(id(binding.node))
+        entry = removals.setdefault(id(statement), ImportRemoval(statement, set(), owner))
+        entry.aliases.add(id(binding.node))
     return removals
 
 
@@ -660,8 +672,8 @@ def _left_unused(
     plan: Plan,
     originally_used: Set[Tuple[str, str]],
     added_imports: Set[str],
-    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
-) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+    removals: Removals,
+) -> Removals:
     """Imports this round's edits leave unused, found now rather than by the next round's
     analysis (which would remove them alone, in a round of its own).
 
@@ -709,7 +721,7 @@ def _top_level_line(ctx: Context, statement: cst.CSTNode) -> Optional[cst.CSTNod
 
 def _remove_top_level(
     module: cst.Module,
-    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
+    removals: Removals,
     fixes: List[Diagnostic],
     ctx: Context,
     origins: Optional["_Origins"],
@@ -741,7 +753,7 @@ class _Apply(cst.CSTTransformer):
     def __init__(
         self,
         edits: Dict[int, Edit],
-        removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
+        removals: Removals,
         paths: Optional[Set[int]] = None,
     ) -> None:
         super().__init__()
