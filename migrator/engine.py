@@ -48,7 +48,7 @@ from jaxmigrate.migrator.context import (
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, CLEANUP_SUMMARY, Diagnostic  # noqa: F401
 from jaxmigrate.migrator.imports import add_imports, without_aliases
 from jaxmigrate.migrator.layout import realign, realignments
-from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.migrator.rule import Rule, Safety, in_run_order
 from jaxmigrate.migrator.scope import (
     Analysis,
     Binding,
@@ -216,6 +216,7 @@ def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
 
 @functools.lru_cache(maxsize=64)
 def make_plan(rules: Tuple[Rule, ...]) -> Plan:
+    rules = in_run_order(rules)  # code order, but after the rules each declares it runs after
     names = frozenset().union(*(r.names for r in rules))
     attributes = frozenset().union(*(r.attributes for r in rules))
     keywords = frozenset().union(*(r.keywords for r in rules))

@@ -47,7 +47,7 @@ _CODE_RE = re.compile(r"^JAX\d{3}$")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
-__all__ = ["REGISTRY", "Example", "Owners", "Rule", "Safety", "all_rules", "owners"]  # Safety: rules import it from here
+__all__ = ["REGISTRY", "Example", "Owners", "Rule", "Safety", "all_rules", "in_run_order", "owners"]  # Safety: rules import it from here
 
 REGISTRY: Dict[str, "Rule"] = {}
 
@@ -131,6 +131,13 @@ class Rule:
     # lines where another rule has a finding (see :func:`migrator.engine._run_rounds`).
     backstop: ClassVar[bool] = False
 
+    # Codes of rules whose hooks must see a site before this rule's do (within a round, rules
+    # are called site by site in this order, then ``visit_module`` in the same order): for a
+    # rule that leaves alone what another rule has just edited.  Otherwise rules run in code
+    # order.  The engine orders the plan with :func:`in_run_order`; ``tests/test_rule_order.py``
+    # checks the declarations.
+    runs_after: ClassVar[FrozenSet[str]] = frozenset()
+
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
@@ -195,6 +202,23 @@ class Rule:
     @property
     def slug(self) -> str:
         return f"{self.code}-{self.name}"
+
+
+def in_run_order(rules: Iterable[Rule]) -> Tuple[Rule, ...]:
+    """``rules`` in code order, except that each comes after the rules it ``runs_after``
+    (those among ``rules``; the others are switched off and do not matter)."""
+    pending = {rule.code: rule for rule in sorted(rules, key=lambda r: r.code)}
+    ordered: List[Rule] = []
+    while pending:
+        ready = next(
+            (rule for rule in pending.values() if not (rule.runs_after & pending.keys()) - {rule.code}),
+            None,
+        )
+        if ready is None:
+            raise ValueError(f"rules {sorted(pending)} declare a cycle in runs_after")
+        ordered.append(ready)
+        del pending[ready.code]
+    return tuple(ordered)
 
 
 class Owners:
