@@ -11,7 +11,19 @@ import bisect
 import dataclasses
 import itertools
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -62,6 +74,15 @@ class Edit:
     safety: Safety
 
 
+class Finding(NamedTuple):
+    """A finding as a rule records it (the engine makes a :class:`Diagnostic` of it)."""
+
+    node: cst.CSTNode
+    code: str
+    message: str
+    safety: str  # a Safety value
+
+
 class CannotReference(Exception):
     """A replacement name cannot be spelled at a site without clashing with a local name."""
 
@@ -84,7 +105,7 @@ class Context:
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
         self.rule: Rule = None  # type: ignore[assignment]  (set by the engine per call)
         self.edits: Dict[int, Edit] = {}
-        self.findings: List[Tuple[cst.CSTNode, str, str, str]] = []
+        self.findings: List[Finding] = []
         self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
         self._suppressions = suppressions
         self._positions: Optional["_Positions"] = None
@@ -124,7 +145,7 @@ class Context:
         if self.is_suppressed(node):
             return False
         if safety is Safety.UNSAFE and not self._unsafe_fixes:
-            self.findings.append((node, self.rule.code, f"{message} [unsafe fix: run with --unsafe-fixes]", safety.value))
+            self.findings.append(Finding(node, self.rule.code, f"{message} [unsafe fix: run with --unsafe-fixes]", safety.value))
             self._forget_imports_of(new)
             return False
         if safety is Safety.MANUAL:
@@ -148,7 +169,7 @@ class Context:
     def report(self, node: cst.CSTNode, message: str) -> None:
         """Record a finding that needs a person: the reason and the recommended replacement."""
         if not self.is_suppressed(node):
-            self.findings.append((node, self.rule.code, message, Safety.MANUAL.value))
+            self.findings.append(Finding(node, self.rule.code, message, Safety.MANUAL.value))
 
     # -- positions and suppression comments ------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:

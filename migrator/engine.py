@@ -40,6 +40,7 @@ from jaxmigrate.migrator.context import (
     CannotReference,
     Context,
     Edit,
+    Finding,
     NameSite,
     binding_is_legacy,
     module_code,
@@ -915,8 +916,8 @@ class _Origins:
 
 
 def _without_backstop_repeats(
-    findings: Sequence[Tuple[cst.CSTNode, str, str, str]], ctx: Context, plan: Plan
-) -> Sequence[Tuple[cst.CSTNode, str, str, str]]:
+    findings: Sequence[Finding], ctx: Context, plan: Plan
+) -> Sequence[Finding]:
     """A backstop rule's findings, less those on a line where another rule has one or where a
     ``# jaxmigrate: ignore[...]`` comment silences some rule (the user has seen that line)."""
     backstops = {rule.code for rule in plan.rules if rule.backstop}
@@ -927,7 +928,7 @@ def _without_backstop_repeats(
     return [f for f in findings if f[1] not in backstops or ctx.position(f[0]).start.line not in spoken]
 
 
-def _diagnostics(ctx: Context, entries: Sequence[Tuple[cst.CSTNode, str, str, str]]) -> List[Diagnostic]:
+def _diagnostics(ctx: Context, entries: Sequence[Finding]) -> List[Diagnostic]:
     found = {_diagnostic(ctx, *entry) for entry in entries}
     return sorted(found, key=lambda d: (d.line, d.column, d.code, d.message))
 
