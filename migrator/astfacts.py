@@ -107,11 +107,11 @@ def dotted(expr: ast.AST) -> Optional[List[str]]:
     """``a.b.c`` -> ``["a", "b", "c"]``; None unless a chain of attributes on a name."""
     parts = []
     while type(expr) is ast.Attribute:
-        parts.append(expr.attr)  # type: ignore[attr-defined]
-        expr = expr.value  # type: ignore[attr-defined]
+        parts.append(expr.attr)
+        expr = expr.value
     if type(expr) is not ast.Name:
         return None
-    parts.append(expr.id)  # type: ignore[attr-defined]
+    parts.append(expr.id)
     parts.reverse()
     return parts
 
@@ -148,14 +148,14 @@ def ast_facts(text: str) -> Optional[Facts]:
             parts = []
             current = node
             while type(current) is Attribute:
-                attr = current.attr  # type: ignore[attr-defined]
+                attr = current.attr
                 attributes.add(attr)
-                attribute_nodes.setdefault(attr, []).append(current)  # type: ignore[arg-type]
+                attribute_nodes.setdefault(attr, []).append(current)
                 parts.append(attr)
-                current = current.value  # type: ignore[attr-defined]
+                current = current.value
             if type(current) is Name:
-                heads.add(current.id)  # type: ignore[attr-defined]
-                parts.append(current.id)  # type: ignore[attr-defined]
+                heads.add(current.id)
+                parts.append(current.id)
                 parts.reverse()
                 chains.add(tuple(parts))
             else:
@@ -251,7 +251,7 @@ class _Scopes:
     def other(self, scope: AstScope, target: ast.AST) -> None:
         for node in iter_nodes(target):
             if type(node) is ast.Name:
-                self.bind(scope, node.id, Binding(kind="other", scope=scope))  # type: ignore[attr-defined]
+                self.bind(scope, node.id, Binding(kind="other", scope=scope))
 
     def visit_all(self, nodes: object, scope: AstScope) -> None:
         for node in nodes:  # type: ignore[attr-defined]

@@ -34,7 +34,7 @@ def code_fingerprint() -> str:
 
     digest = hashlib.sha256(__version__.encode())
     for package in (migrator, rules):
-        root = Path(package.__file__).parent
+        root = Path(package.__file__ or "").parent
         for path in sorted([*root.glob("*.py"), *root.glob("data/*")]):  # code, and the data it reads
             stat = path.stat()
             digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())

@@ -16,6 +16,7 @@ from typing import (
     Any,
     Callable,
     Dict,
+    Iterable,
     List,
     NamedTuple,
     Optional,
@@ -23,6 +24,7 @@ from typing import (
     Set,
     Tuple,
     Union,
+    cast,
 )
 
 import libcst as cst
@@ -103,7 +105,7 @@ class Context:
         self._unsafe_fixes = settings.unsafe_fixes
         self.target = target
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
-        self.rule: Rule = None  # type: ignore[assignment]  (set by the engine per call)
+        self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Finding] = []
         self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
@@ -347,7 +349,7 @@ class Context:
         return node.deep_clone()
 
 
-def names_in(replacements: Sequence[object], wanted: Set[str]) -> Set[str]:
+def names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
     """The names of ``wanted`` that some ``Name`` in the replacements spells."""
     found: Set[str] = set()
     stack: List[object] = []
@@ -412,7 +414,7 @@ def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type,
         entry = cache.get(id(statement))
         if entry is None or entry[0] is not statement:
             entry = cache[id(statement)] = (statement, _walk_tree(statement))
-        below, kinds = entry[1]  # type: ignore[misc]
+        below, kinds = cast(Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]], entry[1])
         parents.update(below)
         for kind, nodes in kinds.items():
             found = by_type.get(kind)

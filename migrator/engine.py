@@ -426,10 +426,11 @@ def _run_rounds(
             # Bindings are matched across rounds by (name, qualname): a key that also has an
             # originally unused binding (a side-effect ``import jax.experimental.x`` beside a
             # used ``import jax``) is never cleaned up, so no unused import of the input is lost.
-            used, unused = set(), set()
+            used_keys: Set[Tuple[str, str]] = set()
+            unused_keys: Set[Tuple[str, str]] = set()
             for b in analysis.imports:
-                (used if analysis.is_used(b) else unused).add((b.name, b.qualname or ""))
-            originally_used = used - unused
+                (used_keys if analysis.is_used(b) else unused_keys).add((b.name, b.qualname or ""))
+            originally_used = used_keys - unused_keys
         ctx = Context(module, analysis, settings, settings.target, suppressions)
         ctx.file_state = file_state
         if settings.locate_fixes and origins is None:
@@ -663,6 +664,8 @@ def _removals(
         if owner is None:
             continue
         statement = binding.statement
+        if statement is None:  # an import binding always has its statement
+            continue
         entry = removals.setdefault(id(statement), ImportRemoval(statement, set(), owner))
         entry.aliases.add(id(binding.node))
     return removals

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -45,7 +45,7 @@ def _is_import_line(statement: cst.CSTNode) -> bool:
     )
 
 
-def insertion_index(body: List[cst.CSTNode]) -> int:
+def insertion_index(body: Sequence[cst.CSTNode]) -> int:
     """After the docstring and the last top-level import that precedes any def or class."""
     index = 0
     for position, statement in enumerate(body):
@@ -96,9 +96,11 @@ def add_imports(
             froms[module_name].append(name)
     body = list(module.body)
     for position, statement in enumerate(body):
-        if not _is_import_line(statement) or len(statement.body) != 1:  # type: ignore[attr-defined]
+        if not isinstance(statement, cst.SimpleStatementLine) or not _is_import_line(statement):
             continue
-        small = statement.body[0]  # type: ignore[attr-defined]
+        if len(statement.body) != 1:
+            continue
+        small = statement.body[0]
         if (
             isinstance(small, cst.ImportFrom)
             and not small.relative
@@ -115,7 +117,7 @@ def add_imports(
         from_module = _alias(module_name).name
         lines.append(
             cst.SimpleStatementLine(
-                [cst.ImportFrom(module=from_module, names=[_alias(n) for n in names])]  # type: ignore[arg-type]
+                [cst.ImportFrom(module=from_module, names=[_alias(n) for n in names])]
             )
         )
     # ``from x import a, b`` needs the separating commas.
@@ -124,8 +126,8 @@ def add_imports(
     if index == 0 and body and lines:
         # Keep the first statement's leading comments/blank lines above the new imports.
         first = body[0]
-        lines[0] = lines[0].with_changes(leading_lines=first.leading_lines)  # type: ignore[attr-defined]
-        body[0] = first.with_changes(leading_lines=())  # type: ignore[attr-defined]
+        lines[0] = lines[0].with_changes(leading_lines=first.leading_lines)
+        body[0] = first.with_changes(leading_lines=())
     body[index:index] = lines
     return module.with_changes(body=body)
 

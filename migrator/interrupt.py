@@ -14,7 +14,7 @@ import contextlib
 import os
 import signal
 import threading
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -96,7 +96,7 @@ def raising() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous: Dict[int, object] = {}
+    previous: Dict[signal.Signals, Any] = {}
     for signum in SIGNALS:
         previous[signum] = signal.signal(signum, _handler)
     _State.act, _State.pending, _State.held = _raise, None, False
@@ -104,7 +104,7 @@ def raising() -> Iterator[None]:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            signal.signal(signum, handler)
         _State.act, _State.pending, _State.held = None, None, False
 
 

@@ -133,8 +133,8 @@ class CellChange:
 class NotebookResult:
     output: str
     changed: bool
-    fixes: List[Diagnostic]
-    findings: List[Diagnostic]
+    fixes: List[SegmentDiagnostic]
+    findings: List[SegmentDiagnostic]
     cells: List[CellChange]
     skipped: List[int]
 
@@ -240,7 +240,7 @@ def migrate_notebook(
             changes.append(CellChange(index + 1, before, restored))
             _set_source(cells[index], restored)
 
-    def name(entry: Tuple[int, Diagnostic]) -> Diagnostic:
+    def name(entry: Tuple[int, Diagnostic]) -> SegmentDiagnostic:
         position, diagnostic = entry
         fields = dataclasses.asdict(diagnostic)
         fields.pop("where", None)

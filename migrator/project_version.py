@@ -28,7 +28,7 @@ import dataclasses
 import re
 import sys
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.version import Version, parse_version
 
@@ -80,7 +80,7 @@ def allowed_range(spec: str) -> Tuple[Optional[Version], Optional[Tuple[Version,
         if not numbers or operator == "!=":
             continue
         given = [int(p) for p in numbers.groups() if p is not None]
-        exact = tuple(given + [0] * (3 - len(given)))  # type: ignore[assignment]
+        exact = tuple(given + [0] * (3 - len(given)))
         wildcard = version.endswith("*")
         if operator in ("<", "<="):
             highs.append((exact, operator == "<="))  # type: ignore[arg-type]
@@ -113,7 +113,7 @@ def from_requirements(lines: Iterable[str]) -> Optional[tuple]:
     """(lower, requirement text, upper) of the project's ``jax`` requirement: the first one
     with a lower bound, else the first with any bound, else the first at all (lower and upper
     None); a ``jaxlib`` requirement stands in when ``jax``'s gives no bound."""
-    found = {"jax": [], "jaxlib": []}  # type: Dict[str, List[tuple]]
+    found: Dict[str, List[tuple]] = {"jax": [], "jaxlib": []}
     for raw in lines:
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith(("#", "-")):

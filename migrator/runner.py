@@ -325,7 +325,7 @@ class _Pool:
         sentinels = {process.sentinel: conn for conn, (process, _chunk) in self.workers.items()}
         ready = wait(list(self.workers) + list(sentinels))
         for item in ready:
-            conn = sentinels.get(item, item)  # type: ignore[call-overload]
+            conn = sentinels.get(item, item)  # type: ignore[arg-type]  # a sentinel is an int
             if conn not in self.workers:
                 continue  # already handled this turn
             if item is conn:
@@ -401,7 +401,7 @@ class _Pool:
                 break
             sentinels = {process.sentinel: conn for conn, (process, _chunk) in self.workers.items()}
             for item in wait(list(self.workers) + list(sentinels), timeout=left):
-                conn = sentinels.get(item, item)  # type: ignore[call-overload]
+                conn = sentinels.get(item, item)  # type: ignore[arg-type]  # a sentinel is an int
                 if conn not in self.workers:
                     continue
                 if item is conn and self._receive_quietly(conn):
@@ -479,6 +479,6 @@ def _worker(conn: Connection, parent_end: Connection, parent_pid: int, shared: t
 
 def default_jobs() -> int:
     try:
-        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+        return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover (not on Linux)
         return os.cpu_count() or 1

@@ -16,7 +16,7 @@ import dataclasses
 import operator
 import re
 import weakref
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -157,7 +157,7 @@ class Analysis(cst.CSTVisitor):
         self.local_names = set(interest.last_components)
         self.stack: List[cst.CSTNode] = []
         self.parents: Dict[int, cst.CSTNode] = {}  # id(node) -> parent, for visited nodes
-        self.scope: Scope = None  # type: ignore[assignment]  (set in visit_Module)
+        self.scope: Scope = None  # type: ignore[assignment]  # set in visit_Module
         self.scopes: Dict[int, Scope] = {}  # id(scope-creating node) -> Scope
         self.guard_depth = 0
         self.loads: Dict[str, int] = {}
@@ -376,7 +376,7 @@ class Analysis(cst.CSTVisitor):
         self._walk(node.value)
         return False
 
-    def _for(self, node: Union[cst.For, cst.CompFor]) -> bool:
+    def _for(self, node: cst.For) -> bool:
         self._bind_target(node.target)
         self._visit_all([node.iter, node.body, node.orelse])
         return False
@@ -639,7 +639,7 @@ def _string_elements(node: cst.BaseExpression) -> List[str]:
     return values
 
 
-_HANDLERS = {
+_HANDLERS: Dict[type, Callable[[Analysis, Any], bool]] = {
     cst.Module: Analysis._module,
     cst.FunctionDef: Analysis._function,
     cst.Lambda: Analysis._lambda,

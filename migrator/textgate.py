@@ -25,7 +25,10 @@ inside strings and comments are read like code, which can only add "yes" answers
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Set, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.rule import Rule
 
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _BLANK = " \t\f"
@@ -431,13 +434,13 @@ class TextGate:
 _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def admitted(text: str, rules: Tuple[object, ...], hits: FrozenSet[str]) -> Tuple[object, ...]:
+def admitted(text: str, rules: Tuple["Rule", ...], hits: FrozenSet[str]) -> Tuple["Rule", ...]:
     """The rules among ``rules`` with a trigger word in ``hits`` written as one of their sites,
     and whose own :meth:`Rule.text_gate` agrees."""
     gate = TextGate(text, hits)
     return tuple(
         rule
         for rule in rules
-        if rule.text_gate(gate)  # type: ignore[attr-defined]  (the cheaper test first)
-        and gate.admits(rule.word_sites, rule.gate_words(gate, rule.trigger_words & hits))  # type: ignore[attr-defined]
+        if rule.text_gate(gate)  # the cheaper test first
+        and gate.admits(rule.word_sites, rule.gate_words(gate, rule.trigger_words & hits))
     )

@@ -24,7 +24,7 @@ are cleaned up after it as after any fix.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -149,7 +149,7 @@ def _tidy_union(ctx: Context, node: cst.Subscript, code: str, same_types: Dict[s
     elements = list(node.slice)
     if not all(isinstance(e.slice, cst.Index) and e.slice.star is None for e in elements):
         return
-    values = [e.slice.value for e in elements]  # type: ignore[union-attr]
+    values = [cast(cst.Index, e.slice).value for e in elements]
     kept, swap = _unique(ctx, values, same_types)
     if len(kept) == len(values) and not swap:
         return
@@ -159,7 +159,7 @@ def _tidy_union(ctx: Context, node: cst.Subscript, code: str, same_types: Dict[s
         _record(ctx, node, members[0].with_changes(lpar=node.lpar, rpar=node.rpar), code, message)
         return
     new_elements = [
-        elements[i].with_changes(slice=elements[i].slice.with_changes(value=m))  # type: ignore[union-attr]
+        elements[i].with_changes(slice=elements[i].slice.with_changes(value=m))
         for i, m in zip(kept, members)
     ]
     new_elements[-1] = new_elements[-1].with_changes(comma=elements[-1].comma)
