@@ -15,6 +15,8 @@ import ast
 import dataclasses
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
+from jaxmigrate.migrator.binding import Binding
+
 # Only these fields of a node can hold the nodes the facts are made of (not ``ctx``, not
 # operators): one tuple per node type, computed on first sight.
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
@@ -99,14 +101,6 @@ class Facts:
         assert scopes is not None, "the module could not be walked: ask scopes() first"
         found = scope.lookup(ident) if scope is not None else None
         return scopes.merged.get(ident, []) if found is None else found
-
-
-@dataclasses.dataclass(frozen=True)
-class Binding:
-    kind: str  # "param" | "value" | "def" (a function or class, in ``value``) | "other"
-    value: Optional[ast.AST] = None  # the assigned expression ("value")
-    annotation: Optional[ast.AST] = None
-    scope: Optional["AstScope"] = dataclasses.field(default=None, compare=False, repr=False)
 
 
 def dotted(expr: ast.AST) -> Optional[List[str]]:
@@ -257,7 +251,7 @@ class _Scopes:
     def other(self, scope: AstScope, target: ast.AST) -> None:
         for node in iter_nodes(target):
             if type(node) is ast.Name:
-                self.bind(scope, node.id, Binding("other", scope=scope))
+                self.bind(scope, node.id, Binding(kind="other", scope=scope))
 
     def visit_all(self, nodes: object, scope: AstScope) -> None:
         for node in nodes:  # type: ignore[attr-defined]
@@ -272,26 +266,26 @@ class _Scopes:
             self.visit_all(args.kw_defaults, scope)
             inner = AstScope(scope, "function")
             for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-                self.bind(inner, arg.arg, Binding("param", annotation=arg.annotation, scope=inner))
+                self.bind(inner, arg.arg, Binding(kind="param", annotation=arg.annotation, scope=inner))
                 if arg.annotation is not None:
                     self.visit(arg.annotation, scope)
             for arg in (args.vararg, args.kwarg):
                 if arg is not None:
-                    self.bind(inner, arg.arg, Binding("other", scope=inner))
+                    self.bind(inner, arg.arg, Binding(kind="other", scope=inner))
             if kind is ast.Lambda:
                 self.visit(node.body, inner)  # type: ignore[attr-defined]
                 return
             self.visit_all(node.decorator_list, scope)  # type: ignore[attr-defined]
             if node.returns is not None:  # type: ignore[attr-defined]
                 self.visit(node.returns, scope)  # type: ignore[attr-defined]
-            self.bind(scope, node.name, Binding("def", value=node, scope=scope))  # type: ignore[attr-defined]
+            self.bind(scope, node.name, Binding(kind="def", value=node, scope=scope))  # type: ignore[attr-defined]
             self.visit_all(node.body, inner)  # type: ignore[attr-defined]
             return
         if kind is ast.ClassDef:
             self.visit_all(node.decorator_list, scope)  # type: ignore[attr-defined]
             self.visit_all(node.bases, scope)  # type: ignore[attr-defined]
             self.visit_all(node.keywords, scope)  # type: ignore[attr-defined]
-            self.bind(scope, node.name, Binding("def", value=node, scope=scope))  # type: ignore[attr-defined]
+            self.bind(scope, node.name, Binding(kind="def", value=node, scope=scope))  # type: ignore[attr-defined]
             self.visit_all(node.body, AstScope(scope, "class"))  # type: ignore[attr-defined]
             return
         if kind in _COMPREHENSIONS:
@@ -310,13 +304,13 @@ class _Scopes:
         elif kind is ast.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target) is ast.Name:
-                    self.bind(scope, target.id, Binding("value", value=node.value, scope=scope))  # type: ignore[attr-defined]
+                    self.bind(scope, target.id, Binding(kind="value", value=node.value, scope=scope))  # type: ignore[attr-defined]
                 else:
                     self.other(scope, target)
         elif kind is ast.AnnAssign:
             target = node.target  # type: ignore[attr-defined]
             if type(target) is ast.Name:
-                binding = Binding("value", value=node.value, annotation=node.annotation, scope=scope)  # type: ignore[attr-defined]
+                binding = Binding(kind="value", value=node.value, annotation=node.annotation, scope=scope)  # type: ignore[attr-defined]
                 self.bind(scope, target.id, binding)
             else:
                 self.other(scope, target)
@@ -324,18 +318,18 @@ class _Scopes:
             home = scope
             while home.kind == "comprehension" and home.parent is not None:
                 home = home.parent  # PEP 572: binds in the enclosing function
-            self.bind(home, node.target.id, Binding("value", value=node.value, scope=scope))  # type: ignore[attr-defined]
+            self.bind(home, node.target.id, Binding(kind="value", value=node.value, scope=scope))  # type: ignore[attr-defined]
         elif kind in _OTHER_TARGETS:
             self.other(scope, node.target)  # type: ignore[attr-defined]
         elif kind is ast.withitem and node.optional_vars is not None:  # type: ignore[attr-defined]
             self.other(scope, node.optional_vars)  # type: ignore[attr-defined]
         elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
-            self.bind(scope, node.name, Binding("other", scope=scope))  # type: ignore[attr-defined]
+            self.bind(scope, node.name, Binding(kind="other", scope=scope))  # type: ignore[attr-defined]
         elif kind is ast.Import or kind is ast.ImportFrom:
             for alias in node.names:  # type: ignore[attr-defined]
                 bound = alias.asname or alias.name.split(".", 1)[0]
                 if bound != "*":
-                    self.bind(scope, bound, Binding("other", scope=scope))
+                    self.bind(scope, bound, Binding(kind="other", scope=scope))
             return
         elif kind is ast.Global or kind is ast.Nonlocal:
             scope.declared.update(node.names)  # type: ignore[attr-defined]

@@ -11,13 +11,28 @@ import bisect
 import dataclasses
 import itertools
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+    cast,
+)
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst._position import CodePosition, CodeRange
 
-from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.migrator.diagnostics import Diagnostic, Safety  # noqa: F401  (Diagnostic: old path)
+from jaxmigrate.migrator.rule import Rule, owners
 from jaxmigrate.migrator.scope import (  # noqa: F401
     TRIVIA,
     Analysis,
@@ -61,19 +76,13 @@ class Edit:
     safety: Safety
 
 
-@dataclasses.dataclass(frozen=True)
-class Diagnostic:
-    """A fix that was applied, or a finding that needs a person (or --unsafe-fixes)."""
+class Finding(NamedTuple):
+    """A finding as a rule records it (the engine makes a :class:`Diagnostic` of it)."""
 
+    node: cst.CSTNode
     code: str
     message: str
-    line: int
-    column: int  # 1-based, as editors count
-    safety: str
-    end_line: int = 0
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+    safety: str  # a Safety value
 
 
 class CannotReference(Exception):
@@ -91,12 +100,14 @@ class Context:
     ) -> None:
         self.module = module
         self.analysis = analysis
-        self.settings = settings
+        # Rules see the target range, never the settings: whether an unsafe edit is applied
+        # is the engine's decision alone (see :meth:`replace`).
+        self._unsafe_fixes = settings.unsafe_fixes
         self.target = target
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
         self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
-        self.findings: List[Tuple[cst.CSTNode, str, str, str]] = []
+        self.findings: List[Finding] = []
         self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
         self._suppressions = suppressions
         self._positions: Optional["_Positions"] = None
@@ -127,12 +138,17 @@ class Context:
         message: str,
         safety: Optional[Safety] = None,
     ) -> bool:
-        """Record a fix; returns False when it is suppressed, a duplicate, or not allowed."""
+        """Record a fix; returns False when it is suppressed, a duplicate, or not allowed.
+
+        A rule records an UNSAFE fix like any other; without ``--unsafe-fixes`` the engine
+        turns it into a finding here, and forgets the imports only that replacement planned,
+        so a rule never needs to know whether its unsafe fix will be applied."""
         safety = safety or self.rule.safety
         if self.is_suppressed(node):
             return False
-        if safety is Safety.UNSAFE and not self.settings.unsafe_fixes:
-            self.findings.append((node, self.rule.code, f"{message} [unsafe fix: run with --unsafe-fixes]", safety.value))
+        if safety is Safety.UNSAFE and not self._unsafe_fixes:
+            self.findings.append(Finding(node, self.rule.code, f"{message} [unsafe fix: run with --unsafe-fixes]", safety.value))
+            self._forget_imports_of(new)
             return False
         if safety is Safety.MANUAL:
             raise ValueError(f"{self.rule.code}: a manual finding cannot carry a fix")
@@ -141,10 +157,21 @@ class Context:
         self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety)
         return True
 
+    def _forget_imports_of(self, rejected: Replacement) -> None:
+        """Drop the planned imports that ``rejected`` (a replacement that will not be applied)
+        spells and no recorded edit does, so that they reserve no name for later references."""
+        bound = {name for _module, name in self.planned_imports.values()}
+        spelled = names_in([rejected], bound)
+        if not spelled:
+            return
+        spelled -= names_in([edit.new for edit in self.edits.values()], spelled)
+        for key in [k for k, (_module, name) in self.planned_imports.items() if name in spelled]:
+            del self.planned_imports[key]
+
     def report(self, node: cst.CSTNode, message: str) -> None:
         """Record a finding that needs a person: the reason and the recommended replacement."""
         if not self.is_suppressed(node):
-            self.findings.append((node, self.rule.code, message, Safety.MANUAL.value))
+            self.findings.append(Finding(node, self.rule.code, message, Safety.MANUAL.value))
 
     # -- positions and suppression comments ------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:
@@ -168,6 +195,19 @@ class Context:
         except KeyError:
             value = self._memo[key] = factory()
             return value
+
+    def owner(self, qualname: str, besides: Optional[str] = None) -> Optional[str]:
+        """The code of the rule that handles ``qualname`` (declares it in its ``names``), other
+        than ``besides`` (default: the rule now running); None when no other rule does.  A
+        rule asks this to leave another rule's names alone, instead of reading the registry."""
+        index = self.memo(("owners",), owners)
+        return index.owner(qualname, self.rule.code if besides is None else besides)
+
+    def owns_under(self, prefix: str, besides: Optional[str] = None) -> bool:
+        """True when a rule other than ``besides`` (default: the running one) handles a name
+        inside ``prefix`` (``prefix.member``)."""
+        index = self.memo(("owners",), owners)
+        return index.owns_under(prefix, self.rule.code if besides is None else besides)
 
     def nodes(self, kind: type) -> List[cst.CSTNode]:
         """Every node of type ``kind`` the analysis traversal visited (see ``Analysis.nodes``)."""
@@ -307,6 +347,22 @@ class Context:
     def copy(node: cst.CSTNode) -> cst.CSTNode:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
+
+
+def names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
+    """The names of ``wanted`` that some ``Name`` in the replacements spells."""
+    found: Set[str] = set()
+    stack: List[object] = []
+    for new in replacements:
+        stack.extend(new.nodes if isinstance(new, cst.FlattenSentinel) else [new])
+    while stack and len(found) < len(wanted):
+        node = stack.pop()
+        if type(node) is cst.Name:
+            if node.value in wanted:
+                found.add(node.value)
+        elif isinstance(node, cst.CSTNode):
+            stack.extend(structural_children(node))
+    return found
 
 
 def _runs_inside(owner: cst.CSTNode, path: List[cst.CSTNode]) -> bool:

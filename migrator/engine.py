@@ -25,6 +25,7 @@ from typing import (
     Iterable,
     Iterator,
     List,
+    NamedTuple,
     Optional,
     Sequence,
     Set,
@@ -38,15 +39,17 @@ from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
 from jaxmigrate.migrator.context import (
     CannotReference,
     Context,
-    Diagnostic,
     Edit,
+    Finding,
     NameSite,
     binding_is_legacy,
     module_code,
+    names_in as _names_in,
 )
+from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, CLEANUP_SUMMARY, Diagnostic  # noqa: F401
 from jaxmigrate.migrator.imports import add_imports, without_aliases
 from jaxmigrate.migrator.layout import realign, realignments
-from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.migrator.rule import Rule, Safety, in_run_order
 from jaxmigrate.migrator.scope import (
     Analysis,
     Binding,
@@ -65,8 +68,17 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_ROUNDS = 10
 # LibCST needs about 1 KB of memory per source byte: bigger files (generated code) are refused.
 MAX_PARSE_CHARS = 20 * 10**6
-CLEANUP_CODE = "JAX000"  # engine housekeeping, not a rule
-CLEANUP_SUMMARY = "remove imports the migration left unused"
+
+
+class ImportRemoval(NamedTuple):
+    """An import statement the engine cuts down because the migration left names unused."""
+
+    statement: cst.CSTNode
+    aliases: Set[int]  # ids of the import's alias nodes that go
+    code: str  # reported under: the rule whose legacy name it imported, or CLEANUP_CODE
+
+
+Removals = Dict[int, ImportRemoval]  # by id of the statement
 
 
 class MigrationError(Exception):
@@ -205,6 +217,7 @@ def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
 
 @functools.lru_cache(maxsize=64)
 def make_plan(rules: Tuple[Rule, ...]) -> Plan:
+    rules = in_run_order(rules)  # code order, but after the rules each declares it runs after
     names = frozenset().union(*(r.names for r in rules))
     attributes = frozenset().union(*(r.attributes for r in rules))
     keywords = frozenset().union(*(r.keywords for r in rules))
@@ -469,24 +482,6 @@ def _same_types(plan: Plan) -> Dict[str, str]:
     return found
 
 
-def _names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
-    """The names of ``wanted`` that some ``Name`` in the replacements spells."""
-    found: Set[str] = set()
-    stack: List[object] = []
-    for new in replacements:
-        stack.extend(new.nodes if isinstance(new, cst.FlattenSentinel) else [new])
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Name:
-            if node.value in wanted:
-                found.add(node.value)
-                if len(found) == len(wanted):
-                    break
-        elif isinstance(node, cst.CSTNode):
-            stack.extend(structural_children(node))
-    return found
-
-
 def _paths_to(ctx: Context, nodes: Iterable[cst.CSTNode]) -> Set[int]:
     """ids of the nodes on the way from the module to each of ``nodes`` (the nodes included):
     the only subtrees the transformer that applies the edits has to enter."""
@@ -629,7 +624,7 @@ def _unused_imports(
     plan: Plan,
     originally_used: Set[Tuple[str, str]],
     added_imports: Set[str],
-) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+) -> Removals:
     """Imports to drop: legacy ones nothing uses, and ones the migration left unused."""
     # A name this round's edits start to use is not unused, whatever the old tree says.
     unused = [
@@ -650,13 +645,13 @@ def _removals(
     originally_used: Set[Tuple[str, str]],
     added_imports: Set[str],
     ctx: Context,
-) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+) -> Removals:
     """The unused import ``bindings`` to remove, by statement, with the code each removal is
     reported under: a legacy name's rule, or cleanup of an import that was used before (or
     that the migration added).  Other unused imports are the user's business.  A legacy
     name that JAX's API history shows on every release of the target range is not legacy
     there (``from jax.interpreters import pxla`` in a package's ``__init__`` re-exports it)."""
-    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]] = {}
+    removals: Removals = {}
     for binding in bindings:
         name = binding.name
         owner = None
@@ -671,8 +666,8 @@ def _removals(
         statement = binding.statement
         if statement is None:  # an import binding always has its statement
             continue
-        entry = removals.setdefault(id(statement), (statement, set(), owner))
-        entry[1].add(id(binding.node))
+        entry = removals.setdefault(id(statement), ImportRemoval(statement, set(), owner))
+        entry.aliases.add(id(binding.node))
     return removals
 
 
@@ -682,8 +677,8 @@ def _left_unused(
     plan: Plan,
     originally_used: Set[Tuple[str, str]],
     added_imports: Set[str],
-    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
-) -> Dict[int, Tuple[cst.CSTNode, Set[int], str]]:
+    removals: Removals,
+) -> Removals:
     """Imports this round's edits leave unused, found now rather than by the next round's
     analysis (which would remove them alone, in a round of its own).
 
@@ -731,7 +726,7 @@ def _top_level_line(ctx: Context, statement: cst.CSTNode) -> Optional[cst.CSTNod
 
 def _remove_top_level(
     module: cst.Module,
-    removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
+    removals: Removals,
     fixes: List[Diagnostic],
     ctx: Context,
     origins: Optional["_Origins"],
@@ -763,7 +758,7 @@ class _Apply(cst.CSTTransformer):
     def __init__(
         self,
         edits: Dict[int, Edit],
-        removals: Dict[int, Tuple[cst.CSTNode, Set[int], str]],
+        removals: Removals,
         paths: Optional[Set[int]] = None,
     ) -> None:
         super().__init__()
@@ -924,8 +919,8 @@ class _Origins:
 
 
 def _without_backstop_repeats(
-    findings: Sequence[Tuple[cst.CSTNode, str, str, str]], ctx: Context, plan: Plan
-) -> Sequence[Tuple[cst.CSTNode, str, str, str]]:
+    findings: Sequence[Finding], ctx: Context, plan: Plan
+) -> Sequence[Finding]:
     """A backstop rule's findings, less those on a line where another rule has one or where a
     ``# jaxmigrate: ignore[...]`` comment silences some rule (the user has seen that line)."""
     backstops = {rule.code for rule in plan.rules if rule.backstop}
@@ -936,7 +931,7 @@ def _without_backstop_repeats(
     return [f for f in findings if f[1] not in backstops or ctx.position(f[0]).start.line not in spoken]
 
 
-def _diagnostics(ctx: Context, entries: Sequence[Tuple[cst.CSTNode, str, str, str]]) -> List[Diagnostic]:
+def _diagnostics(ctx: Context, entries: Sequence[Finding]) -> List[Diagnostic]:
     found = {_diagnostic(ctx, *entry) for entry in entries}
     return sorted(found, key=lambda d: (d.line, d.column, d.code, d.message))
 

@@ -14,7 +14,7 @@ import dataclasses
 import difflib
 from typing import Callable, List, Sequence, Tuple, TypeVar
 
-from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.diagnostics import Diagnostic
 
 D = TypeVar("D", bound=Diagnostic)
 

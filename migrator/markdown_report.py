@@ -13,8 +13,7 @@ from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator import __version__
-from jaxmigrate.migrator.context import Diagnostic
-from jaxmigrate.migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
+from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, CLEANUP_SUMMARY, Diagnostic
 from jaxmigrate.migrator.report import location, plural, summary_counts
 from jaxmigrate.migrator.rule import all_rules
 from jaxmigrate.migrator.runner import FileResult

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
 from jaxmigrate.migrator import nbjson
-from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.segments import SegmentDiagnostic, migrate_segments
 from jaxmigrate.migrator.settings import Settings
 

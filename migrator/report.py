@@ -6,8 +6,12 @@ import json
 from typing import Dict, List, Optional, Sequence, TextIO
 
 from jaxmigrate.migrator import __version__
-from jaxmigrate.migrator.context import Diagnostic
-from jaxmigrate.migrator.engine import CLEANUP_CODE, CLEANUP_SUMMARY
+from jaxmigrate.migrator.diagnostics import (
+    CLEANUP_CODE,
+    CLEANUP_SUMMARY,
+    INTERNAL_ERROR_CODE,
+    Diagnostic,
+)
 from jaxmigrate.migrator.references import CHANGELOG
 from jaxmigrate.migrator.rule import Rule, all_rules
 from jaxmigrate.migrator.runner import FileResult
@@ -207,7 +211,7 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                 )
         if r.error is not None:
             sarif_results.append(
-                _sarif_result(path, "JAX999", "error", r.error, r.error_line, r.error_column)
+                _sarif_result(path, INTERNAL_ERROR_CODE, "error", r.error, r.error_line, r.error_column)
             )
     driver_rules += [
         {
@@ -216,7 +220,7 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
             "shortDescription": {"text": CLEANUP_SUMMARY},
         },
         {
-            "id": "JAX999",
+            "id": INTERNAL_ERROR_CODE,
             "name": "file-error",
             "shortDescription": {"text": "file could not be processed"},
         },

@@ -8,13 +8,15 @@ for through :class:`migrator.context.Context` and records fixes and findings the
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
-import enum
 import functools
+import itertools
 import re
 import textwrap
-from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Optional, Tuple
+from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
+from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.references import Reference
 from jaxmigrate.migrator.textgate import TextGate, WordSites, word_sites
 from jaxmigrate.migrator.version import Version, parse_version
@@ -24,12 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from jaxmigrate.migrator.astfacts import Facts
     from jaxmigrate.migrator.context import Context, NameSite
-
-
-class Safety(str, enum.Enum):
-    SAFE = "safe"  # keeps behaviour wherever the replacement exists
-    UNSAFE = "unsafe"  # may change behaviour in edge cases: applied only with --unsafe-fixes
-    MANUAL = "manual"  # report only: a person has to decide
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +46,8 @@ class Example:
 _CODE_RE = re.compile(r"^JAX\d{3}$")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+__all__ = ["REGISTRY", "Example", "Owners", "Rule", "Safety", "all_rules", "in_run_order", "owners"]  # Safety: rules import it from here
 
 REGISTRY: Dict[str, "Rule"] = {}
 
@@ -133,6 +131,13 @@ class Rule:
     # lines where another rule has a finding (see :func:`migrator.engine._run_rounds`).
     backstop: ClassVar[bool] = False
 
+    # Codes of rules whose hooks must see a site before this rule's do (within a round, rules
+    # are called site by site in this order, then ``visit_module`` in the same order): for a
+    # rule that leaves alone what another rule has just edited.  Otherwise rules run in code
+    # order.  The engine orders the plan with :func:`in_run_order`; ``tests/test_rule_order.py``
+    # checks the declarations.
+    runs_after: ClassVar[FrozenSet[str]] = frozenset()
+
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
@@ -197,6 +202,68 @@ class Rule:
     @property
     def slug(self) -> str:
         return f"{self.code}-{self.name}"
+
+
+def in_run_order(rules: Iterable[Rule]) -> Tuple[Rule, ...]:
+    """``rules`` in code order, except that each comes after the rules it ``runs_after``
+    (those among ``rules``; the others are switched off and do not matter)."""
+    pending = {rule.code: rule for rule in sorted(rules, key=lambda r: r.code)}
+    ordered: List[Rule] = []
+    while pending:
+        ready = next(
+            (rule for rule in pending.values() if not (rule.runs_after & pending.keys()) - {rule.code}),
+            None,
+        )
+        if ready is None:
+            raise ValueError(f"rules {sorted(pending)} declare a cycle in runs_after")
+        ordered.append(ready)
+        del pending[ready.code]
+    return tuple(ordered)
+
+
+class Owners:
+    """Which registered rules declare each qualified name in their ``names``: the one place a
+    rule learns that another rule handles a name (so that it stays out of the way), without
+    reading the registry or importing the other rule."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        by_name: Dict[str, List[str]] = {}
+        for rule in sorted(rules, key=lambda r: r.code):
+            for name in rule.names:
+                by_name.setdefault(name, []).append(rule.code)
+        self._by_name = {name: tuple(codes) for name, codes in by_name.items()}
+        self._sorted = sorted(self._by_name)
+
+    def owner(self, qualname: str, besides: str = "") -> Optional[str]:
+        """The code of a rule (the lowest, if several) declaring ``qualname``, other than the
+        rule ``besides``; None when no such rule does."""
+        return next((code for code in self._by_name.get(qualname, ()) if code != besides), None)
+
+    def owns_under(self, prefix: str, besides: str = "") -> bool:
+        """True when a rule other than ``besides`` declares a name inside ``prefix``
+        (``prefix.something``): the module or class ``prefix`` is partly another rule's."""
+        start = prefix + "."
+        at = bisect.bisect_left(self._sorted, start)
+        for name in itertools.takewhile(lambda n: n.startswith(start), self._sorted[at:]):
+            if self.owner(name, besides) is not None:
+                return True
+        return False
+
+    def names(self, besides: str = "") -> FrozenSet[str]:
+        """Every name some rule other than ``besides`` declares."""
+        return frozenset(name for name in self._by_name if self.owner(name, besides) is not None)
+
+
+def owners() -> Owners:
+    """The index over the registry as it is now (built once per set of registered rules)."""
+    from jaxmigrate import rules  # noqa: F401  (importing registers the rules)
+
+    return _owners(tuple(REGISTRY))
+
+
+@functools.lru_cache(maxsize=4)
+def _owners(codes: Tuple[str, ...]) -> Owners:
+    return Owners(REGISTRY[code] for code in codes)
 
 
 def all_rules() -> Dict[str, Rule]:

@@ -15,7 +15,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator import guard, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
-from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.docs import DOC_SUFFIXES
 from jaxmigrate.migrator.engine import MigrationError, collecting_errors, migrate_source
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source

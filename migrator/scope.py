@@ -20,45 +20,13 @@ from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Seq
 
 import libcst as cst
 
+from jaxmigrate.migrator.binding import Binding
+
 ImportNode = Union[cst.Import, cst.ImportFrom]
 
 # Exceptions whose handler marks a ``try`` block as a compatibility shim we must leave alone
 # (and so does an ``if`` that tests for a feature or a version: :func:`is_feature_test`).
 _GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
-
-
-class Binding:
-    """One binding of a name in a scope: an import (with a qualified name) or anything else."""
-
-    __slots__ = ("name", "qualname", "node", "statement", "scope", "guarded")
-
-    def __init__(
-        self,
-        name: str,
-        scope: "Scope",
-        qualname: Optional[str] = None,
-        node: Optional[cst.CSTNode] = None,
-        statement: Optional[ImportNode] = None,
-        guarded: bool = False,
-    ) -> None:
-        self.name = name
-        self.scope = scope
-        self.qualname = qualname  # None for a non-import binding
-        self.node = node  # the ImportAlias, for imports
-        self.statement = statement  # the Import/ImportFrom, for imports
-        self.guarded = guarded
-
-    @property
-    def is_import(self) -> bool:
-        return self.qualname is not None
-
-    @property
-    def imported_name(self) -> str:
-        """What the import names: ``jax.util`` for ``import jax.util`` (which binds ``jax``
-        to ``jax``), the qualified name otherwise."""
-        if isinstance(self.statement, cst.Import) and isinstance(self.node, cst.ImportAlias):
-            return dotted_name(self.node.name) or self.qualname or ""
-        return self.qualname or ""
 
 
 class Scope:

@@ -20,7 +20,7 @@ import dataclasses
 import re
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.engine import MigrationError, migrate_source
 from jaxmigrate.migrator.settings import Settings
 

@@ -16,7 +16,7 @@ import re
 import tokenize
 from typing import Dict, List, Sequence, Set, Tuple
 
-from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.diagnostics import Diagnostic
 
 PREFIX = "# TODO(jaxmigrate): "
 MARKER_RE = re.compile(r"^[ \t]*# TODO\(jaxmigrate\): JAX\d{3} .*(\r?\n|$)")

@@ -110,9 +110,7 @@ def _needs_parens(parent: Optional[cst.CSTNode], op: str) -> bool:
 
 
 def _array_text(ctx: Context, site: NameSite) -> str:
-    """jax.Array spelled at the site; the import is planned only if the unsafe fix will apply."""
-    if not ctx.settings.unsafe_fixes:
-        return ARRAY
+    """jax.Array spelled at the site (its import is forgotten if the unsafe fix is not applied)."""
     return expr_code(ctx.ref(ARRAY, site.scope))
 
 

@@ -15,8 +15,16 @@ from typing import List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.rules._pjit import call_qualname, get_keyword, line, module_facts
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._pjit import call_qualname, get_keyword, line, module_facts, single_assignment
 
+MULTIHOST = "jax.experimental.multihost_utils"
+RECIPE = (
+    "in a multi-process program pjit/jit inputs must be global arrays (pjit no longer "
+    "concatenates per-process inputs): `x = multihost_utils.host_local_array_to_global_array(x, "
+    "mesh, spec)` before the call, and `multihost_utils.global_array_to_host_local_array(out, "
+    "mesh, out_spec)` for outputs used as per-process data"
+)
 CONVERTERS = frozenset({
     "jax.experimental.multihost_utils.global_array_to_host_local_array",
     "jax.experimental.multihost_utils.host_local_array_to_global_array",
@@ -147,7 +155,7 @@ def _default_mesh(ctx: Context, site: cst.Call) -> Optional[cst.BaseExpression]:
 
 def _plan_outputs(rule, ctx: Context, entry: LegacySite, jitted: frozenset) -> None:
     """The partitioned outputs the program reads as per-process data after the call."""
-    entry.statement = rule._statement(ctx, entry.site)
+    entry.statement = block_statement(ctx, entry.site)
     if entry.statement is None or entry.out_value is None:
         return
     names = output_targets(entry.statement, entry.site)
@@ -175,8 +183,6 @@ def fix_legacy_sites(rule, ctx: Context, sites: List[LegacySite], jitted: frozen
 
 def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
                      host_assigns: Set[int], why: str) -> None:
-    from jaxmigrate.rules.host_local_inputs import MULTIHOST, RECIPE
-
     site, scope = entry.site, ctx.scope_of(entry.site)
     if any(a.keyword is not None or a.star for a in site.args):
         if not entry.from_gda:
@@ -239,3 +245,38 @@ def rule_module_ref(ctx: Context, qualname: str, scope) -> cst.BaseExpression:
     from jaxmigrate.rules._pjit import module_ref
 
     return module_ref(ctx, qualname, scope)
+
+
+def host_local(ctx: Context, expr: cst.BaseExpression) -> bool:
+    """A name bound once, in the call's scope, from a NumPy call (``np.zeros(...) + k`` too)."""
+    if not isinstance(expr, cst.Name):
+        return False
+    scope = ctx.scope_of(expr)
+    assign = single_assignment(ctx, expr.value, scope)
+    if assign is None or ctx.scope_of(assign) is not scope:
+        return False
+    return numpy_value(ctx, assign.value, ctx.scope_of(assign))
+
+
+def numpy_value(ctx: Context, value: cst.BaseExpression, scope: Scope) -> bool:
+    """``np.f(...)``, ``np.f(...).reshape(...)``, ``np.f(...) + k`` (either operand)."""
+    if isinstance(value, cst.BinaryOperation):
+        return numpy_value(ctx, value.left, scope) or numpy_value(ctx, value.right, scope)
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Call):
+        value = value.func.value
+    name = call_qualname(ctx, value, scope) or ""
+    return name.startswith("numpy.")
+
+
+def block_statement(ctx: Context, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+    """The simple statement line holding ``node``, when it sits directly in a block (not in a
+    lambda, comprehension or compound statement header): where a conversion can go before it."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.SimpleStatementLine):
+            parent = ctx.parent(ancestor)
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                return ancestor
+            return None
+        if isinstance(ancestor, (cst.Lambda, cst.BaseCompoundStatement, cst.BaseComp)):
+            return None
+    return None

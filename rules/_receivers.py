@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import enum
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
@@ -899,10 +900,19 @@ def is_assignment_target(ctx: Context, node: cst.CSTNode) -> bool:
     return False
 
 
-FIX, FILE, REPORT, SKIP = "fix", "file", "report", "skip"
+class Verdict(str, enum.Enum):
+    """What an attribute rule does with ``<receiver>.<attr>`` (see :func:`decide`)."""
+
+    FIX = "fix"  # tied to a JAX array: a safe fix
+    FILE = "file"  # clearly JAX array code, short of proof: an unsafe fix
+    REPORT = "report"  # JAX code, receiver unknown: a finding
+    SKIP = "skip"  # not JAX's attribute: nothing
 
 
-def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[str, Tie]:
+FIX, FILE, REPORT, SKIP = Verdict.FIX, Verdict.FILE, Verdict.REPORT, Verdict.SKIP
+
+
+def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[Verdict, Tie]:
     """How an attribute rule treats ``<receiver>.<attr>``:
 
     * ``"fix"``: the receiver is tied to a JAX array (``Tie.tied``);

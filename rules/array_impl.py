@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.rule import Example
-from jaxmigrate.rules.device_array import DeviceArray
+from jaxmigrate.rules._array_type import ArrayTypeRule
 
 
-class ArrayImpl(DeviceArray):
+class ArrayImpl(ArrayTypeRule):
     code = "JAX105"
     name = "array-impl"
     summary = "jax.lib.xla_extension.ArrayImpl (and the jaxlib spellings) -> jax.Array"

@@ -7,27 +7,15 @@ the jax.Array migration guide ("New public type named jax.Array") says to use ``
 
 from __future__ import annotations
 
-import libcst as cst
-
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._arrays import is_called, is_class_base, report_string_annotations
-from jaxmigrate.rules._helpers import (
-    class_tuple,
-    dedupe_elements,
-    is_type_identity_check,
-    isinstance_position,
-)
-
-MODERN = "jax.Array"
+from jaxmigrate.migrator.rule import Example
+from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES, ArrayTypeRule
 
 
-class DeviceArray(Rule):
+class DeviceArray(ArrayTypeRule):
     code = "JAX101"
     name = "device-array"
     summary = "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
-    safety = Safety.SAFE
     needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
     needs_jax = "0.4.1"
     deprecated_in = "0.4.4"
@@ -40,27 +28,7 @@ class DeviceArray(Rule):
         refs.array_migration("New public type named jax.Array"),
         refs.release_notes("0.3.18", "jax.numpy.ndarray is an alias of jax.Array"),
     )
-    # jnp.ndarray is jax.Array since 0.3.18: Union[jnp.ndarray, jnp.DeviceArray] names one type
-    same_types = {"jax.numpy.ndarray": MODERN}
-    names = frozenset(
-        {
-            "jax.numpy.DeviceArray",
-            "jax.interpreters.xla.DeviceArray",
-            "jax.interpreters.xla._DeviceArray",
-            "jax.interpreters.xla.Buffer",
-            "jax.xla.DeviceArray",
-            "jax.xla._DeviceArray",
-            "jax._src.device_array.DeviceArray",
-            "jax._src.device_array._DeviceArray",
-            "jaxlib.xla_extension.DeviceArray",
-            "jaxlib.xla_extension.Buffer",
-            "jaxlib.xla_client.Buffer",
-            "jax.lib.xla_extension.DeviceArray",
-            "jax.lib.xla_extension.Buffer",
-            "jax.lib.xla_client.Buffer",
-            "jax.xla.Buffer",
-        }
-    )
+    names = DEVICE_ARRAY_NAMES
     doc = """
     **What it does.** Replaces references to the pre-jax.Array array classes
     (`jnp.DeviceArray`, `jax.interpreters.xla.DeviceArray`, `xla._DeviceArray`,
@@ -119,47 +87,3 @@ class DeviceArray(Rule):
     )
 
     label = "DeviceArray"
-
-    def visit_module(self, ctx: Context) -> None:
-        report_string_annotations(ctx, self.label, "jax.Array", self.names)
-
-    def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return  # the import goes once nothing uses it
-        if is_type_identity_check(site):
-            ctx.report(
-                site.node,
-                f"type(x) is {self.label} compares with an implementation class that no longer "
-                "exists; use isinstance(x, jax.Array)",
-            )
-            return
-        if is_called(site):
-            ctx.report(
-                site.node,
-                f"{self.label}(...) builds an array through an internal class; use jax.device_put "
-                "or jnp.asarray",
-            )
-            return
-        if is_class_base(site):
-            ctx.report(site.node, f"subclassing {self.label}: jax.Array cannot be subclassed; wrap the array instead")
-            return
-        position = isinstance_position(site)
-        if position is not None and position[1] is not None:
-            self._collapse_tuple(position[1], site, ctx)
-            return
-        ctx.replace(site.node, ctx.ref(MODERN, site.scope), f"{ctx.code(site.node)} -> {MODERN}")
-
-    def _collapse_tuple(self, tuple_node: cst.Tuple, site: NameSite, ctx: Context) -> None:
-        modern = ctx.ref(MODERN, site.scope)
-        elements = []
-        for element in tuple_node.elements:
-            value = element.value
-            if ctx.qualname(value, site.scope) in self.names:
-                value = modern
-            elements.append(value)
-        elements = dedupe_elements(ctx, elements)
-        if len(elements) == 1 and len(tuple_node.elements) > 1:
-            new: cst.BaseExpression = elements[0]
-        else:
-            new = class_tuple(elements, tuple_node)
-        ctx.replace(tuple_node, new, f"{ctx.code(site.node)} -> {MODERN}")

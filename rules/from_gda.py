@@ -20,6 +20,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety, Safety as _Safety
+from jaxmigrate.rules import _multiprocess as mp
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
     PARTITION_SPEC_NAMES,
@@ -32,7 +33,6 @@ from jaxmigrate.rules._pjit import (
     normalized_args,
     qualname_of,
 )
-from jaxmigrate.rules.host_local_inputs import HostLocalInputs
 
 MULTIHOST = "jax.experimental.multihost_utils"
 
@@ -204,7 +204,7 @@ class FromGda(Rule):
         for use in compiled.calls:
             if len(use.args) != len(leaves) or any(a.keyword is not None or a.star for a in use.args):
                 return False
-            statement = HostLocalInputs._statement(ctx, use)
+            statement = mp.block_statement(ctx, use)
             if statement is None or statement is holder_statement:
                 return False
             with_mesh = innermost_mesh_with(ctx, use)
@@ -216,7 +216,7 @@ class FromGda(Rule):
             for arg, leaf, is_gda in zip(use.args, leaves, kinds):
                 if is_gda:
                     continue
-                if not HostLocalInputs._host_local(ctx, arg.value):
+                if not mp.host_local(ctx, arg.value):
                     return False
                 if call_qualname(ctx, leaf, use_scope) not in PARTITION_SPEC_NAMES:
                     return False  # the spec's name is not visible at the call site

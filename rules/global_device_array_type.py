@@ -11,6 +11,7 @@ from __future__ import annotations
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES
 from jaxmigrate.rules._arrays import (
     is_attribute_value,
     is_called,
@@ -19,7 +20,6 @@ from jaxmigrate.rules._arrays import (
     type_reference,
 )
 from jaxmigrate.rules._gda import GDA_HISTORY
-from jaxmigrate.rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
 RECIPE = "isinstance(x, jax.Array) and not x.is_fully_addressable"
@@ -105,7 +105,7 @@ class GlobalDeviceArrayType(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import or is_called(site) or is_attribute_value(site):
             return  # construction and GlobalDeviceArray.from_* belong to the GDA rules
-        subsumed = DeviceArray.names | {"jax.Array", "jax.numpy.ndarray"}
+        subsumed = DEVICE_ARRAY_NAMES | {"jax.Array", "jax.numpy.ndarray"}
         if predicate_fix(ctx, site, self.names, PREDICATE, "GlobalDeviceArray", frozenset(subsumed)):
             return
         type_reference(ctx, site, "GlobalDeviceArray", RECIPE, annotations_only=True)

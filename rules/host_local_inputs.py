@@ -26,6 +26,7 @@ from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules import _multiprocess as mp
+from jaxmigrate.rules._multiprocess import MULTIHOST, RECIPE
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
     NAMED_SHARDING_NAMES,
@@ -44,7 +45,6 @@ from jaxmigrate.rules._pjit import (
 
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 JIT_NAMES = PJIT_NAMES | {"jax.jit"}
-MULTIHOST = "jax.experimental.multihost_utils"
 HOST_RESULTS = frozenset({"jax.device_get", "jax.process_index", "jax.process_count", "jax.local_device_count"})
 # values that are global jax.Arrays by construction (the multihost_utils converters and friends)
 GLOBAL_PRODUCERS = frozenset({
@@ -53,12 +53,6 @@ GLOBAL_PRODUCERS = frozenset({
     "jax.make_array_from_process_local_data",
     "jax.experimental.multihost_utils.host_local_array_to_global_array",
 })
-RECIPE = (
-    "in a multi-process program pjit/jit inputs must be global arrays (pjit no longer "
-    "concatenates per-process inputs): `x = multihost_utils.host_local_array_to_global_array(x, "
-    "mesh, spec)` before the call, and `multihost_utils.global_array_to_host_local_array(out, "
-    "mesh, out_spec)` for outputs used as per-process data"
-)
 
 
 class HostLocalInputs(Rule):
@@ -246,27 +240,6 @@ class HostLocalInputs(Rule):
             not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in spec.args  # type: ignore[attr-defined]
         )
 
-    @staticmethod
-    def _host_local(ctx: Context, expr: cst.BaseExpression) -> bool:
-        """A name bound once, in the call's scope, from a NumPy call (``np.zeros(...) + k`` too)."""
-        if not isinstance(expr, cst.Name):
-            return False
-        scope = ctx.scope_of(expr)
-        assign = single_assignment(ctx, expr.value, scope)
-        if assign is None or ctx.scope_of(assign) is not scope:
-            return False
-        return HostLocalInputs._numpy_value(ctx, assign.value, ctx.scope_of(assign))
-
-    @staticmethod
-    def _numpy_value(ctx: Context, value: cst.BaseExpression, scope: Scope) -> bool:
-        """``np.f(...)``, ``np.f(...).reshape(...)``, ``np.f(...) + k`` (either operand)."""
-        if isinstance(value, cst.BinaryOperation):
-            return HostLocalInputs._numpy_value(ctx, value.left, scope) or HostLocalInputs._numpy_value(ctx, value.right, scope)
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Call):
-            value = value.func.value
-        name = call_qualname(ctx, value, scope) or ""
-        return name.startswith("numpy.")
-
     # -- values that are global already -------------------------------------------------
     def _jitted_names(self, ctx: Context, facts) -> frozenset:
         """Names bound (anywhere) from a pjit/jit call or defined under a jit decorator: their
@@ -366,7 +339,7 @@ class HostLocalInputs(Rule):
     def _report_unknown(self, ctx: Context, site: cst.Call, unknown: List[Tuple[str, cst.BaseExpression]], out_value: Optional[cst.BaseExpression]) -> None:
         shown = ", ".join(f"{code} (spec {ctx.code(spec)})" for code, spec in unknown)
         note = ""
-        statement = self._statement(ctx, site)
+        statement = mp.block_statement(ctx, site)
         out_name = self._output_name(ctx, site, statement) if statement is not None else None
         out_spec = self._spec_of(ctx, out_value, ctx.scope_of(out_value))[1] if out_value is not None else None
         if out_name is not None and out_spec is not None and self._used_as_host_data(ctx, out_name, statement):  # type: ignore[arg-type]
@@ -401,7 +374,7 @@ class HostLocalInputs(Rule):
             if not self._partitioned(ctx, leaf, ctx.scope_of(leaf) if leaf is not None else scope):
                 continue
             mesh, spec = self._spec_of(ctx, leaf, ctx.scope_of(leaf))  # type: ignore[arg-type]
-            if not self._host_local(ctx, arg.value):
+            if not mp.host_local(ctx, arg.value):
                 if not self._provably_global(ctx, arg.value, scope, compiled_names):
                     unknown.append((ctx.code(arg.value), spec))  # type: ignore[arg-type]
                 continue
@@ -410,7 +383,7 @@ class HostLocalInputs(Rule):
             self._report_unknown(ctx, site, unknown, out_value)
         if not conversions:
             return
-        statement = self._statement(ctx, site)
+        statement = mp.block_statement(ctx, site)
         with_mesh = innermost_mesh_with(ctx, site)
         names = ", ".join(n for n, _m, _s in conversions)
         if statement is None:
@@ -441,18 +414,6 @@ class HostLocalInputs(Rule):
             cst.FlattenSentinel(body),
             f"host-local NumPy input(s) {names} -> host_local_array_to_global_array (pjit no longer concatenates per-process inputs)",
         )
-
-    @staticmethod
-    def _statement(ctx: Context, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
-        for ancestor in ctx.ancestors(node):
-            if isinstance(ancestor, cst.SimpleStatementLine):
-                parent = ctx.parent(ancestor)
-                if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-                    return ancestor
-                return None
-            if isinstance(ancestor, (cst.Lambda, cst.BaseCompoundStatement, cst.BaseComp)):
-                return None
-        return None
 
     @staticmethod
     def _output_name(ctx: Context, site: cst.Call, statement: cst.SimpleStatementLine) -> Optional[str]:

@@ -220,7 +220,7 @@ class MakeShardedDeviceArray(Rule):
             "make_sharded_device_array -> jax.make_array_from_single_device_arrays over a 1-D mesh of the "
             "buffers' devices; shards are (1, ...) instead of rank-reduced"
         )
-        spec_line = self._spec_line(spec, ctx, scope) if ctx.settings.unsafe_fixes else None
+        spec_line = self._spec_line(spec, ctx, scope)
         if spec_line is None:
             ctx.replace(call, new, message)
             return

@@ -231,6 +231,8 @@ class PjitToJit(Rule):
         refs.module("jax.sharding"),
     )
     names = frozenset(PJIT_NAMES)
+    # JAX201 renames pjit's keywords at the same name site; this rule waits for the renamed call.
+    runs_after = frozenset({"JAX201"})
     doc = """
     **What it does.** Replaces `jax.experimental.pjit.pjit` with `jax.jit`.  Every bare
     `PartitionSpec` leaf `p` of `in_shardings`/`out_shardings` becomes `NamedSharding(mesh, p)`
@@ -345,7 +347,7 @@ class PjitToJit(Rule):
             return
         call, through_partial = found
         if id(call) in ctx.edits:
-            return  # another rule (JAX201's renames) goes first; this one runs next round
+            return  # JAX201's renames go first (runs_after); this one runs next round
         if through_partial and not isinstance(ctx.parent(call), cst.Decorator):
             ctx.report(call, f"partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; {RECIPE}")
             return

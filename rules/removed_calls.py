@@ -234,9 +234,6 @@ class RemovedCalls(ActsWhereMissing):
         if any(not _pure(call.args[i].value) for i in recipe.dropped):
             safety = Safety.UNSAFE
         message = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}"
-        if safety is Safety.UNSAFE and not ctx.settings.unsafe_fixes:  # plan no import for a report
-            ctx.replace(call, call, message, safety=safety)
-            return
         assignment = self._assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
             ctx.replace(call, _render(recipe, call, site, ctx), message, safety=safety)

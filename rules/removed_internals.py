@@ -19,13 +19,13 @@ declares is skipped.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import REGISTRY, Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import _catches_import_error, dotted_parts
 
 EXACT = {
@@ -100,21 +100,13 @@ HANDLED_ELSEWHERE = frozenset(
 )
 
 
-def _other_rules_names(own: str) -> frozenset:
-    names: set = set(HANDLED_ELSEWHERE)
-    for code, rule in REGISTRY.items():
-        if code != own:
-            names.update(rule.names)
-    return frozenset(names)
-
-
-def _message(qualname: str, excluded: frozenset) -> Optional[str]:
+def _message(qualname: str, handled_elsewhere: Callable[[str], bool]) -> Optional[str]:
     if qualname in EXACT:
         return EXACT[qualname]
     for module, message in MODULES.items():
         if qualname.startswith(module + "."):
             member = module + "." + qualname[len(module) + 1 :].split(".", 1)[0]
-            if member in excluded:
+            if handled_elsewhere(member):
                 return None
             return message
     return None
@@ -197,12 +189,14 @@ class RemovedInternals(Rule):
                 ctx.report(arg, GLOBAL_ARG_SHAPES)
 
     def visit_module(self, ctx: Context) -> None:
-        excluded = _other_rules_names(self.code)
+        def handled_elsewhere(name: str) -> bool:
+            return name in HANDLED_ELSEWHERE or ctx.owner(name) is not None
+
         for node in _uses(ctx):
             qualname = ctx.qualname(node, ctx.scope_of(node))
             if qualname is None:
                 continue
-            message = _message(qualname, excluded)
+            message = _message(qualname, handled_elsewhere)
             if message is not None:
                 ctx.report(node, message)
 

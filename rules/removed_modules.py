@@ -38,7 +38,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import REGISTRY, Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import _catches_import_error, dotted_name, dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
@@ -113,14 +113,6 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
         {},
     ),
 }
-
-
-def _other_rules_names(own: str) -> frozenset:
-    names: Set[str] = set()
-    for code, rule in REGISTRY.items():
-        if code != own:
-            names.update(rule.names)
-    return frozenset(names)
 
 
 def _module_of(qualname: str, modules) -> Optional[str]:  # noqa: ANN001
@@ -270,7 +262,6 @@ class RemovedModules(Rule):
 
     # -- 2. members nobody migrates --------------------------------------------------------
     def _report_members(self, ctx: Context, modules: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
-        excluded = ctx.memo(("JAX806", "excluded"), lambda: _other_rules_names(self.code))
         for statement in ctx.all_nodes(cst.ImportFrom):
             if isinstance(statement.names, cst.ImportStar) or statement.relative:  # type: ignore[attr-defined]
                 continue
@@ -283,7 +274,7 @@ class RemovedModules(Rule):
             messages = []
             for alias in statement.names:  # type: ignore[attr-defined]
                 qualname = module + "." + (dotted_name(alias.name) or "")
-                message = _message(owner, qualname, excluded)
+                message = _message(ctx, owner, qualname)
                 if message and message not in messages:
                     messages.append(message)
             if messages and not _is_guarded(ctx, statement, guarded):
@@ -310,7 +301,7 @@ class RemovedModules(Rule):
                 continue
             if _module_of(head_q, modules) and head_q != owner:
                 continue  # a name imported from the module: reported at its import
-            message = _message(owner, full, excluded)
+            message = _message(ctx, owner, full)
             if message and not _is_guarded(ctx, node, guarded):
                 ctx.report(node, message)
 
@@ -368,15 +359,15 @@ def _imports_removed(ctx: Context, removed: Tuple[str, ...]) -> bool:
     return False
 
 
-def _message(owner: str, qualname: str, excluded: frozenset) -> Optional[str]:
+def _message(ctx: Context, owner: str, qualname: str) -> Optional[str]:
+    """What to say about ``qualname`` in the removed module ``owner``; None when another rule
+    handles the member (or something inside it)."""
     rest = qualname[len(owner) + 1 :]
     if not rest:
         return None
     first = rest.split(".", 1)[0]
     member = owner + "." + first
-    if member in excluded or qualname in excluded:
-        return None
-    if any(name.startswith(member + ".") for name in excluded):
+    if ctx.owner(member) or ctx.owner(qualname) or ctx.owns_under(member):
         return None
     generic, specific = REPORTED[owner]
     return specific.get(first) or generic.format(name=first)

@@ -161,7 +161,7 @@ class RemovedTypes(ActsWhereMissing):
         row = TABLE[site.qualname]
         short = site.qualname.rsplit(".", 1)[1]
         if isinstance_position(site) is not None and row.predicate_class is not None:
-            new = ctx.ref(row.predicate_class, site.scope) if ctx.settings.unsafe_fixes else site.node
+            new = ctx.ref(row.predicate_class, site.scope)
             message = f"{short} -> {row.predicate_class} in an isinstance check: {row.what_changes}"
             ctx.replace(site.node, new, message, safety=Safety.UNSAFE)
         elif isinstance_position(site) is not None:
@@ -214,9 +214,6 @@ class RemovedTypes(ActsWhereMissing):
             ctx.report(site.node, f"{short} was removed: test a plain name with `{recipe}`")
             return
         message = f"isinstance(..., {short}) -> {recipe}: {row.what_changes}"
-        if not ctx.settings.unsafe_fixes:  # no import is planned for a fix that is only reported
-            ctx.replace(call, call, message, safety=Safety.UNSAFE)
-            return
         x = ctx.code(receiver.value)
         text = _REFERENCE.sub(lambda m: expr_code(ctx.ref(m.group(1), site.scope)), row.predicate).replace("{x}", x)
         new = cst.parse_expression(text)

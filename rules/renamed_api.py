@@ -16,7 +16,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import REGISTRY, Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Rule, Safety, owners
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._renames import Move, RenameRule, names_of
@@ -123,7 +123,7 @@ class RenamedApi(RenameRule):
 @functools.lru_cache(maxsize=1)
 def _table_rule() -> RenamedApi:
     """The rule with its table: names another rule migrates stay that rule's."""
-    others = frozenset().union(*(r.names for code, r in REGISTRY.items() if code != RenamedApi.code))
+    others = owners().names(besides=RenamedApi.code)
     rule = object.__new__(RenamedApi)
     table = moves(exclude=others)
     rule.moves = table  # type: ignore[misc]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES
 from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference
-from jaxmigrate.rules.device_array import DeviceArray
 
 PREDICATE = "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
 RECIPE = "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"
@@ -110,7 +110,7 @@ class ShardedDeviceArray(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return
-        subsumed = DeviceArray.names | {"jax.Array", "jax.numpy.ndarray"}
+        subsumed = DEVICE_ARRAY_NAMES | {"jax.Array", "jax.numpy.ndarray"}
         if predicate_fix(ctx, site, self.names, PREDICATE, "ShardedDeviceArray", frozenset(subsumed)):
             return
         type_reference(ctx, site, "ShardedDeviceArray", RECIPE, annotations_only=True)

@@ -67,13 +67,6 @@ class ToPy(Rule):
             return
         if verdict not in (FIX, FILE):
             return
-        if verdict == FILE and not ctx.settings.unsafe_fixes:
-            ctx.report(
-                call,
-                "to_py() does not exist on jax.Array (JAX 0.4.1+); use np.asarray(x) "
-                "[unsafe fix: run with --unsafe-fixes]",
-            )
-            return
         asarray = ctx.ref("numpy.asarray", ctx.scope_of(call))
         new = cst.Call(func=asarray, args=[cst.Arg(strip_parens(node.value))])
         new = new.with_changes(lpar=call.lpar, rpar=call.rpar)

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import REGISTRY, Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 
 # Members of jax.interpreters.{xla,pxla} on JAX 0.10.2 (pxla ones are deprecated since 0.8.2).
@@ -47,13 +47,6 @@ XLA_DEVICE_PUT = frozenset({"jax.interpreters.xla.device_put", "jax.xla.device_p
 # not assumed to have it.
 DEVICE_SINCE = "0.4.4"
 PXLA_DEVICE_PUT = frozenset({"jax.interpreters.pxla.device_put", "jax.pxla.device_put"})
-
-
-def _all_names() -> frozenset:
-    names: set = set()
-    for rule in REGISTRY.values():
-        names.update(rule.names)
-    return frozenset(names)
 
 
 class XlaModuleAliases(Rule):
@@ -217,7 +210,7 @@ class XlaModuleAliases(Rule):
         member: Optional[str] = None
         if isinstance(parent, cst.Attribute) and parent.value is site.node:
             member = parent.attr.value
-        if member is not None and self._gone(short, member):
+        if member is not None and self._gone(ctx, short, member):
             ctx.report(
                 site.node,
                 f"jax.{short} was removed in JAX 0.4.14, and {modern}.{member} no longer exists either; "
@@ -226,16 +219,19 @@ class XlaModuleAliases(Rule):
             return
         if isinstance(site.node, cst.Name):
             return  # bound by `from jax import xla`: the import itself is rewritten
-        if member is not None and f"jax.{short}.{member}" in _all_names():
+        if member is not None and ctx.owner(f"jax.{short}.{member}", besides="") is not None:
             return  # another rule (or another part of this one) migrates the member itself
         ctx.replace(site.node, ctx.ref(modern, site.scope), f"{ctx.code(site.node)} -> {modern}")
 
     @staticmethod
-    def _gone(short: str, member: str) -> bool:
+    def _gone(ctx: Context, short: str, member: str) -> bool:
+        """``jax.<short>.<member>`` is gone with its module and no rule (this one included)
+        migrates the member under either spelling."""
         if member in MODERN_MEMBERS[short]:
             return False
-        names = _all_names()
-        return f"jax.{short}.{member}" not in names and f"jax.interpreters.{short}.{member}" not in names
+        return not any(
+            ctx.owner(f"{module}.{short}.{member}", besides="") for module in ("jax", "jax.interpreters")
+        )
 
     def _rewrite_import(self, site: NameSite, ctx: Context, short: str) -> None:
         statement = site.parent
@@ -278,7 +274,7 @@ class XlaModuleAliases(Rule):
             short = MODULES.get(qualname or "")
             parent = other.ancestors[-1]
             if short and isinstance(parent, cst.Attribute) and parent.value is node:
-                if self._gone(short, parent.attr.value):
+                if self._gone(ctx, short, parent.attr.value):
                     return True
         return False
 

@@ -551,7 +551,7 @@ def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
 
 
 def test_line_map_follows_the_diff():
-    from jaxmigrate.migrator.context import Diagnostic
+    from jaxmigrate.migrator.diagnostics import Diagnostic
     from jaxmigrate.migrator.linemap import as_read, line_map
 
     before = "a\nb\nc\nd\ne\n"

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from jaxmigrate.migrator import clirun
 from jaxmigrate.migrator.cli import cli
-from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.explain import plain
 from jaxmigrate.migrator.markdown_report import render as markdown_report
 from jaxmigrate.migrator.notebook import migrate_notebook

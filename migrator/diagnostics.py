@@ -1,0 +1,42 @@
+"""What a migration tells its reader: diagnostics, their safety, and the engine's own codes.
+
+A leaf module: it imports nothing from the project, so the reporters (text, JSON, SARIF,
+Markdown), the runner, the notebook and documentation drivers can all read results without
+importing the engine, and the rule framework can share :class:`Safety` with them.
+``tests/test_layers.py`` keeps it a leaf.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+CLEANUP_CODE = "JAX000"  # engine housekeeping, not a rule: imports a migration left unused
+CLEANUP_SUMMARY = "remove imports the migration left unused"
+INTERNAL_ERROR_CODE = "JAX999"  # a file the tool could not process (SARIF needs a rule id)
+
+
+class Safety(str, enum.Enum):
+    """How far a rule's edit can be trusted; a rule records it, the engine alone decides."""
+
+    SAFE = "safe"  # keeps behaviour wherever the replacement exists
+    UNSAFE = "unsafe"  # may change behaviour in edge cases: applied only with --unsafe-fixes
+    MANUAL = "manual"  # report only: a person has to decide
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """A fix that was applied, or a finding that needs a person (or --unsafe-fixes).
+
+    ``safety`` is a :class:`Safety` value, or ``"error"`` for a rule that failed on a site.
+    """
+
+    code: str
+    message: str
+    line: int
+    column: int  # 1-based, as editors count
+    safety: str
+    end_line: int = 0
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)

@@ -1,0 +1,98 @@
+"""The shared behaviour of the rules whose legacy names are array classes that became ``jax.Array``.
+
+JAX101 (``DeviceArray`` and its aliases) and JAX105 (``ArrayImpl`` through jax.lib/jaxlib) make
+the same edits: the name becomes ``jax.Array`` in ``isinstance`` checks (tuples de-duplicated),
+annotations and aliases, while identity checks, calls and subclassing are reported.  Each rule
+subclasses :class:`ArrayTypeRule` and declares its own names, versions and references, so
+neither depends on the other.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.rules._arrays import is_called, is_class_base, report_string_annotations
+from jaxmigrate.rules._helpers import (
+    class_tuple,
+    dedupe_elements,
+    is_type_identity_check,
+    isinstance_position,
+)
+
+MODERN = "jax.Array"
+# Every spelling of the pre-jax.Array ``DeviceArray`` (JAX101's names): other array-type rules
+# treat these as already meaning ``jax.Array`` inside an isinstance tuple.
+DEVICE_ARRAY_NAMES = frozenset(
+    {
+        "jax.numpy.DeviceArray",
+        "jax.interpreters.xla.DeviceArray",
+        "jax.interpreters.xla._DeviceArray",
+        "jax.interpreters.xla.Buffer",
+        "jax.xla.DeviceArray",
+        "jax.xla._DeviceArray",
+        "jax._src.device_array.DeviceArray",
+        "jax._src.device_array._DeviceArray",
+        "jaxlib.xla_extension.DeviceArray",
+        "jaxlib.xla_extension.Buffer",
+        "jaxlib.xla_client.Buffer",
+        "jax.lib.xla_extension.DeviceArray",
+        "jax.lib.xla_extension.Buffer",
+        "jax.lib.xla_client.Buffer",
+        "jax.xla.Buffer",
+    }
+)
+
+
+class ArrayTypeRule(Rule):
+    """An abstract rule (it sets no ``code``, so it is not registered)."""
+
+    safety = Safety.SAFE
+    # jnp.ndarray is jax.Array since 0.3.18: Union[jnp.ndarray, jnp.DeviceArray] names one type
+    same_types = {"jax.numpy.ndarray": MODERN}
+    label = ""  # the class name used in messages
+
+    def visit_module(self, ctx: Context) -> None:
+        report_string_annotations(ctx, self.label, "jax.Array", self.names)
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import:
+            return  # the import goes once nothing uses it
+        if is_type_identity_check(site):
+            ctx.report(
+                site.node,
+                f"type(x) is {self.label} compares with an implementation class that no longer "
+                "exists; use isinstance(x, jax.Array)",
+            )
+            return
+        if is_called(site):
+            ctx.report(
+                site.node,
+                f"{self.label}(...) builds an array through an internal class; use jax.device_put "
+                "or jnp.asarray",
+            )
+            return
+        if is_class_base(site):
+            ctx.report(site.node, f"subclassing {self.label}: jax.Array cannot be subclassed; wrap the array instead")
+            return
+        position = isinstance_position(site)
+        if position is not None and position[1] is not None:
+            self._collapse_tuple(position[1], site, ctx)
+            return
+        ctx.replace(site.node, ctx.ref(MODERN, site.scope), f"{ctx.code(site.node)} -> {MODERN}")
+
+    def _collapse_tuple(self, tuple_node: cst.Tuple, site: NameSite, ctx: Context) -> None:
+        modern = ctx.ref(MODERN, site.scope)
+        elements = []
+        for element in tuple_node.elements:
+            value = element.value
+            if ctx.qualname(value, site.scope) in self.names:
+                value = modern
+            elements.append(value)
+        elements = dedupe_elements(ctx, elements)
+        if len(elements) == 1 and len(tuple_node.elements) > 1:
+            new: cst.BaseExpression = elements[0]
+        else:
+            new = class_tuple(elements, tuple_node)
+        ctx.replace(tuple_node, new, f"{ctx.code(site.node)} -> {MODERN}")
