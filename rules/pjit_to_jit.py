@@ -6,9 +6,11 @@ equivalent to jax.jit"; 0.7.0 makes everything but ``fun`` keyword-only; 0.8.0 d
 ``jax.experimental.pjit.pjit``.  Not a rename: pjit resolves bare ``PartitionSpec``s and
 ``None`` against the ``with mesh:`` resource env (``None`` = replicated), ``jax.jit`` does not
 (``None`` = unspecified; a bare P needs ``jax.set_mesh``).  So every P leaf becomes
-``NamedSharding(mesh, p)`` and every ``None`` leaf ``NamedSharding(mesh, P())``.  This rule
-never emits ``jax.set_mesh``: under it eager arrays become committed and replicated, which then
-conflicts with explicit jit shardings.
+``NamedSharding(mesh, p)`` and every ``None`` leaf ``NamedSharding(mesh, P())``.  Only a pjit
+built before its mesh exists keeps bare specs, and its calls go under ``with
+jax.set_mesh(mesh):`` (an unsafe fix, where every call sits in a block that makes no array
+eagerly: under ``set_mesh`` eager arrays become committed and replicated, which then conflicts
+with explicit jit shardings; see :mod:`rules._set_mesh`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from jaxmigrate.rules._pjit import (
     find_mesh,
     get_keyword,
     kwargs_variable,
+    local_name_for,
     normalized_args,
     pjit_call_of,
     qualname_of,
@@ -45,44 +48,6 @@ RECIPE = (
     "PartitionSpec leaf p as NamedSharding(mesh, p) and every None leaf as "
     "NamedSharding(mesh, P()) (pjit's None meant replicated; jit's None means unspecified)"
 )
-
-
-def local_name_for(ctx: Context, qualnames: frozenset, modern: str, scope: Scope) -> cst.BaseExpression:
-    """A local name already bound to one of ``qualnames`` (legacy spellings are moved by other
-    rules, keeping the local name); else a reference to ``modern`` with an import."""
-    best = None
-    for binding in ctx.analysis.imports:
-        if binding.qualname in qualnames and not binding.guarded:
-            if scope.resolve_name(binding.name) == binding.qualname:
-                if best is None or binding.qualname == modern:
-                    best = binding.name
-    if best is not None:
-        return cst.Name(best)
-    module, _, name = modern.rpartition(".")
-    if _from_imports(ctx, module) and _free(ctx, name, scope, modern):
-        # the file already imports from ``module``: add the name there, not ``jax.x.y``
-        ctx.planned_imports[modern] = (module, name)
-        return cst.Name(name)
-    return ctx.ref(modern, scope, prefer_from=True)
-
-
-def _from_imports(ctx: Context, module: str) -> bool:
-    return any(
-        b.qualname == f"{module}.{b.node.name.value if isinstance(b.node.name, cst.Name) else ''}"
-        and isinstance(b.statement, cst.ImportFrom)
-        and not b.guarded
-        for b in ctx.analysis.imports
-        if b.node is not None
-    )
-
-
-def _free(ctx: Context, name: str, scope: Scope, qualname: str) -> bool:
-    if scope.lookup(name) is not None or name in ctx.analysis.scopes[id(ctx.module)].bindings:
-        return False
-    planned = ctx.planned_imports.get(qualname)
-    if planned is not None:
-        return True
-    return all(bound != name for _m, bound in ctx.planned_imports.values())
 
 
 class Converter:
@@ -429,9 +394,6 @@ def _under_set_mesh(
     if any(ctx.is_suppressed(b) for b in blocks):
         ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}, and a `with mesh:` block around its calls is suppressed; {RECIPE}")
         return
-    if not ctx.settings.unsafe_fixes:
-        ctx.replace(call, call, message, safety=Safety.UNSAFE)  # records the finding only
-        return
     for block in blocks:
         existing = ctx.edits.get(id(block))
         if existing is not None and not existing.message.startswith(BARE_FIX):
@@ -448,9 +410,10 @@ def _under_set_mesh(
         new = call.with_changes(args=new_args)
     else:
         new = call.with_changes(func=jit, args=new_args)
+    if not ctx.replace(call, new, message, safety=Safety.UNSAFE):
+        return  # not applied (without --unsafe-fixes: one finding, at the pjit call)
     for block in blocks:
         ctx.replace(block, set_mesh_edit(ctx, block, ctx.scope_of(block)), message, safety=Safety.UNSAFE)
-    ctx.replace(call, new, message, safety=Safety.UNSAFE)
 
 
 def _mentions(ctx: Context, call: cst.Call, qualname: str, scope: Scope) -> bool:

@@ -22,10 +22,10 @@ from jaxmigrate.rules._pjit import (
     MESH_CTORS,
     NAMED_SHARDING_NAMES,
     PARTITION_SPEC_NAMES,
+    local_name_for,
     module_facts,
     qualname_of,
 )
-from jaxmigrate.rules.pjit_to_jit import local_name_for
 
 LEGACY = "jax.experimental.pjit.with_sharding_constraint"
 MODERN = "jax.lax.with_sharding_constraint"
@@ -141,7 +141,7 @@ def _pin_mesh(ctx: Context, call: cst.Call, func: cst.BaseExpression, args: List
     The bare spec was resolved against the ``with mesh:`` resource env when the function was
     traced; that env can only be this mesh, and the pinned spec no longer needs the block
     (deprecated in 0.10.1).  True when the fix was recorded."""
-    if not ctx.settings.unsafe_fixes or not ctx.exists_throughout("jax.sharding.NamedSharding"):
+    if not ctx.exists_throughout("jax.sharding.NamedSharding"):
         return False
     index = next((i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "shardings"), None)
     if index is None and len(args) > 1 and args[1].keyword is None and not args[1].star:
