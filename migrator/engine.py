@@ -181,6 +181,7 @@ class Plan:
             or rule.attributes & facts.attributes
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
+            or rule.annotation_words & facts.annotation_words
             or any(under(q, rule.legacy_modules) for q in facts.imports)
         )
 
@@ -268,9 +269,12 @@ def migrate_source(
     """
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
-    candidates, hits = plan.prefilter_hits(text)
-    if candidates and len(text) <= MAX_PARSE_CHARS:
-        candidates = admitted(text, candidates, hits)  # gate 1b: written as a site?
+    if settings.gates:
+        candidates, hits = plan.prefilter_hits(text)
+        if candidates and len(text) <= MAX_PARSE_CHARS:
+            candidates = admitted(text, candidates, hits)  # gate 1b: written as a site?
+    else:
+        candidates = plan.rules
     if not candidates:
         return Result(text, text, [], [])
     if cache is None:
@@ -353,7 +357,7 @@ def _one_line(error: BaseException) -> str:
 
 def _migrate_checked(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int) -> Result:
     unchanged = Result(text, text, [], [])
-    candidates, ast_parsed = _ast_gate(text, plan, candidates, limit)
+    candidates, ast_parsed = _ast_gate(text, plan, candidates, limit, settings.gates)
     if not candidates:
         return unchanged
     plan = make_plan(candidates)
@@ -367,12 +371,14 @@ def _migrate_checked(text: str, settings: Settings, plan: Plan, candidates: Tupl
     return Result(text, output, fixes, findings, errors)
 
 
-def _ast_gate(text: str, plan: Plan, candidates: Tuple[Rule, ...], limit: int) -> Tuple[Tuple[Rule, ...], bool]:
-    """Gate 2, and the nesting check: the rules still wanted, and whether CPython parses the
-    file.  CPython's tree (about 80 bytes a source byte) is dropped on return, before
+def _ast_gate(
+    text: str, plan: Plan, candidates: Tuple[Rule, ...], limit: int, gated: bool = True
+) -> Tuple[Tuple[Rule, ...], bool]:
+    """Gate 2 (unless not ``gated``), and the nesting check: the rules still wanted, and
+    whether CPython parses the file.  CPython's tree (about 80 bytes a source byte) is dropped on return, before
     LibCST's parser, the peak of a file's memory, starts."""
     facts = ast_facts(text)
-    if facts is not None:
+    if facts is not None and gated:
         jax_imported = imports_jax(facts)
         candidates = tuple(
             rule

@@ -119,6 +119,7 @@ class DeviceArray(Rule):
     )
 
     label = "DeviceArray"
+    annotation_words = frozenset({label})  # what visit_module's report_string_annotations looks for
 
     def visit_module(self, ctx: Context) -> None:
         report_string_annotations(ctx, self.label, "jax.Array", self.names)
