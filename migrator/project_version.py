@@ -265,6 +265,23 @@ def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]
     )  # fmt: skip
 
 
+def upper_for(lower: str, detected: Optional[Detected], source: str) -> Tuple[Optional[str], Optional[str]]:
+    """For a lower bound given by the user (``source``): the upper bound the project's
+    requirement sets (None: none, or none that fits), and what to say about it."""
+    if detected is None or detected.upper is None:
+        return None, None
+    upper = _newest_release(detected.upper)
+    if upper is None:  # the requirement allows the newest release: open above
+        return None, None
+    where = f"{detected.source.name} ({detected.requirement})"
+    if parse_version(upper) < parse_version(lower):
+        return None, (
+            f"{source} {lower} is newer than the newest jax {where} allows ({upper}): "
+            "no upper bound used"
+        )
+    return upper, f"target version {lower}..{upper}: {lower} from {source}, upper bound from {where}"
+
+
 def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
     """The newest release (X.Y.Z) within ``bound``; None when that is the newest known one."""
     from jaxmigrate.rules._api_history import history
