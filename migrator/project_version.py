@@ -3,7 +3,8 @@
 The target is a range: the oldest JAX the migrated code must run on (the lower bound: the
 spellings are chosen for it) and the newest (the upper bound: nothing newer is assumed).
 With no ``--target-version`` (and none in ``[tool.jaxmigrate]``), both come from the
-project's ``jax`` requirement.  Looked at, in this order, in the nearest directory (walking
+project's ``jax`` requirement; a target version given alone (no ``..``) is the lower bound,
+and the requirement still gives the upper one (:func:`upper_for`).  Looked at, in this order, in the nearest directory (walking
 up from the paths) that has any of them:
 
 * ``pyproject.toml``: ``[project] dependencies``, then Poetry's ``[tool.poetry.dependencies]``;
