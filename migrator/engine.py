@@ -64,7 +64,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.cache import ResultCache
 
 MAX_ROUNDS = 10
-# LibCST needs about 1 KB of memory per source byte: bigger files (generated code) are refused.
+# LibCST's parser peaks at about 750 bytes of memory per source byte (bench/memory.py): bigger
+# files (generated code) are refused.
 MAX_PARSE_CHARS = 20 * 10**6
 CLEANUP_CODE = "JAX000"  # engine housekeeping, not a rule
 CLEANUP_SUMMARY = "remove imports the migration left unused"
