@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.binding import Binding
@@ -58,6 +59,8 @@ class Facts:
     keywords: Set[str]  # every call keyword name
     strings: Set[str]  # every string constant shorter than 100 characters
     imports: Set[str]  # every imported module or ``module.name`` (absolute imports)
+    # every identifier-like word in a string (or bytes) constant inside an annotation
+    annotation_words: Set[str] = dataclasses.field(default_factory=set)
     aliases: Dict[str, Set[str]] = dataclasses.field(default_factory=dict)  # bound name -> qualnames
     calls: List[ast.Call] = dataclasses.field(default_factory=list)
     with_items: List[ast.withitem] = dataclasses.field(default_factory=list)
@@ -116,6 +119,28 @@ def dotted(expr: ast.AST) -> Optional[List[str]]:
     return parts
 
 
+# The nodes that carry an annotation, and its field (LibCST's ``Annotation`` nodes).
+_ANNOTATED = {
+    ast.arg: "annotation",
+    ast.FunctionDef: "returns",
+    ast.AsyncFunctionDef: "returns",
+    ast.AnnAssign: "annotation",
+}
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def _annotation_words(annotation: ast.AST, words: Set[str]) -> None:
+    """Adds the words of every string inside ``annotation`` (rules report legacy class names
+    in string annotations by word, whether or not the file imports them)."""
+    for node in iter_nodes(annotation):
+        if type(node) is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is bytes:
+                value = value.decode("latin-1")
+            if type(value) is str:
+                words.update(_WORD.findall(value))
+
+
 def imports_jax(facts: Facts) -> bool:
     """Does the module import anything from ``jax`` or ``jaxlib`` (at any depth)?"""
     return any(name == "jax" or name.startswith(("jax.", "jaxlib")) for name in facts.imports)
@@ -134,6 +159,7 @@ def ast_facts(text: str) -> Optional[Facts]:
     calls, with_items = facts.calls, facts.with_items
     heads: Set[str] = set()
     chains: Set[Tuple[str, ...]] = set()
+    annotations: List[ast.AST] = []  # annotations of arguments, returns and ``x: T`` statements
     Attribute, Name, keyword, Constant, Call = ast.Attribute, ast.Name, ast.keyword, ast.Constant, ast.Call
     Import, ImportFrom, With, AsyncWith, AST = ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith, ast.AST
     fields_of = _CHILD_FIELDS
@@ -176,6 +202,10 @@ def ast_facts(text: str) -> Optional[Facts]:
             continue
         elif kind is With or kind is AsyncWith:
             with_items.extend(node.items)  # type: ignore[attr-defined]
+        elif kind in _ANNOTATED:
+            found = getattr(node, _ANNOTATED[kind])
+            if found is not None:
+                annotations.append(found)
         elif kind is Import:
             for alias in node.names:  # type: ignore[attr-defined]
                 bound = alias.asname or alias.name.split(".", 1)[0]
@@ -200,6 +230,8 @@ def ast_facts(text: str) -> Optional[Facts]:
                         push(item)
             elif isinstance(value, AST):
                 push(value)
+    for annotation in annotations:
+        _annotation_words(annotation, facts.annotation_words)
     names = facts.names
     for head in heads:
         names.update(aliases.get(head, ()))

@@ -249,17 +249,25 @@ def _detect_target(
     quiet: bool,
 ) -> Tuple[Settings, Optional[str]]:
     """With no --target-version anywhere, the range of ``jax`` the project allows; when it
-    gives no lower bound, the target used and why, on stderr."""
-    if target_version:
-        return settings, "--target-version"
+    gives no lower bound, the target used and why, on stderr.  A target version given alone
+    (no ``..``) is the lower bound: the upper one still comes from the project, announced."""
     anchors = [Path(p) for p in paths if p != "-"] + (
         [Path(stdin_filename)] if stdin_filename else []
     )
-    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
-    if config is not None and "target_version" in (load_config(config) or {}):
-        return settings, f"target-version in {config}"
     from jaxmigrate.migrator.project_version import detect, resolve
 
+    given: Optional[str] = None
+    if target_version:
+        given, source = target_version, "--target-version"
+    else:
+        config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
+        if config is not None:
+            given = (load_config(config) or {}).get("target_version")
+            source = f"target-version in {config}"
+    if given is not None:
+        if ".." in given:
+            return settings, source
+        return _with_project_upper(settings, detect([p for p in anchors if p.exists()]), source, quiet)
     detected = detect([p for p in anchors if p.exists()])
     lower, upper, source, message = resolve(detected)
     try:
@@ -269,6 +277,21 @@ def _detect_target(
     if not quiet:
         click.echo(f"jaxmigrate: {message}", err=True)
     return settings, source
+
+
+def _with_project_upper(
+    settings: Settings, detected: object, source: str, quiet: bool
+) -> Tuple[Settings, str]:
+    """``settings`` with a given lower bound, and the upper bound of the project's ``jax``
+    requirement when it has one (the code must still run on every release it allows)."""
+    from jaxmigrate.migrator.project_version import upper_for
+
+    upper, message = upper_for(settings.target_version, detected, source)  # type: ignore[arg-type]
+    if message and not quiet:
+        click.echo(f"jaxmigrate: {message}", err=True)
+    if upper is None:
+        return settings, source
+    return dataclasses.replace(settings, target_upper=upper), f"{source}; upper bound {upper} from the project"
 
 
 def _settings(

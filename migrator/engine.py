@@ -49,6 +49,7 @@ from jaxmigrate.migrator.context import (
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, CLEANUP_SUMMARY, Diagnostic  # noqa: F401
 from jaxmigrate.migrator.imports import add_imports, without_aliases
 from jaxmigrate.migrator.layout import realign, realignments
+from jaxmigrate.migrator.memory import release_freed_memory
 from jaxmigrate.migrator.rule import Rule, Safety, in_run_order
 from jaxmigrate.migrator.scope import (
     Analysis,
@@ -66,7 +67,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.cache import ResultCache
 
 MAX_ROUNDS = 10
-# LibCST needs about 1 KB of memory per source byte: bigger files (generated code) are refused.
+# LibCST's parser peaks at about 750 bytes of memory per source byte (bench/memory.py): bigger
+# files (generated code) are refused.
 MAX_PARSE_CHARS = 20 * 10**6
 
 
@@ -192,6 +194,7 @@ class Plan:
             or rule.attributes & facts.attributes
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
+            or rule.annotation_words & facts.annotation_words
             or any(under(q, rule.legacy_modules) for q in facts.imports)
         )
 
@@ -280,9 +283,12 @@ def migrate_source(
     """
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
-    candidates, hits = plan.prefilter_hits(text)
-    if candidates and len(text) <= MAX_PARSE_CHARS:
-        candidates = admitted(text, candidates, hits)  # gate 1b: written as a site?
+    if settings.gates:
+        candidates, hits = plan.prefilter_hits(text)
+        if candidates and len(text) <= MAX_PARSE_CHARS:
+            candidates = admitted(text, candidates, hits)  # gate 1b: written as a site?
+    else:
+        candidates = plan.rules
     if not candidates:
         return Result(text, text, [], [])
     if cache is None:
@@ -365,8 +371,28 @@ def _one_line(error: BaseException) -> str:
 
 def _migrate_checked(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int) -> Result:
     unchanged = Result(text, text, [], [])
+    candidates, ast_parsed = _ast_gate(text, plan, candidates, limit, settings.gates)
+    if not candidates:
+        return unchanged
+    plan = make_plan(candidates)
+    module = _parse(text, ast_parsed)
+    errors: List[Diagnostic] = []
+    with cached_children():
+        output, fixes, findings = _run_rounds(module, text, plan, settings, errors)
+    del module  # the first round's tree: not needed while the output is checked
+    if output != text:
+        _verify_parses(output, ast_parsed=ast_parsed)
+    return Result(text, output, fixes, findings, errors)
+
+
+def _ast_gate(
+    text: str, plan: Plan, candidates: Tuple[Rule, ...], limit: int, gated: bool = True
+) -> Tuple[Tuple[Rule, ...], bool]:
+    """Gate 2 (unless not ``gated``), and the nesting check: the rules still wanted, and
+    whether CPython parses the file.  CPython's tree (about 80 bytes a source byte) is dropped on return, before
+    LibCST's parser, the peak of a file's memory, starts."""
     facts = ast_facts(text)
-    if facts is not None:
+    if facts is not None and gated:
         jax_imported = imports_jax(facts)
         candidates = tuple(
             rule
@@ -374,28 +400,29 @@ def _migrate_checked(text: str, settings: Settings, plan: Plan, candidates: Tupl
             if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
         )
         if not candidates:
-            return unchanged
+            return candidates, True
     # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped).
     problem = guard.nesting_problem(text, facts.tree if facts is not None else None, limit)
     if problem is not None:
         raise MigrationError(problem)
-    plan = make_plan(candidates)
+    return candidates, facts is not None
+
+
+def _parse(text: str, ast_parsed: bool) -> cst.Module:
+    """LibCST's tree of ``text``; its parser's scratch memory is handed back at once."""
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        if facts is not None:  # CPython parses it: LibCST's limit, not the file's fault
+        if ast_parsed:  # CPython parses it: LibCST's limit, not the file's fault
             raise MigrationError(
                 f"LibCST cannot parse this file (Python can): {error.message}", error.raw_line, error.raw_column + 1
             ) from None
         raise SourceSyntaxError(
             f"not valid Python: {error.message}", error.raw_line, error.raw_column + 1
         ) from None
-    errors: List[Diagnostic] = []
-    with cached_children():
-        output, fixes, findings = _run_rounds(module, text, plan, settings, errors)
-    if output != text:
-        _verify_parses(output, ast_parsed=facts is not None)
-    return Result(text, output, fixes, findings, errors)
+    finally:
+        release_freed_memory(len(text))
+    return module
 
 
 def _run_rounds(

@@ -3,7 +3,8 @@
 The target is a range: the oldest JAX the migrated code must run on (the lower bound: the
 spellings are chosen for it) and the newest (the upper bound: nothing newer is assumed).
 With no ``--target-version`` (and none in ``[tool.jaxmigrate]``), both come from the
-project's ``jax`` requirement.  Looked at, in this order, in the nearest directory (walking
+project's ``jax`` requirement; a target version given alone (no ``..``) is the lower bound,
+and the requirement still gives the upper one (:func:`upper_for`).  Looked at, in this order, in the nearest directory (walking
 up from the paths) that has any of them:
 
 * ``pyproject.toml``: ``[project] dependencies``, then Poetry's ``[tool.poetry.dependencies]``;
@@ -263,6 +264,23 @@ def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]
         LATEST_KNOWN_JAX, None, f"from {where} (no version bound)",
         f"no lower bound on jax in {detected.source.name} ({detected.requirement}): targeting {newest}",
     )  # fmt: skip
+
+
+def upper_for(lower: str, detected: Optional[Detected], source: str) -> Tuple[Optional[str], Optional[str]]:
+    """For a lower bound given by the user (``source``): the upper bound the project's
+    requirement sets (None: none, or none that fits), and what to say about it."""
+    if detected is None or detected.upper is None:
+        return None, None
+    upper = _newest_release(detected.upper)
+    if upper is None:  # the requirement allows the newest release: open above
+        return None, None
+    where = f"{detected.source.name} ({detected.requirement})"
+    if parse_version(upper) < parse_version(lower):
+        return None, (
+            f"{source} {lower} is newer than the newest jax {where} allows ({upper}): "
+            "no upper bound used"
+        )
+    return upper, f"target version {lower}..{upper}: {lower} from {source}, upper bound from {where}"
 
 
 def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:

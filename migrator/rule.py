@@ -79,6 +79,9 @@ class Rule:
     strings: ClassVar[FrozenSet[str]] = frozenset()  # exact string literal values
     # Modules that no longer exist: an import of them left unused is removed.
     legacy_modules: ClassVar[FrozenSet[str]] = frozenset()
+    # Words the rule reports where a string annotation spells them (``x: "jnp.DeviceArray"``),
+    # import or not: a string annotation that holds one is a site for the gates.
+    annotation_words: ClassVar[FrozenSet[str]] = frozenset()
     # False when ``names`` are current APIs the rule only reads as context (for example
     # ``jax.sharding.Mesh``): their unused imports are then not removed as legacy.
     names_are_legacy: ClassVar[bool] = True
@@ -197,7 +200,7 @@ class Rule:
     def trigger_words(self) -> FrozenSet[str]:
         """Words one of which must occur in a file for this rule to have anything to do."""
         names = {n.rsplit(".", 1)[-1] for n in self.names | self.legacy_modules}
-        return frozenset(names | self.attributes | self.keywords | self.strings)
+        return frozenset(names | self.attributes | self.keywords | self.strings | self.annotation_words)
 
     @property
     def slug(self) -> str:

@@ -34,6 +34,10 @@ class Settings:
     # Line/column of every applied fix (one code-generation pass per round that changes
     # something).  Output that does not show fixes can turn it off: fixes then carry line 0.
     locate_fixes: bool = True
+    # The engine's gates (text prefilter, text gate, ``ast`` gate) skip rules that cannot act,
+    # for speed only.  False runs every active rule's hooks on every file LibCST parses:
+    # the same output and findings, slower (tests/test_gate_equivalence.py, bench/gates.py).
+    gates: bool = True
 
     def __post_init__(self) -> None:
         try:
@@ -76,6 +80,7 @@ class Settings:
     def cache_key(self) -> str:
         codes = ",".join(rule.code for rule in self.active_rules())
         key = f"{codes}|{self.target_range}|{int(self.unsafe_fixes)}"
+        key = key if self.gates else key + "|ungated"
         return key if self.locate_fixes else key + "|unlocated"
 
 

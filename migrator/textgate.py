@@ -14,7 +14,8 @@ where ``has_site`` (computed by :func:`migrator.astfacts.ast_facts`) would say "
   last part of ``P`` (or, for ``h.w``, whose head is bound to something named like it);
 - a legacy module counts only where an import statement names it (gate 2 looks at imports);
 - an attribute site is preceded by a dot, a keyword site followed by ``=``, a string site is
-  written between quotes.
+  written between quotes; a rule's annotation word (reported inside string annotations) counts
+  wherever it is written.
 
 Blank lines, comments and backslash continuations between tokens are skipped; where the text
 cannot tell (a trailing comment on a line that also holds quotes), the answer is "yes".  Words
@@ -296,12 +297,14 @@ def _chain(text: str, dot: int, found: Occurrences) -> bool:
 class WordSites:
     """For one trigger word, what a rule would accept as a site spelled with it."""
 
-    __slots__ = ("attribute", "keyword", "string", "parents", "module_parents", "qualnames", "modules")
+    __slots__ = ("attribute", "keyword", "string", "annotation", "parents", "module_parents", "qualnames",
+                 "modules")  # fmt: skip
 
     def __init__(self, modules: FrozenSet[str]) -> None:
         self.attribute = False
         self.keyword = False
         self.string = False
+        self.annotation = False  # the rule reports the word in a string annotation, import or not
         self.parents: Set[str] = set()  # last part of P for each name site P.word ('' if none)
         self.module_parents: Set[str] = set()  # the same, for each legacy module P.word
         self.qualnames: Set[str] = set()  # the name sites and legacy modules P.word themselves
@@ -348,6 +351,8 @@ def word_sites(rule: object) -> Dict[str, WordSites]:
         entry(word).keyword = True
     for word in rule.strings:  # type: ignore[attr-defined]
         entry(word).string = True
+    for word in getattr(rule, "annotation_words", ()):
+        entry(word).annotation = True
     return table
 
 
@@ -400,6 +405,8 @@ class TextGate:
             site = sites.get(word)
             if site is None or (site.string and not _ASCII_WORD.fullmatch(word)):
                 return True  # a word this module cannot read: keep the rule
+            if site.annotation:
+                return True  # a string annotation can hold it anywhere (even triple-quoted)
             found = self.of(word)
             if found.unknown:
                 return True

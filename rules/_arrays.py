@@ -242,7 +242,13 @@ def report_string_annotations(ctx: Context, word: str, recipe: str, names: Froze
             aliases.add(binding.name)
     if state is not None:
         state[key] = frozenset(aliases)
-    words = [word, *sorted(aliases)]
+    # The bare word, unless the module binds it to something else (``from mylib import
+    # DeviceArray``, a class of its own): then the annotation names that.
+    own = ctx.analysis.scopes[id(ctx.module)].bindings.get(word, ())
+    bare = [] if any(b.qualname not in names for b in own) else [word]
+    words = [*bare, *sorted(aliases)]
+    if not words:
+        return
     # The analysis traversal already collected the strings inside annotations.
     strings = ctx.analysis.annotation_strings
     if not strings:

@@ -82,16 +82,28 @@ class RenameRule(Rule):
         return None
 
     def allowed(self, move: Move, ctx: Context) -> bool:
-        if move.since is not None and ctx.target < parse_version(move.since):
-            return False
-        if move.until is not None and ctx.target >= parse_version(move.until):
-            return False
-        return True
+        """The replacement exists on every release of the target range: from its lower bound
+        (``since``) up to its upper bound (``until``; an open range reaches the newest JAX)."""
+        return self._arrived(move, ctx) and not self._gone_within(move, ctx)
+
+    @staticmethod
+    def _arrived(move: Move, ctx: Context) -> bool:
+        return move.since is None or ctx.target >= parse_version(move.since)
+
+    @staticmethod
+    def _gone_within(move: Move, ctx: Context) -> bool:
+        """Is the replacement gone again on some release of the target range?"""
+        return move.until is not None and (ctx.upper is None or ctx.upper >= parse_version(move.until))
 
     def cannot_message(self, move: Move, ctx: Context) -> str:
         message = f"{move.legacy} no longer exists"
         if move.until is not None and ctx.target >= parse_version(move.until):
             message += f"; its rename {move.modern} is gone too from JAX {move.until}"
+        elif self._gone_within(move, ctx) and self._arrived(move, ctx):
+            message += (
+                f"; its rename {move.modern} is gone from JAX {move.until}, inside the target range "
+                f"{ctx.settings.target_range} (give an upper bound below {move.until} to rename)"
+            )
         elif move.since is not None:
             message += f"; {move.modern} needs JAX {move.since}, newer than the target"
         if move.note:

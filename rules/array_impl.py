@@ -26,6 +26,7 @@ class ArrayImpl(ArrayTypeRule):
         refs.api("jax.Array"),
     )
     label = "ArrayImpl"
+    annotation_words = frozenset({label})
     names = frozenset(
         {
             "jax.lib.xla_extension.ArrayImpl",

@@ -87,3 +87,4 @@ class DeviceArray(ArrayTypeRule):
     )
 
     label = "DeviceArray"
+    annotation_words = frozenset({label})  # what report_string_annotations looks for

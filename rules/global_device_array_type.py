@@ -38,6 +38,7 @@ class GlobalDeviceArrayType(Rule):
         *GDA_HISTORY,
         refs.array_migration("New public type named jax.Array"),
     )
+    annotation_words = frozenset({"GlobalDeviceArray"})  # what visit_module reports in string annotations
     names = frozenset(
         {
             "jax.experimental.global_device_array.GlobalDeviceArray",

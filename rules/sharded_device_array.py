@@ -32,6 +32,7 @@ class ShardedDeviceArray(Rule):
         refs.release_notes("0.4.14", "ShardedDeviceArray removed"),
         refs.array_migration("New public type named jax.Array"),
     )
+    annotation_words = frozenset({"ShardedDeviceArray"})  # what visit_module reports in string annotations
     names = frozenset(
         {
             "jax.interpreters.pxla.ShardedDeviceArray",

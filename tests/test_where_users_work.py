@@ -612,3 +612,37 @@ def test_a_range_on_the_command_line_and_in_the_configuration(tmp_path):
     assert json.loads(result.stdout)["target_range"] == {"lower": "0.5.0", "upper": "0.6.2"}
     empty = invoke("m.py", "--check", "--target-version", "0.5.0..0.4.30", "--no-cache", cwd=tmp_path)
     assert empty.exit_code == 2 and "is empty" in empty.stderr
+
+
+def test_a_target_version_given_alone_keeps_the_projects_upper_bound(tmp_path):
+    """--target-version X is the lower bound; the project's requirement still caps the range
+    (GSPMDSharding, the rename of OpShardingSharding, is gone from 0.7.0: renamed only when
+    the range ends before it), and the range is announced."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname="x"\ndependencies = ["jax>=0.4.13,<0.7"]\n')
+    (tmp_path / "m.py").write_text(
+        "from jax.sharding import OpShardingSharding\nprint(OpShardingSharding)\n"
+    )
+    result = invoke("m.py", "--diff", "--no-cache", "--target-version", "0.4.30", cwd=tmp_path)
+    assert (
+        "target version 0.4.30..0.6.2: 0.4.30 from --target-version, upper bound from pyproject.toml "
+        "(jax>=0.4.13,<0.7)" in result.stderr
+    )
+    assert "+from jax.sharding import GSPMDSharding" in result.stdout
+    as_json = json.loads(
+        invoke("m.py", "--check", "--format", "json", "--no-cache", "--target-version", "0.4.30", cwd=tmp_path).stdout
+    )
+    assert as_json["target_range"] == {"lower": "0.4.30", "upper": "0.6.2"}
+    # a range given in full is taken as it is; a lower bound above the project's range is
+    # said to be so, and the range stays open
+    full = invoke("m.py", "--diff", "--no-cache", "--target-version", "0.4.30..", cwd=tmp_path)
+    assert "upper bound from" not in full.stderr and "GSPMDSharding" not in full.stdout
+    newer = invoke("m.py", "--diff", "--no-cache", "--target-version", "0.8.0", cwd=tmp_path)
+    assert "--target-version 0.8.0 is newer than the newest jax pyproject.toml" in newer.stderr
+    # target-version in [tool.jaxmigrate] is a lower bound too
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname="x"\ndependencies = ["jax>=0.4.13,<0.7"]\n[tool.jaxmigrate]\ntarget-version = "0.4.30"\n'
+    )
+    configured = invoke("m.py", "--diff", "--no-cache", cwd=tmp_path)
+    assert "upper bound from pyproject.toml" in configured.stderr
+    assert "+from jax.sharding import GSPMDSharding" in configured.stdout
