@@ -134,7 +134,7 @@ def _annotation_words(annotation: ast.AST, words: Set[str]) -> None:
     in string annotations by word, whether or not the file imports them)."""
     for node in iter_nodes(annotation):
         if type(node) is ast.Constant:
-            value = node.value  # type: ignore[attr-defined]
+            value = node.value
             if type(value) is bytes:
                 value = value.decode("latin-1")
             if type(value) is str:

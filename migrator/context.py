@@ -105,6 +105,7 @@ class Context:
         self._unsafe_fixes = settings.unsafe_fixes
         self.target = target
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
+        self.target_range = settings.target_range  # as users write it: "0.4.13..0.4.38"
         self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Finding] = []

@@ -102,7 +102,7 @@ class RenameRule(Rule):
         elif self._gone_within(move, ctx) and self._arrived(move, ctx):
             message += (
                 f"; its rename {move.modern} is gone from JAX {move.until}, inside the target range "
-                f"{ctx.settings.target_range} (give an upper bound below {move.until} to rename)"
+                f"{ctx.target_range} (give an upper bound below {move.until} to rename)"
             )
         elif move.since is not None:
             message += f"; {move.modern} needs JAX {move.since}, newer than the target"
