@@ -138,6 +138,8 @@ class GdaAttributes(Rule):
                     return True
                 if not direct and (parent in ARRAY_PROPERTIES or parent == "data"):
                     return True
+                if not direct and gate.assigned(parent):  # self.table = <array> in a method
+                    return True
         return False
 
     def ast_gate(self, facts: Facts) -> bool:
@@ -185,7 +187,15 @@ class GdaAttributes(Rule):
             value=cst.Attribute(value=node.value, attr=cst.Name("sharding")),
             attr=cst.Name("spec" if attr == "mesh_axes" else "mesh"),
         )
-        if verdict == FIX and tie.named:
+        if tie.kind == "likely":
+            ctx.replace(
+                node,
+                new,
+                f".{attr} -> {NEW[attr]}: only a NamedSharding has .mesh/.spec; the receiver is "
+                f"taken for a GDA/jax.Array on likely evidence ({tie.reason})",
+                Safety.UNSAFE,
+            )
+        elif verdict == FIX and tie.named:
             ctx.replace(node, new, f".{attr} -> {NEW[attr]} (the sharding is a NamedSharding)")
         else:
             ctx.replace(

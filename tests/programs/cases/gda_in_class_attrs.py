@@ -1,6 +1,5 @@
 # legacy: 0.4.13
 # findings: none
-# xfail: JAX402: `self.table.mesh_axes`/`self.table.mesh` on an attribute assigned a GDA in __init__ are not rewritten (no evidence from attributes yet)
 """A sharded embedding table object holding a GDA built in __init__ (2022)."""
 import jax
 import numpy as np
