@@ -129,6 +129,70 @@ def shard_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Callable,
     return None
 
 
+def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
+    """A parameter of a plain function of this module (not a method) whose every use is a
+    direct call passing, at that parameter's place, a tied value: *likely* (a caller in another
+    module may pass anything), reason ``"arr, every call of describe() passes y, ..."``.  None
+    when the parameter is rebound in the body, has a default, or the function escapes (is
+    passed, returned, decorated or stored anywhere)."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    function = bindings[0].scope.node
+    if not isinstance(function, cst.FunctionDef) or function.decorators or function.asynchronous:
+        return None
+    from jaxmigrate.rules._receivers import _definitions, _is_method
+
+    if _is_method(ctx, function) or len(_definitions(ctx, bindings[0].scope).get(name.value, [])) != 1:
+        return None
+    params = function.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
+        return None
+    positional = [*params.posonly_params, *params.params]
+    param = next((p for p in [*positional, *params.kwonly_params] if p.name.value == name.value), None)
+    if param is None or param.default is not None:
+        return None
+    position = positional.index(param) if param in positional else None
+    defined_in = ctx.scope_of(function)
+    def_binding = (defined_in.lookup(function.name.value) or [None])[0]
+    ties = []
+    for use in ctx.nodes(cst.Name):
+        if use.value != function.name.value or use is function.name:  # type: ignore[attr-defined]
+            continue
+        if (ctx.scope_of(use).lookup(function.name.value) or [None])[0] is not def_binding:
+            continue
+        call = ctx.parent(use)
+        if not isinstance(call, cst.Call) or call.func is not use:
+            return None  # the function escapes: someone else may call it
+        argument = _argument(call, name.value, position)
+        if argument is None:
+            return None
+        ties.append(tie_of(ctx, argument, ctx.scope_of(call), depth + 1))
+    if not ties or not all(t.tied for t in ties):
+        return None
+    return _tie_class()(
+        "likely",
+        f"{name.value}, every call of {function.name.value}() passes {ties[0].reason}",
+        pmap=any(t.pmap for t in ties),
+        named=all(t.named for t in ties),
+    )
+
+
+def _argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for the parameter ``keyword`` at ``position`` (None: unknown)."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position is not None and index == position:
+                return arg.value
+            index += 1
+        elif arg.keyword.value == keyword:
+            return arg.value
+    return None
+
+
 def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
     """``self.x`` read in a method of class ``C``, where every assignment to ``.x`` in the module
     is ``self.x = <value>`` in a method of ``C`` and every such value is tied: *likely* (a

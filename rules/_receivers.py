@@ -527,7 +527,7 @@ def _flow_name_tie(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Op
     iterable = _flow.iterated(ctx, name, scope)
     if iterable is not None:
         return _flow.element_tie(ctx, iterable, ctx.scope_of(iterable), receiver_tie, depth)
-    return None
+    return _flow.call_site_tie(ctx, name, scope, receiver_tie, depth)
 
 
 def _array_producer_name(qualname: str) -> bool:
