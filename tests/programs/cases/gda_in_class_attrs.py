@@ -21,6 +21,7 @@ class ShardedTable:
         return None
 
     def first_block(self):
+        """The first local shard's data, on the host."""
         return np.asarray(self.table.local_data(0))
 
     def spec(self):
