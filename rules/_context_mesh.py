@@ -17,6 +17,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import fast_visit
+from jaxmigrate.rules._flow import name_loads
 
 MESH_MAKERS = frozenset(
     {"jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh"}
@@ -113,9 +114,8 @@ def _assigned_name(ctx: Context, value: cst.Call) -> Tuple[cst.Name, object]:
 def _uses(ctx: Context, name: cst.Name, scope) -> List[cst.Name]:  # noqa: ANN001
     binding = (scope.lookup(name.value) or [None])[0]
     return [
-        use for use in ctx.nodes(cst.Name)
-        if use.value == name.value and use is not name  # type: ignore[attr-defined]
-        and (ctx.scope_of(use).lookup(name.value) or [None])[0] is binding
+        use for use in name_loads(ctx).get(name.value, ())
+        if use is not name and (ctx.scope_of(use).lookup(name.value) or [None])[0] is binding
     ]
 
 

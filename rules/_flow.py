@@ -156,9 +156,7 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
     defined_in = ctx.scope_of(function)
     def_binding = (defined_in.lookup(function.name.value) or [None])[0]
     ties = []
-    for use in ctx.nodes(cst.Name):
-        if use.value != function.name.value or use is function.name:  # type: ignore[attr-defined]
-            continue
+    for use in name_loads(ctx).get(function.name.value, ()):
         if (ctx.scope_of(use).lookup(function.name.value) or [None])[0] is not def_binding:
             continue
         call = ctx.parent(use)
@@ -176,6 +174,28 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
         pmap=any(t.pmap for t in ties),
         named=all(t.named for t in ties),
     )
+
+
+def name_loads(ctx: Context) -> dict:
+    """identifier -> the ``Name`` references to it (one index per round)."""
+    def build() -> dict:
+        index: dict = {}
+        for use in ctx.nodes(cst.Name):
+            index.setdefault(use.value, []).append(use)  # type: ignore[attr-defined]
+        return index
+
+    return ctx.memo(("flow", "name_loads"), build)
+
+
+def _attributes_named(ctx: Context) -> dict:
+    """attribute name -> the ``Attribute`` nodes ending with it (one index per round)."""
+    def build() -> dict:
+        index: dict = {}
+        for node in ctx.nodes(cst.Attribute):
+            index.setdefault(node.attr.value, []).append(node)  # type: ignore[attr-defined]
+        return index
+
+    return ctx.memo(("flow", "attributes_named"), build)
 
 
 def _argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
@@ -215,8 +235,8 @@ def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Calla
                 if any(isinstance(t, cst.Name) and t.value == attr for t in targets):
                     return None
     values = []
-    for node in ctx.nodes(cst.Attribute):
-        if node.attr.value != attr or not _is_store(ctx, node):  # type: ignore[attr-defined]
+    for node in _attributes_named(ctx).get(attr, ()):
+        if not _is_store(ctx, node):
             continue
         parent = ctx.parent(node)
         statement = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
