@@ -63,7 +63,9 @@ class GdaAttributes(Rule):
     `GlobalDeviceArray`/`jax.Array`.  In a module that imports GDA, `.local_shards`,
     `.local_data(i)` on other receivers, and `.mesh_axes` on a plain name, are rewritten too
     (`.mesh_axes` only with `--unsafe-fixes`).  `.mesh` is far too common (`self.mesh`, a config's mesh) and is
-    rewritten only on a tied receiver.  Elsewhere `.local_shards`/`.local_data(i)` are
+    rewritten only on a tied receiver.  `self.table.mesh`, where every assignment of `.table`
+    in the module is `self.table = <a GDA or JAX array>` in the class's own methods, is
+    rewritten with `--unsafe-fixes` (likely evidence, named in the message).  Elsewhere `.local_shards`/`.local_data(i)` are
     reported in modules that import JAX; `.mesh`/`.mesh_axes` on a plain name only in modules
     that import GDA (`cfg.mesh_axes` is a t5x config field, not an array).
 
