@@ -129,6 +129,201 @@ def shard_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Callable,
     return None
 
 
+def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
+    """A parameter of a plain function of this module (not a method) whose every use is a
+    direct call passing, at that parameter's place, a tied value: *likely* (a caller in another
+    module may pass anything), reason ``"arr, every call of describe() passes y, ..."``.  None
+    when the parameter is rebound in the body, has a default, or the function escapes (is
+    passed, returned, decorated or stored anywhere)."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    function = bindings[0].scope.node
+    if not isinstance(function, cst.FunctionDef) or function.decorators or function.asynchronous:
+        return None
+    from jaxmigrate.rules._receivers import _definitions, _is_method
+
+    if _is_method(ctx, function) or len(_definitions(ctx, bindings[0].scope).get(name.value, [])) != 1:
+        return None
+    params = function.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
+        return None
+    positional = [*params.posonly_params, *params.params]
+    param = next((p for p in [*positional, *params.kwonly_params] if p.name.value == name.value), None)
+    if param is None or param.default is not None:
+        return None
+    position = positional.index(param) if param in positional else None
+    defined_in = ctx.scope_of(function)
+    def_binding = (defined_in.lookup(function.name.value) or [None])[0]
+    ties = []
+    for use in name_loads(ctx).get(function.name.value, ()):
+        if (ctx.scope_of(use).lookup(function.name.value) or [None])[0] is not def_binding:
+            continue
+        call = ctx.parent(use)
+        if not isinstance(call, cst.Call) or call.func is not use:
+            return None  # the function escapes: someone else may call it
+        argument = _argument(call, name.value, position)
+        if argument is None:
+            return None
+        ties.append(tie_of(ctx, argument, ctx.scope_of(call), depth + 1))
+    if not ties or not all(t.tied for t in ties):
+        return None
+    return _tie_class()(
+        "likely",
+        f"{name.value}, every call of {function.name.value}() passes {ties[0].reason}",
+        pmap=any(t.pmap for t in ties),
+        named=all(t.named for t in ties),
+    )
+
+
+def name_loads(ctx: Context) -> dict:
+    """identifier -> the ``Name`` references to it (one index per round)."""
+    def build() -> dict:
+        index: dict = {}
+        for use in ctx.nodes(cst.Name):
+            index.setdefault(use.value, []).append(use)  # type: ignore[attr-defined]
+        return index
+
+    return ctx.memo(("flow", "name_loads"), build)
+
+
+def _attributes_named(ctx: Context) -> dict:
+    """attribute name -> the ``Attribute`` nodes ending with it (one index per round)."""
+    def build() -> dict:
+        index: dict = {}
+        for node in ctx.nodes(cst.Attribute):
+            index.setdefault(node.attr.value, []).append(node)  # type: ignore[attr-defined]
+        return index
+
+    return ctx.memo(("flow", "attributes_named"), build)
+
+
+def _argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for the parameter ``keyword`` at ``position`` (None: unknown)."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position is not None and index == position:
+                return arg.value
+            index += 1
+        elif arg.keyword.value == keyword:
+            return arg.value
+    return None
+
+
+def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
+    """``self.x`` read in a method of class ``C``, where every assignment to ``.x`` in the module
+    is ``self.x = <value>`` in a method of ``C`` and every such value is tied: *likely* (a
+    subclass elsewhere, ``setattr`` or an outside caller may still store something else), with
+    a reason naming the assignment (``"self.table, assigned a GlobalDeviceArray in
+    ShardedTable.__init__()"``).  None when any assignment is elsewhere, not a plain ``=``
+    (a tuple target, ``+=``), to another object, or not tied; or when the class body itself
+    binds ``x``.  ``self.x`` of an unrelated class of the module (neither names the other among
+    its bases) is another attribute and does not count."""
+    owner = _self_class(ctx, expr.value, scope)
+    if owner is None:
+        return None
+    attr = expr.attr.value
+    for statement in owner.body.body:  # a class attribute of that name: read before assignment
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
+                    [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+                )
+                if any(isinstance(t, cst.Name) and t.value == attr for t in targets):
+                    return None
+    values = []
+    for node in _attributes_named(ctx).get(attr, ()):
+        if not _is_store(ctx, node):
+            continue
+        parent = ctx.parent(node)
+        statement = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
+        value = statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None
+        other = _self_class(ctx, node.value, ctx.scope_of(node))  # type: ignore[attr-defined]
+        if other is not None and other is not owner and not _related(owner, other):
+            continue  # another class's own attribute of the same name
+        if value is None or other is not owner:
+            return None
+        values.append((value, ctx.scope_of(value), _enclosing_def(ctx, node)))
+    if not values:
+        return None
+    ties = [tie_of(ctx, value, value_scope, depth + 1) for value, value_scope, _ in values]
+    if not all(t.tied for t in ties):
+        return None
+    method = values[0][2]
+    where = f"{owner.name.value}.{method.name.value}()" if method is not None else owner.name.value
+    return _tie_class()(
+        "likely",
+        f"self.{attr}, assigned {ties[0].reason} in {where}",
+        pmap=any(t.pmap for t in ties),
+        named=all(t.named for t in ties),
+    )
+
+
+def _is_store(ctx: Context, node: cst.CSTNode) -> bool:
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.AssignTarget, cst.Del)):
+        return True
+    if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node:
+        return True
+    if isinstance(parent, (cst.Element, cst.StarredElement)):
+        return _is_store(ctx, ctx.parent(parent))  # type: ignore[arg-type]
+    if isinstance(parent, (cst.Tuple, cst.List)):
+        return _is_store(ctx, parent)
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
+        return True
+    if isinstance(parent, cst.AsName) or isinstance(parent, cst.NamedExpr):
+        return True
+    return False
+
+
+def _related(first: cst.ClassDef, second: cst.ClassDef) -> bool:
+    """One class names the other among its bases (a subclass may store the attribute too)."""
+    def bases(cls: cst.ClassDef) -> set:
+        return {part for arg in cls.bases for part in _base_names(arg.value)}
+
+    return first.name.value in bases(second) or second.name.value in bases(first)
+
+
+def _base_names(expr: cst.BaseExpression) -> List[str]:
+    """The identifiers written in ``expr`` (``mod.Base`` -> ``mod``, ``Base``)."""
+    if isinstance(expr, cst.Name):
+        return [expr.value]
+    if isinstance(expr, cst.Attribute):
+        return [*_base_names(expr.value), expr.attr.value]
+    return []
+
+
+def _enclosing_def(ctx: Context, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.FunctionDef):
+            return ancestor
+    return None
+
+
+def _self_class(ctx: Context, receiver: cst.BaseExpression, scope: Scope) -> Optional[cst.ClassDef]:
+    """The class whose method's own first parameter ``receiver`` is (``self``), else None."""
+    if not isinstance(receiver, cst.Name):
+        return None
+    bindings = scope.lookup(receiver.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    function = bindings[0].scope.node
+    if not isinstance(function, cst.FunctionDef) or bindings[0].scope.kind != "function":
+        return None
+    if any(isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+           for d in function.decorators):
+        return None
+    params = [*function.params.posonly_params, *function.params.params]
+    if not params or params[0].name.value != receiver.value:
+        return None
+    block = ctx.parent(function)
+    owner = ctx.parent(block) if block is not None else None
+    return owner if isinstance(owner, cst.ClassDef) else None
+
+
 def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
     """The value of the one plain assignment that binds ``name`` (None otherwise)."""
     from jaxmigrate.rules._receivers import _definitions

@@ -233,6 +233,12 @@ class Tie:
 UNKNOWN = Tie(None)
 
 
+def _kept(*ties: Tie) -> str:
+    """The kind of a value derived from ``ties`` (``x[0]``, ``x + 1``): an array, but only as
+    likely as the weakest tie it comes from."""
+    return "likely" if any(t.kind == "likely" for t in ties) else "array"
+
+
 def _under(qualname: str, prefixes) -> bool:  # noqa: ANN001
     return any(qualname == p or qualname.startswith(p + ".") for p in prefixes)
 
@@ -427,7 +433,7 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
     if isinstance(expr, cst.Subscript):
         inner = receiver_tie(ctx, expr.value, scope, depth + 1)
         if inner.tied:
-            return dataclasses.replace(inner, kind="array", reason=f"an element of {inner.reason}", named=False, source="")
+            return dataclasses.replace(inner, kind=_kept(inner), reason=f"an element of {inner.reason}", named=False, source="")
         return UNKNOWN
     if isinstance(expr, cst.Name):
         tie = _name_tie(ctx, expr, scope, depth)
@@ -445,7 +451,7 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
     ):  # x.addressable_shards[i].data
         inner = receiver_tie(ctx, expr.value.value.value, scope, depth + 1)
         if inner.tied:
-            return Tie("array", f"a shard of {inner.reason}", pmap=inner.pmap)
+            return Tie(_kept(inner), f"a shard of {inner.reason}", pmap=inner.pmap)
     if isinstance(expr, cst.Attribute) and expr.attr.value == "data":  # for s in x.addressable_shards
         shard = _flow.shard_tie(ctx, expr, scope, receiver_tie, depth)
         if shard is not None:
@@ -455,20 +461,20 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
         if any(t.kind == "foreign" for t in sides) or not any(t.tied for t in sides):
             return UNKNOWN
         first = next(t for t in sides if t.tied)
-        return Tie("array", f"arithmetic on {first.reason}", pmap=any(t.pmap for t in sides))
+        return Tie(_kept(*sides), f"arithmetic on {first.reason}", pmap=any(t.pmap for t in sides))
     if isinstance(expr, cst.UnaryOperation):
         inner = receiver_tie(ctx, expr.expression, scope, depth + 1)
-        return Tie("array", inner.reason, pmap=inner.pmap) if inner.tied else UNKNOWN
+        return Tie(_kept(inner), inner.reason, pmap=inner.pmap) if inner.tied else UNKNOWN
     if isinstance(expr, cst.Attribute) and expr.attr.value in ARRAY_PROPERTIES:
         inner = receiver_tie(ctx, expr.value, scope, depth + 1)
         if inner.tied:
-            return Tie("array", f"{inner.reason}.{expr.attr.value}", pmap=inner.pmap)
+            return Tie(_kept(inner), f"{inner.reason}.{expr.attr.value}", pmap=inner.pmap)
     if isinstance(expr, cst.Attribute):
         qualname = ctx.qualname(expr, scope)
         if qualname is not None and is_foreign_library(qualname):
             return Tie("foreign", f"{qualname} is not JAX")
-        if isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
-            return UNKNOWN
+        if isinstance(expr.value, cst.Name):  # self.table = GlobalDeviceArray(...) in __init__
+            return _flow.attribute_tie(ctx, expr, scope, receiver_tie, depth) or UNKNOWN
     return UNKNOWN
 
 
@@ -492,7 +498,7 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
     if isinstance(func, cst.Attribute) and func.attr.value not in NOT_ARRAY_METHODS:
         inner = receiver_tie(ctx, func.value, scope, depth + 1)
         if inner.tied:  # x.reshape(...), x.astype(...), jnp.ones(3).sum()
-            return Tie("array", f"{inner.reason}.{func.attr.value}(...)", pmap=inner.pmap)
+            return Tie(_kept(inner), f"{inner.reason}.{func.attr.value}(...)", pmap=inner.pmap)
     if isinstance(func, cst.Call):  # jax.jit(f)(x), jax.pmap(f)(x)
         wrapper = _wrapper_of(func, lambda e: ctx.qualname(e, scope))
         if wrapper is not None:
@@ -522,7 +528,7 @@ def _flow_name_tie(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Op
     iterable = _flow.iterated(ctx, name, scope)
     if iterable is not None:
         return _flow.element_tie(ctx, iterable, ctx.scope_of(iterable), receiver_tie, depth)
-    return None
+    return _flow.call_site_tie(ctx, name, scope, receiver_tie, depth)
 
 
 def _array_producer_name(qualname: str) -> bool:
@@ -828,6 +834,8 @@ def ast_may_tie(facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: Fr
         inner = expr.value  # type: ignore[attr-defined]
         if expr.attr in ARRAY_PROPERTIES:  # type: ignore[attr-defined]
             return ast_may_tie(facts, inner, scope, seen)
+        if type(inner) is ast.Name and _ast_attribute_may_tie(facts, expr.attr, seen):  # type: ignore[attr-defined]
+            return True  # self.table, assigned an array in a method (see _flow.attribute_tie)
         if (
             expr.attr == "data"  # type: ignore[attr-defined]
             and type(inner) is ast.Subscript
@@ -836,6 +844,30 @@ def ast_may_tie(facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: Fr
         ):
             return ast_may_tie(facts, inner.value.value, scope, seen)
     return False
+
+
+def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> bool:
+    """Some ``<name>.attr = value`` in the module whose value may tie."""
+    key = "." + attr
+    if key in seen:
+        return False
+    stores = getattr(facts, "_attribute_stores", None)
+    if stores is None:
+        stores = {}
+        for node in ast.walk(facts.tree) if facts.tree is not None else ():
+            if type(node) is ast.Assign:
+                targets, value = node.targets, node.value
+            elif type(node) is ast.AnnAssign and node.value is not None:
+                targets, value = [node.target], node.value
+            else:
+                continue
+            for target in targets:
+                if type(target) is ast.Attribute and type(target.value) is ast.Name:
+                    stores.setdefault(target.attr, []).append(value)
+        setattr(facts, "_attribute_stores", stores)
+    return any(
+        ast_may_tie(facts, value, facts.scope_of(value), seen | {key}) for value in stores.get(attr, ())
+    )
 
 
 def _ast_wrapper(facts: Facts, expr: ast.AST) -> bool:
@@ -930,10 +962,11 @@ def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[Verdict, 
     if is_assignment_target(ctx, node):
         return SKIP, UNKNOWN
     facts = module_facts(ctx)
-    if attr in facts.user_attributes:
-        return SKIP, UNKNOWN
     scope = ctx.scope_of(node)
-    tie = receiver_tie(ctx, node.value, scope)
+    tie = receiver_tie(ctx, node.value, scope) if attr in facts.user_attributes else None
+    if tie is not None and not tie.tied:
+        return SKIP, UNKNOWN  # the module's own attribute, on a receiver not tied to an array
+    tie = tie or receiver_tie(ctx, node.value, scope)
     if tie.kind == "likely":  # evidence short of proof: applied like a JAX-only name
         return (FILE, tie) if facts.imports_jax or facts.imports_gda else (SKIP, tie)
     if tie.tied:

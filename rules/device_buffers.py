@@ -16,6 +16,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._receivers import (
     FILE,
     FIX,
@@ -25,6 +26,7 @@ from jaxmigrate.rules._receivers import (
     module_facts,
 )
 
+PMAP_SHARDS_KEEP_AXIS = parse_version("0.4.34")  # observed: 0.4.30 gives (3,), 0.6.2 (1, 3)
 RECIPE = {
     "device_buffer": "x.addressable_data(0)",
     "device_buffers": "[s.data for s in x.addressable_shards]",
@@ -62,8 +64,12 @@ class DeviceBuffers(Rule):
 
     **Behaviour.** `device_buffer` raised ValueError on multi-device arrays, while
     `addressable_data(0)` returns the first shard: only formerly failing code changes.
-    Shards of a `pmap` output have shape `()` up to JAX 0.4.33 and `(1,)` from 0.4.34, so a
-    `device_buffers` rewrite on a pmap output is an unsafe fix.
+    Shards of a `pmap` output have shape `()` up to JAX 0.4.33 and `(1,)` from 0.4.34: for a
+    target from 0.4.34 on, `device_buffers` of a pmap output becomes `[s.data[0] for s in
+    x.addressable_shards]` (`x.device_buffers[i]` -> `x.addressable_shards[i].data[0]`), the old
+    buffer's shape and device; for an older target the rewrite on a pmap output is an unsafe fix.
+    A parameter every call of its (plain, local) function gives a JAX array counts as one,
+    likely (fixed only with `--unsafe-fixes`, the message names the callers' evidence).
 
     **Use instead.** `x.addressable_data(i)`, `x.addressable_shards` (each with `.data`,
     `.device`, `.index`).
@@ -113,16 +119,27 @@ class DeviceBuffers(Rule):
         if verdict == REPORT:
             ctx.report(node, f"{attr} was removed in JAX 0.4.27; if {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}")
             return
-        target, new = self._replacement(node, ctx)
+        # A pmap output's shards keep the mapped axis from 0.4.34: s.data[0] is the old buffer.
+        squeeze = attr == "device_buffers" and tie.pmap and ctx.target >= PMAP_SHARDS_KEEP_AXIS
+        target, new = self._replacement(node, ctx, squeeze)
         pmap = tie.pmap if verdict == FIX else module_facts(ctx).uses_pmap
         message = f".{attr} -> {RECIPE[attr].replace('x.addressable', ctx.code(node.value) + '.addressable')}"
-        if verdict == FILE:
+        if squeeze:
+            message = message.replace("s.data for", "s.data[0] for") + (
+                ": a pmap output's shards have shape (1, ...) from JAX 0.4.34 (its buffers had "
+                "the mapped axis dropped), so each shard's [0] is the old buffer"
+            )
+        if verdict == FILE and tie.kind == "likely":
+            ctx.replace(target, new, f"{message} (taken for a JAX array on likely evidence: {tie.reason})", Safety.UNSAFE)
+        elif verdict == FILE:
             ctx.replace(
                 target,
                 new,
                 f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
                 Safety.UNSAFE,
             )
+        elif squeeze:
+            ctx.replace(target, new, message)
         elif attr == "device_buffers" and pmap:
             ctx.replace(
                 target,
@@ -135,8 +152,15 @@ class DeviceBuffers(Rule):
             ctx.replace(target, new, message)
 
     @staticmethod
-    def _replacement(node: cst.Attribute, ctx: Context):  # noqa: ANN205
+    def _replacement(node: cst.Attribute, ctx: Context, squeeze: bool = False):  # noqa: ANN205
         receiver = node.value
+
+        def data(shard: cst.BaseExpression) -> cst.BaseExpression:
+            value = cst.Attribute(value=shard, attr=cst.Name("data"))
+            if not squeeze:
+                return value
+            return cst.Subscript(value=value, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+
         if node.attr.value == "device_buffer":
             return node, cst.Call(
                 func=cst.Attribute(value=receiver, attr=cst.Name("addressable_data")),
@@ -151,7 +175,7 @@ class DeviceBuffers(Rule):
             and isinstance(parent.slice[0].slice, cst.Index)
             and not is_assignment_target(ctx, parent)
         ):  # x.device_buffers[i] -> x.addressable_shards[i].data
-            return parent, cst.Attribute(value=parent.with_changes(value=shards), attr=cst.Name("data"))
+            return parent, data(parent.with_changes(value=shards))
         grand = ctx.parent(parent) if parent is not None else None
         if (
             isinstance(parent, cst.Arg)
@@ -166,6 +190,6 @@ class DeviceBuffers(Rule):
         # one the receiver mentions anyway, for the reader.
         var = "shard" if re.search(r"\bs\b", ctx.code(receiver)) else "s"
         return node, cst.ListComp(
-            elt=cst.Attribute(value=cst.Name(var), attr=cst.Name("data")),
+            elt=data(cst.Name(var)),
             for_in=cst.CompFor(target=cst.Name(var), iter=shards),
         )

@@ -63,7 +63,9 @@ class GdaAttributes(Rule):
     `GlobalDeviceArray`/`jax.Array`.  In a module that imports GDA, `.local_shards`,
     `.local_data(i)` on other receivers, and `.mesh_axes` on a plain name, are rewritten too
     (`.mesh_axes` only with `--unsafe-fixes`).  `.mesh` is far too common (`self.mesh`, a config's mesh) and is
-    rewritten only on a tied receiver.  Elsewhere `.local_shards`/`.local_data(i)` are
+    rewritten only on a tied receiver.  `self.table.mesh`, where every assignment of `.table`
+    in the module is `self.table = <a GDA or JAX array>` in the class's own methods, is
+    rewritten with `--unsafe-fixes` (likely evidence, named in the message).  Elsewhere `.local_shards`/`.local_data(i)` are
     reported in modules that import JAX; `.mesh`/`.mesh_axes` on a plain name only in modules
     that import GDA (`cfg.mesh_axes` is a t5x config field, not an array).
 
@@ -138,6 +140,8 @@ class GdaAttributes(Rule):
                     return True
                 if not direct and (parent in ARRAY_PROPERTIES or parent == "data"):
                     return True
+                if not direct and gate.assigned(parent):  # self.table = <array> in a method
+                    return True
         return False
 
     def ast_gate(self, facts: Facts) -> bool:
@@ -185,7 +189,15 @@ class GdaAttributes(Rule):
             value=cst.Attribute(value=node.value, attr=cst.Name("sharding")),
             attr=cst.Name("spec" if attr == "mesh_axes" else "mesh"),
         )
-        if verdict == FIX and tie.named:
+        if tie.kind == "likely":
+            ctx.replace(
+                node,
+                new,
+                f".{attr} -> {NEW[attr]}: only a NamedSharding has .mesh/.spec; the receiver is "
+                f"taken for a GDA/jax.Array on likely evidence ({tie.reason})",
+                Safety.UNSAFE,
+            )
+        elif verdict == FIX and tie.named:
             ctx.replace(node, new, f".{attr} -> {NEW[attr]} (the sharding is a NamedSharding)")
         else:
             ctx.replace(

@@ -27,6 +27,10 @@ DEVICE_LISTS = ("jax.devices", "jax.local_devices")
 ARRAY_MAKERS = ("numpy.array", "numpy.asarray")
 CREATE_DEVICE_MESH = "jax.experimental.mesh_utils.create_device_mesh"
 
+# Properties every Sharding has, with the same value for the equivalent NamedSharding (the same
+# devices): ``s.replicate().device_set`` keeps its ``.device_set``.
+SHARED_PROPERTIES = frozenset({"device_set", "addressable_devices", "is_fully_addressable"})
+
 TABLE = (
     "PositionalSharding(devs).reshape(4, 2) == NamedSharding(Mesh(devs.reshape(4, 2), ('a', 'b')), P('a', 'b')); "
     ".replicate(0) -> P(None, 'b'); .replicate(1) -> P('a', None); .replicate() -> P(); .T -> P('b', 'a'); "
@@ -97,7 +101,9 @@ class PositionalShardingRule(Rule):
     A variable `s = PositionalSharding(...)...` becomes a `NamedSharding`; later chains on it
     (`s.replicate(0)`) become `NamedSharding(s.mesh, P(...))`, also inside same-file functions
     that receive `s` as an argument (like a jitted function taking the sharding as a static
-    argument), when every call passes the same sharding.  Anything else (`replicate(keepdims=
+    argument), when every call passes the same sharding.  `.device_set`,
+    `.addressable_devices` and `.is_fully_addressable` after a chain stay (every sharding has
+    them, with the same devices).  Anything else (`replicate(keepdims=
     False)`, reshapes with `-1`, other attributes, shardings passed in from elsewhere) is
     reported with the equivalence table.
 
@@ -231,6 +237,8 @@ class PositionalShardingRule(Rule):
                     ops.append((attr, grand))
                     node = grand
                     continue
+                if attr in SHARED_PROPERTIES:
+                    return node, ops  # NamedSharding has it, with the same meaning
                 raise Unsupported(f"its .{attr} is used")
             return node, ops
 
@@ -328,6 +336,8 @@ class PositionalShardingRule(Rule):
             if parent.attr.value in ("mesh", "spec"):
                 return []  # already NamedSharding-compatible
             outer, ops = self._climb(use, ctx)
+            if not ops:
+                return []  # s.device_set: the NamedSharding has it too
             new_state, fresh = self._apply(state, ops)
             if fresh and new_state.mesh_shape() == state.mesh_shape():
                 fresh = False  # the same mesh: only the spec changes

@@ -65,6 +65,16 @@ class Xmap(Rule):
       out_shardings=NamedSharding(mesh, P('x')))`, which gives xmap's values and per-device
       layout (checked against xmap on JAX 0.4.13).
 
+    An argument xmap does not map (`[...]` or `{}` in an `in_axes` tuple) gets `in_axes=None`
+    in the vmap and `P()` as its sharding.  When no mesh is visible where the xmap is built (a
+    helper returns it, `fn = build()`) but every call of it sits directly in a `with mesh:`
+    block on a Mesh that nothing else in the block needs, the unsafe fix is
+    `jax.jit(jax.vmap(...), out_shardings=P('x'))` with a bare PartitionSpec and `with
+    jax.set_mesh(mesh):` around those calls (targets from JAX 0.7.1): a bare PartitionSpec in
+    `jax.jit` reads the mesh `jax.set_mesh` sets (jax 0.4.13 to 0.6.2 reject it even under `with
+    mesh:`).  Only the output is pinned: `jax.set_mesh` commits arrays made eagerly in the block,
+    and `jax.jit` refuses a committed argument whose sharding differs from `in_shardings`.
+
     Every other form (several named axes, axes other than the leading one, `axis_sizes`,
     named-axis reductions like `x.sum('batch')`, a mapped function the rule cannot see, an
     unknown mesh) is reported with guidance.
@@ -134,9 +144,20 @@ class Xmap(Rule):
             return
         call = target[0]
         self.unsure = False
+        self.blocks: List[cst.With] = []
         why, new = self._convert(call, site.scope, ctx)
         if new is None:
             ctx.report(call, f"xmap was removed in JAX 0.4.31 and {why}; {GUIDANCE}")
+            return
+        if self.blocks:
+            from jaxmigrate.rules._context_mesh import set_mesh_item
+
+            ctx.replace(call, new, f"xmap -> {why}", safety=Safety.UNSAFE)
+            for block in self.blocks:
+                node, item = set_mesh_item(ctx, block)
+                ctx.replace(node, item, "`with mesh:` -> `with jax.set_mesh(mesh):`: the xmap "
+                            "rewritten to jax.jit with bare PartitionSpecs, called here, reads that mesh",
+                            safety=Safety.UNSAFE)
             return
         if self.unsure:
             ctx.replace(call, new, f"xmap -> {why}; the `with` target is not visibly a Mesh built in this file", safety=Safety.UNSAFE)
@@ -162,8 +183,9 @@ class Xmap(Rule):
             return f"it uses {', '.join(sorted(extra))}", None
         if not {"fun", "in_axes", "out_axes"} <= set(args):
             return "its function or axes are missing", None
-        name_in = _specs_name(args["in_axes"])
         name_out = _specs_name(args["out_axes"])
+        mapped = _arg_specs(args["in_axes"])  # per argument: mapped (True) or not; None: all
+        name_in = _specs_name(args["in_axes"]) if mapped is None else _mapped_name(args["in_axes"])
         if name_in is None or name_out is None or name_in != name_out:
             return "its axes are not one named leading axis on every argument and output", None
         fun = args["fun"]
@@ -175,10 +197,14 @@ class Xmap(Rule):
         misuse = _non_collective_use(body, name_in)
         if misuse:
             return misuse, None
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        vmap_args = [cst.Arg(ctx.copy(fun), comma=comma)]
+        if mapped is not None and not all(mapped):  # xmap's [...]: an unmapped argument
+            axes = cst.Tuple([cst.Element(cst.Integer("0") if m else cst.Name("None")) for m in mapped])
+            vmap_args.append(keyword_arg("in_axes", axes).with_changes(comma=comma))
         vmap = cst.Call(
             func=ctx.ref("jax.vmap", scope),
-            args=[cst.Arg(ctx.copy(fun), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                  keyword_arg("axis_name", cst.SimpleString(f"'{name_in}'"))],
+            args=[*vmap_args, keyword_arg("axis_name", cst.SimpleString(f"'{name_in}'"))],
         )
         resources = args.get("axis_resources")
         if resources is None or (isinstance(resources, cst.Name) and resources.value == "None"):
@@ -189,29 +215,68 @@ class Xmap(Rule):
         if ctx.target < JIT_SHARDINGS_FROM:
             return "jax.jit takes in_shardings= only from 0.4.4", None
         found = _enclosing_mesh(call, ctx)
+        mesh: Optional[str] = None
         if found is None:
-            return "the mesh it runs under is not visible (no enclosing `with mesh:`)", None
-        mesh, with_node = found
-        if not _is_mesh(mesh, with_node, ctx):
-            self.unsure = True
-        sharding = cst.Call(
-            func=ctx.ref("jax.sharding.NamedSharding", scope, prefer_from=True),
-            args=[
-                cst.Arg(cst.Name(mesh), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                cst.Arg(cst.Call(func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True),
-                                 args=[cst.Arg(cst.SimpleString(f"'{mesh_axis}'"))])),
-            ],
-        )
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            why = self._late_mesh(call, ctx)
+            if why:
+                return f"the mesh it runs under is not visible (no enclosing `with mesh:`) and {why}", None
+        else:
+            mesh, with_node = found
+            if not _is_mesh(mesh, with_node, ctx):
+                self.unsure = True
+
+        def sharding(axis: Optional[cst.BaseExpression]) -> cst.BaseExpression:
+            spec = cst.Call(func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True),
+                            args=[cst.Arg(ctx.copy(axis))] if axis is not None else [])
+            if mesh is None:  # resolved against `with jax.set_mesh(mesh):` where it is called
+                return spec
+            return cst.Call(
+                func=ctx.ref("jax.sharding.NamedSharding", scope, prefer_from=True),
+                args=[cst.Arg(cst.Name(mesh), comma=comma), cst.Arg(spec)],
+            )
+
+        in_shardings = sharding(mesh_axis)
+        if mapped is not None and not all(mapped):
+            in_shardings = cst.Tuple([cst.Element(sharding(mesh_axis if m else None)) for m in mapped])
+        # Under jax.set_mesh, arrays made eagerly in the block are committed (replicated): jit
+        # rejects a committed argument whose sharding differs from in_shardings, where xmap
+        # resharded it.  So the late-mesh form pins only the output (the layout xmap gave).
+        jit_args = [cst.Arg(vmap, comma=comma)]
+        if mesh is not None:
+            jit_args.append(keyword_arg("in_shardings", in_shardings).with_changes(comma=comma))
         jit = cst.Call(
             func=ctx.ref("jax.jit", scope),
-            args=[
-                cst.Arg(vmap, comma=comma),
-                keyword_arg("in_shardings", sharding).with_changes(comma=comma),
-                keyword_arg("out_shardings", ctx.copy(sharding)),
-            ],
+            args=[*jit_args, keyword_arg("out_shardings", sharding(mesh_axis))],
         )
-        return f"jax.jit(jax.vmap(axis_name='{name_in}')) with NamedSharding(mesh, P('{mesh_axis}'))", jit
+        axis_text = ctx.code(mesh_axis)
+        if mesh is None:
+            return (
+                f"jax.jit(jax.vmap(axis_name='{name_in}'), out_shardings=P({axis_text})), resolved "
+                "against `with jax.set_mesh(mesh):` around its calls (was `with mesh:`; set_mesh "
+                "also commits arrays created eagerly in the block)"
+            ), jit
+        return f"jax.jit(jax.vmap(axis_name='{name_in}')) with NamedSharding(mesh, P({axis_text}))", jit
+
+    def _late_mesh(self, call: cst.Call, ctx: Context) -> Optional[str]:
+        """For an xmap built where no mesh is visible: plan ``with mesh:`` -> ``with
+        jax.set_mesh(mesh):`` around every call of it (``self.blocks``); why not, else None."""
+        from jaxmigrate.rules import _context_mesh
+        from jaxmigrate.rules.with_mesh import _call_needs_env
+
+        if not ctx.exists_throughout("jax.set_mesh"):
+            return "jax.set_mesh (for a mesh chosen where it is called) needs JAX 0.7.1"
+        try:
+            blocks, names = _context_mesh.calling_blocks(ctx, call)
+        except _context_mesh.NotFound as reason:
+            return str(reason)
+        for block in blocks:
+            for other in _context_mesh.other_calls(block, names):
+                why = _call_needs_env(other, ctx.scope_of(block), ctx, depth=5, seen=set())
+                if why:
+                    return f"its `with mesh:` block needs the legacy mesh otherwise ({why})"
+        self.unsure = True
+        self.blocks = blocks
+        return None
 
 
 def _spec_name(node: cst.BaseExpression) -> Optional[str]:
@@ -244,17 +309,39 @@ def _specs_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _single_resource(node: cst.BaseExpression, name: str) -> Optional[str]:
+def _single_resource(node: cst.BaseExpression, name: str) -> Optional[cst.BaseExpression]:
+    """``{'batch': 'x'}`` (or ``{'batch': axis}``, a name) -> the mesh axis expression."""
     if isinstance(node, cst.Dict) and len(node.elements) == 1:
         element = node.elements[0]
         if (
             isinstance(element, cst.DictElement)
             and isinstance(element.key, cst.SimpleString)
             and element.key.evaluated_value == name
-            and isinstance(element.value, cst.SimpleString)
+            and isinstance(element.value, (cst.SimpleString, cst.Name))
         ):
-            return element.value.evaluated_value  # type: ignore[return-value]
+            return element.value
     return None
+
+
+def _unmapped(node: cst.BaseExpression) -> bool:
+    """``[...]`` or ``{}``: an argument xmap does not map (every instance sees all of it)."""
+    if isinstance(node, cst.List) and len(node.elements) == 1:
+        return isinstance(node.elements[0].value, cst.Ellipsis)
+    return isinstance(node, cst.Dict) and not node.elements
+
+
+def _arg_specs(node: cst.BaseExpression) -> Optional[List[bool]]:
+    """A tuple of per-argument specs with an unmapped one: mapped or not, per argument."""
+    if _spec_name(node) is not None or not isinstance(node, cst.Tuple):
+        return None
+    flags = [not _unmapped(e.value) for e in node.elements]
+    return flags if not all(flags) else None
+
+
+def _mapped_name(node: cst.Tuple) -> Optional[str]:  # type: ignore[override]
+    """The one name of the mapped specs in a tuple that also holds unmapped ones."""
+    names = {_spec_name(e.value) for e in node.elements if not _unmapped(e.value)}
+    return names.pop() if len(names) == 1 and None not in names else None
 
 
 def _enclosing_mesh(call: cst.Call, ctx: Context) -> Optional[Tuple[str, cst.With]]:

@@ -1,6 +1,5 @@
 # legacy: 0.4.13
 # findings: none
-# xfail: JAX402: `self.table.mesh_axes`/`self.table.mesh` on an attribute assigned a GDA in __init__ are not rewritten (no evidence from attributes yet)
 """A sharded embedding table object holding a GDA built in __init__ (2022)."""
 import jax
 import numpy as np
@@ -22,6 +21,7 @@ class ShardedTable:
         return None
 
     def first_block(self):
+        """The first local shard's data, on the host."""
         return np.asarray(self.table.local_data(0))
 
     def spec(self):

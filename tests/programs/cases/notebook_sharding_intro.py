@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX603 JAX901
-# xfail: JAX603: PositionalSharding(...).reshape(...).replicate(0) and .device_set in notebook cells are reported, not rewritten (ImportError on today's JAX)
+# findings: none
 #!/usr/bin/env python
 # coding: utf-8
 # Converted from "Distributed arrays and automatic parallelization.ipynb" (early 2023).

@@ -1,6 +1,5 @@
 # legacy: 0.4.13
 # findings: JAX804
-# xfail: JAX403: device_buffers of a pmap output reached through a parameter: shards are (1, ...) since JAX 0.4.34; the rewrite cannot tell it is a pmap output
 """Inspect where pmap put each replica (a 2021 debugging script)."""
 import jax
 import jax.numpy as jnp

@@ -1,6 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX606 JAX607 JAX806
-# xfail: JAX606: xmap with axis_resources built in a function and run under an inline `with Mesh(...):` is reported; the jax.experimental.maps import stays (ModuleNotFoundError)
+# findings: none
 """xmap with axis_resources on a mesh (the 2021 xmap tutorial's sharded section)."""
 import jax
 import jax.numpy as jnp
