@@ -34,6 +34,10 @@ class Settings:
     # Line/column of every applied fix (one code-generation pass per round that changes
     # something).  Output that does not show fixes can turn it off: fixes then carry line 0.
     locate_fixes: bool = True
+    # Lines a rewrite makes longer than this are wrapped (see migrator.wrap).  The runner
+    # sets each file's project's own (migrator.linelength); None (a caller of the engine
+    # that knows no project): no wrapping, the rewritten lines as the rules write them.
+    line_length: Optional[int] = None
 
     def __post_init__(self) -> None:
         try:
@@ -76,6 +80,8 @@ class Settings:
     def cache_key(self) -> str:
         codes = ",".join(rule.code for rule in self.active_rules())
         key = f"{codes}|{self.target_range}|{int(self.unsafe_fixes)}"
+        if self.line_length is not None:
+            key += f"|ll{self.line_length}"
         return key if self.locate_fixes else key + "|unlocated"
 
 
