@@ -321,7 +321,8 @@ def _operands(node: cst.BooleanOperation) -> Tuple[List[cst.BaseExpression], Lis
     operators: List[str] = []
 
     def walk(part: cst.BaseExpression, top: bool) -> None:
-        if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, kind) and (top or not part.lpar):
+        # ``(a and b) and c`` is ``a and b and c`` (same values, same order of evaluation)
+        if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, kind) and (top or len(part.lpar) <= 1):
             walk(part.left, False)
             operators.append("and" if kind is cst.And else "or")
             walk(part.right, False)
