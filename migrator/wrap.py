@@ -146,8 +146,10 @@ def _relayout(
     ancestors = ctx.ancestors(root)
     if id(root) in ctx.edits or any(id(up) in ctx.edits for up in ancestors):
         return
-    if any(isinstance(up, cst.FormattedString) for up in ancestors):
-        return  # a line break inside an f-string's braces is Python 3.12's only
+    strings = [up for up in ancestors if isinstance(up, cst.FormattedString)]
+    if strings:  # a line break inside an f-string's braces is Python 3.12's only
+        _split_string(ctx, strings[-1], line, limit, rule_code)
+        return
     span = ctx.position(root)
     start, end = span.start.column, span.end.column
     indent = len(line) - len(line.lstrip(" "))
@@ -175,6 +177,57 @@ def _relayout(
         return
     message = f"wrapped a line the rewrite made longer than {limit} columns"
     ctx.edits[id(root)] = Edit(root, new, rule_code, message, Safety.SAFE)
+
+
+def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: int, rule_code: str) -> None:
+    """An f-string that continues an implicit concatenation on its own line (so it stands
+    inside brackets) is split in two at a space of its text, the second piece on a line of
+    its own aligned with it, as maintainers split a message that grew."""
+    parent = ctx.parent(string)
+    if not isinstance(parent, cst.ConcatenatedString) or parent.right is not string:
+        return
+    if not isinstance(parent.whitespace_between, cst.ParenthesizedWhitespace):
+        return  # not a continuation line
+    span = ctx.position(string)
+    if span.start.line != span.end.line or line[: span.start.column].strip() or "\t" in line:
+        return
+    block = _block_indent(ctx, string)
+    if block is None or block > span.start.column:
+        return
+    column, quote = span.start.column, string.start[len(string.prefix) :]
+    best: Optional[Tuple[int, int]] = None  # (index of the text part, split offset in it)
+    width = column + len(string.start)
+    for index, part in enumerate(string.parts):
+        text = ctx.module.code_for_node(part)
+        if isinstance(part, cst.FormattedStringText):
+            for offset, char in enumerate(text):
+                if char == " " and width + offset + 1 + len(quote) <= limit and offset + 1 < len(text):
+                    best = (index, offset + 1)
+        width += len(text)
+    if best is None:
+        return
+    index, offset = best
+    text = string.parts[index].value  # type: ignore[attr-defined]
+    head = [*string.parts[:index], cst.FormattedStringText(text[:offset])]
+    tail = [cst.FormattedStringText(text[offset:]), *string.parts[index + 1 :]]
+    pieces = [_piece(string, head), _piece(string, tail)]
+    whitespace = cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace(" " * (column - block))
+    )
+    new = cst.ConcatenatedString(left=pieces[0], right=pieces[1], whitespace_between=whitespace)
+    if max(len(x) for x in (line[: column] + ctx.module.code_for_node(new)).split("\n")) >= len(line):
+        return
+    message = f"split a string the rewrite made longer than {limit} columns"
+    ctx.edits[id(string)] = Edit(string, new, rule_code, message, Safety.SAFE)
+
+
+def _piece(string: cst.FormattedString, parts: List[cst.BaseFormattedStringContent]) -> cst.BaseString:
+    """One piece of a split f-string (a plain string when it has no placeholders left)."""
+    texts = [p for p in parts if isinstance(p, cst.FormattedStringText) and p.value]
+    if len(texts) == len(parts) and not any("{" in p.value or "}" in p.value for p in texts):
+        prefix = string.prefix.replace("f", "").replace("F", "")
+        return cst.SimpleString(prefix + string.start[len(string.prefix) :] + "".join(p.value for p in texts) + string.end)
+    return string.with_changes(parts=[p for p in parts if not (isinstance(p, cst.FormattedStringText) and not p.value)])
 
 
 def _in_header(ctx: Context, node: cst.CSTNode) -> bool:
