@@ -49,12 +49,15 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
     original_lines = original.splitlines()
     to_before = None
     unit = _unit(ctx.module.default_indent)
-    black = _closes_alone(original)
+    black = _closes_alone(original, ctx.module.default_indent)
     before = len(ctx.edits)
     done: set = set()
+    laid_out = _laid_out(ctx)
     for node, rule_code in produced.nodes.values():
         if node is not ctx.module and ctx.parent(node) is None:
             continue  # replaced since
+        if any(node is done for done in laid_out):
+            continue  # this pass's own layout: once is enough (the rounds must settle)
         span = ctx.position(node)
         for number in range(span.start.line, span.end.line + 1):
             if number in done or number > len(lines) or len(lines[number - 1]) <= limit:
@@ -73,9 +76,10 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
     return len(ctx.edits) - before
 
 
-def _closes_alone(text: str) -> bool:
+def _closes_alone(text: str, default_indent: str) -> bool:
     """Whether most brackets the file breaks inside close on a line of their own (black's
-    style) rather than at the end of the last line."""
+    style) rather than at the end of the last line; in a file that breaks none, whether it
+    indents by 4 spaces (black's) rather than 2 (Google's, whose brackets end the line)."""
     alone = trailing = 0
     stack: List[int] = []
     previous_line = 0
@@ -97,7 +101,14 @@ def _closes_alone(text: str) -> bool:
             previous_line = token.end[0]
     except (tokenize.TokenError, SyntaxError):
         pass
+    if not alone and not trailing:
+        return default_indent == "    "
     return alone > trailing
+
+
+def _laid_out(ctx: Context) -> List[cst.CSTNode]:
+    """The nodes this pass wrote in the file's earlier rounds (kept alive, so ids stay theirs)."""
+    return ctx.file_state.setdefault("wrap.laid_out", [])  # type: ignore[return-value]
 
 
 def _unit(default_indent: str) -> int:
@@ -177,6 +188,7 @@ def _relayout(
         return
     message = f"wrapped a line the rewrite made longer than {limit} columns"
     ctx.edits[id(root)] = Edit(root, new, rule_code, message, Safety.SAFE)
+    _laid_out(ctx).append(new)
 
 
 def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: int, rule_code: str) -> None:
@@ -219,6 +231,7 @@ def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: i
         return
     message = f"split a string the rewrite made longer than {limit} columns"
     ctx.edits[id(string)] = Edit(string, new, rule_code, message, Safety.SAFE)
+    _laid_out(ctx).append(new)
 
 
 def _piece(string: cst.FormattedString, parts: List[cst.BaseFormattedStringContent]) -> cst.BaseString:
