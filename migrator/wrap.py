@@ -12,7 +12,8 @@ needed (all arguments on one indented line when they fit there, else one a line,
 calls broken the same way when a line still does not fit).  A file whose closing brackets
 stand on lines of their own (black's style) gets them there, with black's trailing comma
 after one-a-line arguments; else a closing bracket ends the last line (the Google style many
-JAX projects use).  Code no fix wrote is never re-laid out.
+JAX projects use; a file that breaks no bracket is taken as black's when it indents by 4).
+Code no fix wrote is never re-laid out.
 """
 
 from __future__ import annotations
