@@ -107,9 +107,12 @@ def _blocked(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str]) -
     body = ctx.analysis.scopes.get(id(function))
     if body is None:
         return "its scope is unknown"
+    used = _references(ctx, function, set(renames.values()), any_binding=True)
     for new in renames.values():
         if body.lookup(new) and any(b.scope is body for b in body.lookup(new) or ()):
             return f"{new} is already a name in it"
+        if any(name.value == new for name in used):
+            return f"it reads {new} from outside, which the new parameter would hide"
     sites, other = _uses(ctx, function)
     if other is not None:
         line = ctx.position(other).start.line
@@ -200,15 +203,19 @@ def _rename(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], re
         )
 
 
-def _references(ctx: Context, function: cst.FunctionDef, old: Set[str]) -> List[cst.Name]:
+def _references(ctx: Context, function: cst.FunctionDef, old: Set[str], any_binding: bool = False) -> List[cst.Name]:
     """Reads and writes of the legacy parameter names in the function's own body (a nested
-    function or class that binds the name again keeps its own)."""
+    function or class that binds the name again keeps its own); with ``any_binding``, every
+    reference to those names in it, whatever it binds to."""
     body = ctx.analysis.scopes.get(id(function))
     found: List[cst.Name] = []
     for node in ctx.all_nodes(cst.Name):
         if node.value not in old or not _is_reference(node, ctx.parent(node)):  # type: ignore[attr-defined,arg-type]
             continue
         if not any(up is function for up in ctx.ancestors(node)):
+            continue
+        if any_binding:
+            found.append(node)  # type: ignore[arg-type]
             continue
         bindings = ctx.scope_of(node).lookup(node.value)  # type: ignore[attr-defined]
         if bindings and not any(b.scope is body for b in bindings):
