@@ -6,8 +6,9 @@ Compares a tree as read (``BEFORE``) with the same tree after ``jaxmigrate --uns
 * repeated members: an ``isinstance``/``issubclass`` class tuple, a ``Union[...]`` or a ``|``
   chain that names one type twice (``jax.numpy.ndarray`` counts as ``jax.Array``);
 * long lines: changed lines longer than the project's configured line length (``[tool.ruff]``
-  / ``[tool.black]`` ``line-length``, flake8's ``max-line-length`` in ``setup.cfg``,
-  ``tox.ini`` or ``.flake8``; 88, black's default, when none is set) that the hunk did not
+  / ``[tool.black]`` ``line-length``, flake8's or pylint's ``max-line-length`` in
+  ``pyproject.toml``, ``setup.cfg``, ``tox.ini``, ``.flake8`` or ``.pylintrc``; 88, black's
+  default, when none is set: ``jaxmigrate.migrator.linelength``) that the hunk did not
   already have (a hunk that turns one long line into one long line adds none);
 
 and, over the whole migrated tree:
@@ -25,7 +26,6 @@ Usage (see bench/legacy_corpus.py for building the corpus)::
 from __future__ import annotations
 
 import ast
-import configparser
 import difflib
 import io
 import re
@@ -34,7 +34,8 @@ import tokenize
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
-DEFAULT_LINE_LENGTH = 88
+from jaxmigrate.migrator.linelength import line_length_for
+
 LEGACY_IN_DOCS = re.compile(
     r"\b(DeviceArray|ShardedDeviceArray|GlobalDeviceArray|tree_multimap|in_axis_resources|"
     r"out_axis_resources|jax\.tree_map|jax\.tree_leaves|jax\.tree_flatten|jax\.tree_unflatten)\b"
@@ -43,26 +44,9 @@ ALIASES = {"jnp.ndarray": "jax.Array", "jax.numpy.ndarray": "jax.Array"}
 
 
 def line_length(root: Path) -> int:
-    """The project's configured line length (the first config file found that sets one)."""
-    pyproject = root / "pyproject.toml"
-    if pyproject.exists():
-        text = pyproject.read_text(encoding="utf-8", errors="replace")
-        for section in ("tool.ruff", "tool.black"):
-            match = re.search(rf"^\[{re.escape(section)}\][^\[]*?^line-length\s*=\s*(\d+)", text, re.M | re.S)
-            if match:
-                return int(match.group(1))
-    for name in ("setup.cfg", "tox.ini", ".flake8"):
-        path = root / name
-        if path.exists():
-            parser = configparser.ConfigParser(strict=False, interpolation=None)
-            try:
-                parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
-            except configparser.Error:
-                continue
-            for section in ("flake8", "pycodestyle"):
-                if parser.has_option(section, "max-line-length"):
-                    return int(parser.get(section, "max-line-length"))
-    return DEFAULT_LINE_LENGTH
+    """The project's configured line length: the rule the tool itself wraps by (see
+    ``jaxmigrate.migrator.linelength``), so that the count and the tool agree on it."""
+    return line_length_for(root)
 
 
 def changed_lines(before: str, after: str) -> Tuple[Set[int], int]:

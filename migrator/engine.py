@@ -62,6 +62,7 @@ from jaxmigrate.migrator.scope import (
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.textgate import admitted, under
 from jaxmigrate.migrator.tidy import Produced, tidy
+from jaxmigrate.migrator.wrap import wrap
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.cache import ResultCache
@@ -466,6 +467,8 @@ def _run_rounds(
         removals = _unused_imports(ctx, analysis, plan, originally_used, added_imports)
         if not ctx.edits and not removals and produced:
             tidy(ctx, produced, _same_types(plan))
+        if not ctx.edits and not removals and produced and settings.line_length:
+            wrap(ctx, produced, text, settings.line_length)
         if not ctx.edits and not removals:
             errors.extend(_failures(ctx, failures, failed_before))
             _report_exported_legacy(ctx, analysis, plan)

@@ -38,6 +38,10 @@ class Settings:
     # for speed only.  False runs every active rule's hooks on every file LibCST parses:
     # the same output and findings, slower (tests/test_gate_equivalence.py, bench/gates.py).
     gates: bool = True
+    # Lines a rewrite makes longer than this are wrapped (see migrator.wrap).  The runner
+    # sets each file's project's own (migrator.linelength); None (a caller of the engine
+    # that knows no project): no wrapping, the rewritten lines as the rules write them.
+    line_length: Optional[int] = None
 
     def __post_init__(self) -> None:
         try:
@@ -81,6 +85,8 @@ class Settings:
         codes = ",".join(rule.code for rule in self.active_rules())
         key = f"{codes}|{self.target_range}|{int(self.unsafe_fixes)}"
         key = key if self.gates else key + "|ungated"
+        if self.line_length is not None:
+            key += f"|ll{self.line_length}"
         return key if self.locate_fixes else key + "|unlocated"
 
 

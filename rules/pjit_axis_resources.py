@@ -17,6 +17,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._pjit import RENAMES, kwargs_variable, normalized_args
+from jaxmigrate.rules._pjit_wrappers import check_wrappers
 
 
 class PjitAxisResources(Rule):
@@ -50,6 +51,13 @@ class PjitAxisResources(Rule):
     after 0.4.14 (verified on 0.4.13: `pjit(f, in_axis_resources=P('x'),
     out_axis_resources=None)` returns a `P('x')` output, `out_shardings=None` a replicated
     one).  The rename restores the documented meaning; values are unchanged.
+
+    **Wrappers.** A function of the module that passes its own `in_axis_resources`/
+    `out_axis_resources` parameters to pjit (`def pjit(fn, in_axis_resources, ...): return
+    jax_pjit(fn, in_axis_resources=in_axis_resources, ...)`) is reported; with
+    `--unsafe-fixes` its parameters, their uses and the keywords at its calls in the module are
+    renamed too, and a public wrapper keeps a finding that callers in other modules must
+    rename theirs.
 
     **See also.** Moving from `pjit` to `jax.jit` is a separate step, because `None` and bare
     `PartitionSpec`s mean different things under `jax.jit`.
@@ -110,6 +118,9 @@ class PjitAxisResources(Rule):
             found = kwargs_variable(ctx, arg, site.scope)
             if found is not None:
                 self._rename_variable(found[0], ctx)
+
+    def visit_module(self, ctx: Context) -> None:
+        check_wrappers(ctx)  # functions that forward in_axis_resources/out_axis_resources
 
     @staticmethod
     def _rename_variable(assign: cst.Assign, ctx: Context) -> None:

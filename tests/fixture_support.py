@@ -27,6 +27,8 @@ def fixture_settings(text: str) -> Settings:
                 values["target_version"] = lower
                 if upper:
                     values["target_upper"] = upper
+            elif key == "line-length":  # the project's configured line length
+                values["line_length"] = int(value)
             elif key in ("select", "ignore"):
                 values[key] = tuple(v for v in value.split(",") if v)
             else:

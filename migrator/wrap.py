@@ -1,0 +1,472 @@
+"""Wrapping the lines a rewrite made too long, the way a maintainer would.
+
+``jax.device_put_replicated(tree, devices)`` becomes a ``tree_map`` over ``device_put`` with
+a ``NamedSharding``: one line of 200 columns where the project holds lines to 88.  Once the
+rounds of a file settle (after :mod:`migrator.tidy`), this pass looks at every line over the
+project's line length (:mod:`migrator.linelength`) that holds a node a fix wrote and that was
+not already over it in the file as read (the user's long lines are theirs).  On such a line
+it takes the largest one-line expression around the written node and lays it out again:
+breaks go after an opening bracket, at argument commas and before ``and``/``or`` inside
+parentheses, with a hanging indent of the file's own indentation unit, and only as many as
+needed (all arguments on one indented line when they fit there, else one a line, the inner
+calls broken the same way when a line still does not fit).  A file whose closing brackets
+stand on lines of their own (black's style) gets them there, with black's trailing comma
+after one-a-line arguments; else a closing bracket ends the last line (the Google style many
+JAX projects use; a file that breaks no bracket is taken as black's when it indents by 4).
+Code no fix wrote is never re-laid out.
+"""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from jaxmigrate.migrator.context import Context, Edit, module_code
+from jaxmigrate.migrator.linemap import line_map
+from jaxmigrate.migrator.rule import Safety
+from jaxmigrate.migrator.tidy import Produced
+
+# A document (after Wadler's "prettier printer"): text, a list of documents, or a tuple
+# ("group"|"indent", document) / ("line",) / ("soft",) / ("ifbreak", text).
+Doc = Union[str, list, tuple]
+_LINE: tuple = ("line",)  # a space, or a line break when its group breaks
+_SOFT: tuple = ("soft",)  # nothing, or a line break when its group breaks
+_FLAT, _BREAK = 0, 1
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
+    """Records in ``ctx.edits`` a new layout for the written expressions on lines the rewrite
+    made longer than ``limit``; returns how many."""
+    if not produced or not limit:
+        return 0
+    code = ctx.generated_code() or module_code(ctx.module)
+    lines = code.splitlines()
+    if not any(len(line) > limit for line in lines):
+        return 0
+    original_lines = original.splitlines()
+    to_before = None
+    unit = _unit(ctx.module.default_indent)
+    black = _closes_alone(original, ctx.module.default_indent)
+    before = len(ctx.edits)
+    done: set = set()
+    laid_out = _laid_out(ctx)
+    for node, rule_code in produced.nodes.values():
+        if node is not ctx.module and ctx.parent(node) is None:
+            continue  # replaced since
+        if any(node is done for done in laid_out):
+            continue  # this pass's own layout: once is enough (the rounds must settle)
+        span = ctx.position(node)
+        for number in range(span.start.line, span.end.line + 1):
+            if number in done or number > len(lines) or len(lines[number - 1]) <= limit:
+                continue
+            if to_before is None:
+                to_before = line_map(original, code)
+            was = to_before(number)
+            if 0 < was <= len(original_lines) and len(original_lines[was - 1]) > limit:
+                done.add(number)
+                continue  # the user's long line
+            root = _root(ctx, node, number)
+            if root is None:
+                continue
+            done.add(number)
+            _relayout(ctx, root, lines[number - 1], limit, unit, black, rule_code)
+    return len(ctx.edits) - before
+
+
+def _closes_alone(text: str, default_indent: str) -> bool:
+    """Whether most brackets the file breaks inside close on a line of their own (black's
+    style) rather than at the end of the last line; in a file that breaks none, whether it
+    indents by 4 spaces (black's) rather than 2 (Google's, whose brackets end the line)."""
+    alone = trailing = 0
+    stack: List[int] = []
+    previous_line = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type != tokenize.OP:
+                if token.type not in (tokenize.NL, tokenize.COMMENT):
+                    previous_line = token.end[0]
+                continue
+            if token.string in _OPENING:
+                stack.append(token.start[0])
+            elif token.string in _CLOSING and stack:
+                opened = stack.pop()
+                if opened != token.start[0]:
+                    if previous_line < token.start[0]:
+                        alone += 1
+                    else:
+                        trailing += 1
+            previous_line = token.end[0]
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    if not alone and not trailing:
+        return default_indent == "    "
+    return alone > trailing
+
+
+def _laid_out(ctx: Context) -> List[cst.CSTNode]:
+    """The nodes this pass wrote in the file's earlier rounds (kept alive, so ids stay theirs)."""
+    return ctx.file_state.setdefault("wrap.laid_out", [])  # type: ignore[return-value]
+
+
+def _unit(default_indent: str) -> int:
+    """The continuation indent: the file's indentation unit, but 4 where blocks go by 2
+    (Google's style guide, which the 2-space JAX projects follow, asks for 4)."""
+    unit = len(default_indent) if default_indent and not default_indent.strip(" ") else 4
+    return max(unit, 4)
+
+
+def _one_line(ctx: Context, node: cst.CSTNode, number: int) -> bool:
+    span = ctx.position(node)
+    return span.start.line == span.end.line == number and "#" not in ctx.code(node)
+
+
+def _root(ctx: Context, node: cst.CSTNode, number: int) -> Optional[cst.BaseExpression]:
+    """The largest one-line expression on line ``number`` around (or, for a written node
+    over several lines, inside) ``node``."""
+    if _one_line(ctx, node, number):
+        root = node if isinstance(node, cst.BaseExpression) else None
+        for up in ctx.ancestors(node):
+            if not _one_line(ctx, up, number):
+                break
+            if isinstance(up, cst.BaseExpression):
+                root = up
+            elif not isinstance(up, (cst.Arg, cst.Element, cst.StarredElement, cst.ComparisonTarget)):
+                break
+        return root
+    best: Optional[cst.BaseExpression] = None
+    stack = list(node.children)
+    while stack:
+        child = stack.pop()
+        span = ctx.position(child)
+        if span.end.line < number or span.start.line > number:
+            continue
+        if isinstance(child, cst.BaseExpression) and _one_line(ctx, child, number):
+            if best is None or len(ctx.code(child)) > len(ctx.code(best)):
+                best = child
+            continue
+        stack.extend(child.children)
+    return best
+
+
+def _relayout(
+    ctx: Context, root: cst.BaseExpression, line: str, limit: int, unit: int, black: bool, rule_code: str
+) -> None:
+    ancestors = ctx.ancestors(root)
+    if id(root) in ctx.edits or any(id(up) in ctx.edits for up in ancestors):
+        return
+    strings = [up for up in ancestors if isinstance(up, cst.FormattedString)]
+    if strings:  # a line break inside an f-string's braces is Python 3.12's only
+        _split_string(ctx, strings[-1], line, limit, rule_code)
+        return
+    span = ctx.position(root)
+    start, end = span.start.column, span.end.column
+    indent = len(line) - len(line.lstrip(" "))
+    if "\t" in line[:indent] or line[start:end] != ctx.code(root):
+        return
+    block = _block_indent(ctx, root)
+    if block is None or block > indent:
+        return
+    if not black and _in_header(ctx, root):
+        unit *= 2  # continuation lines of an ``if``/``def`` header stand apart from its body
+    laid_out = root
+    if isinstance(root, cst.BooleanOperation) and not root.lpar:
+        laid_out = root.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # (a and\n b)
+    doc = _Builder(ctx, black).build(laid_out)
+    suffix = line[end:]
+    rendered = _render([doc, suffix], limit, start, indent, unit)
+    new_lines = (line[:start] + rendered).split("\n")
+    if len(new_lines) < 2 or not rendered.endswith(suffix) or max(len(x) for x in new_lines) >= len(line):
+        return
+    body = rendered[: len(rendered) - len(suffix)].split("\n")
+    relative = "\n".join([body[0]] + [x[block:] for x in body[1:]])
+    try:
+        new = cst.parse_expression(relative)
+    except cst.ParserSyntaxError:
+        return
+    message = f"wrapped a line the rewrite made longer than {limit} columns"
+    ctx.edits[id(root)] = Edit(root, new, rule_code, message, Safety.SAFE)
+    _laid_out(ctx).append(new)
+
+
+def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: int, rule_code: str) -> None:
+    """An f-string that continues an implicit concatenation on its own line (so it stands
+    inside brackets) is split in two at a space of its text, the second piece on a line of
+    its own aligned with it, as maintainers split a message that grew."""
+    parent = ctx.parent(string)
+    if not isinstance(parent, cst.ConcatenatedString) or parent.right is not string:
+        return
+    if not isinstance(parent.whitespace_between, cst.ParenthesizedWhitespace):
+        return  # not a continuation line
+    span = ctx.position(string)
+    if span.start.line != span.end.line or line[: span.start.column].strip() or "\t" in line:
+        return
+    block = _block_indent(ctx, string)
+    if block is None or block > span.start.column:
+        return
+    column, quote = span.start.column, string.start[len(string.prefix) :]
+    best: Optional[Tuple[int, int]] = None  # (index of the text part, split offset in it)
+    width = column + len(string.start)
+    for index, part in enumerate(string.parts):
+        text = ctx.module.code_for_node(part)
+        if isinstance(part, cst.FormattedStringText):
+            for offset, char in enumerate(text):
+                if char == " " and width + offset + 1 + len(quote) <= limit and offset + 1 < len(text):
+                    best = (index, offset + 1)
+        width += len(text)
+    if best is None:
+        return
+    index, offset = best
+    text = string.parts[index].value  # type: ignore[attr-defined]
+    head = [*string.parts[:index], cst.FormattedStringText(text[:offset])]
+    tail = [cst.FormattedStringText(text[offset:]), *string.parts[index + 1 :]]
+    pieces = [_piece(string, head), _piece(string, tail)]
+    whitespace = cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace(" " * (column - block))
+    )
+    new = cst.ConcatenatedString(left=pieces[0], right=pieces[1], whitespace_between=whitespace)
+    if max(len(x) for x in (line[: column] + ctx.module.code_for_node(new)).split("\n")) >= len(line):
+        return
+    message = f"split a string the rewrite made longer than {limit} columns"
+    ctx.edits[id(string)] = Edit(string, new, rule_code, message, Safety.SAFE)
+    _laid_out(ctx).append(new)
+
+
+def _piece(string: cst.FormattedString, parts: List[cst.BaseFormattedStringContent]) -> cst.BaseString:
+    """One piece of a split f-string (a plain string when it has no placeholders left)."""
+    texts = [p for p in parts if isinstance(p, cst.FormattedStringText) and p.value]
+    if len(texts) == len(parts) and not any("{" in p.value or "}" in p.value for p in texts):
+        prefix = string.prefix.replace("f", "").replace("F", "")
+        return cst.SimpleString(prefix + string.start[len(string.prefix) :] + "".join(p.value for p in texts) + string.end)
+    return string.with_changes(parts=[p for p in parts if not (isinstance(p, cst.FormattedStringText) and not p.value)])
+
+
+def _in_header(ctx: Context, node: cst.CSTNode) -> bool:
+    for up in ctx.ancestors(node):
+        if isinstance(up, (cst.BaseSuite, cst.SimpleStatementLine)):
+            return False
+        if isinstance(up, cst.BaseCompoundStatement):
+            return True
+    return False
+
+
+def _block_indent(ctx: Context, node: cst.CSTNode) -> Optional[int]:
+    """The column of the statement holding ``node`` (what ``indent=True`` whitespace adds)."""
+    for up in ctx.ancestors(node):
+        if isinstance(up, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return ctx.position(up).start.column
+    return None
+
+
+class _Builder:
+    """The document of an expression: its brackets as groups, everything else as text."""
+
+    def __init__(self, ctx: Context, black: bool) -> None:
+        self.ctx, self.black = ctx, black
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.ctx.module.code_for_node(node)
+
+    def build(self, node: cst.CSTNode) -> Doc:
+        if isinstance(node, cst.Call) and node.args and _plain(node.whitespace_before_args):
+            items = [self._arg(arg) for arg in node.args]
+            head = self.code(node.func) + self.code(node.whitespace_after_func) + "("
+            return self._parens(node, self._bracketed(head, items, ")", trailing=not _starred(node.args)))
+        if isinstance(node, cst.BooleanOperation) and node.lpar:
+            operands, operators = _operands(node)
+            parts: List[Doc] = [self.build(operands[0])]
+            for operator, operand in zip(operators, operands[1:]):
+                parts += [_LINE, operator + " ", self.build(operand)]
+            inner = cst.Module(body=[]).code_for_node(node.lpar[0])
+            closing = cst.Module(body=[]).code_for_node(node.rpar[0])
+            outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
+            group = ("group", [inner, ("indent", [_SOFT, *parts]), _SOFT if self.black else "", closing])
+            return self._parens(outer, group)
+        if isinstance(node, (cst.List, cst.Tuple)) and node.elements and (isinstance(node, cst.List) or node.lpar):
+            items = [self._element(e) for e in node.elements]
+            if isinstance(node, cst.List):
+                return self._parens(node, self._bracketed("[", items, "]", trailing=True))
+            outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
+            one = len(items) == 1
+            return self._parens(outer, self._bracketed("(", items, ")", trailing=not one, comma=one))
+        if isinstance(node, (cst.GeneratorExp, cst.ListComp)) and not node.for_in.asynchronous:
+            return self._comprehension(node)
+        return self._generic(node)
+
+    def _parens(self, node: cst.CSTNode, doc: Doc) -> Doc:
+        lpar = "".join(self.code(p) for p in getattr(node, "lpar", ()))
+        rpar = "".join(self.code(p) for p in getattr(node, "rpar", ()))
+        return [lpar, doc, rpar] if lpar or rpar else doc
+
+    def _bracketed(self, head: str, items: Sequence[Doc], close: str, trailing: bool, comma: bool = False) -> Doc:
+        joined: List[Doc] = []
+        for index, item in enumerate(items):
+            if index:
+                joined += [",", _LINE]
+            joined.append(item)
+        if comma:
+            joined.append(",")
+        elif self.black and trailing:
+            joined.append(("ifbreak", ","))
+        return ("group", [head, ("indent", [_SOFT, ("group", joined)]), _SOFT if self.black else "", close])
+
+    def _arg(self, arg: cst.Arg) -> Doc:
+        bare = arg.with_changes(value=cst.Name("_"), comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+        prefix = self.code(bare)[:-1]
+        return [prefix, self.build(arg.value)]
+
+    def _element(self, element: cst.BaseElement) -> Doc:
+        bare = element.with_changes(value=cst.Name("_"), comma=cst.MaybeSentinel.DEFAULT)
+        prefix = self.code(bare)[:-1]
+        return [prefix, self.build(element.value)]
+
+    def _generic(self, node: cst.CSTNode) -> Doc:
+        """The node's text, its last bracket a group when only closing brackets follow it
+        (``lambda x: f(...)``, ``not (...)``): a bracket with more text after it on the line
+        is left whole, as breaking it would leave that text as long as it was."""
+        inner = _outermost_breakable(node)
+        if not inner:
+            return self.code(node)
+        last = inner[-1]
+        mark = "__jaxmigrate_wrap__"
+        before, _, after = self.code(node.visit(_Mark({id(last): mark}))).partition(mark)
+        if after.strip(")]}, ") and not isinstance(last, cst.GeneratorExp):
+            return self.code(node)
+        return [before, self.build(last), after]
+
+    def _comprehension(self, node: Union[cst.GeneratorExp, cst.ListComp]) -> Doc:
+        """``(elt for x in xs)``: a break before ``for`` (inside the brackets, when it has them)."""
+        clauses = self.code(node.for_in.with_changes(whitespace_before=cst.SimpleWhitespace("")))
+        body = ("group", [self.build(node.elt), _LINE, clauses])
+        if isinstance(node, cst.ListComp):
+            return self._parens(node, ("group", ["[", ("indent", [_SOFT, body]), _SOFT if self.black else "", "]"]))
+        if not node.lpar:
+            return body
+        outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
+        return self._parens(outer, ("group", ["(", ("indent", [_SOFT, body]), _SOFT if self.black else "", ")"]))
+
+
+def _plain(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
+    return isinstance(whitespace, cst.SimpleWhitespace) and not whitespace.value
+
+
+def _starred(args: Sequence[cst.Arg]) -> bool:
+    return any(arg.star for arg in args)
+
+
+def _breakable(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call):
+        return bool(node.args)
+    if isinstance(node, cst.BooleanOperation):
+        return bool(node.lpar)
+    if isinstance(node, cst.List):
+        return bool(node.elements)
+    if isinstance(node, cst.Tuple):
+        return bool(node.elements and node.lpar)
+    return isinstance(node, (cst.GeneratorExp, cst.ListComp))
+
+
+def _outermost_breakable(node: cst.CSTNode) -> List[cst.CSTNode]:
+    found: List[cst.CSTNode] = []
+    stack = list(reversed(node.children))
+    while stack:
+        child = stack.pop()
+        if _breakable(child):
+            found.append(child)
+        else:
+            stack.extend(reversed(child.children))
+    return found
+
+
+def _operands(node: cst.BooleanOperation) -> Tuple[List[cst.BaseExpression], List[str]]:
+    """The operands of a chain of one boolean operator (parenthesised parts whole)."""
+    kind = type(node.operator)
+    operands: List[cst.BaseExpression] = []
+    operators: List[str] = []
+
+    def walk(part: cst.BaseExpression, top: bool) -> None:
+        # ``(a and b) and c`` is ``a and b and c`` (same values, same order of evaluation)
+        if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, kind) and (top or len(part.lpar) <= 1):
+            walk(part.left, False)
+            operators.append("and" if kind is cst.And else "or")
+            walk(part.right, False)
+        else:
+            operands.append(part)
+
+    walk(node, True)
+    return operands, operators
+
+
+class _Mark(cst.CSTTransformer):
+    def __init__(self, marks: Dict[int, str]) -> None:
+        super().__init__()
+        self.marks = marks
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.marks
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: ANN201
+        mark = self.marks.get(id(original_node))
+        return cst.Name(mark) if mark is not None else updated_node
+
+
+def _render(doc: Doc, width: int, column: int, indent: int, unit: int) -> str:
+    """``doc`` printed from ``column``, continuation lines at ``indent`` (plus ``unit`` a
+    level), breaking a group only where its contents do not fit in ``width``."""
+    out: List[str] = []
+    position = column
+    commands: List[Tuple[int, int, Doc]] = [(indent, _BREAK, doc)]
+    while commands:
+        level, mode, item = commands.pop()
+        if isinstance(item, str):
+            out.append(item)
+            position += len(item)
+        elif isinstance(item, list):
+            commands.extend((level, mode, part) for part in reversed(item))
+        elif item[0] == "group":
+            flat = mode == _FLAT or _fits((level, _FLAT, item[1]), commands, width - position)
+            commands.append((level, _FLAT if flat else _BREAK, item[1]))
+        elif item[0] == "indent":
+            commands.append((level + unit, mode, item[1]))
+        elif item[0] in ("line", "soft"):
+            if mode == _FLAT:
+                text = " " if item[0] == "line" else ""
+                out.append(text)
+                position += len(text)
+            else:
+                out.append("\n" + " " * level)
+                position = level
+        elif item[0] == "ifbreak" and mode == _BREAK:
+            out.append(item[1])
+            position += len(item[1])
+    return "".join(out).replace(" \n", "\n")
+
+
+def _fits(next_command: Tuple[int, int, Doc], rest: List[Tuple[int, int, Doc]], width: int) -> bool:
+    """Whether ``next_command`` and what follows it up to the next line break fit in ``width``."""
+    stack = [next_command]
+    remaining = len(rest)
+    while width >= 0:
+        if not stack:
+            if not remaining:
+                return True
+            remaining -= 1
+            stack.append(rest[remaining])
+            continue
+        level, mode, item = stack.pop()
+        if isinstance(item, str):
+            width -= len(item)
+        elif isinstance(item, list):
+            stack.extend((level, mode, part) for part in reversed(item))
+        elif item[0] in ("group", "indent"):
+            stack.append((level, mode, item[1]))
+        elif item[0] in ("line", "soft"):
+            if mode == _BREAK:
+                return True
+            width -= 1 if item[0] == "line" else 0
+        elif item[0] == "ifbreak" and mode == _BREAK:
+            width -= len(item[1])
+    return False

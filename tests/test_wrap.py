@@ -1,0 +1,70 @@
+"""Wrapping the lines a rewrite made too long: which line length a project asks for, and
+that the command line wraps by it (the layouts themselves are fixtures:
+``fixtures/device-put-sharded/wrapped_*``, ``fixtures/removed-types/wrapped_predicate``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jaxmigrate.migrator import Settings, migrate_source
+from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH, line_length_for
+from tests.test_cli import invoke
+
+SOURCE = "import jax\n\n\ndef put(tree, devices):\n    return jax.device_put_replicated(tree, devices)\n"
+
+
+@pytest.mark.parametrize(
+    "name,text,expected",
+    [
+        ("pyproject.toml", "[tool.ruff]\nline-length = 100\n", 100),
+        ("pyproject.toml", "[tool.black]\nline-length = 120\n", 120),
+        ("pyproject.toml", "[tool.ruff]\nselect = ['E']\n[tool.black]\nline-length = 99\n", 99),
+        ("pyproject.toml", "[tool.pylint.format]\nmax-line-length = 80\n", 80),
+        ("setup.cfg", "[flake8]\nmax-line-length = 79\n", 79),
+        ("tox.ini", "[pycodestyle]\nmax_line_length = 90\n", 90),
+        (".pylintrc", "[FORMAT]\nmax-line-length=80\n", 80),
+        ("pyproject.toml", "[project]\nname = 'x'\n", DEFAULT_LINE_LENGTH),
+    ],
+)
+def test_configured_line_length(tmp_path: Path, name: str, text: str, expected: int) -> None:
+    (tmp_path / name).write_text(text)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(SOURCE)
+    assert line_length_for(tmp_path / "pkg" / "m.py") == expected
+
+
+def test_project_root_stops_the_walk(tmp_path: Path) -> None:
+    """A project without a setting is not given the setting of a folder above it."""
+    (tmp_path / "setup.cfg").write_text("[flake8]\nmax-line-length = 79\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert line_length_for(project / "m.py") == DEFAULT_LINE_LENGTH
+    assert line_length_for(tmp_path / "other" / "m.py") == 79
+
+
+def test_engine_without_a_line_length_does_not_wrap() -> None:
+    output = migrate_source(SOURCE, Settings(unsafe_fixes=True)).output
+    assert max(len(line) for line in output.splitlines()) > 100
+    wrapped = migrate_source(SOURCE, Settings(unsafe_fixes=True, line_length=88)).output
+    assert max(len(line) for line in wrapped.splitlines()) <= 88
+    assert wrapped.count("\n") > output.count("\n")
+
+
+@pytest.mark.parametrize("length", [60, 250])
+def test_cli_wraps_by_the_projects_line_length(tmp_path: Path, length: int) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.ruff]\nline-length = {length}\n")
+    path = tmp_path / "m.py"
+    path.write_text(SOURCE)
+    result = invoke(str(path), "--unsafe-fixes", "--target-version", "0.4.30")
+    assert result.exit_code in (0, 1), result.output
+    lines = path.read_text().splitlines()
+    longest = max(len(line) for line in lines)
+    if length == 250:
+        assert len(lines) == len(SOURCE.splitlines()) + 1  # one line (and an import) added
+        assert longest > 100
+    else:
+        assert longest <= 60
+        assert "jax.tree_util.tree_map(\n" in path.read_text()
