@@ -235,7 +235,9 @@ def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: i
     _laid_out(ctx).append(new)
 
 
-def _piece(string: cst.FormattedString, parts: List[cst.BaseFormattedStringContent]) -> cst.BaseString:
+def _piece(
+    string: cst.FormattedString, parts: List[cst.BaseFormattedStringContent]
+) -> Union[cst.SimpleString, cst.FormattedString]:
     """One piece of a split f-string (a plain string when it has no placeholders left)."""
     texts = [p for p in parts if isinstance(p, cst.FormattedStringText) and p.value]
     if len(texts) == len(parts) and not any("{" in p.value or "}" in p.value for p in texts):
@@ -282,9 +284,9 @@ class _Builder:
                 parts += [_LINE, operator + " ", self.build(operand)]
             inner = cst.Module(body=[]).code_for_node(node.lpar[0])
             closing = cst.Module(body=[]).code_for_node(node.rpar[0])
-            outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
+            unwrapped = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
             group = ("group", [inner, ("indent", [_SOFT, *parts]), _SOFT if self.black else "", closing])
-            return self._parens(outer, group)
+            return self._parens(unwrapped, group)
         if isinstance(node, (cst.List, cst.Tuple)) and node.elements and (isinstance(node, cst.List) or node.lpar):
             items = [self._element(e) for e in node.elements]
             if isinstance(node, cst.List):
@@ -332,7 +334,9 @@ class _Builder:
             return self.code(node)
         last = inner[-1]
         mark = "__jaxmigrate_wrap__"
-        before, _, after = self.code(node.visit(_Mark({id(last): mark}))).partition(mark)
+        marked = node.visit(_Mark({id(last): mark}))
+        assert isinstance(marked, cst.CSTNode)  # _Mark only renames
+        before, _, after = self.code(marked).partition(mark)
         if after.strip(")]}, ") and not isinstance(last, cst.GeneratorExp):
             return self.code(node)
         return [before, self.build(last), after]

@@ -82,20 +82,23 @@ def _handle(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], st
     old = ", ".join(sorted(renames))
     new = ", ".join(renames[k] for k in sorted(renames))
     blocked = _blocked(ctx, function, renames)
-    if blocked or not ctx.settings.unsafe_fixes:
-        why = f" (not renamed: {blocked})" if blocked else " [unsafe fix: run with --unsafe-fixes]"
-        calls = len(_call_sites(ctx, function)) if not blocked else 0
-        where = f", the keywords at its {calls} call site(s) in this module" if calls else ""
-        ctx.findings.append((
-            function.name,
-            ctx.rule.code,
-            f"{name}() forwards {old} to pjit, which renamed them {new} (deprecated in JAX 0.4.9, "
-            f"removed in 0.4.14): rename its parameters{where} and the keywords of its callers"
-            f"{' in other modules' if calls else ''}{why}",
-            (Safety.MANUAL if blocked else Safety.UNSAFE).value,
-        ))
+    calls = len(_call_sites(ctx, function)) if not blocked else 0
+    where = f", the keywords at its {calls} call site(s) in this module" if calls else ""
+    message = (
+        f"{name}() forwards {old} to pjit, which renamed them {new} (deprecated in JAX 0.4.9, "
+        f"removed in 0.4.14): rename its parameters{where} and the keywords of its callers"
+        f"{' in other modules' if calls else ''}"
+    )
+    if blocked:
+        ctx.findings.append((function.name, ctx.rule.code, f"{message} (not renamed: {blocked})", Safety.MANUAL.value))
         return
-    state[name] = dict(renames)
+    # The first parameter's renaming stands for the whole change: the engine applies it, or
+    # (without --unsafe-fixes) turns it into the one finding, and then nothing else is proposed.
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    first = next((p for p in every if p.name.value in renames), None)
+    if first is not None and ctx.replace(first.name, cst.Name(renames[first.name.value]), message, Safety.UNSAFE):
+        state[name] = dict(renames)
 
 
 def _blocked(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str]) -> Optional[str]:

@@ -261,7 +261,7 @@ class Xmap(Rule):
         """For an xmap built where no mesh is visible: plan ``with mesh:`` -> ``with
         jax.set_mesh(mesh):`` around every call of it (``self.blocks``); why not, else None."""
         from jaxmigrate.rules import _context_mesh
-        from jaxmigrate.rules.with_mesh import _call_needs_env
+        from jaxmigrate.rules._mesh_env import call_needs_env
 
         if not ctx.exists_throughout("jax.set_mesh"):
             return "jax.set_mesh (for a mesh chosen where it is called) needs JAX 0.7.1"
@@ -271,7 +271,7 @@ class Xmap(Rule):
             return str(reason)
         for block in blocks:
             for other in _context_mesh.other_calls(block, names):
-                why = _call_needs_env(other, ctx.scope_of(block), ctx, depth=5, seen=set())
+                why = call_needs_env(other, ctx.scope_of(block), ctx, depth=5, seen=set())
                 if why:
                     return f"its `with mesh:` block needs the legacy mesh otherwise ({why})"
         self.unsure = True
