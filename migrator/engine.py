@@ -142,8 +142,8 @@ class Plan:
     legacy_modules: FrozenSet[str]
     masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
 
-    identifiers: FrozenSet[str]  # trigger words that are names, attributes or keywords
-    substrings: Tuple[str, ...]  # string-literal trigger words: searched as substrings
+    identifiers: FrozenSet[str]  # trigger words written as one identifier-like token
+    substrings: Tuple[str, ...]  # other string-literal trigger words: searched as substrings
 
     def prefilter(self, text: str) -> Tuple[Rule, ...]:
         """The rules whose trigger words occur in ``text`` outside their modern spellings."""
@@ -155,7 +155,7 @@ class Plan:
 
         A name, attribute or keyword is only written as a whole identifier, so those words are
         looked up among the text's identifier-like tokens (one regex pass, and ``tree_map``
-        no longer matches ``tree_map_with_path``); string values are searched as substrings."""
+        no longer matches ``tree_map_with_path``); other string values are searched as substrings."""
         hits = set(self.identifiers.intersection(_ASCII_IDENTIFIER.findall(text)))
         for word in self.substrings:
             if word in text:
@@ -217,7 +217,12 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         for rule in rules
         if rule.modern_spellings
     )
-    string_words = frozenset().union(*(r.strings for r in rules))
+    # A string site's value is exact, so a value shaped like an identifier is written between
+    # quotes as that very token: it is looked up with the identifiers (one set lookup per
+    # token), not searched for as a substring (one scan of the text per value).
+    string_words = frozenset(
+        word for r in rules for word in r.strings if not _ASCII_IDENTIFIER.fullmatch(word)
+    )
     return Plan(
         identifiers=frozenset(words - string_words),
         substrings=tuple(sorted(string_words)),
