@@ -156,12 +156,17 @@ class Plan:
         A name, attribute or keyword is only written as a whole identifier, so those words are
         looked up among the text's identifier-like tokens (one regex pass, and ``tree_map``
         no longer matches ``tree_map_with_path``); other string values are searched as substrings."""
-        hits = set(self.identifiers.intersection(_ASCII_IDENTIFIER.findall(text)))
+        return self.prefilter_tokens(text)[:2]
+
+    def prefilter_tokens(self, text: str) -> Tuple[Tuple[Rule, ...], FrozenSet[str], List[str]]:
+        """:meth:`prefilter_hits`, and the text's identifier-like tokens (gate 1b reuses them)."""
+        tokens = _ASCII_IDENTIFIER.findall(text)
+        hits = set(self.identifiers.intersection(tokens))
         for word in self.substrings:
             if word in text:
                 hits.add(word)
         if not hits:
-            return (), frozenset()
+            return (), frozenset(), tokens
         rules = [rule for rule in self.rules if rule.trigger_words & hits]
         if "jax" not in text:
             rules = [rule for rule in rules if not rule.needs_jax_import]
@@ -170,7 +175,7 @@ class Plan:
                 masked = mask.sub("", text)
                 if not any(word in masked for word in rule.trigger_words & hits):
                     rules.remove(rule)
-        return tuple(rules), frozenset(hits)
+        return tuple(rules), frozenset(hits), tokens
 
     @staticmethod
     def has_site(rule: Rule, facts: Facts) -> bool:
@@ -272,9 +277,9 @@ def migrate_source(
     """
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
-    candidates, hits = plan.prefilter_hits(text)
+    candidates, hits, tokens = plan.prefilter_tokens(text)
     if candidates and len(text) <= MAX_PARSE_CHARS:
-        candidates = admitted(text, candidates, hits)  # gate 1b: written as a site?
+        candidates = admitted(text, candidates, hits, tokens)  # gate 1b: written as a site?
     if not candidates:
         return Result(text, text, [], [])
     if cache is None:
