@@ -142,6 +142,7 @@ class Plan:
     legacy_modules: FrozenSet[str]
     masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
 
+    text_gated: Tuple[Rule, ...]  # rules gate 1 passes wherever "jax" occurs (Rule.text_gated)
     identifiers: FrozenSet[str]  # trigger words written as one identifier-like token
     substrings: Tuple[str, ...]  # other string-literal trigger words: searched as substrings
 
@@ -165,9 +166,10 @@ class Plan:
         for word in self.substrings:
             if word in text:
                 hits.add(word)
-        if not hits:
+        text_gated = self.text_gated if "jax" in text else ()
+        if not hits and not text_gated:
             return (), frozenset(), tokens
-        rules = [rule for rule in self.rules if rule.trigger_words & hits]
+        rules = [rule for rule in self.rules if rule.trigger_words & hits or rule in text_gated]
         if "jax" not in text:
             rules = [rule for rule in rules if not rule.needs_jax_import]
         for rule, mask in self.masks:
@@ -179,9 +181,11 @@ class Plan:
 
     @staticmethod
     def has_site(rule: Rule, facts: Facts) -> bool:
-        """One of the rule's names, attributes, keywords, strings or legacy modules occurs."""
+        """One of the rule's names, attributes, keywords, strings or legacy modules occurs (a
+        text-gated rule's :meth:`Rule.ast_gate` says that itself)."""
         return bool(
-            rule.names & facts.names
+            rule.text_gated
+            or rule.names & facts.names
             or rule.attributes & facts.attributes
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
@@ -229,6 +233,7 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         word for r in rules for word in r.strings if not _ASCII_IDENTIFIER.fullmatch(word)
     )
     return Plan(
+        text_gated=tuple(rule for rule in rules if rule.text_gated),
         identifiers=frozenset(words - string_words),
         substrings=tuple(sorted(string_words)),
         rules=rules,

@@ -493,5 +493,8 @@ def admitted(
         rule
         for rule in rules
         if rule.text_gate(gate)  # type: ignore[attr-defined]  (the cheaper test first)
-        and gate.admits(rule.word_sites, rule.gate_words(gate, rule.trigger_words & hits))  # type: ignore[attr-defined]
+        and (
+            rule.text_gated  # type: ignore[attr-defined]  (its text_gate decides alone)
+            or gate.admits(rule.word_sites, rule.gate_words(gate, rule.trigger_words & hits))  # type: ignore[attr-defined]
+        )
     )
