@@ -104,6 +104,7 @@ class PrivateApi(Rule):
         """Runs after the name sites: adds the imports, then reports each module once, at the
         first place (in the file's order) that names it."""
         uses = self._uses(ctx)
+        underscored: List[Tuple[cst.CSTNode, str]] = []  # ``jax.lax._foo``: private by its name
         for binding in ctx.analysis.imports:
             qualname = binding.imported_name
             if binding.guarded or binding.node is None:
@@ -111,15 +112,19 @@ class PrivateApi(Rule):
             if (qualname + ".").startswith(PRIVATE + "."):
                 uses.append((binding.node, _private_module(qualname)))
             elif _private_part(qualname) is not None:
-                uses.append((binding.node, _private_part(qualname)))  # type: ignore[arg-type]
+                underscored.append((binding.node, _private_part(qualname)))  # type: ignore[arg-type]
         for node in ctx.analysis.nodes(cst.Attribute):
             attr = node.attr.value  # type: ignore[attr-defined]
             if not attr.startswith("_") or attr.startswith("__"):
                 continue
             private = _private_part(ctx.qualname(node, ctx.scope_of(node)) or "")
-            if private is not None and not private.startswith(PRIVATE + ".") and private != PRIVATE:
-                if not _guarded(node, ctx):
-                    uses.append((node, private))
+            if private is None or private.startswith(PRIVATE + ".") or private == PRIVATE or _guarded(node, ctx):
+                continue
+            underscored.append((node, private))
+        if underscored:
+            # ``xla._DeviceArray(...)``: a line where a rule that knows the legacy name speaks
+            spoken = {ctx.position(found[0]).start.line for found in ctx.findings if found[1] != self.code}
+            uses.extend(use for use in underscored if ctx.position(use[0]).start.line not in spoken)
         first: Dict[str, Tuple[Tuple[int, int], cst.CSTNode]] = {}
         for node, module in uses:
             start = ctx.position(node).start
