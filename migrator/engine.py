@@ -157,8 +157,9 @@ class Plan:
     legacy_modules: FrozenSet[str]
     masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
 
-    identifiers: FrozenSet[str]  # trigger words that are names, attributes or keywords
-    substrings: Tuple[str, ...]  # string-literal trigger words: searched as substrings
+    text_gated: Tuple[Rule, ...]  # rules gate 1 passes wherever "jax" occurs (Rule.text_gated)
+    identifiers: FrozenSet[str]  # trigger words written as one identifier-like token
+    substrings: Tuple[str, ...]  # other string-literal trigger words: searched as substrings
 
     def prefilter(self, text: str) -> Tuple[Rule, ...]:
         """The rules whose trigger words occur in ``text`` outside their modern spellings."""
@@ -170,14 +171,20 @@ class Plan:
 
         A name, attribute or keyword is only written as a whole identifier, so those words are
         looked up among the text's identifier-like tokens (one regex pass, and ``tree_map``
-        no longer matches ``tree_map_with_path``); string values are searched as substrings."""
-        hits = set(self.identifiers.intersection(_ASCII_IDENTIFIER.findall(text)))
+        no longer matches ``tree_map_with_path``); other string values are searched as substrings."""
+        return self.prefilter_tokens(text)[:2]
+
+    def prefilter_tokens(self, text: str) -> Tuple[Tuple[Rule, ...], FrozenSet[str], List[str]]:
+        """:meth:`prefilter_hits`, and the text's identifier-like tokens (gate 1b reuses them)."""
+        tokens = _ASCII_IDENTIFIER.findall(text)
+        hits = set(self.identifiers.intersection(tokens))
         for word in self.substrings:
             if word in text:
                 hits.add(word)
-        if not hits:
-            return (), frozenset()
-        rules = [rule for rule in self.rules if rule.trigger_words & hits]
+        text_gated = self.text_gated if "jax" in text else ()
+        if not hits and not text_gated:
+            return (), frozenset(), tokens
+        rules = [rule for rule in self.rules if rule.trigger_words & hits or rule in text_gated]
         if "jax" not in text:
             rules = [rule for rule in rules if not rule.needs_jax_import]
         for rule, mask in self.masks:
@@ -185,13 +192,15 @@ class Plan:
                 masked = mask.sub("", text)
                 if not any(word in masked for word in rule.trigger_words & hits):
                     rules.remove(rule)
-        return tuple(rules), frozenset(hits)
+        return tuple(rules), frozenset(hits), tokens
 
     @staticmethod
     def has_site(rule: Rule, facts: Facts) -> bool:
-        """One of the rule's names, attributes, keywords, strings or legacy modules occurs."""
+        """One of the rule's names, attributes, keywords, strings or legacy modules occurs (a
+        text-gated rule's :meth:`Rule.ast_gate` says that itself)."""
         return bool(
-            rule.names & facts.names
+            rule.text_gated
+            or rule.names & facts.names
             or rule.attributes & facts.attributes
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
@@ -234,8 +243,14 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         for rule in rules
         if rule.modern_spellings
     )
-    string_words = frozenset().union(*(r.strings for r in rules))
+    # A string site's value is exact, so a value shaped like an identifier is written between
+    # quotes as that very token: it is looked up with the identifiers (one set lookup per
+    # token), not searched for as a substring (one scan of the text per value).
+    string_words = frozenset(
+        word for r in rules for word in r.strings if not _ASCII_IDENTIFIER.fullmatch(word)
+    )
     return Plan(
+        text_gated=tuple(rule for rule in rules if rule.text_gated),
         identifiers=frozenset(words - string_words),
         substrings=tuple(sorted(string_words)),
         rules=rules,
@@ -285,9 +300,9 @@ def migrate_source(
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
     if settings.gates:
-        candidates, hits = plan.prefilter_hits(text)
+        candidates, hits, tokens = plan.prefilter_tokens(text)
         if candidates and len(text) <= MAX_PARSE_CHARS:
-            candidates = admitted(text, candidates, hits)  # gate 1b: written as a site?
+            candidates = admitted(text, candidates, hits, tokens)  # gate 1b: written as a site?
     else:
         candidates = plan.rules
     if not candidates:

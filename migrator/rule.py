@@ -126,6 +126,11 @@ class Rule:
             )
         REGISTRY[cls.code] = cls()
 
+    # A rule whose sites no list of words can name (any private ``_x`` under ``jax``): gate 1
+    # passes it for every file with the word "jax", and its :meth:`text_gate` and
+    # :meth:`ast_gate` alone decide (it must keep both cheap and exact enough).
+    text_gated: ClassVar[bool] = False
+
     # An opt-in rule rewrites code that works on every JAX (a modernisation, not a migration):
     # it runs only when ``select`` names its code exactly, never through a prefix or ALL.
     opt_in: ClassVar[bool] = False

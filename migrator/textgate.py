@@ -26,7 +26,7 @@ inside strings and comments are read like code, which can only add "yes" answers
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.rule import Rule
@@ -188,6 +188,40 @@ def bound_names(text: str) -> Dict[str, Set[str]]:
             pos = comma.end()
         start = _keyword_before(text, "import", start)
     return bound
+
+
+def jax_bound_names(text: str) -> Set[str]:
+    """Every name an import statement in ``text`` may bind to a ``jax``/``jaxlib`` module or
+    name (``import jax.numpy as jnp``, ``from jax import random``, ``import jax``).  A ``from``
+    import whose module the text does not tell counts: more is harmless."""
+    bound: Set[str] = set()
+    start = _keyword_before(text, "import", len(text))
+    while start >= 0:
+        module = _from_module(text, start)
+        if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
+            line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+            from_jax = _keyword_before(text, "from", start) >= line
+        else:
+            from_jax = module is None or _is_jax(module)
+        pos = start + 6
+        while True:
+            item = _IMPORTED.match(text, pos)
+            if item is None:
+                break
+            dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
+            if from_jax or _is_jax(dotted[0]):
+                bound.add(item.group(2) or (dotted[-1] if module else dotted[0]))
+            comma = _COMMA.match(text, item.end())
+            if comma is None:
+                break
+            pos = comma.end()
+        start = _keyword_before(text, "import", start)
+    return bound
+
+
+def _is_jax(module: str) -> bool:
+    head = module.split(".", 1)[0]
+    return head == "jax" or head == "jaxlib"
 
 
 # -- occurrences of one word --------------------------------------------------------------------
@@ -359,17 +393,28 @@ def word_sites(rule: object) -> Dict[str, WordSites]:
 class TextGate:
     """One file's text, read lazily: which trigger words are written as which sites."""
 
-    def __init__(self, text: str, hits: FrozenSet[str] = frozenset()) -> None:
+    def __init__(
+        self, text: str, hits: FrozenSet[str] = frozenset(), tokens: Optional[Sequence[str]] = None
+    ) -> None:
         self.text = text
         self.hits = hits  # the trigger words gate 1 found among the text's identifiers
+        self._tokens = tokens  # gate 1's identifier-like tokens of the text, when it kept them
+        self._token_set: Optional[FrozenSet[str]] = None
         self._words: Dict[str, bool] = {}
         self._seen: Dict[str, Occurrences] = {}
         self._bound: Optional[Dict[str, Set[str]]] = None
+        self._jax_bound: Optional[Set[str]] = None
 
     def has_word(self, word: str) -> bool:
         """Does the identifier ``word`` occur in the text as a whole word?"""
         found = self._words.get(word)
         if found is None:
+            if self._tokens is not None and _ASCII_WORD.fullmatch(word):
+                # One set lookup instead of a scan of the text.  A token is cut at a non-ASCII
+                # letter, so this can say "yes" for ``éword``: more "yes" is harmless here.
+                if self._token_set is None:
+                    self._token_set = frozenset(self._tokens)
+                return word in self._token_set
             found = self._words[word] = _keyword_before(self.text, word, len(self.text)) >= 0
         return found
 
@@ -377,6 +422,12 @@ class TextGate:
         if self._bound is None:
             self._bound = bound_names(self.text)
         return self._bound
+
+    def jax_bound(self) -> Set[str]:
+        """The names an import may bind to something of ``jax`` (:func:`jax_bound_names`)."""
+        if self._jax_bound is None:
+            self._jax_bound = jax_bound_names(self.text)
+        return self._jax_bound
 
     def of(self, word: str) -> Occurrences:
         """How ``word`` (an ASCII identifier) is written in the file."""
@@ -441,13 +492,19 @@ class TextGate:
 _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def admitted(text: str, rules: Tuple["Rule", ...], hits: FrozenSet[str]) -> Tuple["Rule", ...]:
+def admitted(
+    text: str, rules: Tuple["Rule", ...], hits: FrozenSet[str], tokens: Optional[Sequence[str]] = None
+) -> Tuple["Rule", ...]:
     """The rules among ``rules`` with a trigger word in ``hits`` written as one of their sites,
-    and whose own :meth:`Rule.text_gate` agrees."""
-    gate = TextGate(text, hits)
+    and whose own :meth:`Rule.text_gate` agrees.  ``tokens``: the text's identifier-like tokens,
+    when gate 1 has them."""
+    gate = TextGate(text, hits, tokens)
     return tuple(
         rule
         for rule in rules
         if rule.text_gate(gate)  # the cheaper test first
-        and gate.admits(rule.word_sites, rule.gate_words(gate, rule.trigger_words & hits))
+        and (
+            rule.text_gated  # its text_gate decides alone
+            or gate.admits(rule.word_sites, rule.gate_words(gate, rule.trigger_words & hits))
+        )
     )

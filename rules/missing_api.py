@@ -86,11 +86,21 @@ class MissingApi(Rule):
     def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
         """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
         chain, or in the import that binds its head): a ``w`` without any of its parents is
-        some other ``w`` (``self.add``, ``np.shape``)."""
+        some other ``w`` (``self.add``, ``np.shape``).  And every missing name is a JAX one, so
+        a ``w`` only written at the end of chains whose heads no import binds to something of
+        JAX (``np.random.shuffle``) is some other ``w`` too: gate 2 resolves a chain only
+        through the import of its head."""
         parents = self.parents
-        return frozenset(
-            word for word in words if any(gate.has_word(parent) for parent in parents.get(word, _NONE))
-        )
+        kept = []
+        for word in words:
+            if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
+                continue
+            found = gate.of(word)
+            if found.unknown or found.quoted or found.imported_from or found.imported_parents:
+                kept.append(word)
+            elif found.chains and not gate.jax_bound().isdisjoint(head for head, _p, _d in found.chains):
+                kept.append(word)
+        return frozenset(kept)
 
     def text_gate(self, gate: TextGate) -> bool:
         return bool(self.gate_words(gate, gate.hits))

@@ -7,15 +7,25 @@ Reported once per file and private module, at the first place that names it.
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+import re
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import _catches_import_error, is_feature_test
+from jaxmigrate.migrator.textgate import TextGate
 
 PRIVATE = "jax._src"
+# ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
+# (Starts with a literal, which the regex engine finds fast; a ``from`` ending a longer word
+# only adds matches.)
+_FROM_JAX = re.compile(r"from[ \t\\]+(jax(?:lib)?\b[\w.\s\\]*)\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)")
+_PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _src``
+_PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
 
 
 class PrivateApi(Rule):
@@ -29,10 +39,13 @@ class PrivateApi(Rule):
     names = frozenset({PRIVATE})
     legacy_modules = frozenset({PRIVATE})
     names_are_legacy = False
+    text_gated = True  # ``jax.lax._foo``: no list of words names every private name
     doc = """
     **What it does.** Reports each private JAX module (``jax._src.core``,
     ``jax._src.lib.xla_client``, ...) a file imports or reaches through an attribute chain,
-    once per file and module, at the first place that names it.
+    once per file and module, at the first place that names it.  A private name (one with a
+    leading underscore) of a public module, such as ``jax.lax._foo`` or
+    ``from jax.interpreters.xla import _device_put``, is reported the same way.
 
     **Why.** JAX documents ``jax._src`` as private: it changes without deprecation, so code
     that uses it may fail at import on the next release even where every public name was
@@ -61,6 +74,22 @@ class PrivateApi(Rule):
         ),
     )
 
+    def text_gate(self, gate: TextGate) -> bool:
+        """``_src`` written as a site, or a private name at the end of a chain whose head an
+        import binds to JAX, or in a ``from jax... import`` list."""
+        if "_src" in gate.hits and gate.admits(self.word_sites, frozenset({"_src"})):
+            return True
+        text = gate.text
+        if any(_private_chain(head).search(text) for head in gate.jax_bound()):
+            return True
+        return any(
+            _PRIVATE_PART.search(match.group(1)) or _PRIVATE_WORD.search(match.group(2))
+            for match in _FROM_JAX.finditer(text)
+        )
+
+    def ast_gate(self, facts: Facts) -> bool:
+        return any(_private_part(name) is not None for name in facts.names)
+
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return
@@ -75,10 +104,27 @@ class PrivateApi(Rule):
         """Runs after the name sites: adds the imports, then reports each module once, at the
         first place (in the file's order) that names it."""
         uses = self._uses(ctx)
+        underscored: List[Tuple[cst.CSTNode, str]] = []  # ``jax.lax._foo``: private by its name
         for binding in ctx.analysis.imports:
             qualname = binding.imported_name
-            if not (binding.guarded or binding.node is None) and (qualname + ".").startswith(PRIVATE + "."):
+            if binding.guarded or binding.node is None:
+                continue
+            if (qualname + ".").startswith(PRIVATE + "."):
                 uses.append((binding.node, _private_module(qualname)))
+            elif _private_part(qualname) is not None:
+                underscored.append((binding.node, _private_part(qualname)))  # type: ignore[arg-type]
+        for node in ctx.analysis.nodes(cst.Attribute):
+            attr = node.attr.value  # type: ignore[attr-defined]
+            if not attr.startswith("_") or attr.startswith("__"):
+                continue
+            private = _private_part(ctx.qualname(node, ctx.scope_of(node)) or "")
+            if private is None or private.startswith(PRIVATE + ".") or private == PRIVATE or _guarded(node, ctx):
+                continue
+            underscored.append((node, private))
+        if underscored:
+            # ``xla._DeviceArray(...)``: a line where a rule that knows the legacy name speaks
+            spoken = {ctx.position(found[0]).start.line for found in ctx.findings if found[1] != self.code}
+            uses.extend(use for use in underscored if ctx.position(use[0]).start.line not in spoken)
         first: Dict[str, Tuple[Tuple[int, int], cst.CSTNode]] = {}
         for node, module in uses:
             start = ctx.position(node).start
@@ -86,9 +132,10 @@ class PrivateApi(Rule):
             if module not in first or where < first[module][0]:
                 first[module] = (where, node)
         for module, (_where, node) in sorted(first.items(), key=lambda item: item[1][0]):
+            what = "private JAX API" if module.startswith(PRIVATE) else "private JAX API (a leading underscore)"
             ctx.report(
                 node,
-                f"{module} is private JAX API, with no compatibility promise: it can change or "
+                f"{module} is {what}, with no compatibility promise: it can change or "
                 "disappear in any release; use a public equivalent (jax.extend, jax.core, "
                 "jax.tree_util, jax.sharding, ...) or pin the JAX version",
             )
@@ -101,3 +148,43 @@ def _private_module(qualname: str) -> str:
     """``jax._src.lib.xla_client.Device`` -> ``jax._src.lib``: the package and its first part."""
     parts = qualname.split(".")
     return ".".join(parts[:3]) if len(parts) >= 3 else qualname
+
+
+def _private_part(qualname: str) -> Optional[str]:
+    """``jax.lax._foo.bar`` -> ``jax.lax._foo``: a JAX name up to its first private part
+    (``jax._src`` for JAX's private package); None when every part is public.  Dunder names
+    (``jax.__version__``) are public."""
+    parts = qualname.split(".")
+    if parts[0] not in ("jax", "jaxlib"):
+        return None
+    for index, part in enumerate(parts[1:], start=1):
+        if part.startswith("_") and not part.startswith("__"):
+            return ".".join(parts[: index + 1])
+    return None
+
+
+def _guarded(node: cst.CSTNode, ctx: Context) -> bool:
+    """Inside ``try: ... except ImportError/AttributeError`` or a feature or version test, as
+    the engine judges the sites it hands to rules."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.Try, cst.TryStar)) and any(_catches_import_error(h) for h in ancestor.handlers):
+            return True
+        if isinstance(ancestor, (cst.If, cst.IfExp)) and is_feature_test(ancestor.test):
+            return True
+        if isinstance(ancestor, cst.BooleanOperation) and is_feature_test(ancestor.left):
+            return True
+    return False
+
+
+_CHAINS: Dict[str, "re.Pattern[str]"] = {}
+
+
+def _private_chain(head: str) -> "re.Pattern[str]":
+    """``head.a.b._x`` (blanks and continuations between the parts).  One pattern per head, which
+    starts with the head's letters (found fast); ``xhead._x`` matches too: more is harmless."""
+    found = _CHAINS.get(head)
+    if found is None:
+        found = re.compile(rf"{re.escape(head)}(?:[\s\\]*\.[\s\\]*\w+)*?[\s\\]*\.[\s\\]*_(?!_)\w")
+        if len(_CHAINS) < 1024:
+            _CHAINS[head] = found
+    return found

@@ -22,6 +22,7 @@ from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.rules._api_history import ActsWhereMissing, history
 from jaxmigrate.rules._arrays import expr_code
+from jaxmigrate.rules._helpers import is_builtin
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
@@ -52,6 +53,10 @@ class CallRecipe:
     returns: Optional[int] = None
     dropped: Tuple[int, ...] = ()  # positional arguments the template drops: must be side-effect free
     unsafe_beyond: Optional[int] = None  # more positional arguments than this: an unsafe fix
+    # Builtins the template calls: where one is shadowed at the call, the call is reported.
+    builtins: FrozenSet[str] = frozenset()
+    low_precedence: bool = False  # the template is an ``or``: parenthesized unless it stands alone
+    atoms: bool = False  # every argument is parenthesized unless an atom (``in {0}`` needs it)
 
     def uses(self) -> Tuple[str, ...]:
         return tuple(m[2:] for m in _PLACEHOLDER.findall(self.template) if m.startswith("q:"))
@@ -132,6 +137,7 @@ RECIPES: Tuple[CallRecipe, ...] = (
         shown="list(map(f, *iterables))",
         positional=(2, 99),
         unsafe_beyond=2,
+        builtins=frozenset({"list", "map"}),
         why="safe_map was list(map(...)) that also checked the iterables have one length; with "
         "several iterables that check is lost",
     ),
@@ -141,8 +147,20 @@ RECIPES: Tuple[CallRecipe, ...] = (
         shown="list(zip(*iterables))",
         positional=(1, 99),
         unsafe_beyond=1,
+        builtins=frozenset({"list", "zip"}),
         why="safe_zip was list(zip(...)) that also checked the iterables have one length; with "
         "several iterables that check is lost",
+    ),
+    CallRecipe(
+        legacy="jax.util.unzip2",
+        template="tuple(map(tuple, zip(*[(x, y) for x, y in {0}]))) or ((), ())",
+        shown="tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())",
+        positional=(1, 1),
+        builtins=frozenset({"tuple", "map", "zip"}),
+        low_precedence=True,
+        atoms=True,
+        why="unzip2 unpacked each item into two values and returned two tuples, ((), ()) for no "
+        "items (its source in JAX 0.4-0.7): the same, with builtins",
     ),
     CallRecipe(
         legacy="jax.experimental.global_device_array.get_shard_indices",
@@ -186,6 +204,7 @@ class RemovedCalls(ActsWhereMissing):
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` | unsafe: may be skipped or repeated |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
     | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
+    | `jax.util.unzip2(pairs)` | `tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())` | safe: the same tuples, the same errors |
     | `global_device_array.get_shard_indices(shape, mesh, spec)` | `NamedSharding(mesh, PartitionSpec(*spec)).devices_indices_map(tuple(shape))` | safe |
 
     **Why.** These functions are gone from current JAX (the table's sources: JAX's deprecation
@@ -225,6 +244,8 @@ class RemovedCalls(ActsWhereMissing):
         problem = self._misfit(recipe, call, ctx)
         if problem is None:
             problem = self._missing_names(recipe, ctx)
+        if problem is None:
+            problem = _shadowed(recipe, site)
         if problem is not None:
             ctx.report(call, f"{site.qualname} is gone; use {recipe.shown} ({recipe.why}); not rewritten: {problem}")
             return
@@ -299,6 +320,20 @@ class RemovedCalls(ActsWhereMissing):
         ctx.replace(site.node, ctx.ref("jax.numpy.s_", site.scope), "jax.ops.index -> jax.numpy.s_ (both return the index as written)")
 
 
+def _shadowed(recipe: CallRecipe, site: NameSite) -> Optional[str]:
+    """A builtin the template calls that means something else at the call.  A name bound to a
+    ``jax.util`` helper counts as the builtin: the import goes with the rewrites, and until
+    then ``safe_map``/``safe_zip`` give what ``map``/``zip`` give on the template's input."""
+    for name in sorted(recipe.builtins):
+        if not is_builtin(name, site.scope) and not (site.scope.resolve_name(name) or "").startswith("jax.util."):
+            return f"{name} is not the builtin here"
+    return None
+
+
+# Where an ``or`` template may stand without parentheses: it is the whole value there.
+_WHOLE_VALUE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst.Expr)
+
+
 def _pure(node: cst.BaseExpression) -> bool:
     """Evaluating it has no effect: a name, an attribute chain, a literal."""
     return dotted_parts(node) is not None or isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary))
@@ -312,8 +347,8 @@ def _argument_code(node: cst.BaseExpression, site: NameSite, ctx: Context, recei
     if isinstance(node, cst.Subscript) and ctx.qualname(node.value, site.scope) == "jax.ops.index":
         return ", ".join(ctx.code(element.slice) for element in node.slice)
     code = ctx.code(node)
-    if receiver and not isinstance(node, _ATOMS) and not node.lpar:
-        return f"({code})"
+    if (receiver and not isinstance(node, _ATOMS) or isinstance(node, cst.GeneratorExp)) and not node.lpar:
+        return f"({code})"  # a generator that was the only argument had the call's parentheses
     return code
 
 
@@ -326,7 +361,7 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
         key = match.group(1)
         if key.isdigit():
             index = int(key)
-            receiver = template[match.end() : match.end() + 1] in (".", "[", "(")
+            receiver = recipe.atoms or template[match.end() : match.end() + 1] in (".", "[", "(")
             return _argument_code(positional[index], site, ctx, receiver)
         if key == "*":
             return ", ".join(_argument_code(p, site, ctx, False) for p in positional)
@@ -343,6 +378,8 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
     new = cst.parse_expression(text)
     if call.lpar:
         new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    elif recipe.low_precedence and not isinstance(ctx.parent(call), _WHOLE_VALUE):
+        new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return new
 
 

@@ -142,3 +142,26 @@ def test_the_check_sees_what_is_wrong():
     assert not problems(before, shadowed, "0.4.30", None)  # a parameter named jax
     typo = "import jax\n\ndef f(g):\n    return jax.numpy.not_a_function(g)\n"
     assert problems(before, typo, "0.4.30", None)
+
+
+# Rules whose version gate is the release that added the spelling they write (the others' gates
+# are about behaviour, such as the jax.Array world of 0.4.1, which no name records).  The gate
+# must be that release as the API history says: a hand-written "needs JAX X" that drifted from
+# it would write a name where it does not exist, or hold back a fix where it does.
+SPELLING_GATES = {
+    "JAX601": "jax.shard_map",
+    "JAX602": "jax.lax.pcast",
+    "JAX604": "jax.make_mesh",
+    "JAX605": "jax.set_mesh",
+    "JAX608": "jax.sharding.AxisType",
+    "JAX703": "jax.tree_util.keystr",
+    "JAX803": "jax.enable_x64",
+    "JAX308": "jax.experimental.array_serialization.serialization",
+}
+
+
+@pytest.mark.parametrize("code", sorted(SPELLING_GATES))
+def test_version_gate_is_the_release_that_added_the_spelling(code: str) -> None:
+    known = history().lookup(SPELLING_GATES[code])
+    assert known is not None, SPELLING_GATES[code]
+    assert all_rules()[code].needs_jax == history().releases[known.present[0][0]]
