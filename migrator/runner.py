@@ -29,7 +29,9 @@ NOTEBOOK_SUFFIX = ".ipynb"
 class Options:
     """What else a run does besides migrating Python files."""
 
-    docs: bool = False  # also Markdown/reST code blocks and doctests in docstrings
+    docs: bool = False  # also Markdown/reST code blocks
+    # ``>>>`` examples in the docstrings of Python files: code users copy and doctest runs
+    doctests: bool = True
     add_todos: bool = False  # write ``# TODO(jaxmigrate): ...`` above findings
     keep_output: bool = False  # send the migrated text back from workers
 
@@ -70,7 +72,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     base, unstripped = todos.strip_markers(text) if options.add_todos else (text, {})
     migrated = migrate_source(base, settings, cache)
     output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
-    if options.docs and ">>>" in output:
+    if options.doctests and ">>>" in output:
         from jaxmigrate.migrator.docs import migrate_docstrings
 
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)

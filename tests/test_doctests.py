@@ -1,0 +1,135 @@
+"""Doctests in docstrings: migrated by default, with the module's imports, and their old
+array reprs rewritten where the new repr is certain (``migrator/doctest_output.py``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from jaxmigrate.migrator.doctest_output import translate
+from jaxmigrate.migrator.runner import Options, _migrate_python
+from jaxmigrate.migrator.settings import Settings
+
+SETTINGS = Settings(target_version="0.4.30")
+
+
+def migrate(source: str, settings: Settings = SETTINGS, options: Options = Options()) -> str:
+    return _migrate_python(textwrap.dedent(source), settings, options, None)[0]
+
+
+def _old_repr(value, name: str = "DeviceArray") -> str:  # noqa: ANN001
+    """The repr the removed DeviceArray/ShardedDeviceArray gave ``value`` (JAX's old
+    ``__repr__``: the class name as numpy's prefix, the same separator rule as today)."""
+    import numpy as np
+
+    prefix = name + "("
+    array = np.asarray(value)
+    dtype = f"dtype={array.dtype.name}" + (", weak_type=True" if value.aval.weak_type else "") + ")"
+    text = np.array2string(array, prefix=prefix, suffix=",", separator=", ", max_line_width=75)
+    last = len(text) - text.rfind("\n") + 1
+    sep = " " * len(prefix) if last + len(dtype) + 1 > 75 else " "
+    return f"{prefix}{text},{sep}{dtype}"
+
+
+def test_translation_is_todays_repr_or_nothing():
+    """On today's JAX: every translated repr is exactly what JAX prints for the same value."""
+    jnp = pytest.importorskip("jax.numpy")
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(0)
+    translated = long_separators = 0
+    for index in range(300):
+        width = int(rng.integers(1, 14))
+        shape = [(width,), (2, width), (1, width), (2, 2, width)][index % 4]
+        scale = [1, 10, 1000, 0.001, 12345.678][index % 5]
+        dtype = [jnp.float32, jnp.int32, jnp.float16][index % 3]
+        value = jnp.asarray(rng.standard_normal(shape) * scale, dtype=dtype)
+        for name in ("DeviceArray", "ShardedDeviceArray"):
+            old = _old_repr(value, name).replace("\n\n", "\n<BLANKLINE>\n")
+            new = translate(old)
+            if new is not None:
+                assert new == repr(value).replace("\n\n", "\n<BLANKLINE>\n"), old
+                translated += 1
+                long_separators += ",      dtype=" in new
+    weak = jnp.add(1.0, 1.0)
+    assert translate(_old_repr(weak)) == repr(weak) == "Array(2., dtype=float32, weak_type=True)"
+    assert translated > 200 and long_separators > 0  # the test reached both separators
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "DeviceArray([], dtype=float32)",  # today: Array([], shape=(0,), dtype=float32)
+        # a wrapped row: where numpy breaks it depends on the prefix's width
+        "DeviceArray([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11.,\n"
+        "             12., 13.], dtype=float32)",
+        "DeviceArray([1., 2.],            dtype=float32)",  # not numpy's default line width
+        "DeviceArray(shape=(2,), dtype=float32)",
+        "DeviceArray([1., 2.], dtype=float32, named_shape={})",
+    ],
+)
+def test_uncertain_reprs_are_left(old):
+    assert translate(old) is None
+
+
+DOCSTRING = '''\
+"""Helpers.
+
+>>> jax.tree_map(lambda a: a * 2, {"a": jnp.ones(2)})
+{'a': DeviceArray([2., 2.], dtype=float32)}
+>>> jnp.arange(4.).reshape(2, 2)
+DeviceArray([[0., 1.],
+             [2., 3.]], dtype=float32)
+>>> isinstance(jnp.ones(1), jnp.DeviceArray)
+True
+"""
+'''
+
+
+def test_examples_use_the_module_imports():
+    """doctest runs a module's examples in its globals: ``jnp``/``jax`` are the module's."""
+    out = migrate(DOCSTRING + "import jax\nimport jax.numpy as jnp\n")
+    assert out == (
+        '"""Helpers.\n\n'
+        '>>> jax.tree.map(lambda a: a * 2, {"a": jnp.ones(2)})\n'
+        "{'a': Array([2., 2.], dtype=float32)}\n"
+        ">>> jnp.arange(4.).reshape(2, 2)\n"
+        "Array([[0., 1.],\n"
+        "       [2., 3.]], dtype=float32)\n"
+        ">>> isinstance(jnp.ones(1), jax.Array)\n"
+        'True\n"""\nimport jax\nimport jax.numpy as jnp\n'
+    )
+    assert migrate(out) == out  # idempotent
+
+
+def test_an_import_the_module_lacks_goes_into_the_examples():
+    out = migrate(DOCSTRING.replace("jax.tree_map", "jnp.add") + "import jax.numpy as jnp\n")
+    assert out.startswith('"""Helpers.\n\n>>> import jax\n>>> jnp.add(')
+    assert ">>> isinstance(jnp.ones(1), jax.Array)" in out
+    assert "import jax\n" not in out.split('"""')[2]  # the module's code is not touched
+
+
+def test_no_doctests_option_and_rule_selection():
+    source = DOCSTRING + "import jax\nimport jax.numpy as jnp\n"
+    assert migrate(source, options=Options(doctests=False)) == textwrap.dedent(source)
+    # with JAX101 (DeviceArray) ignored, its reprs stay too; JAX701's tree_map still goes
+    out = migrate(source, Settings(target_version="0.4.30", ignore=("JAX101",)))
+    assert "DeviceArray([2., 2.], dtype=float32)" in out and "jax.tree.map" in out
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # already modern
+        '"""Doc.\n\n>>> jax.tree.map(f, x)\nArray([2., 2.], dtype=float32)\n"""\nimport jax\n',
+        # >>> in a string that is not a docstring
+        'import jax\nX = """\n>>> jax.tree_map(f, x)\nDeviceArray([2.], dtype=float32)\n"""\n',
+        'import jax\n\ndef f():\n    x = 1\n    """>>> jax.tree_map(f, x)\n    """\n',
+        # prose and printed (str) output, not an example's repr
+        '"""Returns a DeviceArray; see jax.tree_map.\n\n>>> print(x)\n[1. 2.]\n"""\nimport jax\n',
+        # an old repr in prose, outside any example's output
+        '"""Doc.\n\nDeviceArray([1., 2.], dtype=float32) was the old repr.\n"""\n',
+    ],
+)
+def test_noop(source):
+    assert migrate(source) == source
