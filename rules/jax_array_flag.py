@@ -77,7 +77,6 @@ class JaxArrayFlag(Rule):
     )
     strings = frozenset(FLAGS) | frozenset(ENV_VARS)
     attributes = frozenset(FLAGS)
-    keywords = frozenset({"jax_array"})  # parameterized cases: dict(jax_array=...), product(...)
     doc = """
     **What it does.** Deletes the statements that switched the jax.Array transition flags on:
 
@@ -98,8 +97,8 @@ class JaxArrayFlag(Rule):
     removed and the block it guarded kept; `jax_array(False)` there is reported.
 
     With `--unsafe-fixes` (reported without it), the flag's plumbing in test suites and absl
-    programs goes too, as maintainers removed it: absl `parameterized` test cases over a
-    `jax_array` argument (`@parameterized.parameters(True, False)`, `(n, True)` tuples,
+    programs goes too, as maintainers removed it: in a file that switches or reads the flag,
+    absl `parameterized` test cases over a `jax_array` argument (`@parameterized.parameters(True, False)`, `(n, True)` tuples,
     `named_parameters` tuples and `dict(..., jax_array=...)` cases, `product(jax_array=[True,
     False], ...)`) lose their `False` cases, the argument and the flag's value in each case;
     the test body reads `True` in its place (`if jax_array:` keeps its body), and a decorator
