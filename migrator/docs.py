@@ -45,6 +45,10 @@ _DIRECTIVE_RE = re.compile(
 _PROMPT_RE = re.compile(r"^(?P<indent>[ \t]*)>>>(?: |$)")
 _CONTINUATION_RE = re.compile(r"^(?P<indent>[ \t]*)\.\.\.(?: |$)")
 # The rule whose type an old repr names: its code is on the fix, and select/ignore apply.
+# A docstring that may hold a reST code block (a literal block, a code directive).
+CODE_BLOCK_RE = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::", re.M)
+# Names a docstring example may use unbound, meaning JAX: doctest set-ups provide them.
+CONVENTIONAL: Dict[str, str] = {"jax": "import jax", "jnp": "import jax.numpy as jnp"}
 REPR_RULES: Dict[str, str] = {"DeviceArray": "JAX101", "ShardedDeviceArray": "JAX102"}
 
 
@@ -188,7 +192,7 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
 
 
 def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
-    """Doctest examples per docstring of a Python module."""
+    """Doctest examples and reST code blocks that parse, per docstring of a Python module."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -203,10 +207,18 @@ def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
         value = body[0].value
         if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
             continue
-        if ">>>" not in value.value:
+        doc = value.value
+        blocks = CODE_BLOCK_RE.search(doc) is not None
+        if ">>>" not in doc and not blocks:
             continue
         start, end = value.lineno - 1, (value.end_lineno or value.lineno)
-        pieces = _doctest_pieces(lines, start, end, _raw(text, value))
+        raw = _raw(text, value)
+        pieces = _doctest_pieces(lines, start, end, raw) if ">>>" in doc else []
+        if blocks:  # reST code blocks (``Example::``, ``.. code-block:: python``)
+            for piece in rst_pieces(lines[start + 1 : end - 1]):
+                if not piece.doctest and (raw or "\\" not in piece.code):
+                    pieces.append(dataclasses.replace(piece, start=piece.start + start + 1, end=piece.end + start + 1))
+            pieces.sort(key=lambda p: p.start)
         # the docstring's first and last lines also hold the quotes: only whole lines inside
         pieces = [p for p in pieces if p.start > start and p.end < end]
         if pieces:
@@ -282,7 +294,8 @@ def apply_pieces(
         if added is None:  # the migration rewrote the module's own imports: do without them
             return apply_pieces("".join(lines), pieces, settings, cache)
         outputs = outputs[1:]
-        fixes = [(i - 1, d) for i, d in fixes if i]
+        # a fix without a position (locate_fixes off) counts, on the first piece
+        fixes = [(max(i - 1, 0), d) for i, d in fixes if i or not d.line]
         findings = [(i - 1, _shifted(d, len(added)) if i == 1 else d) for i, d in findings if i]
         if added:
             outputs[0] = "".join(added) + outputs[0]
@@ -306,7 +319,10 @@ def apply_pieces(
         index, diagnostic = entry
         offset = starts[index] - 1 if finding else pieces[index].start
         end = diagnostic.end_line + offset if diagnostic.end_line else 0
-        return dataclasses.replace(diagnostic, line=diagnostic.line + offset, end_line=end)
+        piece = pieces[index]
+        margin = len(piece.indent) + (4 if piece.doctest else 0)  # the prompt: ">>> "
+        column = diagnostic.column + margin if diagnostic.column else 0
+        return dataclasses.replace(diagnostic, line=diagnostic.line + offset, end_line=end, column=column)
 
     new_text = "".join(out)
     fixed = output_fixes + [located(e, False) for e in fixes]
@@ -424,17 +440,20 @@ def module_prelude(group: Sequence[Piece], module_imports: Dict[str, str]) -> st
     """The module's imports a docstring's examples run with: doctest runs a module's examples
     in the module's globals, so a name the examples use without binding it (``jax``,
     ``jnp``) is the module's.  Also ``jax`` itself when the module imports it, so that a fix
-    that writes ``jax.Array`` needs no new import."""
+    that writes ``jax.Array`` needs no new import.  ``jax`` and ``jnp`` used but bound
+    nowhere are JAX's (projects put them in doctest's globals, as pytest's
+    ``doctest_namespace`` does)."""
     own: Dict[str, str] = {}
     used = set()
     for piece in group:
         tree = ast.parse(piece.code)
         own.update(bindings(tree))
         used |= loads(tree)
-    wanted = {name for name in used if name in module_imports and name not in own}
+    known = {**CONVENTIONAL, **module_imports}
+    wanted = {name for name in used if name in known and name not in own}
     if "jax" in module_imports and "jax" not in own:
         wanted.add("jax")
-    return "".join(module_imports[name] + "\n" for name in sorted(wanted))
+    return "".join(known[name] + "\n" for name in sorted(wanted))
 
 
 def _moved(diagnostic: Diagnostic, boundary: int, delta: int) -> Diagnostic:

@@ -72,7 +72,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     base, unstripped = todos.strip_markers(text) if options.add_todos else (text, {})
     migrated = migrate_source(base, settings, cache)
     output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
-    if options.doctests and ">>>" in output:
+    if options.doctests and (">>>" in output or "::" in output):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)

@@ -133,3 +133,48 @@ def test_no_doctests_option_and_rule_selection():
 )
 def test_noop(source):
     assert migrate(source) == source
+
+
+def test_rest_code_blocks_in_docstrings():
+    """``Example::`` literal blocks and ``.. code-block:: python`` in a docstring are code too;
+    a literal block that is not Python stays, and so does prose."""
+    source = textwrap.dedent(
+        '''\
+        import jax
+
+
+        def scaled(tree):
+            """Scales a tree; see jax.tree_map.
+
+            Example::
+
+              g = jax.tree_map(jnp.sign, tree)
+
+            .. code-block:: python
+
+              leaves = jax.tree_leaves(tree)
+
+            Shell::
+
+              pip install jax.tree_map
+            """
+        '''
+    )
+    out = migrate(source)
+    assert "  g = jax.tree.map(jnp.sign, tree)\n" in out
+    assert "  leaves = jax.tree.leaves(tree)\n" in out
+    assert "see jax.tree_map." in out and "pip install jax.tree_map" in out
+    assert migrate(out) == out
+
+
+def test_unbound_jax_in_examples_is_jax():
+    """Projects give doctest ``jax``/``jnp`` (pytest's doctest_namespace): an example that
+    uses them unbound, in a module that imports neither, still migrates, adding nothing."""
+    source = '"""Doc.\n\n>>> jax.tree_map(jnp.shape, params)\n{}\n"""\nimport numpy as np\n'
+    assert migrate(source) == source.replace("jax.tree_map", "jax.tree.map")
+
+
+def test_docstring_fixes_point_at_the_docstring_columns():
+    source = 'import jax\n\n\ndef f():\n    """Doc.\n\n    >>> y = jax.tree_map(g, x)\n    """\n'
+    fixes = _migrate_python(source, SETTINGS, Options(), None)[1]
+    assert [(d.code, d.line, d.column) for d in fixes] == [("JAX701", 7, 13)]
