@@ -15,7 +15,8 @@ The new repr therefore follows from the old one exactly when no row of numbers w
 by the difference in prefix length, and the separator is recomputed.  Everything else is left
 as it was: wrapped rows, empty arrays (which print their shape today), a separator that does
 not match the default line width (other print options), reprs with anything but numbers in
-them.
+them.  ``DeviceArray(...)``, doctest's ELLIPSIS pattern for any repr of the type, becomes
+``Array(...)``.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def translate(old: str) -> Optional[str]:
     or None when that is not certain."""
     name = old[: old.index("(")]
     prefix = name + "("
+    if old[len(prefix) : -1] == "...":
+        return NEW_PREFIX + "...)"  # doctest's ELLIPSIS: any repr of the type
     match = _INNER_RE.fullmatch(old[len(prefix) : -1])
     if match is None:
         return None

@@ -78,6 +78,11 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
         fixes += doc_fixes
         findings += doc_findings
+    if options.doctests and "`j" in output:
+        from jaxmigrate.migrator.docliterals import migrate_literals
+
+        output, literal_fixes = migrate_literals(output, settings)
+        fixes += literal_fixes
     if options.add_todos:
         output, mapping = todos.add_markers(output, findings)
         # fixes point at the lines they changed: lines of the text as read, markers included

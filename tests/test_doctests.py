@@ -178,3 +178,37 @@ def test_docstring_fixes_point_at_the_docstring_columns():
     source = 'import jax\n\n\ndef f():\n    """Doc.\n\n    >>> y = jax.tree_map(g, x)\n    """\n'
     fixes = _migrate_python(source, SETTINGS, Options(), None)[1]
     assert [(d.code, d.line, d.column) for d in fixes] == [("JAX701", 7, 13)]
+
+
+def test_code_literals_in_docstrings():
+    """A code literal that spells a JAX name is migrated like the name in code; prose, lines
+    about the change itself, doctest lines and other strings are not."""
+    source = textwrap.dedent(
+        '''\
+        """Tools.
+
+        Use ``jax.tree_map`` to map; `jnp.DeviceArray` is the type.
+        ``jax.tree_map`` was removed in 0.6; ``jax.random.PRNGKey`` stays.
+        A DeviceArray in prose stays.
+        """
+        import jax
+
+        X = "``jax.tree_map``"
+
+
+        def f(x):
+            """Returns a ``jax.experimental.maps.Mesh``.
+
+            >>> f(1)
+            DeviceArray(...)
+            """
+        '''
+    )
+    out = migrate(source)
+    assert "Use ``jax.tree.map`` to map; `jax.Array` is the type." in out
+    assert "``jax.tree_map`` was removed in 0.6; ``jax.random.PRNGKey`` stays." in out
+    assert "A DeviceArray in prose stays." in out and 'X = "``jax.tree_map``"' in out
+    assert '"""Returns a ``jax.sharding.Mesh``.' in out
+    assert "    Array(...)\n" in out  # doctest's ELLIPSIS pattern for any repr of the type
+    assert migrate(out) == out
+    assert migrate(source, options=Options(doctests=False)) == source
