@@ -212,3 +212,17 @@ def test_code_literals_in_docstrings():
     assert "    Array(...)\n" in out  # doctest's ELLIPSIS pattern for any repr of the type
     assert migrate(out) == out
     assert migrate(source, options=Options(doctests=False)) == source
+
+
+def test_split_by_rule_carries_the_docstrings():
+    """--split-by-rule's per-rule steps include each rule's docstring changes and add up to
+    the full run."""
+    from jaxmigrate.migrator.split import split_file
+
+    source = DOCSTRING + "import jax\nimport jax.numpy as jnp\n"
+    steps, sequential, full = split_file(source, SETTINGS)
+    assert sequential == full == migrate(source)
+    codes = [code for code, _before, _after in steps]
+    assert "JAX101" in codes and "JAX701" in codes
+    jax101 = next(after for code, _b, after in steps if code == "JAX101")
+    assert "Array([2., 2.], dtype=float32)" in jax101
