@@ -12,6 +12,7 @@ legacy, old, instead) keeps its literal.  Doctest lines are not literals.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -58,7 +59,9 @@ def _sites(lines: Sequence[str], ranges: Sequence[Tuple[int, int]]) -> List[Tupl
 
 def _migrated(names: Sequence[str], settings: Settings) -> Dict[str, Tuple[str, Diagnostic]]:
     """Each name the rules rewrite to another plain name, with the fix that did it."""
-    result = migrate_segments([PRELUDE, *(name + "\n" for name in names)], settings)
+    # Each fix must be located to tell which name it belongs to.
+    located = dataclasses.replace(settings, locate_fixes=True)
+    result = migrate_segments([PRELUDE, *(name + "\n" for name in names)], located)
     fixes: Dict[int, Diagnostic] = {}
     for index, fix in result.fixes:
         fixes.setdefault(index, fix)

@@ -226,3 +226,10 @@ def test_split_by_rule_carries_the_docstrings():
     assert "JAX101" in codes and "JAX701" in codes
     jax101 = next(after for code, _b, after in steps if code == "JAX101")
     assert "Array([2., 2.], dtype=float32)" in jax101
+
+
+def test_code_literals_without_fix_positions():
+    """The text output does not locate fixes (``locate_fixes`` off): literals still migrate."""
+    source = '"""Note: `jax.numpy.DeviceArray`\'s data gets copied."""\nimport jax\n'
+    out = migrate(source, Settings(target_version="0.4.30", locate_fixes=False))
+    assert out == source.replace("jax.numpy.DeviceArray", "jax.Array")
