@@ -128,7 +128,8 @@ def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
 @click.option(
     "--docs",
     is_flag=True,
-    help="Also migrate python code blocks (and their doctests) in .md/.rst files.",
+    help="Also migrate python code blocks (and their doctests) in .md/.rst files, and JAX names "
+    "in docstring code literals.",
 )
 @click.option(
     "--no-doctests",

@@ -78,7 +78,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
         fixes += doc_fixes
         findings += doc_findings
-    if options.doctests and "`j" in output:
+    if options.docs and options.doctests and "`j" in output:  # documentation text: --docs
         from jaxmigrate.migrator.docliterals import migrate_literals
 
         output, literal_fixes = migrate_literals(output, settings)

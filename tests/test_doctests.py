@@ -204,14 +204,16 @@ def test_code_literals_in_docstrings():
             """
         '''
     )
-    out = migrate(source)
+    assert "Use ``jax.tree_map`` to map" in migrate(source)  # without --docs: left
+    docs = Options(docs=True)
+    out = migrate(source, options=docs)
     assert "Use ``jax.tree.map`` to map; `jax.Array` is the type." in out
     assert "``jax.tree_map`` was removed in 0.6; ``jax.random.PRNGKey`` stays." in out
     assert "A DeviceArray in prose stays." in out and 'X = "``jax.tree_map``"' in out
     assert '"""Returns a ``jax.sharding.Mesh``.' in out
     assert "    Array(...)\n" in out  # doctest's ELLIPSIS pattern for any repr of the type
-    assert migrate(out) == out
-    assert migrate(source, options=Options(doctests=False)) == source
+    assert migrate(out, options=docs) == out
+    assert migrate(source, options=Options(docs=True, doctests=False)) == source
 
 
 def test_split_by_rule_carries_the_docstrings():
@@ -231,5 +233,5 @@ def test_split_by_rule_carries_the_docstrings():
 def test_code_literals_without_fix_positions():
     """The text output does not locate fixes (``locate_fixes`` off): literals still migrate."""
     source = '"""Note: `jax.numpy.DeviceArray`\'s data gets copied."""\nimport jax\n'
-    out = migrate(source, Settings(target_version="0.4.30", locate_fixes=False))
+    out = migrate(source, Settings(target_version="0.4.30", locate_fixes=False), Options(docs=True))
     assert out == source.replace("jax.numpy.DeviceArray", "jax.Array")
