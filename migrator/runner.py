@@ -6,6 +6,7 @@ import dataclasses
 import difflib
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
@@ -36,6 +37,8 @@ class Options:
     keep_output: bool = False  # send the migrated text back from workers
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
+# A docstring may hold a reST code block (cheap test before the docstrings are looked at).
+_CODE_BLOCK_HINT = re.compile(r"::[ \t]*\r?$|(?:code-block|sourcecode|code)::", re.M)
 
 
 @dataclasses.dataclass
@@ -72,7 +75,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     base, unstripped = todos.strip_markers(text) if options.add_todos else (text, {})
     migrated = migrate_source(base, settings, cache)
     output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
-    if options.doctests and (">>>" in output or "::" in output):
+    if options.doctests and (">>>" in output or _CODE_BLOCK_HINT.search(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
