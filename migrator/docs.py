@@ -330,7 +330,8 @@ def apply_pieces(
 
 
 def _added_lines(before: str, after: str) -> Optional[List[str]]:
-    """The lines ``after`` has in addition to ``before``'s, or None if it lost or changed one."""
+    """The lines ``after`` has in addition to ``before``'s, or None if it changed one (an
+    import the migration dropped from the prelude stays in the module: that is no change)."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     old = [line if line.endswith("\n") else line + "\n" for line in old]
     new = [line if line.endswith("\n") else line + "\n" for line in new]
@@ -339,7 +340,7 @@ def _added_lines(before: str, after: str) -> Optional[List[str]]:
     for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
         if tag == "insert":
             added += new[j1:j2]
-        elif tag != "equal":
+        elif tag == "replace":
             return None
     return added
 

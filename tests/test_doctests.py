@@ -235,3 +235,8 @@ def test_code_literals_without_fix_positions():
     source = '"""Note: `jax.numpy.DeviceArray`\'s data gets copied."""\nimport jax\n'
     out = migrate(source, Settings(target_version="0.4.30", locate_fixes=False), Options(docs=True))
     assert out == source.replace("jax.numpy.DeviceArray", "jax.Array")
+
+
+def test_an_import_the_fix_leaves_unused_stays_in_the_module():
+    source = '"""Doc.\n\n>>> isinstance(x, jnp.DeviceArray)\nTrue\n"""\nimport jax\nimport jax.numpy as jnp\n'
+    assert migrate(source) == source.replace("jnp.DeviceArray", "jax.Array")
