@@ -128,7 +128,13 @@ def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
 @click.option(
     "--docs",
     is_flag=True,
-    help="Also migrate python code blocks in .md/.rst files and doctests in docstrings.",
+    help="Also migrate python code blocks (and their doctests) in .md/.rst files, and JAX names "
+    "in docstring code literals.",
+)
+@click.option(
+    "--no-doctests",
+    is_flag=True,
+    help="Leave the >>> examples in docstrings alone (migrated by default, like the code).",
 )
 @click.option(
     "--add-todos",
@@ -168,6 +174,7 @@ def migrate_command(
     no_cache: bool,
     cache_dir: Optional[Path],
     docs: bool = False,
+    no_doctests: bool = False,
     add_todos: bool = False,
     report_path: Optional[Path] = None,
     split_dir: Optional[Path] = None,
@@ -202,7 +209,7 @@ def migrate_command(
     if output_format == "text" and not show_fixes and report_path is None:
         # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
         settings = dataclasses.replace(settings, locate_fixes=False)
-    options = Options(docs=docs, add_todos=add_todos)
+    options = Options(docs=docs, doctests=not no_doctests, add_todos=add_todos)
     if stdin_mode:
         sys.exit(
             clirun.run_stdin(settings, mode, check, stdin_filename or "-", output_format, options)

@@ -1,4 +1,5 @@
-"""``--docs``: old JAX snippets in documentation.
+"""Old JAX snippets in documentation: doctests in docstrings (by default) and, with
+``--docs``, Markdown and reStructuredText pages.
 
 * Markdown (``.md``): fenced blocks whose info string is ``python``, ``py``, ``python3``,
   ``pycon`` or ``ipython`` (backticks or tildes, indented fences too).
@@ -6,25 +7,33 @@
   ``.. sourcecode:: python`` directives (also ``py``, ``pycon``, ``ipython``), and ``::``
   literal blocks when their text is Python (doctest or code that parses).
 * Doctest examples (``>>> `` lines with their ``... `` continuations), in any of those blocks
-  and in the docstrings of ``.py`` files.  Expected output lines are never touched; an example
-  whose code grows a statement (an added import) becomes one ``>>>`` example per statement.
+  and in the docstrings of ``.py`` files (always: the examples are code users copy, and
+  doctest runs them; ``--no-doctests`` leaves them).  Expected output is left, except the
+  reprs of the removed array types, rewritten where today's repr is certain
+  (:mod:`migrator.doctest_output`).  An example whose code grows a statement (an added
+  import) becomes one ``>>>`` example per statement.
 
 All the snippets of one page (of one docstring, for ``.py`` files) are one program, migrated
 together through :mod:`migrator.segments`: an import in the first block resolves names in
 later ones.  A block that is not valid Python is left alone.  A doctest inside a ``.py``
-docstring sees only the imports of its own docstring (the module's imports are not
-assumed), and examples containing a backslash are skipped (string escapes).
+docstring runs in its module's globals (doctest's rule), so the module's imports of the
+names the examples use are given to the migration as a prelude that is not written back;
+an import a fix needs that the module lacks goes into the first example.  Examples
+containing a backslash are skipped unless the docstring is raw (else it is an escape).
+Prose is never changed.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import re
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.segments import migrate_segments
+from jaxmigrate.migrator.doctest_output import rewrite_output
+from jaxmigrate.migrator.segments import bindings, loads, migrate_segments
 from jaxmigrate.migrator.settings import Settings
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst")
@@ -35,6 +44,12 @@ _DIRECTIVE_RE = re.compile(
 )
 _PROMPT_RE = re.compile(r"^(?P<indent>[ \t]*)>>>(?: |$)")
 _CONTINUATION_RE = re.compile(r"^(?P<indent>[ \t]*)\.\.\.(?: |$)")
+# The rule whose type an old repr names: its code is on the fix, and select/ignore apply.
+# A docstring that may hold a reST code block (a literal block, a code directive).
+CODE_BLOCK_RE = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::", re.M)
+# Names a docstring example may use unbound, meaning JAX: doctest set-ups provide them.
+CONVENTIONAL: Dict[str, str] = {"jax": "import jax", "jnp": "import jax.numpy as jnp"}
+REPR_RULES: Dict[str, str] = {"DeviceArray": "JAX101", "ShardedDeviceArray": "JAX102"}
 
 
 @dataclasses.dataclass
@@ -45,6 +60,7 @@ class Piece:
     code: str
     doctest: bool = False
     trailing_ellipsis: bool = False
+    region_end: int = 0  # a doctest's expected output ends here at the latest
 
 
 def _parses(code: str) -> bool:
@@ -72,7 +88,10 @@ def _dedent(lines: Sequence[str]) -> Tuple[str, str]:
     return common, code
 
 
-def _doctest_pieces(lines: Sequence[str], start: int, end: int) -> List[Piece]:
+def _doctest_pieces(lines: Sequence[str], start: int, end: int, raw: bool = False) -> List[Piece]:
+    """The ``>>>`` examples between ``start`` and ``end``.  An example with a backslash is
+    skipped unless the text is raw (in a docstring that is not raw it is an escape, and the
+    example's code is not what the file spells)."""
     pieces: List[Piece] = []
     index = start
     while index < end:
@@ -96,8 +115,8 @@ def _doctest_pieces(lines: Sequence[str], start: int, end: int) -> List[Piece]:
             ellipsis = True
             code_lines = code_lines[:-1]
         code = "\n".join(code_lines) + "\n"
-        if "\\" not in code and _parses(code):
-            pieces.append(Piece(index, last, indent, code, doctest=True, trailing_ellipsis=ellipsis))
+        if (raw or "\\" not in code) and _parses(code):
+            pieces.append(Piece(index, last, indent, code, True, ellipsis, end))
         index = last
     return pieces
 
@@ -173,7 +192,7 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
 
 
 def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
-    """Doctest examples per docstring of a Python module."""
+    """Doctest examples and reST code blocks that parse, per docstring of a Python module."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -188,15 +207,32 @@ def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
         value = body[0].value
         if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
             continue
-        if ">>>" not in value.value:
+        doc = value.value
+        blocks = CODE_BLOCK_RE.search(doc) is not None
+        if ">>>" not in doc and not blocks:
             continue
         start, end = value.lineno - 1, (value.end_lineno or value.lineno)
-        pieces = _doctest_pieces(lines, start, end)
+        raw = _raw(text, value)
+        pieces = _doctest_pieces(lines, start, end, raw) if ">>>" in doc else []
+        if blocks:  # reST code blocks (``Example::``, ``.. code-block:: python``)
+            for piece in rst_pieces(lines[start + 1 : end - 1]):
+                if not piece.doctest and (raw or "\\" not in piece.code):
+                    pieces.append(dataclasses.replace(piece, start=piece.start + start + 1, end=piece.end + start + 1))
+            pieces.sort(key=lambda p: p.start)
         # the docstring's first and last lines also hold the quotes: only whole lines inside
         pieces = [p for p in pieces if p.start > start and p.end < end]
         if pieces:
             groups.append(pieces)
     return groups
+
+
+def _raw(text: str, value: ast.Constant) -> bool:
+    """The docstring is one raw string literal: its backslashes are the example's own."""
+    segment = ast.get_source_segment(text, value) or ""
+    prefix = segment[: len(segment) - len(segment.lstrip("rRuUbB"))]
+    body = segment[len(prefix) :]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+    return "r" in prefix.lower() and len(body) >= 2 * len(quote) and quote not in body[len(quote) : -len(quote)]
 
 
 def _render(piece: Piece, code: str) -> List[str]:
@@ -238,18 +274,36 @@ def _render(piece: Piece, code: str) -> List[str]:
 
 
 def apply_pieces(
-    text: str, pieces: Sequence[Piece], settings: Settings, cache=None  # noqa: ANN001
+    text: str, pieces: Sequence[Piece], settings: Settings, cache=None, prelude: str = ""  # noqa: ANN001
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
-    """Migrate the pieces as one program; the new text and diagnostics on its lines."""
+    """Migrate the pieces as one program; the new text and diagnostics on its lines.
+
+    ``prelude``: import statements the pieces run after (a docstring's module imports), given
+    to the migration as a first segment that is not written back; an import the migration
+    adds to it goes to the top of the first piece instead."""
     if not pieces:
         return text, [], []
     lines = text.splitlines(keepends=True)
-    result = migrate_segments([p.code for p in pieces], settings, cache)
+    lines, output_fixes = rewrite_outputs(lines, pieces, settings)
+    codes = [p.code for p in pieces]
+    result = migrate_segments([prelude, *codes] if prelude else codes, settings, cache)
+    outputs, fixes, findings = result.outputs, result.fixes, result.findings
+    added: List[str] = []
+    if prelude:
+        added = _added_lines(prelude, outputs[0])  # type: ignore[assignment]
+        if added is None:  # the migration rewrote the module's own imports: do without them
+            return apply_pieces("".join(lines), pieces, settings, cache)
+        outputs = outputs[1:]
+        # a fix without a position (locate_fixes off) counts, on the first piece
+        fixes = [(max(i - 1, 0), d) for i, d in fixes if i or not d.line]
+        findings = [(i - 1, _shifted(d, len(added)) if i == 1 else d) for i, d in findings if i]
+        if added:
+            outputs[0] = "".join(added) + outputs[0]
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     out: List[str] = []
     starts: List[int] = []  # 1-based line in the new text where each piece's rendering starts
     position = 0
-    for piece, code in zip(pieces, result.outputs):
+    for piece, code in zip(pieces, outputs):
         out.extend(lines[position : piece.start])
         starts.append(len(out) + 1)
         if code == piece.code:
@@ -265,10 +319,85 @@ def apply_pieces(
         index, diagnostic = entry
         offset = starts[index] - 1 if finding else pieces[index].start
         end = diagnostic.end_line + offset if diagnostic.end_line else 0
-        return dataclasses.replace(diagnostic, line=diagnostic.line + offset, end_line=end)
+        piece = pieces[index]
+        margin = len(piece.indent) + (4 if piece.doctest else 0)  # the prompt: ">>> "
+        column = diagnostic.column + margin if diagnostic.column else 0
+        return dataclasses.replace(diagnostic, line=diagnostic.line + offset, end_line=end, column=column)
 
     new_text = "".join(out)
-    return new_text, [located(e, False) for e in result.fixes], [located(e) for e in result.findings]
+    fixed = output_fixes + [located(e, False) for e in fixes]
+    return new_text, fixed, [located(e) for e in findings]
+
+
+def _added_lines(before: str, after: str) -> Optional[List[str]]:
+    """The lines ``after`` has in addition to ``before``'s, or None if it changed one (an
+    import the migration dropped from the prelude stays in the module: that is no change)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    old = [line if line.endswith("\n") else line + "\n" for line in old]
+    new = [line if line.endswith("\n") else line + "\n" for line in new]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    added: List[str] = []
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag == "insert":
+            added += new[j1:j2]
+        elif tag == "replace":
+            return None
+    return added
+
+
+def _shifted(diagnostic: Diagnostic, count: int) -> Diagnostic:
+    if not count:
+        return diagnostic
+    end = diagnostic.end_line + count if diagnostic.end_line else 0
+    return dataclasses.replace(diagnostic, line=diagnostic.line + count, end_line=end)
+
+
+def _output_end(lines: Sequence[str], piece: Piece, following: int) -> int:
+    """One past the last expected-output line of a doctest example: output runs to a blank
+    line, the next prompt or the end of its docstring or block."""
+    end = piece.end
+    limit = min(piece.region_end or len(lines), following)
+    while end < limit:
+        body = _line_body(lines[end])
+        if not body.strip() or _PROMPT_RE.match(body):
+            break
+        end += 1
+    return end
+
+
+def rewrite_outputs(
+    lines: Sequence[str], pieces: Sequence[Piece], settings: Settings
+) -> Tuple[List[str], List[Diagnostic]]:
+    """Old array reprs in the expected output of the doctest ``pieces`` (see
+    :mod:`migrator.doctest_output`), under the code of the rule of the old type."""
+    active = {rule.code for rule in settings.active_rules()}
+    result = list(lines)
+    fixes: List[Diagnostic] = []
+    for number, piece in enumerate(pieces):
+        if not piece.doctest:
+            continue
+        following = pieces[number + 1].start if number + 1 < len(pieces) else len(lines)
+        end = _output_end(lines, piece, following)
+        if end == piece.end:
+            continue
+        bodies = [_line_body(line) for line in lines[piece.end : end]]
+        new_bodies, rewrites = rewrite_output(bodies, piece.indent)
+        if not rewrites or any(REPR_RULES[name] not in active for _l, _c, name in rewrites):
+            continue  # a rule left out by select/ignore: all or nothing per example
+        for offset, (old, new) in enumerate(zip(lines[piece.end : end], new_bodies)):
+            result[piece.end + offset] = new + old[len(_line_body(old)) :]
+        for line, column, name in rewrites:
+            fixes.append(
+                Diagnostic(
+                    REPR_RULES[name],
+                    f"doctest output {name}(...) -> Array(...): the repr of every JAX with "
+                    "jax.Array (0.4.1 and later; JAX 0.4.1 release notes)",
+                    piece.end + line + 1,
+                    column,
+                    "safe",
+                )
+            )
+    return result, fixes
 
 
 def migrate_document(
@@ -288,10 +417,15 @@ def migrate_docstrings(
     findings: List[Diagnostic] = []
     lines = text.splitlines(keepends=True)
     groups = docstring_pieces(text, lines)
+    try:
+        module_imports = bindings(ast.parse(text))
+    except (SyntaxError, ValueError):  # pragma: no cover (docstring_pieces parsed it)
+        module_imports = {}
     # Bottom-up, so an earlier docstring's line numbers stay valid.
     for group in sorted(groups, key=lambda g: -g[0].start):
         before_lines = len(text.splitlines())
-        new_text, new_fixes, new_findings = apply_pieces(text, group, settings, cache)
+        prelude = module_prelude(group, module_imports)
+        new_text, new_fixes, new_findings = apply_pieces(text, group, settings, cache, prelude)
         delta = len(new_text.splitlines()) - before_lines
         if delta:
             boundary = group[-1].end
@@ -301,6 +435,26 @@ def migrate_docstrings(
         fixes += new_fixes
         findings += new_findings
     return text, fixes, findings
+
+
+def module_prelude(group: Sequence[Piece], module_imports: Dict[str, str]) -> str:
+    """The module's imports a docstring's examples run with: doctest runs a module's examples
+    in the module's globals, so a name the examples use without binding it (``jax``,
+    ``jnp``) is the module's.  Also ``jax`` itself when the module imports it, so that a fix
+    that writes ``jax.Array`` needs no new import.  ``jax`` and ``jnp`` used but bound
+    nowhere are JAX's (projects put them in doctest's globals, as pytest's
+    ``doctest_namespace`` does)."""
+    own: Dict[str, str] = {}
+    used = set()
+    for piece in group:
+        tree = ast.parse(piece.code)
+        own.update(bindings(tree))
+        used |= loads(tree)
+    known = {**CONVENTIONAL, **module_imports}
+    wanted = {name for name in used if name in known and name not in own}
+    if "jax" in module_imports and "jax" not in own:
+        wanted.add("jax")
+    return "".join(known[name] + "\n" for name in sorted(wanted))
 
 
 def _moved(diagnostic: Diagnostic, boundary: int, delta: int) -> Diagnostic:

@@ -6,6 +6,7 @@ import dataclasses
 import difflib
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
@@ -30,11 +31,15 @@ NOTEBOOK_SUFFIX = ".ipynb"
 class Options:
     """What else a run does besides migrating Python files."""
 
-    docs: bool = False  # also Markdown/reST code blocks and doctests in docstrings
+    docs: bool = False  # also Markdown/reST code blocks
+    # ``>>>`` examples in the docstrings of Python files: code users copy and doctest runs
+    doctests: bool = True
     add_todos: bool = False  # write ``# TODO(jaxmigrate): ...`` above findings
     keep_output: bool = False  # send the migrated text back from workers
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
+# A docstring may hold a reST code block (cheap test before the docstrings are looked at).
+_CODE_BLOCK_HINT = re.compile(r"::[ \t]*\r?$|(?:code-block|sourcecode|code)::", re.M)
 
 
 @dataclasses.dataclass
@@ -71,12 +76,17 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     base, unstripped = todos.strip_markers(text) if options.add_todos else (text, {})
     migrated = migrate_source(base, settings, cache)
     output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
-    if options.docs and ">>>" in output:
+    if options.doctests and (">>>" in output or _CODE_BLOCK_HINT.search(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
         fixes += doc_fixes
         findings += doc_findings
+    if options.docs and options.doctests and "`j" in output:  # documentation text: --docs
+        from jaxmigrate.migrator.docliterals import migrate_literals
+
+        output, literal_fixes = migrate_literals(output, settings)
+        fixes += literal_fixes
     if options.add_todos:
         output, mapping = todos.add_markers(output, findings)
         # fixes point at the lines they changed: lines of the text as read, markers included

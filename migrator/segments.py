@@ -111,7 +111,7 @@ def migrate_segments(
     )
 
 
-def _bindings(tree: ast.Module) -> Dict[str, str]:
+def bindings(tree: ast.Module) -> Dict[str, str]:
     """Top-level import bindings: name -> the statement that binds only it."""
     found: Dict[str, str] = {}
     for node in tree.body:
@@ -132,7 +132,7 @@ def _bindings(tree: ast.Module) -> Dict[str, str]:
     return found
 
 
-def _loads(tree: ast.AST) -> Set[str]:
+def loads(tree: ast.AST) -> Set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
@@ -154,10 +154,10 @@ def _hoist_imports(
     result = list(outputs)
     changed = False
     bound: Set[str] = set()
-    later = [_bindings(tree) for tree in trees_out]
+    later = [bindings(tree) for tree in trees_out]
     for index, (before, after) in enumerate(zip(trees_in, trees_out)):
-        own = _bindings(after)
-        new_names = _loads(after) - _loads(before) - bound - set(own)
+        own = bindings(after)
+        new_names = loads(after) - loads(before) - bound - set(own)
         missing = []
         for name in sorted(new_names):
             source = next((b[name] for b in later[index + 1 :] if name in b), None)

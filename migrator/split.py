@@ -21,9 +21,9 @@ import os
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from jaxmigrate.migrator.engine import MigrationError, migrate_source
+from jaxmigrate.migrator.engine import MigrationError
 from jaxmigrate.migrator.fileio import FileError, read_source
-from jaxmigrate.migrator.runner import unified_diff
+from jaxmigrate.migrator.runner import Options, _migrate_python, unified_diff
 from jaxmigrate.migrator.settings import Settings
 
 REMAINING = "zz-remaining.patch"
@@ -53,12 +53,17 @@ def split_file(text: str, settings: Settings) -> Tuple[List[Tuple[str, str, str]
     current = text
     for rule in sorted(settings.active_rules(), key=lambda r: r.code):
         single = dataclasses.replace(settings, select=(rule.code,), ignore=())
-        result = migrate_source(current, single)
-        if result.changed:
-            steps.append((rule.code, current, result.output))
-            current = result.output
-    full = migrate_source(text, settings).output
+        output = _migrated(current, single)
+        if output != current:
+            steps.append((rule.code, current, output))
+            current = output
+    full = _migrated(text, settings)
     return steps, current, full
+
+
+def _migrated(text: str, settings: Settings) -> str:
+    """The file as a run migrates it: its code, then the code in its docstrings."""
+    return _migrate_python(text, settings, Options(), None)[0]
 
 
 def write_patches(

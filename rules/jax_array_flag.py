@@ -31,6 +31,7 @@ from jaxmigrate.rules._config import (
     resolves_to,
     unwrap,
 )
+from jaxmigrate.rules._flag_tests import ABSL_DEFINES, flag_definition, parameterized_tests
 
 # flag -> (what it switched, the value every JAX >= 0.4.7 has; None: a no-op flag, value unknown)
 FLAGS = {
@@ -94,6 +95,16 @@ class JaxArrayFlag(Rule):
     The flag's own context manager, as test suites used it (`from jax._src import config as
     jax_config`; `with jax_config.jax_array(True):` or `@jax_config.jax_array(True)`), is
     removed and the block it guarded kept; `jax_array(False)` there is reported.
+
+    With `--unsafe-fixes` (reported without it), the flag's plumbing in test suites and absl
+    programs goes too, as maintainers removed it: in a file that switches or reads the flag,
+    absl `parameterized` test cases over a `jax_array` argument (`@parameterized.parameters(True, False)`, `(n, True)` tuples,
+    `named_parameters` tuples and `dict(..., jax_array=...)` cases, `product(jax_array=[True,
+    False], ...)`) lose their `False` cases, the argument and the flag's value in each case;
+    the test body reads `True` in its place (`if jax_array:` keeps its body), and a decorator
+    left with one empty case goes.  This is unsafe because the `False` cases stop running and
+    the test names change.  An absl definition `flags.DEFINE_bool('jax_array', ...)` is
+    deleted: unsafe because a command line that still passes `--jax_array` no longer parses.
 
     **Why.** The flags were removed in JAX 0.4.14 (0.4.26 for
     `jax_parallel_functions_output_gda`): `jax.config.update('jax_array', True)` now raises
@@ -171,6 +182,8 @@ class JaxArrayFlag(Rule):
                     self._setting(ctx, call, value, _arg(call, 1), literal_bool, call)
                 elif position == 0 and resolves_to(ctx, call.func, scope, READ_FUNCTIONS):
                     self._read(ctx, call, value)
+                elif value == "jax_array" and position == 0 and resolves_to(ctx, call.func, scope, ABSL_DEFINES):
+                    flag_definition(ctx, call, call)
                 elif (
                     position == 1
                     and isinstance(call.func, cst.Name)
@@ -210,6 +223,9 @@ class JaxArrayFlag(Rule):
         if isinstance(target, (cst.AugAssign, cst.AnnAssign, cst.Del)):
             return
         self._read(ctx, node, flag)
+
+    def visit_module(self, ctx: Context) -> None:
+        parameterized_tests(ctx)
 
     # -- the two kinds of site ---------------------------------------------------------------
     def _setting(self, ctx, statement_node, flag, value_node, evaluate, call) -> None:  # noqa: ANN001

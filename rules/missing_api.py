@@ -18,9 +18,10 @@ from typing import Dict, FrozenSet, Optional, Set, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.migrator.textgate import TextGate, under
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._api_history import Absence, history
 
@@ -104,6 +105,19 @@ class MissingApi(Rule):
 
     def text_gate(self, gate: TextGate) -> bool:
         return bool(self.gate_words(gate, gate.hits))
+
+    def ast_gate(self, facts: Facts) -> bool:
+        """A flag name in a string is only read in a ``jax.config.update``/``read`` call
+        (:meth:`visit_string`): a string such as ``flags.DEFINE_bool('jax_array', ...)``'s
+        alone is no site."""
+        if (
+            self.names & facts.names
+            or self.attributes & facts.attributes
+            or self.keywords & facts.keywords
+            or any(under(q, self.legacy_modules) for q in facts.imports)
+        ):
+            return True
+        return next(facts.calls_of(set(_FLAG_CALLS)), None) is not None
 
     def for_target(
         self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
