@@ -26,7 +26,17 @@ inside strings and comments are read like code, which can only add "yes" answers
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.rule import Rule
@@ -161,32 +171,42 @@ def _import_list(text: str, i: int) -> Optional[str]:
     return _from_module(text, start)
 
 
-def bound_names(text: str) -> Dict[str, Set[str]]:
-    """Every name an import statement in ``text`` binds -> the last parts of what it is bound to
-    (``import a.b`` binds a -> {a}; ``import a.b as c`` c -> {b}; ``from m import n as o``
-    o -> {n}).  Relative imports and imports inside strings are included: more is harmless."""
-    bound: Dict[str, Set[str]] = {}
+def _imported_items(text: str) -> Iterator[Tuple[int, "re.Match[str]"]]:
+    """(position of the ``import`` keyword, match of one imported item) for every item of every
+    import statement in ``text``, last statement first."""
     start = _keyword_before(text, "import", len(text))
     while start >= 0:
-        plain = _from_module(text, start) == ""
         pos = start + 6
         while True:
             item = _IMPORTED.match(text, pos)
             if item is None:
                 break
-            dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
-            alias = item.group(2)
-            if alias:
-                bound.setdefault(alias, set()).add(dotted[-1])
-            elif plain:
-                bound.setdefault(dotted[0], set()).add(dotted[0])
-            else:
-                bound.setdefault(dotted[-1], set()).add(dotted[-1])
+            yield start, item
             comma = _COMMA.match(text, item.end())
             if comma is None:
                 break
             pos = comma.end()
         start = _keyword_before(text, "import", start)
+
+
+def bound_names(text: str) -> Dict[str, Set[str]]:
+    """Every name an import statement in ``text`` binds -> the last parts of what it is bound to
+    (``import a.b`` binds a -> {a}; ``import a.b as c`` c -> {b}; ``from m import n as o``
+    o -> {n}).  Relative imports and imports inside strings are included: more is harmless."""
+    bound: Dict[str, Set[str]] = {}
+    plain_at: Dict[int, bool] = {}
+    for start, item in _imported_items(text):
+        plain = plain_at.get(start)
+        if plain is None:
+            plain = plain_at[start] = _from_module(text, start) == ""
+        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
+        alias = item.group(2)
+        if alias:
+            bound.setdefault(alias, set()).add(dotted[-1])
+        elif plain:
+            bound.setdefault(dotted[0], set()).add(dotted[0])
+        else:
+            bound.setdefault(dotted[-1], set()).add(dotted[-1])
     return bound
 
 
@@ -195,27 +215,21 @@ def jax_bound_names(text: str) -> Set[str]:
     name (``import jax.numpy as jnp``, ``from jax import random``, ``import jax``).  A ``from``
     import whose module the text does not tell counts: more is harmless."""
     bound: Set[str] = set()
-    start = _keyword_before(text, "import", len(text))
-    while start >= 0:
-        module = _from_module(text, start)
-        if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
-            line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-            from_jax = _keyword_before(text, "from", start) >= line
-        else:
-            from_jax = module is None or _is_jax(module)
-        pos = start + 6
-        while True:
-            item = _IMPORTED.match(text, pos)
-            if item is None:
-                break
-            dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
-            if from_jax or _is_jax(dotted[0]):
-                bound.add(item.group(2) or (dotted[-1] if module else dotted[0]))
-            comma = _COMMA.match(text, item.end())
-            if comma is None:
-                break
-            pos = comma.end()
-        start = _keyword_before(text, "import", start)
+    statement: Dict[int, Tuple[Optional[str], bool]] = {}  # import position -> (module, from jax)
+    for start, item in _imported_items(text):
+        known = statement.get(start)
+        if known is None:
+            module = _from_module(text, start)
+            if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
+                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+                from_jax = _keyword_before(text, "from", start) >= line
+            else:
+                from_jax = module is None or _is_jax(module)
+            known = statement[start] = (module, from_jax)
+        module, from_jax = known
+        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
+        if from_jax or _is_jax(dotted[0]):
+            bound.add(item.group(2) or (dotted[-1] if module else dotted[0]))
     return bound
 
 
