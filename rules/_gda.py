@@ -316,11 +316,7 @@ def _returned_alone(call: cst.Call, ctx: Context) -> bool:
 
 def taken_names(ctx: Context) -> Set[str]:
     """Every name in the module plus the temporaries already chosen this round."""
-    cached = getattr(ctx, "_gda_taken_names", None)
-    if cached is None:
-        cached = all_names(ctx)
-        setattr(ctx, "_gda_taken_names", cached)
-    return cached
+    return ctx.memo(("gda", "taken names"), lambda: all_names(ctx))
 
 
 def statements(

@@ -108,13 +108,16 @@ class GdaSerialization(Rule):
         ),
     )
 
+    @staticmethod
+    def _sites(ctx: Context) -> List[NameSite]:
+        """This round's name sites of the legacy module, collected for visit_module."""
+        return ctx.memo(("gda serialization", "sites"), list)
+
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        sites: List[NameSite] = getattr(ctx, "_gda_serialization_sites", None) or []
-        sites.append(site)
-        setattr(ctx, "_gda_serialization_sites", sites)
+        self._sites(ctx).append(site)
 
     def visit_module(self, ctx: Context) -> None:
-        sites: List[NameSite] = getattr(ctx, "_gda_serialization_sites", None) or []
+        sites = self._sites(ctx)
         statements = self._legacy_imports(ctx)
         blockers = self._blockers(ctx, sites, statements)
         if blockers:
