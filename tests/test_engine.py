@@ -9,7 +9,9 @@ import libcst as cst
 import pytest
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
-from jaxmigrate.migrator.engine import ast_facts, find_suppressions, imports_jax, make_plan
+from jaxmigrate.migrator.astfacts import ast_facts, imports_jax
+from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.rounds import find_suppressions
 from jaxmigrate.migrator.rule import REGISTRY, Rule, Safety
 from jaxmigrate.migrator.scope import Interest, analyze
 
@@ -687,7 +689,7 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
     with both gates bypassed, gives no fix and no finding from a rule that claims it."""
     from pathlib import Path
 
-    from jaxmigrate.migrator.engine import _run_rounds
+    from jaxmigrate.migrator.rounds import run_rounds
     from jaxmigrate.migrator.rule import all_rules
 
     fixtures = Path(__file__).resolve().parent.parent / "fixtures"
@@ -704,7 +706,7 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
         if "jax" in text and "import" in text and imports_jax(ast_facts(text)):  # an import the stripper missed
             offenders.append(f"{path}: jax import left")
             continue
-        output, fixes, findings = _run_rounds(cst.parse_module(text), text, plan, settings)
+        output, fixes, findings = run_rounds(cst.parse_module(text), text, plan, settings)
         checked += 1
         for diagnostic in fixes + findings:
             if diagnostic.code in claimed:
@@ -715,11 +717,11 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
 
 def _rounds(monkeypatch: pytest.MonkeyPatch, source: str) -> Tuple[int, str]:
     """How many analysis rounds migrating ``source`` took, and the output."""
-    import jaxmigrate.migrator.engine as engine
+    import jaxmigrate.migrator.rounds as rounds
 
     calls = []
-    real = engine.analyze
-    monkeypatch.setattr(engine, "analyze", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = rounds.analyze
+    monkeypatch.setattr(rounds, "analyze", lambda *a, **k: calls.append(1) or real(*a, **k))
     output = migrate_source(source, Settings()).output
     return len(calls), output
 
