@@ -15,7 +15,9 @@ from typing import (
 
 import libcst as cst
 
+from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.apply import Apply, ImportRemoval, Removals
+from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.context import (
     Context,
     binding_is_legacy,
@@ -24,10 +26,6 @@ from jaxmigrate.migrator.context import (
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
 from jaxmigrate.migrator.origins import Origins, located_fix
 from jaxmigrate.migrator.plan import Plan
-from jaxmigrate.migrator.scope import (
-    Analysis,
-    Binding,
-)
 
 
 def unused_imports(

@@ -31,17 +31,14 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst._position import CodePosition, CodeRange
 
+from jaxmigrate.migrator.analysis import Analysis
+from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety  # noqa: F401  (Diagnostic: old path)
 from jaxmigrate.migrator.rule import Rule, owners
-from jaxmigrate.migrator.scope import (  # noqa: F401
+from jaxmigrate.migrator.scope import Scope, Site, dotted_parts
+from jaxmigrate.migrator.traversal import (
     TRIVIA,
-    Analysis,
-    Binding,
-    Scope,
-    Site,
     children,
-    dotted_parts,
-    fast_visit,
     structural_children,
     subtree_cache,
 )
@@ -250,7 +247,7 @@ class Context:
         """Every node of exactly type ``kind`` in the module, in source order (the order a
         LibCST visitor meets them), including the ones :meth:`nodes` leaves out (binding
         names, ``Param``s, import internals, ...), but not whitespace, comments or
-        punctuation (:data:`migrator.scope.TRIVIA`).  One cheap walk per round, made on first
+        punctuation (:data:`migrator.traversal.TRIVIA`).  One cheap walk per round, made on first
         use and shared with :meth:`parent`; prefer :meth:`nodes` when it covers the kind."""
         if kind in TRIVIA:
             raise ValueError(f"{kind.__name__} nodes are not indexed; read them from their parent")
@@ -401,9 +398,9 @@ def _all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
 def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
     """id(node) -> parent, and type -> nodes in source order (LibCST's visiting order), for
     every node under ``module`` but whitespace, comments and punctuation (see
-    :func:`migrator.scope.structural_children`).
+    :func:`migrator.traversal.structural_children`).
 
-    Inside :func:`migrator.scope.cached_children`, a module's top-level statements are walked
+    Inside :func:`migrator.traversal.cached_children`, a module's top-level statements are walked
     once per file: a later round reuses what an unchanged statement held."""
     cache = subtree_cache("walk")
     if cache is None or type(module) is not cst.Module:
@@ -567,7 +564,7 @@ class _Positions:
         self._whole: Optional[_Spans] = None
         self._incremental = module.default_newline == "\n"
         # id(statement) -> (statement, its spans / its code): per file where the engine keeps
-        # a cache (see migrator.scope.cached_children), else for this round
+        # a cache (see migrator.traversal.cached_children), else for this round
         self._spans = _or_empty(subtree_cache("positions"))
         self._code = _or_empty(subtree_cache("code"))
 

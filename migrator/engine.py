@@ -39,9 +39,9 @@ from jaxmigrate.migrator.memory import release_freed_memory
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import Rule
-from jaxmigrate.migrator.scope import cached_children
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.textgate import admitted
+from jaxmigrate.migrator.traversal import cached_children
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.cache import ResultCache

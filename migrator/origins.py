@@ -22,7 +22,7 @@ from jaxmigrate.migrator.context import (
     Finding,
 )
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.scope import structural_children
+from jaxmigrate.migrator.traversal import structural_children
 
 
 def diagnostic_at(ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str) -> Diagnostic:

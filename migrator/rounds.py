@@ -20,6 +20,7 @@ from typing import (
 
 import libcst as cst
 
+from jaxmigrate.migrator.analysis import Analysis, analyze
 from jaxmigrate.migrator.apply import Apply
 from jaxmigrate.migrator.cleanup import left_unused, remove_top_level, unused_imports
 from jaxmigrate.migrator.context import (
@@ -37,10 +38,6 @@ from jaxmigrate.migrator.layout import realignments
 from jaxmigrate.migrator.origins import Origins, diagnostics_of, located_fix
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.rule import Rule
-from jaxmigrate.migrator.scope import (
-    Analysis,
-    analyze,
-)
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.textgate import under
 from jaxmigrate.migrator.tidy import Produced, tidy

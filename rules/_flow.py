@@ -16,7 +16,8 @@ from typing import Callable, List, Optional
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, fast_visit
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
 
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)

@@ -15,7 +15,8 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._mesh import function_named
 from jaxmigrate.rules._receivers import is_foreign_library

@@ -42,7 +42,8 @@ import libcst as cst
 
 from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules import _flow
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
 

@@ -27,7 +27,8 @@ from typing import List, Optional, Set, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, fast_visit
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
 from jaxmigrate.rules._mesh import function_named

@@ -9,11 +9,12 @@ import libcst as cst
 import pytest
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
+from jaxmigrate.migrator.analysis import analyze
 from jaxmigrate.migrator.astfacts import ast_facts, imports_jax
 from jaxmigrate.migrator.plan import make_plan
 from jaxmigrate.migrator.rounds import find_suppressions
 from jaxmigrate.migrator.rule import REGISTRY, Rule, Safety
-from jaxmigrate.migrator.scope import Interest, analyze
+from jaxmigrate.migrator.scope import Interest
 
 ONLY_101 = Settings(select=("JAX101",))
 
@@ -367,7 +368,7 @@ def test_all_nodes_and_parents_match_a_libcst_visitor() -> None:
     ctx = _context(_INDEX_SOURCE)
     expected = _Preorder()
     ctx.module.visit(expected)
-    from jaxmigrate.migrator.scope import TRIVIA
+    from jaxmigrate.migrator.traversal import TRIVIA
 
     kinds = {type(node) for node in expected.order}
     assert kinds & TRIVIA and kinds - TRIVIA
@@ -439,7 +440,7 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
 
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from jaxmigrate.migrator.scope import cached_children
+    from jaxmigrate.migrator.traversal import cached_children
 
     for source in _POSITION_SOURCES + (tuple(_fixture_sources()) if cached else ()):
         with cached_children() if cached else contextlib.nullcontext():
@@ -452,7 +453,7 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
 
 def test_module_code_from_the_statement_caches_is_the_module_code() -> None:
     from jaxmigrate.migrator.context import module_code
-    from jaxmigrate.migrator.scope import cached_children
+    from jaxmigrate.migrator.traversal import cached_children
 
     for source in _POSITION_SOURCES + tuple(_fixture_sources()):
         module = cst.parse_module(source)
@@ -585,7 +586,7 @@ def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
 
 
 def test_fast_visit_makes_the_same_calls_as_libcst() -> None:
-    from jaxmigrate.migrator.scope import fast_visit
+    from jaxmigrate.migrator.traversal import fast_visit
 
     module = cst.parse_module(_INDEX_SOURCE)
 
