@@ -29,6 +29,7 @@ import libcst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
+from jaxmigrate.rules._array_names import is_foreign_library
 from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
 from jaxmigrate.rules._mesh import function_named
@@ -41,7 +42,6 @@ from jaxmigrate.rules._pjit import (
     module_facts,
     qualname_of,
 )
-from jaxmigrate.rules._receivers import is_foreign_library
 
 SET_MESH = "jax.set_mesh"
 # Context managers that already set the mesh jax.jit resolves bare specs against.
