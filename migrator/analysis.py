@@ -465,7 +465,6 @@ class Analysis(cst.CSTVisitor):
         return False
 
 
-
 _HANDLERS: Dict[type, Callable[[Analysis, Any], bool]] = {
     cst.Module: Analysis._module,
     cst.FunctionDef: Analysis._function,

@@ -18,11 +18,7 @@ import libcst as cst
 from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.apply import Apply, ImportRemoval, Removals
 from jaxmigrate.migrator.binding import Binding
-from jaxmigrate.migrator.context import (
-    Context,
-    binding_is_legacy,
-    names_in as _names_in,
-)
+from jaxmigrate.migrator.context import Context, binding_is_legacy, names_in as _names_in
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
 from jaxmigrate.migrator.origins import Origins, located_fix
 from jaxmigrate.migrator.plan import Plan

@@ -89,7 +89,6 @@ class Result:
         )
 
 
-
 # -- the engine ---------------------------------------------------------------------------------
 def migrate_source(
     text: str, settings: Optional[Settings] = None, cache: Optional["ResultCache"] = None

@@ -16,11 +16,7 @@ from typing import (
 
 import libcst as cst
 
-from jaxmigrate.migrator.context import (
-    Context,
-    Edit,
-    Finding,
-)
+from jaxmigrate.migrator.context import Context, Edit, Finding
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.traversal import structural_children
 

@@ -28,7 +28,6 @@ from jaxmigrate.migrator.context import (
     Context,
     Finding,
     NameSite,
-    module_code,
     names_in as _names_in,
 )
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -37,6 +36,7 @@ from jaxmigrate.migrator.imports import add_imports
 from jaxmigrate.migrator.layout import realignments
 from jaxmigrate.migrator.origins import Origins, diagnostics_of, located_fix
 from jaxmigrate.migrator.plan import Plan, make_plan
+from jaxmigrate.migrator.positions import module_code
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.textgate import under
@@ -64,7 +64,6 @@ def find_suppressions(text: str) -> Dict[int, Optional[FrozenSet[str]]]:
             else:
                 result[number] = frozenset(c.strip() for c in codes.split(",") if c.strip())
     return result
-
 
 
 def run_rounds(

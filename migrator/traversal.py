@@ -29,7 +29,7 @@ _CHILDREN_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = No
 
 
 # Per file, the same for whole top-level statements: one dict per purpose ("walk" for
-# migrator.context.walk_module, "positions" for its position pass), each
+# migrator.walk.walk_module, "positions" for its position pass), each
 # id -> (statement, what was found).
 _SUBTREE_CACHE: Optional[Dict[str, Dict[int, Tuple[cst.CSTNode, object]]]] = None
 
@@ -39,7 +39,7 @@ _STRUCTURAL_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = 
 
 # Whitespace, comments and punctuation: two thirds of a typical tree's nodes.  They hold no
 # names, and no rule looks them up by type, so the per-round indexes (the analysis, and
-# migrator.context.walk_module) leave them out; Context.parent still finds their parents.
+# migrator.walk.walk_module) leave them out; Context.parent still finds their parents.
 TRIVIA = frozenset(
     {
         cst.SimpleWhitespace,

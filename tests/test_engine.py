@@ -452,7 +452,7 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
 
 
 def test_module_code_from_the_statement_caches_is_the_module_code() -> None:
-    from jaxmigrate.migrator.context import module_code
+    from jaxmigrate.migrator.positions import module_code
     from jaxmigrate.migrator.traversal import cached_children
 
     for source in _POSITION_SOURCES + tuple(_fixture_sources()):
