@@ -37,11 +37,11 @@ from jaxmigrate.rules._pjit import (
     PARTIAL_NAMES,
     PJIT_NAMES,
     Compiled,
-    innermost_mesh_with,
     is_pjit_call,
     module_facts,
     qualname_of,
 )
+from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 
 SET_MESH = "jax.set_mesh"
 # Context managers that already set the mesh jax.jit resolves bare specs against.
