@@ -9,7 +9,8 @@ The public API other tools use::
 
 __version__ = "0.1.0"
 
-from jaxmigrate.migrator.engine import MigrationError, Result, migrate_source  # noqa: E402
+from jaxmigrate.migrator.engine import Result, migrate_source  # noqa: E402
+from jaxmigrate.migrator.errors import MigrationError  # noqa: E402
 from jaxmigrate.migrator.settings import ConfigError, Settings  # noqa: E402
 
 __all__ = ["ConfigError", "MigrationError", "Result", "Settings", "migrate_source", "__version__"]

@@ -3,14 +3,15 @@
 Rules never change the tree themselves.  They record replacements keyed by the original
 node; the engine applies all of them in one transformer pass (an edit inside a node that
 another edit replaces waits for the next round).
+
+The indexes behind it live apart: :mod:`migrator.walk` (each node's parent, nodes by type)
+and :mod:`migrator.positions` (line and column of a node, and the module's code, generated
+statement by statement).
 """
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import itertools
-import re
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -24,31 +25,27 @@ from typing import (
     Set,
     Tuple,
     Union,
-    cast,
 )
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
-from libcst._position import CodePosition, CodeRange
+from libcst._position import CodeRange
 
-from jaxmigrate.migrator.diagnostics import Diagnostic, Safety  # noqa: F401  (Diagnostic: old path)
+from jaxmigrate.migrator.analysis import Analysis
+from jaxmigrate.migrator.binding import Binding
+from jaxmigrate.migrator.diagnostics import Safety
+from jaxmigrate.migrator.positions import Positions
 from jaxmigrate.migrator.rule import Rule, owners
-from jaxmigrate.migrator.scope import (  # noqa: F401
+from jaxmigrate.migrator.scope import Scope, Site, dotted_parts
+from jaxmigrate.migrator.traversal import (
     TRIVIA,
-    Analysis,
-    Binding,
-    Scope,
-    Site,
-    children,
-    dotted_parts,
-    fast_visit,
     structural_children,
-    subtree_cache,
 )
+from jaxmigrate.migrator.walk import all_parents, walk_module
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.settings import Settings
     from jaxmigrate.migrator.version import Version
+
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 
@@ -111,7 +108,7 @@ class Context:
         self.findings: List[Finding] = []
         self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
         self._suppressions = suppressions
-        self._positions: Optional["_Positions"] = None
+        self._positions: Optional["Positions"] = None
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
         self._trivia_parents: Optional[Dict[int, cst.CSTNode]] = None
         self._all_nodes: Optional[Dict[type, List[cst.CSTNode]]] = None
@@ -178,7 +175,7 @@ class Context:
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is (as LibCST's ``PositionProvider`` says); one codegen pass per round."""
         if self._positions is None:
-            self._positions = _Positions(self.module, self.parent)
+            self._positions = Positions(self.module, self.parent)
         return self._positions[node]
 
     def generated_code(self) -> Optional[str]:
@@ -242,7 +239,7 @@ class Context:
         if found is None and type(node) in TRIVIA:
             # The per-round walk leaves whitespace and punctuation out: one full walk, if asked.
             if self._trivia_parents is None:
-                self._trivia_parents = _all_parents(self.module)
+                self._trivia_parents = all_parents(self.module)
             found = self._trivia_parents.get(id(node))
         return found
 
@@ -250,7 +247,7 @@ class Context:
         """Every node of exactly type ``kind`` in the module, in source order (the order a
         LibCST visitor meets them), including the ones :meth:`nodes` leaves out (binding
         names, ``Param``s, import internals, ...), but not whitespace, comments or
-        punctuation (:data:`migrator.scope.TRIVIA`).  One cheap walk per round, made on first
+        punctuation (:data:`migrator.traversal.TRIVIA`).  One cheap walk per round, made on first
         use and shared with :meth:`parent`; prefer :meth:`nodes` when it covers the kind."""
         if kind in TRIVIA:
             raise ValueError(f"{kind.__name__} nodes are not indexed; read them from their parent")
@@ -383,287 +380,6 @@ def _attribute_chain(parts: Sequence[str]) -> cst.BaseExpression:
     for part in parts[1:]:
         node = cst.Attribute(value=node, attr=cst.Name(part))
     return node
-
-
-def _all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
-    """id(node) -> parent for every node under ``module``, :data:`TRIVIA` included."""
-    parents: Dict[int, cst.CSTNode] = {}
-    stack: List[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        found = children(node)
-        for child in found:
-            parents[id(child)] = node
-        stack.extend(found)
-    return parents
-
-
-def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
-    """id(node) -> parent, and type -> nodes in source order (LibCST's visiting order), for
-    every node under ``module`` but whitespace, comments and punctuation (see
-    :func:`migrator.scope.structural_children`).
-
-    Inside :func:`migrator.scope.cached_children`, a module's top-level statements are walked
-    once per file: a later round reuses what an unchanged statement held."""
-    cache = subtree_cache("walk")
-    if cache is None or type(module) is not cst.Module:
-        return _walk_tree(module)
-    parents: Dict[int, cst.CSTNode] = {}
-    by_type: Dict[type, List[cst.CSTNode]] = {cst.Module: [module]}
-    for statement in children(module):
-        parents[id(statement)] = module
-        entry = cache.get(id(statement))
-        if entry is None or entry[0] is not statement:
-            entry = cache[id(statement)] = (statement, _walk_tree(statement))
-        below, kinds = cast(Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]], entry[1])
-        parents.update(below)
-        for kind, nodes in kinds.items():
-            found = by_type.get(kind)
-            if found is None:
-                by_type[kind] = list(nodes)
-            else:
-                found.extend(nodes)
-    return parents, by_type
-
-
-def _walk_tree(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
-    parents: Dict[int, cst.CSTNode] = {}
-    by_type: Dict[type, List[cst.CSTNode]] = {}
-    stack: List[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        found = by_type.get(kind)
-        if found is None:
-            by_type[kind] = [node]
-        else:
-            found.append(node)
-        found_children = structural_children(node)
-        for child in found_children:
-            parents[id(child)] = node
-        stack.extend(reversed(found_children))
-    return parents, by_type
-
-
-_NEWLINE_RE = re.compile(r"\r\n?|\n")
-
-
-class _TokenIndexState(CodegenState):
-    """Code generation that records, per node, the token indexes where it starts and ends.
-
-    Mirrors LibCST's ``PositionProvidingCodegenState`` (whitespace-inclusive ranges, overridden
-    by syntactic ranges) but keeps only integers; line/column come later, for the nodes asked.
-    """
-
-    __slots__ = ("spans", "_stack", "popped")
-
-    def __init__(self, default_indent: str, default_newline: str) -> None:
-        super().__init__(default_indent=default_indent, default_newline=default_newline)
-        self.spans: Dict[int, Tuple[int, int]] = {}
-        self._stack: List[int] = []
-        # 1 once the module's trailing newline is "popped": the token stays, so that (as in
-        # LibCST, which counts lines as tokens arrive) the Module ends after it.
-        self.popped = 0
-
-    def _length(self) -> int:
-        return len(self.tokens)
-
-    def pop_trailing_newline(self) -> None:
-        # Keep the token (positions recorded before the pop still count it), remember the pop.
-        if self.tokens:
-            self.popped = 1
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        self._stack.append(len(self.tokens))
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self._stack.pop()
-        key = id(node)
-        if key not in self.spans:
-            self.spans[key] = (start, len(self.tokens))
-
-    def record_syntactic_position(  # type: ignore[override]
-        self,
-        node: cst.CSTNode,
-        *,
-        start_node: Optional[cst.CSTNode] = None,
-        end_node: Optional[cst.CSTNode] = None,
-    ) -> "_SyntacticSpan":
-        return _SyntacticSpan(self, node, start_node, end_node)
-
-
-class _SyntacticSpan:
-    """The context manager of :meth:`_TokenIndexState.record_syntactic_position` (a class:
-    cheaper than a generator-based one, and it runs for most nodes)."""
-
-    __slots__ = ("state", "node", "start_node", "end_node", "start")
-
-    def __init__(
-        self,
-        state: _TokenIndexState,
-        node: cst.CSTNode,
-        start_node: Optional[cst.CSTNode],
-        end_node: Optional[cst.CSTNode],
-    ) -> None:
-        self.state = state
-        self.node = node
-        self.start_node = start_node
-        self.end_node = end_node
-
-    def __enter__(self) -> None:
-        self.start = self.state._length()
-
-    def __exit__(self, *exc_info: object) -> None:
-        state = self.state
-        start = self.start
-        end = state._length()
-        spans = state.spans
-        if self.start_node is not None:
-            start = spans[id(self.start_node)][0]
-        if self.end_node is not None:
-            end = spans[id(self.end_node)][1]
-        spans[id(self.node)] = (start, end)
-
-
-class _Spans:
-    """Node spans of one tree (a module, or a top-level statement on its own), from one
-    pass of :class:`_TokenIndexState` codegen."""
-
-    __slots__ = ("spans", "text", "full", "offsets", "plain", "_line_starts")
-
-    def __init__(self, node: cst.CSTNode, module: cst.Module) -> None:
-        state = _TokenIndexState(module.default_indent, module.default_newline)
-        node._codegen(state)
-        self.spans = state.spans
-        self.full = "".join(state.tokens)  # what positions count in
-        self.text = "".join(state.tokens[: len(state.tokens) - state.popped])  # the code
-        self.offsets = [0, *itertools.accumulate(map(len, state.tokens))]
-        self.plain = "\r" not in self.full
-        self._line_starts: Optional[List[int]] = None
-
-    def point(self, index: int, first_line: int = 1) -> CodePosition:
-        offset = self.offsets[index]
-        starts = self._line_starts
-        if starts is None:
-            starts = self._line_starts = [0, *(m.end() for m in _NEWLINE_RE.finditer(self.full))]
-        line = bisect.bisect_right(starts, offset) - 1
-        return CodePosition(line + first_line, offset - starts[line])
-
-
-class _Positions:
-    """Node positions of one module, as LibCST's ``PositionProvider`` gives them.
-
-    A top-level statement's text does not depend on where it stands, so a node is placed by
-    generating only its own statement (with spans) and counting the lines of the statements
-    before it; both are kept per file (``subtree_cache``), so a later round regenerates only
-    statements an edit replaced.  Anything else (the module node, its header and footer, a
-    module with ``\r`` line endings) falls back to one pass over the whole module."""
-
-    def __init__(self, module: cst.Module, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
-        self.module = module
-        self._parent = parent
-        self._index: Optional[Dict[int, int]] = None  # id(statement) -> index in module.body
-        self._starts: List[int] = [len(module.header) + 1]  # first line of body[i], as found
-        self._whole: Optional[_Spans] = None
-        self._incremental = module.default_newline == "\n"
-        # id(statement) -> (statement, its spans / its code): per file where the engine keeps
-        # a cache (see migrator.scope.cached_children), else for this round
-        self._spans = _or_empty(subtree_cache("positions"))
-        self._code = _or_empty(subtree_cache("code"))
-
-    @property
-    def text(self) -> Optional[str]:
-        """The module's code, if a whole-module pass generated it."""
-        return self._whole.text if self._whole is not None else None
-
-    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        if self._incremental:
-            found = self._in_statement(node)
-            if found is not None:
-                return found
-        if self._whole is None:
-            self._whole = _Spans(self.module, self.module)
-        span = self._whole.spans[id(node)]  # KeyError, like LibCST, for a node not in the module
-        return CodeRange(self._whole.point(span[0]), self._whole.point(span[1]))
-
-    def _in_statement(self, node: cst.CSTNode) -> Optional[CodeRange]:
-        module = self.module
-        statement = node
-        parent = self._parent(statement)
-        while parent is not module:
-            if parent is None:
-                return None
-            statement = parent
-            parent = self._parent(statement)
-        if self._index is None:
-            self._index = {id(s): i for i, s in enumerate(module.body)}
-        index = self._index.get(id(statement))
-        if index is None:  # the module's header or footer
-            return None
-        spans = self._statement(statement)
-        if not spans.plain:
-            self._incremental = False
-            return None
-        span = spans.spans.get(id(node))
-        if span is None:
-            return None
-        first = self._first_line(index)
-        if first is None:
-            return None
-        return CodeRange(spans.point(span[0], first), spans.point(span[1], first))
-
-    def _statement(self, statement: cst.CSTNode) -> _Spans:
-        cache = self._spans
-        entry = cache.get(id(statement))
-        if entry is None or entry[0] is not statement:
-            entry = cache[id(statement)] = (statement, _Spans(statement, self.module))
-        return entry[1]  # type: ignore[return-value]
-
-    def _first_line(self, index: int) -> Optional[int]:
-        starts = self._starts
-        body = self.module.body
-        while len(starts) <= index:
-            text = self._statement_text(body[len(starts) - 1])
-            if "\r" in text:
-                self._incremental = False
-                return None
-            starts.append(starts[-1] + text.count("\n"))
-        return starts[index]
-
-    def _statement_text(self, statement: cst.CSTNode) -> str:
-        return _statement_code(self.module, statement, self._spans, self._code)
-
-
-def module_code(module: cst.Module) -> str:
-    """``module.code``, from the per-file caches of statement code where they hold it (see
-    :class:`_Positions`): a later round generates only the statements an edit replaced."""
-    if not module.has_trailing_newline:
-        return module.code  # the last token is dropped: rare, and simplest left to LibCST
-    spans, codes = _or_empty(subtree_cache("positions")), _or_empty(subtree_cache("code"))
-    parts = [module.code_for_node(line) for line in module.header]
-    parts.extend(_statement_code(module, statement, spans, codes) for statement in module.body)
-    parts.extend(module.code_for_node(line) for line in module.footer)
-    return "".join(parts) or module.default_newline
-
-
-def _statement_code(
-    module: cst.Module,
-    statement: cst.CSTNode,
-    spans: Dict[int, Tuple[cst.CSTNode, object]],
-    codes: Dict[int, Tuple[cst.CSTNode, object]],
-) -> str:
-    entry = spans.get(id(statement))
-    if entry is not None and entry[0] is statement:
-        return entry[1].text  # type: ignore[attr-defined]
-    entry = codes.get(id(statement))
-    if entry is None or entry[0] is not statement:
-        entry = codes[id(statement)] = (statement, module.code_for_node(statement))
-    return entry[1]  # type: ignore[return-value]
-
-
-def _or_empty(cache: Optional[Dict[int, Tuple[cst.CSTNode, object]]]) -> Dict[int, Tuple[cst.CSTNode, object]]:
-    return {} if cache is None else cache
-
 
 def binding_is_legacy(binding: Binding, names: frozenset, modules: frozenset) -> bool:
     qualname = binding.qualname or ""

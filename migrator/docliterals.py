@@ -20,7 +20,7 @@ import dataclasses
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from jaxmigrate.migrator.context import Diagnostic
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.segments import migrate_segments
 from jaxmigrate.migrator.settings import Settings
 

@@ -136,7 +136,7 @@ class Rule:
     opt_in: ClassVar[bool] = False
 
     # A backstop rule speaks only where no other rule does: the engine drops its findings on
-    # lines where another rule has a finding (see :func:`migrator.engine._run_rounds`).
+    # lines where another rule has a finding (see :func:`migrator.rounds.run_rounds`).
     backstop: ClassVar[bool] = False
 
     # Codes of rules whose hooks must see a site before this rule's do (within a round, rules

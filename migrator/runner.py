@@ -18,7 +18,8 @@ from jaxmigrate.migrator import guard, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.docs import DOC_SUFFIXES
-from jaxmigrate.migrator.engine import MigrationError, collecting_errors, migrate_source
+from jaxmigrate.migrator.engine import collecting_errors, migrate_source
+from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.linelength import line_length_for
 from jaxmigrate.migrator.notebook import NotebookError

@@ -21,7 +21,8 @@ import re
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.engine import MigrationError, migrate_source
+from jaxmigrate.migrator.engine import migrate_source
+from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.settings import Settings
 
 MARKER = "__jaxmigrate_segment__"

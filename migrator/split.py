@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from jaxmigrate.migrator.engine import MigrationError
+from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.fileio import FileError, read_source
 from jaxmigrate.migrator.runner import Options, _migrate_python, unified_diff
 from jaxmigrate.migrator.settings import Settings

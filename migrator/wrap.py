@@ -24,8 +24,9 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from jaxmigrate.migrator.context import Context, Edit, module_code
+from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.linemap import line_map
+from jaxmigrate.migrator.positions import module_code
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.tidy import Produced
 

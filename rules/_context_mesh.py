@@ -16,7 +16,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import fast_visit
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._flow import name_loads
 
 MESH_MAKERS = frozenset(

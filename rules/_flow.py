@@ -16,7 +16,10 @@ from typing import Callable, List, Optional
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, fast_visit
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.traversal import fast_visit
+from jaxmigrate.rules._array_names import Tie
+from jaxmigrate.rules._definitions import is_method, scope_definitions
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
 
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
@@ -94,7 +97,7 @@ def iterated(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExp
 def element_tie(ctx: Context, iterable: cst.BaseExpression, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
     """The tie of one element of ``iterable``: ``x.device_buffers`` (arrays), a list display or
     comprehension of tied values; shards are handled by :func:`shard_tie`."""
-    cls = _tie_class()
+    cls = Tie
     if isinstance(iterable, cst.Attribute) and iterable.attr.value in BUFFER_LISTS:
         inner = tie_of(ctx, iterable.value, scope, depth + 1)
         kind = "array" if inner.tied and inner.kind != "likely" else "likely"
@@ -125,7 +128,7 @@ def shard_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Callable,
     if isinstance(iterable, cst.Attribute) and iterable.attr.value in SHARD_LISTS:
         inner = tie_of(ctx, iterable.value, ctx.scope_of(iterable), depth + 1)
         kind = "array" if inner.tied and inner.kind != "likely" else "likely"
-        return _tie_class()(kind, f"the data of a shard of {ctx.code(iterable)}", pmap=inner.pmap)
+        return Tie(kind, f"the data of a shard of {ctx.code(iterable)}", pmap=inner.pmap)
     return None
 
 
@@ -141,9 +144,7 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
     function = bindings[0].scope.node
     if not isinstance(function, cst.FunctionDef) or function.decorators or function.asynchronous:
         return None
-    from jaxmigrate.rules._receivers import _definitions, _is_method
-
-    if _is_method(ctx, function) or len(_definitions(ctx, bindings[0].scope).get(name.value, [])) != 1:
+    if is_method(ctx, function) or len(scope_definitions(ctx, bindings[0].scope).get(name.value, [])) != 1:
         return None
     params = function.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
@@ -168,7 +169,7 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
         ties.append(tie_of(ctx, argument, ctx.scope_of(call), depth + 1))
     if not ties or not all(t.tied for t in ties):
         return None
-    return _tie_class()(
+    return Tie(
         "likely",
         f"{name.value}, every call of {function.name.value}() passes {ties[0].reason}",
         pmap=any(t.pmap for t in ties),
@@ -254,7 +255,7 @@ def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Calla
         return None
     method = values[0][2]
     where = f"{owner.name.value}.{method.name.value}()" if method is not None else owner.name.value
-    return _tie_class()(
+    return Tie(
         "likely",
         f"self.{attr}, assigned {ties[0].reason} in {where}",
         pmap=any(t.pmap for t in ties),
@@ -326,12 +327,10 @@ def _self_class(ctx: Context, receiver: cst.BaseExpression, scope: Scope) -> Opt
 
 def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
     """The value of the one plain assignment that binds ``name`` (None otherwise)."""
-    from jaxmigrate.rules._receivers import _definitions
-
     bindings = scope.lookup(name.value)
     if not bindings or len(bindings) != 1 or bindings[0].is_import:
         return None
-    definitions = _definitions(ctx, bindings[0].scope).get(name.value, [])
+    definitions = scope_definitions(ctx, bindings[0].scope).get(name.value, [])
     if len(definitions) != 1 or definitions[0][0] != "value":
         return None
     return definitions[0][1]  # type: ignore[return-value]
@@ -368,7 +367,3 @@ def _array_type(ctx: Context, expr: cst.BaseExpression) -> bool:
     return qualname.split(".", 1)[0] in ("jax", "jaxlib") and qualname.rsplit(".", 1)[-1] in ARRAY_NAMES
 
 
-def _tie_class():  # noqa: ANN202
-    from jaxmigrate.rules._receivers import Tie
-
-    return Tie

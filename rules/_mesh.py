@@ -7,7 +7,8 @@ from typing import List, Optional, Sequence, Set
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.migrator.traversal import fast_visit
 
 # Loops whose carry types changed meaning under the varying-manual-axes checker (check_vma).
 CARRY_LOOPS = frozenset({"scan", "fori_loop", "while_loop"})

@@ -15,10 +15,11 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.migrator.traversal import fast_visit
+from jaxmigrate.rules._array_names import is_foreign_library
 from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._mesh import function_named
-from jaxmigrate.rules._receivers import is_foreign_library
 
 # Calls that read the legacy resource env (or may, depending on their arguments).
 NEEDS_ENV = frozenset(

@@ -16,7 +16,8 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
-from jaxmigrate.rules._pjit import call_qualname, get_keyword, line, module_facts, single_assignment
+from jaxmigrate.rules._pjit import call_qualname, get_keyword, module_facts, single_assignment
+from jaxmigrate.rules._pjit_mesh import line
 
 MULTIHOST = "jax.experimental.multihost_utils"
 RECIPE = (
@@ -147,7 +148,7 @@ def _visible(ctx: Context, mesh: Optional[cst.BaseExpression], at: cst.CSTNode) 
 
 
 def _default_mesh(ctx: Context, site: cst.Call) -> Optional[cst.BaseExpression]:
-    from jaxmigrate.rules._pjit import innermost_mesh_with
+    from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 
     with_mesh = innermost_mesh_with(ctx, site)
     return with_mesh.expr if with_mesh is not None and with_mesh.bind is None else None
@@ -242,7 +243,7 @@ def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
 
 
 def rule_module_ref(ctx: Context, qualname: str, scope) -> cst.BaseExpression:
-    from jaxmigrate.rules._pjit import module_ref
+    from jaxmigrate.rules._name_refs import module_ref
 
     return module_ref(ctx, qualname, scope)
 

@@ -23,9 +23,10 @@ from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Rule
-from jaxmigrate.migrator.scope import Binding, dotted_name
+from jaxmigrate.migrator.scope import dotted_name
 from jaxmigrate.migrator.version import parse_version
 
 

@@ -27,7 +27,9 @@ from typing import List, Optional, Set, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.scope import Scope, fast_visit
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.traversal import fast_visit
+from jaxmigrate.rules._array_names import is_foreign_library
 from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
 from jaxmigrate.rules._mesh import function_named
@@ -35,12 +37,11 @@ from jaxmigrate.rules._pjit import (
     PARTIAL_NAMES,
     PJIT_NAMES,
     Compiled,
-    innermost_mesh_with,
     is_pjit_call,
     module_facts,
     qualname_of,
 )
-from jaxmigrate.rules._receivers import is_foreign_library
+from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 
 SET_MESH = "jax.set_mesh"
 # Context managers that already set the mesh jax.jit resolves bare specs against.

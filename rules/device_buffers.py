@@ -17,14 +17,8 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._receivers import (
-    FILE,
-    FIX,
-    REPORT,
-    decide,
-    is_assignment_target,
-    module_facts,
-)
+from jaxmigrate.rules._module_facts import module_facts
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, is_assignment_target
 
 PMAP_SHARDS_KEEP_AXIS = parse_version("0.4.34")  # observed: 0.4.30 gives (3,), 0.6.2 (1, 3)
 RECIPE = {

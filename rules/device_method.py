@@ -16,14 +16,8 @@ from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate
-from jaxmigrate.rules._receivers import (
-    FILE,
-    FIX,
-    REPORT,
-    ast_called_without_arguments,
-    decide,
-    receiver_of_method,
-)
+from jaxmigrate.rules._receiver_gate import ast_called_without_arguments
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
 
 MODERN = "next(iter(x.devices()))"
 

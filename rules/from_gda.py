@@ -21,18 +21,18 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety, Safety as _Safety
 from jaxmigrate.rules import _multiprocess as mp
+from jaxmigrate.rules._name_refs import module_ref
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
     PARTITION_SPEC_NAMES,
     call_qualname,
     compiled_of,
     get_keyword,
-    innermost_mesh_with,
     is_pjit_call,
-    module_ref,
     normalized_args,
     qualname_of,
 )
+from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 
 MULTIHOST = "jax.experimental.multihost_utils"
 

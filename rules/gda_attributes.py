@@ -16,19 +16,11 @@ from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._gda import GDA_HISTORY
-from jaxmigrate.rules._receivers import (
-    ARRAY_PROPERTIES,
-    FILE,
-    FIX,
-    REPORT,
-    ast_called,
-    ast_imports_gda,
-    ast_may_tie,
-    decide,
-    module_facts,
-    receiver_of_method,
-)
+from jaxmigrate.rules._module_facts import module_facts
+from jaxmigrate.rules._receiver_gate import ast_called, ast_imports_gda, ast_may_tie
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
 
 NEW = {
     "local_shards": ".addressable_shards",

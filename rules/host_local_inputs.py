@@ -27,6 +27,7 @@ from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules import _multiprocess as mp
 from jaxmigrate.rules._multiprocess import MULTIHOST, RECIPE
+from jaxmigrate.rules._name_refs import module_ref
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
     NAMED_SHARDING_NAMES,
@@ -36,12 +37,11 @@ from jaxmigrate.rules._pjit import (
     call_qualname,
     compiled_of,
     get_keyword,
-    innermost_mesh_with,
     module_facts,
-    module_ref,
     qualname_of,
     single_assignment,
 )
+from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 JIT_NAMES = PJIT_NAMES | {"jax.jit"}

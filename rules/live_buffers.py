@@ -15,7 +15,8 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import Scope, dotted_parts, fast_visit
+from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
 
 DEVICE_LISTS = frozenset(

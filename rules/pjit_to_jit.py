@@ -24,23 +24,22 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._name_refs import local_name_for
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
     NAMED_SHARDING_NAMES,
     PARTITION_SPEC_NAMES,
     PJIT_NAMES,
     SHARDING_KEYWORDS,
-    bind_mesh_edit,
     compiled_of,
-    find_mesh,
     get_keyword,
     kwargs_variable,
-    local_name_for,
     normalized_args,
     pjit_call_of,
     qualname_of,
     single_assignment,
 )
+from jaxmigrate.rules._pjit_mesh import bind_mesh_edit, find_mesh
 from jaxmigrate.rules._set_mesh import set_mesh_blocks, set_mesh_edit
 
 RECIPE = (

@@ -17,7 +17,8 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.version import Version, parse_version
-from jaxmigrate.rules._receivers import module_facts, receiver_tie
+from jaxmigrate.rules._module_facts import module_facts
+from jaxmigrate.rules._receivers import receiver_tie
 
 MULTIHOST = "jax.experimental.multihost_utils"
 # A single-process tiled=False call stacks a leading axis from 0.5.0 (it returned np.asarray(x)

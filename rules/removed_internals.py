@@ -26,7 +26,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import _catches_import_error, dotted_parts
+from jaxmigrate.migrator.scope import catches_import_error, dotted_parts
 
 EXACT = {
     "jax.soft_pmap": (
@@ -242,7 +242,7 @@ def _blocked(ctx: Context, node: Optional[cst.CSTNode], cache: Dict[int, bool]) 
             break
         if isinstance(node, (cst.Import, cst.ImportFrom)) or (
             isinstance(node, cst.Attribute) and dotted_parts(node) is not None
-        ) or (isinstance(node, cst.Try) and any(_catches_import_error(h) for h in node.handlers)):
+        ) or (isinstance(node, cst.Try) and any(catches_import_error(h) for h in node.handlers)):
             result = True
             cache[id(node)] = True
             break

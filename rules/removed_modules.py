@@ -39,7 +39,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import _catches_import_error, dotted_name, dotted_parts
+from jaxmigrate.migrator.scope import catches_import_error, dotted_name, dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
 
@@ -474,7 +474,7 @@ def _is_guarded(ctx: Context, node: cst.CSTNode, cache: Dict[int, bool]) -> bool
         if known is not None:
             result = known
             break
-        if isinstance(current, cst.Try) and any(_catches_import_error(h) for h in current.handlers):
+        if isinstance(current, cst.Try) and any(catches_import_error(h) for h in current.handlers):
             result = True
             cache[id(current)] = True
             break

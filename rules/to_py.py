@@ -12,7 +12,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._receivers import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
 
 
 class ToPy(Rule):

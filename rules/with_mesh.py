@@ -20,7 +20,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import fast_visit
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, call_target
 from jaxmigrate.rules._mesh_env import needs_env

@@ -18,11 +18,11 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import single_value
+from jaxmigrate.rules._name_refs import local_name_for
 from jaxmigrate.rules._pjit import (
     MESH_CTORS,
     NAMED_SHARDING_NAMES,
     PARTITION_SPEC_NAMES,
-    local_name_for,
     module_facts,
     qualname_of,
 )

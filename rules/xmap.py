@@ -16,7 +16,8 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import Scope, fast_visit
+from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._mesh import function_named, keyword_arg

@@ -9,9 +9,12 @@ import libcst as cst
 import pytest
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
-from jaxmigrate.migrator.engine import ast_facts, find_suppressions, imports_jax, make_plan
+from jaxmigrate.migrator.analysis import analyze
+from jaxmigrate.migrator.astfacts import ast_facts, imports_jax
+from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.rounds import find_suppressions
 from jaxmigrate.migrator.rule import REGISTRY, Rule, Safety
-from jaxmigrate.migrator.scope import Interest, analyze
+from jaxmigrate.migrator.scope import Interest
 
 ONLY_101 = Settings(select=("JAX101",))
 
@@ -365,7 +368,7 @@ def test_all_nodes_and_parents_match_a_libcst_visitor() -> None:
     ctx = _context(_INDEX_SOURCE)
     expected = _Preorder()
     ctx.module.visit(expected)
-    from jaxmigrate.migrator.scope import TRIVIA
+    from jaxmigrate.migrator.traversal import TRIVIA
 
     kinds = {type(node) for node in expected.order}
     assert kinds & TRIVIA and kinds - TRIVIA
@@ -437,7 +440,7 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
 
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from jaxmigrate.migrator.scope import cached_children
+    from jaxmigrate.migrator.traversal import cached_children
 
     for source in _POSITION_SOURCES + (tuple(_fixture_sources()) if cached else ()):
         with cached_children() if cached else contextlib.nullcontext():
@@ -449,8 +452,8 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
 
 
 def test_module_code_from_the_statement_caches_is_the_module_code() -> None:
-    from jaxmigrate.migrator.context import module_code
-    from jaxmigrate.migrator.scope import cached_children
+    from jaxmigrate.migrator.positions import module_code
+    from jaxmigrate.migrator.traversal import cached_children
 
     for source in _POSITION_SOURCES + tuple(_fixture_sources()):
         module = cst.parse_module(source)
@@ -583,7 +586,7 @@ def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
 
 
 def test_fast_visit_makes_the_same_calls_as_libcst() -> None:
-    from jaxmigrate.migrator.scope import fast_visit
+    from jaxmigrate.migrator.traversal import fast_visit
 
     module = cst.parse_module(_INDEX_SOURCE)
 
@@ -687,7 +690,7 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
     with both gates bypassed, gives no fix and no finding from a rule that claims it."""
     from pathlib import Path
 
-    from jaxmigrate.migrator.engine import _run_rounds
+    from jaxmigrate.migrator.rounds import run_rounds
     from jaxmigrate.migrator.rule import all_rules
 
     fixtures = Path(__file__).resolve().parent.parent / "fixtures"
@@ -704,7 +707,7 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
         if "jax" in text and "import" in text and imports_jax(ast_facts(text)):  # an import the stripper missed
             offenders.append(f"{path}: jax import left")
             continue
-        output, fixes, findings = _run_rounds(cst.parse_module(text), text, plan, settings)
+        output, fixes, findings = run_rounds(cst.parse_module(text), text, plan, settings)
         checked += 1
         for diagnostic in fixes + findings:
             if diagnostic.code in claimed:
@@ -715,11 +718,11 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
 
 def _rounds(monkeypatch: pytest.MonkeyPatch, source: str) -> Tuple[int, str]:
     """How many analysis rounds migrating ``source`` took, and the output."""
-    import jaxmigrate.migrator.engine as engine
+    import jaxmigrate.migrator.rounds as rounds
 
     calls = []
-    real = engine.analyze
-    monkeypatch.setattr(engine, "analyze", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = rounds.analyze
+    monkeypatch.setattr(rounds, "analyze", lambda *a, **k: calls.append(1) or real(*a, **k))
     output = migrate_source(source, Settings()).output
     return len(calls), output
 

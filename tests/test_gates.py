@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
 from jaxmigrate.migrator.astfacts import ast_facts
-from jaxmigrate.migrator.engine import Plan, _run_rounds, make_plan
+from jaxmigrate.migrator.plan import Plan, make_plan
+from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import all_rules
 from jaxmigrate.migrator.textgate import admitted
 from tests.fixture_support import FIXTURES, fixture_settings
@@ -33,7 +34,7 @@ def _gated_out(text: str, settings: Settings) -> List[object]:
 
 def _acts(rule, text: str, settings: Settings) -> List[str]:  # noqa: ANN001
     alone = dataclasses.replace(settings, select=(rule.code,), ignore=())
-    _output, fixes, findings = _run_rounds(cst.parse_module(text), text, make_plan((rule,)), alone)
+    _output, fixes, findings = run_rounds(cst.parse_module(text), text, make_plan((rule,)), alone)
     return [f"{d.line}: {d.code} {d.message}" for d in fixes + findings if d.code == rule.code]
 
 
@@ -295,7 +296,7 @@ def test_text_gate_decisions(code, source, expected):
 # -- end to end: a gated run and a run with every gate bypassed give the same result ----------
 def _ungated(text: str, settings: Settings) -> Tuple[str, List[Tuple[str, int, str]]]:
     plan = make_plan(tuple(settings.active_rules()))
-    output, fixes, _findings = _run_rounds(cst.parse_module(text), text, plan, settings)
+    output, fixes, _findings = run_rounds(cst.parse_module(text), text, plan, settings)
     return output, sorted((d.code, d.line, d.message) for d in fixes)
 
 

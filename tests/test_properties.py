@@ -12,7 +12,7 @@ import hypothesmith
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
-from jaxmigrate.migrator.engine import SourceSyntaxError
+from jaxmigrate.migrator.errors import SourceSyntaxError
 from tests.fixture_support import FIXTURES
 
 SNIPPETS = sorted(p.read_text() for p in FIXTURES.glob("*/*.before.py"))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from jaxmigrate.migrator import Settings, migrate_source
-from jaxmigrate.migrator.engine import make_plan
+from jaxmigrate.migrator.plan import make_plan
 from jaxmigrate.migrator.rule import all_rules, in_run_order
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

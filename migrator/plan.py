@@ -1,0 +1,151 @@
+"""What the active rules want, computed once per set of rules: the :class:`Plan` that gate 1
+(trigger words in the text) and gate 2 (sites in CPython's ``ast``) consult, and the tables
+that send each site of the LibCST tree to the rules that handle it.  Kept apart from the
+engine because planning depends only on the rules, never on a file."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import (
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+)
+
+from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.rule import Rule, in_run_order
+from jaxmigrate.migrator.scope import Interest
+from jaxmigrate.migrator.textgate import under
+
+# Every trigger word is ASCII: a token of this pattern that equals one is that identifier (a
+# non-ASCII letter next to it only splits the token, which can add hits, never lose one).
+_ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+# -- planning: what the active rules want ----------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    rules: Tuple[Rule, ...]
+    interest: Interest
+    words: Tuple[str, ...]
+    by_name: Dict[str, Tuple[Rule, ...]]
+    by_attribute: Dict[str, Tuple[Rule, ...]]
+    by_keyword: Dict[str, Tuple[Rule, ...]]
+    by_string: Dict[str, Tuple[Rule, ...]]
+    legacy_names: FrozenSet[str]
+    legacy_modules: FrozenSet[str]
+    masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
+
+    text_gated: Tuple[Rule, ...]  # rules gate 1 passes wherever "jax" occurs (Rule.text_gated)
+    identifiers: FrozenSet[str]  # trigger words written as one identifier-like token
+    substrings: Tuple[str, ...]  # other string-literal trigger words: searched as substrings
+
+    def prefilter(self, text: str) -> Tuple[Rule, ...]:
+        """The rules whose trigger words occur in ``text`` outside their modern spellings."""
+        return self.prefilter_hits(text)[0]
+
+    def prefilter_hits(self, text: str) -> Tuple[Tuple[Rule, ...], FrozenSet[str]]:
+        """Gate 1: the rules whose trigger words occur in ``text`` outside their modern
+        spellings, and the trigger words that occur.
+
+        A name, attribute or keyword is only written as a whole identifier, so those words are
+        looked up among the text's identifier-like tokens (one regex pass, and ``tree_map``
+        no longer matches ``tree_map_with_path``); other string values are searched as substrings."""
+        return self.prefilter_tokens(text)[:2]
+
+    def prefilter_tokens(self, text: str) -> Tuple[Tuple[Rule, ...], FrozenSet[str], List[str]]:
+        """:meth:`prefilter_hits`, and the text's identifier-like tokens (gate 1b reuses them)."""
+        tokens = _ASCII_IDENTIFIER.findall(text)
+        hits = set(self.identifiers.intersection(tokens))
+        for word in self.substrings:
+            if word in text:
+                hits.add(word)
+        text_gated = self.text_gated if "jax" in text else ()
+        if not hits and not text_gated:
+            return (), frozenset(), tokens
+        rules = [rule for rule in self.rules if rule.trigger_words & hits or rule in text_gated]
+        if "jax" not in text:
+            rules = [rule for rule in rules if not rule.needs_jax_import]
+        for rule, mask in self.masks:
+            if rule in rules:
+                masked = mask.sub("", text)
+                if not any(word in masked for word in rule.trigger_words & hits):
+                    rules.remove(rule)
+        return tuple(rules), frozenset(hits), tokens
+
+    @staticmethod
+    def has_site(rule: Rule, facts: Facts) -> bool:
+        """One of the rule's names, attributes, keywords, strings or legacy modules occurs (a
+        text-gated rule's :meth:`Rule.ast_gate` says that itself)."""
+        return bool(
+            rule.text_gated
+            or rule.names & facts.names
+            or rule.attributes & facts.attributes
+            or rule.keywords & facts.keywords
+            or rule.strings & facts.strings
+            or rule.annotation_words & facts.annotation_words
+            or any(under(q, rule.legacy_modules) for q in facts.imports)
+        )
+
+    def wanted_by(self, rule: Rule, facts: Facts) -> bool:
+        """Gate 2 for one rule: one of its sites occurs and its own ``ast_gate`` agrees."""
+        return self.has_site(rule, facts) and rule.ast_gate(facts)
+
+    def owner(self, qualname: str) -> Optional[str]:
+        """The rule a legacy import is removed under (rules whose names are legacy only)."""
+        for rule in self.rules:
+            if rule.names_are_legacy and (qualname in rule.names or under(qualname, rule.legacy_modules)):
+                return rule.code
+        return None
+
+
+def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
+    table: Dict[str, List[Rule]] = {}
+    for rule in rules:
+        for key in getattr(rule, field):
+            table.setdefault(key, []).append(rule)
+    return {key: tuple(value) for key, value in table.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def make_plan(rules: Tuple[Rule, ...]) -> Plan:
+    rules = in_run_order(rules)  # code order, but after the rules each declares it runs after
+    names = frozenset().union(*(r.names for r in rules))
+    attributes = frozenset().union(*(r.attributes for r in rules))
+    keywords = frozenset().union(*(r.keywords for r in rules))
+    strings = frozenset().union(*(r.strings for r in rules))
+    # Imports under these modules are removed when unused: only rules whose names are legacy.
+    modules = frozenset().union(*(r.legacy_modules for r in rules if r.names_are_legacy))
+    words = frozenset().union(*(r.trigger_words for r in rules))
+    masks = tuple(
+        (rule, re.compile("|".join(f"(?:{p})" for p in rule.modern_spellings)))
+        for rule in rules
+        if rule.modern_spellings
+    )
+    # A string site's value is exact, so a value shaped like an identifier is written between
+    # quotes as that very token: it is looked up with the identifiers (one set lookup per
+    # token), not searched for as a substring (one scan of the text per value).
+    string_words = frozenset(
+        word for r in rules for word in r.strings if not _ASCII_IDENTIFIER.fullmatch(word)
+    )
+    return Plan(
+        text_gated=tuple(rule for rule in rules if rule.text_gated),
+        identifiers=frozenset(words - string_words),
+        substrings=tuple(sorted(string_words)),
+        rules=rules,
+        interest=Interest(names, attributes, keywords, strings),
+        words=tuple(sorted(words)),
+        by_name=_index(rules, "names"),
+        by_attribute=_index(rules, "attributes"),
+        by_keyword=_index(rules, "keywords"),
+        by_string=_index(rules, "strings"),
+        legacy_names=frozenset().union(*(r.names for r in rules if r.names_are_legacy)),
+        legacy_modules=modules,
+        masks=masks,
+    )
+
