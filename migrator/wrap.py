@@ -37,6 +37,7 @@ _LINE: tuple = ("line",)  # a space, or a line break when its group breaks
 _SOFT: tuple = ("soft",)  # nothing, or a line break when its group breaks
 _FLAT, _BREAK = 0, 1
 _OPENING, _CLOSING = "([{", ")]}"
+_SHORT_TAIL = 12  # text after a broken last bracket that may share its closing line: ``[::-1]``
 
 
 def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
@@ -327,9 +328,10 @@ class _Builder:
         return [prefix, self.build(element.value)]
 
     def _generic(self, node: cst.CSTNode) -> Doc:
-        """The node's text, its last bracket a group when only closing brackets follow it
-        (``lambda x: f(...)``, ``not (...)``): a bracket with more text after it on the line
-        is left whole, as breaking it would leave that text as long as it was."""
+        """The node's text, its last bracket a group when only closing brackets or a short
+        tail follow it (``lambda x: f(...)``, ``not (...)``, ``(a or b)[::-1]``): a bracket with
+        more text after it on the line is left whole, as breaking it would leave that text as
+        long as it was."""
         inner = _outermost_breakable(node)
         if not inner:
             return self.code(node)
@@ -338,7 +340,8 @@ class _Builder:
         marked = node.visit(_Mark({id(last): mark}))
         assert isinstance(marked, cst.CSTNode)  # _Mark only renames
         before, _, after = self.code(marked).partition(mark)
-        if after.strip(")]}, ") and not isinstance(last, cst.GeneratorExp):
+        tail = after.strip(")]}, ")
+        if tail and len(tail) > _SHORT_TAIL and not isinstance(last, cst.GeneratorExp):
             return self.code(node)
         return [before, self.build(last), after]
 
