@@ -11,7 +11,7 @@ helper all of whose returns are tied); a step that is only likely (an element of
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import libcst as cst
 
@@ -323,6 +323,35 @@ def _self_class(ctx: Context, receiver: cst.BaseExpression, scope: Scope) -> Opt
     block = ctx.parent(function)
     owner = ctx.parent(block) if block is not None else None
     return owner if isinstance(owner, cst.ClassDef) else None
+
+
+def assignments(ctx: Context, name: str, scope: Scope) -> List[cst.Assign]:
+    """The ``name = value`` statements made directly in ``scope``, in source order: one
+    target, a plain name (``a = b = v``, tuple targets, ``+=`` and annotated assignments are
+    other kinds of binding, not listed).  Rules compare their count with the name's bindings
+    (``scope.lookup``) to know whether every binding is a value they can read.  One index of
+    the module's assignments per round, through ``ctx.memo``."""
+    def build() -> Dict[str, List[cst.Assign]]:
+        index: Dict[str, List[cst.Assign]] = {}
+        for node in ctx.nodes(cst.Assign):  # the analysis index: every assignment, in order
+            targets = node.targets  # type: ignore[attr-defined]
+            if len(targets) == 1 and isinstance(targets[0].target, cst.Name):
+                index.setdefault(targets[0].target.value, []).append(node)  # type: ignore[arg-type]
+        return index
+
+    found = ctx.memo(("flow", "assignments"), build).get(name, ())
+    return [node for node in found if ctx.scope_of(node) is scope]
+
+
+def single_assignment(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.Assign]:
+    """The ``name = value`` statement (see :func:`assignments`) that is the only binding of
+    ``name`` seen from ``scope``; None for a parameter, an import, a loop variable, several
+    bindings, ``a = b = v``.  Its own scope is ``ctx.scope_of`` the statement."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    found = assignments(ctx, name.value, bindings[0].scope)
+    return found[0] if len(found) == 1 else None
 
 
 def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
