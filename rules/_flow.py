@@ -7,6 +7,11 @@ names the evidence (``"returned by make(), the result of jax.device_put(...)"``)
 when this kind of flow does not apply.  Ties found here are *proven* when each step is (a
 helper all of whose returns are tied); a step that is only likely (an element of
 ``x.device_buffers`` whose ``x`` is unknown) gives kind ``"likely"``.
+
+What a name is bound to: :func:`single_value` (the one plain or annotated assignment),
+:func:`assignments`/:func:`single_assignment` (``name = value`` statements of a scope),
+:func:`bound_values` (every binding of a name in a scope, from :mod:`rules._flow_bindings`),
+:func:`local_function`, :func:`iterated`.  Indexes are built once per round via ``ctx.memo``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._array_names import Tie
 from jaxmigrate.rules._definitions import is_method, scope_definitions
+from jaxmigrate.rules._flow_bindings import (  # re-exported
+    Bound as Bound,
+    bound_values as bound_values,
+)
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
 
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
