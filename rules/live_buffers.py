@@ -264,7 +264,7 @@ def _is_device_list(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth:
         if not bindings or any(b.is_import for b in bindings):
             return False
         home = bindings[0].scope
-        definitions = bound_values(ctx, expr.value, home)
+        definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
         return bool(definitions) and all(
             kind == "value" and _is_device_list(ctx, value, home, depth + 1) for kind, value in definitions
         )
@@ -299,7 +299,7 @@ def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int)
         if not bindings or any(b.is_import for b in bindings):
             return False
         home = bindings[0].scope
-        definitions = bound_values(ctx, expr.value, home)
+        definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
         return bool(definitions) and all(
             kind == "value" and _is_client(ctx, value, home, depth + 1) for kind, value in definitions
         )
