@@ -7,11 +7,16 @@ names the evidence (``"returned by make(), the result of jax.device_put(...)"``)
 when this kind of flow does not apply.  Ties found here are *proven* when each step is (a
 helper all of whose returns are tied); a step that is only likely (an element of
 ``x.device_buffers`` whose ``x`` is unknown) gives kind ``"likely"``.
+
+What a name is bound to: :func:`single_value` (the one plain or annotated assignment),
+:func:`assignments`/:func:`single_assignment` (``name = value`` statements of a scope),
+:func:`bound_values` (every binding of a name in a scope, from :mod:`rules._flow_bindings`),
+:func:`local_function`, :func:`iterated`.  Indexes are built once per round via ``ctx.memo``.
 """
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import libcst as cst
 
@@ -20,6 +25,10 @@ from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._array_names import Tie
 from jaxmigrate.rules._definitions import is_method, scope_definitions
+from jaxmigrate.rules._flow_bindings import (  # re-exported
+    Bound as Bound,
+    bound_values as bound_values,
+)
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
 
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
@@ -323,6 +332,35 @@ def _self_class(ctx: Context, receiver: cst.BaseExpression, scope: Scope) -> Opt
     block = ctx.parent(function)
     owner = ctx.parent(block) if block is not None else None
     return owner if isinstance(owner, cst.ClassDef) else None
+
+
+def assignments(ctx: Context, name: str, scope: Scope) -> List[cst.Assign]:
+    """The ``name = value`` statements made directly in ``scope``, in source order: one
+    target, a plain name (``a = b = v``, tuple targets, ``+=`` and annotated assignments are
+    other kinds of binding, not listed).  Rules compare their count with the name's bindings
+    (``scope.lookup``) to know whether every binding is a value they can read.  One index of
+    the module's assignments per round, through ``ctx.memo``."""
+    def build() -> Dict[str, List[cst.Assign]]:
+        index: Dict[str, List[cst.Assign]] = {}
+        for node in ctx.nodes(cst.Assign):  # the analysis index: every assignment, in order
+            targets = node.targets  # type: ignore[attr-defined]
+            if len(targets) == 1 and isinstance(targets[0].target, cst.Name):
+                index.setdefault(targets[0].target.value, []).append(node)  # type: ignore[arg-type]
+        return index
+
+    found = ctx.memo(("flow", "assignments"), build).get(name, ())
+    return [node for node in found if ctx.scope_of(node) is scope]
+
+
+def single_assignment(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.Assign]:
+    """The ``name = value`` statement (see :func:`assignments`) that is the only binding of
+    ``name`` seen from ``scope``; None for a parameter, an import, a loop variable, several
+    bindings, ``a = b = v``.  Its own scope is ``ctx.scope_of`` the statement."""
+    bindings = scope.lookup(name.value)
+    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+        return None
+    found = assignments(ctx, name.value, bindings[0].scope)
+    return found[0] if len(found) == 1 else None
 
 
 def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:

@@ -16,6 +16,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._flow import assignments
 
 # GlobalDeviceArray warns from jax 0.4.6 and its module is gone in 0.4.7; no changelog entry
 # records either, so the sources are the module itself and the commit that deleted it.
@@ -162,22 +163,8 @@ def _assigned_values(ctx: Context, scope: Scope, name: str) -> Optional[List[cst
     bindings = scope.lookup(name)
     if not bindings or any(b.is_import for b in bindings):
         return None
-    home = bindings[0].scope
-    values: List[cst.BaseExpression] = []
-    for node in _assignments(ctx, name):
-        if ctx.scope_of(node) is home:
-            values.append(node.value)
+    values = [node.value for node in assignments(ctx, name, bindings[0].scope)]
     return values if len(values) == len(bindings) else None
-
-
-def _assignments(ctx: Context, name: str) -> List[cst.Assign]:
-    """``name = value`` statements (one plain-name target), in source order."""
-    found: List[cst.Assign] = []
-    for node in ctx.nodes(cst.Assign):  # the analysis index: every assignment, in order
-        targets = node.targets  # type: ignore[attr-defined]
-        if len(targets) == 1 and isinstance(targets[0].target, cst.Name) and targets[0].target.value == name:
-            found.append(node)  # type: ignore[arg-type]
-    return found
 
 
 def partition_spec(expr: cst.BaseExpression, ctx: Context, scope: Scope) -> Optional[cst.BaseExpression]:

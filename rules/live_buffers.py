@@ -8,7 +8,7 @@ The jax.Array migration guide, "live_buffers replaced with live_arrays".  Run on
 
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import Optional, Set
 
 import libcst as cst
 
@@ -16,8 +16,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
-from jaxmigrate.migrator.traversal import fast_visit
-from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
+from jaxmigrate.rules._flow import bound_values
 
 DEVICE_LISTS = frozenset(
     {
@@ -127,9 +126,6 @@ class LiveBuffers(Rule):
         ),
     )
 
-    _round_ctx: Optional[Context] = None
-    _round_names: Set[str] = set()
-
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         call = ctx.parent(node)
         if not isinstance(call, cst.Call) or call.func is not node:
@@ -185,10 +181,9 @@ class LiveBuffers(Rule):
             if isinstance(ancestor, cst.BaseCompoundStatement):
                 break
             previous = ancestor
-        if self._round_ctx is not ctx:  # names picked earlier in this round are taken too
-            self._round_ctx, self._round_names = ctx, set()
-        name = _free_name(ctx, scope, "device", self._round_names)
-        self._round_names.add(name)
+        taken: Set[str] = ctx.memo(("live_buffers", "names"), set)  # picked earlier this round
+        name = _free_name(ctx, scope, "device", taken)
+        taken.add(name)
         if line is None or not isinstance(ctx.parent(line), (cst.Module, cst.IndentedBlock)):
             # Not a plain statement: bind the device once inside the expression.
             new = cst.ListComp(
@@ -269,7 +264,7 @@ def _is_device_list(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth:
         if not bindings or any(b.is_import for b in bindings):
             return False
         home = bindings[0].scope
-        definitions = _definitions(home.node, expr.value)
+        definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
         return bool(definitions) and all(
             kind == "value" and _is_device_list(ctx, value, home, depth + 1) for kind, value in definitions
         )
@@ -304,7 +299,7 @@ def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int)
         if not bindings or any(b.is_import for b in bindings):
             return False
         home = bindings[0].scope
-        definitions = _definitions(home.node, expr.value)
+        definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
         return bool(definitions) and all(
             kind == "value" and _is_client(ctx, value, home, depth + 1) for kind, value in definitions
         )
@@ -316,7 +311,7 @@ def _name_is_device(ctx: Context, name: str, scope: Scope, depth: int) -> bool:
     if not bindings or any(b.is_import for b in bindings):
         return False
     home = bindings[0].scope
-    definitions = _definitions(home.node, name)
+    definitions = bound_values(ctx, name, home)
     if definitions is None or not definitions:
         return False
     for kind, value in definitions:
@@ -327,119 +322,3 @@ def _name_is_device(ctx: Context, name: str, scope: Scope, depth: int) -> bool:
         if kind == "annotation" and _qual(ctx, value, home) not in DEVICE_TYPES:
             return False
     return True
-
-
-def _definitions(scope_node: cst.CSTNode, name: str) -> Optional[List[tuple]]:
-    """Every binding of ``name`` directly in the scope of ``scope_node``: (kind, expression).
-
-    None when some binding cannot be judged (augmented assignment, tuple unpacking, ``with``,
-    ``global``, an unannotated parameter, ...)."""
-    collector = _Definitions(name)
-    if isinstance(scope_node, (cst.FunctionDef, cst.Lambda)):
-        params = scope_node.params
-        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-            if param.name.value == name:
-                if param.annotation is None:
-                    return None
-                collector.found.append(("annotation", param.annotation.annotation))
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param) and star.name.value == name:
-                return None
-        body = scope_node.body
-    elif isinstance(scope_node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-        comp_for: Optional[cst.CompFor] = scope_node.for_in
-        while comp_for is not None:
-            target = comp_for.target
-            if isinstance(target, cst.Name) and target.value == name:
-                collector.found.append(("iter", comp_for.iter))
-            elif _binds(target, name):
-                return None
-            comp_for = comp_for.inner_for_in
-        return collector.found
-    elif isinstance(scope_node, cst.Module):
-        body = scope_node
-    else:
-        return None
-    fast_visit(body, collector)
-    return None if collector.unknown else collector.found
-
-
-def _binds(target: cst.CSTNode, name: str) -> bool:
-    return name in target_names(target)
-
-
-class _Definitions(ScopeBodyVisitor):
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-        self.found: List[tuple] = []
-        self.unknown = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if node.name.value == self.name:
-            self.unknown = True
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        if node.name.value == self.name:
-            self.unknown = True
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name) and target.target.value == self.name:
-                if len(node.targets) != 1:
-                    self.unknown = True
-                self.found.append(("value", node.value))
-            elif _binds(target.target, self.name):
-                self.unknown = True
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if _binds(node.target, self.name):
-            if node.value is None:
-                self.found.append(("annotation", node.annotation.annotation))
-            else:
-                self.found.append(("value", node.value))
-
-    def visit_For(self, node: cst.For) -> None:
-        if isinstance(node.target, cst.Name) and node.target.value == self.name:
-            self.found.append(("iter", node.iter))
-        elif _binds(node.target, self.name):
-            self.unknown = True
-
-    def _unknown_if_binds(self, target: Optional[cst.CSTNode]) -> None:
-        if target is not None and _binds(target, self.name):
-            self.unknown = True
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._unknown_if_binds(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._unknown_if_binds(node.asname.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._unknown_if_binds(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._unknown_if_binds(node.name.name)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        self.unknown = True if self._alias_binds(node) else self.unknown
-
-    def _alias_binds(self, node: cst.ImportAlias) -> bool:
-        if node.asname is not None:
-            return _binds(node.asname.name, self.name)
-        return (dotted_parts(node.name) or [""])[0] == self.name
-
-    def visit_Global(self, node: cst.Global) -> None:
-        if any(item.name.value == self.name for item in node.names):
-            self.unknown = True
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        if any(item.name.value == self.name for item in node.names):
-            self.unknown = True
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._unknown_if_binds(node.target)

@@ -17,9 +17,9 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._flow import assignments
 from jaxmigrate.rules._gda import (
     _assigned_values,
-    _assignments,
     bind_arguments,
     called,
     is_simple,
@@ -248,8 +248,7 @@ class MakeShardedDeviceArray(Rule):
         bindings = scope.lookup(spec.value)
         if not bindings or len(bindings) != 1:
             return None
-        home = bindings[0].scope
-        assigns = [a for a in _assignments(ctx, spec.value) if ctx.scope_of(a) is home]
+        assigns = assignments(ctx, spec.value, bindings[0].scope)
         if len(assigns) != 1:
             return None
         line = ctx.parent(assigns[0])

@@ -18,6 +18,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.rules._flow import single_assignment
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._mesh import function_named
 
@@ -194,8 +195,10 @@ class PositionalShardingRule(Rule):
             # The tutorial spelling: ``devices = mesh_utils.create_device_mesh((8,))`` and then
             # ``PositionalSharding(devices)``.  The variable must have exactly one binding, a
             # plain assignment of a device array the rule knows; the mesh then reuses the name.
-            value, value_scope = _single_assignment(devs, scope, ctx)
-            state, (_, kind, shape) = self._known_devices(value, value_scope, ctx)
+            assign = single_assignment(ctx, devs, scope)
+            if assign is None:
+                raise Unsupported(f"its device array {devs.value} is not bound once by a plain assignment")
+            state, (_, kind, shape) = self._known_devices(assign.value, ctx.scope_of(assign), ctx)
             return state, (devs, kind, shape)
         state, devices = self._known_devices(devs, scope, ctx)
         return state, devices
@@ -394,23 +397,6 @@ class PositionalShardingRule(Rule):
             if other is not call and not _same_argument(other, call, arg):
                 raise Unsupported(f"{function.name.value} is called with other shardings")
         return self._uses(param.name, inner_scope, state, ctx, depth - 1)
-
-
-def _single_assignment(name: cst.Name, scope: Scope, ctx: Context) -> Tuple[cst.BaseExpression, Scope]:
-    """The value of ``name = value`` when that statement is the name's only binding."""
-    bindings = scope.lookup(name.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
-        raise Unsupported(f"its device array {name.value} is not bound once by a plain assignment")
-    owner = bindings[0].scope
-    found: List[cst.Assign] = []
-    for node in _names(ctx, name.value):
-        target = ctx.parent(node)
-        assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
-        if isinstance(assign, cst.Assign) and ctx.scope_of(assign) is owner:
-            found.append(assign)
-    if len(found) != 1 or len(found[0].targets) != 1:
-        raise Unsupported(f"its device array {name.value} is not bound once by a plain assignment")
-    return found[0].value, owner
 
 
 def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
