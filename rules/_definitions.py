@@ -20,10 +20,7 @@ Definition = Tuple[str, Optional[cst.CSTNode], Optional[cst.CSTNode]]
 def scope_definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]:
     """name -> how each binding in ``scope`` was made: ("param", annotation, None),
     ("value", value or None, annotation), ("self", ...), ("def", ...) or ("other", ...)."""
-    cache = getattr(ctx, "_receiver_definitions", None)
-    if cache is None:
-        cache = {}
-        setattr(ctx, "_receiver_definitions", cache)
+    cache: Dict[int, Dict[str, List[Definition]]] = ctx.memo(("receivers", "definitions"), dict)
     found = cache.get(id(scope.node))
     if found is not None:
         return found

@@ -16,7 +16,7 @@ What a name is bound to: :func:`single_value` (the one plain or annotated assign
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Union
 
 import libcst as cst
 
@@ -352,14 +352,15 @@ def assignments(ctx: Context, name: str, scope: Scope) -> List[cst.Assign]:
     return [node for node in found if ctx.scope_of(node) is scope]
 
 
-def single_assignment(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.Assign]:
+def single_assignment(ctx: Context, name: Union[str, cst.Name], scope: Scope) -> Optional[cst.Assign]:
     """The ``name = value`` statement (see :func:`assignments`) that is the only binding of
     ``name`` seen from ``scope``; None for a parameter, an import, a loop variable, several
     bindings, ``a = b = v``.  Its own scope is ``ctx.scope_of`` the statement."""
-    bindings = scope.lookup(name.value)
+    text = name if isinstance(name, str) else name.value
+    bindings = scope.lookup(text)
     if not bindings or len(bindings) != 1 or bindings[0].is_import:
         return None
-    found = assignments(ctx, name.value, bindings[0].scope)
+    found = assignments(ctx, text, bindings[0].scope)
     return found[0] if len(found) == 1 else None
 
 

@@ -37,9 +37,11 @@ class ModuleFacts:
 
 
 def module_facts(ctx: Context) -> ModuleFacts:
-    cached = getattr(ctx, "_receiver_facts", None)
-    if cached is not None:
-        return cached
+    """What the receiver rules need to know about the whole module, once per round."""
+    return ctx.memo(("receivers", "module facts"), lambda: _collect(ctx))
+
+
+def _collect(ctx: Context) -> ModuleFacts:
     module_scope = ctx.analysis.scopes[id(ctx.module)]
     imports_jax = imports_gda = False
     foreign = set()
@@ -74,7 +76,6 @@ def module_facts(ctx: Context) -> ModuleFacts:
         jit_functions=collector.jit_functions,
         user_attributes=frozenset(collector.user_attributes),
     )
-    setattr(ctx, "_receiver_facts", facts)
     return facts
 
 

@@ -16,7 +16,8 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
-from jaxmigrate.rules._pjit import call_qualname, get_keyword, module_facts, single_assignment
+from jaxmigrate.rules._flow import single_assignment
+from jaxmigrate.rules._pjit import call_qualname, get_keyword, module_facts
 from jaxmigrate.rules._pjit_mesh import line
 
 MULTIHOST = "jax.experimental.multihost_utils"

@@ -226,30 +226,21 @@ class _Collector:
 
 
 def module_facts(ctx: Context) -> ModuleFacts:
-    facts = getattr(ctx, "_pjit_facts", None)
-    if facts is None:
-        facts = ModuleFacts()
-        # What a full visit with _Collector's hooks would gather, from the round's node lists.
-        collector = _Collector(ctx, facts)
-        for assign in ctx.all_nodes(cst.Assign):
-            collector.visit_Assign(assign)  # type: ignore[arg-type]
-        for name in ctx.all_nodes(cst.Name):
-            facts.name_loads.setdefault(name.value, []).append(name)  # type: ignore[attr-defined]
-        facts.calls.extend(ctx.all_nodes(cst.Call))  # type: ignore[arg-type]
-        facts.withs.extend(ctx.all_nodes(cst.With))  # type: ignore[arg-type]
-        ctx._pjit_facts = facts  # type: ignore[attr-defined]
+    """The module's assignments, name loads, calls and ``with`` statements, once per round."""
+    return ctx.memo(("pjit", "module facts"), lambda: _collect_facts(ctx))
+
+
+def _collect_facts(ctx: Context) -> ModuleFacts:
+    facts = ModuleFacts()
+    # What a full visit with _Collector's hooks would gather, from the round's node lists.
+    collector = _Collector(ctx, facts)
+    for assign in ctx.all_nodes(cst.Assign):
+        collector.visit_Assign(assign)  # type: ignore[arg-type]
+    for name in ctx.all_nodes(cst.Name):
+        facts.name_loads.setdefault(name.value, []).append(name)  # type: ignore[attr-defined]
+    facts.calls.extend(ctx.all_nodes(cst.Call))  # type: ignore[arg-type]
+    facts.withs.extend(ctx.all_nodes(cst.With))  # type: ignore[arg-type]
     return facts
-
-
-def single_assignment(ctx: Context, name: str, scope: Scope) -> Optional[cst.Assign]:
-    """The one ``name = value`` statement ``name`` at ``scope`` refers to, if it is bound once."""
-    bindings = scope.lookup(name)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
-        return None
-    assigns = module_facts(ctx).assigns.get((id(bindings[0].scope), name), [])
-    if len(assigns) != 1 or len(assigns[0].targets) != 1:
-        return None
-    return assigns[0]
 
 
 # -- the compiled function and its call sites -----------------------------------------------------

@@ -12,6 +12,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.rules._flow import single_assignment
 from jaxmigrate.rules._mesh import hoist_point
 from jaxmigrate.rules._pjit import (
     MESH_CTORS,
@@ -19,7 +20,6 @@ from jaxmigrate.rules._pjit import (
     call_qualname,
     enclosing_class,
     module_facts,
-    single_assignment,
 )
 
 

@@ -26,6 +26,7 @@ from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules import _multiprocess as mp
+from jaxmigrate.rules._flow import single_assignment
 from jaxmigrate.rules._multiprocess import MULTIHOST, RECIPE
 from jaxmigrate.rules._name_refs import module_ref
 from jaxmigrate.rules._pjit import (
@@ -39,7 +40,6 @@ from jaxmigrate.rules._pjit import (
     get_keyword,
     module_facts,
     qualname_of,
-    single_assignment,
 )
 from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 

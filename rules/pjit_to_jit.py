@@ -24,6 +24,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._flow import single_assignment
 from jaxmigrate.rules._name_refs import local_name_for
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
@@ -37,7 +38,6 @@ from jaxmigrate.rules._pjit import (
     normalized_args,
     pjit_call_of,
     qualname_of,
-    single_assignment,
 )
 from jaxmigrate.rules._pjit_mesh import bind_mesh_edit, find_mesh
 from jaxmigrate.rules._set_mesh import set_mesh_blocks, set_mesh_edit
