@@ -56,13 +56,21 @@ def compare(job: Tuple[str, str, bool]) -> Tuple[str, Optional[str], float, floa
 
     path, target, unsafe = job
     text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
-    settings = Settings(target_version=target, unsafe_fixes=unsafe) if target else Settings(unsafe_fixes=unsafe)
+    settings = (
+        Settings(target_version=target, unsafe_fixes=unsafe)
+        if target
+        else Settings(unsafe_fixes=unsafe)
+    )
     gated, gated_s = _outcome(text, settings)
     ungated, ungated_s = _outcome(text, dataclasses.replace(settings, gates=False))
     if gated == ungated:
         return path, None, gated_s, ungated_s
     names = ("output", "fixes", "findings", "errors")
-    parts = [f"{n}: gated {g!r:.300} / ungated {u!r:.300}" for n, g, u in zip(names, gated, ungated) if g != u]
+    parts = [
+        f"{n}: gated {g!r:.300} / ungated {u!r:.300}"
+        for n, g, u in zip(names, gated, ungated)
+        if g != u
+    ]
     return path, "; ".join(parts), gated_s, ungated_s
 
 
@@ -84,7 +92,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     dirs = args.dirs or [d for d in DEFAULT_DIRS if d.is_dir()]
     if not dirs:
-        print("no corpus: build one with bench/corpus.py, bench/legacy_corpus.py or bench/modern_corpus.py")
+        print(
+            "no corpus: build one with bench/corpus.py, bench/legacy_corpus.py or bench/modern_corpus.py"
+        )
         return 2
     files = files_under(dirs)
     jobs = [(f, args.target_version, not args.safe_only) for f in files]

@@ -74,8 +74,10 @@ def main(argv: List[str] = None) -> None:  # type: ignore[assignment]
     sizes = [float(s) for s in args.sizes.split(",") if s.strip()]
     python = sys.executable
     idle = [python, "-c", "import libcst, jaxmigrate.migrator.engine"]
-    print(f"{'size MB':>8} {'python':>8} {'libcst MB':>10} {'s':>6} {'jaxmigrate MB':>14} {'s':>6}"
-          f" {'tool/libcst':>11} {'40x+150':>8}")
+    print(
+        f"{'size MB':>8} {'python':>8} {'libcst MB':>10} {'s':>6} {'jaxmigrate MB':>14} {'s':>6}"
+        f" {'tool/libcst':>11} {'40x+150':>8}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for size_mb in sizes:
             path = Path(tmp) / f"big_{size_mb:g}mb.py"
@@ -83,7 +85,12 @@ def main(argv: List[str] = None) -> None:  # type: ignore[assignment]
             size = path.stat().st_size / 1e6
             base_idle, _, _ = peak_of(idle)
             floor, floor_s, _ = peak_of(
-                [python, "-c", "import sys, libcst; libcst.parse_module(open(sys.argv[1]).read()).code", str(path)]
+                [
+                    python,
+                    "-c",
+                    "import sys, libcst; libcst.parse_module(open(sys.argv[1]).read()).code",
+                    str(path),
+                ]
             )
             tool, tool_s, status = peak_of(
                 [python, "-m", "jaxmigrate", "--diff", "--no-cache", "-j", "1", "-q", str(path)]

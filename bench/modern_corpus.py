@@ -61,7 +61,9 @@ PINS: List[Tuple[str, str]] = [
 
 DEFAULT_OUT = Path("/tmp/jaxmigrate-modern-corpus")
 DEFAULT_CACHE = (
-    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jaxmigrate" / "modern-sdists"
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "jaxmigrate"
+    / "modern-sdists"
 )
 MARKER = ".modern-corpus"  # in OUT: the script may delete and rebuild this directory
 
@@ -118,7 +120,15 @@ def paths_to_check(name: str, target: Path) -> Path:
 
 def _built(out: Path, pins: Sequence[Tuple[str, str]]) -> Dict[str, Path]:
     found = {p.name: p for p in out.iterdir() if p.is_dir()}
-    return {name: paths_to_check(name, found[f"{name.replace('-', '_')}-{version}"] if f"{name.replace('-', '_')}-{version}" in found else found[f"{name}-{version}"]) for name, version in pins}
+    return {
+        name: paths_to_check(
+            name,
+            found[f"{name.replace('-', '_')}-{version}"]
+            if f"{name.replace('-', '_')}-{version}" in found
+            else found[f"{name}-{version}"],
+        )
+        for name, version in pins
+    }
 
 
 def changed_files(paths: Sequence[Path], jobs: int) -> Tuple[List[dict], int]:
@@ -129,7 +139,9 @@ def changed_files(paths: Sequence[Path], jobs: int) -> Tuple[List[dict], int]:
         *map(str, paths), "--check", "--unsafe-fixes", "--format", "json", "--no-cache", "-j", str(jobs),
     ]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env, cwd=paths[0].parent)
+    done = subprocess.run(
+        command, capture_output=True, text=True, check=False, env=env, cwd=paths[0].parent
+    )
     if done.returncode not in (0, 1, 2):  # 2: a file could not be migrated (listed)
         raise SystemExit(f"jaxmigrate exited {done.returncode}:\n{done.stderr[-4000:]}")
     report = json.loads(done.stdout)
@@ -155,7 +167,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--no-build", action="store_true", help="check OUT as it is (built before)")
     args = parser.parse_args(argv)
     pins = [pin for pin in PINS if args.only is None or pin[0] in args.only]
-    paths = build(args.out, args.cache, pins, args.latest) if not args.no_build else _built(args.out, pins)
+    paths = (
+        build(args.out, args.cache, pins, args.latest)
+        if not args.no_build
+        else _built(args.out, pins)
+    )
     bad, checked = changed_files(list(paths.values()), args.jobs)
     print(f"{checked:,} files of {len(paths)} packages checked; {len(bad)} would change")
     for record in bad:

@@ -73,7 +73,11 @@ def long_lines_added(before: str, after: str, limit: int) -> int:
 
 
 def _members(node: ast.expr) -> Optional[List[ast.expr]]:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass"):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("isinstance", "issubclass")
+    ):
         if len(node.args) == 2 and isinstance(node.args[1], ast.Tuple):
             return list(node.args[1].elts)
     if isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("Union", "typing.Union"):
@@ -117,8 +121,12 @@ def flag_plumbing(text: str) -> int:
     count = 0
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type in (tokenize.NAME, tokenize.STRING) and re.search(r"\bjax_array\b", token.string):
-                if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(('"""', "'''")):
+            if token.type in (tokenize.NAME, tokenize.STRING) and re.search(
+                r"\bjax_array\b", token.string
+            ):
+                if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(
+                    ('"""', "'''")
+                ):
                     continue  # docstrings
                 count += 1
     except (tokenize.TokenError, SyntaxError, IndentationError):
@@ -138,12 +146,19 @@ def legacy_in_docstrings(tree: ast.AST) -> int:
 
 def projects(before_root: Path) -> Iterator[Path]:
     # jax's own sdists are JAX itself, which jaxmigrate does not walk
-    return iter(sorted(p for p in before_root.iterdir() if p.is_dir() and not p.name.startswith("jax-")))
+    return iter(
+        sorted(p for p in before_root.iterdir() if p.is_dir() and not p.name.startswith("jax-"))
+    )
 
 
 def measure(before_root: Path, after_root: Path) -> Dict[str, int]:
-    totals = {"files changed": 0, "repeated members": 0, "long lines added": 0, "flag plumbing left": 0,
-              "legacy spellings in docstrings": 0}
+    totals = {
+        "files changed": 0,
+        "repeated members": 0,
+        "long lines added": 0,
+        "flag plumbing left": 0,
+        "legacy spellings in docstrings": 0,
+    }
     for project in projects(before_root):
         limit = line_length(project)
         for path in sorted(project.rglob("*.py")):

@@ -78,7 +78,9 @@ def libcst_scopes(texts: Sequence[str], sample: int) -> Tuple[float, int]:
 
     chosen = list(texts)[:: max(1, len(texts) // sample)][:sample]
     seconds = time_in_process(
-        "libcst+scopes", lambda t: MetadataWrapper(libcst.parse_module(t)).resolve(ScopeProvider), chosen
+        "libcst+scopes",
+        lambda t: MetadataWrapper(libcst.parse_module(t)).resolve(ScopeProvider),
+        chosen,
     )
     return seconds, sum(t.count("\n") for t in chosen)
 
@@ -137,8 +139,19 @@ def run_command(command: Sequence[str], cwd: Optional[Path] = None) -> Tuple[flo
     return elapsed, peak, code
 
 
-def jaxmigrate(paths: Sequence[Path], jobs: int, cache_dir: Optional[Path]) -> Tuple[float, float, int]:
-    command = [sys.executable, "-m", "jaxmigrate.migrator.cli", *map(str, paths), "--check", "-q", "-j", str(jobs)]
+def jaxmigrate(
+    paths: Sequence[Path], jobs: int, cache_dir: Optional[Path]
+) -> Tuple[float, float, int]:
+    command = [
+        sys.executable,
+        "-m",
+        "jaxmigrate.migrator.cli",
+        *map(str, paths),
+        "--check",
+        "-q",
+        "-j",
+        str(jobs),
+    ]
     command += ["--cache-dir", str(cache_dir)] if cache_dir else ["--no-cache"]
     return run_command(command)
 
@@ -231,7 +244,11 @@ def _print(r: Dict[str, float], nfiles: int, lines: int) -> None:
     row("ast.parse of every file (floor)", r["ast"])
     row("LibCST parse + codegen (floor)", r["libcst"])
     if "libcst_visit" in r:
-        row("LibCST parse + no-op visit + codegen", r["libcst_visit"], f"{r['libcst_visit'] / r['libcst']:.2f}x libcst")
+        row(
+            "LibCST parse + no-op visit + codegen",
+            r["libcst_visit"],
+            f"{r['libcst_visit'] / r['libcst']:.2f}x libcst",
+        )
         row(
             "LibCST parse + ScopeProvider (estimate)",
             r["libcst_scopes"],
@@ -247,7 +264,11 @@ def _print(r: Dict[str, float], nfiles: int, lines: int) -> None:
         )
     row("jaxmigrate --check -j 2, warm cache", r["warm"], f"peak RSS {r['warm_rss']:.0f} MB")
     if "pyupgrade" in r:
-        row("pyupgrade --py39-plus", r["pyupgrade"], f"jaxmigrate -j1 is {r['pyupgrade'] / r['j1']:.1f}x faster")
+        row(
+            "pyupgrade --py39-plus",
+            r["pyupgrade"],
+            f"jaxmigrate -j1 is {r['pyupgrade'] / r['j1']:.1f}x faster",
+        )
     row(
         "LibCST codemod runner, rename (estimate)",
         r["codemod_estimate"],
@@ -260,8 +281,12 @@ def _print(r: Dict[str, float], nfiles: int, lines: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--codemod-sample", type=int, default=40, help="files for the codemod runner")
-    parser.add_argument("--scope-sample", type=int, default=100, help="files for LibCST's ScopeProvider")
+    parser.add_argument(
+        "--codemod-sample", type=int, default=40, help="files for the codemod runner"
+    )
+    parser.add_argument(
+        "--scope-sample", type=int, default=100, help="files for LibCST's ScopeProvider"
+    )
     parser.add_argument("--skip-pyupgrade", action="store_true")
     parser.add_argument("--skip-libcst", action="store_true")
     parser.add_argument("--only", choices=["modern", "dense"])

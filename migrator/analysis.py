@@ -83,7 +83,8 @@ class Analysis(cst.CSTVisitor):
         parent = self.parents.get(id(node))
         while parent is not None:
             if isinstance(parent, _TRY_TYPES) and any(
-                catches_import_error(handler) for handler in parent.handlers  # type: ignore[attr-defined]
+                catches_import_error(handler)
+                for handler in parent.handlers  # type: ignore[attr-defined]
             ):
                 return True
             parent = self.parents.get(id(parent))
@@ -522,7 +523,9 @@ def analyze(module: cst.Module, interest: Interest) -> Analysis:
 
 
 def _prescan_aliases(analysis: Analysis, node: ImportNode) -> None:
-    if isinstance(node.names, cst.ImportStar) or (isinstance(node, cst.ImportFrom) and node.relative):
+    if isinstance(node.names, cst.ImportStar) or (
+        isinstance(node, cst.ImportFrom) and node.relative
+    ):
         return
     prefix = ""
     if isinstance(node, cst.ImportFrom):
@@ -532,4 +535,3 @@ def _prescan_aliases(analysis: Analysis, node: ImportNode) -> None:
             qualname = prefix + (dotted_name(alias.name) or "")
             if qualname in analysis.interest.names:
                 analysis.local_names.add(alias.asname.name.value)
-

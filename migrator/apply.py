@@ -83,4 +83,3 @@ class Apply(cst.CSTTransformer):
                 self.applied.append(Edit(statement, new, code, message, Safety.SAFE))
             return new
         return updated_node
-

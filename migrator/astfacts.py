@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.binding import Binding
 
@@ -61,10 +61,14 @@ class Facts:
     imports: Set[str]  # every imported module or ``module.name`` (absolute imports)
     # every identifier-like word in a string (or bytes) constant inside an annotation
     annotation_words: Set[str] = dataclasses.field(default_factory=set)
-    aliases: Dict[str, Set[str]] = dataclasses.field(default_factory=dict)  # bound name -> qualnames
+    aliases: Dict[str, Set[str]] = dataclasses.field(
+        default_factory=dict
+    )  # bound name -> qualnames
     calls: List[ast.Call] = dataclasses.field(default_factory=list)
     with_items: List[ast.withitem] = dataclasses.field(default_factory=list)
     attribute_nodes: Dict[str, List[ast.Attribute]] = dataclasses.field(default_factory=dict)
+    # what a gate derives from these facts, once per file (keyed by the gate's own name)
+    derived: Dict[str, Any] = dataclasses.field(default_factory=dict)
     tree: Optional[ast.Module] = None
     _scopes: Optional["_Scopes"] = None
 
@@ -154,14 +158,31 @@ def ast_facts(text: str) -> Optional[Facts]:
         return None
     aliases: Dict[str, Set[str]] = {}
     facts = Facts(set(), set(), set(), set(), set(), aliases=aliases, tree=tree)
-    attributes, keywords, strings, imports = facts.attributes, facts.keywords, facts.strings, facts.imports
+    attributes, keywords, strings, imports = (
+        facts.attributes,
+        facts.keywords,
+        facts.strings,
+        facts.imports,
+    )
     attribute_nodes = facts.attribute_nodes
     calls, with_items = facts.calls, facts.with_items
     heads: Set[str] = set()
     chains: Set[Tuple[str, ...]] = set()
     annotations: List[ast.AST] = []  # annotations of arguments, returns and ``x: T`` statements
-    Attribute, Name, keyword, Constant, Call = ast.Attribute, ast.Name, ast.keyword, ast.Constant, ast.Call
-    Import, ImportFrom, With, AsyncWith, AST = ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith, ast.AST
+    Attribute, Name, keyword, Constant, Call = (
+        ast.Attribute,
+        ast.Name,
+        ast.keyword,
+        ast.Constant,
+        ast.Call,
+    )
+    Import, ImportFrom, With, AsyncWith, AST = (
+        ast.Import,
+        ast.ImportFrom,
+        ast.With,
+        ast.AsyncWith,
+        ast.AST,
+    )
     fields_of = _CHILD_FIELDS
     # iter_nodes' loop, inlined: this walk must skip what is below an import, which a
     # generator cannot be told, and a helper call per node costs more than the lines it saves.
@@ -298,7 +319,9 @@ class _Scopes:
             self.visit_all(args.kw_defaults, scope)
             inner = AstScope(scope, "function")
             for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-                self.bind(inner, arg.arg, Binding(kind="param", annotation=arg.annotation, scope=inner))
+                self.bind(
+                    inner, arg.arg, Binding(kind="param", annotation=arg.annotation, scope=inner)
+                )
                 if arg.annotation is not None:
                     self.visit(arg.annotation, scope)
             for arg in (args.vararg, args.kwarg):
@@ -336,13 +359,15 @@ class _Scopes:
         elif kind is ast.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target) is ast.Name:
-                    self.bind(scope, target.id, Binding(kind="value", value=node.value, scope=scope))  # type: ignore[attr-defined]
+                    value = node.value  # type: ignore[attr-defined]
+                    self.bind(scope, target.id, Binding(kind="value", value=value, scope=scope))
                 else:
                     self.other(scope, target)
         elif kind is ast.AnnAssign:
             target = node.target  # type: ignore[attr-defined]
             if type(target) is ast.Name:
-                binding = Binding(kind="value", value=node.value, annotation=node.annotation, scope=scope)  # type: ignore[attr-defined]
+                value, annotation = node.value, node.annotation  # type: ignore[attr-defined]
+                binding = Binding(kind="value", value=value, annotation=annotation, scope=scope)
                 self.bind(scope, target.id, binding)
             else:
                 self.other(scope, target)

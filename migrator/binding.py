@@ -24,7 +24,17 @@ class Binding:
     ``value``) or ``"other"``.  ``value`` and ``annotation`` are ``ast`` nodes from gate 2.
     """
 
-    __slots__ = ("name", "scope", "qualname", "node", "statement", "guarded", "kind", "value", "annotation")
+    __slots__ = (
+        "name",
+        "scope",
+        "qualname",
+        "node",
+        "statement",
+        "guarded",
+        "kind",
+        "value",
+        "annotation",
+    )
 
     def __init__(
         self,

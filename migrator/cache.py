@@ -35,7 +35,9 @@ def code_fingerprint() -> str:
     digest = hashlib.sha256(__version__.encode())
     for package in (migrator, rules):
         root = Path(package.__file__ or "").parent
-        for path in sorted([*root.glob("*.py"), *root.glob("data/*")]):  # code, and the data it reads
+        for path in sorted(
+            [*root.glob("*.py"), *root.glob("data/*")]
+        ):  # code, and the data it reads
             stat = path.stat()
             digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()[:16]
@@ -44,9 +46,9 @@ def code_fingerprint() -> str:
 class ResultCache:
     def __init__(self, directory: Path, settings_key: str) -> None:
         self.directory = directory / _FORMAT
-        self.prefix = hashlib.sha256(
-            f"{code_fingerprint()}|{settings_key}".encode()
-        ).hexdigest()[:16]
+        self.prefix = hashlib.sha256(f"{code_fingerprint()}|{settings_key}".encode()).hexdigest()[
+            :16
+        ]
 
     def _path(self, raw: bytes) -> Path:
         key = hashlib.sha256(self.prefix.encode() + raw).hexdigest()

@@ -40,7 +40,9 @@ def unused_imports(
         and id(binding.statement) not in ctx.edits
     ]
     if unused and ctx.edits:
-        wanted_by_edits = _names_in((edit.new for edit in ctx.edits.values()), {b.name for b in unused})
+        wanted_by_edits = _names_in(
+            (edit.new for edit in ctx.edits.values()), {b.name for b in unused}
+        )
         unused = [binding for binding in unused if binding.name not in wanted_by_edits]
     return _removals(unused, plan, originally_used, added_imports, ctx)
 
@@ -61,9 +63,9 @@ def _removals(
     for binding in bindings:
         name = binding.name
         owner = None
-        if binding_is_legacy(binding, plan.legacy_names, plan.legacy_modules) and not ctx.exists_throughout(
-            binding.qualname or ""
-        ):
+        if binding_is_legacy(
+            binding, plan.legacy_names, plan.legacy_modules
+        ) and not ctx.exists_throughout(binding.qualname or ""):
             owner = plan.owner(binding.qualname or "")
         elif (name, binding.qualname or "") in originally_used or name in added_imports:
             owner = CLEANUP_CODE
@@ -154,6 +156,7 @@ def remove_top_level(
     if origins is not None:
         applied.trace = origins.tracer(ctx)
     module = module.visit(applied)
-    fixes.extend(located_fix(origins, ctx, edit) for edit in applied.applied)  # imports of ctx's tree
+    fixes.extend(
+        located_fix(origins, ctx, edit) for edit in applied.applied
+    )  # imports of ctx's tree
     return module
-

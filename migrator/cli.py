@@ -274,7 +274,9 @@ def _detect_target(
     if given is not None:
         if ".." in given:
             return settings, source
-        return _with_project_upper(settings, detect([p for p in anchors if p.exists()]), source, quiet)
+        return _with_project_upper(
+            settings, detect([p for p in anchors if p.exists()]), source, quiet
+        )
     detected = detect([p for p in anchors if p.exists()])
     lower, upper, source, message = resolve(detected)
     try:
@@ -298,7 +300,9 @@ def _with_project_upper(
         click.echo(f"jaxmigrate: {message}", err=True)
     if upper is None:
         return settings, source
-    return dataclasses.replace(settings, target_upper=upper), f"{source}; upper bound {upper} from the project"
+    return dataclasses.replace(
+        settings, target_upper=upper
+    ), f"{source}; upper bound {upper} from the project"
 
 
 def _settings(

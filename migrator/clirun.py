@@ -219,7 +219,8 @@ def report(
         write_text(results, out, show_fixes, mode)
     elif output_format == "json":
         dump_json(
-            as_json(results, mode, settings.target_version, target_source, settings.target_upper), out
+            as_json(results, mode, settings.target_version, target_source, settings.target_upper),
+            out,
         )
     elif output_format == "sarif":
         dump_json(as_sarif(results, mode), out)

@@ -106,7 +106,9 @@ class Context:
         self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Finding] = []
-        self.planned_imports: Dict[str, Tuple[Optional[str], str]] = {}  # qualname -> (module, name)
+        self.planned_imports: Dict[
+            str, Tuple[Optional[str], str]
+        ] = {}  # qualname -> (module, name)
         self._suppressions = suppressions
         self._positions: Optional["Positions"] = None
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
@@ -145,7 +147,14 @@ class Context:
         if self.is_suppressed(node):
             return False
         if safety is Safety.UNSAFE and not self._unsafe_fixes:
-            self.findings.append(Finding(node, self.rule.code, f"{message} [unsafe fix: run with --unsafe-fixes]", safety.value))
+            self.findings.append(
+                Finding(
+                    node,
+                    self.rule.code,
+                    f"{message} [unsafe fix: run with --unsafe-fixes]",
+                    safety.value,
+                )
+            )
             self._forget_imports_of(new)
             return False
         if safety is Safety.MANUAL:
@@ -380,6 +389,7 @@ def _attribute_chain(parts: Sequence[str]) -> cst.BaseExpression:
     for part in parts[1:]:
         node = cst.Attribute(value=node, attr=cst.Name(part))
     return node
+
 
 def binding_is_legacy(binding: Binding, names: frozenset, modules: frozenset) -> bool:
     qualname = binding.qualname or ""

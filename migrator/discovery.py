@@ -57,7 +57,10 @@ class Exclude:
 
 def _below(path: Path, base: Path) -> Optional[str]:
     """``path`` relative to ``base`` (posix), as written or with symbolic links resolved."""
-    for left, right in ((os.path.abspath(path), os.path.abspath(base)), (os.path.realpath(path), os.path.realpath(base))):
+    for left, right in (
+        (os.path.abspath(path), os.path.abspath(base)),
+        (os.path.realpath(path), os.path.realpath(base)),
+    ):
         try:
             relative = os.path.relpath(left, right)
         except ValueError:  # pragma: no cover (another drive)
@@ -162,7 +165,9 @@ def _is_jax_itself(directory: Path, name: str) -> bool:
     vendored or unpacked: it defines the APIs the migration moves to, and is never user code
     to migrate.  Walks skip it; a file inside it that is named on the command line is kept."""
     if name == "jax":
-        return (directory / "__init__.py").is_file() and (directory / "_src" / "__init__.py").is_file()
+        return (directory / "__init__.py").is_file() and (
+            directory / "_src" / "__init__.py"
+        ).is_file()
     if name == "jaxlib":
         return (directory / "__init__.py").is_file() and (directory / "version.py").is_file()
     return False

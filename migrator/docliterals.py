@@ -96,6 +96,12 @@ def migrate_literals(text: str, settings: Settings) -> Tuple[str, List[Diagnosti
         line = lines[number]
         lines[number] = line[: match.start()] + ticks + new + ticks + line[match.end() :]
         fixes.append(
-            Diagnostic(fix.code, f"docstring code literal: {fix.message}", number + 1, match.start() + 1, fix.safety)
+            Diagnostic(
+                fix.code,
+                f"docstring code literal: {fix.message}",
+                number + 1,
+                match.start() + 1,
+                fix.safety,
+            )
         )
     return "".join(lines), fixes[::-1]

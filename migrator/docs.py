@@ -162,7 +162,9 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
     while index < len(lines):
         body = _line_body(lines[index])
         directive = _DIRECTIVE_RE.match(body)
-        literal = not directive and body.rstrip().endswith("::") and not body.lstrip().startswith("..")
+        literal = (
+            not directive and body.rstrip().endswith("::") and not body.lstrip().startswith("..")
+        )
         if not directive and not literal:
             index += 1
             continue
@@ -217,7 +219,11 @@ def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
         if blocks:  # reST code blocks (``Example::``, ``.. code-block:: python``)
             for piece in rst_pieces(lines[start + 1 : end - 1]):
                 if not piece.doctest and (raw or "\\" not in piece.code):
-                    pieces.append(dataclasses.replace(piece, start=piece.start + start + 1, end=piece.end + start + 1))
+                    pieces.append(
+                        dataclasses.replace(
+                            piece, start=piece.start + start + 1, end=piece.end + start + 1
+                        )
+                    )
             pieces.sort(key=lambda p: p.start)
         # the docstring's first and last lines also hold the quotes: only whole lines inside
         pieces = [p for p in pieces if p.start > start and p.end < end]
@@ -232,7 +238,11 @@ def _raw(text: str, value: ast.Constant) -> bool:
     prefix = segment[: len(segment) - len(segment.lstrip("rRuUbB"))]
     body = segment[len(prefix) :]
     quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
-    return "r" in prefix.lower() and len(body) >= 2 * len(quote) and quote not in body[len(quote) : -len(quote)]
+    return (
+        "r" in prefix.lower()
+        and len(body) >= 2 * len(quote)
+        and quote not in body[len(quote) : -len(quote)]
+    )
 
 
 def _render(piece: Piece, code: str) -> List[str]:
@@ -268,13 +278,29 @@ def _render(piece: Piece, code: str) -> List[str]:
         for position, line in enumerate(chunk):
             prompt = ">>>" if position == 0 else "..."
             out.append(f"{piece.indent}{prompt}{' ' + line if line else ''}\n")
-        if piece.trailing_ellipsis and isinstance(statement, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.If, ast.With, ast.Try, ast.AsyncFunctionDef)):
+        if piece.trailing_ellipsis and isinstance(
+            statement,
+            (
+                ast.FunctionDef,
+                ast.ClassDef,
+                ast.For,
+                ast.While,
+                ast.If,
+                ast.With,
+                ast.Try,
+                ast.AsyncFunctionDef,
+            ),
+        ):
             out.append(f"{piece.indent}...\n")
     return out
 
 
 def apply_pieces(
-    text: str, pieces: Sequence[Piece], settings: Settings, cache=None, prelude: str = ""  # noqa: ANN001
+    text: str,
+    pieces: Sequence[Piece],
+    settings: Settings,
+    cache=None,
+    prelude: str = "",  # noqa: ANN001
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """Migrate the pieces as one program; the new text and diagnostics on its lines.
 
@@ -322,7 +348,9 @@ def apply_pieces(
         piece = pieces[index]
         margin = len(piece.indent) + (4 if piece.doctest else 0)  # the prompt: ">>> "
         column = diagnostic.column + margin if diagnostic.column else 0
-        return dataclasses.replace(diagnostic, line=diagnostic.line + offset, end_line=end, column=column)
+        return dataclasses.replace(
+            diagnostic, line=diagnostic.line + offset, end_line=end, column=column
+        )
 
     new_text = "".join(out)
     fixed = output_fixes + [located(e, False) for e in fixes]
@@ -401,7 +429,10 @@ def rewrite_outputs(
 
 
 def migrate_document(
-    text: str, suffix: str, settings: Settings, cache=None  # noqa: ANN001
+    text: str,
+    suffix: str,
+    settings: Settings,
+    cache=None,  # noqa: ANN001
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """A Markdown or reStructuredText page with its Python snippets migrated."""
     lines = text.splitlines(keepends=True)
@@ -410,7 +441,9 @@ def migrate_document(
 
 
 def migrate_docstrings(
-    text: str, settings: Settings, cache=None  # noqa: ANN001
+    text: str,
+    settings: Settings,
+    cache=None,  # noqa: ANN001
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """A Python module with the doctest examples of its docstrings migrated."""
     fixes: List[Diagnostic] = []

@@ -84,7 +84,9 @@ def translate(old: str) -> Optional[str]:
     return NEW_PREFIX + "\n".join(moved) + "," + new_sep + dtype + ")"
 
 
-def rewrite_output(bodies: Sequence[str], indent: str) -> Tuple[List[str], List[Tuple[int, int, str]]]:
+def rewrite_output(
+    bodies: Sequence[str], indent: str
+) -> Tuple[List[str], List[Tuple[int, int, str]]]:
     """The expected-output lines ``bodies`` (without line ends) of one doctest example whose
     prompt is indented by ``indent``, with old array reprs rewritten; and where each rewrite is
     (0-based line, 1-based column, old type name).  The number of lines never changes."""

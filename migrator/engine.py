@@ -168,7 +168,9 @@ def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, 
     return guard.with_big_stack(_migrate_nested, text, settings, plan, candidates)[0]
 
 
-def _migrate_nested(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int) -> Result:
+def _migrate_nested(
+    text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int
+) -> Result:
     try:
         return _migrate_checked(text, settings, plan, candidates, limit)
     except RecursionError:
@@ -178,10 +180,14 @@ def _migrate_nested(text: str, settings: Settings, plan: Plan, candidates: Tuple
     except MigrationError:
         raise
     except Exception as error:  # noqa: BLE001  (an engine bug must not stop the run)
-        raise MigrationError(f"internal error: {one_line(error)} (a bug: please report it); file left unchanged") from error
+        raise MigrationError(
+            f"internal error: {one_line(error)} (a bug: please report it); file left unchanged"
+        ) from error
 
 
-def _migrate_checked(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int) -> Result:
+def _migrate_checked(
+    text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int
+) -> Result:
     unchanged = Result(text, text, [], [])
     candidates, ast_parsed = _ast_gate(text, plan, candidates, limit, settings.gates)
     if not candidates:
@@ -227,7 +233,9 @@ def _parse(text: str, ast_parsed: bool) -> cst.Module:
     except cst.ParserSyntaxError as error:
         if ast_parsed:  # CPython parses it: LibCST's limit, not the file's fault
             raise MigrationError(
-                f"LibCST cannot parse this file (Python can): {error.message}", error.raw_line, error.raw_column + 1
+                f"LibCST cannot parse this file (Python can): {error.message}",
+                error.raw_line,
+                error.raw_column + 1,
             ) from None
         raise SourceSyntaxError(
             f"not valid Python: {error.message}", error.raw_line, error.raw_column + 1
@@ -244,4 +252,6 @@ def _verify_parses(output: str, ast_parsed: bool) -> None:
         else:
             cst.parse_module(output)
     except (SyntaxError, cst.ParserSyntaxError) as error:
-        raise MigrationError(f"internal error: the migrated text does not parse ({error})") from None
+        raise MigrationError(
+            f"internal error: the migrated text does not parse ({error})"
+        ) from None

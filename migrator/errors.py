@@ -10,7 +10,9 @@ class MigrationError(Exception):
     """A file that cannot be migrated: it does not parse, is nested too deeply, or the
     engine failed on it.  ``cacheable`` is False for what depends on the machine (memory)."""
 
-    def __init__(self, message: str, line: int = 0, column: int = 0, cacheable: bool = True) -> None:
+    def __init__(
+        self, message: str, line: int = 0, column: int = 0, cacheable: bool = True
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
@@ -22,7 +24,5 @@ class SourceSyntaxError(MigrationError):
     """The input is not valid Python."""
 
 
-
 def one_line(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:200]
-

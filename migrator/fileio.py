@@ -36,7 +36,9 @@ class SourceFile:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as error:
-            raise FileError(f"cannot decode: {error.msg if hasattr(error, 'msg') else error}") from None
+            raise FileError(
+                f"cannot decode: {error.msg if hasattr(error, 'msg') else error}"
+            ) from None
         try:
             text = raw.decode(encoding)
         except UnicodeDecodeError as error:

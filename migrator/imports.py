@@ -85,9 +85,7 @@ def _extend_from_import(statement: cst.ImportFrom, names: List[str]) -> cst.Impo
     return statement.with_changes(names=existing + new)
 
 
-def add_imports(
-    module: cst.Module, wanted: Iterable[Tuple[Optional[str], str]]
-) -> cst.Module:
+def add_imports(module: cst.Module, wanted: Iterable[Tuple[Optional[str], str]]) -> cst.Module:
     """Add ``import name`` (module None) and ``from module import name`` at the top level."""
     plain = sorted({name for module_name, name in wanted if module_name is None})
     froms: Dict[str, List[str]] = {}
@@ -134,7 +132,11 @@ def add_imports(
 
 def _with_commas(line: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
     small = line.body[0]
-    if isinstance(small, cst.ImportFrom) and isinstance(small.names, (list, tuple)) and len(small.names) > 1:
+    if (
+        isinstance(small, cst.ImportFrom)
+        and isinstance(small.names, (list, tuple))
+        and len(small.names) > 1
+    ):
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         names = [alias.with_changes(comma=comma) for alias in small.names[:-1]] + [small.names[-1]]
         return line.with_changes(body=[small.with_changes(names=names)])

@@ -41,7 +41,9 @@ def realignments(ctx: Context, edits: Dict[int, Edit]) -> Dict[int, Tuple[int, i
         position = ctx.position(edit.node)
         if position.start.line != position.end.line:
             continue
-        after_paren = position.end.column + len(ctx.module.code_for_node(call.whitespace_after_func)) + 1
+        after_paren = (
+            position.end.column + len(ctx.module.code_for_node(call.whitespace_after_func)) + 1
+        )
         found[id(call)] = (indent, after_paren, len(new) - len(old))
     return found
 
@@ -62,7 +64,9 @@ def realign(call: cst.Call, indent: int, after_paren: int, delta: int) -> cst.Ca
     """``call`` with its continuation lines at or right of ``after_paren`` moved by ``delta``."""
     return call.with_changes(
         args=[arg.visit(_Shift(indent, after_paren, delta)) for arg in call.args],
-        whitespace_before_args=call.whitespace_before_args.visit(_Shift(indent, after_paren, delta)),
+        whitespace_before_args=call.whitespace_before_args.visit(
+            _Shift(indent, after_paren, delta)
+        ),
         rpar=call.rpar,
     )
 

@@ -51,6 +51,10 @@ def as_read(diagnostics: Sequence[D], before: str, after: str) -> List[D]:
     moved = []
     for diagnostic in diagnostics:
         line = to_before(diagnostic.line) if diagnostic.line > 0 else diagnostic.line
-        end = max(to_before(diagnostic.end_line), line) if diagnostic.end_line > 0 else diagnostic.end_line
+        end = (
+            max(to_before(diagnostic.end_line), line)
+            if diagnostic.end_line > 0
+            else diagnostic.end_line
+        )
         moved.append(dataclasses.replace(diagnostic, line=line, end_line=end))
     return moved

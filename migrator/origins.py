@@ -21,7 +21,9 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.traversal import structural_children
 
 
-def diagnostic_at(ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str) -> Diagnostic:
+def diagnostic_at(
+    ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str
+) -> Diagnostic:
     code_range = ctx.position(node)
     return Diagnostic(
         code=code,
@@ -60,7 +62,9 @@ class Origins:
         """The first-round node that ``node`` (a node of ``ctx``'s tree) is or stands for."""
         return self._root(node, ctx)[0]
 
-    def _root(self, node: cst.CSTNode, ctx: Context) -> Tuple[Optional[cst.CSTNode], Optional[cst.CSTNode]]:
+    def _root(
+        self, node: cst.CSTNode, ctx: Context
+    ) -> Tuple[Optional[cst.CSTNode], Optional[cst.CSTNode]]:
         """:meth:`root`, and the replacement ``node`` lies inside (None if it is one itself,
         or a first-round node)."""
         first = self.first
@@ -74,7 +78,9 @@ class Origins:
             current = ctx.parent(current)
         return None, None
 
-    def _counterpart(self, node: cst.CSTNode, ctx: Context, replacement: cst.CSTNode, root: cst.CSTNode) -> cst.CSTNode:
+    def _counterpart(
+        self, node: cst.CSTNode, ctx: Context, replacement: cst.CSTNode, root: cst.CSTNode
+    ) -> cst.CSTNode:
         """The node of ``root``'s subtree that ``node`` (inside ``replacement``, which stands
         for ``root``) was copied from, when the rewriting kept its code: the same k-th node of
         its type and code in both; else ``root`` itself."""
@@ -125,7 +131,9 @@ class Origins:
             if root is not None:
                 self.roots[id(statement)] = (statement, root)
 
-    def locate(self, ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str) -> Diagnostic:
+    def locate(
+        self, ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str
+    ) -> Diagnostic:
         """A fix on ``node`` of ``ctx``'s tree, located in the input."""
         if ctx is not self.first:
             root, replacement = self._root(node, ctx)
@@ -136,8 +144,6 @@ class Origins:
         return diagnostic_at(ctx, node, code, message, safety)
 
 
-
 def diagnostics_of(ctx: Context, entries: Sequence[Finding]) -> List[Diagnostic]:
     found = {diagnostic_at(ctx, *entry) for entry in entries}
     return sorted(found, key=lambda d: (d.line, d.column, d.code, d.message))
-

@@ -99,7 +99,9 @@ class Plan:
     def owner(self, qualname: str) -> Optional[str]:
         """The rule a legacy import is removed under (rules whose names are legacy only)."""
         for rule in self.rules:
-            if rule.names_are_legacy and (qualname in rule.names or under(qualname, rule.legacy_modules)):
+            if rule.names_are_legacy and (
+                qualname in rule.names or under(qualname, rule.legacy_modules)
+            ):
                 return rule.code
         return None
 
@@ -148,4 +150,3 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         legacy_modules=modules,
         masks=masks,
     )
-

@@ -138,7 +138,9 @@ class Positions:
     statements an edit replaced.  Anything else (the module node, its header and footer, a
     module with ``\r`` line endings) falls back to one pass over the whole module."""
 
-    def __init__(self, module: cst.Module, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
+    def __init__(
+        self, module: cst.Module, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+    ) -> None:
         self.module = module
         self._parent = parent
         self._index: Optional[Dict[int, int]] = None  # id(statement) -> index in module.body
@@ -240,5 +242,7 @@ def _statement_code(
     return entry[1]  # type: ignore[return-value]
 
 
-def _or_empty(cache: Optional[Dict[int, Tuple[cst.CSTNode, object]]]) -> Dict[int, Tuple[cst.CSTNode, object]]:
+def _or_empty(
+    cache: Optional[Dict[int, Tuple[cst.CSTNode, object]]],
+) -> Dict[int, Tuple[cst.CSTNode, object]]:
     return {} if cache is None else cache

@@ -91,7 +91,11 @@ def allowed_range(spec: str) -> Tuple[Optional[Version], Optional[Tuple[Version,
             highs.append((exact, True))  # type: ignore[arg-type]
         elif operator in ("==", "~=", "~") or (operator == "===" and wildcard):
             # ==0.4.* and ~=0.4.20 / ~0.4.20: the last given part may grow, the one before not
-            keep = len(given) - 1 if operator == "~=" or (operator == "==" and not wildcard) else len(given)
+            keep = (
+                len(given) - 1
+                if operator == "~=" or (operator == "==" and not wildcard)
+                else len(given)
+            )
             if operator == "~" and len(given) > 1:
                 keep = 2
             highs.append((_bump(given, max(keep, 1)), False))
@@ -252,7 +256,12 @@ def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]
     where = f"{detected.source.name}: {detected.requirement}"
     if detected.version is not None:
         span = detected.version + (f"..{upper}" if upper else "")
-        return detected.version, upper, f"from {where}", f"target version {span} from {detected.source} ({detected.requirement})"
+        return (
+            detected.version,
+            upper,
+            f"from {where}",
+            f"target version {span} from {detected.source} ({detected.requirement})",
+        )
     if upper is not None:
         lower = FLOOR if parse_version(FLOOR) <= parse_version(upper) else _oldest_release()
         return (
@@ -266,7 +275,9 @@ def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]
     )  # fmt: skip
 
 
-def upper_for(lower: str, detected: Optional[Detected], source: str) -> Tuple[Optional[str], Optional[str]]:
+def upper_for(
+    lower: str, detected: Optional[Detected], source: str
+) -> Tuple[Optional[str], Optional[str]]:
     """For a lower bound given by the user (``source``): the upper bound the project's
     requirement sets (None: none, or none that fits), and what to say about it."""
     if detected is None or detected.upper is None:
@@ -280,7 +291,10 @@ def upper_for(lower: str, detected: Optional[Detected], source: str) -> Tuple[Op
             f"{source} {lower} is newer than the newest jax {where} allows ({upper}): "
             "no upper bound used"
         )
-    return upper, f"target version {lower}..{upper}: {lower} from {source}, upper bound from {where}"
+    return (
+        upper,
+        f"target version {lower}..{upper}: {lower} from {source}, upper bound from {where}",
+    )
 
 
 def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
@@ -289,7 +303,11 @@ def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
 
     version, inclusive = bound
     releases = [r for r in history().releases if r.count(".") == 2]
-    allowed = [r for r in releases if (parse_version(r) <= version if inclusive else parse_version(r) < version)]
+    allowed = [
+        r
+        for r in releases
+        if (parse_version(r) <= version if inclusive else parse_version(r) < version)
+    ]
     if not allowed:
         return _oldest_release()
     return None if allowed[-1] == releases[-1] else allowed[-1]

@@ -211,7 +211,9 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                 )
         if r.error is not None:
             sarif_results.append(
-                _sarif_result(path, INTERNAL_ERROR_CODE, "error", r.error, r.error_line, r.error_column)
+                _sarif_result(
+                    path, INTERNAL_ERROR_CODE, "error", r.error, r.error_line, r.error_column
+                )
             )
     driver_rules += [
         {

@@ -67,7 +67,11 @@ def find_suppressions(text: str) -> Dict[int, Optional[FrozenSet[str]]]:
 
 
 def run_rounds(
-    module: cst.Module, text: str, plan: Plan, settings: Settings, errors: Optional[List[Diagnostic]] = None
+    module: cst.Module,
+    text: str,
+    plan: Plan,
+    settings: Settings,
+    errors: Optional[List[Diagnostic]] = None,
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """The rounds of rewriting: the output, the fixes and the findings.  A rule hook that
     raises loses its site, not the file: the failure goes to ``errors`` (code, message, and
@@ -119,7 +123,13 @@ def run_rounds(
             return output, fixes, diagnostics
         for _node, code, error in failures:
             failed_before[(code, one_line(error))] = None
-        applied = Apply(ctx.edits, removals, _paths_to(ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]))
+        applied = Apply(
+            ctx.edits,
+            removals,
+            _paths_to(
+                ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]
+            ),
+        )
         applied.realign = realignments(ctx, ctx.edits)
         if origins is not None:
             applied.trace = origins.tracer(ctx)
@@ -128,7 +138,9 @@ def run_rounds(
         produced.add((edit for edit in applied.applied if id(edit.node) in ctx.edits), ctx)
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         planned = ctx.planned_imports
-        used = _names_in((edit.new for edit in applied.applied), {name for _m, name in planned.values()})
+        used = _names_in(
+            (edit.new for edit in applied.applied), {name for _m, name in planned.values()}
+        )
         wanted = [planned[k] for k in sorted(planned) if planned[k][1] in used]
         if wanted:
             before = module
@@ -164,7 +176,9 @@ def _paths_to(ctx: Context, nodes: Iterable[cst.CSTNode]) -> Set[int]:
     return wanted
 
 
-def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) -> List[Tuple[cst.CSTNode, str, Exception]]:
+def _dispatch(
+    ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]
+) -> List[Tuple[cst.CSTNode, str, Exception]]:
     """Calls every rule hook on this round's sites.  ``enabled`` (kept across rounds, and
     updated here) holds the rules whose ``visit_module`` runs: the ones gate 2 let through,
     and any rule that later finds one of its sites (guarded ones included) or a legacy-module
@@ -173,6 +187,7 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) 
     Returns the hooks that raised, as (site, rule code, exception): what such a hook recorded
     is dropped, and the other hooks run on."""
     failures: List[Tuple[cst.CSTNode, str, Exception]] = []
+
     def call(rule: Rule, site_node: cst.CSTNode, hook, *args) -> None:  # noqa: ANN001
         ctx.begin(rule)
         # what the hook may add to, so that a hook that raises leaves nothing behind
@@ -226,7 +241,9 @@ def _dispatch(ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]) 
     return failures
 
 
-def _roll_back(ctx: Context, edits: int, findings: int, planned: Dict[str, Tuple[Optional[str], str]]) -> None:
+def _roll_back(
+    ctx: Context, edits: int, findings: int, planned: Dict[str, Tuple[Optional[str], str]]
+) -> None:
     """Forget what a hook recorded after the counts given (edits are never replaced, only added)."""
     for key in list(ctx.edits)[edits:]:
         del ctx.edits[key]
@@ -237,7 +254,9 @@ def _roll_back(ctx: Context, edits: int, findings: int, planned: Dict[str, Tuple
 
 
 def _failures(
-    ctx: Context, failures: List[Tuple[cst.CSTNode, str, Exception]], failed_before: Dict[Tuple[str, str], None]
+    ctx: Context,
+    failures: List[Tuple[cst.CSTNode, str, Exception]],
+    failed_before: Dict[Tuple[str, str], None],
 ) -> List[Diagnostic]:
     """The hooks that raised, as internal errors: the last round's located in the output (a
     hook fails again on the same site each round, so they are usually all of them), earlier
@@ -250,7 +269,9 @@ def _failures(
             line = 0
         found[(code, line, one_line(error))] = None
     last = {(code, message) for code, _line, message in found}
-    found.update(((code, 0, message), None) for code, message in failed_before if (code, message) not in last)
+    found.update(
+        ((code, 0, message), None) for code, message in failed_before if (code, message) not in last
+    )
     return [Diagnostic(code, message, line, 0, "error") for code, line, message in found]
 
 
@@ -269,7 +290,9 @@ def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> Non
             (
                 r
                 for r in plan.rules
-                if r.removed_in and r.names_are_legacy and (qualname in r.names or under(qualname, r.legacy_modules))
+                if r.removed_in
+                and r.names_are_legacy
+                and (qualname in r.names or under(qualname, r.legacy_modules))
             ),
             None,
         )
@@ -277,7 +300,11 @@ def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> Non
             continue
         if covered is None:
             backstops = {r.code for r in plan.rules if r.backstop}
-            covered = {ctx.position(node).start.line for node, code, _m, _s in ctx.findings if code not in backstops}
+            covered = {
+                ctx.position(node).start.line
+                for node, code, _m, _s in ctx.findings
+                if code not in backstops
+            }
         if ctx.position(binding.node).start.line in covered:
             continue
         ctx.begin(rule)
@@ -296,7 +323,10 @@ def _without_backstop_repeats(
     backstops = {rule.code for rule in plan.rules if rule.backstop}
     if not backstops or not any(f[1] in backstops for f in findings):
         return findings
-    spoken = {ctx.position(node).start.line for node, code, _m, _s in findings if code not in backstops}
+    spoken = {
+        ctx.position(node).start.line for node, code, _m, _s in findings if code not in backstops
+    }
     spoken.update(ctx.suppressed_lines())
-    return [f for f in findings if f[1] not in backstops or ctx.position(f[0]).start.line not in spoken]
-
+    return [
+        f for f in findings if f[1] not in backstops or ctx.position(f[0]).start.line not in spoken
+    ]

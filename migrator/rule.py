@@ -47,7 +47,16 @@ _CODE_RE = re.compile(r"^JAX\d{3}$")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
-__all__ = ["REGISTRY", "Example", "Owners", "Rule", "Safety", "all_rules", "in_run_order", "owners"]  # Safety: rules import it from here
+__all__ = [
+    "REGISTRY",
+    "Example",
+    "Owners",
+    "Rule",
+    "Safety",
+    "all_rules",
+    "in_run_order",
+    "owners",
+]  # Safety: rules import it from here
 
 REGISTRY: Dict[str, "Rule"] = {}
 
@@ -151,7 +160,10 @@ class Rule:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
 
     def for_target(
-        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+        self,
+        target: Version,
+        set_aside: FrozenSet[str] = frozenset(),
+        upper: Optional[Version] = None,
     ) -> "Rule":
         """The rule as it runs for the range ``target``..``upper`` (None: the newest JAX):
         itself, unless what it looks for depends on the target range (a rule driven by the
@@ -205,7 +217,9 @@ class Rule:
     def trigger_words(self) -> FrozenSet[str]:
         """Words one of which must occur in a file for this rule to have anything to do."""
         names = {n.rsplit(".", 1)[-1] for n in self.names | self.legacy_modules}
-        return frozenset(names | self.attributes | self.keywords | self.strings | self.annotation_words)
+        return frozenset(
+            names | self.attributes | self.keywords | self.strings | self.annotation_words
+        )
 
     @property
     def slug(self) -> str:
@@ -219,7 +233,11 @@ def in_run_order(rules: Iterable[Rule]) -> Tuple[Rule, ...]:
     ordered: List[Rule] = []
     while pending:
         ready = next(
-            (rule for rule in pending.values() if not (rule.runs_after & pending.keys()) - {rule.code}),
+            (
+                rule
+                for rule in pending.values()
+                if not (rule.runs_after & pending.keys()) - {rule.code}
+            ),
             None,
         )
         if ready is None:

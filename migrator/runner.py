@@ -38,6 +38,7 @@ class Options:
     add_todos: bool = False  # write ``# TODO(jaxmigrate): ...`` above findings
     keep_output: bool = False  # send the migrated text back from workers
 
+
 WRITE, DIFF, CHECK = "write", "diff", "check"
 # A docstring may hold a reST code block (cheap test before the docstrings are looked at).
 _CODE_BLOCK_HINT = re.compile(r"::[ \t]*\r?$|(?:code-block|sourcecode|code)::", re.M)
@@ -97,7 +98,12 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
 
 
 def _migrate_notebook(  # noqa: ANN202
-    text: str, display: str, settings: Settings, cache, add_todos: bool = False, as_read: bool = False  # noqa: ANN001
+    text: str,
+    display: str,
+    settings: Settings,
+    cache,
+    add_todos: bool = False,
+    as_read: bool = False,  # noqa: ANN001
 ):
     from jaxmigrate.migrator.notebook import migrate_notebook
 
@@ -149,9 +155,15 @@ def migrate_text(
                 output, fixes, findings = migrate_document(source.text, suffix, settings, cache)
                 diff = None
             else:
-                output, fixes, findings, diff = _migrate_python(source.text, settings, options, cache)
+                output, fixes, findings, diff = _migrate_python(
+                    source.text, settings, options, cache
+                )
     except MigrationError as error:
-        result.error, result.error_line, result.error_column = error.message, error.line, error.column
+        result.error, result.error_line, result.error_column = (
+            error.message,
+            error.line,
+            error.column,
+        )
         return result
     except NotebookError as error:
         result.error = str(error)
@@ -163,7 +175,9 @@ def migrate_text(
         result.error = "out of memory while migrating this file"
         return result
     except Exception as error:  # noqa: BLE001  (a bug must cost this file, not the run)
-        result.error = f"internal error: {_one_line(error)} (a bug: please report it); file left unchanged"
+        result.error = (
+            f"internal error: {_one_line(error)} (a bug: please report it); file left unchanged"
+        )
         return result
     result.changed = output != source.text
     if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
@@ -278,10 +292,15 @@ class _Pool:
     def __init__(self, tasks: List[tuple], jobs: int) -> None:
         self.tasks = tasks
         self.jobs = jobs
-        self.context = multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context()
+        self.context = (
+            multiprocessing.get_context("fork")
+            if sys.platform == "linux"
+            else multiprocessing.get_context()
+        )
         self.chunk = max(1, min(64, len(tasks) // (jobs * 8)))
         self.queue: List[List[int]] = [
-            list(range(start, min(start + self.chunk, len(tasks)))) for start in range(0, len(tasks), self.chunk)
+            list(range(start, min(start + self.chunk, len(tasks))))
+            for start in range(0, len(tasks), self.chunk)
         ]
         self.done: Dict[int, FileResult] = {}
         self.attempts: Dict[int, int] = {}
@@ -312,7 +331,10 @@ class _Pool:
         parent, child = self.context.Pipe()
         shared = self.tasks[0][1:]  # settings, mode, cache_dir, options: the same for every task
         process = self.context.Process(
-            target=_worker, args=(child, parent, os.getpid(), shared), daemon=True, name="jaxmigrate-worker"
+            target=_worker,
+            args=(child, parent, os.getpid(), shared),
+            daemon=True,
+            name="jaxmigrate-worker",
         )
         # A fork inherits this process's signal handlers until the worker sets its own: a
         # signal in between must wait (blocked here, unblocked by the worker).

@@ -161,7 +161,9 @@ def all_params(params: cst.Parameters) -> List[cst.Param]:
 # What a test of a library feature or version reads: ``hasattr(jax, "x")``,
 # ``jax.__version__``, ``jax.__version_info__``, ``sys.version_info``, ``jaxlib.version``,
 # ``version.parse(...)``, ``_jax_version``.
-_FEATURE_WORDS = frozenset({"hasattr", "__version__", "__version_info__", "version_info", "version"})
+_FEATURE_WORDS = frozenset(
+    {"hasattr", "__version__", "__version_info__", "version_info", "version"}
+)
 
 
 def is_feature_test(test: cst.CSTNode) -> bool:
@@ -204,5 +206,3 @@ def string_elements(node: cst.BaseExpression) -> List[str]:
             if isinstance(value, str):
                 values.append(value)
     return values
-
-

@@ -49,7 +49,9 @@ def _with_newline(text: str) -> str:
 
 
 def migrate_segments(
-    segments: Sequence[str], settings: Settings, cache=None  # noqa: ANN001
+    segments: Sequence[str],
+    settings: Settings,
+    cache=None,  # noqa: ANN001
 ) -> SegmentResult:
     """Migrate the segments as one program; returns the new segments and located diagnostics."""
     if not segments:
@@ -122,7 +124,12 @@ def bindings(tree: ast.Module) -> Dict[str, str]:
                     found.setdefault(alias.asname, f"import {alias.name} as {alias.asname}")
                 else:
                     found.setdefault(alias.name.split(".")[0], f"import {alias.name}")
-        elif isinstance(node, ast.ImportFrom) and node.module is not None or isinstance(node, ast.ImportFrom) and node.level:
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module is not None
+            or isinstance(node, ast.ImportFrom)
+            and node.level
+        ):
             module = "." * node.level + (node.module or "")
             for alias in node.names:
                 if alias.name == "*":
@@ -170,7 +177,10 @@ def _hoist_imports(
             for node in after.body:
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     position = node.end_lineno or node.lineno
-                elif position or not (isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant)):
+                elif position or not (
+                    isinstance(node, ast.Expr)
+                    and isinstance(getattr(node, "value", None), ast.Constant)
+                ):
                     break
             lines[position:position] = [m + "\n" for m in missing]
             insertions[index] = (position, len(missing))

@@ -79,7 +79,11 @@ class Settings:
 
     def active_rules(self) -> List[Rule]:
         """The rules that run: selected, not ignored, and valid on the target version."""
-        return list(_active_rules(self.select, self.ignore, self.target_version, self.target_upper, len(REGISTRY)))
+        return list(
+            _active_rules(
+                self.select, self.ignore, self.target_version, self.target_upper, len(REGISTRY)
+            )
+        )
 
     def cache_key(self) -> str:
         codes = ",".join(rule.code for rule in self.active_rules())
@@ -92,7 +96,11 @@ class Settings:
 
 @functools.lru_cache(maxsize=64)
 def _active_rules(
-    select: Tuple[str, ...], ignore: Tuple[str, ...], target_version: str, target_upper: Optional[str], _registered: int
+    select: Tuple[str, ...],
+    ignore: Tuple[str, ...],
+    target_version: str,
+    target_upper: Optional[str],
+    _registered: int,
 ) -> Tuple[Rule, ...]:
     """Cached per selection (the engine asks once per file); keyed on the registry's size too,
     so a rule registered later (a test's) is seen."""

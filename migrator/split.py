@@ -66,9 +66,7 @@ def _migrated(text: str, settings: Settings) -> str:
     return _migrate_python(text, settings, Options(), None)[0]
 
 
-def write_patches(
-    files: Sequence[Path], settings: Settings, directory: Path
-) -> SplitResult:
+def write_patches(files: Sequence[Path], settings: Settings, directory: Path) -> SplitResult:
     rules = {rule.code: rule for rule in settings.active_rules()}
     per_rule: Dict[str, List[str]] = {}
     remaining: List[str] = []

@@ -283,7 +283,9 @@ def occurrences(text: str, word: str) -> Occurrences:
     while i >= 0:
         after = i + size
         before_char = text[i - 1] if i else ""
-        if (not before_char or not _ident_char(before_char)) and (after >= n or not _ident_char(text[after])):
+        if (not before_char or not _ident_char(before_char)) and (
+            after >= n or not _ident_char(text[after])
+        ):
             if before_char in _OPENS_STRING and after < n and text[after] in _CLOSES_STRING:
                 found.quoted = True
             j = _previous(text, i)
@@ -457,7 +459,9 @@ class TextGate:
         i = text.find(name)
         while i >= 0:
             after = i + size
-            if (i == 0 or not _ident_char(text[i - 1])) and (after >= n or not _ident_char(text[after])):
+            if (i == 0 or not _ident_char(text[i - 1])) and (
+                after >= n or not _ident_char(text[after])
+            ):
                 k = _next(text, after)
                 if k < n and (text[k] == ":" or (text[k] == "=" and text[k + 1 : k + 2] != "=")):
                     return True
@@ -507,7 +511,10 @@ _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def admitted(
-    text: str, rules: Tuple["Rule", ...], hits: FrozenSet[str], tokens: Optional[Sequence[str]] = None
+    text: str,
+    rules: Tuple["Rule", ...],
+    hits: FrozenSet[str],
+    tokens: Optional[Sequence[str]] = None,
 ) -> Tuple["Rule", ...]:
     """The rules among ``rules`` with a trigger word in ``hits`` written as one of their sites,
     and whose own :meth:`Rule.text_gate` agrees.  ``tokens``: the text's identifier-like tokens,

@@ -110,7 +110,9 @@ def _record(ctx: Context, node: cst.CSTNode, new: cst.CSTNode, code: str, messag
 
 
 # -- repeated types -----------------------------------------------------------------------------
-def _type_key(ctx: Context, node: cst.CSTNode, same_types: Dict[str, str]) -> Tuple[Optional[str], bool]:
+def _type_key(
+    ctx: Context, node: cst.CSTNode, same_types: Dict[str, str]
+) -> Tuple[Optional[str], bool]:
     """What type a member names (None: not a plain type reference) and whether it is the
     modern spelling of it (not an alias)."""
     if isinstance(node, cst.Name) and node.value == "None":
@@ -178,11 +180,17 @@ def _bitor_members(node: cst.BinaryOperation) -> Optional[List[cst.BaseExpressio
     return members[::-1]
 
 
-def _tidy_bitor(ctx: Context, node: cst.BinaryOperation, code: str, same_types: Dict[str, str]) -> None:
+def _tidy_bitor(
+    ctx: Context, node: cst.BinaryOperation, code: str, same_types: Dict[str, str]
+) -> None:
     parent = ctx.parent(node)
     if not isinstance(node.operator, cst.BitOr):
         return
-    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.BitOr) and not node.lpar:
+    if (
+        isinstance(parent, cst.BinaryOperation)
+        and isinstance(parent.operator, cst.BitOr)
+        and not node.lpar
+    ):
         return  # the outermost ``|`` of the chain does it
     values = _bitor_members(node) or []
     kept, swap = _unique(ctx, values, same_types)
@@ -257,7 +265,10 @@ def _pure_test(ctx: Context, node: cst.BaseExpression) -> bool:
         )
     if isinstance(node, cst.Comparison):
         operands = [node.left, *(c.comparator for c in node.comparisons)]
-        return all(_pure_dotted(_bare(o)) or isinstance(o, (cst.Integer, cst.SimpleString)) for o in operands)
+        return all(
+            _pure_dotted(_bare(o)) or isinstance(o, (cst.Integer, cst.SimpleString))
+            for o in operands
+        )
     return False
 
 
@@ -290,7 +301,9 @@ def _tidy_same_branches(ctx: Context, node: cst.If, code: str) -> None:
     statements[0] = statements[0].with_changes(leading_lines=node.leading_lines)
     message = f"the branches of `if {ctx.code(node.test)}:` are the same after the rewrite: one"
     if id(node) not in ctx.edits and not any(id(up) in ctx.edits for up in ctx.ancestors(node)):
-        ctx.edits[id(node)] = Edit(node, cst.FlattenSentinel(statements), code, message, Safety.SAFE)
+        ctx.edits[id(node)] = Edit(
+            node, cst.FlattenSentinel(statements), code, message, Safety.SAFE
+        )
 
 
 def _class_members(node: cst.BaseExpression) -> List[cst.BaseElement]:
@@ -303,7 +316,11 @@ def _tidy_or_chain(ctx: Context, node: cst.BooleanOperation, code: str) -> None:
     if not isinstance(node.operator, cst.Or):
         return
     parent = ctx.parent(node)
-    if isinstance(parent, cst.BooleanOperation) and isinstance(parent.operator, cst.Or) and not node.lpar:
+    if (
+        isinstance(parent, cst.BooleanOperation)
+        and isinstance(parent.operator, cst.Or)
+        and not node.lpar
+    ):
         return  # the outermost ``or`` of the chain does it
     operands = _chain(_bare(node), cst.Or)
     texts = [ctx.module.code_for_node(_bare(o)) for o in operands]

@@ -164,12 +164,14 @@ def _fast_visit(node: cst.CSTNode, on_visit: Callable, on_leave: Callable) -> No
     on_leave(node)
 
 
-_HOOKS: "weakref.WeakKeyDictionary[type, Dict[type, Tuple[Optional[Callable], Optional[Callable]]]]" = (
-    weakref.WeakKeyDictionary()
-)
+_HOOKS: "weakref.WeakKeyDictionary[type, Dict[type, Tuple[Optional[Callable], Optional[Callable]]]]" = weakref.WeakKeyDictionary()
 
 
-def _dispatch_visit(node: cst.CSTNode, visitor: cst.CSTVisitor, hooks: Dict[type, Tuple[Optional[Callable], Optional[Callable]]]) -> None:
+def _dispatch_visit(
+    node: cst.CSTNode,
+    visitor: cst.CSTVisitor,
+    hooks: Dict[type, Tuple[Optional[Callable], Optional[Callable]]],
+) -> None:
     kind = type(node)
     pair = hooks.get(kind)
     if pair is None:
@@ -264,7 +266,9 @@ def _learn_fields(node: cst.CSTNode) -> Tuple[Callable, Tuple[str, ...], Tuple[s
                 before = old[1][index - 1] if index else None
                 names.insert(names.index(before) + 1 if before in names else len(names), name)
     missing = tuple(
-        f.name for f in dataclasses.fields(node) if f.name not in names and "libcst._nodes" in str(f.type)
+        f.name
+        for f in dataclasses.fields(node)
+        if f.name not in names and "libcst._nodes" in str(f.type)
     )
     getter = operator.attrgetter(*names) if names else (lambda _node: ())
     entry = (getter, tuple(names), missing, len(names) == 1)

@@ -34,7 +34,9 @@ def all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
     return parents
 
 
-def walk_module(module: cst.CSTNode) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
+def walk_module(
+    module: cst.CSTNode,
+) -> Tuple[Dict[int, cst.CSTNode], Dict[type, List[cst.CSTNode]]]:
     """id(node) -> parent, and type -> nodes in source order (LibCST's visiting order), for
     every node under ``module`` but whitespace, comments and punctuation (see
     :func:`migrator.traversal.structural_children`).

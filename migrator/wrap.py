@@ -136,7 +136,9 @@ def _root(ctx: Context, node: cst.CSTNode, number: int) -> Optional[cst.BaseExpr
                 break
             if isinstance(up, cst.BaseExpression):
                 root = up
-            elif not isinstance(up, (cst.Arg, cst.Element, cst.StarredElement, cst.ComparisonTarget)):
+            elif not isinstance(
+                up, (cst.Arg, cst.Element, cst.StarredElement, cst.ComparisonTarget)
+            ):
                 break
         return root
     best: Optional[cst.BaseExpression] = None
@@ -155,7 +157,13 @@ def _root(ctx: Context, node: cst.CSTNode, number: int) -> Optional[cst.BaseExpr
 
 
 def _relayout(
-    ctx: Context, root: cst.BaseExpression, line: str, limit: int, unit: int, black: bool, rule_code: str
+    ctx: Context,
+    root: cst.BaseExpression,
+    line: str,
+    limit: int,
+    unit: int,
+    black: bool,
+    rule_code: str,
 ) -> None:
     ancestors = ctx.ancestors(root)
     if id(root) in ctx.edits or any(id(up) in ctx.edits for up in ancestors):
@@ -181,7 +189,11 @@ def _relayout(
     suffix = line[end:]
     rendered = _render([doc, suffix], limit, start, indent, unit)
     new_lines = (line[:start] + rendered).split("\n")
-    if len(new_lines) < 2 or not rendered.endswith(suffix) or max(len(x) for x in new_lines) >= len(line):
+    if (
+        len(new_lines) < 2
+        or not rendered.endswith(suffix)
+        or max(len(x) for x in new_lines) >= len(line)
+    ):
         return
     body = rendered[: len(rendered) - len(suffix)].split("\n")
     relative = "\n".join([body[0]] + [x[block:] for x in body[1:]])
@@ -194,7 +206,9 @@ def _relayout(
     _laid_out(ctx).append(new)
 
 
-def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: int, rule_code: str) -> None:
+def _split_string(
+    ctx: Context, string: cst.FormattedString, line: str, limit: int, rule_code: str
+) -> None:
     """An f-string that continues an implicit concatenation on its own line (so it stands
     inside brackets) is split in two at a space of its text, the second piece on a line of
     its own aligned with it, as maintainers split a message that grew."""
@@ -216,7 +230,11 @@ def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: i
         text = ctx.module.code_for_node(part)
         if isinstance(part, cst.FormattedStringText):
             for offset, char in enumerate(text):
-                if char == " " and width + offset + 1 + len(quote) <= limit and offset + 1 < len(text):
+                if (
+                    char == " "
+                    and width + offset + 1 + len(quote) <= limit
+                    and offset + 1 < len(text)
+                ):
                     best = (index, offset + 1)
         width += len(text)
     if best is None:
@@ -227,10 +245,14 @@ def _split_string(ctx: Context, string: cst.FormattedString, line: str, limit: i
     tail = [cst.FormattedStringText(text[offset:]), *string.parts[index + 1 :]]
     pieces = [_piece(string, head), _piece(string, tail)]
     whitespace = cst.ParenthesizedWhitespace(
-        first_line=cst.TrailingWhitespace(), indent=True, last_line=cst.SimpleWhitespace(" " * (column - block))
+        first_line=cst.TrailingWhitespace(),
+        indent=True,
+        last_line=cst.SimpleWhitespace(" " * (column - block)),
     )
     new = cst.ConcatenatedString(left=pieces[0], right=pieces[1], whitespace_between=whitespace)
-    if max(len(x) for x in (line[: column] + ctx.module.code_for_node(new)).split("\n")) >= len(line):
+    if max(len(x) for x in (line[:column] + ctx.module.code_for_node(new)).split("\n")) >= len(
+        line
+    ):
         return
     message = f"split a string the rewrite made longer than {limit} columns"
     ctx.edits[id(string)] = Edit(string, new, rule_code, message, Safety.SAFE)
@@ -244,8 +266,15 @@ def _piece(
     texts = [p for p in parts if isinstance(p, cst.FormattedStringText) and p.value]
     if len(texts) == len(parts) and not any("{" in p.value or "}" in p.value for p in texts):
         prefix = string.prefix.replace("f", "").replace("F", "")
-        return cst.SimpleString(prefix + string.start[len(string.prefix) :] + "".join(p.value for p in texts) + string.end)
-    return string.with_changes(parts=[p for p in parts if not (isinstance(p, cst.FormattedStringText) and not p.value)])
+        return cst.SimpleString(
+            prefix
+            + string.start[len(string.prefix) :]
+            + "".join(p.value for p in texts)
+            + string.end
+        )
+    return string.with_changes(
+        parts=[p for p in parts if not (isinstance(p, cst.FormattedStringText) and not p.value)]
+    )
 
 
 def _in_header(ctx: Context, node: cst.CSTNode) -> bool:
@@ -278,7 +307,9 @@ class _Builder:
         if isinstance(node, cst.Call) and node.args and _plain(node.whitespace_before_args):
             items = [self._arg(arg) for arg in node.args]
             head = self.code(node.func) + self.code(node.whitespace_after_func) + "("
-            return self._parens(node, self._bracketed(head, items, ")", trailing=not _starred(node.args)))
+            return self._parens(
+                node, self._bracketed(head, items, ")", trailing=not _starred(node.args))
+            )
         if isinstance(node, cst.BooleanOperation) and node.lpar:
             operands, operators = _operands(node)
             parts: List[Doc] = [self.build(operands[0])]
@@ -287,15 +318,24 @@ class _Builder:
             inner = cst.Module(body=[]).code_for_node(node.lpar[0])
             closing = cst.Module(body=[]).code_for_node(node.rpar[0])
             unwrapped = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
-            group = ("group", [inner, ("indent", [_SOFT, *parts]), _SOFT if self.black else "", closing])
+            group = (
+                "group",
+                [inner, ("indent", [_SOFT, *parts]), _SOFT if self.black else "", closing],
+            )
             return self._parens(unwrapped, group)
-        if isinstance(node, (cst.List, cst.Tuple)) and node.elements and (isinstance(node, cst.List) or node.lpar):
+        if (
+            isinstance(node, (cst.List, cst.Tuple))
+            and node.elements
+            and (isinstance(node, cst.List) or node.lpar)
+        ):
             items = [self._element(e) for e in node.elements]
             if isinstance(node, cst.List):
                 return self._parens(node, self._bracketed("[", items, "]", trailing=True))
             outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
             one = len(items) == 1
-            return self._parens(outer, self._bracketed("(", items, ")", trailing=not one, comma=one))
+            return self._parens(
+                outer, self._bracketed("(", items, ")", trailing=not one, comma=one)
+            )
         if isinstance(node, (cst.GeneratorExp, cst.ListComp)) and not node.for_in.asynchronous:
             return self._comprehension(node)
         return self._generic(node)
@@ -305,7 +345,9 @@ class _Builder:
         rpar = "".join(self.code(p) for p in getattr(node, "rpar", ()))
         return [lpar, doc, rpar] if lpar or rpar else doc
 
-    def _bracketed(self, head: str, items: Sequence[Doc], close: str, trailing: bool, comma: bool = False) -> Doc:
+    def _bracketed(
+        self, head: str, items: Sequence[Doc], close: str, trailing: bool, comma: bool = False
+    ) -> Doc:
         joined: List[Doc] = []
         for index, item in enumerate(items):
             if index:
@@ -315,10 +357,17 @@ class _Builder:
             joined.append(",")
         elif self.black and trailing:
             joined.append(("ifbreak", ","))
-        return ("group", [head, ("indent", [_SOFT, ("group", joined)]), _SOFT if self.black else "", close])
+        return (
+            "group",
+            [head, ("indent", [_SOFT, ("group", joined)]), _SOFT if self.black else "", close],
+        )
 
     def _arg(self, arg: cst.Arg) -> Doc:
-        bare = arg.with_changes(value=cst.Name("_"), comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+        bare = arg.with_changes(
+            value=cst.Name("_"),
+            comma=cst.MaybeSentinel.DEFAULT,
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        )
         prefix = self.code(bare)[:-1]
         return [prefix, self.build(arg.value)]
 
@@ -350,11 +399,15 @@ class _Builder:
         clauses = self.code(node.for_in.with_changes(whitespace_before=cst.SimpleWhitespace("")))
         body = ("group", [self.build(node.elt), _LINE, clauses])
         if isinstance(node, cst.ListComp):
-            return self._parens(node, ("group", ["[", ("indent", [_SOFT, body]), _SOFT if self.black else "", "]"]))
+            return self._parens(
+                node, ("group", ["[", ("indent", [_SOFT, body]), _SOFT if self.black else "", "]"])
+            )
         if not node.lpar:
             return body
         outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
-        return self._parens(outer, ("group", ["(", ("indent", [_SOFT, body]), _SOFT if self.black else "", ")"]))
+        return self._parens(
+            outer, ("group", ["(", ("indent", [_SOFT, body]), _SOFT if self.black else "", ")"])
+        )
 
 
 def _plain(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
@@ -397,7 +450,11 @@ def _operands(node: cst.BooleanOperation) -> Tuple[List[cst.BaseExpression], Lis
 
     def walk(part: cst.BaseExpression, top: bool) -> None:
         # ``(a and b) and c`` is ``a and b and c`` (same values, same order of evaluation)
-        if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, kind) and (top or len(part.lpar) <= 1):
+        if (
+            isinstance(part, cst.BooleanOperation)
+            and isinstance(part.operator, kind)
+            and (top or len(part.lpar) <= 1)
+        ):
             walk(part.left, False)
             operators.append("and" if kind is cst.And else "or")
             walk(part.right, False)

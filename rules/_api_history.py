@@ -120,7 +120,9 @@ class ApiHistory:
         low, high = self.first_index(target), self.last_index(upper)
         return low, max(low, high)
 
-    def absence(self, qualname: str, target: Version, upper: Optional[Version] = None) -> Optional[Absence]:
+    def absence(
+        self, qualname: str, target: Version, upper: Optional[Version] = None
+    ) -> Optional[Absence]:
         """Why ``qualname`` is missing somewhere in ``target``..``upper``; None when it is
         there throughout, or when the history does not know it."""
         known = self.lookup(qualname)
@@ -130,7 +132,9 @@ class ApiHistory:
         if any(first <= low and last >= high for first, last in known.present):
             return None
         inside = [(max(a, low), min(b, high)) for a, b in known.present if b >= low and a <= high]
-        deprecated = self.releases[known.deprecated_since] if known.deprecated_since is not None else None
+        deprecated = (
+            self.releases[known.deprecated_since] if known.deprecated_since is not None else None
+        )
         if not inside:
             after = [a for a, _ in known.present if a > high]
             before = [b for _, b in known.present if b < low]
@@ -162,7 +166,9 @@ class ApiHistory:
             for parent, members in self._modules.items():
                 for name, entry in members.items():
                     flat = entry[0]
-                    if not any(flat[i] <= low and flat[i + 1] >= high for i in range(0, len(flat), 2)):
+                    if not any(
+                        flat[i] <= low and flat[i + 1] >= high for i in range(0, len(flat), 2)
+                    ):
                         names.add(f"{parent}.{name}")
             found = self._missing[key] = frozenset(names)
         return found
@@ -185,11 +191,14 @@ class ApiHistory:
         them): Python modules of some release, and the compiled jaxlib modules ``jax.lib``
         binds."""
         return frozenset(
-            q for q in self.first_missing(target, upper)
+            q
+            for q in self.first_missing(target, upper)
             if q.startswith("jax.lib.") or (self.lookup(q) or _NOT_MODULE).is_module
         )
 
-    def exists_throughout(self, qualname: str, target: Version, upper: Optional[Version] = None) -> bool:
+    def exists_throughout(
+        self, qualname: str, target: Version, upper: Optional[Version] = None
+    ) -> bool:
         """True when ``qualname`` exists on every release of the range (as far as known)."""
         return self.lookup(qualname) is not None and self.absence(qualname, target, upper) is None
 
@@ -215,7 +224,10 @@ class ActsWhereMissing(Rule):
     gone_modules: Tuple[str, ...] = ()
 
     def for_target(
-        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+        self,
+        target: Version,
+        set_aside: FrozenSet[str] = frozenset(),
+        upper: Optional[Version] = None,
     ) -> Rule:
         return _where_missing(type(self), tuple(target), upper and tuple(upper))
 

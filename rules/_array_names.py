@@ -18,7 +18,12 @@ GDA_CLASS_NAMES = frozenset(m + ".GlobalDeviceArray" for m in GDA_MODULES)
 GDA_CONSTRUCTORS = frozenset(
     name + suffix
     for name in GDA_CLASS_NAMES
-    for suffix in ("", ".from_callback", ".from_batched_callback", ".from_batched_callback_with_devices")
+    for suffix in (
+        "",
+        ".from_callback",
+        ".from_batched_callback",
+        ".from_batched_callback_with_devices",
+    )
 )
 ARRAY_TYPES = frozenset(
     {

@@ -74,7 +74,10 @@ class ArrayTypeRule(Rule):
             )
             return
         if is_class_base(site):
-            ctx.report(site.node, f"subclassing {self.label}: jax.Array cannot be subclassed; wrap the array instead")
+            ctx.report(
+                site.node,
+                f"subclassing {self.label}: jax.Array cannot be subclassed; wrap the array instead",
+            )
             return
         position = isinstance_position(site)
         if position is not None and position[1] is not None:

@@ -60,16 +60,34 @@ def in_type_expression(site: NameSite, ctx: Context) -> bool:
             qualname = ctx.qualname(value, site.scope)
             if qualname in _TYPING_FORMS:
                 return True
-            if isinstance(value, cst.Name) and value.value in _BUILTIN_GENERICS and site.scope.lookup(value.value) is None:
+            if (
+                isinstance(value, cst.Name)
+                and value.value in _BUILTIN_GENERICS
+                and site.scope.lookup(value.value) is None
+            ):
                 return True
             return False
-        if not isinstance(ancestor, (cst.SubscriptElement, cst.Index, cst.Tuple, cst.Element, cst.List, cst.BinaryOperation)):
+        if not isinstance(
+            ancestor,
+            (
+                cst.SubscriptElement,
+                cst.Index,
+                cst.Tuple,
+                cst.Element,
+                cst.List,
+                cst.BinaryOperation,
+            ),
+        ):
             return False
     return False
 
 
 def is_class_base(site: NameSite) -> bool:
-    return isinstance(site.parent, cst.Arg) and len(site.ancestors) >= 2 and isinstance(site.ancestors[-2], cst.ClassDef)
+    return (
+        isinstance(site.parent, cst.Arg)
+        and len(site.ancestors) >= 2
+        and isinstance(site.ancestors[-2], cst.ClassDef)
+    )
 
 
 def expr_code(node: cst.CSTNode) -> str:
@@ -157,7 +175,10 @@ def predicate_fix(
         subsumed = False
         for element in tuple_node.elements:
             if isinstance(element, cst.StarredElement):
-                ctx.report(site.node, f"isinstance with a starred class tuple: rewrite by hand as `{recipe}`")
+                ctx.report(
+                    site.node,
+                    f"isinstance with a starred class tuple: rewrite by hand as `{recipe}`",
+                )
                 return True
             qualname = ctx.qualname(element.value, site.scope)
             if qualname in legacy:
@@ -184,7 +205,9 @@ def predicate_fix(
     elif op != "call" and _needs_parens(ctx.parent(call), op):
         new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     if safety is Safety.SAFE:
-        message = f"isinstance(..., {class_name}) dropped from a class tuple that already holds jax.Array"
+        message = (
+            f"isinstance(..., {class_name}) dropped from a class tuple that already holds jax.Array"
+        )
     else:
         message = f"isinstance(..., {class_name}) -> {recipe}"
     ctx.replace(call, new, message, safety=safety)
@@ -208,10 +231,16 @@ def type_reference(
         )
         return
     if is_called(site):
-        ctx.report(site.node, f"{class_name}(...) constructs a legacy array; build a jax.Array instead ({recipe})")
+        ctx.report(
+            site.node,
+            f"{class_name}(...) constructs a legacy array; build a jax.Array instead ({recipe})",
+        )
         return
     if is_class_base(site):
-        ctx.report(site.node, f"subclassing {class_name}: jax.Array cannot be subclassed; redesign (e.g. wrap the array)")
+        ctx.report(
+            site.node,
+            f"subclassing {class_name}: jax.Array cannot be subclassed; redesign (e.g. wrap the array)",
+        )
         return
     if annotations_only and not in_type_expression(site, ctx):
         ctx.report(
@@ -220,7 +249,12 @@ def type_reference(
             f"it would need {recipe}; replace by hand",
         )
         return
-    ctx.replace(site.node, ctx.ref(ARRAY, site.scope), f"{ctx.code(site.node)} -> {ARRAY}", safety=Safety.SAFE)
+    ctx.replace(
+        site.node,
+        ctx.ref(ARRAY, site.scope),
+        f"{ctx.code(site.node)} -> {ARRAY}",
+        safety=Safety.SAFE,
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -228,7 +262,9 @@ def _word_pattern(words: Tuple[str, ...]) -> "re.Pattern[str]":
     return re.compile(r"\b(?:{})\b".format("|".join(re.escape(w) for w in words)))
 
 
-def report_string_annotations(ctx: Context, word: str, recipe: str, names: FrozenSet[str] = frozenset()) -> None:
+def report_string_annotations(
+    ctx: Context, word: str, recipe: str, names: FrozenSet[str] = frozenset()
+) -> None:
     """String annotations are not rewritten; one that names the legacy class is reported.
 
     Names the class was imported under (``from jax.numpy import DeviceArray as DA``) count too;
@@ -256,4 +292,7 @@ def report_string_annotations(ctx: Context, word: str, recipe: str, names: Froze
     pattern = _word_pattern(tuple(words))
     found = [node for node in strings if pattern.search(node.value)]
     for node in found:
-        ctx.report(node, f"string annotation {node.value} names {word}, which no longer exists; write {recipe}")
+        ctx.report(
+            node,
+            f"string annotation {node.value} names {word}, which no longer exists; write {recipe}",
+        )

@@ -69,7 +69,9 @@ def expression_statement(ctx: Context, expr: cst.BaseExpression) -> Optional[cst
     return None
 
 
-def _as_statements(body: Union[cst.IndentedBlock, cst.SimpleStatementSuite]) -> List[cst.BaseStatement]:
+def _as_statements(
+    body: Union[cst.IndentedBlock, cst.SimpleStatementSuite],
+) -> List[cst.BaseStatement]:
     if isinstance(body, cst.SimpleStatementSuite):
         small = list(body.body)
         if small:

@@ -20,7 +20,12 @@ from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._flow import name_loads
 
 MESH_MAKERS = frozenset(
-    {"jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh"}
+    {
+        "jax.sharding.Mesh",
+        "jax.make_mesh",
+        "jax.experimental.maps.Mesh",
+        "jax.interpreters.pxla.Mesh",
+    }
 )
 
 
@@ -56,7 +61,9 @@ def calling_blocks(ctx: Context, built: cst.Call) -> Tuple[List[cst.With], List[
                 raise NotFound(f"{use.value} is used other than by calls")
             block = _mesh_block(ctx, call)
             if block is None:
-                raise NotFound(f"{use.value}(...) is not called directly inside a `with mesh:` block")
+                raise NotFound(
+                    f"{use.value}(...) is not called directly inside a `with mesh:` block"
+                )
             if block not in blocks:
                 blocks.append(block)
         if not blocks:
@@ -114,7 +121,8 @@ def _assigned_name(ctx: Context, value: cst.Call) -> Tuple[cst.Name, object]:
 def _uses(ctx: Context, name: cst.Name, scope) -> List[cst.Name]:  # noqa: ANN001
     binding = (scope.lookup(name.value) or [None])[0]
     return [
-        use for use in name_loads(ctx).get(name.value, ())
+        use
+        for use in name_loads(ctx).get(name.value, ())
         if use is not name and (ctx.scope_of(use).lookup(name.value) or [None])[0] is binding
     ]
 
@@ -127,7 +135,9 @@ def _mesh_block(ctx: Context, call: cst.Call) -> Optional[cst.With]:
         if isinstance(ancestor, cst.With):
             if len(ancestor.items) != 1 or ancestor.items[0].asname is not None:
                 return None
-            return ancestor if _is_mesh(ctx, ancestor.items[0].item, ctx.scope_of(ancestor)) else None
+            return (
+                ancestor if _is_mesh(ctx, ancestor.items[0].item, ctx.scope_of(ancestor)) else None
+            )
     return None
 
 
@@ -138,5 +148,8 @@ def _is_mesh(ctx: Context, expr: cst.BaseExpression, scope) -> bool:  # noqa: AN
         from jaxmigrate.rules._flow import single_value
 
         value = single_value(ctx, expr, scope)
-        return isinstance(value, cst.Call) and ctx.qualname(value.func, ctx.scope_of(value)) in MESH_MAKERS
+        return (
+            isinstance(value, cst.Call)
+            and ctx.qualname(value.func, ctx.scope_of(value)) in MESH_MAKERS
+        )
     return False

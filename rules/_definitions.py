@@ -61,7 +61,8 @@ def is_method(ctx: Context, node: cst.FunctionDef) -> bool:
 
 def _is_staticmethod(node: cst.FunctionDef) -> bool:
     return any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in node.decorators
     )
 
 

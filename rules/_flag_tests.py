@@ -18,7 +18,9 @@ from jaxmigrate.rules._config import _as_statements, _with_leading, literal_bool
 
 FLAG = "jax_array"
 PARAMETERIZED = "absl.testing.parameterized"
-CASE_DECORATORS = frozenset(f"{PARAMETERIZED}.{n}" for n in ("parameters", "named_parameters", "product"))
+CASE_DECORATORS = frozenset(
+    f"{PARAMETERIZED}.{n}" for n in ("parameters", "named_parameters", "product")
+)
 ABSL_DEFINES = frozenset({"absl.flags.DEFINE_bool", "absl.flags.DEFINE_boolean"})
 _Case = Optional[cst.BaseExpression]  # None: the case is dropped
 
@@ -35,7 +37,10 @@ def flag_definition(ctx: Context, call: cst.Call, anchor: cst.CSTNode) -> None:
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         ctx.replace(statement, cst.RemovalSentinel.REMOVE, message, Safety.UNSAFE)
         return
-    ctx.report(anchor, "the jax_array flag is always on since JAX 0.4.7: delete this definition and its reads")
+    ctx.report(
+        anchor,
+        "the jax_array flag is always on since JAX 0.4.7: delete this definition and its reads",
+    )
 
 
 def parameterized_tests(ctx: Context) -> None:
@@ -47,7 +52,9 @@ def parameterized_tests(ctx: Context) -> None:
 def _functions(node: cst.CSTNode) -> List[cst.FunctionDef]:
     found: List[cst.FunctionDef] = []
     for child in node.children:
-        if isinstance(child, cst.FunctionDef) and any(p.name.value == FLAG for p in child.params.params):
+        if isinstance(child, cst.FunctionDef) and any(
+            p.name.value == FLAG for p in child.params.params
+        ):
             found.append(child)
         if isinstance(child, (cst.Module, cst.ClassDef, cst.IndentedBlock, cst.FunctionDef)):
             found += _functions(child)
@@ -57,8 +64,10 @@ def _functions(node: cst.CSTNode) -> List[cst.FunctionDef]:
 def _parameterized(ctx: Context, function: cst.FunctionDef) -> None:
     scope = ctx.scope_of(function)
     decorators = [
-        d for d in function.decorators
-        if isinstance(d.decorator, cst.Call) and ctx.qualname(d.decorator.func, scope) in CASE_DECORATORS
+        d
+        for d in function.decorators
+        if isinstance(d.decorator, cst.Call)
+        and ctx.qualname(d.decorator.func, scope) in CASE_DECORATORS
     ]
     if len(decorators) != 1:
         return
@@ -74,17 +83,24 @@ def _parameterized(ctx: Context, function: cst.FunctionDef) -> None:
     uses = _uses(function)
     where = f"the test cases of {function.name.value} over jax_array"
     if new_call is None or uses is None:
-        ctx.report(call, f"{where}: jax.Array is always on since JAX 0.4.7; delete the False cases and the parameter")
+        ctx.report(
+            call,
+            f"{where}: jax.Array is always on since JAX 0.4.7; delete the False cases and the parameter",
+        )
         return
     kept = [d for d in function.decorators if d is not decorator]
     if new_call is not cst.RemovalSentinel.REMOVE:
-        kept.insert(function.decorators.index(decorator), decorator.with_changes(decorator=new_call))
+        kept.insert(
+            function.decorators.index(decorator), decorator.with_changes(decorator=new_call)
+        )
     index = names.index(FLAG)
     params.pop(index)
     if params and index == len(params):
         params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     body = function.body.visit(_Substitute(uses))
-    new = function.with_changes(decorators=kept, params=function.params.with_changes(params=params), body=body)
+    new = function.with_changes(
+        decorators=kept, params=function.params.with_changes(params=params), body=body
+    )
     ctx.replace(
         function,
         new,
@@ -143,7 +159,9 @@ def _case(value: cst.BaseExpression, named: bool, position: int, count: int):  #
     if isinstance(value, cst.Tuple):
         elements = list(value.elements)
         index = position + (1 if named else 0)
-        if len(elements) != count + (1 if named else 0) or any(isinstance(e, cst.StarredElement) for e in elements):
+        if len(elements) != count + (1 if named else 0) or any(
+            isinstance(e, cst.StarredElement) for e in elements
+        ):
             return False
         flag = literal_bool(elements[index].value, None)
         if flag is None:
@@ -151,14 +169,22 @@ def _case(value: cst.BaseExpression, named: bool, position: int, count: int):  #
         if not flag:
             return None
         elements.pop(index)
-        if len(elements) == 1 and not named and not isinstance(elements[0].value, (cst.Tuple, cst.Dict)):
+        if (
+            len(elements) == 1
+            and not named
+            and not isinstance(elements[0].value, (cst.Tuple, cst.Dict))
+        ):
             return elements[0].value  # one argument left: a plain case
         if elements:
             elements[-1] = elements[-1].with_changes(
                 comma=cst.Comma() if len(elements) == 1 else cst.MaybeSentinel.DEFAULT
             )
         return value.with_changes(elements=elements)
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "dict"
+    ):
         args = list(value.args)
         found = [a for a in args if a.keyword is not None and a.keyword.value == FLAG]
         if len(found) != 1 or any(a.keyword is None for a in args):
@@ -265,7 +291,9 @@ class _Substitute(cst.CSTTransformer):
         test = original.test
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         name = test.expression if negated else test  # type: ignore[attr-defined]
-        if id(original) in self.elifs or not (isinstance(name, cst.Name) and id(name) in self.reads):
+        if id(original) in self.elifs or not (
+            isinstance(name, cst.Name) and id(name) in self.reads
+        ):
             return updated
         if not negated:
             statements = _as_statements(updated.body)  # type: ignore[arg-type]

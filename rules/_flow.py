@@ -34,7 +34,9 @@ from jaxmigrate.rules._helpers import ScopeBodyVisitor
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
 BUFFER_LISTS = frozenset({"device_buffers"})
 SHARD_LISTS = frozenset({"addressable_shards", "global_shards", "local_shards"})
-ARRAY_NAMES = frozenset({"Array", "ndarray", "DeviceArray", "ShardedDeviceArray", "GlobalDeviceArray", "ArrayImpl"})
+ARRAY_NAMES = frozenset(
+    {"Array", "ndarray", "DeviceArray", "ShardedDeviceArray", "GlobalDeviceArray", "ArrayImpl"}
+)
 
 
 class _Returns(ScopeBodyVisitor):
@@ -58,7 +60,8 @@ def local_function(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.F
     if not bindings or len(bindings) != 1 or bindings[0].is_import:
         return None
     found = [
-        f for f in ctx.nodes(cst.FunctionDef)
+        f
+        for f in ctx.nodes(cst.FunctionDef)
         if f.name.value == name.value and ctx.scope_of(f) is bindings[0].scope  # type: ignore[attr-defined]
     ]
     return found[0] if len(found) == 1 else None  # type: ignore[return-value]
@@ -77,8 +80,14 @@ def helper_return_tie(ctx: Context, function: cst.FunctionDef, tie_of: Callable,
     if not all(t.tied for t in ties):
         return None
     first = ties[0]
-    kind = "likely" if any(t.kind == "likely" for t in ties) else ("gda" if all(t.kind == "gda" for t in ties) else "array")
-    return first.__class__(kind, f"returned by {function.name.value}(), {first.reason}", pmap=any(t.pmap for t in ties))
+    kind = (
+        "likely"
+        if any(t.kind == "likely" for t in ties)
+        else ("gda" if all(t.kind == "gda" for t in ties) else "array")
+    )
+    return first.__class__(
+        kind, f"returned by {function.name.value}(), {first.reason}", pmap=any(t.pmap for t in ties)
+    )
 
 
 def iterated(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
@@ -96,14 +105,18 @@ def iterated(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExp
             comp = comp.inner_for_in
         return None
     loops = [
-        loop for loop in ctx.nodes(cst.For)
-        if isinstance(loop.target, cst.Name) and loop.target.value == name.value  # type: ignore[attr-defined]
+        loop
+        for loop in ctx.nodes(cst.For)
+        if isinstance(loop.target, cst.Name)
+        and loop.target.value == name.value  # type: ignore[attr-defined]
         and ctx.scope_of(loop) is home
     ]
     return loops[0].iter if len(loops) == 1 else None  # type: ignore[attr-defined]
 
 
-def element_tie(ctx: Context, iterable: cst.BaseExpression, scope: Scope, tie_of: Callable, depth: int):  # noqa: ANN201
+def element_tie(
+    ctx: Context, iterable: cst.BaseExpression, scope: Scope, tie_of: Callable, depth: int
+):  # noqa: ANN201
     """The tie of one element of ``iterable``: ``x.device_buffers`` (arrays), a list display or
     comprehension of tied values; shards are handled by :func:`shard_tie`."""
     cls = Tie
@@ -153,13 +166,18 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
     function = bindings[0].scope.node
     if not isinstance(function, cst.FunctionDef) or function.decorators or function.asynchronous:
         return None
-    if is_method(ctx, function) or len(scope_definitions(ctx, bindings[0].scope).get(name.value, [])) != 1:
+    if (
+        is_method(ctx, function)
+        or len(scope_definitions(ctx, bindings[0].scope).get(name.value, [])) != 1
+    ):
         return None
     params = function.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
         return None
     positional = [*params.posonly_params, *params.params]
-    param = next((p for p in [*positional, *params.kwonly_params] if p.name.value == name.value), None)
+    param = next(
+        (p for p in [*positional, *params.kwonly_params] if p.name.value == name.value), None
+    )
     if param is None or param.default is not None:
         return None
     position = positional.index(param) if param in positional else None
@@ -188,6 +206,7 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
 
 def name_loads(ctx: Context) -> dict:
     """identifier -> the ``Name`` references to it (one index per round)."""
+
     def build() -> dict:
         index: dict = {}
         for use in ctx.nodes(cst.Name):
@@ -199,6 +218,7 @@ def name_loads(ctx: Context) -> dict:
 
 def _attributes_named(ctx: Context) -> dict:
     """attribute name -> the ``Attribute`` nodes ending with it (one index per round)."""
+
     def build() -> dict:
         index: dict = {}
         for node in ctx.nodes(cst.Attribute):
@@ -208,7 +228,9 @@ def _attributes_named(ctx: Context) -> dict:
     return ctx.memo(("flow", "attributes_named"), build)
 
 
-def _argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
+def _argument(
+    call: cst.Call, keyword: str, position: Optional[int]
+) -> Optional[cst.BaseExpression]:
     """What ``call`` passes for the parameter ``keyword`` at ``position`` (None: unknown)."""
     index = 0
     for arg in call.args:
@@ -239,8 +261,12 @@ def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Calla
     for statement in owner.body.body:  # a class attribute of that name: read before assignment
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
-                    [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else (
+                        [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+                    )
                 )
                 if any(isinstance(t, cst.Name) and t.value == attr for t in targets):
                     return None
@@ -291,6 +317,7 @@ def _is_store(ctx: Context, node: cst.CSTNode) -> bool:
 
 def _related(first: cst.ClassDef, second: cst.ClassDef) -> bool:
     """One class names the other among its bases (a subclass may store the attribute too)."""
+
     def bases(cls: cst.ClassDef) -> set:
         return {part for arg in cls.bases for part in _base_names(arg.value)}
 
@@ -323,8 +350,10 @@ def _self_class(ctx: Context, receiver: cst.BaseExpression, scope: Scope) -> Opt
     function = bindings[0].scope.node
     if not isinstance(function, cst.FunctionDef) or bindings[0].scope.kind != "function":
         return None
-    if any(isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
-           for d in function.decorators):
+    if any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        for d in function.decorators
+    ):
         return None
     params = [*function.params.posonly_params, *function.params.params]
     if not params or params[0].name.value != receiver.value:
@@ -340,6 +369,7 @@ def assignments(ctx: Context, name: str, scope: Scope) -> List[cst.Assign]:
     other kinds of binding, not listed).  Rules compare their count with the name's bindings
     (``scope.lookup``) to know whether every binding is a value they can read.  One index of
     the module's assignments per round, through ``ctx.memo``."""
+
     def build() -> Dict[str, List[cst.Assign]]:
         index: Dict[str, List[cst.Assign]] = {}
         for node in ctx.nodes(cst.Assign):  # the analysis index: every assignment, in order
@@ -352,7 +382,9 @@ def assignments(ctx: Context, name: str, scope: Scope) -> List[cst.Assign]:
     return [node for node in found if ctx.scope_of(node) is scope]
 
 
-def single_assignment(ctx: Context, name: Union[str, cst.Name], scope: Scope) -> Optional[cst.Assign]:
+def single_assignment(
+    ctx: Context, name: Union[str, cst.Name], scope: Scope
+) -> Optional[cst.Assign]:
     """The ``name = value`` statement (see :func:`assignments`) that is the only binding of
     ``name`` seen from ``scope``; None for a parameter, an import, a loop variable, several
     bindings, ``a = b = v``.  Its own scope is ``ctx.scope_of`` the statement."""
@@ -403,6 +435,7 @@ def narrowed(ctx: Context, name: cst.Name) -> Optional[str]:
 def _array_type(ctx: Context, expr: cst.BaseExpression) -> bool:
     """A JAX array class, as the module's imports resolve it (a local ``Array`` is not)."""
     qualname = ctx.qualname(expr, ctx.scope_of(expr)) or ""
-    return qualname.split(".", 1)[0] in ("jax", "jaxlib") and qualname.rsplit(".", 1)[-1] in ARRAY_NAMES
-
-
+    return (
+        qualname.split(".", 1)[0] in ("jax", "jaxlib")
+        and qualname.rsplit(".", 1)[-1] in ARRAY_NAMES
+    )

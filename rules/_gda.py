@@ -60,7 +60,9 @@ def called(site: NameSite) -> Optional[cst.Call]:
     return None
 
 
-def bind_arguments(call: cst.Call, params: Sequence[str]) -> Tuple[Optional[Dict[str, cst.BaseExpression]], str]:
+def bind_arguments(
+    call: cst.Call, params: Sequence[str]
+) -> Tuple[Optional[Dict[str, cst.BaseExpression]], str]:
     """Map a call's arguments onto ``params``; (None, reason) when that is not possible."""
     bound: Dict[str, cst.BaseExpression] = {}
     position = 0
@@ -85,7 +87,9 @@ def bind_arguments(call: cst.Call, params: Sequence[str]) -> Tuple[Optional[Dict
     return bound, ""
 
 
-def positional_args(original: Sequence[cst.Arg], values: Sequence[cst.BaseExpression]) -> List[cst.Arg]:
+def positional_args(
+    original: Sequence[cst.Arg], values: Sequence[cst.BaseExpression]
+) -> List[cst.Arg]:
     """New positional arguments, reusing the original commas (so line breaks survive); the
     last one keeps the original last argument's trailing comma and whitespace."""
     result = []
@@ -93,10 +97,14 @@ def positional_args(original: Sequence[cst.Arg], values: Sequence[cst.BaseExpres
     for index, value in enumerate(values):
         if index < count - 1:
             source = original[index] if index < len(original) - 1 else None
-            comma = source.comma if source is not None and source.comma is not cst.MaybeSentinel.DEFAULT else cst.Comma(
-                whitespace_after=cst.SimpleWhitespace(" ")
+            comma = (
+                source.comma
+                if source is not None and source.comma is not cst.MaybeSentinel.DEFAULT
+                else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
             )
-            whitespace = source.whitespace_after_arg if source is not None else cst.SimpleWhitespace("")
+            whitespace = (
+                source.whitespace_after_arg if source is not None else cst.SimpleWhitespace("")
+            )
         else:
             comma = original[-1].comma if original else cst.MaybeSentinel.DEFAULT
             whitespace = original[-1].whitespace_after_arg if original else cst.SimpleWhitespace("")
@@ -113,12 +121,22 @@ def fix_dotted_imports(ctx: Context) -> None:
     plain_jax = False
     for binding in ctx.analysis.imports:
         statement = binding.statement
-        if binding.guarded or not isinstance(statement, cst.Import) or not isinstance(binding.node, cst.ImportAlias):
+        if (
+            binding.guarded
+            or not isinstance(statement, cst.Import)
+            or not isinstance(binding.node, cst.ImportAlias)
+        ):
             continue
         name = _dotted(binding.node.name)
-        if binding.node.asname is None and any(name == m or name.startswith(m + ".") for m in GDA_MODULES):
+        if binding.node.asname is None and any(
+            name == m or name.startswith(m + ".") for m in GDA_MODULES
+        ):
             dotted.append((statement, binding.node))
-        elif name == "jax" and binding.node.asname is None and ctx.scope_of(statement) is ctx.analysis.scopes[id(ctx.module)]:
+        elif (
+            name == "jax"
+            and binding.node.asname is None
+            and ctx.scope_of(statement) is ctx.analysis.scopes[id(ctx.module)]
+        ):
             plain_jax = True
     if not dotted or _refers_to_gda_modules(ctx):
         return
@@ -126,13 +144,27 @@ def fix_dotted_imports(ctx: Context) -> None:
         if plain_jax:
             kept = [a for a in statement.names if a is not alias]
             if not kept:
-                ctx.replace(statement, cst.RemovalSentinel.REMOVE, "removed the import of a module gone from JAX")
+                ctx.replace(
+                    statement,
+                    cst.RemovalSentinel.REMOVE,
+                    "removed the import of a module gone from JAX",
+                )
                 continue
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            ctx.replace(statement, statement.with_changes(names=kept), "removed the import of a module gone from JAX")
+            ctx.replace(
+                statement,
+                statement.with_changes(names=kept),
+                "removed the import of a module gone from JAX",
+            )
         else:
-            names = [a.with_changes(name=cst.Name("jax")) if a is alias else a for a in statement.names]
-            ctx.replace(statement, statement.with_changes(names=names), "import of a module gone from JAX -> import jax")
+            names = [
+                a.with_changes(name=cst.Name("jax")) if a is alias else a for a in statement.names
+            ]
+            ctx.replace(
+                statement,
+                statement.with_changes(names=names),
+                "import of a module gone from JAX -> import jax",
+            )
         plain_jax = True
 
 
@@ -167,7 +199,9 @@ def _assigned_values(ctx: Context, scope: Scope, name: str) -> Optional[List[cst
     return values if len(values) == len(bindings) else None
 
 
-def partition_spec(expr: cst.BaseExpression, ctx: Context, scope: Scope) -> Optional[cst.BaseExpression]:
+def partition_spec(
+    expr: cst.BaseExpression, ctx: Context, scope: Scope
+) -> Optional[cst.BaseExpression]:
     """``mesh_axes`` as a PartitionSpec expression.
 
     A PartitionSpec call stays; a literal tuple/list becomes ``P(<its elements>)``; a name
@@ -183,13 +217,16 @@ def partition_spec(expr: cst.BaseExpression, ctx: Context, scope: Scope) -> Opti
     if isinstance(expr, (cst.Tuple, cst.List)):
         if any(isinstance(e, cst.StarredElement) for e in expr.elements):
             args = [
-                cst.Arg(value=e.value, star="*") if isinstance(e, cst.StarredElement) else cst.Arg(value=e.value)
+                cst.Arg(value=e.value, star="*")
+                if isinstance(e, cst.StarredElement)
+                else cst.Arg(value=e.value)
                 for e in expr.elements
             ]
         else:
             args = [cst.Arg(value=e.value) for e in expr.elements]
         args = [
-            a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]
+            a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            for a in args[:-1]
         ] + args[-1:]
         return cst.Call(func=spec, args=args)
     if isinstance(expr, cst.Name):
@@ -210,7 +247,10 @@ def named_sharding(
         return None
     return cst.Call(
         func=func,
-        args=[cst.Arg(value=mesh, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(value=spec)],
+        args=[
+            cst.Arg(value=mesh, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(value=spec),
+        ],
     )
 
 
@@ -221,7 +261,9 @@ def is_simple(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Attribute):
         return is_simple(node.value)
     if isinstance(node, (cst.Tuple, cst.List)):
-        return all(not isinstance(e, cst.StarredElement) and is_simple(e.value) for e in node.elements)
+        return all(
+            not isinstance(e, cst.StarredElement) and is_simple(e.value) for e in node.elements
+        )
     if isinstance(node, cst.UnaryOperation):
         return is_simple(node.expression)
     return False
@@ -242,7 +284,11 @@ def is_pure_index_lambda(node: cst.BaseExpression) -> bool:
     if not isinstance(body, cst.Subscript) or len(body.slice) != 1:
         return False
     index = body.slice[0].slice
-    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == name):
+    if not (
+        isinstance(index, cst.Index)
+        and isinstance(index.value, cst.Name)
+        and index.value.value == name
+    ):
         return False
     value = body.value
     while isinstance(value, cst.Attribute):
@@ -274,7 +320,9 @@ def render(node: cst.CSTNode) -> str:
     return _RENDER.code_for_node(node)
 
 
-def assignment_statement(call: cst.Call, ctx: Context) -> Optional[Tuple[cst.SimpleStatementLine, str]]:
+def assignment_statement(
+    call: cst.Call, ctx: Context
+) -> Optional[Tuple[cst.SimpleStatementLine, str]]:
     """(the statement line, the target name) when ``call`` is the whole value of
     ``name = call`` standing alone on a line of a block; else None."""
     assign = ctx.parent(call)
@@ -296,7 +344,8 @@ def _returned_alone(call: cst.Call, ctx: Context) -> bool:
     ret = ctx.parent(call)
     line = ctx.parent(ret) if isinstance(ret, cst.Return) else None
     return (
-        isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+        isinstance(line, cst.SimpleStatementLine)
+        and len(line.body) == 1
         and isinstance(ctx.parent(line), cst.IndentedBlock)
     )
 
@@ -306,9 +355,7 @@ def taken_names(ctx: Context) -> Set[str]:
     return ctx.memo(("gda", "taken names"), lambda: all_names(ctx))
 
 
-def statements(
-    line: cst.SimpleStatementLine, texts: Sequence[str]
-) -> cst.FlattenSentinel:
+def statements(line: cst.SimpleStatementLine, texts: Sequence[str]) -> cst.FlattenSentinel:
     """Parse ``texts`` into statements replacing ``line``: its leading comments go to the
     first, its trailing comment to the last."""
     parsed = [cst.parse_statement(text) for text in texts]
@@ -320,7 +367,12 @@ def statements(
 
 
 def hoisted_arguments(
-    call: cst.Call, bound: Dict[str, cst.BaseExpression], target: str, taken: Set[str], ctx: Context, scope: Scope
+    call: cst.Call,
+    bound: Dict[str, cst.BaseExpression],
+    target: str,
+    taken: Set[str],
+    ctx: Context,
+    scope: Scope,
 ) -> Tuple[List[str], Dict[str, cst.BaseExpression]]:
     """Statements binding every argument with effects to a temporary, in source order (the
     rewrite evaluates its arguments in a different order than the call did), and the
@@ -375,7 +427,9 @@ class BatchedCallbackRule(Rule):
     def visit_module(self, ctx: Context) -> None:
         fix_dotted_imports(ctx)
 
-    def tail(self, target: str, s: str, idx: str, shape: str, callback: str, jax_name: str, taken: set) -> List[str]:
+    def tail(
+        self, target: str, s: str, idx: str, shape: str, callback: str, jax_name: str, taken: set
+    ) -> List[str]:
         """The statements after the sharding and index map that build ``target``."""
         raise NotImplementedError
 
@@ -398,7 +452,9 @@ class BatchedCallbackRule(Rule):
             placed = (ctx.parent(ctx.parent(call)), fresh_name("array", taken_names(ctx)))
         line, target = placed  # type: ignore[misc]
         if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
-            ctx.report(call, f"{what} with mesh_axes=None: choose a PartitionSpec and use {self.recipe}")
+            ctx.report(
+                call, f"{what} with mesh_axes=None: choose a PartitionSpec and use {self.recipe}"
+            )
             return
         taken = taken_names(ctx)
         hoist, values = hoisted_arguments(call, bound, target, taken, ctx, site.scope)

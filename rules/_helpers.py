@@ -28,7 +28,9 @@ def isinstance_position(site: NameSite) -> Optional[Tuple[cst.Call, Optional[cst
     arg, call = ancestors[index], ancestors[index - 1]
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
         return None
-    if call.func.value not in ("isinstance", "issubclass") or not is_builtin(call.func.value, site.scope):
+    if call.func.value not in ("isinstance", "issubclass") or not is_builtin(
+        call.func.value, site.scope
+    ):
         return None
     if len(call.args) != 2 or call.args[1] is not arg or arg.keyword is not None:
         return None
@@ -81,7 +83,9 @@ def class_tuple(elements: Sequence[cst.BaseExpression], like: cst.Tuple) -> cst.
     return like.with_changes(elements=new_elements)
 
 
-def call_target(site: NameSite, partial_names: Sequence[str] = ("functools.partial",)) -> Optional[Tuple[cst.Call, bool]]:
+def call_target(
+    site: NameSite, partial_names: Sequence[str] = ("functools.partial",)
+) -> Optional[Tuple[cst.Call, bool]]:
     """The call a function reference is used in: ``f(...)`` -> (call, False);
     ``functools.partial(f, ...)`` -> (call, True); anything else -> None."""
     parent = site.parent

@@ -50,7 +50,9 @@ def is_simple_reference(node: cst.BaseExpression) -> bool:
     return dotted_parts(node) is not None
 
 
-def resolves_to(ctx: Context, node: cst.BaseExpression, scope: Scope, qualnames: Sequence[str]) -> bool:
+def resolves_to(
+    ctx: Context, node: cst.BaseExpression, scope: Scope, qualnames: Sequence[str]
+) -> bool:
     return ctx.qualname(node, scope) in qualnames
 
 
@@ -74,7 +76,9 @@ def calls_in(node: cst.CSTNode) -> List[cst.Call]:
     return collected
 
 
-def loop_carry_in(ctx: Context, body: cst.CSTNode, scope: Scope, depth: int = 3, seen: Optional[Set[int]] = None) -> Optional[str]:
+def loop_carry_in(
+    ctx: Context, body: cst.CSTNode, scope: Scope, depth: int = 3, seen: Optional[Set[int]] = None
+) -> Optional[str]:
     """The name of the first scan/fori_loop/while_loop call reachable from ``body`` (through
     same-module functions it calls by name, ``depth`` levels deep), or None."""
     seen = seen if seen is not None else set()
@@ -122,8 +126,9 @@ def _line_indent(comma: cst.Comma) -> Optional[cst.ParenthesizedWhitespace]:
     return ws.with_changes(last_line=cst.SimpleWhitespace(closing + "    "))
 
 
-def hoist_point(ctx: Context, with_node: cst.With, definition: cst.CSTNode,
-                assigns: dict) -> Optional[cst.CSTNode]:
+def hoist_point(
+    ctx: Context, with_node: cst.With, definition: cst.CSTNode, assigns: dict
+) -> Optional[cst.CSTNode]:
     """The statement of ``definition`` (``f = pjit(...)``) when the inline ``with Mesh(...):``
     that runs ``f`` comes later in the same block and its mesh expression can be evaluated
     there as well: every name it reads is an import, a parameter, or assigned only before

@@ -34,31 +34,72 @@ NEEDS_ENV = frozenset(
     }
 )
 # Functions given the mesh and PartitionSpec as arguments (they never read the context).
-MESH_ARGUMENT = frozenset({
-    "jax.sharding.NamedSharding", "jax.NamedSharding",
-    "jax.experimental.multihost_utils.host_local_array_to_global_array",
-    "jax.experimental.multihost_utils.global_array_to_host_local_array",
-})
+MESH_ARGUMENT = frozenset(
+    {
+        "jax.sharding.NamedSharding",
+        "jax.NamedSharding",
+        "jax.experimental.multihost_utils.host_local_array_to_global_array",
+        "jax.experimental.multihost_utils.global_array_to_host_local_array",
+    }
+)
 # Modules whose functions never read it (their shardings come in as NamedShardings).
 INDEPENDENT_PREFIXES = ("jax.numpy.", "jax.nn.", "jax.random.", "jax.lax.", "numpy.", "math.")
 INDEPENDENT = frozenset(
-    {"jax.jit", "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.device_put", "jax.device_get",
-     "jax.block_until_ready", "jax.sharding.NamedSharding", "jax.NamedSharding", "jax.devices",
-     "jax.local_devices", "jax.debug.visualize_array_sharding", "jax.tree_util.tree_map",
-     "jax.tree.map", "jax.tree.leaves", "jax.tree.flatten", "jax.process_index", "jax.process_count",
-     "jax.device_count", "jax.local_device_count", *MESH_ARGUMENT}
+    {
+        "jax.jit",
+        "jax.vmap",
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.device_put",
+        "jax.device_get",
+        "jax.block_until_ready",
+        "jax.sharding.NamedSharding",
+        "jax.NamedSharding",
+        "jax.devices",
+        "jax.local_devices",
+        "jax.debug.visualize_array_sharding",
+        "jax.tree_util.tree_map",
+        "jax.tree.map",
+        "jax.tree.leaves",
+        "jax.tree.flatten",
+        "jax.process_index",
+        "jax.process_count",
+        "jax.device_count",
+        "jax.local_device_count",
+        *MESH_ARGUMENT,
+    }
 )
 ARRAY_METHODS = frozenset(
-    {"sum", "mean", "max", "min", "reshape", "astype", "block_until_ready", "transpose", "dot",
-     "item", "tolist", "copy", "squeeze", "ravel", "flatten", "at", "set", "add", "get"}
+    {
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "reshape",
+        "astype",
+        "block_until_ready",
+        "transpose",
+        "dot",
+        "item",
+        "tolist",
+        "copy",
+        "squeeze",
+        "ravel",
+        "flatten",
+        "at",
+        "set",
+        "add",
+        "get",
+    }
 )
 BUILTINS = frozenset(dir(builtins))
 # Function transforms: the function they receive runs inside the block.
 TRANSFORMS = frozenset({"jax.jit", "jax.vmap", "jax.grad", "jax.value_and_grad"})
 
 
-
-def needs_env(body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: Set[int]) -> Optional[str]:
+def needs_env(
+    body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: Set[int]
+) -> Optional[str]:
     """Why something in ``body`` may read the legacy resource env, or None when nothing does."""
     if id(body) in seen:
         return None
@@ -105,14 +146,19 @@ def _transformed_names(body: cst.CSTNode, scope: Scope, ctx: Context) -> Set[str
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
-                    ok = isinstance(node.value, cst.Call) and ctx.qualname(node.value.func, scope) in TRANSFORMS
+                    ok = (
+                        isinstance(node.value, cst.Call)
+                        and ctx.qualname(node.value.func, scope) in TRANSFORMS
+                    )
                     assigned[target.target.value] = assigned.get(target.target.value, True) and ok
 
     fast_visit(body, _Collect())
     return {name for name, ok in assigned.items() if ok and len(scope.lookup(name) or ()) <= 1}
 
 
-def call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen: Set[int]) -> Optional[str]:
+def call_needs_env(
+    call: cst.Call, scope: Scope, ctx: Context, depth: int, seen: Set[int]
+) -> Optional[str]:
     scope = ctx.scope_of(call)  # the call may sit in a function checked from the block
     func = call.func
     if isinstance(func, cst.Call):
@@ -120,8 +166,14 @@ def call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen:
     qualname = ctx.qualname(func, scope)
     if qualname is not None:
         if qualname in ("jax.sharding.PartitionSpec", "jax.P"):
-            return None if _inside_named_sharding(call, scope, ctx) else "a bare PartitionSpec is used in it"
-        if qualname in ("jax.shard_map",) and any(a.keyword is not None and a.keyword.value == "mesh" for a in call.args):
+            return (
+                None
+                if _inside_named_sharding(call, scope, ctx)
+                else "a bare PartitionSpec is used in it"
+            )
+        if qualname in ("jax.shard_map",) and any(
+            a.keyword is not None and a.keyword.value == "mesh" for a in call.args
+        ):
             return None
         if qualname == "jax.lax.with_sharding_constraint" and _pinned(call, scope, ctx):
             return None
@@ -130,13 +182,21 @@ def call_needs_env(call: cst.Call, scope: Scope, ctx: Context, depth: int, seen:
         if qualname in TRANSFORMS and call.args:
             traced = call.args[0].value
             nested = isinstance(traced, cst.Call) and ctx.qualname(traced.func, scope) in TRANSFORMS
-            if not nested and not isinstance(traced, cst.Lambda) and not (
-                isinstance(traced, cst.Name) and function_named(ctx, traced, scope) is not None
+            if (
+                not nested
+                and not isinstance(traced, cst.Lambda)
+                and not (
+                    isinstance(traced, cst.Name) and function_named(ctx, traced, scope) is not None
+                )
             ):
                 return f"it traces {ctx.code(traced)}, which the rule cannot check"
         if qualname in INDEPENDENT or qualname.startswith(INDEPENDENT_PREFIXES):
             return None
-        if qualname == "functools.partial" and call.args and ctx.qualname(call.args[0].value, scope) in TRANSFORMS:
+        if (
+            qualname == "functools.partial"
+            and call.args
+            and ctx.qualname(call.args[0].value, scope) in TRANSFORMS
+        ):
             return None  # @partial(jax.jit, ...): its arguments are checked as calls of their own
         return f"it calls {qualname}, which the rule cannot check"
     if isinstance(func, cst.Name):
@@ -188,10 +248,14 @@ def _pinned(call: cst.Call, scope: Scope, ctx: Context) -> bool:
     """``with_sharding_constraint(x, NamedSharding(mesh, spec))``: the sharding carries its mesh."""
     args = [a for a in call.args if not a.star]
     keyword = [a for a in args if a.keyword is not None and a.keyword.value == "shardings"]
-    arg = keyword[0] if keyword else (args[1] if len(args) > 1 and args[1].keyword is None else None)
+    arg = (
+        keyword[0] if keyword else (args[1] if len(args) > 1 and args[1].keyword is None else None)
+    )
     return (
-        arg is not None and isinstance(arg.value, cst.Call)
-        and ctx.qualname(arg.value.func, scope) in ("jax.sharding.NamedSharding", "jax.NamedSharding")
+        arg is not None
+        and isinstance(arg.value, cst.Call)
+        and ctx.qualname(arg.value.func, scope)
+        in ("jax.sharding.NamedSharding", "jax.NamedSharding")
     )
 
 

@@ -80,7 +80,13 @@ def _collect(ctx: Context) -> ModuleFacts:
 
 
 _MULTIPROCESS = frozenset(
-    {"jax.distributed.initialize", "jax.process_index", "jax.process_count", "jax.host_id", "jax.host_count"}
+    {
+        "jax.distributed.initialize",
+        "jax.process_index",
+        "jax.process_count",
+        "jax.host_id",
+        "jax.host_count",
+    }
 )
 
 
@@ -125,10 +131,7 @@ class _ModuleCollector:
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value in _FACT_LAST_PARTS:  # a dotted name ends with its attribute
             self._name_fact(node)
-        if (
-            isinstance(node.value, cst.Name)
-            and node.value.value in ("self", "cls")
-        ):
+        if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             parent = self.ctx.parent(node)
             if isinstance(parent, cst.AssignTarget) or (
                 isinstance(parent, cst.AnnAssign) and parent.target is node

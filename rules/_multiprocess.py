@@ -27,10 +27,12 @@ RECIPE = (
     "mesh, spec)` before the call, and `multihost_utils.global_array_to_host_local_array(out, "
     "mesh, out_spec)` for outputs used as per-process data"
 )
-CONVERTERS = frozenset({
-    "jax.experimental.multihost_utils.global_array_to_host_local_array",
-    "jax.experimental.multihost_utils.host_local_array_to_global_array",
-})
+CONVERTERS = frozenset(
+    {
+        "jax.experimental.multihost_utils.global_array_to_host_local_array",
+        "jax.experimental.multihost_utils.host_local_array_to_global_array",
+    }
+)
 
 
 def evidence(ctx: Context, calls: Sequence[cst.Call], names: frozenset) -> Optional[str]:
@@ -92,9 +94,13 @@ def used_on_host(ctx: Context, name: str, statement: cst.CSTNode, compiled: froz
     compiled function (printing, NumPy, indexing, attributes, other functions)?"""
     scope = ctx.scope_of(statement)
     after = line(ctx, statement)
-    uses = [u for u in module_facts(ctx).name_loads.get(name, [])
-            if ctx.scope_of(u) is scope and line(ctx, u) > after
-            and not isinstance(ctx.parent(u), (cst.AssignTarget, cst.Param))]
+    uses = [
+        u
+        for u in module_facts(ctx).name_loads.get(name, [])
+        if ctx.scope_of(u) is scope
+        and line(ctx, u) > after
+        and not isinstance(ctx.parent(u), (cst.AssignTarget, cst.Param))
+    ]
     for number, use in enumerate(sorted(uses, key=lambda u: line(ctx, u))):
         parent = ctx.parent(use)
         if number == 0 and isinstance(parent, cst.Arg):
@@ -110,13 +116,22 @@ def used_on_host(ctx: Context, name: str, statement: cst.CSTNode, compiled: froz
     return False
 
 
-def convert(utils: cst.BaseExpression, function: str, value: cst.BaseExpression,
-            mesh: cst.BaseExpression, spec: cst.BaseExpression, ctx: Context) -> cst.Call:
+def convert(
+    utils: cst.BaseExpression,
+    function: str,
+    value: cst.BaseExpression,
+    mesh: cst.BaseExpression,
+    spec: cst.BaseExpression,
+    ctx: Context,
+) -> cst.Call:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     return cst.Call(
         func=cst.Attribute(value=ctx.copy(utils), attr=cst.Name(function)),
-        args=[cst.Arg(value, comma=comma), cst.Arg(ctx.copy(mesh), comma=comma),
-              cst.Arg(ctx.copy(spec))],
+        args=[
+            cst.Arg(value, comma=comma),
+            cst.Arg(ctx.copy(mesh), comma=comma),
+            cst.Arg(ctx.copy(spec)),
+        ],
     )
 
 
@@ -134,8 +149,14 @@ class ReplaceNode(cst.CSTTransformer):
 class LegacySite:
     """A call of a pjit-compiled function in a multi-process program."""
 
-    def __init__(self, site: cst.Call, leaves: list, out_value: Optional[cst.BaseExpression],
-                 static: Set[int], from_gda: bool) -> None:
+    def __init__(
+        self,
+        site: cst.Call,
+        leaves: list,
+        out_value: Optional[cst.BaseExpression],
+        static: Set[int],
+        from_gda: bool,
+    ) -> None:
         self.site, self.leaves, self.out_value = site, leaves, out_value
         self.static, self.from_gda = static, from_gda
         self.statement: Optional[cst.SimpleStatementLine] = None
@@ -174,8 +195,9 @@ def _plan_outputs(rule, ctx: Context, entry: LegacySite, jitted: frozenset) -> N
             entry.outputs.append((name, mesh, spec))
 
 
-def fix_legacy_sites(rule, ctx: Context, sites: List[LegacySite], jitted: frozenset,
-                     why: str) -> None:
+def fix_legacy_sites(
+    rule, ctx: Context, sites: List[LegacySite], jitted: frozenset, why: str
+) -> None:
     for entry in sites:
         _plan_outputs(rule, ctx, entry, jitted)
     host_assigns = {id(e.statement.body[0]) for e in sites if e.outputs and e.statement}
@@ -183,18 +205,21 @@ def fix_legacy_sites(rule, ctx: Context, sites: List[LegacySite], jitted: frozen
         _fix_legacy_site(rule, ctx, entry, jitted, host_assigns, why)
 
 
-def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
-                     host_assigns: Set[int], why: str) -> None:
+def _fix_legacy_site(
+    rule, ctx: Context, entry: LegacySite, jitted: frozenset, host_assigns: Set[int], why: str
+) -> None:
     site, scope = entry.site, ctx.scope_of(entry.site)
     if any(a.keyword is not None or a.star for a in site.args):
         if not entry.from_gda:
-            ctx.report(site, f"partitioned inputs passed by keyword or unpacking cannot be "
-                             f"checked: {RECIPE}")
+            ctx.report(
+                site,
+                f"partitioned inputs passed by keyword or unpacking cannot be checked: {RECIPE}",
+            )
         return
     utils = None
     args = list(site.args)
     wrapped: List[str] = []
-    for index, position, arg in ([] if entry.from_gda else dynamic_arguments(site, entry.static)):
+    for index, position, arg in [] if entry.from_gda else dynamic_arguments(site, entry.static):
         if index >= len(entry.leaves) and len(entry.leaves) != 1:
             break  # more positional arguments than specs: not partitioned
         leaf = entry.leaves[index] if len(entry.leaves) > 1 else entry.leaves[0]
@@ -207,8 +232,11 @@ def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
         mesh, spec = rule._spec_of(ctx, leaf, ctx.scope_of(leaf))
         mesh = mesh if mesh is not None else _default_mesh(ctx, site)
         if not _visible(ctx, mesh, site):
-            ctx.report(site, f"per-process input {ctx.code(arg.value)} of a multi-process pjit "
-                             f"({why}), but its mesh is unknown: {RECIPE}")
+            ctx.report(
+                site,
+                f"per-process input {ctx.code(arg.value)} of a multi-process pjit "
+                f"({why}), but its mesh is unknown: {RECIPE}",
+            )
             return
         utils = utils or rule_module_ref(ctx, MULTIHOST, scope)
         value = convert(utils, "host_local_array_to_global_array", arg.value, mesh, spec, ctx)
@@ -217,12 +245,16 @@ def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
     if not wrapped and not entry.outputs:
         return
     utils = utils or rule_module_ref(ctx, MULTIHOST, scope)
-    message = (f"multi-process program ({why}): before jax.Array, pjit took every input that "
-               f"was not a GlobalDeviceArray as this process's share and returned this "
-               f"process's share of each output")
+    message = (
+        f"multi-process program ({why}): before jax.Array, pjit took every input that "
+        f"was not a GlobalDeviceArray as this process's share and returned this "
+        f"process's share of each output"
+    )
     if wrapped:
-        message += (f"; {', '.join(wrapped)} -> host_local_array_to_global_array (an already "
-                    f"global jax.Array passes unchanged)")
+        message += (
+            f"; {', '.join(wrapped)} -> host_local_array_to_global_array (an already "
+            f"global jax.Array passes unchanged)"
+        )
     new_site = site.with_changes(args=args)
     if not entry.outputs:
         ctx.replace(site, new_site, message)
@@ -231,11 +263,16 @@ def _fix_legacy_site(rule, ctx: Context, entry: LegacySite, jitted: frozenset,
     message += f"; {names} -> global_array_to_host_local_array (read as per-process data)"
     statement = entry.statement
     after = [
-        cst.SimpleStatementLine(body=[cst.Assign(
-            targets=[cst.AssignTarget(cst.Name(name))],
-            value=convert(utils, "global_array_to_host_local_array", cst.Name(name), mesh,
-                          spec, ctx),
-        )])
+        cst.SimpleStatementLine(
+            body=[
+                cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(name))],
+                    value=convert(
+                        utils, "global_array_to_host_local_array", cst.Name(name), mesh, spec, ctx
+                    ),
+                )
+            ]
+        )
         for name, mesh, spec in entry.outputs
     ]
     assert statement is not None
@@ -264,7 +301,11 @@ def numpy_value(ctx: Context, value: cst.BaseExpression, scope: Scope) -> bool:
     """``np.f(...)``, ``np.f(...).reshape(...)``, ``np.f(...) + k`` (either operand)."""
     if isinstance(value, cst.BinaryOperation):
         return numpy_value(ctx, value.left, scope) or numpy_value(ctx, value.right, scope)
-    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, cst.Call):
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and isinstance(value.func.value, cst.Call)
+    ):
         value = value.func.value
     name = call_qualname(ctx, value, scope) or ""
     return name.startswith("numpy.")

@@ -17,20 +17,30 @@ def module_ref(ctx: Context, qualname: str, scope: Scope) -> cst.BaseExpression:
     not reliably reachable as an attribute of its package, so never ``jax.x.y`` from ``import
     jax`` alone."""
     for binding in ctx.analysis.imports:
-        if binding.qualname == qualname and not binding.guarded and scope.resolve_name(binding.name) == qualname:
+        if (
+            binding.qualname == qualname
+            and not binding.guarded
+            and scope.resolve_name(binding.name) == qualname
+        ):
             return cst.Name(binding.name)
     package, _, name = qualname.rpartition(".")
     planned = ctx.planned_imports.get(qualname)
     if planned is not None and scope.lookup(name) is None:
         return cst.Name(name)
     module_bindings = ctx.analysis.scopes[id(ctx.module)].bindings
-    if scope.lookup(name) is None and name not in module_bindings and all(b != name for _m, b in ctx.planned_imports.values()):
+    if (
+        scope.lookup(name) is None
+        and name not in module_bindings
+        and all(b != name for _m, b in ctx.planned_imports.values())
+    ):
         ctx.planned_imports[qualname] = (package, name)
         return cst.Name(name)
     return ctx.ref(qualname, scope)
 
 
-def local_name_for(ctx: Context, qualnames: frozenset, modern: str, scope: Scope) -> cst.BaseExpression:
+def local_name_for(
+    ctx: Context, qualnames: frozenset, modern: str, scope: Scope
+) -> cst.BaseExpression:
     """A local name already bound to one of ``qualnames`` (legacy spellings are moved by other
     rules, keeping the local name); else a reference to ``modern`` with an import."""
     best = None

@@ -54,7 +54,9 @@ def no_space_equal() -> cst.AssignEqual:
     )
 
 
-def keyword_arg(name: str, value: cst.BaseExpression, comma: object = cst.MaybeSentinel.DEFAULT) -> cst.Arg:
+def keyword_arg(
+    name: str, value: cst.BaseExpression, comma: object = cst.MaybeSentinel.DEFAULT
+) -> cst.Arg:
     return cst.Arg(keyword=cst.Name(name), value=value, equal=no_space_equal(), comma=comma)  # type: ignore[arg-type]
 
 
@@ -99,10 +101,16 @@ def is_pjit_call(ctx: Context, call: cst.CSTNode, scope: Scope) -> Optional[bool
     return None
 
 
-def literal_kwargs(ctx: Context, value: cst.BaseExpression) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
+def literal_kwargs(
+    ctx: Context, value: cst.BaseExpression
+) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
     """``dict(a=1)`` or ``{"a": 1}`` as (keyword, value) pairs; None for anything else."""
     scope = ctx.scope_of(value)
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "dict"
+    ):
         if scope.lookup("dict") is not None:
             return None
         pairs = []
@@ -114,7 +122,9 @@ def literal_kwargs(ctx: Context, value: cst.BaseExpression) -> Optional[List[Tup
     if isinstance(value, cst.Dict):
         pairs = []
         for element in value.elements:
-            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+            if not isinstance(element, cst.DictElement) or not isinstance(
+                element.key, cst.SimpleString
+            ):
                 return None
             key = element.key.evaluated_value
             if not isinstance(key, str) or not key.isidentifier():
@@ -124,14 +134,21 @@ def literal_kwargs(ctx: Context, value: cst.BaseExpression) -> Optional[List[Tup
     return None
 
 
-def kwargs_variable(ctx: Context, arg: cst.Arg, scope: Scope) -> Optional[Tuple[cst.Assign, List[Tuple[str, cst.BaseExpression]]]]:
+def kwargs_variable(
+    ctx: Context, arg: cst.Arg, scope: Scope
+) -> Optional[Tuple[cst.Assign, List[Tuple[str, cst.BaseExpression]]]]:
     """``**kw`` where ``kw = dict(...)``/``{...}`` is assigned once in the same scope and used
     nowhere but as ``**kw`` in pjit calls: (the assignment, its pairs)."""
     if arg.star != "**" or not isinstance(arg.value, cst.Name):
         return None
     name = arg.value.value
     bindings = scope.lookup(name)
-    if not bindings or len(bindings) != 1 or bindings[0].scope is not scope or bindings[0].is_import:
+    if (
+        not bindings
+        or len(bindings) != 1
+        or bindings[0].scope is not scope
+        or bindings[0].is_import
+    ):
         return None
     facts = module_facts(ctx)
     assigns = facts.assigns.get((id(scope), name), [])
@@ -149,7 +166,9 @@ def kwargs_variable(ctx: Context, arg: cst.Arg, scope: Scope) -> Optional[Tuple[
         use_parent = ctx.parent(use)
         if isinstance(use_parent, cst.AssignTarget) and use_parent.target is use:
             continue
-        if not (isinstance(use_parent, cst.Arg) and use_parent.star == "**" and use_parent.value is use):
+        if not (
+            isinstance(use_parent, cst.Arg) and use_parent.star == "**" and use_parent.value is use
+        ):
             return None
         if is_pjit_call(ctx, ctx.parent(use_parent), ctx.scope_of(use)) is None:
             return None
@@ -157,7 +176,11 @@ def kwargs_variable(ctx: Context, arg: cst.Arg, scope: Scope) -> Optional[Tuple[
 
 
 def normalized_args(
-    ctx: Context, call: cst.Call, through_partial: bool, scope: Scope, names: Dict[str, str] = RENAMES
+    ctx: Context,
+    call: cst.Call,
+    through_partial: bool,
+    scope: Scope,
+    names: Dict[str, str] = RENAMES,
 ) -> Tuple[Optional[List[cst.Arg]], bool]:
     """The call's arguments with legacy keywords renamed, positional shardings as keywords and
     literal ``**{...}``/``**dict(...)`` spread out.  (new args or None if unchanged, ok);
@@ -187,7 +210,9 @@ def normalized_args(
         elif arg.keyword is None and not arg.star and not through_partial:
             positional_index += 1
             if 1 <= positional_index <= len(POSITIONAL):
-                arg = arg.with_changes(keyword=cst.Name(POSITIONAL[positional_index - 1]), equal=no_space_equal())
+                arg = arg.with_changes(
+                    keyword=cst.Name(POSITIONAL[positional_index - 1]), equal=no_space_equal()
+                )
                 changed = True
         new_args.append(arg)
     return (new_args if changed else None), True
@@ -220,8 +245,14 @@ class _Collector:
         for target in node.targets:
             t = target.target
             if isinstance(t, cst.Name):
-                self.facts.assigns.setdefault((id(scope.target_for(t.value)), t.value), []).append(node)
-            elif isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                self.facts.assigns.setdefault((id(scope.target_for(t.value)), t.value), []).append(
+                    node
+                )
+            elif (
+                isinstance(t, cst.Attribute)
+                and isinstance(t.value, cst.Name)
+                and t.value.value == "self"
+            ):
                 self.facts.attr_assigns.setdefault(t.attr.value, []).append(node)
 
 
@@ -247,7 +278,9 @@ def _collect_facts(ctx: Context) -> ModuleFacts:
 class Compiled:
     """What a pjit call builds: the node that holds it and how it is called."""
 
-    def __init__(self, holder: cst.CSTNode, scope: Scope, calls: List[cst.Call], complete: bool) -> None:
+    def __init__(
+        self, holder: cst.CSTNode, scope: Scope, calls: List[cst.Call], complete: bool
+    ) -> None:
         self.holder = holder  # the statement/def/call that defines the compiled function
         self.scope = scope  # where the pjit call is evaluated
         self.calls = calls  # call sites found
@@ -258,7 +291,9 @@ def statement_of(ctx: Context, node: cst.CSTNode) -> cst.CSTNode:
     current = node
     while True:
         parent = ctx.parent(current)
-        if parent is None or isinstance(parent, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)):
+        if parent is None or isinstance(
+            parent, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
+        ):
             return current
         if isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             return current
@@ -283,7 +318,11 @@ def compiled_of(ctx: Context, call: cst.Call, through_partial: bool) -> Compiled
         target = parent.targets[0].target
         if isinstance(target, cst.Name):
             return _calls_of_name(ctx, target.value, scope, parent, facts)
-        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+        ):
             klass = enclosing_class(ctx, call)
             calls = []
             complete = klass is not None and len(facts.attr_assigns.get(target.attr.value, [])) == 1
@@ -301,7 +340,9 @@ def compiled_of(ctx: Context, call: cst.Call, through_partial: bool) -> Compiled
     return Compiled(statement_of(ctx, call), scope, [], False)
 
 
-def _calls_of_name(ctx: Context, name: str, scope: Scope, holder: cst.CSTNode, facts: ModuleFacts) -> Compiled:
+def _calls_of_name(
+    ctx: Context, name: str, scope: Scope, holder: cst.CSTNode, facts: ModuleFacts
+) -> Compiled:
     owner = scope.target_for(name)
     bindings = owner.bindings.get(name)
     complete = bool(bindings) and len(bindings) == 1
@@ -310,7 +351,9 @@ def _calls_of_name(ctx: Context, name: str, scope: Scope, holder: cst.CSTNode, f
         if use is getattr(holder, "name", None):
             continue
         parent = ctx.parent(use)
-        if isinstance(parent, cst.Assign) or (isinstance(parent, cst.AssignTarget) and parent.target is use):
+        if isinstance(parent, cst.Assign) or (
+            isinstance(parent, cst.AssignTarget) and parent.target is use
+        ):
             continue
         if ctx.scope_of(use).lookup(name) is not bindings:
             continue

@@ -27,7 +27,14 @@ from jaxmigrate.rules._pjit import (
 class MeshRef:
     """A mesh expression usable where the compiled function is built."""
 
-    def __init__(self, expr: cst.BaseExpression, how: str, unsafe: bool = False, bind: Optional[cst.With] = None, bind_name: str = "") -> None:
+    def __init__(
+        self,
+        expr: cst.BaseExpression,
+        how: str,
+        unsafe: bool = False,
+        bind: Optional[cst.With] = None,
+        bind_name: str = "",
+    ) -> None:
         self.expr = expr
         self.how = how
         self.unsafe = unsafe
@@ -52,7 +59,10 @@ def is_mesh_expression(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> 
         return True
     if len(parts) == 1:
         assign = single_assignment(ctx, parts[0], scope)
-        if assign is not None and call_qualname(ctx, assign.value, ctx.scope_of(assign)) in MESH_CTORS:
+        if (
+            assign is not None
+            and call_qualname(ctx, assign.value, ctx.scope_of(assign)) in MESH_CTORS
+        ):
             return True
     return False
 
@@ -81,7 +91,11 @@ def mesh_of_with(ctx: Context, node: cst.With) -> Optional[MeshRef]:
 def free_name(ctx: Context, base: str, scope: Scope) -> str:
     module_bindings = ctx.analysis.scopes[id(ctx.module)].bindings
     candidate, n = base, 0
-    while scope.lookup(candidate) is not None or candidate in module_bindings or candidate in module_facts(ctx).name_loads:
+    while (
+        scope.lookup(candidate) is not None
+        or candidate in module_bindings
+        or candidate in module_facts(ctx).name_loads
+    ):
         n += 1
         candidate = f"{base}_{n}"
     return candidate
@@ -122,7 +136,11 @@ def usable_at(ctx: Context, mesh: MeshRef, at: cst.CSTNode, mesh_site: cst.CSTNo
         if len(parts) > 1:
             # ``self.mesh`` assigned in the same method only after ``at``: not yet there
             function = _enclosing_function(ctx, at)
-            same = [a for a in module_facts(ctx).attr_assigns.get(parts[1], []) if _enclosing_function(ctx, a) is function]
+            same = [
+                a
+                for a in module_facts(ctx).attr_assigns.get(parts[1], [])
+                if _enclosing_function(ctx, a) is function
+            ]
             if same and all(line(ctx, a) > line(ctx, at) for a in same):
                 return False
         return True
@@ -171,7 +189,9 @@ def _is_param(scope: Scope, name: str) -> bool:
     return False
 
 
-def find_mesh(ctx: Context, compiled: Compiled, definition: cst.CSTNode) -> Tuple[Optional[MeshRef], str]:
+def find_mesh(
+    ctx: Context, compiled: Compiled, definition: cst.CSTNode
+) -> Tuple[Optional[MeshRef], str]:
     """(mesh, "") or (None, why not)."""
     # 1. the with blocks around the call sites
     if compiled.calls:
@@ -183,7 +203,9 @@ def find_mesh(ctx: Context, compiled: Compiled, definition: cst.CSTNode) -> Tupl
         if found:
             keys = {r.key(ctx) for r, _ in found}
             if len(keys) > 1:
-                return None, "it is called under different meshes (" + ", ".join(sorted(keys)) + "); jax.jit pins one mesh per compiled function"
+                return None, "it is called under different meshes (" + ", ".join(
+                    sorted(keys)
+                ) + "); jax.jit pins one mesh per compiled function"
             if len(found) == len(refs):
                 ref, site = found[0]
                 # an inline ``with Mesh(...)`` at each site: they must be one statement
@@ -195,14 +217,20 @@ def find_mesh(ctx: Context, compiled: Compiled, definition: cst.CSTNode) -> Tupl
                     ref.hoist = hoist_point(ctx, ref.bind, definition, module_facts(ctx).assigns)
                     if ref.hoist is not None:
                         return ref, ""
-                return None, f"the mesh of its call sites (`{ctx.code(ref.expr) if ref.bind is None else ctx.code(ref.bind.items[0].item)}`) is not visible where the function is built"
+                return (
+                    None,
+                    f"the mesh of its call sites (`{ctx.code(ref.expr) if ref.bind is None else ctx.code(ref.bind.items[0].item)}`) is not visible where the function is built",
+                )
     chosen, why = _fallback_mesh(ctx, definition)
     if chosen is not None:
         # a call site under an explicit, different mesh contradicts the fallback
         for site in compiled.calls:
             ref = innermost_mesh_with(ctx, site)
             if ref is not None and ref.key(ctx) != chosen.key(ctx):
-                return None, f"one of its calls runs under `{ref.key(ctx)}`, not `{chosen.key(ctx)}`"
+                return (
+                    None,
+                    f"one of its calls runs under `{ref.key(ctx)}`, not `{chosen.key(ctx)}`",
+                )
     return chosen, why
 
 
@@ -225,7 +253,9 @@ def _fallback_mesh(ctx: Context, definition: cst.CSTNode) -> Tuple[Optional[Mesh
         if len(assigns) == 1 and usable_at(ctx, ref, definition, assigns[0]):
             return ref, ""
     elif len(meshes) > 1:
-        return None, "the module builds several meshes (" + ", ".join(sorted(n for n, _ in meshes)) + ")"
+        return None, "the module builds several meshes (" + ", ".join(
+            sorted(n for n, _ in meshes)
+        ) + ")"
     # 4. (unsafe) a mesh parameter or self attribute where the function is built
     scope = ctx.scope_of(definition)
     while scope is not None and scope.kind != "module":
@@ -237,7 +267,9 @@ def _fallback_mesh(ctx: Context, definition: cst.CSTNode) -> Tuple[Optional[Mesh
         scope = scope.parent
     klass = enclosing_class(ctx, definition)
     if klass is not None:
-        attrs = sorted(a for a in module_facts(ctx).attr_assigns if a == "mesh" or a.endswith("_mesh"))
+        attrs = sorted(
+            a for a in module_facts(ctx).attr_assigns if a == "mesh" or a.endswith("_mesh")
+        )
         for attr in attrs:
             if any(enclosing_class(ctx, a) is klass for a in module_facts(ctx).attr_assigns[attr]):
                 expr = cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr))

@@ -77,7 +77,12 @@ def _parameter_owner(ctx: Context, name: cst.Name) -> Optional[cst.FunctionDef]:
     return owner
 
 
-def _handle(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], state: Dict[str, Dict[str, str]]) -> None:
+def _handle(
+    ctx: Context,
+    function: cst.FunctionDef,
+    renames: Dict[str, str],
+    state: Dict[str, Dict[str, str]],
+) -> None:
     name = function.name.value
     old = ", ".join(sorted(renames))
     new = ", ".join(renames[k] for k in sorted(renames))
@@ -90,14 +95,23 @@ def _handle(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], st
         f"{' in other modules' if calls else ''}"
     )
     if blocked:
-        ctx.findings.append((function.name, ctx.rule.code, f"{message} (not renamed: {blocked})", Safety.MANUAL.value))
+        ctx.findings.append(
+            (
+                function.name,
+                ctx.rule.code,
+                f"{message} (not renamed: {blocked})",
+                Safety.MANUAL.value,
+            )
+        )
         return
     # The first parameter's renaming stands for the whole change: the engine applies it, or
     # (without --unsafe-fixes) turns it into the one finding, and then nothing else is proposed.
     params = function.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     first = next((p for p in every if p.name.value in renames), None)
-    if first is not None and ctx.replace(first.name, cst.Name(renames[first.name.value]), message, Safety.UNSAFE):
+    if first is not None and ctx.replace(
+        first.name, cst.Name(renames[first.name.value]), message, Safety.UNSAFE
+    ):
         state[name] = dict(renames)
 
 
@@ -134,7 +148,9 @@ def _method(ctx: Context, function: cst.FunctionDef) -> bool:
 
 
 def _function_named(ctx: Context, name: str) -> Optional[cst.FunctionDef]:
-    found = [f for f in ctx.all_nodes(cst.FunctionDef) if f.name.value == name and not _method(ctx, f)]  # type: ignore[attr-defined]
+    found = [
+        f for f in ctx.all_nodes(cst.FunctionDef) if f.name.value == name and not _method(ctx, f)
+    ]  # type: ignore[attr-defined]
     return found[0] if len(found) == 1 else None  # type: ignore[return-value]
 
 
@@ -145,7 +161,9 @@ def _call_sites(ctx: Context, function: cst.FunctionDef) -> List[Tuple[cst.Call,
     return _uses(ctx, function)[0]
 
 
-def _uses(ctx: Context, function: cst.FunctionDef) -> Tuple[List[Tuple[cst.Call, bool]], Optional[cst.Name]]:
+def _uses(
+    ctx: Context, function: cst.FunctionDef
+) -> Tuple[List[Tuple[cst.Call, bool]], Optional[cst.Name]]:
     """The wrapper's call sites, and the first other reference to it (a value passed on,
     a partial kept in a variable: calls through it cannot be followed)."""
     sites: List[Tuple[cst.Call, bool]] = []
@@ -196,7 +214,12 @@ def _rename(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], re
     for call, _through_partial in _call_sites(ctx, function):
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in renames:
-                ctx.replace(arg.keyword, cst.Name(renames[arg.keyword.value]), message + " (call site)", Safety.UNSAFE)
+                ctx.replace(
+                    arg.keyword,
+                    cst.Name(renames[arg.keyword.value]),
+                    message + " (call site)",
+                    Safety.UNSAFE,
+                )
     if report and not function.name.value.startswith("_"):
         new = ", ".join(renames[k] for k in sorted(renames))
         ctx.report(
@@ -206,7 +229,9 @@ def _rename(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], re
         )
 
 
-def _references(ctx: Context, function: cst.FunctionDef, old: Set[str], any_binding: bool = False) -> List[cst.Name]:
+def _references(
+    ctx: Context, function: cst.FunctionDef, old: Set[str], any_binding: bool = False
+) -> List[cst.Name]:
     """Reads and writes of the legacy parameter names in the function's own body (a nested
     function or class that binds the name again keeps its own); with ``any_binding``, every
     reference to those names in it, whatever it binds to."""

@@ -31,7 +31,9 @@ ARRAY_TYPE_TAILS = frozenset(name.rsplit(".", 1)[-1] for name in ARRAY_TYPES | G
 _SHARD_LISTS = ("addressable_shards", "global_shards", "local_shards")
 
 
-def ast_may_tie(facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: FrozenSet[str] = frozenset()) -> bool:
+def ast_may_tie(
+    facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: FrozenSet[str] = frozenset()
+) -> bool:
     """Could :func:`receiver_tie` find ``expr`` (read in ``scope``) tied?  An
     over-approximation on ``ast`` facts (*some* binding of a name instead of every one, any
     resolution of an import): False only when no reading of the module ties it.  Call
@@ -60,9 +62,15 @@ def ast_may_tie(facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: Fr
             return _ast_wrapper(facts, func)
         if type(func) is ast.Name:  # a jitted function of this module
             for binding in facts.bindings(func.id, scope):
-                if binding.kind == "def" and any(_ast_wrapper(facts, d) for d in getattr(binding.value, "decorator_list", ())):
+                if binding.kind == "def" and any(
+                    _ast_wrapper(facts, d) for d in getattr(binding.value, "decorator_list", ())
+                ):
                     return True
-                if binding.kind == "value" and binding.value is not None and _ast_wrapper(facts, binding.value):
+                if (
+                    binding.kind == "value"
+                    and binding.value is not None
+                    and _ast_wrapper(facts, binding.value)
+                ):
                     return True
         return False
     if kind is ast.Subscript:
@@ -85,7 +93,9 @@ def ast_may_tie(facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: Fr
     if kind is ast.NamedExpr:
         return ast_may_tie(facts, expr.value, scope, seen)  # type: ignore[attr-defined]
     if kind is ast.BinOp:
-        return ast_may_tie(facts, expr.left, scope, seen) or ast_may_tie(facts, expr.right, scope, seen)  # type: ignore[attr-defined]
+        return ast_may_tie(facts, expr.left, scope, seen) or ast_may_tie(
+            facts, expr.right, scope, seen
+        )  # type: ignore[attr-defined]
     if kind is ast.UnaryOp:
         return ast_may_tie(facts, expr.operand, scope, seen)  # type: ignore[attr-defined]
     if kind is ast.Attribute:
@@ -109,9 +119,9 @@ def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> boo
     key = "." + attr
     if key in seen:
         return False
-    stores = getattr(facts, "_attribute_stores", None)
+    stores = facts.derived.get("receivers: attribute stores")
     if stores is None:
-        stores = {}
+        stores = facts.derived["receivers: attribute stores"] = {}
         for node in ast.walk(facts.tree) if facts.tree is not None else ():
             if type(node) is ast.Assign:
                 targets, value = node.targets, node.value
@@ -122,9 +132,9 @@ def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> boo
             for target in targets:
                 if type(target) is ast.Attribute and type(target.value) is ast.Name:
                     stores.setdefault(target.attr, []).append(value)
-        setattr(facts, "_attribute_stores", stores)
     return any(
-        ast_may_tie(facts, value, facts.scope_of(value), seen | {key}) for value in stores.get(attr, ())
+        ast_may_tie(facts, value, facts.scope_of(value), seen | {key})
+        for value in stores.get(attr, ())
     )
 
 
@@ -158,7 +168,10 @@ def ast_imports_gda(facts: Facts) -> bool:
 def ast_called_without_arguments(facts: Facts, attr: str) -> bool:
     """Does ``<expr>.attr()`` (no arguments at all) occur?"""
     return any(
-        type(call.func) is ast.Attribute and call.func.attr == attr and not call.args and not call.keywords
+        type(call.func) is ast.Attribute
+        and call.func.attr == attr
+        and not call.args
+        and not call.keywords
         for call in facts.calls
     )
 

@@ -76,7 +76,13 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
     if isinstance(expr, cst.Subscript):
         inner = receiver_tie(ctx, expr.value, scope, depth + 1)
         if inner.tied:
-            return dataclasses.replace(inner, kind=kept(inner), reason=f"an element of {inner.reason}", named=False, source="")
+            return dataclasses.replace(
+                inner,
+                kind=kept(inner),
+                reason=f"an element of {inner.reason}",
+                named=False,
+                source="",
+            )
         return UNKNOWN
     if isinstance(expr, cst.Name):
         tie = _name_tie(ctx, expr, scope, depth)
@@ -95,7 +101,9 @@ def receiver_tie(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: in
         inner = receiver_tie(ctx, expr.value.value.value, scope, depth + 1)
         if inner.tied:
             return Tie(kept(inner), f"a shard of {inner.reason}", pmap=inner.pmap)
-    if isinstance(expr, cst.Attribute) and expr.attr.value == "data":  # for s in x.addressable_shards
+    if (
+        isinstance(expr, cst.Attribute) and expr.attr.value == "data"
+    ):  # for s in x.addressable_shards
         shard = _flow.shard_tie(ctx, expr, scope, receiver_tie, depth)
         if shard is not None:
             return shard
@@ -134,7 +142,9 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
                 # NamedSharding(...), jax.devices(), jax.jit(f): JAX objects, never arrays.
                 return Tie("foreign", f"the result of {ctx.code(func)}(...), not an array")
             named = _has_named_sharding_arg(ctx, call, scope)
-            return Tie("array", f"the result of {ctx.code(func)}(...)", named=named, source=qualname)
+            return Tie(
+                "array", f"the result of {ctx.code(func)}(...)", named=named, source=qualname
+            )
         if is_foreign_library(qualname):
             return Tie("foreign", f"the result of {ctx.code(func)}(...), not JAX")
         return UNKNOWN  # another library (flax, optax ...) may well return JAX arrays
@@ -145,7 +155,9 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
     if isinstance(func, cst.Call):  # jax.jit(f)(x), jax.pmap(f)(x)
         wrapper = wrapper_of(func, lambda e: ctx.qualname(e, scope))
         if wrapper is not None:
-            return Tie("array", f"the output of {ctx.code(func.func)}", pmap=wrapper in PMAP_WRAPPERS)
+            return Tie(
+                "array", f"the output of {ctx.code(func.func)}", pmap=wrapper in PMAP_WRAPPERS
+            )
     if isinstance(func, cst.Name):
         function = _flow.local_function(ctx, func, scope)
         if function is not None:  # def make(): return jax.device_put(...)
@@ -156,7 +168,11 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
         bindings = scope.lookup(func.value)
         if bindings and all(b.scope.kind == "module" for b in bindings):
             if func.value in facts.jit_functions and len(bindings) == 1:
-                return Tie("array", f"the output of the jitted {func.value}", pmap=facts.jit_functions[func.value])
+                return Tie(
+                    "array",
+                    f"the output of the jitted {func.value}",
+                    pmap=facts.jit_functions[func.value],
+                )
             if all(b.qualname is None for b in bindings):
                 return Tie("foreign", f"the result of {func.value}(...), defined here")
     return UNKNOWN
@@ -186,7 +202,9 @@ def array_producer_name(qualname: str) -> bool:
 def _has_named_sharding_arg(ctx: Context, call: cst.Call, scope: Scope) -> bool:
     for arg in call.args:
         value = arg.value
-        if isinstance(value, cst.Call) and (ctx.qualname(value.func, scope) or "").endswith(".NamedSharding"):
+        if isinstance(value, cst.Call) and (ctx.qualname(value.func, scope) or "").endswith(
+            ".NamedSharding"
+        ):
             return is_jax_name(ctx.qualname(value.func, scope))
     return False
 
@@ -199,7 +217,9 @@ def _name_tie(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Tie:
     qualname = scope.resolve_name(ident)
     if qualname is not None:
         # A module is never an array; an imported name of another array library is not JAX.
-        if is_foreign_library(qualname) or all(isinstance(b.statement, cst.Import) for b in bindings):
+        if is_foreign_library(qualname) or all(
+            isinstance(b.statement, cst.Import) for b in bindings
+        ):
             return Tie("foreign", f"{ident} is the import {qualname}")
         return UNKNOWN
     if any(b.qualname is not None for b in bindings):
@@ -263,9 +283,15 @@ def _annotation_tie(ctx: Context, annotation: Optional[cst.BaseExpression], scop
         return Tie("array", f"annotated {qualname}")
     if qualname is not None and (is_foreign_library(qualname) or is_jax_name(qualname)):
         return Tie("foreign", f"annotated {qualname}")  # jax.sharding.Mesh, jax.Device ...
-    if isinstance(annotation, cst.Name) and annotation.value in _BUILTIN_TYPES and scope.lookup(annotation.value) is None:
+    if (
+        isinstance(annotation, cst.Name)
+        and annotation.value in _BUILTIN_TYPES
+        and scope.lookup(annotation.value) is None
+    ):
         return Tie("foreign", f"annotated {annotation.value}")
     return UNKNOWN
 
 
-_BUILTIN_TYPES = frozenset({"int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "complex"})
+_BUILTIN_TYPES = frozenset(
+    {"int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "complex"}
+)

@@ -94,7 +94,9 @@ class RenameRule(Rule):
     @staticmethod
     def _gone_within(move: Move, ctx: Context) -> bool:
         """Is the replacement gone again on some release of the target range?"""
-        return move.until is not None and (ctx.upper is None or ctx.upper >= parse_version(move.until))
+        return move.until is not None and (
+            ctx.upper is None or ctx.upper >= parse_version(move.until)
+        )
 
     def cannot_message(self, move: Move, ctx: Context) -> str:
         message = f"{move.legacy} no longer exists"
@@ -146,7 +148,9 @@ class RenameRule(Rule):
         move = self.move_for(binding.qualname or "")
         if move is None or not self.allowed(move, ctx):
             return None
-        if binding.node is not None and (ctx.is_suppressed(binding.node) or ctx.is_suppressed(binding.statement)):
+        if binding.node is not None and (
+            ctx.is_suppressed(binding.node) or ctx.is_suppressed(binding.statement)
+        ):
             return None  # ``# jaxmigrate: ignore`` on the import: it stays, so must its users
         return move
 
@@ -194,7 +198,11 @@ class RenameRule(Rule):
         if not self.allowed(move, ctx):
             ctx.report(alias, self.cannot_message(move, ctx))
             return
-        ctx.replace(alias, alias.with_changes(name=_module_expr(move.modern)), f"{move.legacy} -> {move.modern}")
+        ctx.replace(
+            alias,
+            alias.with_changes(name=_module_expr(move.modern)),
+            f"{move.legacy} -> {move.modern}",
+        )
 
     def _visit_bare_name(self, site: NameSite, move: Move, ctx: Context) -> None:
         bindings = site.scope.lookup(site.node.value)  # type: ignore[attr-defined]
@@ -218,7 +226,12 @@ class RenameRule(Rule):
 
     # -- rewriting one ``from ... import ...`` statement ----------------------------------
     def _provided_elsewhere(
-        self, statement: cst.ImportFrom, alias: cst.ImportAlias, local: str, move: Move, ctx: Context
+        self,
+        statement: cst.ImportFrom,
+        alias: cst.ImportAlias,
+        local: str,
+        move: Move,
+        ctx: Context,
     ) -> bool:
         """True if another import in the same scope already binds ``local`` to ``move.modern``
         (or will, being an earlier legacy import of it rewritten in place)."""
@@ -276,7 +289,7 @@ class RenameRule(Rule):
             return
         message = "; ".join(changes)
         if not kept_legacy and len(moved) == 1 and not in_place:
-            (target_module, aliases), = moved.items()
+            ((target_module, aliases),) = moved.items()
             new_statement = statement.with_changes(
                 module=_module_expr(target_module), names=self._commas(aliases, statement)
             )
@@ -284,7 +297,11 @@ class RenameRule(Rule):
             return
         if not moved:
             if in_place:
-                ctx.replace(statement, statement.with_changes(names=self._commas(in_place, statement)), message)
+                ctx.replace(
+                    statement,
+                    statement.with_changes(names=self._commas(in_place, statement)),
+                    message,
+                )
             else:
                 target = self._removal(statement, site, ctx)
                 if target is not None:

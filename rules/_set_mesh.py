@@ -50,9 +50,18 @@ COMPILERS = PJIT_NAMES | {"jax.jit"}
 # JAX functions that create no array on the mesh (host queries; converters given the mesh).
 HOST_SIDE = frozenset(
     {
-        "jax.process_index", "jax.process_count", "jax.device_count", "jax.local_device_count",
-        "jax.devices", "jax.local_devices", "jax.device_get", "jax.block_until_ready",
-        "jax.sharding.PartitionSpec", "jax.P", "jax.sharding.NamedSharding", "jax.NamedSharding",
+        "jax.process_index",
+        "jax.process_count",
+        "jax.device_count",
+        "jax.local_device_count",
+        "jax.devices",
+        "jax.local_devices",
+        "jax.device_get",
+        "jax.block_until_ready",
+        "jax.sharding.PartitionSpec",
+        "jax.P",
+        "jax.sharding.NamedSharding",
+        "jax.NamedSharding",
         "jax.experimental.multihost_utils.host_local_array_to_global_array",
         "jax.experimental.multihost_utils.global_array_to_host_local_array",
         "jax.experimental.multihost_utils.process_allgather",
@@ -60,7 +69,9 @@ HOST_SIDE = frozenset(
         "jax.debug.visualize_array_sharding",
     }
 )
-HOST_METHODS = frozenset({"append", "extend", "tolist", "item", "block_until_ready", "format", "join"})
+HOST_METHODS = frozenset(
+    {"append", "extend", "tolist", "item", "block_until_ready", "format", "join"}
+)
 BUILTINS = frozenset(dir(builtins))
 # Array properties that compute a new array eagerly (``x.T``).
 ARRAY_PROPERTIES = frozenset({"T", "mT", "real", "imag"})
@@ -71,7 +82,10 @@ def set_mesh_blocks(ctx: Context, compiled: Compiled) -> Tuple[Optional[List[cst
     function may keep bare specs (blocks already under ``jax.set_mesh`` need nothing), or
     (None, why not)."""
     if not ctx.exists_throughout(SET_MESH):
-        return None, f"jax.jit resolves bare PartitionSpecs only under {SET_MESH}, which is not in every JAX of the target range"
+        return (
+            None,
+            f"jax.jit resolves bare PartitionSpecs only under {SET_MESH}, which is not in every JAX of the target range",
+        )
     if not compiled.calls or not compiled.complete:
         return None, "the compiled function is used other than by calls the rule can see"
     blocks: List[cst.With] = []
@@ -81,14 +95,23 @@ def set_mesh_blocks(ctx: Context, compiled: Compiled) -> Tuple[Optional[List[cst
             continue
         ref = innermost_mesh_with(ctx, site)
         if ref is None or ref.origin is None:
-            return None, f"a call (line {ctx.position(site).start.line}) runs under no `with mesh:` block"
+            return (
+                None,
+                f"a call (line {ctx.position(site).start.line}) runs under no `with mesh:` block",
+            )
         node = ref.origin
         if node.items[0].asname is not None or isinstance(node.body, cst.SimpleStatementSuite):
-            return None, "a `with mesh as name:` or one-line block cannot become `with jax.set_mesh(mesh):` as is"
+            return (
+                None,
+                "a `with mesh as name:` or one-line block cannot become `with jax.set_mesh(mesh):` as is",
+            )
         if all(b is not node for b in blocks):
             why = eager_work(ctx, node.body, ctx.scope_of(node), depth=2, seen=set())
             if why is not None:
-                return None, f"the `with` block at line {ctx.position(node).start.line} {why} (under jax.set_mesh it would be committed to the mesh, replicated)"
+                return (
+                    None,
+                    f"the `with` block at line {ctx.position(node).start.line} {why} (under jax.set_mesh it would be committed to the mesh, replicated)",
+                )
             blocks.append(node)
     return blocks, ""
 
@@ -104,14 +127,19 @@ def _enclosing_setter(ctx: Context, node: cst.CSTNode) -> Optional[cst.With]:
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, cst.With) and len(ancestor.items) == 1:
             item = ancestor.items[0].item
-            if isinstance(item, cst.Call) and qualname_of(ctx, item.func, ctx.scope_of(ancestor)) in MESH_SETTERS:
+            if (
+                isinstance(item, cst.Call)
+                and qualname_of(ctx, item.func, ctx.scope_of(ancestor)) in MESH_SETTERS
+            ):
                 return ancestor
         if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             return None
     return None
 
 
-def eager_work(ctx: Context, body: cst.CSTNode, scope: Scope, depth: int, seen: Set[int]) -> Optional[str]:
+def eager_work(
+    ctx: Context, body: cst.CSTNode, scope: Scope, depth: int, seen: Set[int]
+) -> Optional[str]:
     """What in ``body`` may create a JAX array eagerly (None when nothing visibly does).  In a
     same-file helper only its calls are checked (``depth`` levels of helpers)."""
     if id(body) in seen:
@@ -174,7 +202,11 @@ def _call_work(ctx: Context, call: cst.Call, depth: int, seen: Set[int]) -> Opti
         return None
     qualname = qualname_of(ctx, func, scope)
     if qualname is not None:
-        if qualname in HOST_SIDE or is_foreign_library(qualname) or qualname.split(".", 1)[0] == "numpy":
+        if (
+            qualname in HOST_SIDE
+            or is_foreign_library(qualname)
+            or qualname.split(".", 1)[0] == "numpy"
+        ):
             return None
         if qualname.split(".", 1)[0] in ("jax", "jaxlib"):
             return f"calls {qualname}"
@@ -225,9 +257,15 @@ def is_compiled(ctx: Context, func: cst.BaseExpression, scope: Scope) -> bool:
             return _compiles(ctx, value, ctx.scope_of(value))
         function = function_named(ctx, func, scope)
         if function is not None:
-            return any(_compiles(ctx, d.decorator, ctx.scope_of(function)) for d in function.decorators)
+            return any(
+                _compiles(ctx, d.decorator, ctx.scope_of(function)) for d in function.decorators
+            )
         return False
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "self"
+    ):
         assigns = module_facts(ctx).attr_assigns.get(func.attr.value, [])
         return len(assigns) == 1 and _compiles(ctx, assigns[0].value, ctx.scope_of(assigns[0]))
     return False
@@ -236,7 +274,10 @@ def is_compiled(ctx: Context, func: cst.BaseExpression, scope: Scope) -> bool:
 def _compiles(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> bool:
     if not isinstance(expr, cst.Call):
         return qualname_of(ctx, expr, scope) in COMPILERS
-    if is_pjit_call(ctx, expr, scope) is not None or qualname_of(ctx, expr.func, scope) in COMPILERS:
+    if (
+        is_pjit_call(ctx, expr, scope) is not None
+        or qualname_of(ctx, expr.func, scope) in COMPILERS
+    ):
         return True
     return (
         qualname_of(ctx, expr.func, scope) in PARTIAL_NAMES

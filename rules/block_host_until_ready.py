@@ -69,6 +69,14 @@ class BlockHostUntilReady(Rule):
         if verdict == FIX:
             ctx.replace(node, new, message)
         elif verdict == FILE:
-            ctx.replace(node, new, f"{message} (the receiver is not tied to a JAX array; this module is JAX code)", Safety.UNSAFE)
+            ctx.replace(
+                node,
+                new,
+                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
+                Safety.UNSAFE,
+            )
         elif verdict == REPORT:
-            ctx.report(node, "block_host_until_ready() was removed in jaxlib 0.4.1; on a JAX array use block_until_ready()")
+            ctx.report(
+                node,
+                "block_host_until_ready() was removed in jaxlib 0.4.1; on a JAX array use block_until_ready()",
+            )

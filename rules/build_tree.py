@@ -46,7 +46,9 @@ def _arguments(call: cst.Call) -> Optional[Tuple[cst.BaseExpression, cst.BaseExp
 class BuildTree(Rule):
     code = "JAX702"
     name = "build-tree"
-    summary = "jax.tree_util.build_tree(treedef, xs) -> jax.tree.unflatten(treedef, jax.tree.leaves(xs))"
+    summary = (
+        "jax.tree_util.build_tree(treedef, xs) -> jax.tree.unflatten(treedef, jax.tree.leaves(xs))"
+    )
     safety = Safety.UNSAFE
     needs_jax = None  # below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
     deprecated_in = "0.6.0"

@@ -15,8 +15,12 @@ from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES, ArrayTypeRule
 class DeviceArray(ArrayTypeRule):
     code = "JAX101"
     name = "device-array"
-    summary = "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
-    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
+    summary = (
+        "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
+    )
+    needs_jax_import = (
+        False  # reports a string annotation or a method call by its name, import or not
+    )
     needs_jax = "0.4.1"
     deprecated_in = "0.4.4"
     removed_in = "0.4.14"

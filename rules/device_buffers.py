@@ -111,7 +111,10 @@ class DeviceBuffers(Rule):
         if verdict not in (FIX, FILE, REPORT):
             return
         if verdict == REPORT:
-            ctx.report(node, f"{attr} was removed in JAX 0.4.27; if {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}")
+            ctx.report(
+                node,
+                f"{attr} was removed in JAX 0.4.27; if {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}",
+            )
             return
         # A pmap output's shards keep the mapped axis from 0.4.34: s.data[0] is the old buffer.
         squeeze = attr == "device_buffers" and tie.pmap and ctx.target >= PMAP_SHARDS_KEEP_AXIS
@@ -124,7 +127,12 @@ class DeviceBuffers(Rule):
                 "the mapped axis dropped), so each shard's [0] is the old buffer"
             )
         if verdict == FILE and tie.kind == "likely":
-            ctx.replace(target, new, f"{message} (taken for a JAX array on likely evidence: {tie.reason})", Safety.UNSAFE)
+            ctx.replace(
+                target,
+                new,
+                f"{message} (taken for a JAX array on likely evidence: {tie.reason})",
+                Safety.UNSAFE,
+            )
         elif verdict == FILE:
             ctx.replace(
                 target,
@@ -153,7 +161,9 @@ class DeviceBuffers(Rule):
             value = cst.Attribute(value=shard, attr=cst.Name("data"))
             if not squeeze:
                 return value
-            return cst.Subscript(value=value, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+            return cst.Subscript(
+                value=value, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))]
+            )
 
         if node.attr.value == "device_buffer":
             return node, cst.Call(

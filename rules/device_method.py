@@ -197,6 +197,10 @@ def _chain(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
 def _catches_value_error(handler: cst.ExceptHandler) -> bool:
     if handler.type is None:
         return True
-    kinds = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    kinds = (
+        [e.value for e in handler.type.elements]
+        if isinstance(handler.type, cst.Tuple)
+        else [handler.type]
+    )
     names = kinds
     return any(isinstance(n, cst.Name) and n.value in CATCHES_VALUE_ERROR for n in names)

@@ -153,8 +153,12 @@ class DevicePutSharded(Rule):
             return
         call = target[0]
         devices = arguments["devices"]
-        if site.qualname == "jax.device_put_replicated" and not self._repeatable(devices, site, ctx):
-            ctx.report(call, RECIPE[site.qualname] + " (devices is used twice: bind it to a name first)")
+        if site.qualname == "jax.device_put_replicated" and not self._repeatable(
+            devices, site, ctx
+        ):
+            ctx.report(
+                call, RECIPE[site.qualname] + " (devices is used twice: bind it to a name first)"
+            )
             return
         scope = site.scope
         names = {
@@ -172,10 +176,14 @@ class DevicePutSharded(Rule):
         # takes arrays.  The plain form is kept where the value is visibly arrays.
         tree = not _visibly_arrays(ctx, value, site.scope, sharded)
         if tree and "leaf" in devices_code:
-            ctx.report(call, RECIPE[site.qualname] + " (the value may be a pytree: map over its leaves)")
+            ctx.report(
+                call, RECIPE[site.qualname] + " (the value may be a pytree: map over its leaves)"
+            )
             return
         if sharded:
-            stacked = f"{names['stack']}(leaves)" if tree else f"{names['stack']}({ctx.code(value)})"
+            stacked = (
+                f"{names['stack']}(leaves)" if tree else f"{names['stack']}({ctx.code(value)})"
+            )
         else:
             item = "leaf" if tree else ctx.code(value)
             stacked = f"{names['stack']}([{item}] * len({devices_code}))"
@@ -191,7 +199,11 @@ class DevicePutSharded(Rule):
                 else f"{tree_map}(lambda leaf: {text}, {ctx.code(value)})"
             )
         legacy = site.qualname.rsplit(".", 1)[-1]
-        ctx.replace(call, cst.parse_expression(text), f"jax.{legacy} -> jax.device_put with a NamedSharding: {CAVEAT}")
+        ctx.replace(
+            call,
+            cst.parse_expression(text),
+            f"jax.{legacy} -> jax.device_put with a NamedSharding: {CAVEAT}",
+        )
 
     @staticmethod
     def _repeatable(node: cst.BaseExpression, site: NameSite, ctx: Context) -> bool:
@@ -211,5 +223,7 @@ def _visibly_arrays(ctx: Context, value: cst.BaseExpression, scope, sharded: boo
         inner = ctx.analysis.scopes.get(id(value))
         return inner is not None and receiver_tie(ctx, value.elt, inner).kind in ("array", "gda")
     if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
-        return all(receiver_tie(ctx, e.value, scope).kind in ("array", "gda") for e in value.elements)
+        return all(
+            receiver_tie(ctx, e.value, scope).kind in ("array", "gda") for e in value.elements
+        )
     return False

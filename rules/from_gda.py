@@ -46,7 +46,9 @@ RECIPE = (
 class FromGda(Rule):
     code = "JAX204"
     name = "from-gda"
-    summary = "pjit(f, in_axis_resources=FROM_GDA) -> pjit(f): jax.Array inputs carry their sharding"
+    summary = (
+        "pjit(f, in_axis_resources=FROM_GDA) -> pjit(f): jax.Array inputs carry their sharding"
+    )
     safety = Safety.SAFE
     needs_jax = "0.4.4"
     deprecated_in = "0.4.7"
@@ -146,8 +148,11 @@ class FromGda(Rule):
             return
         found = self._pjit_argument(site, ctx)
         if found is None:
-            ctx.report(site.node, "FROM_GDA no longer exists (jax.Array inputs carry their sharding): "
-                       "remove it; pass nothing for in_shardings")
+            ctx.report(
+                site.node,
+                "FROM_GDA no longer exists (jax.Array inputs carry their sharding): "
+                "remove it; pass nothing for in_shardings",
+            )
             return
         call, through_partial = found
         if id(call) in ctx.edits:
@@ -164,9 +169,17 @@ class FromGda(Rule):
         kinds = [qualname_of(ctx, leaf, site.scope) == FROM_GDA for leaf in leaves]
         if leaves and all(kinds):
             new_args = [a for a in args if a is not in_arg]
-            if new_args and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT and call.args[-1].comma is cst.MaybeSentinel.DEFAULT:
+            if (
+                new_args
+                and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
+                and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
+            ):
                 new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            ctx.replace(call, call.with_changes(args=new_args), "FROM_GDA: in_shardings dropped (jax.Array inputs carry their sharding)")
+            ctx.replace(
+                call,
+                call.with_changes(args=new_args),
+                "FROM_GDA: in_shardings dropped (jax.Array inputs carry their sharding)",
+            )
             return
         positions = [str(i) for i, is_gda in enumerate(kinds) if not is_gda]
         if self._fix_mixed(ctx, call, through_partial, args, in_arg, leaves, kinds, site):
@@ -190,7 +203,9 @@ class FromGda(Rule):
         """The guide's recipe where every call site is known: drop in_shardings and convert the
         NumPy-bound inputs with host_local_array_to_global_array first (UNSAFE: which inputs
         are host-local is decided from their NumPy assignments)."""
-        if not isinstance(in_arg.value, (cst.Tuple, cst.List)) or len(leaves) != len(in_arg.value.elements):
+        if not isinstance(in_arg.value, (cst.Tuple, cst.List)) or len(leaves) != len(
+            in_arg.value.elements
+        ):
             return False  # nested pytrees: report
         scope = site.scope
         for leaf, is_gda in zip(leaves, kinds):
@@ -200,9 +215,13 @@ class FromGda(Rule):
         if not compiled.complete or not compiled.calls:
             return False
         holder_statement = self._statement(ctx, call)
-        plans: List[Tuple[cst.SimpleStatementLine, List[str], List[cst.BaseExpression], cst.BaseExpression]] = []
+        plans: List[
+            Tuple[cst.SimpleStatementLine, List[str], List[cst.BaseExpression], cst.BaseExpression]
+        ] = []
         for use in compiled.calls:
-            if len(use.args) != len(leaves) or any(a.keyword is not None or a.star for a in use.args):
+            if len(use.args) != len(leaves) or any(
+                a.keyword is not None or a.star for a in use.args
+            ):
                 return False
             statement = mp.block_statement(ctx, use)
             if statement is None or statement is holder_statement:
@@ -226,7 +245,11 @@ class FromGda(Rule):
         if len({id(p[0]) for p in plans}) != len(plans):
             return False
         new_args = [a for a in args if a is not in_arg]
-        if new_args and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT and call.args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        if (
+            new_args
+            and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
+            and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
+        ):
             new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         ctx.replace(
             call,
@@ -238,7 +261,10 @@ class FromGda(Rule):
         for statement, names, specs, mesh in plans:
             utils = module_ref(ctx, MULTIHOST, ctx.scope_of(statement))
             convert = self._convert(ctx, utils, names, specs, mesh)
-            body = [convert.with_changes(leading_lines=statement.leading_lines), statement.with_changes(leading_lines=())]
+            body = [
+                convert.with_changes(leading_lines=statement.leading_lines),
+                statement.with_changes(leading_lines=()),
+            ]
             ctx.replace(
                 statement,
                 cst.FlattenSentinel(body),
@@ -255,17 +281,27 @@ class FromGda(Rule):
         return None
 
     @staticmethod
-    def _convert(ctx: Context, utils: cst.BaseExpression, names: List[str], specs: List[cst.BaseExpression], mesh: cst.BaseExpression) -> cst.SimpleStatementLine:
+    def _convert(
+        ctx: Context,
+        utils: cst.BaseExpression,
+        names: List[str],
+        specs: List[cst.BaseExpression],
+        mesh: cst.BaseExpression,
+    ) -> cst.SimpleStatementLine:
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
         def pack(items: List[cst.BaseExpression]) -> cst.BaseExpression:
             if len(items) == 1:
                 return items[0]
-            elements = [cst.Element(item, comma=comma) for item in items[:-1]] + [cst.Element(items[-1])]
+            elements = [cst.Element(item, comma=comma) for item in items[:-1]] + [
+                cst.Element(items[-1])
+            ]
             return cst.Tuple(elements)
 
         value = cst.Call(
-            func=cst.Attribute(value=ctx.copy(utils), attr=cst.Name("host_local_array_to_global_array")),
+            func=cst.Attribute(
+                value=ctx.copy(utils), attr=cst.Name("host_local_array_to_global_array")
+            ),
             args=[
                 cst.Arg(pack([cst.Name(n) for n in names]), comma=comma),
                 cst.Arg(ctx.copy(mesh), comma=comma),
@@ -273,10 +309,18 @@ class FromGda(Rule):
             ],
         )
         target: cst.BaseAssignTargetExpression = (
-            cst.Name(names[0]) if len(names) == 1
-            else cst.Tuple([cst.Element(cst.Name(n), comma=comma) for n in names[:-1]] + [cst.Element(cst.Name(names[-1]))], lpar=[], rpar=[])
+            cst.Name(names[0])
+            if len(names) == 1
+            else cst.Tuple(
+                [cst.Element(cst.Name(n), comma=comma) for n in names[:-1]]
+                + [cst.Element(cst.Name(names[-1]))],
+                lpar=[],
+                rpar=[],
+            )
         )
-        return cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)])
+        return cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)]
+        )
 
     @staticmethod
     def _pjit_argument(site: NameSite, ctx: Context) -> Optional[Tuple[cst.Call, bool]]:

@@ -158,7 +158,9 @@ class GdaAttributes(Rule):
         facts = module_facts(ctx)
         gda_file = facts.imports_gda
         plain = isinstance(node.value, cst.Name)
-        specific = gda_file and (attr in ("local_shards", "local_data") or (attr == "mesh_axes" and plain))
+        specific = gda_file and (
+            attr in ("local_shards", "local_data") or (attr == "mesh_axes" and plain)
+        )
         verdict, tie = decide(ctx, node, specific=specific)
         if verdict == REPORT:
             if attr in ("mesh", "mesh_axes") and not (gda_file and plain):
@@ -173,7 +175,9 @@ class GdaAttributes(Rule):
             return
         if attr in ("local_shards", "local_data"):
             new: cst.BaseExpression = node.with_changes(
-                attr=cst.Name("addressable_shards" if attr == "local_shards" else "addressable_data")
+                attr=cst.Name(
+                    "addressable_shards" if attr == "local_shards" else "addressable_data"
+                )
             )
             ctx.replace(node, new, f".{attr} -> {NEW[attr]}")
             return

@@ -25,7 +25,9 @@ from jaxmigrate.rules._gda import (
 )
 
 MODERN = "jax.make_array_from_single_device_arrays"
-RECIPE = "jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(*mesh_axes)), buffers)"
+RECIPE = (
+    "jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(*mesh_axes)), buffers)"
+)
 
 
 class GdaConstructor(Rule):
@@ -94,8 +96,13 @@ class GdaConstructor(Rule):
             return
         sharding = named_sharding(bound["global_mesh"], bound["mesh_axes"], ctx, site.scope)
         if sharding is None:
-            ctx.report(call, f"GlobalDeviceArray(...) with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
+            ctx.report(
+                call,
+                f"GlobalDeviceArray(...) with mesh_axes=None: choose a PartitionSpec and use {RECIPE}",
+            )
             return
         values = [bound["global_shape"], sharding, bound["device_buffers"]]
-        new = call.with_changes(func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values))
+        new = call.with_changes(
+            func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values)
+        )
         ctx.replace(call, new, "GlobalDeviceArray(...) -> jax.make_array_from_single_device_arrays")

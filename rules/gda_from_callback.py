@@ -106,18 +106,28 @@ class GdaFromCallback(Rule):
             return
         call = called(site)
         if call is None:
-            ctx.report(site.node, f"GlobalDeviceArray.from_callback no longer exists; call {RECIPE}")
+            ctx.report(
+                site.node, f"GlobalDeviceArray.from_callback no longer exists; call {RECIPE}"
+            )
             return
         bound, reason = bind_arguments(call, METHOD_PARAMS)
         if bound is None:
-            ctx.report(call, f"GlobalDeviceArray.from_callback cannot be rewritten ({reason}); use {RECIPE}")
+            ctx.report(
+                call,
+                f"GlobalDeviceArray.from_callback cannot be rewritten ({reason}); use {RECIPE}",
+            )
             return
         sharding = named_sharding(bound["global_mesh"], bound["mesh_axes"], ctx, site.scope)
         if sharding is None:
-            ctx.report(call, f"GlobalDeviceArray.from_callback with mesh_axes=None: choose a PartitionSpec and use {RECIPE}")
+            ctx.report(
+                call,
+                f"GlobalDeviceArray.from_callback with mesh_axes=None: choose a PartitionSpec and use {RECIPE}",
+            )
             return
         values = [bound["global_shape"], sharding, bound["data_callback"]]
-        new = call.with_changes(func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values))
+        new = call.with_changes(
+            func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values)
+        )
         callback = bound["data_callback"]
         safety = Safety.SAFE if is_pure_index_lambda(callback) else Safety.UNSAFE
         ctx.replace(

@@ -24,7 +24,17 @@ from jaxmigrate.rules._gda import all_names
 OLD = "jax.experimental.gda_serialization"
 NEW = "jax.experimental.array_serialization"
 # Names of gda_serialization.serialization that keep their meaning under the new path.
-SAME = frozenset({"async_serialize", "run_serialization", "get_tensorstore_spec", "GlobalAsyncCheckpointManager", "GlobalAsyncCheckpointManagerBase", "AsyncManager", "TS_CONTEXT"})
+SAME = frozenset(
+    {
+        "async_serialize",
+        "run_serialization",
+        "get_tensorstore_spec",
+        "GlobalAsyncCheckpointManager",
+        "GlobalAsyncCheckpointManagerBase",
+        "AsyncManager",
+        "TS_CONTEXT",
+    }
+)
 # Names whose signature changed (meshes + mesh_axes -> shardings) or that are gone.
 CHANGED = {
     "run_deserialization": "run_deserialization(shardings, tensorstore_specs, global_shapes, dtypes) takes shardings now: pass [NamedSharding(mesh, P(*axes)) ...] instead of (global_meshes, mesh_axes)",
@@ -42,7 +52,7 @@ def _under(name: Optional[str], root: str) -> bool:
 
 
 def _renamed(name: str) -> str:
-    return NEW + name[len(OLD):]
+    return NEW + name[len(OLD) :]
 
 
 class GdaSerialization(Rule):
@@ -60,8 +70,7 @@ class GdaSerialization(Rule):
         refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
     )
     names = frozenset(
-        {OLD, f"{OLD}.serialization"}
-        | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}
+        {OLD, f"{OLD}.serialization"} | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}
     )
     legacy_modules = frozenset({OLD})
     doc = """
@@ -138,8 +147,16 @@ class GdaSerialization(Rule):
             node = site.node
             if site.qualname == OLD:
                 if isinstance(node, cst.Attribute):
-                    ctx.replace(node, node.with_changes(attr=cst.Name("array_serialization")), f"{OLD} -> {NEW}")
-                elif isinstance(node, cst.Name) and local_rename and node.value == "gda_serialization":
+                    ctx.replace(
+                        node,
+                        node.with_changes(attr=cst.Name("array_serialization")),
+                        f"{OLD} -> {NEW}",
+                    )
+                elif (
+                    isinstance(node, cst.Name)
+                    and local_rename
+                    and node.value == "gda_serialization"
+                ):
                     ctx.replace(node, cst.Name("array_serialization"), f"{OLD} -> {NEW}")
                 continue
             last = site.qualname.rsplit(".", 1)[-1]
@@ -174,18 +191,33 @@ class GdaSerialization(Rule):
         manager = False
         for site in sites:
             last = site.qualname.rsplit(".", 1)[-1]
-            if site.qualname.startswith(f"{OLD}.serialization.") and last in CHANGED and not site.is_import:
+            if (
+                site.qualname.startswith(f"{OLD}.serialization.")
+                and last in CHANGED
+                and not site.is_import
+            ):
                 blockers.append((site.node, CHANGED[last]))
             if last == "GlobalAsyncCheckpointManager":
                 manager = True
         for statement in statements:
-            if not isinstance(statement, cst.ImportFrom) or isinstance(statement.names, cst.ImportStar):
+            if not isinstance(statement, cst.ImportFrom) or isinstance(
+                statement.names, cst.ImportStar
+            ):
                 if isinstance(statement, cst.ImportFrom):
-                    blockers.append((statement, "a star import from the old module cannot be checked name by name"))
+                    blockers.append(
+                        (
+                            statement,
+                            "a star import from the old module cannot be checked name by name",
+                        )
+                    )
                 continue
             module = dotted_name(statement.module)
             for alias in statement.names:
-                name = alias.name.value if isinstance(alias.name, cst.Name) else dotted_name(alias.name)
+                name = (
+                    alias.name.value
+                    if isinstance(alias.name, cst.Name)
+                    else dotted_name(alias.name)
+                )
                 if module == f"{OLD}.serialization" and name not in SAME and name not in CHANGED:
                     blockers.append((alias, f"{name} has no counterpart in {NEW}.serialization"))
                 if module == OLD and name != "serialization":
@@ -193,7 +225,10 @@ class GdaSerialization(Rule):
         if manager:
             for node in _deserialize_calls(ctx):
                 blockers.append(
-                    (node, "GlobalAsyncCheckpointManager.deserialize(shardings, tensorstore_specs, ...) takes shardings now, not (global_meshes, mesh_axes)")
+                    (
+                        node,
+                        "GlobalAsyncCheckpointManager.deserialize(shardings, tensorstore_specs, ...) takes shardings now, not (global_meshes, mesh_axes)",
+                    )
                 )
         return blockers
 
@@ -234,7 +269,11 @@ class GdaSerialization(Rule):
                 changed = True
             args.append(arg)
         if changed:
-            ctx.replace(call, call.with_changes(args=args), "gda_serialization keyword renamed for jax.Array")
+            ctx.replace(
+                call,
+                call.with_changes(args=args),
+                "gda_serialization keyword renamed for jax.Array",
+            )
 
 
 def _deserialize_calls(ctx: Context) -> List[cst.Call]:

@@ -30,7 +30,9 @@ class GlobalDeviceArrayType(Rule):
     name = "global-device-array-type"
     summary = "GlobalDeviceArray as a type -> jax.Array (annotations) or `not x.is_fully_addressable` (unsafe)"
     safety = Safety.UNSAFE
-    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = (
+        False  # reports a string annotation or a method call by its name, import or not
+    )
     needs_jax = "0.4.1"
     deprecated_in = "0.4.6"
     removed_in = "0.4.7"
@@ -38,7 +40,9 @@ class GlobalDeviceArrayType(Rule):
         *GDA_HISTORY,
         refs.array_migration("New public type named jax.Array"),
     )
-    annotation_words = frozenset({"GlobalDeviceArray"})  # what visit_module reports in string annotations
+    annotation_words = frozenset(
+        {"GlobalDeviceArray"}
+    )  # what visit_module reports in string annotations
     names = frozenset(
         {
             "jax.experimental.global_device_array.GlobalDeviceArray",
@@ -107,6 +111,8 @@ class GlobalDeviceArrayType(Rule):
         if site.is_import or is_called(site) or is_attribute_value(site):
             return  # construction and GlobalDeviceArray.from_* belong to the GDA rules
         subsumed = DEVICE_ARRAY_NAMES | {"jax.Array", "jax.numpy.ndarray"}
-        if predicate_fix(ctx, site, self.names, PREDICATE, "GlobalDeviceArray", frozenset(subsumed)):
+        if predicate_fix(
+            ctx, site, self.names, PREDICATE, "GlobalDeviceArray", frozenset(subsumed)
+        ):
             return
         type_reference(ctx, site, "GlobalDeviceArray", RECIPE, annotations_only=True)

@@ -45,20 +45,26 @@ from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 JIT_NAMES = PJIT_NAMES | {"jax.jit"}
-HOST_RESULTS = frozenset({"jax.device_get", "jax.process_index", "jax.process_count", "jax.local_device_count"})
+HOST_RESULTS = frozenset(
+    {"jax.device_get", "jax.process_index", "jax.process_count", "jax.local_device_count"}
+)
 # values that are global jax.Arrays by construction (the multihost_utils converters and friends)
-GLOBAL_PRODUCERS = frozenset({
-    "jax.make_array_from_callback",
-    "jax.make_array_from_single_device_arrays",
-    "jax.make_array_from_process_local_data",
-    "jax.experimental.multihost_utils.host_local_array_to_global_array",
-})
+GLOBAL_PRODUCERS = frozenset(
+    {
+        "jax.make_array_from_callback",
+        "jax.make_array_from_single_device_arrays",
+        "jax.make_array_from_process_local_data",
+        "jax.experimental.multihost_utils.host_local_array_to_global_array",
+    }
+)
 
 
 class HostLocalInputs(Rule):
     code = "JAX203"
     name = "host-local-inputs"
-    summary = "multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array"
+    summary = (
+        "multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array"
+    )
     safety = Safety.UNSAFE
     needs_jax = "0.4.1"
     references = (
@@ -161,7 +167,9 @@ class HostLocalInputs(Rule):
             through_partial = self._jit_call(ctx, call, scope)
             if through_partial is None:
                 continue
-            in_arg = get_keyword(call.args, "in_shardings") or get_keyword(call.args, "in_axis_resources")
+            in_arg = get_keyword(call.args, "in_shardings") or get_keyword(
+                call.args, "in_axis_resources"
+            )
             if in_arg is None:
                 continue
             leaves = self._argument_leaves(in_arg.value)
@@ -177,9 +185,13 @@ class HostLocalInputs(Rule):
             compiled = compiled_of(ctx, call, through_partial)
             if not compiled.calls:
                 if is_pjit and not from_gda:
-                    ctx.report(call, f"cannot find where this pjit-compiled function is called: {RECIPE}")
+                    ctx.report(
+                        call, f"cannot find where this pjit-compiled function is called: {RECIPE}"
+                    )
                 continue
-            out_arg = get_keyword(call.args, "out_shardings") or get_keyword(call.args, "out_axis_resources")
+            out_arg = get_keyword(call.args, "out_shardings") or get_keyword(
+                call.args, "out_axis_resources"
+            )
             out_value = out_arg.value if out_arg is not None else None
             for site in compiled.calls:
                 if is_pjit and static is not None:
@@ -195,7 +207,9 @@ class HostLocalInputs(Rule):
         if name in JIT_NAMES:
             return False
         if name in PARTIAL_NAMES and call.args and call.args[0].keyword is None:
-            if qualname_of(ctx, call.args[0].value, scope) in JIT_NAMES and isinstance(ctx.parent(call), cst.Decorator):
+            if qualname_of(ctx, call.args[0].value, scope) in JIT_NAMES and isinstance(
+                ctx.parent(call), cst.Decorator
+            ):
                 return True
         return None
 
@@ -213,7 +227,9 @@ class HostLocalInputs(Rule):
             return [e.value for e in value.elements]
         return [value]
 
-    def _spec_of(self, ctx: Context, leaf: Optional[cst.BaseExpression], scope: Scope) -> Tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
+    def _spec_of(
+        self, ctx: Context, leaf: Optional[cst.BaseExpression], scope: Scope
+    ) -> Tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
         """(mesh or None, spec) for a P(...) or NamedSharding(mesh, P(...)) leaf, or a name bound
         once to one; (None, None) else."""
         if isinstance(leaf, cst.Name):
@@ -226,7 +242,11 @@ class HostLocalInputs(Rule):
         name = call_qualname(ctx, leaf, scope)
         if name in PARTITION_SPEC_NAMES:
             return None, leaf
-        if name in NAMED_SHARDING_NAMES and len(leaf.args) == 2 and all(a.keyword is None for a in leaf.args):
+        if (
+            name in NAMED_SHARDING_NAMES
+            and len(leaf.args) == 2
+            and all(a.keyword is None for a in leaf.args)
+        ):
             spec = leaf.args[1].value
             if call_qualname(ctx, spec, scope) in PARTITION_SPEC_NAMES:
                 return leaf.args[0].value, spec
@@ -237,7 +257,8 @@ class HostLocalInputs(Rule):
         if spec is None:
             return False
         return any(
-            not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in spec.args  # type: ignore[attr-defined]
+            not (isinstance(a.value, cst.Name) and a.value.value == "None")
+            for a in spec.args  # type: ignore[attr-defined]
         )
 
     # -- values that are global already -------------------------------------------------
@@ -248,11 +269,17 @@ class HostLocalInputs(Rule):
         for (_scope, name), assigns in facts.assigns.items():
             for assign in assigns:
                 value = assign.value
-                if isinstance(value, cst.Call) and self._jit_call(ctx, value, ctx.scope_of(value)) is False:
+                if (
+                    isinstance(value, cst.Call)
+                    and self._jit_call(ctx, value, ctx.scope_of(value)) is False
+                ):
                     names.add(name)
         for call in facts.calls:
             parent = ctx.parent(call)
-            if isinstance(parent, cst.Decorator) and self._jit_call(ctx, call, ctx.scope_of(call)) is not None:
+            if (
+                isinstance(parent, cst.Decorator)
+                and self._jit_call(ctx, call, ctx.scope_of(call)) is not None
+            ):
                 definition = ctx.parent(parent)
                 if isinstance(definition, cst.FunctionDef):
                     names.add(definition.name.value)
@@ -271,7 +298,11 @@ class HostLocalInputs(Rule):
         return found
 
     def _global_value(
-        self, ctx: Context, value: cst.BaseExpression, scope: Scope, jitted: frozenset,
+        self,
+        ctx: Context,
+        value: cst.BaseExpression,
+        scope: Scope,
+        jitted: frozenset,
         legacy: bool = False,
     ) -> bool:
         """Is ``value`` a global jax.Array?  For a legacy pjit (``legacy``) a value JAX made in
@@ -284,11 +315,16 @@ class HostLocalInputs(Rule):
         name = call_qualname(ctx, value, scope)
         if name in GLOBAL_PRODUCERS:
             return True
-        if not legacy and name is not None and name.startswith("jax.") and (
-            name not in HOST_RESULTS and not name.startswith(MULTIHOST)
+        if (
+            not legacy
+            and name is not None
+            and name.startswith("jax.")
+            and (name not in HOST_RESULTS and not name.startswith(MULTIHOST))
         ):
             return True  # built by a JAX API (jnp.ones, jax.random...): a jax.Array, the same in every process
-        if name == "jax.device_put" and (len(value.args) >= 2 or get_keyword(value.args, "device") is not None):
+        if name == "jax.device_put" and (
+            len(value.args) >= 2 or get_keyword(value.args, "device") is not None
+        ):
             return True  # device_put with a sharding (global when the sharding spans every process)
         if isinstance(value.func, cst.Name) and value.func.value in jitted:
             return True  # an output of another jitted call
@@ -299,7 +335,11 @@ class HostLocalInputs(Rule):
         return False
 
     def _provably_global(
-        self, ctx: Context, expr: cst.BaseExpression, scope: Scope, jitted: frozenset,
+        self,
+        ctx: Context,
+        expr: cst.BaseExpression,
+        scope: Scope,
+        jitted: frozenset,
         legacy: bool = False,
     ) -> bool:
         if isinstance(expr, cst.Call):
@@ -336,13 +376,27 @@ class HostLocalInputs(Rule):
             )
         return RECIPE
 
-    def _report_unknown(self, ctx: Context, site: cst.Call, unknown: List[Tuple[str, cst.BaseExpression]], out_value: Optional[cst.BaseExpression]) -> None:
+    def _report_unknown(
+        self,
+        ctx: Context,
+        site: cst.Call,
+        unknown: List[Tuple[str, cst.BaseExpression]],
+        out_value: Optional[cst.BaseExpression],
+    ) -> None:
         shown = ", ".join(f"{code} (spec {ctx.code(spec)})" for code, spec in unknown)
         note = ""
         statement = mp.block_statement(ctx, site)
         out_name = self._output_name(ctx, site, statement) if statement is not None else None
-        out_spec = self._spec_of(ctx, out_value, ctx.scope_of(out_value))[1] if out_value is not None else None
-        if out_name is not None and out_spec is not None and self._used_as_host_data(ctx, out_name, statement):  # type: ignore[arg-type]
+        out_spec = (
+            self._spec_of(ctx, out_value, ctx.scope_of(out_value))[1]
+            if out_value is not None
+            else None
+        )
+        if (
+            out_name is not None
+            and out_spec is not None
+            and self._used_as_host_data(ctx, out_name, statement)
+        ):  # type: ignore[arg-type]
             note = (
                 f"; the output `{out_name}` is then used as per-process data: "
                 f"`{out_name} = multihost_utils.global_array_to_host_local_array({out_name}, mesh, "
@@ -356,14 +410,26 @@ class HostLocalInputs(Rule):
 
     # -- the fix --------------------------------------------------------------------------
     def _fix_site(
-        self, ctx: Context, site: cst.Call, leaves: List[Optional[cst.BaseExpression]],
-        out_value: Optional[cst.BaseExpression], compiled_names: frozenset, static: Set[int],
+        self,
+        ctx: Context,
+        site: cst.Call,
+        leaves: List[Optional[cst.BaseExpression]],
+        out_value: Optional[cst.BaseExpression],
+        compiled_names: frozenset,
+        static: Set[int],
     ) -> None:
         scope = ctx.scope_of(site)
         positional = [a for a in site.args if a.keyword is None and not a.star]
         if len(positional) != len(site.args):
-            if any(self._partitioned(ctx, leaf, ctx.scope_of(leaf)) for leaf in leaves if leaf is not None):
-                ctx.report(site, f"partitioned inputs passed by keyword or unpacking cannot be checked: {self._recipe(ctx)}")
+            if any(
+                self._partitioned(ctx, leaf, ctx.scope_of(leaf))
+                for leaf in leaves
+                if leaf is not None
+            ):
+                ctx.report(
+                    site,
+                    f"partitioned inputs passed by keyword or unpacking cannot be checked: {self._recipe(ctx)}",
+                )
             return
         conversions: List[Tuple[str, Optional[cst.BaseExpression], cst.BaseExpression]] = []
         unknown: List[Tuple[str, cst.BaseExpression]] = []
@@ -392,20 +458,44 @@ class HostLocalInputs(Rule):
         utils = module_ref(ctx, MULTIHOST, scope)
         new_statements: List[cst.BaseStatement] = []
         for name, mesh, spec in conversions:
-            mesh = mesh if mesh is not None else (with_mesh.expr if with_mesh is not None and with_mesh.bind is None else None)
+            mesh = (
+                mesh
+                if mesh is not None
+                else (with_mesh.expr if with_mesh is not None and with_mesh.bind is None else None)
+            )
             if isinstance(mesh, cst.Name) and not scope.lookup(mesh.value):
                 mesh = None  # the sharding's mesh is not visible at the call site
             if mesh is None:
-                ctx.report(site, f"host-local NumPy input {name}, but its mesh is unknown: {RECIPE}")
+                ctx.report(
+                    site, f"host-local NumPy input {name}, but its mesh is unknown: {RECIPE}"
+                )
                 return
-            new_statements.append(self._convert(utils, "host_local_array_to_global_array", name, mesh, spec, ctx))
+            new_statements.append(
+                self._convert(utils, "host_local_array_to_global_array", name, mesh, spec, ctx)
+            )
         after: List[cst.BaseStatement] = []
         out_name = self._output_name(ctx, site, statement)
-        if out_name is not None and out_value is not None and not isinstance(out_value, (cst.Tuple, cst.List)):
+        if (
+            out_name is not None
+            and out_value is not None
+            and not isinstance(out_value, (cst.Tuple, cst.List))
+        ):
             out_mesh, out_spec = self._spec_of(ctx, out_value, ctx.scope_of(out_value))
-            out_mesh = out_mesh if out_mesh is not None else conversions[0][1] or (with_mesh.expr if with_mesh is not None else None)
-            if out_spec is not None and out_mesh is not None and self._used_as_host_data(ctx, out_name, statement):
-                after.append(self._convert(utils, "global_array_to_host_local_array", out_name, out_mesh, out_spec, ctx))
+            out_mesh = (
+                out_mesh
+                if out_mesh is not None
+                else conversions[0][1] or (with_mesh.expr if with_mesh is not None else None)
+            )
+            if (
+                out_spec is not None
+                and out_mesh is not None
+                and self._used_as_host_data(ctx, out_name, statement)
+            ):
+                after.append(
+                    self._convert(
+                        utils, "global_array_to_host_local_array", out_name, out_mesh, out_spec, ctx
+                    )
+                )
         first = new_statements[0].with_changes(leading_lines=statement.leading_lines)
         new_statements[0] = first
         body = [*new_statements, statement.with_changes(leading_lines=()), *after]
@@ -416,7 +506,9 @@ class HostLocalInputs(Rule):
         )
 
     @staticmethod
-    def _output_name(ctx: Context, site: cst.Call, statement: cst.SimpleStatementLine) -> Optional[str]:
+    def _output_name(
+        ctx: Context, site: cst.Call, statement: cst.SimpleStatementLine
+    ) -> Optional[str]:
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
             return None
         assign = statement.body[0]
@@ -443,13 +535,26 @@ class HostLocalInputs(Rule):
         return False
 
     @staticmethod
-    def _convert(utils: cst.BaseExpression, function: str, name: str, mesh: cst.BaseExpression, spec: cst.BaseExpression, ctx: Context) -> cst.SimpleStatementLine:
+    def _convert(
+        utils: cst.BaseExpression,
+        function: str,
+        name: str,
+        mesh: cst.BaseExpression,
+        spec: cst.BaseExpression,
+        ctx: Context,
+    ) -> cst.SimpleStatementLine:
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         call = cst.Call(
             func=cst.Attribute(value=ctx.copy(utils), attr=cst.Name(function)),
-            args=[cst.Arg(cst.Name(name), comma=comma), cst.Arg(ctx.copy(mesh), comma=comma), cst.Arg(ctx.copy(spec))],
+            args=[
+                cst.Arg(cst.Name(name), comma=comma),
+                cst.Arg(ctx.copy(mesh), comma=comma),
+                cst.Arg(ctx.copy(spec)),
+            ],
         )
-        return cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)])
+        return cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)]
+        )
 
 
 def _compat_producer(name: cst.Name, scope: Scope) -> bool:

@@ -182,7 +182,11 @@ class JaxArrayFlag(Rule):
                     self._setting(ctx, call, value, _arg(call, 1), literal_bool, call)
                 elif position == 0 and resolves_to(ctx, call.func, scope, READ_FUNCTIONS):
                     self._read(ctx, call, value)
-                elif value == "jax_array" and position == 0 and resolves_to(ctx, call.func, scope, ABSL_DEFINES):
+                elif (
+                    value == "jax_array"
+                    and position == 0
+                    and resolves_to(ctx, call.func, scope, ABSL_DEFINES)
+                ):
                     flag_definition(ctx, call, call)
                 elif (
                     position == 1
@@ -212,7 +216,11 @@ class JaxArrayFlag(Rule):
         if not resolves_to(ctx, node.value, scope, CONFIG_OBJECTS | ABSL_FLAGS):
             # jax._src.config.jax_array(True): the flag's own context manager, as JAX's tests
             # used it (``from jax._src import config as jax_config``)
-            if isinstance(target, cst.Call) and target.func is node and resolves_to(ctx, node.value, scope, SWITCHES):
+            if (
+                isinstance(target, cst.Call)
+                and target.func is node
+                and resolves_to(ctx, node.value, scope, SWITCHES)
+            ):
                 self._switch(ctx, target, flag)
             return
         if isinstance(target, cst.AssignTarget):
@@ -234,9 +242,13 @@ class JaxArrayFlag(Rule):
         if call is not None:
             statement_node = expression_statement(ctx, call)
             if statement_node is None:
-                ctx.report(call, f"{flag} was removed from JAX ({row}); this call now raises: delete it")
+                ctx.report(
+                    call, f"{flag} was removed from JAX ({row}); this call now raises: delete it"
+                )
                 return
-        value = evaluate(value_node, ctx.scope_of(statement_node)) if value_node is not None else None
+        value = (
+            evaluate(value_node, ctx.scope_of(statement_node)) if value_node is not None else None
+        )
         anchor = call if call is not None else statement_node
         if always is not None and value is False:
             ctx.report(anchor, _false_message(flag))
@@ -252,7 +264,11 @@ class JaxArrayFlag(Rule):
         if target is None:
             ctx.report(anchor, f"{flag} was removed from JAX ({row}): delete this statement")
             return
-        ctx.replace(target, cst.RemovalSentinel.REMOVE, f"deleted the setting of the removed flag {flag} ({row})")
+        ctx.replace(
+            target,
+            cst.RemovalSentinel.REMOVE,
+            f"deleted the setting of the removed flag {flag} ({row})",
+        )
 
     def _read(self, ctx: Context, expr: cst.BaseExpression, flag: str) -> None:
         """An expression reading ``flag``: fold it to the value every JAX >= 0.4.7 has."""
@@ -288,11 +304,12 @@ class JaxArrayFlag(Rule):
         if isinstance(parent, cst.Assert) and parent.test is node and value:
             target = removal(ctx, parent)
             if target is not None:
-                ctx.replace(target, cst.RemovalSentinel.REMOVE, f"deleted an assert on {flag}: {message}")
+                ctx.replace(
+                    target, cst.RemovalSentinel.REMOVE, f"deleted an assert on {flag}: {message}"
+                )
                 return
         literal = cst.Name("True" if value else "False")
         ctx.replace(node, literal, f"{ctx.code(node)} -> {literal.value}: {message}")
-
 
     def _switch(self, ctx: Context, call: cst.Call, flag: str) -> None:
         """``with config.jax_array(True):`` / ``@config.jax_array(True)``: the flag as a context
@@ -322,7 +339,10 @@ class JaxArrayFlag(Rule):
                 if new is not None:
                     ctx.replace(statement, new, message)
                     return
-        ctx.report(call, f"{flag} was removed from JAX ({row}) and is on everywhere since 0.4.7: delete this switch")
+        ctx.report(
+            call,
+            f"{flag} was removed from JAX ({row}) and is on everywhere since 0.4.7: delete this switch",
+        )
 
 
 def _boolean_context(ctx: Context, node: cst.BaseExpression) -> bool:

@@ -91,11 +91,15 @@ class JaxConfigModule(Rule):
         else:
             parts = site.parts or []
             head = site.scope.lookup(parts[0]) if parts else None
-            if head and any(b.qualname == "jax.config" and isinstance(b.statement, cst.Import) for b in head):
+            if head and any(
+                b.qualname == "jax.config" and isinstance(b.statement, cst.Import) for b in head
+            ):
                 return  # ``import jax.config as m``: ``m`` is the submodule (reported at the import)
         # ``jax`` + ``.config``: never reuse an alias of the submodule for the Config object.
         new = cst.Attribute(value=ctx.ref("jax", site.scope), attr=cst.Name("config"))
-        ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {MODERN} (the jax.config submodule is gone)")
+        ctx.replace(
+            site.node, new, f"{ctx.code(site.node)} -> {MODERN} (the jax.config submodule is gone)"
+        )
 
     def visit_module(self, ctx: Context) -> None:
         done: Set[int] = set()
@@ -115,8 +119,11 @@ class JaxConfigModule(Rule):
         the from-import itself becomes ``import jax``."""
         module_scope = ctx.analysis.scopes[id(ctx.module)]
         jax_lines = [
-            ctx.position(b.statement).start.line for b in ctx.analysis.imports
-            if b.name == "jax" and b.qualname == "jax" and b.scope is module_scope
+            ctx.position(b.statement).start.line
+            for b in ctx.analysis.imports
+            if b.name == "jax"
+            and b.qualname == "jax"
+            and b.scope is module_scope
             and b.statement is not None
         ]
         if not jax_lines:
@@ -124,13 +131,17 @@ class JaxConfigModule(Rule):
         for binding in ctx.analysis.imports:
             statement = binding.statement
             if (
-                binding.qualname != LEGACY_OBJECT or binding.scope is not module_scope
-                or binding.guarded or not isinstance(statement, cst.ImportFrom)
-                or isinstance(statement.names, cst.ImportStar) or len(statement.names) != 1
+                binding.qualname != LEGACY_OBJECT
+                or binding.scope is not module_scope
+                or binding.guarded
+                or not isinstance(statement, cst.ImportFrom)
+                or isinstance(statement.names, cst.ImportStar)
+                or len(statement.names) != 1
             ):
                 continue
             early = [
-                use for use in module_facts(ctx).name_loads.get(binding.name, [])
+                use
+                for use in module_facts(ctx).name_loads.get(binding.name, [])
                 if ctx.scope_of(use) is module_scope
                 and not isinstance(ctx.parent(use), cst.ImportAlias)
                 and getattr(ctx.parent(use), "attr", None) is not use
@@ -139,14 +150,18 @@ class JaxConfigModule(Rule):
             if not early:
                 continue  # read only after `import jax` or inside functions: jax is bound by then
             ctx.replace(
-                statement, cst.Import(names=[cst.ImportAlias(name=cst.Name("jax"))]),
+                statement,
+                cst.Import(names=[cst.ImportAlias(name=cst.Name("jax"))]),
                 "from jax.config import config -> import jax (in place: the module sets its "
                 "config flags before its own `import jax`)",
             )
+
     def _rewrite_import(self, statement: cst.Import, scope, ctx: Context) -> None:  # noqa: ANN001
         # Another binding of the package name ``jax`` (``import jax``, ``import jax.numpy``)?
         other_jax = any(
-            b.qualname == "jax" and b.node is not None and dotted_name(b.node.name) != "jax.config"
+            b.qualname == "jax"
+            and b.node is not None
+            and dotted_name(b.node.name) != "jax.config"
             and not b.guarded
             for b in scope.bindings.get("jax", ())
         )

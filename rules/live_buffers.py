@@ -37,7 +37,15 @@ DEVICE_TYPES = frozenset(
         "jax._src.lib.xla_client.Device",
     }
 )
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_SCOPES = (
+    cst.FunctionDef,
+    cst.Lambda,
+    cst.ClassDef,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
 
 RECIPE = "[a for a in jax.live_arrays() if device in a.devices()]"
 
@@ -49,9 +57,13 @@ def recipe(device: str) -> str:
 class LiveBuffers(Rule):
     code = "JAX401"
     name = "live-buffers"
-    summary = "len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])"
+    summary = (
+        "len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])"
+    )
     safety = Safety.UNSAFE
-    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = (
+        False  # reports a string annotation or a method call by its name, import or not
+    )
     needs_jax = "0.4.1"
     deprecated_in = "0.4.1"
     references = (
@@ -160,7 +172,9 @@ class LiveBuffers(Rule):
             )
             return
         live_arrays = ctx.ref("jax.live_arrays", scope)
-        message = "device.live_buffers() (always [] since jax.Array) -> jax.live_arrays() on the device"
+        message = (
+            "device.live_buffers() (always [] since jax.Array) -> jax.live_arrays() on the device"
+        )
         if isinstance(receiver, cst.Name):
             ctx.replace(call, _comprehension(live_arrays, receiver), message)
             return
@@ -205,12 +219,16 @@ class LiveBuffers(Rule):
             body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=receiver)],
             leading_lines=line.leading_lines,
         )
-        ctx.replace(line, cst.FlattenSentinel([assign, rewritten.with_changes(leading_lines=())]), message)
+        ctx.replace(
+            line, cst.FlattenSentinel([assign, rewritten.with_changes(leading_lines=())]), message
+        )
 
 
 def _membership(device: cst.BaseExpression) -> cst.Comparison:
     devices = cst.Call(func=cst.Attribute(value=cst.Name("a"), attr=cst.Name("devices")))
-    return cst.Comparison(left=device, comparisons=[cst.ComparisonTarget(operator=cst.In(), comparator=devices)])
+    return cst.Comparison(
+        left=device, comparisons=[cst.ComparisonTarget(operator=cst.In(), comparator=devices)]
+    )
 
 
 def _comprehension(live_arrays: cst.BaseExpression, device: cst.Name) -> cst.ListComp:
@@ -220,13 +238,17 @@ def _comprehension(live_arrays: cst.BaseExpression, device: cst.Name) -> cst.Lis
         membership = membership.with_changes(
             comparisons=[
                 membership.comparisons[0].with_changes(
-                    comparator=cst.Call(func=cst.Attribute(value=cst.Name(var), attr=cst.Name("devices")))
+                    comparator=cst.Call(
+                        func=cst.Attribute(value=cst.Name(var), attr=cst.Name("devices"))
+                    )
                 )
             ]
         )
     return cst.ListComp(
         elt=cst.Name(var),
-        for_in=cst.CompFor(target=cst.Name(var), iter=cst.Call(func=live_arrays), ifs=[cst.CompIf(test=membership)]),
+        for_in=cst.CompFor(
+            target=cst.Name(var), iter=cst.Call(func=live_arrays), ifs=[cst.CompIf(test=membership)]
+        ),
     )
 
 
@@ -266,7 +288,8 @@ def _is_device_list(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth:
         home = bindings[0].scope
         definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
         return bool(definitions) and all(
-            kind == "value" and _is_device_list(ctx, value, home, depth + 1) for kind, value in definitions
+            kind == "value" and _is_device_list(ctx, value, home, depth + 1)
+            for kind, value in definitions
         )
     return False
 
@@ -293,7 +316,9 @@ def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int)
         return True
     if isinstance(expr, cst.Call):
         parts = dotted_parts(expr.func)
-        return bool(parts) and parts[-1] == "get_backend" and _qual(ctx, expr.func, scope) is not None
+        return (
+            bool(parts) and parts[-1] == "get_backend" and _qual(ctx, expr.func, scope) is not None
+        )
     if isinstance(expr, cst.Name):
         bindings = scope.lookup(expr.value)
         if not bindings or any(b.is_import for b in bindings):
@@ -301,7 +326,8 @@ def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int)
         home = bindings[0].scope
         definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
         return bool(definitions) and all(
-            kind == "value" and _is_client(ctx, value, home, depth + 1) for kind, value in definitions
+            kind == "value" and _is_client(ctx, value, home, depth + 1)
+            for kind, value in definitions
         )
     return False
 

@@ -112,15 +112,26 @@ class MakeMesh(Rule):
         inner = target[0]
         arg = ctx.parent(inner)
         mesh_call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-        if not isinstance(mesh_call, cst.Call) or ctx.qualname(mesh_call.func, site.scope) not in MESH:
+        if (
+            not isinstance(mesh_call, cst.Call)
+            or ctx.qualname(mesh_call.func, site.scope) not in MESH
+        ):
             return
-        if mesh_call.args[0] is not arg or arg.keyword is not None and arg.keyword.value != "devices":
+        if (
+            mesh_call.args[0] is not arg
+            or arg.keyword is not None
+            and arg.keyword.value != "devices"
+        ):
             return
         if len(inner.args) != 1 or inner.args[0].keyword is not None or inner.args[0].star:
             return  # devices=, contiguous_submeshes=, ...: make_mesh treats them differently
         shape = inner.args[0].value
         rest = mesh_call.args[1:]
-        if len(rest) != 1 or rest[0].star or (rest[0].keyword is not None and rest[0].keyword.value != "axis_names"):
+        if (
+            len(rest) != 1
+            or rest[0].star
+            or (rest[0].keyword is not None and rest[0].keyword.value != "axis_names")
+        ):
             return
         names = rest[0].value
         count = _count(names) or _count(shape)
@@ -130,7 +141,10 @@ class MakeMesh(Rule):
         if count is None:
             return
         positional = dict(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
-        args = [arg.with_changes(value=shape, **positional), rest[0].with_changes(value=names, **positional)]
+        args = [
+            arg.with_changes(value=shape, **positional),
+            rest[0].with_changes(value=names, **positional),
+        ]
         if ctx.target >= AXIS_TYPES_FROM:
             auto = ctx.ref("jax.sharding.AxisType", site.scope)
             axis_types: cst.BaseExpression = cst.Tuple(
@@ -142,11 +156,15 @@ class MakeMesh(Rule):
                 )
             args = append_arg(args, keyword_arg("axis_types", axis_types))
         new = mesh_call.with_changes(func=ctx.ref("jax.make_mesh", site.scope), args=args)
-        ctx.replace(mesh_call, new, "Mesh(create_device_mesh(shape), names) -> jax.make_mesh with Auto axes")
+        ctx.replace(
+            mesh_call, new, "Mesh(create_device_mesh(shape), names) -> jax.make_mesh with Auto axes"
+        )
 
 
 def _count(node: cst.BaseExpression) -> Optional[int]:
-    if isinstance(node, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+    if isinstance(node, (cst.Tuple, cst.List)) and not any(
+        isinstance(e, cst.StarredElement) for e in node.elements
+    ):
         return len(node.elements)
     return None
 
@@ -235,14 +253,25 @@ class MakeMeshAxisTypes(Rule):
         call = target[0]
         if any(arg.star for arg in call.args):
             return
-        if not (ctx.target < EXPLICIT_DEFAULT_FROM and (ctx.upper is None or ctx.upper >= EXPLICIT_DEFAULT_FROM)):
+        if not (
+            ctx.target < EXPLICIT_DEFAULT_FROM
+            and (ctx.upper is None or ctx.upper >= EXPLICIT_DEFAULT_FROM)
+        ):
             return  # the default is the same on every release of the range: written for it
         positional = [arg for arg in call.args if arg.keyword is None]
         keywords = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
         if len(positional) >= 3 or "axis_types" in keywords:
             return
-        shape = positional[0].value if positional else getattr(keywords.get("axis_shapes"), "value", None)
-        names = positional[1].value if len(positional) > 1 else getattr(keywords.get("axis_names"), "value", None)
+        shape = (
+            positional[0].value
+            if positional
+            else getattr(keywords.get("axis_shapes"), "value", None)
+        )
+        names = (
+            positional[1].value
+            if len(positional) > 1
+            else getattr(keywords.get("axis_names"), "value", None)
+        )
         if shape is None or names is None:
             return
         count = _count(names) or _count(shape)
@@ -258,6 +287,14 @@ class MakeMeshAxisTypes(Rule):
             [cst.Element(cst.Attribute(value=auto, attr=cst.Name("Auto")), comma=cst.Comma())]
         )
         if count > 1:
-            axis_types = cst.BinaryOperation(left=axis_types, operator=cst.Multiply(), right=cst.Integer(str(count)))
-        message = "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0"
-        ctx.replace(call, call.with_changes(args=append_arg(call.args, keyword_arg("axis_types", axis_types))), message)
+            axis_types = cst.BinaryOperation(
+                left=axis_types, operator=cst.Multiply(), right=cst.Integer(str(count))
+            )
+        message = (
+            "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0"
+        )
+        ctx.replace(
+            call,
+            call.with_changes(args=append_arg(call.args, keyword_arg("axis_types", axis_types))),
+            message,
+        )

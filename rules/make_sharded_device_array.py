@@ -61,7 +61,9 @@ def is_pmap_layout(spec: cst.BaseExpression, ctx: Context, scope: Scope) -> bool
     if bound is None:
         return False
     sharding, mapping = bound["sharding"], bound["mesh_mapping"]
-    if not isinstance(sharding, (cst.Tuple, cst.List)) or not isinstance(mapping, (cst.Tuple, cst.List)):
+    if not isinstance(sharding, (cst.Tuple, cst.List)) or not isinstance(
+        mapping, (cst.Tuple, cst.List)
+    ):
         return False
     parts = [e.value for e in sharding.elements if not isinstance(e, cst.StarredElement)]
     if len(parts) != len(sharding.elements) or not parts:
@@ -175,11 +177,16 @@ class MakeShardedDeviceArray(Rule):
         if bound is None and reason == "indices is missing":
             bound, reason = bind_arguments(call, PARAMS[:3])
         if bound is None:
-            ctx.report(call, f"make_sharded_device_array cannot be rewritten ({reason}); use {RECIPE}")
+            ctx.report(
+                call, f"make_sharded_device_array cannot be rewritten ({reason}); use {RECIPE}"
+            )
             return
         indices = bound.get("indices")
         if indices is not None and not (isinstance(indices, cst.Name) and indices.value == "None"):
-            ctx.report(call, f"make_sharded_device_array with explicit indices: choose the sharding by hand; use {RECIPE}")
+            ctx.report(
+                call,
+                f"make_sharded_device_array with explicit indices: choose the sharding by hand; use {RECIPE}",
+            )
             return
         scope = site.scope
         spec = bound["sharding_spec"]
@@ -187,11 +194,17 @@ class MakeShardedDeviceArray(Rule):
         if isinstance(spec, cst.Name):
             specs = _assigned_values(ctx, scope, spec.value) or [spec]
         if not all(is_pmap_layout(s, ctx, scope) for s in specs):
-            ctx.report(call, f"make_sharded_device_array: the ShardingSpec is not the plain pmap layout written out here, so the sharding is unknown; use {RECIPE}")
+            ctx.report(
+                call,
+                f"make_sharded_device_array: the ShardingSpec is not the plain pmap layout written out here, so the sharding is unknown; use {RECIPE}",
+            )
             return
         buffers = bound["device_buffers"]
         if not is_simple(buffers) or isinstance(buffers, (cst.Lambda, cst.Tuple, cst.List)):
-            ctx.report(call, f"make_sharded_device_array: bind the buffers to a name first (they are used twice); use {RECIPE}")
+            ctx.report(
+                call,
+                f"make_sharded_device_array: bind the buffers to a name first (they are used twice); use {RECIPE}",
+            )
             return
         shape = self._shape(bound["aval"], ctx, scope)
         mesh = ctx.ref("jax.sharding.Mesh", scope, prefer_from=True)
@@ -212,10 +225,15 @@ class MakeShardedDeviceArray(Rule):
         )
         sharding = cst.Call(
             func=named,
-            args=[_arg(mesh_call, more=True), _arg(cst.Call(func=pspec, args=[cst.Arg(value=axis)]))],
+            args=[
+                _arg(mesh_call, more=True),
+                _arg(cst.Call(func=pspec, args=[cst.Arg(value=axis)])),
+            ],
         )
         expanded = cst.parse_expression(f"[buf[None] for buf in {ctx.code(buffers)}]")
-        new = call.with_changes(func=jax_func, args=positional_args(call.args, [shape, sharding, expanded]))
+        new = call.with_changes(
+            func=jax_func, args=positional_args(call.args, [shape, sharding, expanded])
+        )
         message = (
             "make_sharded_device_array -> jax.make_array_from_single_device_arrays over a 1-D mesh of the "
             "buffers' devices; shards are (1, ...) instead of rank-reduced"
@@ -237,7 +255,11 @@ class MakeShardedDeviceArray(Rule):
             leading_lines=[*line.leading_lines, *following.leading_lines]
         )
         if ctx.replace(following, replacement, message):
-            ctx.replace(line, cst.RemovalSentinel.REMOVE, "removed the ShardingSpec the rewrite no longer needs")
+            ctx.replace(
+                line,
+                cst.RemovalSentinel.REMOVE,
+                "removed the ShardingSpec the rewrite no longer needs",
+            )
 
     @staticmethod
     def _spec_line(spec: cst.BaseExpression, ctx: Context, scope: Scope):
@@ -278,5 +300,7 @@ class MakeShardedDeviceArray(Rule):
 
 
 def _arg(value: cst.BaseExpression, more: bool = False) -> cst.Arg:
-    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if more else cst.MaybeSentinel.DEFAULT
+    comma = (
+        cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if more else cst.MaybeSentinel.DEFAULT
+    )
     return cst.Arg(value=value, comma=comma)

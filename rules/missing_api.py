@@ -99,7 +99,9 @@ class MissingApi(Rule):
             found = gate.of(word)
             if found.unknown or found.quoted or found.imported_from or found.imported_parents:
                 kept.append(word)
-            elif found.chains and not gate.jax_bound().isdisjoint(head for head, _p, _d in found.chains):
+            elif found.chains and not gate.jax_bound().isdisjoint(
+                head for head, _p, _d in found.chains
+            ):
                 kept.append(word)
         return frozenset(kept)
 
@@ -120,7 +122,10 @@ class MissingApi(Rule):
         return next(facts.calls_of(set(_FLAG_CALLS)), None) is not None
 
     def for_target(
-        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+        self,
+        target: Version,
+        set_aside: FrozenSet[str] = frozenset(),
+        upper: Optional[Version] = None,
     ) -> Rule:
         return _for_target(self, tuple(target), set_aside, upper and tuple(upper))
 
@@ -183,7 +188,10 @@ _FLAG_CALLS = frozenset({"jax.config.update", "jax.config.read", "jax.config.con
 
 
 def _for_target(
-    rule: MissingApi, target: Tuple[int, ...], set_aside: FrozenSet[str], upper: Optional[Tuple[int, ...]]
+    rule: MissingApi,
+    target: Tuple[int, ...],
+    set_aside: FrozenSet[str],
+    upper: Optional[Tuple[int, ...]],
 ) -> MissingApi:
     """The rule for one target range.  Names of rules the user switched off are left out: a
     user who ignores JAX101 has decided about DeviceArray."""
@@ -205,4 +213,3 @@ def _for_target(
         )
         _COPIES[(target, upper, set_aside)] = copy
     return copy
-

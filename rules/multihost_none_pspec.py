@@ -22,7 +22,9 @@ PSPEC = "jax.sharding.PartitionSpec"
 class MultihostNonePspec(Rule):
     code = "JAX307"
     name = "multihost-none-pspec"
-    summary = "None pspecs in host_local_array_to_global_array / global_array_to_host_local_array -> P()"
+    summary = (
+        "None pspecs in host_local_array_to_global_array / global_array_to_host_local_array -> P()"
+    )
     safety = Safety.SAFE
     needs_jax = "0.4.1"
     references = (
@@ -32,7 +34,10 @@ class MultihostNonePspec(Rule):
         refs.api("jax.experimental.multihost_utils.host_local_array_to_global_array"),
     )
     names = frozenset(
-        {f"{MULTIHOST}.host_local_array_to_global_array", f"{MULTIHOST}.global_array_to_host_local_array"}
+        {
+            f"{MULTIHOST}.host_local_array_to_global_array",
+            f"{MULTIHOST}.global_array_to_host_local_array",
+        }
     )
     names_are_legacy = False  # both functions still exist: never drop their imports
     doc = """
@@ -78,7 +83,9 @@ class MultihostNonePspec(Rule):
             return
         for none in _none_leaves(pspecs.value):
             replicated = cst.Call(func=ctx.ref(PSPEC, site.scope, prefer_from=True))
-            ctx.replace(none, replicated, "None pspec -> PartitionSpec() (None is invalid since JAX 0.4.13)")
+            ctx.replace(
+                none, replicated, "None pspec -> PartitionSpec() (None is invalid since JAX 0.4.13)"
+            )
 
 
 def _pspecs_arg(call: cst.Call) -> Optional[cst.Arg]:

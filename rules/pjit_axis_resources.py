@@ -109,7 +109,11 @@ class PjitAxisResources(Rule):
         call, through_partial = target
         args, ok = normalized_args(ctx, call, through_partial, site.scope)
         if not ok:
-            clash = [new for old, new in RENAMES.items() if old in _keywords(call) and new in _keywords(call)]
+            clash = [
+                new
+                for old, new in RENAMES.items()
+                if old in _keywords(call) and new in _keywords(call)
+            ]
             ctx.report(call, f"both {clash[0]} and its legacy spelling are given; keep one")
             return
         if args is not None:
@@ -129,7 +133,9 @@ class PjitAxisResources(Rule):
         if isinstance(value, cst.Call):
             keys = [a.keyword.value for a in value.args if a.keyword is not None]
             if any(RENAMES.get(k) in keys for k in keys):
-                ctx.report(assign, "both a shardings keyword and its legacy spelling are given; keep one")
+                ctx.report(
+                    assign, "both a shardings keyword and its legacy spelling are given; keep one"
+                )
                 return
             args = [
                 a.with_changes(keyword=cst.Name(RENAMES[a.keyword.value]))
@@ -138,11 +144,17 @@ class PjitAxisResources(Rule):
                 for a in value.args
             ]
             if args != list(value.args):
-                ctx.replace(value, value.with_changes(args=args), "pjit axis_resources -> shardings (**kwargs dict)")
+                ctx.replace(
+                    value,
+                    value.with_changes(args=args),
+                    "pjit axis_resources -> shardings (**kwargs dict)",
+                )
         elif isinstance(value, cst.Dict):
             keys = [e.key.evaluated_value for e in value.elements if isinstance(e, cst.DictElement)]
             if any(RENAMES.get(k) in keys for k in keys):
-                ctx.report(assign, "both a shardings keyword and its legacy spelling are given; keep one")
+                ctx.report(
+                    assign, "both a shardings keyword and its legacy spelling are given; keep one"
+                )
                 return
             elements = []
             for element in value.elements:
@@ -150,11 +162,17 @@ class PjitAxisResources(Rule):
                 if isinstance(key, cst.SimpleString) and key.evaluated_value in RENAMES:
                     quote = key.quote
                     element = element.with_changes(
-                        key=key.with_changes(value=key.prefix + quote + RENAMES[key.evaluated_value] + quote)
+                        key=key.with_changes(
+                            value=key.prefix + quote + RENAMES[key.evaluated_value] + quote
+                        )
                     )
                 elements.append(element)
             if elements != list(value.elements):
-                ctx.replace(value, value.with_changes(elements=elements), "pjit axis_resources -> shardings (**kwargs dict)")
+                ctx.replace(
+                    value,
+                    value.with_changes(elements=elements),
+                    "pjit axis_resources -> shardings (**kwargs dict)",
+                )
 
 
 def _keywords(call: cst.Call) -> List[str]:

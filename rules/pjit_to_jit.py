@@ -53,7 +53,12 @@ class Converter:
     """Turns a pjit sharding tree into jit shardings; ``needs_mesh`` says if a mesh was used."""
 
     def __init__(
-        self, ctx: Context, scope: Scope, mesh: Optional[cst.BaseExpression], dry: bool = False, bare: bool = False
+        self,
+        ctx: Context,
+        scope: Scope,
+        mesh: Optional[cst.BaseExpression],
+        dry: bool = False,
+        bare: bool = False,
     ) -> None:
         self.ctx = ctx
         self.bare = bare  # keep bare specs (None leaves -> P()): the calls run under jax.set_mesh
@@ -85,7 +90,7 @@ class Converter:
         return self._ref(PARTITION_SPEC_NAMES, "jax.sharding.PartitionSpec")
 
     def kind(self, expr: cst.BaseExpression, depth: int = 0) -> str:
-        """"spec", "sharding" or "unknown" for a leaf expression."""
+        """ "spec", "sharding" or "unknown" for a leaf expression."""
         if isinstance(expr, cst.Call):
             qualname = qualname_of(self.ctx, expr.func, self.scope) or ""
             if qualname in PARTITION_SPEC_NAMES:
@@ -104,7 +109,9 @@ class Converter:
                     return "sharding"
                 if "sharding" in kinds:
                     return "mixed"
-                if kinds == {"spec"} and not isinstance(assign.value, (cst.Tuple, cst.List, cst.Dict)):
+                if kinds == {"spec"} and not isinstance(
+                    assign.value, (cst.Tuple, cst.List, cst.Dict)
+                ):
                     return "spec"
         return "unknown"
 
@@ -132,7 +139,9 @@ class Converter:
         if isinstance(expr, cst.Dict):
             return expr.with_changes(
                 elements=[
-                    e.with_changes(value=self.convert(e.value)) if isinstance(e, cst.DictElement) else e
+                    e.with_changes(value=self.convert(e.value))
+                    if isinstance(e, cst.DictElement)
+                    else e
                     for e in expr.elements
                 ]
             )
@@ -155,17 +164,23 @@ class Converter:
         else:
             tree_map = self.ctx.ref("jax.tree_util.tree_map", self.scope)
         s = cst.Name("s")
-        is_none = cst.Comparison(left=s, comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))])
+        is_none = cst.Comparison(
+            left=s, comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))]
+        )
         leaf = cst.IfExp(test=is_none, body=cst.Call(func=self._spec()), orelse=cst.Name("s"))
         param = cst.Parameters(params=[cst.Param(cst.Name("s"))])
         space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         isinstance_call = cst.Call(
-            func=cst.Name("isinstance"), args=[cst.Arg(cst.Name("s"), comma=space), cst.Arg(self._spec())]
+            func=cst.Name("isinstance"),
+            args=[cst.Arg(cst.Name("s"), comma=space), cst.Arg(self._spec())],
         )
         is_leaf = cst.Lambda(
             params=param,
             body=cst.BooleanOperation(
-                left=cst.Comparison(left=cst.Name("s"), comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
+                left=cst.Comparison(
+                    left=cst.Name("s"),
+                    comparisons=[cst.ComparisonTarget(cst.Is(), cst.Name("None"))],
+                ),
                 operator=cst.Or(),
                 right=isinstance_call,
             ),
@@ -175,8 +190,14 @@ class Converter:
             args=[
                 cst.Arg(cst.Lambda(params=param, body=self._named(leaf)), comma=space),
                 cst.Arg(expr, comma=space),
-                cst.Arg(is_leaf, keyword=cst.Name("is_leaf"), equal=cst.AssignEqual(
-                    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))),
+                cst.Arg(
+                    is_leaf,
+                    keyword=cst.Name("is_leaf"),
+                    equal=cst.AssignEqual(
+                        whitespace_before=cst.SimpleWhitespace(""),
+                        whitespace_after=cst.SimpleWhitespace(""),
+                    ),
+                ),
             ],
         )
 
@@ -313,7 +334,10 @@ class PjitToJit(Rule):
         if id(call) in ctx.edits:
             return  # JAX201's renames go first (runs_after); this one runs next round
         if through_partial and not isinstance(ctx.parent(call), cst.Decorator):
-            ctx.report(call, f"partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; {RECIPE}")
+            ctx.report(
+                call,
+                f"partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; {RECIPE}",
+            )
             return
         if _mentions(ctx, call, FROM_GDA, site.scope):
             return  # JAX204 drops FROM_GDA first (or reports it with its recipe)
@@ -325,7 +349,10 @@ class PjitToJit(Rule):
             if not any(kwargs_variable(ctx, a, site.scope) for a in args):
                 ctx.report(call, f"pjit with **kwargs of unknown content: {RECIPE}")
             else:
-                ctx.report(call, f"pjit with a **kwargs dict: spell its shardings as keywords, then {RECIPE}")
+                ctx.report(
+                    call,
+                    f"pjit with a **kwargs dict: spell its shardings as keywords, then {RECIPE}",
+                )
             return
         if through_partial and any(a.keyword is None and not a.star for a in args[1:]):
             ctx.report(call, f"partial(pjit, ...) with positional arguments: {RECIPE}")
@@ -337,7 +364,10 @@ class PjitToJit(Rule):
             if arg is not None:
                 dry.convert(arg.value)
         if dry.mixed:
-            ctx.report(call, f"a sharding tree held in a variable mixes Sharding objects and specs: {RECIPE}")
+            ctx.report(
+                call,
+                f"a sharding tree held in a variable mixes Sharding objects and specs: {RECIPE}",
+            )
             return
         mesh_expr: Optional[cst.BaseExpression] = None
         safety = Safety.SAFE
@@ -352,7 +382,11 @@ class PjitToJit(Rule):
                 _hoist_mesh(ctx, mesh)
                 return
             if mesh.bind is not None:
-                ctx.replace(mesh.bind, bind_mesh_edit(ctx, mesh), "bind the inline Mesh to a name for jax.jit's NamedShardings")
+                ctx.replace(
+                    mesh.bind,
+                    bind_mesh_edit(ctx, mesh),
+                    "bind the inline Mesh to a name for jax.jit's NamedShardings",
+                )
                 return
             mesh_expr = mesh.expr
             how = f" (mesh from {mesh.how})"
@@ -377,13 +411,21 @@ BARE_FIX = "pjit -> jax.jit with bare PartitionSpecs"
 
 
 def _under_set_mesh(
-    ctx: Context, scope: Scope, call: cst.Call, args: List[cst.Arg], compiled, through_partial: bool, why: str  # noqa: ANN001
+    ctx: Context,
+    scope: Scope,
+    call: cst.Call,
+    args: List[cst.Arg],
+    compiled,
+    through_partial: bool,
+    why: str,  # noqa: ANN001
 ) -> None:
     """No mesh where the function is built: ``jax.jit`` with bare specs (None -> P()), every
     ``with mesh:`` around its calls -> ``with jax.set_mesh(mesh):`` (unsafe, see _set_mesh)."""
     blocks, why_not = set_mesh_blocks(ctx, compiled)
     if blocks is None:
-        ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}, and {why_not}; keep pjit or {RECIPE}")
+        ctx.report(
+            call, f"pjit -> jax.jit needs the mesh, but {why}, and {why_not}; keep pjit or {RECIPE}"
+        )
         return
     message = (
         f"{BARE_FIX} (None -> P()): {why}, and every call runs in a "
@@ -391,7 +433,10 @@ def _under_set_mesh(
         "(JAX's replacement for `with mesh:`; it resolves bare specs at call time, as pjit did)"
     )
     if any(ctx.is_suppressed(b) for b in blocks):
-        ctx.report(call, f"pjit -> jax.jit needs the mesh, but {why}, and a `with mesh:` block around its calls is suppressed; {RECIPE}")
+        ctx.report(
+            call,
+            f"pjit -> jax.jit needs the mesh, but {why}, and a `with mesh:` block around its calls is suppressed; {RECIPE}",
+        )
         return
     for block in blocks:
         existing = ctx.edits.get(id(block))
@@ -400,7 +445,8 @@ def _under_set_mesh(
     converter = Converter(ctx, scope, None, bare=True)
     new_args = [
         a.with_changes(value=converter.convert(a.value))
-        if a.keyword is not None and a.keyword.value in SHARDING_KEYWORDS else a
+        if a.keyword is not None and a.keyword.value in SHARDING_KEYWORDS
+        else a
         for a in args
     ]
     jit = ctx.ref("jax.jit", scope)
@@ -412,7 +458,9 @@ def _under_set_mesh(
     if not ctx.replace(call, new, message, safety=Safety.UNSAFE):
         return  # not applied (without --unsafe-fixes: one finding, at the pjit call)
     for block in blocks:
-        ctx.replace(block, set_mesh_edit(ctx, block, ctx.scope_of(block)), message, safety=Safety.UNSAFE)
+        ctx.replace(
+            block, set_mesh_edit(ctx, block, ctx.scope_of(block)), message, safety=Safety.UNSAFE
+        )
 
 
 def _mentions(ctx: Context, call: cst.Call, qualname: str, scope: Scope) -> bool:
@@ -448,8 +496,10 @@ def _hoist_mesh(ctx: Context, mesh) -> None:  # noqa: ANN001
         body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(mesh.bind_name))], value=item.item)],
         leading_lines=mesh.hoist.leading_lines,
     )
-    why = ("bind the inline Mesh to a name where the pjit function is built (its NamedShardings "
-           "need it)")
+    why = (
+        "bind the inline Mesh to a name where the pjit function is built (its NamedShardings "
+        "need it)"
+    )
     new_with = mesh.bind.with_changes(items=[item.with_changes(item=cst.Name(mesh.bind_name))])
     if ctx.replace(mesh.bind, new_with, why):
         moved = mesh.hoist.with_changes(leading_lines=())

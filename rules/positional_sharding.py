@@ -162,25 +162,37 @@ class PositionalShardingRule(Rule):
             return
         target = call_target(site, partial_names=())
         if target is None:
-            ctx.report(site.node, f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})")
+            ctx.report(
+                site.node,
+                f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})",
+            )
             return
         call = target[0]
         try:
             edits = self._plan(call, site.scope, ctx)
         except Unsupported as reason:
-            ctx.report(call, f"PositionalSharding is removed in JAX 0.7.0 and {reason}: rewrite by hand ({TABLE})")
+            ctx.report(
+                call,
+                f"PositionalSharding is removed in JAX 0.7.0 and {reason}: rewrite by hand ({TABLE})",
+            )
             return
         for node, new in edits:
             ctx.replace(node, new, "PositionalSharding -> NamedSharding(Mesh(...), P(...))")
 
-    def _plan(self, call: cst.Call, scope: Scope, ctx: Context) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+    def _plan(
+        self, call: cst.Call, scope: Scope, ctx: Context
+    ) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
         state, devices = self._initial(call, scope, ctx)
         outer, ops = self._climb(call, ctx)
         state, fresh = self._apply(state, ops)
         sharding = self._named(state, self._mesh(state, devices, scope, ctx), scope, ctx)
         edits: List[Tuple[cst.CSTNode, cst.BaseExpression]] = [(outer, sharding)]
         parent = ctx.parent(outer)
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        if (
+            isinstance(parent, cst.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
             name = parent.targets[0].target
             assign_scope = ctx.scope_of(parent)
             edits.extend(self._uses(name, assign_scope, state, ctx, depth=2))
@@ -188,7 +200,12 @@ class PositionalShardingRule(Rule):
 
     # -- the device array -------------------------------------------------------------------
     def _initial(self, call: cst.Call, scope: Scope, ctx: Context) -> Tuple[State, Devices]:
-        if len(call.args) != 1 or call.args[0].keyword not in (None,) and call.args[0].keyword.value != "devices" or call.args[0].star:
+        if (
+            len(call.args) != 1
+            or call.args[0].keyword not in (None,)
+            and call.args[0].keyword.value != "devices"
+            or call.args[0].star
+        ):
             raise Unsupported("its arguments are not a single device array")
         devs = call.args[0].value
         if isinstance(devs, cst.Name):
@@ -197,16 +214,24 @@ class PositionalShardingRule(Rule):
             # plain assignment of a device array the rule knows; the mesh then reuses the name.
             assign = single_assignment(ctx, devs, scope)
             if assign is None:
-                raise Unsupported(f"its device array {devs.value} is not bound once by a plain assignment")
+                raise Unsupported(
+                    f"its device array {devs.value} is not bound once by a plain assignment"
+                )
             state, (_, kind, shape) = self._known_devices(assign.value, ctx.scope_of(assign), ctx)
             return state, (devs, kind, shape)
         state, devices = self._known_devices(devs, scope, ctx)
         return state, devices
 
     @staticmethod
-    def _known_devices(devs: cst.BaseExpression, scope: Scope, ctx: Context) -> Tuple[State, Devices]:
+    def _known_devices(
+        devs: cst.BaseExpression, scope: Scope, ctx: Context
+    ) -> Tuple[State, Devices]:
         if isinstance(devs, cst.Call) and ctx.qualname(devs.func, scope) == CREATE_DEVICE_MESH:
-            shape = _int_tuple(devs.args[0].value) if devs.args and devs.args[0].keyword is None else None
+            shape = (
+                _int_tuple(devs.args[0].value)
+                if devs.args and devs.args[0].keyword is None
+                else None
+            )
             if shape is None:
                 raise Unsupported("the device mesh shape is not a literal")
             return State(shape, tuple(range(len(shape)))), (devs, "ndarray", shape)
@@ -224,7 +249,9 @@ class PositionalShardingRule(Rule):
 
     # -- chains -----------------------------------------------------------------------------
     @staticmethod
-    def _climb(node: cst.BaseExpression, ctx: Context) -> Tuple[cst.BaseExpression, List[Tuple[str, cst.CSTNode]]]:
+    def _climb(
+        node: cst.BaseExpression, ctx: Context
+    ) -> Tuple[cst.BaseExpression, List[Tuple[str, cst.CSTNode]]]:
         """The outermost expression of ``node.reshape(...).replicate(...).T...`` and its ops."""
         ops: List[Tuple[str, cst.CSTNode]] = []
         while True:
@@ -270,7 +297,9 @@ class PositionalShardingRule(Rule):
             elif kind == "replicate":
                 axis = _replicate_axis(node)  # type: ignore[arg-type]
                 if axis == "bad":
-                    raise Unsupported("a replicate call is not replicate(axis) with a literal axis and keepdims=True")
+                    raise Unsupported(
+                        "a replicate call is not replicate(axis) with a literal axis and keepdims=True"
+                    )
                 if axis is None:
                     dims = tuple(None for _ in state.dims)
                 else:
@@ -282,18 +311,24 @@ class PositionalShardingRule(Rule):
         return state, fresh
 
     # -- building the replacement -----------------------------------------------------------
-    def _mesh(self, state: State, devices: Devices, scope: Scope, ctx: Context) -> cst.BaseExpression:
+    def _mesh(
+        self, state: State, devices: Devices, scope: Scope, ctx: Context
+    ) -> cst.BaseExpression:
         devs, kind, original = devices
         devs = ctx.copy(devs)  # type: ignore[assignment]
         shape = state.mesh_shape()
         if kind == "list":
             devs = cst.Call(func=ctx.ref("numpy.array", scope), args=[cst.Arg(devs)])
         if None not in shape and (original is None or list(original) != shape):
-            devs = _call_method(devs, "reshape", [cst.Tuple([cst.Element(cst.Integer(str(s))) for s in shape])])
+            devs = _call_method(
+                devs, "reshape", [cst.Tuple([cst.Element(cst.Integer(str(s))) for s in shape])]
+            )
         return self._mesh_call(devs, state, scope, ctx)
 
     @staticmethod
-    def _mesh_call(devices: cst.BaseExpression, state: State, scope: Scope, ctx: Context) -> cst.BaseExpression:
+    def _mesh_call(
+        devices: cst.BaseExpression, state: State, scope: Scope, ctx: Context
+    ) -> cst.BaseExpression:
         names = [cst.Element(cst.SimpleString(f"'{n}'")) for n in state.axis_names().values()]
         if len(names) == 1:
             names[0] = names[0].with_changes(comma=cst.Comma())
@@ -303,21 +338,27 @@ class PositionalShardingRule(Rule):
         )
 
     @staticmethod
-    def _named(state: State, mesh: cst.BaseExpression, scope: Scope, ctx: Context) -> cst.BaseExpression:
+    def _named(
+        state: State, mesh: cst.BaseExpression, scope: Scope, ctx: Context
+    ) -> cst.BaseExpression:
         spec_args = [
             cst.Arg(cst.Name("None") if entry is None else cst.SimpleString(f"'{entry}'"))
             for entry in state.spec()
         ]
         if all(entry is None for entry in state.spec()):
             spec_args = []
-        spec = cst.Call(func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True), args=spec_args)
+        spec = cst.Call(
+            func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True), args=spec_args
+        )
         return cst.Call(
             func=ctx.ref("jax.sharding.NamedSharding", scope, prefer_from=True),
             args=[cst.Arg(mesh), cst.Arg(spec)],
         )
 
     # -- uses of a variable -----------------------------------------------------------------
-    def _uses(self, name: cst.Name, scope: Scope, state: State, ctx: Context, depth: int) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+    def _uses(
+        self, name: cst.Name, scope: Scope, state: State, ctx: Context, depth: int
+    ) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
         bindings = scope.lookup(name.value)
         if not bindings or len(bindings) != 1:
             raise Unsupported(f"{name.value} is assigned more than once")
@@ -332,7 +373,9 @@ class PositionalShardingRule(Rule):
             edits.extend(self._use(use, state, ctx, depth))
         return edits
 
-    def _use(self, use: cst.Name, state: State, ctx: Context, depth: int) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+    def _use(
+        self, use: cst.Name, state: State, ctx: Context, depth: int
+    ) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
         scope = ctx.scope_of(use)
         parent = ctx.parent(use)
         if isinstance(parent, cst.Attribute) and parent.value is use:
@@ -348,7 +391,10 @@ class PositionalShardingRule(Rule):
                 if not state.pure:
                     raise Unsupported(f"{use.value} is reshaped after a transpose or replicate")
                 devices = _call_method(
-                    cst.Attribute(value=cst.Attribute(value=cst.Name(use.value), attr=cst.Name("mesh")), attr=cst.Name("devices")),
+                    cst.Attribute(
+                        value=cst.Attribute(value=cst.Name(use.value), attr=cst.Name("mesh")),
+                        attr=cst.Name("devices"),
+                    ),
                     "reshape",
                     [cst.Tuple([cst.Element(cst.Integer(str(s))) for s in new_state.mesh_shape()])],
                 )
@@ -357,10 +403,18 @@ class PositionalShardingRule(Rule):
                 mesh = cst.Attribute(value=cst.Name(use.value), attr=cst.Name("mesh"))
             edits = [(outer, self._named(new_state, mesh, scope, ctx))]
             assign = ctx.parent(outer)
-            if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            if (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+            ):
                 if depth <= 0:
                     raise Unsupported("it is assigned through too many variables")
-                edits.extend(self._uses(assign.targets[0].target, ctx.scope_of(assign), new_state, ctx, depth - 1))
+                edits.extend(
+                    self._uses(
+                        assign.targets[0].target, ctx.scope_of(assign), new_state, ctx, depth - 1
+                    )
+                )
             return edits
         if isinstance(parent, (cst.Arg,)) and parent.value is use:
             call = ctx.parent(parent)
@@ -372,17 +426,31 @@ class PositionalShardingRule(Rule):
             raise Unsupported(f"{use.value} is reassigned")
         return []  # used as a sharding: a NamedSharding works there
 
-    def _into_function(self, function: cst.FunctionDef, call: cst.Call, arg: cst.Arg, state: State, ctx: Context, depth: int) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
+    def _into_function(
+        self,
+        function: cst.FunctionDef,
+        call: cst.Call,
+        arg: cst.Arg,
+        state: State,
+        ctx: Context,
+        depth: int,
+    ) -> List[Tuple[cst.CSTNode, cst.BaseExpression]]:
         """``f(..., s, ...)`` with ``f`` defined here: follow ``s`` into the parameter."""
         params = [p for p in function.params.posonly_params] + [p for p in function.params.params]
         if arg.keyword is not None:
-            matches = [p for p in params + list(function.params.kwonly_params) if p.name.value == arg.keyword.value]
+            matches = [
+                p
+                for p in params + list(function.params.kwonly_params)
+                if p.name.value == arg.keyword.value
+            ]
             param = matches[0] if matches else None
         else:
             index = [a for a in call.args if a.keyword is None].index(arg)
             param = params[index] if index < len(params) else None
         if param is None or depth <= 0:
-            raise Unsupported(f"it is passed to {function.name.value} in a way the rule cannot follow")
+            raise Unsupported(
+                f"it is passed to {function.name.value} in a way the rule cannot follow"
+            )
         inner_scope = ctx.analysis.scopes.get(id(function))
         if inner_scope is None:
             raise Unsupported(f"the scope of {function.name.value} is unknown")
@@ -401,7 +469,9 @@ class PositionalShardingRule(Rule):
 
 def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
     if arg.keyword is not None:
-        found = [a for a in other.args if a.keyword is not None and a.keyword.value == arg.keyword.value]
+        found = [
+            a for a in other.args if a.keyword is not None and a.keyword.value == arg.keyword.value
+        ]
     else:
         index = [a for a in call.args if a.keyword is None].index(arg)
         positional = [a for a in other.args if a.keyword is None]
@@ -425,7 +495,11 @@ def _calls_of(ctx: Context, value: str) -> List[cst.Call]:
 def _int(node: cst.BaseExpression) -> Optional[int]:
     if isinstance(node, cst.Integer):
         return int(node.value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
         return -int(node.expression.value)
     return None
 
@@ -457,7 +531,13 @@ def _replicate_axis(call: cst.Call):  # noqa: ANN202  (int, None or "bad")
     for index, arg in enumerate(call.args):
         if arg.star:
             return "bad"
-        key = arg.keyword.value if arg.keyword is not None else ("axis", "keepdims")[index] if index < 2 else "?"
+        key = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else ("axis", "keepdims")[index]
+            if index < 2
+            else "?"
+        )
         if key == "axis":
             if isinstance(arg.value, cst.Name) and arg.value.value == "None":
                 axis = None
@@ -480,5 +560,9 @@ def _product(values: Sequence[int]) -> int:
     return result
 
 
-def _call_method(receiver: cst.BaseExpression, method: str, args: Sequence[cst.BaseExpression]) -> cst.Call:
-    return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name(method)), args=[cst.Arg(a) for a in args])
+def _call_method(
+    receiver: cst.BaseExpression, method: str, args: Sequence[cst.BaseExpression]
+) -> cst.Call:
+    return cst.Call(
+        func=cst.Attribute(value=receiver, attr=cst.Name(method)), args=[cst.Arg(a) for a in args]
+    )

@@ -23,7 +23,9 @@ PRIVATE = "jax._src"
 # ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
 # (Starts with a literal, which the regex engine finds fast; a ``from`` ending a longer word
 # only adds matches.)
-_FROM_JAX = re.compile(r"from[ \t\\]+(jax(?:lib)?\b[\w.\s\\]*)\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)")
+_FROM_JAX = re.compile(
+    r"from[ \t\\]+(jax(?:lib)?\b[\w.\s\\]*)\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)"
+)
 _PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _src``
 _PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
 
@@ -33,9 +35,7 @@ class PrivateApi(Rule):
     name = "private-api"
     summary = "report uses of JAX's private jax._src modules (no compatibility promise)"
     safety = Safety.MANUAL
-    references = (
-        refs.api_compatibility("What is not covered?"),
-    )
+    references = (refs.api_compatibility("What is not covered?"),)
     names = frozenset({PRIVATE})
     legacy_modules = frozenset({PRIVATE})
     names_are_legacy = False
@@ -118,12 +118,19 @@ class PrivateApi(Rule):
             if not attr.startswith("_") or attr.startswith("__"):
                 continue
             private = _private_part(ctx.qualname(node, ctx.scope_of(node)) or "")
-            if private is None or private.startswith(PRIVATE + ".") or private == PRIVATE or _guarded(node, ctx):
+            if (
+                private is None
+                or private.startswith(PRIVATE + ".")
+                or private == PRIVATE
+                or _guarded(node, ctx)
+            ):
                 continue
             underscored.append((node, private))
         if underscored:
             # ``xla._DeviceArray(...)``: a line where a rule that knows the legacy name speaks
-            spoken = {ctx.position(found[0]).start.line for found in ctx.findings if found[1] != self.code}
+            spoken = {
+                ctx.position(found[0]).start.line for found in ctx.findings if found[1] != self.code
+            }
             uses.extend(use for use in underscored if ctx.position(use[0]).start.line not in spoken)
         first: Dict[str, Tuple[Tuple[int, int], cst.CSTNode]] = {}
         for node, module in uses:
@@ -132,7 +139,11 @@ class PrivateApi(Rule):
             if module not in first or where < first[module][0]:
                 first[module] = (where, node)
         for module, (_where, node) in sorted(first.items(), key=lambda item: item[1][0]):
-            what = "private JAX API" if module.startswith(PRIVATE) else "private JAX API (a leading underscore)"
+            what = (
+                "private JAX API"
+                if module.startswith(PRIVATE)
+                else "private JAX API (a leading underscore)"
+            )
             ctx.report(
                 node,
                 f"{module} is {what}, with no compatibility promise: it can change or "
@@ -167,7 +178,9 @@ def _guarded(node: cst.CSTNode, ctx: Context) -> bool:
     """Inside ``try: ... except ImportError/AttributeError`` or a feature or version test, as
     the engine judges the sites it hands to rules."""
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.Try, cst.TryStar)) and any(catches_import_error(h) for h in ancestor.handlers):
+        if isinstance(ancestor, (cst.Try, cst.TryStar)) and any(
+            catches_import_error(h) for h in ancestor.handlers
+        ):
             return True
         if isinstance(ancestor, (cst.If, cst.IfExp)) and is_feature_test(ancestor.test):
             return True

@@ -142,7 +142,10 @@ class ProcessAllgatherTiled(Rule):
         if any(arg.star for arg in call.args):
             return
         if any(arg.keyword is not None and arg.keyword.value == "titled" for arg in call.args):
-            ctx.report(call, "process_allgather(titled=...) is the jax 0.3.1 misspelling; the keyword is tiled")
+            ctx.report(
+                call,
+                "process_allgather(titled=...) is the jax 0.3.1 misspelling; the keyword is tiled",
+            )
             return
         if any(arg.keyword is not None and arg.keyword.value == "tiled" for arg in call.args):
             return
@@ -169,7 +172,11 @@ class ProcessAllgatherTiled(Rule):
                 "(stacks one row per process)",
             )
             return
-        ctx.replace(call, _with_tiled(call), f"process_allgather(...) -> process_allgather(..., tiled=True) ({reason})")
+        ctx.replace(
+            call,
+            _with_tiled(call),
+            f"process_allgather(...) -> process_allgather(..., tiled=True) ({reason})",
+        )
 
 
 def _crosses(ctx: Context, change: Version) -> bool:
@@ -192,7 +199,9 @@ def _with_tiled(call: cst.Call) -> cst.Call:
         new_arg = new_arg.with_changes(comma=last.comma)
         args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=call.whitespace_before_args))
         if isinstance(call.whitespace_before_args, cst.SimpleWhitespace):
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args[-1] = last.with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
     else:
         args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     args.append(new_arg)

@@ -67,12 +67,19 @@ class Pvary(Rule):
             return
         target = call_target(site, partial_names=())
         if target is None:
-            ctx.report(site.node, "pvary used as a value: use lambda x, axis: jax.lax.pcast(x, axis, to='varying')")
+            ctx.report(
+                site.node,
+                "pvary used as a value: use lambda x, axis: jax.lax.pcast(x, axis, to='varying')",
+            )
             return
         call = target[0]
-        if any(arg.star for arg in call.args) or any(arg.keyword is not None and arg.keyword.value == "to" for arg in call.args):
+        if any(arg.star for arg in call.args) or any(
+            arg.keyword is not None and arg.keyword.value == "to" for arg in call.args
+        ):
             ctx.report(call, "pvary with *args/**kwargs: use jax.lax.pcast(x, axis, to='varying')")
             return
         to = keyword_arg("to", cst.SimpleString("'varying'"))
-        new_call = call.with_changes(func=ctx.ref(MODERN, site.scope), args=append_arg(call.args, to))
+        new_call = call.with_changes(
+            func=ctx.ref(MODERN, site.scope), args=append_arg(call.args, to)
+        )
         ctx.replace(call, new_call, f"{LEGACY} -> {MODERN}(..., to='varying')")

@@ -25,7 +25,15 @@ from jaxmigrate.rules._arrays import expr_code
 from jaxmigrate.rules._helpers import is_builtin
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
-_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+_ATOMS = (
+    cst.Name,
+    cst.Attribute,
+    cst.Call,
+    cst.Subscript,
+    cst.Integer,
+    cst.Float,
+    cst.SimpleString,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +59,9 @@ class CallRecipe:
     # The removed function returned this positional argument: ``y = f(x)`` becomes the
     # replacement as a statement, then ``y = x`` (when x is a plain name).
     returns: Optional[int] = None
-    dropped: Tuple[int, ...] = ()  # positional arguments the template drops: must be side-effect free
+    dropped: Tuple[
+        int, ...
+    ] = ()  # positional arguments the template drops: must be side-effect free
     unsafe_beyond: Optional[int] = None  # more positional arguments than this: an unsafe fix
     # Builtins the template calls: where one is shadowed at the call, the call is reported.
     builtins: FrozenSet[str] = frozenset()
@@ -63,7 +73,13 @@ class CallRecipe:
 
 
 _HCB = "jax.experimental.host_callback"
-_UPDATES = {"index_update": "set", "index_add": "add", "index_mul": "multiply", "index_min": "min", "index_max": "max"}
+_UPDATES = {
+    "index_update": "set",
+    "index_add": "add",
+    "index_mul": "multiply",
+    "index_min": "min",
+    "index_max": "max",
+}
 RECIPES: Tuple[CallRecipe, ...] = (
     *(
         CallRecipe(
@@ -187,8 +203,13 @@ class RemovedCalls(ActsWhereMissing):
         refs.release_notes("0.3.2", "jax.ops.index_update and its siblings removed"),
         refs.release_notes("0.4.29", "jax.lax.tie_in removed"),
         refs.Reference("JAX guide: external callbacks", refs.DOCS + "external-callbacks.html"),
-        refs.Reference("JAX guide: persistent compilation cache", refs.DOCS + "persistent_compilation_cache.html"),
-        refs.release_notes("0.8.0", "jax.util, host_callback and compilation_cache.initialize_cache removed"),
+        refs.Reference(
+            "JAX guide: persistent compilation cache",
+            refs.DOCS + "persistent_compilation_cache.html",
+        ),
+        refs.release_notes(
+            "0.8.0", "jax.util, host_callback and compilation_cache.initialize_cache removed"
+        ),
     )
     doc = """
     **What it does.** Rewrites calls of removed JAX functions into the code that replaced them:
@@ -247,7 +268,10 @@ class RemovedCalls(ActsWhereMissing):
         if problem is None:
             problem = _shadowed(recipe, site)
         if problem is not None:
-            ctx.report(call, f"{site.qualname} is gone; use {recipe.shown} ({recipe.why}); not rewritten: {problem}")
+            ctx.report(
+                call,
+                f"{site.qualname} is gone; use {recipe.shown} ({recipe.why}); not rewritten: {problem}",
+            )
             return
         safety = recipe.safety
         if recipe.unsafe_beyond is not None and len(call.args) > recipe.unsafe_beyond:
@@ -262,12 +286,16 @@ class RemovedCalls(ActsWhereMissing):
         line, assign = assignment
         returned = call.args[recipe.returns].value  # type: ignore[index]
         lines = [line.with_changes(body=[cst.Expr(_render(recipe, call, site, ctx))])]
-        if not (len(assign.targets) == 1 and ctx.code(assign.targets[0].target) == ctx.code(returned)):
+        if not (
+            len(assign.targets) == 1 and ctx.code(assign.targets[0].target) == ctx.code(returned)
+        ):
             lines.append(cst.SimpleStatementLine(body=[assign.with_changes(value=returned)]))
         ctx.replace(line, cst.FlattenSentinel(lines), message, safety=safety)
 
     @staticmethod
-    def _assignment(recipe: CallRecipe, call: cst.Call, ctx: Context) -> Optional[Tuple[cst.SimpleStatementLine, cst.Assign]]:
+    def _assignment(
+        recipe: CallRecipe, call: cst.Call, ctx: Context
+    ) -> Optional[Tuple[cst.SimpleStatementLine, cst.Assign]]:
         """``y = f(..., x, ...)`` alone on its line, ``x`` (what ``f`` returned) a plain name."""
         assign = ctx.parent(call)
         if recipe.returns is None or not isinstance(assign, cst.Assign) or assign.value is not call:
@@ -276,7 +304,10 @@ class RemovedCalls(ActsWhereMissing):
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None
         positional = [a for a in call.args if a.keyword is None]
-        if len(positional) <= recipe.returns or dotted_parts(positional[recipe.returns].value) is None:
+        if (
+            len(positional) <= recipe.returns
+            or dotted_parts(positional[recipe.returns].value) is None
+        ):
             return None
         return line, assign
 
@@ -293,7 +324,11 @@ class RemovedCalls(ActsWhereMissing):
             return f"keyword {sorted(unknown)[0]}= has no counterpart"
         if recipe.required - names:
             return f"no {sorted(recipe.required - names)[0]}= argument"
-        if recipe.statement_only and not isinstance(ctx.parent(call), cst.Expr) and self._assignment(recipe, call, ctx) is None:
+        if (
+            recipe.statement_only
+            and not isinstance(ctx.parent(call), cst.Expr)
+            and self._assignment(recipe, call, ctx) is None
+        ):
             return "its result is used, and the replacement returns nothing"
         return None
 
@@ -317,7 +352,11 @@ class RemovedCalls(ActsWhereMissing):
                 return
         if _missing_in_range("jax.numpy.s_", ctx):
             return
-        ctx.replace(site.node, ctx.ref("jax.numpy.s_", site.scope), "jax.ops.index -> jax.numpy.s_ (both return the index as written)")
+        ctx.replace(
+            site.node,
+            ctx.ref("jax.numpy.s_", site.scope),
+            "jax.ops.index -> jax.numpy.s_ (both return the index as written)",
+        )
 
 
 def _shadowed(recipe: CallRecipe, site: NameSite) -> Optional[str]:
@@ -325,7 +364,9 @@ def _shadowed(recipe: CallRecipe, site: NameSite) -> Optional[str]:
     ``jax.util`` helper counts as the builtin: the import goes with the rewrites, and until
     then ``safe_map``/``safe_zip`` give what ``map``/``zip`` give on the template's input."""
     for name in sorted(recipe.builtins):
-        if not is_builtin(name, site.scope) and not (site.scope.resolve_name(name) or "").startswith("jax.util."):
+        if not is_builtin(name, site.scope) and not (
+            site.scope.resolve_name(name) or ""
+        ).startswith("jax.util."):
             return f"{name} is not the builtin here"
     return None
 
@@ -336,7 +377,9 @@ _WHOLE_VALUE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst
 
 def _pure(node: cst.BaseExpression) -> bool:
     """Evaluating it has no effect: a name, an attribute chain, a literal."""
-    return dotted_parts(node) is not None or isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary))
+    return dotted_parts(node) is not None or isinstance(
+        node, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
+    )
 
 
 def _missing_in_range(qualname: str, ctx: Context) -> bool:
@@ -347,7 +390,9 @@ def _argument_code(node: cst.BaseExpression, site: NameSite, ctx: Context, recei
     if isinstance(node, cst.Subscript) and ctx.qualname(node.value, site.scope) == "jax.ops.index":
         return ", ".join(ctx.code(element.slice) for element in node.slice)
     code = ctx.code(node)
-    if (receiver and not isinstance(node, _ATOMS) or isinstance(node, cst.GeneratorExp)) and not node.lpar:
+    if (
+        receiver and not isinstance(node, _ATOMS) or isinstance(node, cst.GeneratorExp)
+    ) and not node.lpar:
         return f"({code})"  # a generator that was the only argument had the call's parentheses
     return code
 
@@ -369,7 +414,9 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
             return ctx.code(keywords[key[3:]])
         if key.startswith("q:"):
             return expr_code(ctx.ref(key[2:], site.scope))
-        passed: List[str] = [f"{k}={ctx.code(v)}" for k, v in keywords.items() if k in recipe.passed_through]
+        passed: List[str] = [
+            f"{k}={ctx.code(v)}" for k, v in keywords.items() if k in recipe.passed_through
+        ]
         return "".join(", " + p for p in passed)
 
     if recipe.legacy == f"{_HCB}.id_tap":
@@ -400,8 +447,16 @@ def _tap_template(tap: cst.BaseExpression, template: str) -> str:
     for node in _names(tap.body):
         if node == ignored:
             return template
-    lambda_code = cst.Module(body=[]).code_for_node(tap.with_changes(params=params.with_changes(params=[plain[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])))
-    return template.replace("lambda tapped: {0}(tapped, ())", lambda_code.replace("{", "{{").replace("}", "}}"))
+    lambda_code = cst.Module(body=[]).code_for_node(
+        tap.with_changes(
+            params=params.with_changes(
+                params=[plain[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+            )
+        )
+    )
+    return template.replace(
+        "lambda tapped: {0}(tapped, ())", lambda_code.replace("{", "{{").replace("}", "}}")
+    )
 
 
 def _names(node: cst.CSTNode) -> List[str]:

@@ -240,9 +240,11 @@ def _blocked(ctx: Context, node: Optional[cst.CSTNode], cache: Dict[int, bool]) 
         if known is not None:
             result = known
             break
-        if isinstance(node, (cst.Import, cst.ImportFrom)) or (
-            isinstance(node, cst.Attribute) and dotted_parts(node) is not None
-        ) or (isinstance(node, cst.Try) and any(catches_import_error(h) for h in node.handlers)):
+        if (
+            isinstance(node, (cst.Import, cst.ImportFrom))
+            or (isinstance(node, cst.Attribute) and dotted_parts(node) is not None)
+            or (isinstance(node, cst.Try) and any(catches_import_error(h) for h in node.handlers))
+        ):
             result = True
             cache[id(node)] = True
             break
@@ -251,5 +253,3 @@ def _blocked(ctx: Context, node: Optional[cst.CSTNode], cache: Dict[int, bool]) 
     for seen in chain:
         cache[id(seen)] = result
     return result
-
-

@@ -211,7 +211,9 @@ class RemovedModules(Rule):
         self._report_leftovers(ctx, removed, guarded)
 
     # -- 1. ``import a.b.c`` ------------------------------------------------------------------
-    def _dotted_imports(self, ctx: Context, removed: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
+    def _dotted_imports(
+        self, ctx: Context, removed: Tuple[str, ...], guarded: Dict[int, bool]
+    ) -> None:
         for statement in ctx.all_nodes(cst.Import):
             targets = []
             for alias in statement.names:  # type: ignore[attr-defined]
@@ -261,7 +263,9 @@ class RemovedModules(Rule):
             )
 
     # -- 2. members nobody migrates --------------------------------------------------------
-    def _report_members(self, ctx: Context, modules: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
+    def _report_members(
+        self, ctx: Context, modules: Tuple[str, ...], guarded: Dict[int, bool]
+    ) -> None:
         for statement in ctx.all_nodes(cst.ImportFrom):
             if isinstance(statement.names, cst.ImportStar) or statement.relative:  # type: ignore[attr-defined]
                 continue
@@ -305,9 +309,10 @@ class RemovedModules(Rule):
             if message and not _is_guarded(ctx, node, guarded):
                 ctx.report(node, message)
 
-
     # -- 3. whatever import of a removed module is still there -------------------------------
-    def _report_leftovers(self, ctx: Context, removed: Tuple[str, ...], guarded: Dict[int, bool]) -> None:
+    def _report_leftovers(
+        self, ctx: Context, removed: Tuple[str, ...], guarded: Dict[int, bool]
+    ) -> None:
         """An import of a removed module that no rule rewrote and no finding covers fails with
         ModuleNotFoundError on the target: say so.  (Findings only count in the round that
         changes nothing, so a statement another rule is still rewriting is never reported.)"""
@@ -399,11 +404,16 @@ def _chains(ctx: Context) -> List[Tuple[str, ...]]:
             parent = ctx.parent(node)
             if isinstance(parent, cst.Attribute):
                 continue  # part of a chain (counted above) or an attribute name
-            if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)) and parent.name is node:
+            if (
+                isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param))
+                and parent.name is node
+            ):
                 continue
             if isinstance(parent, cst.Arg) and parent.keyword is node:
                 continue
-            if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.ImportFrom)) or _inside_import(ctx, node):
+            if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.ImportFrom)) or _inside_import(
+                ctx, node
+            ):
                 continue
             found.append((node.value,))  # type: ignore[attr-defined]
         return found
@@ -439,12 +449,20 @@ def _kept_prefix(
 
 
 def _imported_elsewhere(
-    ctx: Context, alias: cst.ImportAlias, name: str, removed: Tuple[str, ...], chains: List[Tuple[str, ...]]
+    ctx: Context,
+    alias: cst.ImportAlias,
+    name: str,
+    removed: Tuple[str, ...],
+    chains: List[Tuple[str, ...]],
 ) -> bool:
     """Another ``import name`` / ``import name.x`` (no ``as``) in the file binds the head."""
     head = name.split(".", 1)[0]
     for binding in ctx.analysis.imports:
-        if binding.node is alias or binding.name != head or not isinstance(binding.statement, cst.Import):
+        if (
+            binding.node is alias
+            or binding.name != head
+            or not isinstance(binding.statement, cst.Import)
+        ):
             continue
         other = dotted_name(binding.node.name) or ""  # type: ignore[union-attr]
         if binding.node.asname is None and (other == name or other.startswith(name + ".")):  # type: ignore[union-attr]
@@ -483,4 +501,3 @@ def _is_guarded(ctx: Context, node: cst.CSTNode, cache: Dict[int, bool]) -> bool
     for seen in chain:
         cache[id(seen)] = result
     return result
-

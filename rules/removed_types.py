@@ -95,7 +95,9 @@ class RemovedTypes(ActsWhereMissing):
     references = (
         refs.release_notes("0.4.16", "jax.random.KeyArray deprecated"),
         refs.release_notes("0.4.24", "jax.random.KeyArray removed"),
-        refs.Reference("JEP 9263: typed keys and pluggable RNGs", refs.DOCS + "jep/9263-typed-keys.html"),
+        refs.Reference(
+            "JEP 9263: typed keys and pluggable RNGs", refs.DOCS + "jep/9263-typed-keys.html"
+        ),
         refs.release_notes("0.4.19", "jax.core.Shape deprecated"),
         refs.release_notes("0.7.1", "jax.interpreters.batching.BatchTracer deprecated"),
     )
@@ -170,7 +172,9 @@ class RemovedTypes(ActsWhereMissing):
             new = self._annotation(row, site, ctx)
             ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {row.annotation} ({row.source})")
         elif is_class_base(site):
-            ctx.report(site.node, f"subclassing {short}: JAX removed the class; redesign without it")
+            ctx.report(
+                site.node, f"subclassing {short}: JAX removed the class; redesign without it"
+            )
         else:
             ctx.report(site.node, f"{site.qualname} was removed ({row.source}): {row.other_uses}")
 
@@ -198,10 +202,16 @@ class RemovedTypes(ActsWhereMissing):
     def _predicate(self, site: NameSite, row: TypeReplacement, short: str, ctx: Context) -> None:
         call, classes = isinstance_position(site)  # type: ignore[misc]
         if row.predicate is None:
-            ctx.report(site.node, f"isinstance(..., {short}): {short} was a typing alias, not a class; test the value's shape instead")
+            ctx.report(
+                site.node,
+                f"isinstance(..., {short}): {short} was a typing alias, not a class; test the value's shape instead",
+            )
             return
         if row.predicate_needs is not None and ctx.target < parse_version(row.predicate_needs):
-            ctx.report(site.node, f"{site.qualname} was removed; its replacement test needs JAX {row.predicate_needs}, newer than the target")
+            ctx.report(
+                site.node,
+                f"{site.qualname} was removed; its replacement test needs JAX {row.predicate_needs}, newer than the target",
+            )
             return
         receiver = call.args[0]
         recipe = _REFERENCE.sub(lambda m: m.group(1), row.predicate.replace("{x}", "x"))
@@ -215,8 +225,14 @@ class RemovedTypes(ActsWhereMissing):
             return
         message = f"isinstance(..., {short}) -> {recipe}: {row.what_changes}"
         x = ctx.code(receiver.value)
-        text = _REFERENCE.sub(lambda m: expr_code(ctx.ref(m.group(1), site.scope)), row.predicate).replace("{x}", x)
+        text = _REFERENCE.sub(
+            lambda m: expr_code(ctx.ref(m.group(1), site.scope)), row.predicate
+        ).replace("{x}", x)
         new = cst.parse_expression(text)
-        if call.lpar or not isinstance(ctx.parent(call), (cst.If, cst.Return, cst.Assign, cst.Expr, cst.Assert, cst.While)):
-            new = new.with_changes(lpar=call.lpar or [cst.LeftParen()], rpar=call.rpar or [cst.RightParen()])
+        if call.lpar or not isinstance(
+            ctx.parent(call), (cst.If, cst.Return, cst.Assign, cst.Expr, cst.Assert, cst.While)
+        ):
+            new = new.with_changes(
+                lpar=call.lpar or [cst.LeftParen()], rpar=call.rpar or [cst.RightParen()]
+            )
         ctx.replace(call, new, message, safety=Safety.UNSAFE)

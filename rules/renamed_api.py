@@ -28,7 +28,11 @@ TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
 def _rows() -> Tuple[Tuple[str, str, Tuple[str, ...]], ...]:
     data = json.loads(TABLE.read_text(encoding="utf-8"))
     return tuple(
-        (row["legacy"], row["modern"], tuple(row.get("same_object_in") or row["forwarding_module_in"]))
+        (
+            row["legacy"],
+            row["modern"],
+            tuple(row.get("same_object_in") or row["forwarding_module_in"]),
+        )
         for row in data["renames"]
     )
 
@@ -106,7 +110,10 @@ class RenamedApi(RenameRule):
     _by_legacy: Dict[str, Move] = {}
 
     def for_target(
-        self, target: Version, set_aside: FrozenSet[str] = frozenset(), upper: Optional[Version] = None
+        self,
+        target: Version,
+        set_aside: FrozenSet[str] = frozenset(),
+        upper: Optional[Version] = None,
     ) -> Rule:
         return _table_rule()
 
@@ -115,7 +122,9 @@ class RenamedApi(RenameRule):
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         parts = site.qualname.split(".")
-        if not site.is_import and any(".".join(parts[:cut]) in self.names for cut in range(2, len(parts))):
+        if not site.is_import and any(
+            ".".join(parts[:cut]) in self.names for cut in range(2, len(parts))
+        ):
             return  # a moved module earlier in the chain: that site rewrites it
         super().visit_name(site, ctx)
 

@@ -162,7 +162,10 @@ class ShardMap(Rule):
         if through_partial:
             head, args = [args[0]], args[1:]
         if any(arg.star for arg in args):
-            ctx.report(call, "shard_map with *args/**kwargs: convert to jax.shard_map(f, mesh=..., in_specs=..., out_specs=...) by hand")
+            ctx.report(
+                call,
+                "shard_map with *args/**kwargs: convert to jax.shard_map(f, mesh=..., in_specs=..., out_specs=...) by hand",
+            )
             return
         named = {}
         index = 0
@@ -179,7 +182,9 @@ class ShardMap(Rule):
             ctx.report(call, "shard_map(f=...): jax.shard_map takes the function positionally")
             return
         if "check_vma" in named or "axis_names" in named:
-            ctx.report(call, "shard_map already uses the new keywords: switch to jax.shard_map by hand")
+            ctx.report(
+                call, "shard_map already uses the new keywords: switch to jax.shard_map by hand"
+            )
             return
         body = self._body(site, call, named.get("f"), through_partial, ctx)
 
@@ -196,12 +201,18 @@ class ShardMap(Rule):
             else:
                 safety = Safety.UNSAFE
                 check_vma = cst.Name("False")
-                where = "the mapped function is not visible here" if body is None else f"the mapped function uses {loop}"
+                where = (
+                    "the mapped function is not visible here"
+                    if body is None
+                    else f"the mapped function uses {loop}"
+                )
                 reasons.append(f"{where}; {RECIPE}")
         else:
             safety = Safety.UNSAFE
             check_vma = ctx.copy(check_rep.value)
-            reasons.append(f"check_rep={ctx.code(check_rep.value)} is passed on as check_vma, whose meaning differs; {RECIPE}")
+            reasons.append(
+                f"check_rep={ctx.code(check_rep.value)} is passed on as check_vma, whose meaning differs; {RECIPE}"
+            )
 
         axis_names: Optional[cst.BaseExpression] = None
         auto = named.get("auto")
@@ -217,7 +228,11 @@ class ShardMap(Rule):
             axis_names = cst.BinaryOperation(
                 left=cst.Call(
                     func=cst.Name("frozenset"),
-                    args=[cst.Arg(cst.Attribute(value=ctx.copy(mesh.value), attr=cst.Name("axis_names")))],
+                    args=[
+                        cst.Arg(
+                            cst.Attribute(value=ctx.copy(mesh.value), attr=cst.Name("axis_names"))
+                        )
+                    ],
                 ),
                 operator=cst.Subtract(),
                 right=_parenthesized(auto.value),
@@ -262,14 +277,25 @@ class ShardMap(Rule):
         return arg.keyword.value if arg.keyword is not None else ""
 
     @staticmethod
-    def _body(site: NameSite, call: cst.Call, f_arg: Optional[cst.Arg], through_partial: bool, ctx: Context) -> Optional[cst.CSTNode]:
+    def _body(
+        site: NameSite,
+        call: cst.Call,
+        f_arg: Optional[cst.Arg],
+        through_partial: bool,
+        ctx: Context,
+    ) -> Optional[cst.CSTNode]:
         value: Optional[cst.BaseExpression] = f_arg.value if f_arg is not None else None
         if value is None and through_partial:
             parent = ctx.parent(call)
             if isinstance(parent, cst.Decorator):
                 owner = ctx.parent(parent)
                 return owner if isinstance(owner, cst.FunctionDef) else None
-            if isinstance(parent, cst.Call) and parent.func is call and parent.args and parent.args[0].keyword is None:
+            if (
+                isinstance(parent, cst.Call)
+                and parent.func is call
+                and parent.args
+                and parent.args[0].keyword is None
+            ):
                 value = parent.args[0].value
         if isinstance(value, cst.Lambda):
             return value
@@ -279,10 +305,28 @@ class ShardMap(Rule):
 
 
 def _empty_frozenset(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "frozenset" and not node.args
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "frozenset"
+        and not node.args
+    )
 
 
 def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.Comparison, cst.UnaryOperation)) and not node.lpar:
+    if (
+        isinstance(
+            node,
+            (
+                cst.BinaryOperation,
+                cst.BooleanOperation,
+                cst.IfExp,
+                cst.Lambda,
+                cst.Comparison,
+                cst.UnaryOperation,
+            ),
+        )
+        and not node.lpar
+    ):
         return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return node

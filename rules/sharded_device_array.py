@@ -14,7 +14,9 @@ from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES
 from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference
 
-PREDICATE = "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
+PREDICATE = (
+    "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
+)
 RECIPE = "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"
 
 
@@ -23,7 +25,9 @@ class ShardedDeviceArray(Rule):
     name = "sharded-device-array"
     summary = "ShardedDeviceArray -> jax.Array (annotations) or the migration guide's isinstance predicate (unsafe)"
     safety = Safety.UNSAFE
-    needs_jax_import = False  # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = (
+        False  # reports a string annotation or a method call by its name, import or not
+    )
     needs_jax = "0.4.1"
     deprecated_in = "0.4.7"
     removed_in = "0.4.14"
@@ -32,7 +36,9 @@ class ShardedDeviceArray(Rule):
         refs.release_notes("0.4.14", "ShardedDeviceArray removed"),
         refs.array_migration("New public type named jax.Array"),
     )
-    annotation_words = frozenset({"ShardedDeviceArray"})  # what visit_module reports in string annotations
+    annotation_words = frozenset(
+        {"ShardedDeviceArray"}
+    )  # what visit_module reports in string annotations
     names = frozenset(
         {
             "jax.interpreters.pxla.ShardedDeviceArray",
@@ -112,6 +118,8 @@ class ShardedDeviceArray(Rule):
         if site.is_import:
             return
         subsumed = DEVICE_ARRAY_NAMES | {"jax.Array", "jax.numpy.ndarray"}
-        if predicate_fix(ctx, site, self.names, PREDICATE, "ShardedDeviceArray", frozenset(subsumed)):
+        if predicate_fix(
+            ctx, site, self.names, PREDICATE, "ShardedDeviceArray", frozenset(subsumed)
+        ):
             return
         type_reference(ctx, site, "ShardedDeviceArray", RECIPE, annotations_only=True)

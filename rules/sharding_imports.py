@@ -25,7 +25,9 @@ MOVES = (
     Move("jax.experimental.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
     Move("jax.experimental.pjit.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
     Move("jax.interpreters.pxla.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
-    Move("jax.experimental.global_device_array.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"),
+    Move(
+        "jax.experimental.global_device_array.PartitionSpec", "jax.sharding.PartitionSpec", "0.4.1"
+    ),
     # Mesh, and the lowercase maps.mesh context manager
     Move("jax.experimental.maps.Mesh", "jax.sharding.Mesh", "0.4.1"),
     Move("jax.interpreters.pxla.Mesh", "jax.sharding.Mesh", "0.4.1"),

@@ -74,4 +74,9 @@ class ToPy(Rule):
         if verdict == FIX:
             ctx.replace(call, new, message)
         else:
-            ctx.replace(call, new, f"{message} (the receiver is not tied to a JAX array; this module is JAX code)", Safety.UNSAFE)
+            ctx.replace(
+                call,
+                new,
+                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
+                Safety.UNSAFE,
+            )

@@ -22,7 +22,9 @@ class TreeFunctions(Rule):
     name = "tree-functions"
     summary = "jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* (or jax.tree_util.* below 0.4.25)"
     safety = Safety.SAFE
-    needs_jax = None  # jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
+    needs_jax = (
+        None  # jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
+    )
     deprecated_in = "0.4.26"
     removed_in = "0.6.0"
     references = (

@@ -88,7 +88,10 @@ class UseMesh(Rule):
         target = call_target(site, partial_names=())
         if target is None:
             if not present:
-                ctx.report(site.node, f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)")
+                ctx.report(
+                    site.node,
+                    f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)",
+                )
             return
         call = target[0]
         if site.qualname == OLD_SET_MESH:

@@ -120,7 +120,9 @@ class WithMesh(Rule):
             if type(expr) is ast.Call and facts.qualnames(expr.func) & MESH_MAKERS:
                 return True
             if type(expr) is ast.Name and any(
-                b.kind == "value" and type(b.value) is ast.Call and facts.qualnames(b.value.func) & MESH_MAKERS
+                b.kind == "value"
+                and type(b.value) is ast.Call
+                and facts.qualnames(b.value.func) & MESH_MAKERS
                 for b in facts.bindings(expr.id)
             ):
                 return True
@@ -141,7 +143,11 @@ class WithMesh(Rule):
             if isinstance(with_node, cst.With):
                 self._check(with_node, parent, ctx)
             return
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        if (
+            isinstance(parent, cst.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
             name = parent.targets[0].target.value
             scope = ctx.scope_of(parent)
             bindings = scope.lookup(name)
@@ -246,8 +252,9 @@ def _parameter_blocks(ctx: Context, name: str, binding) -> List[tuple]:  # noqa:
     return found
 
 
-def _every_call_passes(ctx: Context, function: cst.FunctionDef, position: int, name: str,
-                       binding, facts) -> bool:  # noqa: ANN001
+def _every_call_passes(
+    ctx: Context, function: cst.FunctionDef, position: int, name: str, binding, facts
+) -> bool:  # noqa: ANN001
     uses = [u for u in facts.name_loads.get(function.name.value, []) if u is not function.name]
     for use in uses:
         call = ctx.parent(use)

@@ -98,7 +98,10 @@ class WithShardingConstraint(Rule):
             args = list(call.args)
             keywords = [a.keyword.value for a in args if a.keyword is not None]
             if "axis_resources" in keywords and "shardings" in keywords:
-                ctx.report(call, "both shardings= and its legacy spelling axis_resources= are given; keep one")
+                ctx.report(
+                    call,
+                    "both shardings= and its legacy spelling axis_resources= are given; keep one",
+                )
                 return
             args = [
                 a.with_changes(keyword=cst.Name("shardings"))
@@ -119,7 +122,11 @@ class WithShardingConstraint(Rule):
                 )
             return
         if site.qualname == LEGACY:
-            ctx.replace(node, ctx.ref(MODERN, site.scope), "pjit.with_sharding_constraint -> jax.lax.with_sharding_constraint")
+            ctx.replace(
+                node,
+                ctx.ref(MODERN, site.scope),
+                "pjit.with_sharding_constraint -> jax.lax.with_sharding_constraint",
+            )
 
     def visit_keyword(self, arg: cst.Arg, call: cst.Call, ctx: Context) -> None:
         scope = ctx.scope_of(call)
@@ -127,15 +134,23 @@ class WithShardingConstraint(Rule):
             return  # the legacy spelling is handled with its name
         keywords = [a.keyword.value for a in call.args if a.keyword is not None]
         if "shardings" in keywords:
-            ctx.report(call, "both shardings= and its legacy spelling axis_resources= are given; keep one")
+            ctx.report(
+                call, "both shardings= and its legacy spelling axis_resources= are given; keep one"
+            )
             return
         args = [a.with_changes(keyword=cst.Name("shardings")) if a is arg else a for a in call.args]
         if _pin_mesh(ctx, call, call.func, args, scope):
             return
-        ctx.replace(call, call.with_changes(args=args), "with_sharding_constraint: axis_resources= -> shardings=")
+        ctx.replace(
+            call,
+            call.with_changes(args=args),
+            "with_sharding_constraint: axis_resources= -> shardings=",
+        )
 
 
-def _pin_mesh(ctx: Context, call: cst.Call, func: cst.BaseExpression, args: List[cst.Arg], scope: Scope) -> bool:
+def _pin_mesh(
+    ctx: Context, call: cst.Call, func: cst.BaseExpression, args: List[cst.Arg], scope: Scope
+) -> bool:
     """Unsafe fix: a bare ``PartitionSpec(...)`` argument inside a function of a module that
     builds exactly one Mesh, bound once at module level -> ``NamedSharding(mesh, P(...))``.
     The bare spec was resolved against the ``with mesh:`` resource env when the function was
@@ -143,7 +158,10 @@ def _pin_mesh(ctx: Context, call: cst.Call, func: cst.BaseExpression, args: List
     (deprecated in 0.10.1).  True when the fix was recorded."""
     if not ctx.exists_throughout("jax.sharding.NamedSharding"):
         return False
-    index = next((i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "shardings"), None)
+    index = next(
+        (i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "shardings"),
+        None,
+    )
     if index is None and len(args) > 1 and args[1].keyword is None and not args[1].star:
         index = 1
     if index is None or not isinstance(args[index].value, cst.Call):
@@ -162,7 +180,9 @@ def _pin_mesh(ctx: Context, call: cst.Call, func: cst.BaseExpression, args: List
         return False  # shadowed where the constraint is
     named = local_name_for(ctx, NAMED_SHARDING_NAMES, "jax.sharding.NamedSharding", scope)
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    value = cst.Call(func=named, args=[cst.Arg(cst.Name(name), comma=comma), cst.Arg(args[index].value)])
+    value = cst.Call(
+        func=named, args=[cst.Arg(cst.Name(name), comma=comma), cst.Arg(args[index].value)]
+    )
     args = [a.with_changes(value=value) if i == index else a for i, a in enumerate(args)]
     return ctx.replace(
         call,
@@ -182,7 +202,11 @@ def _only_mesh(ctx: Context) -> Optional[Tuple[str, int]]:
     if len(makers) != 1:
         return None
     assign = ctx.parent(makers[0])
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.value is not makers[0]:
+    if (
+        not isinstance(assign, cst.Assign)
+        or len(assign.targets) != 1
+        or assign.value is not makers[0]
+    ):
         return None
     target = assign.targets[0].target
     module_scope = ctx.analysis.scopes[id(ctx.module)]

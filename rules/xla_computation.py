@@ -115,4 +115,8 @@ class XlaComputation(Rule):
             func=cst.Attribute(value=lowered, attr=cst.Name("compiler_ir")),
             args=[cst.Arg(cst.SimpleString("'hlo'"))],
         )
-        ctx.replace(outer, new, "jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo')")
+        ctx.replace(
+            outer,
+            new,
+            "jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo')",
+        )

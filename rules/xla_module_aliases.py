@@ -160,7 +160,9 @@ class XlaModuleAliases(Rule):
                     f"replacement from {DEVICE_SINCE}, older than the target version)",
                 )
                 return
-            ctx.replace(site.node, ctx.ref("jax.Device", site.scope), f"{ctx.code(site.node)} -> jax.Device")
+            ctx.replace(
+                site.node, ctx.ref("jax.Device", site.scope), f"{ctx.code(site.node)} -> jax.Device"
+            )
         elif qualname in XLA_DEVICE_PUT:
             self._xla_device_put(site, ctx)
         elif qualname in PXLA_DEVICE_PUT:
@@ -175,7 +177,10 @@ class XlaModuleAliases(Rule):
     def _xla_device_put(self, site: NameSite, ctx: Context) -> None:
         call = site.parent
         if not (isinstance(call, cst.Call) and call.func is site.node):
-            ctx.report(site.node, "xla.device_put was removed in JAX 0.4.11; use jax.device_put (it returns a jax.Array, not a tuple of buffers)")
+            ctx.report(
+                site.node,
+                "xla.device_put was removed in JAX 0.4.11; use jax.device_put (it returns a jax.Array, not a tuple of buffers)",
+            )
             return
         args = call.args
         positional = [a for a in args if a.keyword is None and not a.star]
@@ -187,13 +192,21 @@ class XlaModuleAliases(Rule):
             and (not keywords or len(positional) == 1)
         )
         if not simple:
-            ctx.report(site.node, "xla.device_put with unusual arguments: rewrite by hand as jax.device_put(x, device)")
+            ctx.report(
+                site.node,
+                "xla.device_put with unusual arguments: rewrite by hand as jax.device_put(x, device)",
+            )
             return
         new_call = call.with_changes(func=ctx.ref("jax.device_put", site.scope))
         parent = ctx.parent(call)
         message = f"{ctx.code(site.node)}(...) -> jax.device_put(...) (returns a jax.Array, not a tuple of one buffer)"
         if isinstance(parent, cst.Subscript) and parent.value is call and _is_index_zero(parent):
-            ctx.replace(parent, new_call.with_changes(lpar=parent.lpar, rpar=parent.rpar), message, safety=Safety.UNSAFE)
+            ctx.replace(
+                parent,
+                new_call.with_changes(lpar=parent.lpar, rpar=parent.rpar),
+                message,
+                safety=Safety.UNSAFE,
+            )
             return
         wrapped = cst.Tuple(elements=[cst.Element(value=new_call, comma=cst.Comma())])
         if call.lpar:
@@ -230,12 +243,17 @@ class XlaModuleAliases(Rule):
         if member in MODERN_MEMBERS[short]:
             return False
         return not any(
-            ctx.owner(f"{module}.{short}.{member}", besides="") for module in ("jax", "jax.interpreters")
+            ctx.owner(f"{module}.{short}.{member}", besides="")
+            for module in ("jax", "jax.interpreters")
         )
 
     def _rewrite_import(self, site: NameSite, ctx: Context, short: str) -> None:
         statement = site.parent
-        if not isinstance(statement, cst.ImportFrom) or statement.relative or isinstance(statement.names, cst.ImportStar):
+        if (
+            not isinstance(statement, cst.ImportFrom)
+            or statement.relative
+            or isinstance(statement.names, cst.ImportStar)
+        ):
             return
         if self._has_gone_uses(ctx):
             return  # the uses are reported; the import is the person's to change with them
@@ -251,7 +269,10 @@ class XlaModuleAliases(Rule):
             return
         line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
-            ctx.report(site.node, f"jax.{short} was removed in JAX 0.4.14; import it as `from jax.interpreters import {short}`")
+            ctx.report(
+                site.node,
+                f"jax.{short} was removed in JAX 0.4.14; import it as `from jax.interpreters import {short}`",
+            )
             return
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
@@ -261,7 +282,9 @@ class XlaModuleAliases(Rule):
         new = cst.ImportFrom(module=new_module, names=moved)
         ctx.replace(
             line,
-            cst.FlattenSentinel([line.with_changes(body=[old]), cst.SimpleStatementLine(body=[new])]),
+            cst.FlattenSentinel(
+                [line.with_changes(body=[old]), cst.SimpleStatementLine(body=[new])]
+            ),
             message,
         )
 
@@ -283,4 +306,8 @@ def _is_index_zero(subscript: cst.Subscript) -> bool:
     if len(subscript.slice) != 1:
         return False
     index = subscript.slice[0].slice
-    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
+    return (
+        isinstance(index, cst.Index)
+        and isinstance(index.value, cst.Integer)
+        and index.value.value == "0"
+    )

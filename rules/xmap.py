@@ -26,8 +26,19 @@ LEGACY = "jax.experimental.maps.xmap"
 JIT_SHARDINGS_FROM = parse_version("0.4.4")  # jax 0.4.4 release notes: jit gains in_shardings
 # Collectives that take the axis name and mean the same under vmap(axis_name=...).
 COLLECTIVES = frozenset(
-    {"psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "all_to_all",
-     "psum_scatter", "pshuffle", "pswapaxes"}
+    {
+        "psum",
+        "pmean",
+        "pmax",
+        "pmin",
+        "all_gather",
+        "axis_index",
+        "ppermute",
+        "all_to_all",
+        "psum_scatter",
+        "pshuffle",
+        "pswapaxes",
+    }
 )
 GUIDANCE = (
     "rewrite by hand: jax.vmap(f, axis_name=name) for a named leading axis without resources, "
@@ -156,16 +167,27 @@ class Xmap(Rule):
             ctx.replace(call, new, f"xmap -> {why}", safety=Safety.UNSAFE)
             for block in self.blocks:
                 node, item = set_mesh_item(ctx, block)
-                ctx.replace(node, item, "`with mesh:` -> `with jax.set_mesh(mesh):`: the xmap "
-                            "rewritten to jax.jit with bare PartitionSpecs, called here, reads that mesh",
-                            safety=Safety.UNSAFE)
+                ctx.replace(
+                    node,
+                    item,
+                    "`with mesh:` -> `with jax.set_mesh(mesh):`: the xmap "
+                    "rewritten to jax.jit with bare PartitionSpecs, called here, reads that mesh",
+                    safety=Safety.UNSAFE,
+                )
             return
         if self.unsure:
-            ctx.replace(call, new, f"xmap -> {why}; the `with` target is not visibly a Mesh built in this file", safety=Safety.UNSAFE)
+            ctx.replace(
+                call,
+                new,
+                f"xmap -> {why}; the `with` target is not visibly a Mesh built in this file",
+                safety=Safety.UNSAFE,
+            )
             return
         ctx.replace(call, new, f"xmap -> {why}")
 
-    def _convert(self, call: cst.Call, scope: Scope, ctx: Context) -> Tuple[str, Optional[cst.BaseExpression]]:
+    def _convert(
+        self, call: cst.Call, scope: Scope, ctx: Context
+    ) -> Tuple[str, Optional[cst.BaseExpression]]:
         order = ("fun", "in_axes", "out_axes")
         args = {}
         positional = 0
@@ -201,7 +223,9 @@ class Xmap(Rule):
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         vmap_args = [cst.Arg(ctx.copy(fun), comma=comma)]
         if mapped is not None and not all(mapped):  # xmap's [...]: an unmapped argument
-            axes = cst.Tuple([cst.Element(cst.Integer("0") if m else cst.Name("None")) for m in mapped])
+            axes = cst.Tuple(
+                [cst.Element(cst.Integer("0") if m else cst.Name("None")) for m in mapped]
+            )
             vmap_args.append(keyword_arg("in_axes", axes).with_changes(comma=comma))
         vmap = cst.Call(
             func=ctx.ref("jax.vmap", scope),
@@ -220,15 +244,20 @@ class Xmap(Rule):
         if found is None:
             why = self._late_mesh(call, ctx)
             if why:
-                return f"the mesh it runs under is not visible (no enclosing `with mesh:`) and {why}", None
+                return (
+                    f"the mesh it runs under is not visible (no enclosing `with mesh:`) and {why}",
+                    None,
+                )
         else:
             mesh, with_node = found
             if not _is_mesh(mesh, with_node, ctx):
                 self.unsure = True
 
         def sharding(axis: Optional[cst.BaseExpression]) -> cst.BaseExpression:
-            spec = cst.Call(func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True),
-                            args=[cst.Arg(ctx.copy(axis))] if axis is not None else [])
+            spec = cst.Call(
+                func=ctx.ref("jax.sharding.PartitionSpec", scope, prefer_from=True),
+                args=[cst.Arg(ctx.copy(axis))] if axis is not None else [],
+            )
             if mesh is None:  # resolved against `with jax.set_mesh(mesh):` where it is called
                 return spec
             return cst.Call(
@@ -238,7 +267,9 @@ class Xmap(Rule):
 
         in_shardings = sharding(mesh_axis)
         if mapped is not None and not all(mapped):
-            in_shardings = cst.Tuple([cst.Element(sharding(mesh_axis if m else None)) for m in mapped])
+            in_shardings = cst.Tuple(
+                [cst.Element(sharding(mesh_axis if m else None)) for m in mapped]
+            )
         # Under jax.set_mesh, arrays made eagerly in the block are committed (replicated): jit
         # rejects a committed argument whose sharding differs from in_shardings, where xmap
         # resharded it.  So the late-mesh form pins only the output (the layout xmap gave).
@@ -256,7 +287,10 @@ class Xmap(Rule):
                 "against `with jax.set_mesh(mesh):` around its calls (was `with mesh:`; set_mesh "
                 "also commits arrays created eagerly in the block)"
             ), jit
-        return f"jax.jit(jax.vmap(axis_name='{name_in}')) with NamedSharding(mesh, P({axis_text}))", jit
+        return (
+            f"jax.jit(jax.vmap(axis_name='{name_in}')) with NamedSharding(mesh, P({axis_text}))",
+            jit,
+        )
 
     def _late_mesh(self, call: cst.Call, ctx: Context) -> Optional[str]:
         """For an xmap built where no mesh is visible: plan ``with mesh:`` -> ``with
@@ -362,7 +396,12 @@ def _enclosing_mesh(call: cst.Call, ctx: Context) -> Optional[Tuple[str, cst.Wit
     return None
 
 
-MESH_MAKERS = ("jax.sharding.Mesh", "jax.make_mesh", "jax.experimental.maps.Mesh", "jax.interpreters.pxla.Mesh")
+MESH_MAKERS = (
+    "jax.sharding.Mesh",
+    "jax.make_mesh",
+    "jax.experimental.maps.Mesh",
+    "jax.interpreters.pxla.Mesh",
+)
 
 
 def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
@@ -370,7 +409,9 @@ def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
     scope = ctx.scope_of(with_node)
     item = with_node.items[0]
     if item.asname is not None:
-        return isinstance(item.item, cst.Call) and ctx.qualname(item.item.func, scope) in MESH_MAKERS
+        return (
+            isinstance(item.item, cst.Call) and ctx.qualname(item.item.func, scope) in MESH_MAKERS
+        )
     bindings = scope.lookup(name)
     if not bindings or len(bindings) != 1:
         return False
@@ -398,7 +439,13 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
 
         def visit_Call(self, node: cst.Call) -> None:
             func = node.func
-            attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            attr = (
+                func.attr.value
+                if isinstance(func, cst.Attribute)
+                else func.value
+                if isinstance(func, cst.Name)
+                else ""
+            )
             if attr in COLLECTIVES:
                 for arg in node.args:
                     for string in _strings(arg.value):

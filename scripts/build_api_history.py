@@ -319,9 +319,17 @@ def config_members(files: Dict[str, str]) -> Set[str]:
             if isinstance(node, ast.Call):
                 func = node.func
                 callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-                if callee == "setattr" and len(node.args) >= 2 and getattr(node.args[0], "id", "") == "Config":
+                if (
+                    callee == "setattr"
+                    and len(node.args) >= 2
+                    and getattr(node.args[0], "id", "") == "Config"
+                ):
                     name = node.args[1]  # setattr(Config, "x64_enabled", property(...))
-                    if isinstance(name, ast.Constant) and isinstance(name.value, str) and not name.value.startswith("_"):
+                    if (
+                        isinstance(name, ast.Constant)
+                        and isinstance(name.value, str)
+                        and not name.value.startswith("_")
+                    ):
                         found.add(name.value)
                     continue
                 if not _FLAG_DEFINER.match(callee):
@@ -331,9 +339,15 @@ def config_members(files: Dict[str, str]) -> Set[str]:
                     if isinstance(value, ast.Constant) and isinstance(value.value, str):
                         if value.value.startswith("jax") and value.value.isidentifier():
                             found.add(value.value)
-            elif isinstance(node, ast.ClassDef) and node.name == "Config" and module.endswith("config"):
+            elif (
+                isinstance(node, ast.ClassDef)
+                and node.name == "Config"
+                and module.endswith("config")
+            ):
                 for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_"):
+                    if isinstance(
+                        item, (ast.FunctionDef, ast.AsyncFunctionDef)
+                    ) and not item.name.startswith("_"):
                         found.add(item.name)
     return found
 
@@ -386,7 +400,11 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
         entry: list = [_intervals(sorted(present[qualname]))]
         flags = ("m" if qualname in modules else "") + ("o" if qualname in open_at else "")
         message = messages.get(qualname)
-        extra = [deprecated_at.get(qualname, -1), text_ids.setdefault(message, len(text_ids)) if message else -1, flags]
+        extra = [
+            deprecated_at.get(qualname, -1),
+            text_ids.setdefault(message, len(text_ids)) if message else -1,
+            flags,
+        ]
         while extra and extra[-1] in (-1, ""):
             extra.pop()
         entry.extend(extra)
@@ -450,8 +468,12 @@ def find_sdists(directory: Path) -> Dict[str, Path]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sdists", type=Path, default=Path.home() / ".cache" / "jaxmigrate" / "sdists")
-    parser.add_argument("--download", action="store_true", help="fetch the releases not yet in --sdists")
+    parser.add_argument(
+        "--sdists", type=Path, default=Path.home() / ".cache" / "jaxmigrate" / "sdists"
+    )
+    parser.add_argument(
+        "--download", action="store_true", help="fetch the releases not yet in --sdists"
+    )
     parser.add_argument("--out", type=Path, default=OUTPUT)
     parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
     args = parser.parse_args(argv)

@@ -45,7 +45,9 @@ from jaxmigrate.rules._api_history import history  # noqa: E402
 
 OUTPUT = ROOT / "rules" / "data" / "jax_api_renames.json"
 # "Use X", "use X instead", "Please use X", "replaced by X", "moved to X", "alias of X", "is now X"
-_NAMED = re.compile(r"(?:[Uu]se|replaced by|moved to|[Pp]lease use|instead use|alias of|is now)\s+`?(jax(?:\.\w+)+)`?")
+_NAMED = re.compile(
+    r"(?:[Uu]se|replaced by|moved to|[Pp]lease use|instead use|alias of|is now)\s+`?(jax(?:\.\w+)+)`?"
+)
 
 _PROBE = """
 import importlib, json, sys, types, warnings
@@ -131,7 +133,11 @@ def candidates() -> List[Tuple[str, str]]:
         if known is None or not known.message:
             continue
         named = {m.rstrip(".") for m in _NAMED.findall(known.message)}
-        there = [m for m in named if (h.lookup(m) is not None and any(a <= newest <= b for a, b in h.lookup(m).present))]
+        there = [
+            m
+            for m in named
+            if (h.lookup(m) is not None and any(a <= newest <= b for a, b in h.lookup(m).present))
+        ]
         if len(there) == 1:
             found.append((qualname, there[0]))
     return found
@@ -159,10 +165,15 @@ def shim_target(source: str) -> Optional[str]:
     except SyntaxError:
         return None
     stars = [
-        s.module for s in tree.body
+        s.module
+        for s in tree.body
         if isinstance(s, ast.ImportFrom) and s.level == 0 and [a.name for a in s.names] == ["*"]
     ]
-    rest = [s for s in tree.body if not (isinstance(s, ast.ImportFrom) and [a.name for a in s.names] == ["*"])]
+    rest = [
+        s
+        for s in tree.body
+        if not (isinstance(s, ast.ImportFrom) and [a.name for a in s.names] == ["*"])
+    ]
     if len(stars) == 1 and stars[0] and all(_is_shim_statement(s) for s in rest):
         return stars[0]
     return None
@@ -191,7 +202,11 @@ def shim_modules(sdists: Path) -> List[Tuple[str, str, str]]:
                     continue
                 target = shim_target(member.read().decode("utf-8")) if member else None
                 modern = h.lookup(target) if target else None
-                if modern is not None and modern.is_module and any(a <= newest <= b for a, b in modern.present):
+                if (
+                    modern is not None
+                    and modern.is_module
+                    and any(a <= newest <= b for a, b in modern.present)
+                ):
                     found.append((qualname, target, last))
                 break
     return found
@@ -212,10 +227,21 @@ def reappeared_aliases() -> List[Tuple[str, str]]:
     for module, names in h._modules.items():
         for name in names:
             known = h.lookup(f"{module}.{name}")
-            if known is None or len(known.present) < 2 or known.present[-1][1] != newest or not known.message:
+            if (
+                known is None
+                or len(known.present) < 2
+                or known.present[-1][1] != newest
+                or not known.message
+            ):
                 continue
             named = {m.rstrip(".") for m in _NAMED.findall(known.message)}
-            there = [m for m in named if m in h._modules and h.lookup(m) is not None and h.lookup(m).present[-1][1] == newest]
+            there = [
+                m
+                for m in named
+                if m in h._modules
+                and h.lookup(m) is not None
+                and h.lookup(m).present[-1][1] == newest
+            ]
             if len(there) == 1:
                 found.append((f"{module}.{name}", there[0]))
     return found
@@ -223,10 +249,14 @@ def reappeared_aliases() -> List[Tuple[str, str]]:
 
 def main(argv: List[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--python", action="append", required=True, help="an interpreter with some jax installed")
+    parser.add_argument(
+        "--python", action="append", required=True, help="an interpreter with some jax installed"
+    )
     parser.add_argument("--out", type=Path, default=OUTPUT)
     parser.add_argument(
-        "--sdists", type=Path, default=Path.home() / ".cache" / "jaxmigrate" / "sdists",
+        "--sdists",
+        type=Path,
+        default=Path.home() / ".cache" / "jaxmigrate" / "sdists",
         help="jax sdists (as scripts/build_api_history.py downloads them), for forwarding modules",
     )
     args = parser.parse_args(argv)
@@ -237,7 +267,10 @@ def main(argv: List[str] = None) -> int:
     seen: Dict[str, List[Tuple[str, bool]]] = {}
     for python in args.python:
         out = subprocess.run(
-            [python, "-c", _PROBE, json.dumps(pairs), json.dumps(members)], capture_output=True, text=True, check=True
+            [python, "-c", _PROBE, json.dumps(pairs), json.dumps(members)],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         report = json.loads(out.stdout.strip().splitlines()[-1])
         for legacy, same in report["same"].items():
@@ -256,15 +289,25 @@ def main(argv: List[str] = None) -> int:
             continue
         newest_members = {n for n in h._modules.get(legacy, {})}
         for member in sorted(set(h._modules.get(modern, {})) - newest_members):
-            rows.append({"legacy": f"{legacy}.{member}", "modern": f"{modern}.{member}", "same_object_in": evidence})
+            rows.append(
+                {
+                    "legacy": f"{legacy}.{member}",
+                    "modern": f"{modern}.{member}",
+                    "same_object_in": evidence,
+                }
+            )
     for legacy, modern, release in shim_modules(args.sdists):
         # The module and each member the history knows in both (``from legacy import Dense``).
         shared = sorted(set(h._modules.get(legacy, {})) & set(h._modules.get(modern, {})))
         for old, new in [(legacy, modern)] + [(f"{legacy}.{n}", f"{modern}.{n}") for n in shared]:
             if old not in {row["legacy"] for row in rows}:
                 rows.append({"legacy": old, "modern": new, "forwarding_module_in": [release]})
-    args.out.write_text(json.dumps({"generator": "scripts/verify_renames.py", "renames": rows}, indent=1) + "\n")
-    confirmed = len({row["legacy"] for row in rows if "same_object_in" in row} & {legacy for legacy, _ in pairs})
+    args.out.write_text(
+        json.dumps({"generator": "scripts/verify_renames.py", "renames": rows}, indent=1) + "\n"
+    )
+    confirmed = len(
+        {row["legacy"] for row in rows if "same_object_in" in row} & {legacy for legacy, _ in pairs}
+    )
     members = sum(1 for row in rows if "same_object_in" in row) - confirmed
     forwarded = len(rows) - confirmed - members
     print(

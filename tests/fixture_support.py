@@ -41,7 +41,9 @@ def expected_findings(text: str) -> Set[Tuple[int, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         match = _EXPECT_RE.search(line)
         if match:
-            found.update((number, code.strip()) for code in match.group(1).split(",") if code.strip())
+            found.update(
+                (number, code.strip()) for code in match.group(1).split(",") if code.strip()
+            )
     return found
 
 

@@ -118,12 +118,16 @@ def _bindings(tree: ast.AST) -> List[Tuple[ast.stmt, str, Query, str]]:
             if isinstance(child, ast.Import) and not guarded:
                 for alias in child.names:
                     if alias.name.split(".", 1)[0] in ROOTS:
-                        found.append((child, alias.name, (alias.name, None), alias.asname or alias.name))
+                        found.append(
+                            (child, alias.name, (alias.name, None), alias.asname or alias.name)
+                        )
             elif isinstance(child, ast.ImportFrom) and not guarded:
                 module = child.module or ""
                 if child.level == 0 and module.split(".", 1)[0] in ROOTS:
                     for alias in child.names:
-                        found.append((child, module, (module, alias.name), alias.asname or alias.name))
+                        found.append(
+                            (child, module, (module, alias.name), alias.asname or alias.name)
+                        )
             elif isinstance(child, ast.Try):
                 walk(child, guarded or _guarded(child))
             elif isinstance(child, ast.If) and _feature_test(child.test):
@@ -138,7 +142,13 @@ def _bindings(tree: ast.AST) -> List[Tuple[ast.stmt, str, Query, str]]:
 def _feature_test(test: ast.expr) -> bool:
     """The engine's rule (``migrator.scope.is_feature_test``), read on ``ast``."""
     for node in ast.walk(test):
-        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        word = (
+            node.id
+            if isinstance(node, ast.Name)
+            else node.attr
+            if isinstance(node, ast.Attribute)
+            else None
+        )
         if word in ("hasattr", "__version__", "__version_info__", "version_info", "version") or (
             word or ""
         ).endswith("_version"):
@@ -166,7 +176,9 @@ def _removed_by(module: str, target: str) -> bool:
     from jaxmigrate.rules.removed_modules import REMOVED
 
     for name, version in REMOVED.items():
-        if (module == name or module.startswith(name + ".")) and parse_version(version) <= parse_version(target):
+        if (module == name or module.startswith(name + ".")) and parse_version(
+            version
+        ) <= parse_version(target):
             return True
     return False
 
@@ -253,7 +265,9 @@ def test_after_files_import_only_what_jax_has():
             if _uses_on(lines, [n for n, _ in findings], bound):
                 continue
             name = f"from {query[0]} import {query[1]}" if query[1] else f"import {query[0]}"
-            problems.append(f"{path.relative_to(FIXTURES)}:{statement.lineno}: {name}: {answers[query]}")
+            problems.append(
+                f"{path.relative_to(FIXTURES)}:{statement.lineno}: {name}: {answers[query]}"
+            )
     assert not problems, "after-files import what the installed JAX lacks:\n" + "\n".join(problems)
 
 
@@ -261,11 +275,17 @@ def test_after_files_import_only_what_jax_has():
     "source,expected",
     [
         ("import jax.experimental.maps\n", [("jax.experimental.maps", None)]),
-        ("from jax.sharding import Mesh, NamedSharding\n", [("jax.sharding", "Mesh"), ("jax.sharding", "NamedSharding")]),
+        (
+            "from jax.sharding import Mesh, NamedSharding\n",
+            [("jax.sharding", "Mesh"), ("jax.sharding", "NamedSharding")],
+        ),
         ("import numpy as np\nfrom mylib.maps import x\n", []),
         ("try:\n    import jax.experimental.maps\nexcept ImportError:\n    pass\n", []),
         ("try:\n    pass\nexcept ImportError:\n    import jax.experimental.maps\n", []),
-        ("try:\n    pass\nexcept ValueError:\n    import jax.experimental.maps\n", [("jax.experimental.maps", None)]),
+        (
+            "try:\n    pass\nexcept ValueError:\n    import jax.experimental.maps\n",
+            [("jax.experimental.maps", None)],
+        ),
         ("def f():\n    from jax.experimental import maps\n", [("jax.experimental", "maps")]),
     ],
 )
@@ -274,7 +294,9 @@ def test_import_collection(source, expected):
 
 
 def test_worker_tells_present_from_gone():
-    answers = _answers([("jax.sharding", "Mesh"), ("jax.experimental.maps", None), ("jax.sharding", "NoSuchName")])
+    answers = _answers(
+        [("jax.sharding", "Mesh"), ("jax.experimental.maps", None), ("jax.sharding", "NoSuchName")]
+    )
     assert answers[("jax.sharding", "Mesh")] == "ok"
     assert answers[("jax.experimental.maps", None)] != "ok"
     assert answers[("jax.sharding", "NoSuchName")] != "ok"

@@ -22,7 +22,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("build_api_history", REPO / "scripts" / "build_api_history.py")
+    spec = importlib.util.spec_from_file_location(
+        "build_api_history", REPO / "scripts" / "build_api_history.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
@@ -47,14 +49,20 @@ def test_shipped_history_has_the_generators_format_and_covers_every_release():
             assert flat and len(flat) % 2 == 0, (module, name)
             assert all(0 <= a <= b <= last for a, b in zip(flat[::2], flat[1::2])), (module, name)
             assert flat == sorted(flat), (module, name)
-            assert not name.startswith("_") and not any(p.startswith("_") for p in module.split(".")), (module, name)
+            assert not name.startswith("_") and not any(
+                p.startswith("_") for p in module.split(".")
+            ), (module, name)
 
 
 def test_history_loads_once_and_answers_for_a_target_range():
     h = history()
     assert h is history()
     removed = h.absence("jax.random.KeyArray", (0, 4, 13))
-    assert removed is not None and removed.removed_in == "0.4.24" and removed.deprecated_since == "0.4.16"
+    assert (
+        removed is not None
+        and removed.removed_in == "0.4.24"
+        and removed.deprecated_since == "0.4.16"
+    )
     assert "jax.dtypes.issubdtype" in removed.message  # JAX's own words, with the replacement
     added = h.absence("jax.tree", (0, 4, 13))
     assert added is not None and added.added_in == "0.4.25" and added.removed_in is None
@@ -77,7 +85,12 @@ def test_absences_inside_and_outside_the_range():
         }
     )
     gone = h.absence("jax.a", (0, 1, 0))
-    assert (gone.removed_in, gone.added_in, gone.deprecated_since, gone.message) == ("0.3.0", None, "0.2.0", "gone; use b")
+    assert (gone.removed_in, gone.added_in, gone.deprecated_since, gone.message) == (
+        "0.3.0",
+        None,
+        "0.2.0",
+        "gone; use b",
+    )
     assert h.absence("jax.a", (0, 3, 0)).never
     assert h.absence("jax.b", (0, 1, 0)).added_in == "0.3.0"
     assert h.absence("jax.b", (0, 3, 0)) is None
@@ -147,7 +160,10 @@ def _sdist(directory: Path, version: str, files: dict) -> Path:
 
 def test_generator_reads_names_reexports_deprecations_and_submodules(tmp_path):
     generator = _generator()
-    sdists = {"0.2.0": _sdist(tmp_path, "0.2.0", RELEASE_1), "0.2.1": _sdist(tmp_path, "0.2.1", RELEASE_2)}
+    sdists = {
+        "0.2.0": _sdist(tmp_path, "0.2.0", RELEASE_1),
+        "0.2.1": _sdist(tmp_path, "0.2.1", RELEASE_2),
+    }
     h = ApiHistory(generator.build(sdists, jobs=1))
     assert h.releases == ("0.2.0", "0.2.1")
     assert h.absence("jax.jit", (0, 2, 0)) is None and h.absence("jax.grad", (0, 2, 0)) is None
@@ -211,7 +227,28 @@ def _sample(count: int = 30, seed: int = 20261124):
     names = sorted(
         f"{module}.{name}"
         for module, members in h._modules.items()
-        if not any(part in module for part in ("jax2tf", "tools", "mosaic", "pallas", "triton", "gpu", "tpu", "cuda", "rocm", "colocated", "serialize_executable", "profiler", "compilation_cache", "array_serialization", "collect_profile", "cloud_tpu", "mlir"))
+        if not any(
+            part in module
+            for part in (
+                "jax2tf",
+                "tools",
+                "mosaic",
+                "pallas",
+                "triton",
+                "gpu",
+                "tpu",
+                "cuda",
+                "rocm",
+                "colocated",
+                "serialize_executable",
+                "profiler",
+                "compilation_cache",
+                "array_serialization",
+                "collect_profile",
+                "cloud_tpu",
+                "mlir",
+            )
+        )
         for name in members
     )
     return sorted(set(random.Random(seed).sample(names, count)) | set(CURATED))
@@ -219,7 +256,9 @@ def _sample(count: int = 30, seed: int = 20261124):
 
 def _check_against(python: str) -> None:
     names = _sample()
-    out = subprocess.run([python, "-c", _PROBE, json.dumps(names)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [python, "-c", _PROBE, json.dumps(names)], capture_output=True, text=True, check=True
+    )
     report = json.loads(out.stdout.strip().splitlines()[-1])
     h = history()
     index = h.releases.index(report["version"])
@@ -228,7 +267,9 @@ def _check_against(python: str) -> None:
         known = h.lookup(qualname)
         said = known is not None and any(a <= index <= b for a, b in known.present)
         if said != real:
-            wrong.append(f"{qualname}: history says {'present' if said else 'absent'} in {report['version']}")
+            wrong.append(
+                f"{qualname}: history says {'present' if said else 'absent'} in {report['version']}"
+            )
     assert not wrong, "\n".join(wrong)
 
 

@@ -155,7 +155,10 @@ def test_stdin_findings_name_the_stdin_filename():
 
 
 def test_stdin_diff_and_check():
-    assert "+    return isinstance(x, jax.Array)" in invoke("-", "--diff", input=LEGACY.encode()).stdout
+    assert (
+        "+    return isinstance(x, jax.Array)"
+        in invoke("-", "--diff", input=LEGACY.encode()).stdout
+    )
     result = invoke("-", "--check", input=LEGACY.encode())
     assert result.exit_code == 1 and result.stdout == ""
 
@@ -241,8 +244,12 @@ def test_pyproject_configuration(project):
 
 
 def test_configuration_found_from_a_subdirectory(project):
-    (project / "pyproject.toml").write_text('[tool.jaxmigrate]\ntarget-version = "0.4.2"\nselect = ["JAX201"]\n')
-    (project / "pkg" / "p.py").write_text("from jax.experimental.pjit import pjit\nf = pjit(g, in_axis_resources=None)\n")
+    (project / "pyproject.toml").write_text(
+        '[tool.jaxmigrate]\ntarget-version = "0.4.2"\nselect = ["JAX201"]\n'
+    )
+    (project / "pkg" / "p.py").write_text(
+        "from jax.experimental.pjit import pjit\nf = pjit(g, in_axis_resources=None)\n"
+    )
     assert invoke(project / "pkg" / "p.py", "--check").exit_code == 0
     assert invoke(project / "pkg" / "p.py", "--check", "--target-version", "0.4.30").exit_code == 1
 
@@ -252,7 +259,9 @@ def test_configuration_exclude_and_cli_exclude(project):
     result = invoke(project / "pkg", "--check")
     assert "legacy.py" not in result.stderr
     (project / "pyproject.toml").unlink()
-    result = invoke(project / "pkg", "--check", "--exclude", "review.py", "--extend-exclude", "legacy*")
+    result = invoke(
+        project / "pkg", "--check", "--exclude", "review.py", "--extend-exclude", "legacy*"
+    )
     assert result.exit_code == 0
 
 
@@ -279,7 +288,11 @@ def _would_change(result, root, cwd):
     )
 
 
-KEPT = ["src/pkg/a.py", "src/tools/h.py", "vendored/g.py"]  # (fnmatch: "tools/*.py" has tools/sub/f.py)
+KEPT = [
+    "src/pkg/a.py",
+    "src/tools/h.py",
+    "vendored/g.py",
+]  # (fnmatch: "tools/*.py" has tools/sub/f.py)
 
 
 @pytest.mark.parametrize(
@@ -296,9 +309,14 @@ def test_configuration_excludes_are_relative_to_the_configuration_file(tmp_path,
     """`jaxmigrate src/` and `jaxmigrate .` (from anywhere) skip the same files."""
     _layout(tmp_path)
     result = invoke(*paths, "--check", "--no-cache", cwd=tmp_path / cwd)
-    wanted = sorted(p for p in KEPT if any(
-        (tmp_path / p).resolve().is_relative_to((tmp_path / cwd / given).resolve()) for given in paths
-    ))
+    wanted = sorted(
+        p
+        for p in KEPT
+        if any(
+            (tmp_path / p).resolve().is_relative_to((tmp_path / cwd / given).resolve())
+            for given in paths
+        )
+    )
     assert _would_change(result, tmp_path, tmp_path / cwd) == wanted
 
 
@@ -306,7 +324,9 @@ def test_configuration_excludes_apply_to_the_file_lists_pre_commit_hands_over(tm
     files = _layout(tmp_path)
     result = invoke(*files, "--check", "--no-cache", cwd=tmp_path)  # as pre-commit runs a hook
     assert _would_change(result, tmp_path, tmp_path) == KEPT
-    inside = invoke(*[f"../../{f}" for f in files], "--check", "--no-cache", cwd=tmp_path / "src" / "pkg")
+    inside = invoke(
+        *[f"../../{f}" for f in files], "--check", "--no-cache", cwd=tmp_path / "src" / "pkg"
+    )
     assert _would_change(inside, tmp_path, tmp_path / "src" / "pkg") == KEPT
 
 
@@ -315,7 +335,9 @@ def test_command_line_excludes_read_from_the_paths_given_and_from_here(tmp_path)
     (tmp_path / "pyproject.toml").unlink()
     from_root = invoke("src", "--check", "--no-cache", "--exclude", "pkg/*", cwd=tmp_path)
     from_here = invoke("src", "--check", "--no-cache", "--exclude", "src/pkg/*", cwd=tmp_path)
-    assert _would_change(from_root, tmp_path, tmp_path) == _would_change(from_here, tmp_path, tmp_path)
+    assert _would_change(from_root, tmp_path, tmp_path) == _would_change(
+        from_here, tmp_path, tmp_path
+    )
     assert "src/pkg/a.py" not in _would_change(from_here, tmp_path, tmp_path)
 
 
@@ -354,9 +376,7 @@ def test_parallel_and_serial_give_identical_output(tmp_path):
     assert serial.stderr == parallel.stderr
     written = invoke(tmp_path, "-j", "2")
     assert written.exit_code == 1
-    assert all(
-        p.read_text() in (MIGRATED, REPORT_ONLY) for p in tmp_path.glob("*.py")
-    )
+    assert all(p.read_text() in (MIGRATED, REPORT_ONLY) for p in tmp_path.glob("*.py"))
 
 
 # -- suppression ----------------------------------------------------------------------------
@@ -486,7 +506,9 @@ def test_cache_gives_identical_results_and_parses_nothing_when_warm(tmp_path, mo
     warm = invoke(tmp_path, "--check", "--format", "json", "--cache-dir", cache, "-j", "1")
     assert warm.stdout == cold.stdout and warm.exit_code == cold.exit_code == 1
     uncached = invoke(tmp_path, "--check", "--no-cache", "-j", "1")  # the patch does bite:
-    assert uncached.exit_code == 2 and "AssertionError: a warm cache must not parse" in uncached.stderr
+    assert (
+        uncached.exit_code == 2 and "AssertionError: a warm cache must not parse" in uncached.stderr
+    )
 
 
 def test_cache_rewrites_from_a_warm_entry(tmp_path):
@@ -570,7 +592,10 @@ def test_diff_with_a_machine_format_keeps_stdout_one_json_document(project, outp
     data = json.loads(result.stdout)  # no diff text before or after it
     if output_format == "json":
         by_name = {Path(f["path"]).name: f for f in data["files"]}
-        assert by_name["legacy.py"]["diff"].startswith("--- ") and "+import jax" in by_name["legacy.py"]["diff"]
+        assert (
+            by_name["legacy.py"]["diff"].startswith("--- ")
+            and "+import jax" in by_name["legacy.py"]["diff"]
+        )
         assert by_name["review.py"]["diff"] == ""
     else:
         assert data["runs"][0]["results"]

@@ -90,7 +90,13 @@ def _cases():
         if before != after:
             text = before.read_text(encoding="utf-8")
             settings = fixture_settings(text)
-            yield name, text, after.read_text(encoding="utf-8"), settings.target_version, settings.target_upper
+            yield (
+                name,
+                text,
+                after.read_text(encoding="utf-8"),
+                settings.target_version,
+                settings.target_upper,
+            )
     for code, rule in sorted(all_rules().items()):
         for number, example in enumerate(rule.examples, start=1):
             if example.before != example.after:
@@ -109,12 +115,20 @@ def problems(before: str, after: str, target: str, upper: Optional[str]) -> list
     flagged = {line for line, _code in expected_findings(after)}
     wrong = []
     for qualname, line in references(textwrap.dedent(after)):
-        if qualname in old or line in flagged or not (qualname == "jax" or qualname.startswith("jax.")):
+        if (
+            qualname in old
+            or line in flagged
+            or not (qualname == "jax" or qualname.startswith("jax."))
+        ):
             continue
         known = h.lookup(qualname)
         if known is None:
             parent = h.lookup(qualname.rpartition(".")[0])
-            if parent is not None and parent.is_module and not qualname.rpartition(".")[2].startswith("_"):
+            if (
+                parent is not None
+                and parent.is_module
+                and not qualname.rpartition(".")[2].startswith("_")
+            ):
                 wrong.append(f"line {line}: {qualname} is in no JAX release")
             continue
         absence = h.absence(qualname, low, high)

@@ -273,7 +273,9 @@ def test_crashing_rule_is_an_internal_error(temporary_rule):
     temporary_rule(Crash)
     result = migrate_source("import mod\nmod.a\n", Settings(select=("JAX991",)))
     assert result.output == "import mod\nmod.a\n"  # the site is lost, not the file
-    assert [(e.code, e.line, e.message) for e in result.errors] == [("JAX991", 2, "RuntimeError: boom")]
+    assert [(e.code, e.line, e.message) for e in result.errors] == [
+        ("JAX991", 2, "RuntimeError: boom")
+    ]
 
 
 def test_unparsable_output_is_refused(temporary_rule):
@@ -318,7 +320,7 @@ def test_unsafe_fixes_are_findings_unless_enabled(temporary_rule):
 
 # -- the per-round index, positions and memo (performance work; behaviour must not change) --
 _INDEX_SOURCE = textwrap.dedent(
-    '''
+    """
     import jax
     from jax.experimental import pjit as pj
 
@@ -334,7 +336,7 @@ _INDEX_SOURCE = textwrap.dedent(
             import foo
         except ImportError:
             foo = None
-    '''
+    """
 )
 
 
@@ -388,6 +390,7 @@ def test_analysis_nodes_are_in_source_order_and_cover_statements() -> None:
     ctx = _context(_INDEX_SOURCE)
     expected = _Preorder()
     ctx.module.visit(expected)
+
     def in_import(node: cst.CSTNode) -> bool:
         while id(node) in expected.parents:
             node = expected.parents[id(node)]
@@ -395,7 +398,15 @@ def test_analysis_nodes_are_in_source_order_and_cover_statements() -> None:
                 return True
         return False
 
-    for kind in (cst.Call, cst.With, cst.Assign, cst.FunctionDef, cst.ClassDef, cst.Attribute, cst.Annotation):
+    for kind in (
+        cst.Call,
+        cst.With,
+        cst.Assign,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Attribute,
+        cst.Annotation,
+    ):
         want = [node for node in expected.order if type(node) is kind and not in_import(node)]
         got = ctx.nodes(kind)
         if kind is cst.Call:  # a comprehension's iterable is visited before its element
@@ -465,7 +476,9 @@ def test_module_code_from_the_statement_caches_is_the_module_code() -> None:
             assert module_code(ctx.module) == source
             # a later round: one statement replaced, the rest from the cache
             if ctx.module.body:
-                changed = ctx.module.with_changes(body=[cst.parse_statement("pass\n"), *ctx.module.body[1:]])
+                changed = ctx.module.with_changes(
+                    body=[cst.parse_statement("pass\n"), *ctx.module.body[1:]]
+                )
                 assert module_code(changed) == changed.code
 
 
@@ -482,7 +495,9 @@ def test_locate_fixes_off_keeps_the_output_and_drops_fix_positions() -> None:
     located = migrate_source(source, ONLY_101)
     unlocated = migrate_source(source, Settings(select=("JAX101",), locate_fixes=False))
     assert located.output == unlocated.output != source
-    assert [(d.code, d.message) for d in located.fixes] == [(d.code, d.message) for d in unlocated.fixes]
+    assert [(d.code, d.message) for d in located.fixes] == [
+        (d.code, d.message) for d in unlocated.fixes
+    ]
     assert all(d.line == 0 for d in unlocated.fixes) and all(d.line > 0 for d in located.fixes)
     assert Settings(locate_fixes=False).cache_key() != Settings().cache_key()
 
@@ -564,7 +579,9 @@ def test_later_round_fixes_are_located_in_the_input(source: str, expected: set) 
     result = migrate_source(source, Settings(select=every))
     assert {(d.code, d.line, d.column) for d in result.fixes} == expected
     rounds = migrate_source(source, Settings(select=every, locate_fixes=False))
-    assert [d.code for d in rounds.fixes] == [d.code for d in result.fixes]  # same fixes, same order
+    assert [d.code for d in rounds.fixes] == [
+        d.code for d in result.fixes
+    ]  # same fixes, same order
 
 
 def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
@@ -581,7 +598,9 @@ def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
 
     temporary_rule(UseIt)
     # The unused ``helper`` import would be cleaned up, but this round's edit starts using it.
-    out = migrate_source("import mod\nfrom lib import helper\nx = mod.a\n", Settings(select=("JAX994",)))
+    out = migrate_source(
+        "import mod\nfrom lib import helper\nx = mod.a\n", Settings(select=("JAX994",))
+    )
     assert out.output == "from lib import helper\nx = helper\n"
 
 
@@ -673,10 +692,16 @@ def _without_jax_imports(text: str) -> str:
             continue
         first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[operator]
         indent = lines[first][: node.col_offset]
-        if lines[first][: node.col_offset].strip() or (last < len(lines) and lines[last][node.end_col_offset :].strip()):  # type: ignore[index]
+        if lines[first][: node.col_offset].strip() or (
+            last < len(lines) and lines[last][node.end_col_offset :].strip()
+        ):  # type: ignore[index]
             # ``x = 1; import jax`` or ``import jax; y = 2``: replace just the statement's text
             line = lines[first]
-            lines[first] = line[: node.col_offset] + "pass" + line[node.end_col_offset :] if first == last else line
+            lines[first] = (
+                line[: node.col_offset] + "pass" + line[node.end_col_offset :]
+                if first == last
+                else line
+            )
             continue
         lines[first] = indent + "pass\n"
         for index in range(first + 1, last + 1):
@@ -704,14 +729,18 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
         if path.name.endswith((".after.py", ".run.py")):
             continue
         text = _without_jax_imports(path.read_text(encoding="utf-8"))
-        if "jax" in text and "import" in text and imports_jax(ast_facts(text)):  # an import the stripper missed
+        if (
+            "jax" in text and "import" in text and imports_jax(ast_facts(text))
+        ):  # an import the stripper missed
             offenders.append(f"{path}: jax import left")
             continue
         output, fixes, findings = run_rounds(cst.parse_module(text), text, plan, settings)
         checked += 1
         for diagnostic in fixes + findings:
             if diagnostic.code in claimed:
-                offenders.append(f"{path.relative_to(fixtures)}:{diagnostic.line}: {diagnostic.code} {diagnostic.message}")
+                offenders.append(
+                    f"{path.relative_to(fixtures)}:{diagnostic.line}: {diagnostic.code} {diagnostic.message}"
+                )
     assert checked > 300
     assert not offenders, "\n".join(offenders)
 

@@ -48,7 +48,9 @@ def test_fixture(source, expected):
         assert not result.fixes
 
     again = migrate_source(result.output, settings)
-    assert again.output == result.output, "second run changed:\n" + _diff(result.output, again.output)
+    assert again.output == result.output, "second run changed:\n" + _diff(
+        result.output, again.output
+    )
     assert not again.fixes
 
 

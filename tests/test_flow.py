@@ -37,7 +37,9 @@ def _load(ctx: Context, name: str, index: int = -1) -> cst.Name:
     return [n for n in ctx.nodes(cst.Name) if n.value == name][index]  # type: ignore[attr-defined,return-value]
 
 
-def _shown(ctx: Context, found: Optional[List[Tuple[str, cst.BaseExpression]]]) -> Optional[List[Tuple[str, str]]]:
+def _shown(
+    ctx: Context, found: Optional[List[Tuple[str, cst.BaseExpression]]]
+) -> Optional[List[Tuple[str, str]]]:
     return None if found is None else [(kind, ctx.code(value)) for kind, value in found]
 
 
@@ -110,7 +112,9 @@ def test_bound_values_follows_every_binding_kind_it_can_read() -> None:
     assert bound_values(ctx, "untyped", function) is None  # an unannotated parameter
     assert bound_values(ctx, "rest", function) is None
     comprehension = next(iter(ctx.all_nodes(cst.ListComp)))
-    assert _shown(ctx, bound_values(ctx, "p", ctx.analysis.scopes[id(comprehension)])) == [("iter", "jax.devices()")]
+    assert _shown(ctx, bound_values(ctx, "p", ctx.analysis.scopes[id(comprehension)])) == [
+        ("iter", "jax.devices()")
+    ]
 
 
 @pytest.mark.parametrize(

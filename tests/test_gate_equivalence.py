@@ -49,7 +49,9 @@ def difference(text: str, options: Settings) -> Optional[str]:
         return f"gated: {gated[:3]!r}, ungated: {ungated[:3]!r}"
     names = ("output", "fixes", "findings", "errors")
     parts = [
-        f"{name}: gated {g!r} / ungated {u!r}" for name, g, u in zip(names, gated, ungated) if g != u
+        f"{name}: gated {g!r} / ungated {u!r}"
+        for name, g, u in zip(names, gated, ungated)
+        if g != u
     ]
     return "; ".join(part[:600] for part in parts)
 
@@ -91,7 +93,8 @@ def test_gates_change_nothing_on_the_runtime_programs():
     files = sorted(PROGRAMS.glob("*.py"))
     assert len(files) >= 20
     count, offenders = _check(
-(path.name, path.read_text(encoding="utf-8"), ALL_RULES) for path in files)
+        (path.name, path.read_text(encoding="utf-8"), ALL_RULES) for path in files
+    )
     assert not offenders, "gated and ungated runs differ:\n" + "\n".join(offenders)
 
 
@@ -110,7 +113,9 @@ ESCAPED = [
 
 @pytest.mark.parametrize("text", ESCAPED)
 def test_gates_change_nothing_on_cases_that_escaped_them(text):
-    assert outcome(text, ALL_RULES)[2] or outcome(text, ALL_RULES)[0] != text, "the case must need something"
+    assert outcome(text, ALL_RULES)[2] or outcome(text, ALL_RULES)[0] != text, (
+        "the case must need something"
+    )
     assert difference(text, ALL_RULES) is None
 
 
@@ -134,7 +139,11 @@ EXAMPLES = max(1, int(os.environ.get("JAXMIGRATE_PROPERTY_EXAMPLES", "40")) // 2
 PROFILE = settings(
     max_examples=EXAMPLES,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+    ],
 )
 
 

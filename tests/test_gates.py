@@ -84,11 +84,19 @@ def test_gates_hold_on_the_installed_jax_sources():
 CASES = [
     # (rule, source, gate says the rule may act)
     ("JAX402", "import jax\ndef f(self):\n    return self.mesh\n", False),
-    ("JAX402", "import jax\ndef f(sharding):\n    return sharding.mesh, sharding.mesh_axes\n", False),
+    (
+        "JAX402",
+        "import jax\ndef f(sharding):\n    return sharding.mesh, sharding.mesh_axes\n",
+        False,
+    ),
     ("JAX402", "import jax\ndef f(x: jax.Array):\n    return x.mesh\n", True),
     ("JAX402", "import jax\ndef f(x: 'jax.Array'):\n    return x.T.mesh\n", True),
     ("JAX402", "import jax.numpy as jnp\ny = jnp.ones(3)\nz = y[0] + 1\nz.mesh\n", True),
-    ("JAX402", "import jax\nfrom jax.sharding import NamedSharding\nNamedSharding(m, s).mesh\n", False),
+    (
+        "JAX402",
+        "import jax\nfrom jax.sharding import NamedSharding\nNamedSharding(m, s).mesh\n",
+        False,
+    ),
     ("JAX402", "import jax\n@jax.jit\ndef f(x):\n    return x\nf(1).mesh\n", True),
     ("JAX402", "import jax\nx.addressable_shards[0].data.mesh\n", False),
     ("JAX402", "import jax\ny = jax.device_put(1)\ny.addressable_shards[0].data.mesh\n", True),
@@ -98,14 +106,34 @@ CASES = [
     ("JAX402", "import jax\nx = jax.device_put(1)\ndef f():\n    return x.mesh\n", True),
     ("JAX402", "import jax\nx = jax.device_put(1)\nf = lambda x: x.mesh\n", False),
     ("JAX402", "import jax\nx = jax.device_put(1)\n[x.mesh for x in xs]\n", False),
-    ("JAX402", "import jax\ndef f():\n    global x\n    return x.mesh\nx = jax.device_put(1)\n", True),
-    ("JAX402", "import jax\nclass A:\n    x = jax.device_put(1)\n    def f(self):\n        return x.mesh\n", False),
-    ("JAX402", "import jax\ndef f():\n    if (y := jax.device_put(1)) is not None:\n        return y.mesh\n", True),
+    (
+        "JAX402",
+        "import jax\ndef f():\n    global x\n    return x.mesh\nx = jax.device_put(1)\n",
+        True,
+    ),
+    (
+        "JAX402",
+        "import jax\nclass A:\n    x = jax.device_put(1)\n    def f(self):\n        return x.mesh\n",
+        False,
+    ),
+    (
+        "JAX402",
+        "import jax\ndef f():\n    if (y := jax.device_put(1)) is not None:\n        return y.mesh\n",
+        True,
+    ),
     ("JAX402", "import jax\ndef f():\n    from jax import numpy as y\n    return y.mesh\n", False),
     ("JAX402", "import jax\ndef f(x):\n    return x\nf(1).mesh\n", False),
-    ("JAX402", "import jax, functools\n@functools.partial(jax.jit, static_argnums=0)\ndef f(x):\n    return x\nf(1).mesh\n", True),
+    (
+        "JAX402",
+        "import jax, functools\n@functools.partial(jax.jit, static_argnums=0)\ndef f(x):\n    return x\nf(1).mesh\n",
+        True,
+    ),
     ("JAX402", "import jax\ng = jax.jit(h)\ng(1).mesh\n", True),
-    ("JAX402", "import jax\nfrom jax.sharding import NamedSharding\ndef f(m, s):\n    out = NamedSharding(m, s)\n    return out.mesh\n", False),
+    (
+        "JAX402",
+        "import jax\nfrom jax.sharding import NamedSharding\ndef f(m, s):\n    out = NamedSharding(m, s)\n    return out.mesh\n",
+        False,
+    ),
     ("JAX402", "from jax.experimental import global_device_array as gda\nx.mesh\n", True),
     ("JAX404", "import jax\nx.device\n", False),
     ("JAX404", "import jax\nx.device(0)\n", False),
@@ -114,7 +142,11 @@ CASES = [
     ("JAX203", "import jax\njax.process_index()\njax.jit(f)\n", False),
     ("JAX607", "import jax\nm = jax.sharding.Mesh(d, ('x',))\nwith m:\n    pass\n", True),
     ("JAX607", "from jax.sharding import Mesh\nwith Mesh(d, ('x',)):\n    pass\n", True),
-    ("JAX607", "from jax.sharding import Mesh\nm = Mesh(d, ('x',))\nwith jax.set_mesh(m):\n    pass\n", False),
+    (
+        "JAX607",
+        "from jax.sharding import Mesh\nm = Mesh(d, ('x',))\nwith jax.set_mesh(m):\n    pass\n",
+        False,
+    ),
     ("JAX608", "import jax\njax.make_mesh((2,), ('x',))\n", True),
     ("JAX608", "import jax\njax.make_mesh((2,), ('x',), axis_types=t)\n", False),
     ("JAX608", "import jax\njax.make_mesh(*a)\n", False),
@@ -189,7 +221,7 @@ def _respellings(text: str) -> Iterable[Tuple[str, str]]:
     dots = [t for t in tokens if t.type == tokenize.OP and t.string == "."]
     yield "spaced dots", edit([(at(t.start), " ") for t in dots] + [(at(t.end), " ") for t in dots])
     ends = [t for t in tokens if t.type in (tokenize.NEWLINE, tokenize.NL) and t.string]
-    yield "comment lines", edit([(at(t.end), "# it's \"#\" here\n") for t in ends])
+    yield "comment lines", edit([(at(t.end), '# it\'s "#" here\n') for t in ends])
     yield "continued dots", edit([(at(t.start), "\\\n") for t in dots])
 
 
@@ -311,7 +343,11 @@ def _gated(text: str, settings: Settings) -> Tuple[str, List[Tuple[str, int, str
 
 
 def test_gated_and_ungated_runs_agree_on_every_fixture():
-    differ = [label for label, text, settings in _fixture_inputs() if _gated(text, settings) != _ungated(text, settings)]
+    differ = [
+        label
+        for label, text, settings in _fixture_inputs()
+        if _gated(text, settings) != _ungated(text, settings)
+    ]
     assert not differ, "the gates changed the result of:\n" + "\n".join(differ)
 
 
@@ -326,7 +362,13 @@ AWKWARD = [
     "x.", "a,", "(", ")", "import", "from jax import", "jax.", "'", '"', "\\", ".", "as x.",
     "=", "import jax.numpy as np.", "tree_map", "jax.tree_map(", "##", " #.", "jax.  # .",
 ]  # fmt: skip
-KINDS = ("comment line", "trailing comment", "continuation", "comment in brackets", "string statement")
+KINDS = (
+    "comment line",
+    "trailing comment",
+    "continuation",
+    "comment in brackets",
+    "string statement",
+)
 
 
 def _awkward(text: str, edits: List[Tuple[str, int, str]]) -> Optional[str]:
@@ -339,7 +381,14 @@ def _awkward(text: str, edits: List[Tuple[str, int, str]]) -> Optional[str]:
         return None
     tokens, at = tokenized
 
-    layout = {tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    layout = {
+        tokenize.NEWLINE,
+        tokenize.NL,
+        tokenize.COMMENT,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENDMARKER,
+    }
     places: dict = {kind: [] for kind in KINDS}
     depth = 0
     for token, following in zip(tokens, tokens[1:]):
@@ -350,9 +399,17 @@ def _awkward(text: str, edits: List[Tuple[str, int, str]]) -> Optional[str]:
         if token.type in (tokenize.NEWLINE, tokenize.NL) and token.string:
             places["comment line"].append((at(token.end), "# {}\n"))
             places["trailing comment"].append((at(token.start), "  # {}"))
-            if token.type == tokenize.NEWLINE and following.start[1] == 0 and following.type not in layout:
+            if (
+                token.type == tokenize.NEWLINE
+                and following.start[1] == 0
+                and following.type not in layout
+            ):
                 places["string statement"].append((at(token.end), "_s = {!r}; _t = '''{}\n{}'''\n"))
-        elif token.type not in layout and following.type not in layout and token.end[0] == following.start[0]:
+        elif (
+            token.type not in layout
+            and following.type not in layout
+            and token.end[0] == following.start[0]
+        ):
             places["continuation"].append((at(token.end), " \\\n  "))
             if depth:
                 places["comment in brackets"].append((at(token.end), "  # {}\n"))
@@ -372,15 +429,30 @@ def _hypothesis_inputs() -> List[Tuple[str, str, Settings]]:
     return [case for case in _fixture_inputs() if "jax" in case[1]]
 
 
-EDITS = st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 10**6), st.sampled_from(AWKWARD)), min_size=1, max_size=6)
+EDITS = st.lists(
+    st.tuples(st.sampled_from(KINDS), st.integers(0, 10**6), st.sampled_from(AWKWARD)),
+    min_size=1,
+    max_size=6,
+)
 
 
 GATE_EXAMPLES = int(os.environ.get("JAXMIGRATE_GATE_EXAMPLES", "300"))
 
 
-@settings(max_examples=GATE_EXAMPLES, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(case=st.sampled_from(_hypothesis_inputs()), edits=EDITS, second=st.none() | st.sampled_from(_hypothesis_inputs()))
-def test_gated_and_ungated_runs_agree_with_awkward_comments_strings_and_continuations(case, edits, second):
+@settings(
+    max_examples=GATE_EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    case=st.sampled_from(_hypothesis_inputs()),
+    edits=EDITS,
+    second=st.none() | st.sampled_from(_hypothesis_inputs()),
+)
+def test_gated_and_ungated_runs_agree_with_awkward_comments_strings_and_continuations(
+    case, edits, second
+):
     """Legacy calls from the fixtures (one or two inputs run together), with text that reads
     like code where the gates read around trigger words."""
     label, text, settings_ = case

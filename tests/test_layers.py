@@ -60,7 +60,9 @@ def _imports(path: pathlib.Path) -> List[Tuple[str, bool]]:
                         found.append((full, top))
                     elif child.module in MODULES:
                         found.append((child.module, top))
-            inner = top and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            inner = top and not isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
             visit(child, inner)
 
     visit(ast.parse(path.read_text(encoding="utf-8")), True)
@@ -69,7 +71,11 @@ def _imports(path: pathlib.Path) -> List[Tuple[str, bool]]:
 
 def _graph(module_level_only: bool) -> Dict[str, Set[str]]:
     return {
-        name: {target for target, top in _imports(path) if (top or not module_level_only) and target != name}
+        name: {
+            target
+            for target, top in _imports(path)
+            if (top or not module_level_only) and target != name
+        }
         for name, path in MODULES.items()
     }
 
@@ -154,7 +160,11 @@ def test_reporters_do_not_import_the_engine(reporter: str) -> None:
 def test_rules_import_no_other_rule() -> None:
     """A rule shares code through the ``rules/_*.py`` helpers, never through another rule's
     module, and a helper never reaches into a rule."""
-    rule_modules = {n for n in MODULES if n.startswith("jaxmigrate.rules.") and not n.rsplit(".", 1)[1].startswith("_")}
+    rule_modules = {
+        n
+        for n in MODULES
+        if n.startswith("jaxmigrate.rules.") and not n.rsplit(".", 1)[1].startswith("_")
+    }
     offending = {
         (name, target)
         for name in MODULES
@@ -195,7 +205,9 @@ def test_owners_index() -> None:
         *(rule.names for code, rule in rules.items() if code != "JAX101")
     )
     # several rules may declare one name: the lowest code first, the next one besides it
-    a, b = (type("R", (), {"code": code, "names": frozenset({"m.x"})})() for code in ("JAX2", "JAX1"))
+    a, b = (
+        type("R", (), {"code": code, "names": frozenset({"m.x"})})() for code in ("JAX2", "JAX1")
+    )
     small = Owners([a, b])
     assert small.owner("m.x") == "JAX1" and small.owner("m.x", besides="JAX1") == "JAX2"
     assert small.owns_under("") is False  # nothing is named ".x"
@@ -216,7 +228,10 @@ def test_rules_never_read_the_settings() -> None:
     )
     assert readers == []
     assert "jaxmigrate.migrator.settings" not in {
-        target for name in MODULES if name.startswith("jaxmigrate.rules.") for target, _top in _imports(MODULES[name])
+        target
+        for name in MODULES
+        if name.startswith("jaxmigrate.rules.")
+        for target, _top in _imports(MODULES[name])
     }
 
 
@@ -241,7 +256,9 @@ def test_an_unsafe_fix_not_applied_plans_no_import(unsafe_fixes: bool) -> None:
     applied = ctx.replace(first, ctx.ref("numpy.asarray", scope), "a", Safety.UNSAFE)
     assert applied is unsafe_fixes
     assert ("numpy" in ctx.planned_imports) is unsafe_fixes
-    assert [f[2] for f in ctx.findings] == ([] if unsafe_fixes else ["a [unsafe fix: run with --unsafe-fixes]"])
+    assert [f[2] for f in ctx.findings] == (
+        [] if unsafe_fixes else ["a [unsafe fix: run with --unsafe-fixes]"]
+    )
     ctx.replace(second, ctx.ref("jax.Array", scope), "b", Safety.SAFE)
     ctx.replace(first, ctx.ref("jax.numpy.zeros", scope), "c", Safety.UNSAFE)  # shares `jax`
     assert "jax" in ctx.planned_imports

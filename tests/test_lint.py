@@ -1,4 +1,5 @@
-"""The code passes ``ruff check`` with the configuration in pyproject.toml."""
+"""The code passes ``ruff check`` and ``ruff format --check`` with the configuration in
+pyproject.toml."""
 
 from __future__ import annotations
 
@@ -25,5 +26,16 @@ def _ruff() -> str:
 def test_ruff_check_passes():
     done = subprocess.run(
         [_ruff(), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_format_check_passes():
+    done = subprocess.run(
+        [_ruff(), "format", "--check", "--no-cache", "."],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -22,7 +22,9 @@ from bench.modern_corpus import DEFAULT_CACHE, PINS, changed_files, describe, pa
 # and the newest flax docs and orbax test utilities still call jax.experimental.shard_map /
 # pjit (deprecated in 0.8.0, still present) and a penzai notebook PositionalSharding (removed
 # in 0.7.0): the full run lists them.
-SAMPLE = tuple(name for name, _ in PINS if name not in ("jax", "flax", "orbax-checkpoint", "penzai"))
+SAMPLE = tuple(
+    name for name, _ in PINS if name not in ("jax", "flax", "orbax-checkpoint", "penzai")
+)
 
 
 def _unreachable(reason: str) -> None:

@@ -51,12 +51,18 @@ def _ci() -> bool:
 
 def test_the_wheel_holds_one_top_level_package(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    assert {name.split("/", 1)[0] for name in names} == {"jaxmigrate", wheel.name.split("-py")[0] + ".dist-info"}
+    assert {name.split("/", 1)[0] for name in names} == {
+        "jaxmigrate",
+        wheel.name.split("-py")[0] + ".dist-info",
+    }
     for data in ("jax_api_history.json.gz", "jax_api_renames.json"):
         assert f"jaxmigrate/rules/data/{data}" in names
     assert "jaxmigrate/migrator/cli.py" in names and "jaxmigrate/rules/tree_functions.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "jaxmigrate = jaxmigrate.migrator.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert (
+        "jaxmigrate = jaxmigrate.migrator.cli:main"
+        in zipfile.ZipFile(wheel).read(entry_points).decode()
+    )
 
 
 def test_the_installed_code_runs_from_the_wheel(wheel, tmp_path):

@@ -86,7 +86,16 @@ def test_check_hook_batches_and_zero_files(tmp_path, env):
     for name in names:
         (repo / name).write_text(LEGACY)
     _run(repo, env, "git", "add", "pkg")
-    check = _run(repo, env, "pre-commit", "try-repo", str(ROOT), "jaxmigrate-check", "--all-files", "--verbose")
+    check = _run(
+        repo,
+        env,
+        "pre-commit",
+        "try-repo",
+        str(ROOT),
+        "jaxmigrate-check",
+        "--all-files",
+        "--verbose",
+    )
     assert check.returncode != 0, check.stdout + check.stderr
     assert all((repo / name).read_text() == LEGACY for name in names)  # check writes nothing
     assert all(f"would rewrite {name}" in check.stdout for name in names)
@@ -99,7 +108,9 @@ def test_check_hook_batches_and_zero_files(tmp_path, env):
     assert again.returncode == 0, again.stdout + again.stderr
     # no Python file at all: the hook is skipped, the run passes
     (repo / "README.txt").write_text("nothing to migrate\n")
-    empty = _run(repo, env, "pre-commit", "try-repo", str(ROOT), "jaxmigrate", "--files", "README.txt")
+    empty = _run(
+        repo, env, "pre-commit", "try-repo", str(ROOT), "jaxmigrate", "--files", "README.txt"
+    )
     assert empty.returncode == 0 and "no files to check" in empty.stdout.lower()
 
 

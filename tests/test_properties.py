@@ -21,7 +21,11 @@ EXAMPLES = int(os.environ.get("JAXMIGRATE_PROPERTY_EXAMPLES", "40"))
 PROFILE = settings(
     max_examples=EXAMPLES,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+    ],
 )
 
 

@@ -51,7 +51,11 @@ def test_no_runtime_constructs_newer_than_39(path):
     in_annotation = _annotation_nodes(tree) if _has_future_annotations(tree) else set()
     problems = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and id(node) not in in_annotation:
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.BitOr)
+            and id(node) not in in_annotation
+        ):
             # X | None evaluated at run time needs 3.10 (fine inside postponed annotations)
             sides = (node.left, node.right)
             if any(isinstance(s, ast.Constant) and s.value is None for s in sides):
@@ -65,7 +69,15 @@ def test_no_runtime_constructs_newer_than_39(path):
         if isinstance(node, ast.Attribute) and node.attr in ("bit_count",):
             problems.append(f"line {node.lineno}: int.bit_count is 3.10+")
         if isinstance(node, ast.ImportFrom) and node.module == "typing":
-            newer = {"TypeAlias", "ParamSpec", "Concatenate", "TypeGuard", "Self", "Never", "LiteralString"}
+            newer = {
+                "TypeAlias",
+                "ParamSpec",
+                "Concatenate",
+                "TypeGuard",
+                "Self",
+                "Never",
+                "LiteralString",
+            }
             names = {alias.name for alias in node.names} & newer
             if names:
                 problems.append(f"line {node.lineno}: typing.{sorted(names)} is newer than 3.9")

@@ -38,10 +38,18 @@ def run_tree(tree, *args):
 @pytest.mark.parametrize(
     "name,raw,message",
     [
-        ("syntax.py", b"import jax.numpy as jnp\ndef f(:\n    jnp.DeviceArray\n", "not valid Python"),
+        (
+            "syntax.py",
+            b"import jax.numpy as jnp\ndef f(:\n    jnp.DeviceArray\n",
+            "not valid Python",
+        ),
         ("py2.py", b"import jax.numpy as jnp\nprint 'x', jnp.DeviceArray\n", "not valid Python"),
         ("nul.py", b"import jax.numpy as jnp\x00\njnp.DeviceArray\n", "contains NUL bytes"),
-        ("undecodable.py", b"import jax.numpy as jnp\nx = '\xff'  # DeviceArray\n", "cannot decode"),
+        (
+            "undecodable.py",
+            b"import jax.numpy as jnp\nx = '\xff'  # DeviceArray\n",
+            "cannot decode",
+        ),
         (
             "cookie.py",
             b"# -*- coding: ascii -*-\nimport jax.numpy as jnp\nx = '\xe9'  # DeviceArray\n",
@@ -65,7 +73,10 @@ def test_tabs_are_kept(tree):
     path = tree / "tabs.py"
     path.write_text("import jax.numpy as jnp\nif True:\n\tX = jnp.DeviceArray\n\tY = jnp.ones(1)\n")
     assert run_tree(tree).exit_code == 1
-    assert path.read_text() == "import jax.numpy as jnp\nimport jax\nif True:\n\tX = jax.Array\n\tY = jnp.ones(1)\n"
+    assert (
+        path.read_text()
+        == "import jax.numpy as jnp\nimport jax\nif True:\n\tX = jax.Array\n\tY = jnp.ones(1)\n"
+    )
 
 
 def test_empty_file(tree):
@@ -81,7 +92,9 @@ def test_huge_files(tmp_path):
     assert modern.stat().st_size > 50 * 10**6
     assert invoke(modern, "--no-cache").exit_code == 0  # the prefilter never parses it
     legacy = tmp_path / "legacy.py"
-    legacy.write_text("import jax.numpy as jnp\nX = jnp.DeviceArray\n" + chunk * (25 * 10**6 // len(chunk)))
+    legacy.write_text(
+        "import jax.numpy as jnp\nX = jnp.DeviceArray\n" + chunk * (25 * 10**6 // len(chunk))
+    )
     result = invoke(legacy, "--no-cache")
     assert result.exit_code == 2
     assert "MB of source is over the 20 MB" in result.stderr
@@ -109,7 +122,9 @@ def test_directory_symlink_loop_is_not_followed(tree):
     assert run_tree(tree).exit_code == 1
 
 
-@pytest.mark.skipif(not shutil.which("setpriv") or os.geteuid() != 0, reason="needs root and setpriv")
+@pytest.mark.skipif(
+    not shutil.which("setpriv") or os.geteuid() != 0, reason="needs root and setpriv"
+)
 def test_unreadable_file():
     # root reads everything, so run the tool as an unprivileged user, in a directory it can reach
     import tempfile
@@ -126,10 +141,23 @@ def test_unreadable_file():
     env = dict(os.environ, HOME=str(tmp_path))
     # A virtualenv made by `mktemp -d` is mode 0700: the unprivileged user then runs the base
     # interpreter without the venv's packages.  That is this machine's limit, not the tool's.
-    probe = subprocess.run([*as_nobody, "-c", "import jaxmigrate.migrator.cli"], capture_output=True, text=True, env=env, timeout=120, cwd="/")
+    probe = subprocess.run(
+        [*as_nobody, "-c", "import jaxmigrate.migrator.cli"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd="/",
+    )
     if probe.returncode != 0:
         pytest.skip(f"the unprivileged user cannot import the tool here: {probe.stderr[-200:]}")
-    command = [*as_nobody, "-c", "from jaxmigrate.migrator.cli import main; main()", str(tmp_path), "--no-cache"]
+    command = [
+        *as_nobody,
+        "-c",
+        "from jaxmigrate.migrator.cli import main; main()",
+        str(tmp_path),
+        "--no-cache",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd="/")
     if "Permission denied" in done.stderr and "secret" not in done.stderr:
         pytest.skip(f"the unprivileged user cannot run this interpreter: {done.stderr[-200:]}")
@@ -203,7 +231,11 @@ def _error_lines(result, path):
     [
         ("sum", "z = " + " + ".join(["a"] * 500) + "\n"),
         ("strings", "z = (\n" + "".join(f"    'part {i}'\n" for i in range(600)) + ")\n"),
-        ("elifs", "if a == 0:\n    pass\n" + "".join(f"elif a == {i}:\n    pass\n" for i in range(1, 1000))),
+        (
+            "elifs",
+            "if a == 0:\n    pass\n"
+            + "".join(f"elif a == {i}:\n    pass\n" for i in range(1, 1000)),
+        ),
         ("deep site", "z = " + "-" * 1000 + "jax.tree_map(g, w)\n"),
     ],
 )
@@ -222,10 +254,23 @@ def test_deeply_nested_files_are_migrated(tree, name, tail, jobs):
 @pytest.mark.parametrize(
     "name,tail,message",
     [
-        ("sum", "z = " + " + ".join(["a"] * 3000) + "\n", "too deeply nested to analyse (limit 1,500 levels)"),
-        ("elifs", "if a == 0:\n    pass\n" + "".join(f"elif a == {i}:\n    pass\n" for i in range(1, 2000)), "limit 1,500 levels"),
+        (
+            "sum",
+            "z = " + " + ".join(["a"] * 3000) + "\n",
+            "too deeply nested to analyse (limit 1,500 levels)",
+        ),
+        (
+            "elifs",
+            "if a == 0:\n    pass\n"
+            + "".join(f"elif a == {i}:\n    pass\n" for i in range(1, 2000)),
+            "limit 1,500 levels",
+        ),
         ("and-chain", "z = " + " and ".join(["a"] * 3000) + "\n", "limit 1,500 levels"),
-        ("unary", "z = " + "-" * 5000 + "a\n", "limit 1,500 levels"),  # (too deep for CPython's parser too)
+        (
+            "unary",
+            "z = " + "-" * 5000 + "a\n",
+            "limit 1,500 levels",
+        ),  # (too deep for CPython's parser too)
         ("brackets", "z = " + "[" * 300 + "]" * 300 + "\n", "more than 200 nested brackets"),
     ],
 )
@@ -234,7 +279,10 @@ def test_too_deeply_nested_files_are_refused_cleanly(tree, name, tail, message):
     path.write_text(TREE + tail)
     result = run_tree(tree, "-j", "1")
     assert result.exit_code == 2
-    assert _error_lines(result, path) == [f"{path}: error: {message}"] or message in _error_lines(result, path)[0]
+    assert (
+        _error_lines(result, path) == [f"{path}: error: {message}"]
+        or message in _error_lines(result, path)[0]
+    )
     assert path.read_text() == TREE + tail
     assert "1 file changed" in result.stderr  # the summary, with the good file
 
@@ -264,7 +312,15 @@ def test_pathological_nesting_never_crashes_the_process(tree, jobs):
     """LibCST's native parser would overflow its stack on these (a SIGSEGV no ``except``
     catches): run the real command in a subprocess and require clean per-file errors."""
     cases = _deep_cases(tree)
-    command = [sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()", str(tree), "--no-cache", "-j", jobs]
+    command = [
+        sys.executable,
+        "-c",
+        "from jaxmigrate.migrator.cli import main; main()",
+        str(tree),
+        "--no-cache",
+        "-j",
+        jobs,
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 2, done.stderr[-2000:]
     for name, text in cases.items():
@@ -272,7 +328,10 @@ def test_pathological_nesting_never_crashes_the_process(tree, jobs):
         assert len(lines) == 1 and ": error: " in lines[0], (name, done.stderr[-2000:])
         assert (tree / name).read_text() == text
     assert (tree / "good.py").read_text() == MIGRATED
-    assert "1 file changed, 2 fixes, 0 findings need review, 5 files could not be processed" in done.stderr
+    assert (
+        "1 file changed, 2 fixes, 0 findings need review, 5 files could not be processed"
+        in done.stderr
+    )
 
 
 @pytest.fixture
@@ -320,14 +379,19 @@ def test_a_rule_that_raises_is_reported_in_check_mode_and_json(tree, failing_sit
     assert result.exit_code == 2
     data = json.loads(result.stdout)
     (entry,) = data["files"]
-    assert entry["changed"] and entry["error"]["message"].startswith("internal error in JAX701 at line 3:")
+    assert entry["changed"] and entry["error"]["message"].startswith(
+        "internal error in JAX701 at line 3:"
+    )
     assert path.read_text() == text
 
 
 @pytest.mark.parametrize(
     "failure,message",
     [
-        (RuntimeError("engine bug"), "internal error: RuntimeError: engine bug (a bug: please report it); file left unchanged"),
+        (
+            RuntimeError("engine bug"),
+            "internal error: RuntimeError: engine bug (a bug: please report it); file left unchanged",
+        ),
         (RecursionError("deep"), "too deeply nested to analyse (limit 1,500 levels)"),
         (MemoryError(), "out of memory while analysing this file"),
     ],
@@ -395,7 +459,10 @@ def test_a_read_only_file_is_not_counted_as_changed(tree):
     assert result.exit_code == 2
     assert _error_lines(result, path) == [f"{path}: error: file is read-only; not modified"]
     assert f"rewrote {path}" not in result.stderr
-    assert "1 file changed, 2 fixes, 0 findings need review, 1 file could not be processed" in result.stderr
+    assert (
+        "1 file changed, 2 fixes, 0 findings need review, 1 file could not be processed"
+        in result.stderr
+    )
     path.chmod(0o644)
     path.write_text(LEGACY)
     path.chmod(0o444)
@@ -420,7 +487,9 @@ def _workers_of(marker: str) -> List[int]:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="looks for leftover processes in /proc")
-@pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_signal_stops_the_run_and_leaves_every_file_whole(tmp_path, signum, code, jobs):
     root = tmp_path / f"signal-run-{signum}-{jobs}"
@@ -428,7 +497,15 @@ def test_a_signal_stops_the_run_and_leaves_every_file_whole(tmp_path, signum, co
     count = 600
     for index in range(count):
         (root / f"m{index:03}.py").write_text(LEGACY + "\n" * index)
-    command = [sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()", str(root), "--no-cache", "-j", jobs]
+    command = [
+        sys.executable,
+        "-c",
+        "from jaxmigrate.migrator.cli import main; main()",
+        str(root),
+        "--no-cache",
+        "-j",
+        jobs,
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def migrated():
@@ -442,12 +519,16 @@ def test_a_signal_stops_the_run_and_leaves_every_file_whole(tmp_path, signum, co
     stdout, stderr = process.communicate(timeout=300)
     assert process.returncode == code, stderr[-2000:]
     changed = migrated()
-    reported = [Path(line[len("rewrote ") :]) for line in stderr.splitlines() if line.startswith("rewrote ")]
+    reported = [
+        Path(line[len("rewrote ") :]) for line in stderr.splitlines() if line.startswith("rewrote ")
+    ]
     assert sorted(reported) == changed and 0 < len(changed) < count
     for index in range(count):  # every file is the old one or the whole new one
         text = (root / f"m{index:03}.py").read_text()
         assert text in (LEGACY + "\n" * index, MIGRATED + "\n" * index)
-    assert sorted(p.name for p in root.iterdir()) == [f"m{index:03}.py" for index in range(count)]  # no temp file
+    assert sorted(p.name for p in root.iterdir()) == [
+        f"m{index:03}.py" for index in range(count)
+    ]  # no temp file
     name = signal.Signals(signum).name
     assert stderr.splitlines()[-1].startswith(f"jaxmigrate: stopped by {name} after ")
     assert "Traceback" not in stderr and "Aborted" not in stderr

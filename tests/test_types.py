@@ -33,12 +33,20 @@ def test_engine_type_checks(tmp_path):
     tree = _package_tree(tmp_path)
     done = subprocess.run(
         [
-            sys.executable, "-m", "mypy",
-            "--config-file", str(ROOT / "pyproject.toml"),
-            "--cache-dir", str(tmp_path / ".mypy_cache"),
-            "-p", "jaxmigrate.migrator",
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            "-p",
+            "jaxmigrate.migrator",
         ],
-        cwd=tree, capture_output=True, text=True, timeout=600,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=600,
         env=dict(os.environ, MYPYPATH=str(tree)),
     )
     assert done.returncode == 0, done.stdout + done.stderr

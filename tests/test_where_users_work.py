@@ -41,7 +41,9 @@ def test_notebook_is_migrated_cell_by_cell(notebook):
     result = invoke(notebook, *TARGET, "--no-cache")
     assert result.exit_code == 1, result.stderr
     after = notebook.read_text(encoding="utf-8")
-    assert after == (DATA / "notebooks" / "seed_tutorial.expected.ipynb").read_text(encoding="utf-8")
+    assert after == (DATA / "notebooks" / "seed_tutorial.expected.ipynb").read_text(
+        encoding="utf-8"
+    )
     old, new = nbformat.reads(before, as_version=4), nbformat.reads(after, as_version=4)
     nbformat.validate(new)
     # The layout is the one nbformat writes (indent 1, sorted keys, final newline).
@@ -56,7 +58,9 @@ def test_notebook_is_migrated_cell_by_cell(notebook):
     sources = [c.source for c in new.cells]
     # magics survive untouched
     assert sources[1].startswith("!pip install -q jax\n")
-    assert sources[5] == "%timeit jnp.dot(A, B).block_until_ready()\n%timeit (A@B).block_until_ready()"
+    assert (
+        sources[5] == "%timeit jnp.dot(A, B).block_until_ready()\n%timeit (A@B).block_until_ready()"
+    )
     assert sources[6].startswith("%%time\nleaves = jax.tree.leaves(")
     assert sources[10].endswith("x.block_until_ready()?")
     # the %%bash cell is not Python: left alone
@@ -83,7 +87,10 @@ def test_notebook_diff_shows_cell_sources(notebook):
     assert notebook.read_bytes() == before
     assert f"--- a/{notebook}:cell 3" not in result.stdout  # absolute paths are kept as they are
     assert f"--- {notebook}:cell 3\n+++ {notebook}:cell 3\n" in result.stdout
-    assert "-    return isinstance(x, jnp.DeviceArray)\n+    return isinstance(x, jax.Array)\n" in result.stdout
+    assert (
+        "-    return isinstance(x, jnp.DeviceArray)\n+    return isinstance(x, jax.Array)\n"
+        in result.stdout
+    )
     assert '"source"' not in result.stdout  # the diff is of cell sources, not of JSON
 
 
@@ -188,16 +195,22 @@ def test_migrated_notebook_runs_on_installed_jax(tmp_path):
     script = tmp_path / "run_notebook.py"
     try:
         import rich  # noqa: F401  (jax.debug.visualize_array_sharding draws with rich)
+
         prelude = ""
     except ImportError:
         prelude = "import jax\njax.debug.visualize_array_sharding = lambda a: print(a.sharding)\n"
     script.write_text(
         prelude
-        + "\n".join(code) + "\nassert is_array(Cd)  # same_type keeps its reported legacy comparison: not called\nprint('ok', x.sharding.mesh.shape)\n",
+        + "\n".join(code)
+        + "\nassert is_array(Cd)  # same_type keeps its reported legacy comparison: not called\nprint('ok', x.sharding.mesh.shape)\n",
         encoding="utf-8",
     )
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    env = dict(
+        os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu"
+    )
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "ok OrderedDict([('x', 2), ('y', 4)])" in run.stdout
 
@@ -210,7 +223,9 @@ def test_docs_snippets(tmp_path, name):
     path = tmp_path / name
     shutil.copy(DATA / "docs" / name, path)
     original = path.read_text(encoding="utf-8")
-    untouched = invoke(path, *TARGET, "--diff", "--no-cache", *(["--no-doctests"] if name.endswith(".py") else []))
+    untouched = invoke(
+        path, *TARGET, "--diff", "--no-cache", *(["--no-doctests"] if name.endswith(".py") else [])
+    )
     if name.endswith(".py"):
         # with --no-doctests only the code is migrated, never the docstrings
         assert ">>> jax.tree.map" not in untouched.stdout
@@ -219,7 +234,9 @@ def test_docs_snippets(tmp_path, name):
     result = invoke(path, *TARGET, "--docs", "--no-cache")
     assert result.exit_code == 1, result.stderr
     stem, suffix = name.split(".")
-    assert path.read_text(encoding="utf-8") == (DATA / "docs" / f"{stem}.expected.{suffix}").read_text(encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == (
+        DATA / "docs" / f"{stem}.expected.{suffix}"
+    ).read_text(encoding="utf-8")
     again = invoke(path, *TARGET, "--docs", "--no-cache")
     assert "rewrote" not in again.stderr
     assert original != path.read_text(encoding="utf-8")
@@ -259,7 +276,11 @@ def test_migrated_doctests_pass(tmp_path):
     )
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     run = subprocess.run(
-        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, str(script), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
 
@@ -289,7 +310,9 @@ def test_add_todos_lifecycle(tmp_path):
     assert path.read_text() == text and "rewrote" not in result.stderr  # no duplicates
     assert "m.py:6:" in result.stdout  # findings point at the annotated text
     # the site is fixed by hand: its marker goes, the other stays
-    path.write_text(text.replace("return type(x) is jnp.DeviceArray", "return isinstance(x, jax.Array)"))
+    path.write_text(
+        text.replace("return type(x) is jnp.DeviceArray", "return isinstance(x, jax.Array)")
+    )
     invoke(path, "--add-todos", "--no-cache")
     assert path.read_text().count("# TODO(jaxmigrate): JAX101") == 1
 
@@ -318,7 +341,9 @@ def project(tmp_path):
 
 def test_markdown_report(project):
     report = project / "report.md"
-    result = invoke("pkg", "--target-version", "0.4.30", "--report", report, "--no-cache", cwd=project)
+    result = invoke(
+        "pkg", "--target-version", "0.4.30", "--report", report, "--no-cache", cwd=project
+    )
     assert result.exit_code == 1
     text = report.read_text(encoding="utf-8")
     assert "`--target-version 0.4.30`" in text
@@ -335,8 +360,12 @@ def test_markdown_report(project):
 
 
 def test_json_carries_the_report_data(project):
-    data = json.loads(invoke("pkg", *TARGET, "--check", "--format", "json", "--no-cache", cwd=project).stdout)
-    assert data["target_version"] == "0.4.30" and data["target_version_source"] == "--target-version"
+    data = json.loads(
+        invoke("pkg", *TARGET, "--check", "--format", "json", "--no-cache", cwd=project).stdout
+    )
+    assert (
+        data["target_version"] == "0.4.30" and data["target_version_source"] == "--target-version"
+    )
     codes = {d["code"] for f in data["files"] for d in f["fixes"]}
     assert {"JAX101", "JAX205", "JAX701"} <= codes
     rule = data["rules"]["JAX101"]
@@ -396,11 +425,30 @@ def test_lowest_allowed(spec, low):
 @pytest.mark.parametrize(
     "files, version",
     [
-        ({"pyproject.toml": '[project]\nname="x"\ndependencies = ["numpy", "jax[cpu]>=0.4.13,<0.5"]\n'}, "0.4.13"),
-        ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.9"\njax = "^0.4.20"\n'}, "0.4.20"),
+        (
+            {
+                "pyproject.toml": '[project]\nname="x"\ndependencies = ["numpy", "jax[cpu]>=0.4.13,<0.5"]\n'
+            },
+            "0.4.13",
+        ),
+        (
+            {"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.9"\njax = "^0.4.20"\n'},
+            "0.4.20",
+        ),
         ({"setup.cfg": "[options]\ninstall_requires =\n    numpy\n    jax~=0.4.20\n"}, "0.4.20"),
-        ({"setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['jax==0.4.30'])\n"}, "0.4.30"),
-        ({"requirements-dev.txt": "pytest\n", "requirements.txt": "# pinned\njax[cuda12]>=0.4.26 ; python_version>'3.8'\n"}, "0.4.26"),
+        (
+            {
+                "setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['jax==0.4.30'])\n"
+            },
+            "0.4.30",
+        ),
+        (
+            {
+                "requirements-dev.txt": "pytest\n",
+                "requirements.txt": "# pinned\njax[cuda12]>=0.4.26 ; python_version>'3.8'\n",
+            },
+            "0.4.26",
+        ),
         ({"requirements.txt": "jaxlib>=0.4.1\njax\n"}, "0.4.1"),  # jaxlib stands in for a bare jax
         ({"pyproject.toml": '[project]\nname="x"\n', "requirements.txt": "jax>=0.4.7\n"}, "0.4.7"),
     ],
@@ -428,7 +476,10 @@ def test_cli_uses_and_names_the_detected_version(tmp_path):
     (tmp_path / "requirements.txt").write_text("jax>=0.4.13\n")
     (tmp_path / "m.py").write_text("import jax\ny = jax.tree_map(abs, [1])\n")
     result = invoke("m.py", "--diff", "--no-cache", cwd=tmp_path)
-    assert "target version 0.4.13 from" in result.stderr and "requirements.txt (jax>=0.4.13)" in result.stderr
+    assert (
+        "target version 0.4.13 from" in result.stderr
+        and "requirements.txt (jax>=0.4.13)" in result.stderr
+    )
     assert "jax.tree_util.tree_map" in result.stdout  # jax.tree.map needs 0.4.25
     explicit = invoke("m.py", "--diff", "--target-version", "0.4.30", "--no-cache", cwd=tmp_path)
     assert "target version" not in explicit.stderr and "jax.tree.map" in explicit.stdout
@@ -495,14 +546,18 @@ def test_notebooks_and_docs_through_the_worker_pool(tmp_path):
         shutil.copy(DATA / "notebooks" / "seed_tutorial.ipynb", tmp_path / f"n{index}.ipynb")
         shutil.copy(DATA / "docs" / "snippets.md", tmp_path / f"d{index}.md")
     serial = invoke(tmp_path, *TARGET, "--docs", "--check", "-j", "1", "--no-cache", "--show-fixes")
-    parallel = invoke(tmp_path, *TARGET, "--docs", "--check", "-j", "2", "--no-cache", "--show-fixes")
+    parallel = invoke(
+        tmp_path, *TARGET, "--docs", "--check", "-j", "2", "--no-cache", "--show-fixes"
+    )
     assert serial.stdout == parallel.stdout and serial.stdout.count("cell 9:line 2") == 3
 
 
 def test_add_todos_leaves_marker_like_strings_alone(tmp_path):
     path = tmp_path / "m.py"
     data = 'DOC = """\n# TODO(jaxmigrate): JAX101 this line is data, not a marker\n"""\n'
-    path.write_text(data + REPORT_ONLY.replace("def f", "\n\ndef f").replace("import jax.numpy as jnp\n", ""))
+    path.write_text(
+        data + REPORT_ONLY.replace("def f", "\n\ndef f").replace("import jax.numpy as jnp\n", "")
+    )
     path.write_text("import jax.numpy as jnp\n" + path.read_text())
     invoke(path, "--add-todos", "--no-cache")
     text = path.read_text()
@@ -533,7 +588,9 @@ def test_add_todos_in_notebook_cells(notebook):
     invoke(notebook, *TARGET, "--add-todos", "--no-cache")
     text = notebook.read_text(encoding="utf-8")
     cells = nbformat.reads(text, as_version=4).cells
-    assert cells[8].source.startswith("def same_type(x):\n    # TODO(jaxmigrate): JAX101 type(x) is DeviceArray")
+    assert cells[8].source.startswith(
+        "def same_type(x):\n    # TODO(jaxmigrate): JAX101 type(x) is DeviceArray"
+    )
     assert cells[5].source.startswith("%timeit jnp.dot")  # magics untouched
     result = invoke(notebook, *TARGET, "--add-todos", "--no-cache")
     assert notebook.read_text(encoding="utf-8") == text  # no duplicates
@@ -548,13 +605,39 @@ def test_add_todos_in_notebook_cells(notebook):
 @pytest.mark.parametrize(
     "files, lower, upper",
     [
-        ({"pyproject.toml": '[project]\nname="x"\ndependencies = ["jax[cpu]>=0.4.6,<0.5"]\n'}, "0.4.6", "0.4.38"),
-        ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.9"\njax = "^0.4.20"\n'}, "0.4.20", "0.4.38"),
-        ({"pyproject.toml": '[tool.poetry.dependencies]\njax = {version = "~0.5.1", extras = ["cpu"]}\n'}, "0.5.1", "0.5.3"),
-        ({"requirements-dev.txt": "pytest\n", "requirements.txt": "jax==0.4.30\n"}, "0.4.30", "0.4.30"),
+        (
+            {"pyproject.toml": '[project]\nname="x"\ndependencies = ["jax[cpu]>=0.4.6,<0.5"]\n'},
+            "0.4.6",
+            "0.4.38",
+        ),
+        (
+            {"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.9"\njax = "^0.4.20"\n'},
+            "0.4.20",
+            "0.4.38",
+        ),
+        (
+            {
+                "pyproject.toml": '[tool.poetry.dependencies]\njax = {version = "~0.5.1", extras = ["cpu"]}\n'
+            },
+            "0.5.1",
+            "0.5.3",
+        ),
+        (
+            {"requirements-dev.txt": "pytest\n", "requirements.txt": "jax==0.4.30\n"},
+            "0.4.30",
+            "0.4.30",
+        ),
         ({"setup.cfg": "[options]\ninstall_requires =\n    jax~=0.6.0\n"}, "0.6.0", "0.6.2"),
-        ({"requirements.txt": "jaxlib>=0.4.13,<0.4.31\njax\n"}, "0.4.13", "0.4.30"),  # jax and jaxlib share versions
-        ({"requirements.txt": "jax[cuda12]<=0.4.30\n"}, "0.4.1", "0.4.30"),  # no lower bound: the floor
+        (
+            {"requirements.txt": "jaxlib>=0.4.13,<0.4.31\njax\n"},
+            "0.4.13",
+            "0.4.30",
+        ),  # jax and jaxlib share versions
+        (
+            {"requirements.txt": "jax[cuda12]<=0.4.30\n"},
+            "0.4.1",
+            "0.4.30",
+        ),  # no lower bound: the floor
         ({"requirements.txt": "jax>=0.4.26\n"}, "0.4.26", None),  # open above
         ({"requirements.txt": "jax @ git+https://github.com/jax-ml/jax\n"}, LATEST_KNOWN_JAX, None),
     ],
@@ -571,16 +654,23 @@ def test_target_range_from_the_project(tmp_path, files, lower, upper):
 
 def test_no_lower_bound_is_announced_and_the_range_bounds_the_spellings(tmp_path):
     (tmp_path / ".git").mkdir()
-    (tmp_path / "pyproject.toml").write_text('[project]\nname="x"\ndependencies = ["jax[cpu]<0.5"]\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname="x"\ndependencies = ["jax[cpu]<0.5"]\n'
+    )
     (tmp_path / "m.py").write_text(
         "import jax\nfrom jax.experimental.shard_map import shard_map\n"
         "y = jax.tree_map(abs, [1])\nf = shard_map(g, mesh, in_specs=P(), out_specs=P())\n"
     )
     result = invoke("m.py", "--diff", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
-    assert "no lower bound on jax in pyproject.toml: targeting 0.4.1..0.4.38 (jax[cpu]<0.5)" in result.stderr
+    assert (
+        "no lower bound on jax in pyproject.toml: targeting 0.4.1..0.4.38 (jax[cpu]<0.5)"
+        in result.stderr
+    )
     assert "jax.tree_util.tree_map" in result.stdout  # jax.tree.map needs 0.4.25
     assert "jax.shard_map" not in result.stdout  # needs 0.6.1, newer than the range allows
-    as_json = json.loads(invoke("m.py", "--check", "--format", "json", "--no-cache", cwd=tmp_path).stdout)
+    as_json = json.loads(
+        invoke("m.py", "--check", "--format", "json", "--no-cache", cwd=tmp_path).stdout
+    )
     assert as_json["target_range"] == {"lower": "0.4.1", "upper": "0.4.38"}
 
 
@@ -588,8 +678,14 @@ def test_no_lower_bound_is_announced_and_the_range_bounds_the_spellings(tmp_path
     "files, said",
     [
         ({}, "no jax requirement found in the project's pyproject.toml"),
-        ({"requirements.txt": "jax[cpu]\n"}, "no lower bound on jax in requirements.txt (jax[cpu]): targeting"),
-        ({"requirements.txt": "jax @ git+https://github.com/jax-ml/jax\n"}, "no lower bound on jax in requirements.txt"),
+        (
+            {"requirements.txt": "jax[cpu]\n"},
+            "no lower bound on jax in requirements.txt (jax[cpu]): targeting",
+        ),
+        (
+            {"requirements.txt": "jax @ git+https://github.com/jax-ml/jax\n"},
+            "no lower bound on jax in requirements.txt",
+        ),
     ],
 )
 def test_the_newest_target_is_announced_and_in_the_json(tmp_path, files, said):
@@ -606,12 +702,23 @@ def test_the_newest_target_is_announced_and_in_the_json(tmp_path, files, said):
 def test_a_range_on_the_command_line_and_in_the_configuration(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "m.py").write_text("import jax\n")
-    result = invoke("m.py", "--check", "--format", "json", "--target-version", "0.4.13..0.4.30", "--no-cache", cwd=tmp_path)
+    result = invoke(
+        "m.py",
+        "--check",
+        "--format",
+        "json",
+        "--target-version",
+        "0.4.13..0.4.30",
+        "--no-cache",
+        cwd=tmp_path,
+    )
     assert json.loads(result.stdout)["target_range"] == {"lower": "0.4.13", "upper": "0.4.30"}
     (tmp_path / "pyproject.toml").write_text('[tool.jaxmigrate]\ntarget-version = "0.5.0..0.6.2"\n')
     result = invoke("m.py", "--check", "--format", "json", "--no-cache", cwd=tmp_path)
     assert json.loads(result.stdout)["target_range"] == {"lower": "0.5.0", "upper": "0.6.2"}
-    empty = invoke("m.py", "--check", "--target-version", "0.5.0..0.4.30", "--no-cache", cwd=tmp_path)
+    empty = invoke(
+        "m.py", "--check", "--target-version", "0.5.0..0.4.30", "--no-cache", cwd=tmp_path
+    )
     assert empty.exit_code == 2 and "is empty" in empty.stderr
 
 
@@ -620,7 +727,9 @@ def test_a_target_version_given_alone_keeps_the_projects_upper_bound(tmp_path):
     (GSPMDSharding, the rename of OpShardingSharding, is gone from 0.7.0: renamed only when
     the range ends before it), and the range is announced."""
     (tmp_path / ".git").mkdir()
-    (tmp_path / "pyproject.toml").write_text('[project]\nname="x"\ndependencies = ["jax>=0.4.13,<0.7"]\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname="x"\ndependencies = ["jax>=0.4.13,<0.7"]\n'
+    )
     (tmp_path / "m.py").write_text(
         "from jax.sharding import OpShardingSharding\nprint(OpShardingSharding)\n"
     )
@@ -631,7 +740,16 @@ def test_a_target_version_given_alone_keeps_the_projects_upper_bound(tmp_path):
     )
     assert "+from jax.sharding import GSPMDSharding" in result.stdout
     as_json = json.loads(
-        invoke("m.py", "--check", "--format", "json", "--no-cache", "--target-version", "0.4.30", cwd=tmp_path).stdout
+        invoke(
+            "m.py",
+            "--check",
+            "--format",
+            "json",
+            "--no-cache",
+            "--target-version",
+            "0.4.30",
+            cwd=tmp_path,
+        ).stdout
     )
     assert as_json["target_range"] == {"lower": "0.4.30", "upper": "0.6.2"}
     # a range given in full is taken as it is; a lower bound above the project's range is

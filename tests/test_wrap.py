@@ -12,7 +12,9 @@ from jaxmigrate.migrator import Settings, migrate_source
 from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH, line_length_for
 from tests.test_cli import invoke
 
-SOURCE = "import jax\n\n\ndef put(tree, devices):\n    return jax.device_put_replicated(tree, devices)\n"
+SOURCE = (
+    "import jax\n\n\ndef put(tree, devices):\n    return jax.device_put_replicated(tree, devices)\n"
+)
 
 
 @pytest.mark.parametrize(

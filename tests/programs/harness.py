@@ -67,7 +67,12 @@ def read_program(path: Path) -> Program:
         raise ValueError(f"{path}: header needs '# legacy:' and '# findings:'")
     findings = [] if fields["findings"] == "none" else sorted(fields["findings"].split())
     return Program(
-        path.stem, path, fields["legacy"], int(fields.get("processes", 1)), findings, fields.get("xfail")
+        path.stem,
+        path,
+        fields["legacy"],
+        int(fields.get("processes", 1)),
+        findings,
+        fields.get("xfail"),
     )
 
 
@@ -94,9 +99,21 @@ def migrate(progs: Sequence[Program], out_dir: Path) -> Dict[str, List[str]]:
     for prog in progs:
         shutil.copyfile(prog.path, out_dir / prog.path.name)
     done = subprocess.run(
-        [sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()", str(out_dir),
-         "--unsafe-fixes", "--format", "json", "-j", "2"],
-        capture_output=True, text=True, cwd=str(REPO), env=dict(os.environ, PYTHONPATH=str(REPO)),
+        [
+            sys.executable,
+            "-c",
+            "from jaxmigrate.migrator.cli import main; main()",
+            str(out_dir),
+            "--unsafe-fixes",
+            "--format",
+            "json",
+            "-j",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=str(REPO),
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
     )
     try:
         report = json.loads(done.stdout)
@@ -128,8 +145,12 @@ def run_program(python: str, mode: str, path: Path, processes: int) -> Run:
     if processes == 1:
         try:
             done = subprocess.run(
-                _command(python, mode, path), capture_output=True, text=True, env=_env(8),
-                cwd=str(REPO), timeout=TIMEOUT,
+                _command(python, mode, path),
+                capture_output=True,
+                text=True,
+                env=_env(8),
+                cwd=str(REPO),
+                timeout=TIMEOUT,
             )
         except subprocess.TimeoutExpired:
             return Run(False, "", f"timed out after {TIMEOUT:.0f}s")
@@ -142,14 +163,29 @@ def _run_processes(python: str, mode: str, path: Path, processes: int) -> Run:
     procs = []
     with tempfile.TemporaryDirectory(prefix="jaxmigrate-prog-") as tmp:
         for pid in range(processes):
-            env = dict(_env(4), COORDINATOR_ADDRESS=coordinator, NUM_PROCESSES=str(processes),
-                       PROCESS_ID=str(pid))
+            env = dict(
+                _env(4),
+                COORDINATOR_ADDRESS=coordinator,
+                NUM_PROCESSES=str(processes),
+                PROCESS_ID=str(pid),
+            )
             out = open(Path(tmp) / f"{pid}.out", "w")
             err = open(Path(tmp) / f"{pid}.err", "w")
-            procs.append((subprocess.Popen(
-                _command(python, mode, path), stdout=out, stderr=err, text=True, env=env,
-                cwd=str(REPO), start_new_session=True,
-            ), out, err))
+            procs.append(
+                (
+                    subprocess.Popen(
+                        _command(python, mode, path),
+                        stdout=out,
+                        stderr=err,
+                        text=True,
+                        env=env,
+                        cwd=str(REPO),
+                        start_new_session=True,
+                    ),
+                    out,
+                    err,
+                )
+            )
         deadline = time.monotonic() + TIMEOUT
         for proc, _, _ in procs:
             try:
@@ -166,8 +202,10 @@ def _run_processes(python: str, mode: str, path: Path, processes: int) -> Run:
             err.close()
             ok = ok and proc.returncode == 0
             stdout.append(f"== process {pid} ==\n" + (Path(tmp) / f"{pid}.out").read_text())
-            stderr.append(f"== process {pid} (exit {proc.returncode}) ==\n"
-                          + (Path(tmp) / f"{pid}.err").read_text()[-3000:])
+            stderr.append(
+                f"== process {pid} (exit {proc.returncode}) ==\n"
+                + (Path(tmp) / f"{pid}.err").read_text()[-3000:]
+            )
     return Run(ok, "".join(stdout), "".join(stderr))
 
 
@@ -203,8 +241,11 @@ def run_legacy(prog: Program) -> Run:
     return run
 
 
-def run_all(progs: Sequence[Program], migrated_dir: Path, workers: int = 2) -> Dict[str, Dict[str, Run]]:
+def run_all(
+    progs: Sequence[Program], migrated_dir: Path, workers: int = 2
+) -> Dict[str, Dict[str, Run]]:
     """name -> {"legacy": Run, "modern": Run}; programs run ``workers`` at a time."""
+
     def legacy(prog: Program) -> Run:
         try:
             return run_legacy(prog)
@@ -219,5 +260,7 @@ def run_all(progs: Sequence[Program], migrated_dir: Path, workers: int = 2) -> D
     with ThreadPoolExecutor(max_workers=workers) as pool:
         legacy_runs = {p.name: pool.submit(legacy, p) for p in order}
         modern_runs = {p.name: pool.submit(modern, p) for p in order}
-        return {p.name: {"legacy": legacy_runs[p.name].result(), "modern": modern_runs[p.name].result()}
-                for p in progs}
+        return {
+            p.name: {"legacy": legacy_runs[p.name].result(), "modern": modern_runs[p.name].result()}
+            for p in progs
+        }

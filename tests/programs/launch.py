@@ -26,8 +26,16 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-TREE_ALIASES = ("tree_map", "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure",
-                "tree_transpose", "tree_reduce", "tree_all")
+TREE_ALIASES = (
+    "tree_map",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_leaves",
+    "tree_structure",
+    "tree_transpose",
+    "tree_reduce",
+    "tree_all",
+)
 
 
 def legacy_extras() -> None:
@@ -98,7 +106,8 @@ def main() -> None:
             # jax.distributed.initialize: initialize here, and let the program's own call
             # (made with these same values) do nothing.
             jax.distributed.initialize(
-                os.environ["COORDINATOR_ADDRESS"], int(os.environ["NUM_PROCESSES"]),
+                os.environ["COORDINATOR_ADDRESS"],
+                int(os.environ["NUM_PROCESSES"]),
                 int(os.environ["PROCESS_ID"]),
             )
             jax.distributed.initialize = lambda *args, **kwargs: None

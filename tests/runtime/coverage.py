@@ -68,7 +68,9 @@ def unaccounted() -> List[str]:
     example_reasons = reasons(harness.EXAMPLE_DRIVERS / NO_DRIVER)
     # case ids spell examples "example/JAX406-1[.variant]"; NO_DRIVER and the file names use JAX406_1
     driven_examples = {
-        c.id.split("/", 1)[1].split(".")[0].replace("-", "_") for c in harness.all_cases() if c.id.startswith("example/")
+        c.id.split("/", 1)[1].split(".")[0].replace("-", "_")
+        for c in harness.all_cases()
+        if c.id.startswith("example/")
     }
     known_examples = set()
     for code, rule in sorted(all_rules().items()):
@@ -82,7 +84,9 @@ def unaccounted() -> List[str]:
             elif not driven and case not in case_reasons:
                 problems.append(f"fixtures/{rule.name}/{case}: no driver and no NO_DRIVER reason")
         for case in sorted(set(case_reasons) - set(pairs)):
-            problems.append(f"fixtures/{rule.name}/{NO_DRIVER}: {case} is not a before/after pair here")
+            problems.append(
+                f"fixtures/{rule.name}/{NO_DRIVER}: {case} is not a before/after pair here"
+            )
         for n in range(1, len(rule.examples) + 1):
             key = f"{code}_{n}"
             known_examples.add(key)
@@ -118,7 +122,9 @@ def collect() -> List[Dict[str, Any]]:
             "doc_examples_total": len(rule.examples),
             "compared": len(compared),
             "pairs": len(_pairs(folder)),
-            "pairs_with_driver": len([p for p in _pairs(folder) if (folder / f"{p}.run.py").exists()]),
+            "pairs_with_driver": len(
+                [p for p in _pairs(folder) if (folder / f"{p}.run.py").exists()]
+            ),
             "pairs_without_driver": len(reasons(folder / NO_DRIVER)),
             "doc_examples_without_driver": len(
                 [n for n in range(1, len(rule.examples) + 1) if f"{code}_{n}" in example_reasons]
@@ -130,7 +136,9 @@ def collect() -> List[Dict[str, Any]]:
             row["reason"] = reason_file.read_text().strip().splitlines()[0]
         elif rule.safety == Safety.MANUAL and not mine:
             row["runnable"] = False
-            row["reason"] = "report-only rule: the output keeps the legacy call for a person to rewrite"
+            row["reason"] = (
+                "report-only rule: the output keeps the legacy call for a person to rewrite"
+            )
         else:
             row["runnable"] = True
         rows.append(row)
@@ -145,7 +153,9 @@ def markdown(rows: List[Dict[str, Any]]) -> str:
     for r in rows:
         label = f"{r['code']} `{r['name']}`"
         if not r["runnable"]:
-            lines.append(f"| {label} | {r['fixtures']} | {_pair_cell(r)} | not runnable: {r['reason']} | | | | |")
+            lines.append(
+                f"| {label} | {r['fixtures']} | {_pair_cell(r)} | not runnable: {r['reason']} | | | | |"
+            )
             continue
         flag = "" if r["compared"] else " **(no compared case)**"
         lines.append(

@@ -102,7 +102,9 @@ def fixture_cases() -> List[Case]:
         after = driver.with_name(stem + ".after.py")
         if not after.exists():  # a driver beside a noop case runs the same file on both sides
             before = after = driver.with_name(stem + ".noop.py")
-        cases.append(_case(f"{driver.parent.name}/{stem}", driver.parent.name, before, after, driver))
+        cases.append(
+            _case(f"{driver.parent.name}/{stem}", driver.parent.name, before, after, driver)
+        )
     return cases
 
 
@@ -153,12 +155,14 @@ def _parse(stdout: str) -> Dict[str, Dict[str, Any]]:
     results = {}
     for line in stdout.splitlines():
         if line.startswith(MARKER):
-            result = json.loads(line[len(MARKER):])
+            result = json.loads(line[len(MARKER) :])
             results[result["id"]] = result
     return results
 
 
-def run_batch(python: str, mode: str, cases: Sequence[Case], side: str) -> Dict[str, Dict[str, Any]]:
+def run_batch(
+    python: str, mode: str, cases: Sequence[Case], side: str
+) -> Dict[str, Dict[str, Any]]:
     """Run many single-process cases in one worker; id -> result."""
     if not cases:
         return {}
@@ -167,8 +171,13 @@ def run_batch(python: str, mode: str, cases: Sequence[Case], side: str) -> Dict[
     for _attempt in range(2):
         try:
             done = subprocess.run(
-                [python, str(WORKER)], input=json.dumps(request), capture_output=True, text=True,
-                env=base_env(), cwd=str(REPO), timeout=budget,
+                [python, str(WORKER)],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                env=base_env(),
+                cwd=str(REPO),
+                timeout=budget,
             )
             stdout, stderr = done.stdout, f"(exit status {done.returncode})\n" + done.stderr
         except subprocess.TimeoutExpired as exc:
@@ -181,7 +190,13 @@ def run_batch(python: str, mode: str, cases: Sequence[Case], side: str) -> Dict[
     results = _parse(stdout)
     for case in cases:
         results.setdefault(
-            case.id, {"id": case.id, "ok": False, "error": "worker produced no result", "stderr": stderr[-3000:]}
+            case.id,
+            {
+                "id": case.id,
+                "ok": False,
+                "error": "worker produced no result",
+                "stderr": stderr[-3000:],
+            },
         )
     return results
 
@@ -192,7 +207,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def run_multiprocess(python: str, mode: str, case: Case, side: str, attempts: int = 2) -> Dict[str, Any]:
+def run_multiprocess(
+    python: str, mode: str, case: Case, side: str, attempts: int = 2
+) -> Dict[str, Any]:
     """Run one case as ``case.processes`` processes x 4 CPU devices on loopback.
 
     Result: {"ok": bool, "summary": {"process 0": ..., "process 1": ...}} or an error.  Every
@@ -231,10 +248,18 @@ def _run_multiprocess_once(python: str, mode: str, case: Case, side: str) -> Dic
             stdout = open(base.with_suffix(".out"), "w")
             stderr = open(base.with_suffix(".err"), "w")
             files.append((base, stdin, stdout, stderr))
-            procs.append(subprocess.Popen(
-                [python, str(WORKER)], stdin=stdin, stdout=stdout, stderr=stderr, text=True,
-                env=env, cwd=str(REPO), start_new_session=True,
-            ))
+            procs.append(
+                subprocess.Popen(
+                    [python, str(WORKER)],
+                    stdin=stdin,
+                    stdout=stdout,
+                    stderr=stderr,
+                    text=True,
+                    env=env,
+                    cwd=str(REPO),
+                    start_new_session=True,
+                )
+            )
         deadline = time.monotonic() + JOB_TIMEOUT + 60
         timed_out = False
         for proc in procs:
@@ -253,12 +278,18 @@ def _run_multiprocess_once(python: str, mode: str, case: Case, side: str) -> Dic
         for base, stdin, stdout, stderr in files:
             for handle in (stdin, stdout, stderr):
                 handle.close()
-            outputs.append((base.with_suffix(".out").read_text(), base.with_suffix(".err").read_text()))
+            outputs.append(
+                (base.with_suffix(".out").read_text(), base.with_suffix(".err").read_text())
+            )
     summary = {}
     for index, (out, err) in enumerate(outputs):
         result = _parse(out).get(case.id)
         if result is None or not result.get("ok"):
-            detail = result.get("error") if result else (err[-3000:] or f"no output (exit code {procs[index].returncode})")
+            detail = (
+                result.get("error")
+                if result
+                else (err[-3000:] or f"no output (exit code {procs[index].returncode})")
+            )
             return {
                 "ok": False,
                 "error": f"process {index}{' (timed out)' if timed_out else ''}: {detail}",
@@ -284,7 +315,9 @@ def diff_summaries(legacy: Any, modern: Any, legacy_label: str) -> str:
     left = json.dumps(legacy, indent=1, sort_keys=True).splitlines()
     right = json.dumps(modern, indent=1, sort_keys=True).splitlines()
     return "\n".join(
-        difflib.unified_diff(left, right, f"before-file on {legacy_label}", "after-file on modern JAX", lineterm="")
+        difflib.unified_diff(
+            left, right, f"before-file on {legacy_label}", "after-file on modern JAX", lineterm=""
+        )
     )
 
 

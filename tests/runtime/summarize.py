@@ -48,8 +48,14 @@ def summarize(value: Any) -> Any:
     if isinstance(value, (bool, str, type(None))):
         return value
     if isinstance(value, (int, float, np.integer, np.floating)):
-        return round(float(value), DECIMALS) if isinstance(value, (float, np.floating)) else int(value)
-    if hasattr(value, "shape") and hasattr(value, "dtype") and not getattr(value, "is_fully_addressable", True):
+        return (
+            round(float(value), DECIMALS) if isinstance(value, (float, np.floating)) else int(value)
+        )
+    if (
+        hasattr(value, "shape")
+        and hasattr(value, "dtype")
+        and not getattr(value, "is_fully_addressable", True)
+    ):
         # A global array in a multi-process run: this process can only see its own shards.
         return {
             "shape": list(value.shape),

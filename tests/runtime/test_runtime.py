@@ -126,7 +126,8 @@ def test_legacy(case, modern_results, legacy_results):
         result = harness.run_multiprocess(legacy_python(case.legacy), "legacy", case, "legacy")
     else:
         result = legacy_results(case.legacy)[case.id]
-    assert result["ok"], harness.describe_failure(
-        result, f"jax {case.legacy} (before-file {case.before.name})"
-    ) + f"\n(the before-file must run on real jax {case.legacy}: fix it or the driver's LEGACY constant)"
+    assert result["ok"], (
+        harness.describe_failure(result, f"jax {case.legacy} (before-file {case.before.name})")
+        + f"\n(the before-file must run on real jax {case.legacy}: fix it or the driver's LEGACY constant)"
+    )
     _compare(case, result["summary"], _modern_cached(case, modern_results), f"jax {case.legacy}")

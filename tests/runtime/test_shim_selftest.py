@@ -32,8 +32,12 @@ def observe(python: str, mode: str):
     key = (python, mode)
     if key not in _CACHE:
         done = subprocess.run(
-            [python, str(SCRIPT), mode], capture_output=True, text=True, env=harness.base_env(),
-            cwd=str(harness.REPO), timeout=300,
+            [python, str(SCRIPT), mode],
+            capture_output=True,
+            text=True,
+            env=harness.base_env(),
+            cwd=str(harness.REPO),
+            timeout=300,
         )
         lines = [x for x in done.stdout.splitlines() if x.startswith("JAXMIGRATE-SELFTEST ")]
         assert lines, f"selftest failed ({mode}):\n{done.stderr[-4000:]}"
@@ -76,8 +80,12 @@ DOCUMENTED_MODELS = {
 
 def test_shim_models_match_documented_legacy_behaviour():
     done = subprocess.run(
-        [sys.executable, str(SCRIPT.with_name("models_check.py"))], capture_output=True, text=True,
-        env=harness.base_env(), cwd=str(harness.REPO), timeout=300,
+        [sys.executable, str(SCRIPT.with_name("models_check.py"))],
+        capture_output=True,
+        text=True,
+        env=harness.base_env(),
+        cwd=str(harness.REPO),
+        timeout=300,
     )
     lines = [x for x in done.stdout.splitlines() if x.startswith("JAXMIGRATE-MODELS ")]
     assert lines, f"models_check failed:\n{done.stderr[-4000:]}"

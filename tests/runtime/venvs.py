@@ -65,7 +65,9 @@ def _ok(python: Path, version: str) -> bool:
     try:
         out = subprocess.run(
             [str(python), "-c", "import jax, numpy; print(jax.__version__)"],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
             env=dict(os.environ, JAX_PLATFORMS="cpu"),
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -121,8 +123,15 @@ def ensure(version: str, timeout: Optional[float] = None) -> Path:
         deadline = time.monotonic() + timeout
         steps = [
             [sys.executable, "-m", "venv", str(tmp)],
-            [str(venv_python(tmp)), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-             *REQUIREMENTS[version]],
+            [
+                str(venv_python(tmp)),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                *REQUIREMENTS[version],
+            ],
         ]
         for step in steps:
             left = deadline - time.monotonic()

@@ -105,8 +105,11 @@ def install_deprecation_guard(allow=(), module_path=None):
         if _is_deprecation(category or UserWarning, message):
             caller = sys._getframe(1).f_globals.get("__name__", "")
             text = str(message)
-            if (_JAX_MODULE.match(caller) and not any(a in text for a in allow)
-                    and not _from_reported_statement()):
+            if (
+                _JAX_MODULE.match(caller)
+                and not any(a in text for a in allow)
+                and not _from_reported_statement()
+            ):
                 raise JaxDeprecationError(f"JAX deprecation ({caller}): {text}")
         return original_warn(message, category, stacklevel + 1, *args, **kwargs)
 
@@ -114,7 +117,9 @@ def install_deprecation_guard(allow=(), module_path=None):
     # Warnings whose location is JAX's own code (stacklevel=1 inside jax).
     warnings.filterwarnings("error", category=DeprecationWarning, module=r"(jax|jaxlib)(\..*)?$")
     for text in allow:
-        warnings.filterwarnings("default", message=".*" + re.escape(text), category=DeprecationWarning)
+        warnings.filterwarnings(
+            "default", message=".*" + re.escape(text), category=DeprecationWarning
+        )
 
 
 def load(path, name):
@@ -178,7 +183,11 @@ def _forked(job, mode):
         os.kill(pid, 9)
         os.waitpid(pid, 0)
         os.unlink(path)
-        return {"id": job["id"], "ok": False, "error": f"timed out after {job.get('timeout', 120)}s"}
+        return {
+            "id": job["id"],
+            "ok": False,
+            "error": f"timed out after {job.get('timeout', 120)}s",
+        }
     try:
         with open(path) as handle:
             return json.load(handle)

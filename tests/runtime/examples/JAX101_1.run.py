@@ -7,4 +7,8 @@ SHIM = True
 
 
 def run(module):
-    return {"jax": module.is_arr(jnp.ones(2)), "numpy": module.is_arr(np.ones(2)), "int": module.is_arr(1)}
+    return {
+        "jax": module.is_arr(jnp.ones(2)),
+        "numpy": module.is_arr(np.ones(2)),
+        "int": module.is_arr(1),
+    }

@@ -16,4 +16,9 @@ def run(module):
         return v
 
     inside(jnp.ones(2))
-    return {"jax": module.f(jnp.ones(2)), "numpy": module.f(np.ones(2)), "int": module.f(1), "tracer": traced}
+    return {
+        "jax": module.f(jnp.ones(2)),
+        "numpy": module.f(np.ones(2)),
+        "int": module.f(1),
+        "tracer": traced,
+    }

@@ -17,4 +17,8 @@ def run(module):
     mesh = Mesh(np.array(jax.devices()), ("i",))
     sharded = jax.device_put(np.arange(16.0).reshape(8, 2), NamedSharding(mesh, PartitionSpec("i")))
     pmapped = jax.pmap(lambda v: v * 3)(np.arange(8.0))
-    return {"sharded": module.total(sharded), "pmapped": module.total(pmapped), "numpy": module.total(np.ones(4))}
+    return {
+        "sharded": module.total(sharded),
+        "pmapped": module.total(pmapped),
+        "numpy": module.total(np.ones(4)),
+    }

@@ -19,7 +19,9 @@ def run(module):
     mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
     values = {
         "single": jnp.arange(4.0),
-        "sharded": jax.device_put(np.arange(32.0).reshape(8, 4), NamedSharding(mesh, PartitionSpec("x", "y"))),
+        "sharded": jax.device_put(
+            np.arange(32.0).reshape(8, 4), NamedSharding(mesh, PartitionSpec("x", "y"))
+        ),
         "numpy": np.ones(3),
     }
     return {k: bool(module.is_global(v)) for k, v in values.items()}

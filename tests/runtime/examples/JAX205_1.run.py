@@ -16,5 +16,7 @@ def run(module):
     return {
         "entries": list(module.spec),
         "is_spec": isinstance(module.spec, PartitionSpec),
-        "layout": summarize(jax.device_put(np.arange(32.0).reshape(8, 4), NamedSharding(mesh, module.spec))),
+        "layout": summarize(
+            jax.device_put(np.arange(32.0).reshape(8, 4), NamedSharding(mesh, module.spec))
+        ),
     }

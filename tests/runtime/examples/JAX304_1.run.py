@@ -15,7 +15,10 @@ def run(module):
     calls = []
 
     def put_batch(pairs):
-        calls.append([[[s.start, s.stop] for s in index], sorted(d.id for d in devices)] for index, devices in pairs)
+        calls.append(
+            [[[s.start, s.stop] for s in index], sorted(d.id for d in devices)]
+            for index, devices in pairs
+        )
         return [jax.device_put(data[index], d) for index, devices in pairs for d in devices]
 
     out = module.load(mesh, put_batch)

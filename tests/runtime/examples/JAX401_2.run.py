@@ -12,7 +12,11 @@ import jax.numpy as jnp
 SHIM = True
 
 _D = jax.local_devices()
-_KEEP = [jax.device_put(jnp.zeros(2), _D[0]), jax.device_put(jnp.ones(2), _D[0]), jax.device_put(jnp.ones(3), _D[3])]
+_KEEP = [
+    jax.device_put(jnp.zeros(2), _D[0]),
+    jax.device_put(jnp.ones(2), _D[0]),
+    jax.device_put(jnp.ones(3), _D[3]),
+]
 
 
 def run(module):

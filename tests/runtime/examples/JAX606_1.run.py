@@ -11,7 +11,11 @@ LEGACY = "0.4.13"
 
 def _values(array):
     host = np.asarray(array)
-    return {"shape": list(host.shape), "dtype": str(host.dtype), "values": np.round(host.astype(np.float64), 5).tolist()}
+    return {
+        "shape": list(host.shape),
+        "dtype": str(host.dtype),
+        "values": np.round(host.astype(np.float64), 5).tolist(),
+    }
 
 
 def run(module):

@@ -16,7 +16,9 @@ LEGACY = "0.6.2"
 
 def run(module):
     mesh = module.mesh
-    a = jax.device_put(np.arange(64, dtype=np.float32).reshape(8, 8), NamedSharding(mesh, P("data", "model")))
+    a = jax.device_put(
+        np.arange(64, dtype=np.float32).reshape(8, 8), NamedSharding(mesh, P("data", "model"))
+    )
     b = jax.device_put(np.ones((8, 4), dtype=np.float32), NamedSharding(mesh, P("model", None)))
     return {
         "grid": [[d.id for d in row] for row in mesh.devices],

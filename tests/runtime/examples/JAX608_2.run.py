@@ -17,7 +17,9 @@ LEGACY = "0.6.2"
 
 def run(module):
     mesh = module.mesh
-    a = jax.device_put(np.arange(64, dtype=np.float32).reshape(8, 8), NamedSharding(mesh, P(None, "x")))
+    a = jax.device_put(
+        np.arange(64, dtype=np.float32).reshape(8, 8), NamedSharding(mesh, P(None, "x"))
+    )
     b = jax.device_put(np.ones((8, 4), dtype=np.float32), NamedSharding(mesh, P("x", None)))
     return {
         "ids": [d.id for d in mesh.devices],

@@ -123,7 +123,12 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     xla.device_put = lambda x, device=None: (jax.device_put(x, device),)
     jax.xla = xla
     jax.pxla = pxla
-    _module("jaxlib.xla_extension", DeviceArray=jax.Array, Device=jax.Device, ArrayImpl=type(jnp.zeros(())))
+    _module(
+        "jaxlib.xla_extension",
+        DeviceArray=jax.Array,
+        Device=jax.Device,
+        ArrayImpl=type(jnp.zeros(())),
+    )
     jaxlib.xla_extension = sys.modules["jaxlib.xla_extension"]
     if "sda-pre-0.4.1" in flavours:
         pxla.ShardedDeviceArray = gda.PmapShardedDeviceArray
@@ -135,8 +140,14 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     import jax.example_libraries.optimizers
     import jax.example_libraries.stax
 
-    for legacy, modern in (("stax", jax.example_libraries.stax), ("optimizers", jax.example_libraries.optimizers)):
-        _module(f"jax.experimental.{legacy}", **{k: v for k, v in vars(modern).items() if not k.startswith("_")})
+    for legacy, modern in (
+        ("stax", jax.example_libraries.stax),
+        ("optimizers", jax.example_libraries.optimizers),
+    ):
+        _module(
+            f"jax.experimental.{legacy}",
+            **{k: v for k, v in vars(modern).items() if not k.startswith("_")},
+        )
     pxla.PartitionSpec = PartitionSpec
     jax.experimental.PartitionSpec = PartitionSpec
     _module("jax.experimental.maps", Mesh=Mesh)

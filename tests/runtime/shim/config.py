@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-LEGACY_FLAGS = {"jax_array": True, "jax_parallel_functions_output_gda": False, "jax_jit_pjit_api_merge": True}
+LEGACY_FLAGS = {
+    "jax_array": True,
+    "jax_parallel_functions_output_gda": False,
+    "jax_jit_pjit_api_merge": True,
+}
 
 
 def install(config: Any) -> None:
@@ -19,7 +23,9 @@ def install(config: Any) -> None:
     def update(name: str, value: Any) -> Any:
         if name == "jax_array":
             if not value:
-                raise ValueError("jax.config.update('jax_array', False) is not supported: jax.Array is the only array type")
+                raise ValueError(
+                    "jax.config.update('jax_array', False) is not supported: jax.Array is the only array type"
+                )
             values[name] = True
             return None
         if name in values:

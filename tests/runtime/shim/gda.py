@@ -93,7 +93,11 @@ def _build(shape, mesh, mesh_axes, per_device: Sequence[Any]) -> Any:
     from jax.sharding import NamedSharding
 
     sharding = NamedSharding(mesh, _spec(mesh_axes))
-    return _finish(jax.make_array_from_single_device_arrays(tuple(shape), sharding, list(per_device)), mesh, mesh_axes)
+    return _finish(
+        jax.make_array_from_single_device_arrays(tuple(shape), sharding, list(per_device)),
+        mesh,
+        mesh_axes,
+    )
 
 
 def _indices(shape, mesh, mesh_axes):
@@ -106,15 +110,24 @@ def _indices(shape, mesh, mesh_axes):
 class GlobalDeviceArray(metaclass=_GdaMeta):
     """Construct with the legacy signature; the result is a jax.Array with GDA attributes."""
 
-    def __new__(cls, global_shape, global_mesh, mesh_axes, device_buffers,
-                _gda_fast_path_args=None, _enable_checks=True):
+    def __new__(
+        cls,
+        global_shape,
+        global_mesh,
+        mesh_axes,
+        device_buffers,
+        _gda_fast_path_args=None,
+        _enable_checks=True,
+    ):
         return _build(global_shape, global_mesh, mesh_axes, device_buffers)
 
     @staticmethod
     def from_callback(global_shape, global_mesh, mesh_axes, data_callback: Callable[[Any], Any]):
         jax = _jax()
-        buffers = [jax.device_put(data_callback(index), device)
-                   for device, index in _indices(global_shape, global_mesh, mesh_axes)]
+        buffers = [
+            jax.device_put(data_callback(index), device)
+            for device, index in _indices(global_shape, global_mesh, mesh_axes)
+        ]
         return _build(global_shape, global_mesh, mesh_axes, buffers)
 
     @staticmethod
@@ -227,4 +240,11 @@ def recording_pmap(real_pmap: Any) -> Any:
     return pmap
 
 
-__all__ = ["GlobalDeviceArray", "PmapShardedDeviceArray", "Shard", "ShardedDeviceArray", "patch_array_type", "np"]
+__all__ = [
+    "GlobalDeviceArray",
+    "PmapShardedDeviceArray",
+    "Shard",
+    "ShardedDeviceArray",
+    "patch_array_type",
+    "np",
+]

@@ -12,7 +12,9 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+sys.path.insert(
+    0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+)
 
 
 def observe():
@@ -48,7 +50,9 @@ def observe():
     install(("sda-pre-0.4.1",))
     from jax.interpreters import pxla
 
-    out = multihost_utils.host_local_array_to_global_array((np.ones(2), np.arange(8.0)), mesh, (None, P("x")))
+    out = multihost_utils.host_local_array_to_global_array(
+        (np.ones(2), np.arange(8.0)), mesh, (None, P("x"))
+    )
     seen["none_pspec"] = [bool(out[0].is_fully_replicated), bool(out[1].sharding.spec == P("x"))]
     before = [len(d.live_buffers()) for d in jax.devices()]
     extra = [jax.device_put(jnp.zeros(2) + i, jax.devices()[2]) for i in range(3)]
@@ -69,7 +73,8 @@ def observe():
         from jax.experimental.gda_serialization import serialization
 
         seen["gda_serialization"] = sorted(
-            name for name in ("async_serialize", "run_serialization")
+            name
+            for name in ("async_serialize", "run_serialization")
             if list(__import__("inspect").signature(getattr(serialization, name)).parameters)[0]
             in ("gda_inp", "gdas")
         )

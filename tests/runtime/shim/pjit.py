@@ -66,14 +66,26 @@ def _resolve_tree(specs: Any, mesh: Any, args: Any = None) -> Any:
     if args is None:
         return jax.tree_util.tree_map(lambda s: _resolve(s, mesh), specs, is_leaf=_is_leaf)
     return jax.tree_util.tree_map(
-        lambda s, a: (jax.tree_util.tree_map(lambda x: x.sharding, a) if s is FROM_GDA else _resolve(s, mesh)),
-        specs, args, is_leaf=_is_leaf,
+        lambda s, a: (
+            jax.tree_util.tree_map(lambda x: x.sharding, a) if s is FROM_GDA else _resolve(s, mesh)
+        ),
+        specs,
+        args,
+        is_leaf=_is_leaf,
     )
 
 
-def pjit(fun, in_axis_resources=_UNSPECIFIED, out_axis_resources=_UNSPECIFIED,
-         static_argnums=None, donate_argnums=(), *, in_shardings=_UNSPECIFIED,
-         out_shardings=_UNSPECIFIED, **kwargs):
+def pjit(
+    fun,
+    in_axis_resources=_UNSPECIFIED,
+    out_axis_resources=_UNSPECIFIED,
+    static_argnums=None,
+    donate_argnums=(),
+    *,
+    in_shardings=_UNSPECIFIED,
+    out_shardings=_UNSPECIFIED,
+    **kwargs,
+):
     import jax
 
     if in_shardings is not _UNSPECIFIED:
@@ -94,7 +106,9 @@ def pjit(fun, in_axis_resources=_UNSPECIFIED, out_axis_resources=_UNSPECIFIED,
         dynamic = tuple(a for i, a in enumerate(args) if i not in static)
         if in_axis_resources is not _UNSPECIFIED:
             if _is_leaf(in_axis_resources):
-                jit_kwargs["in_shardings"] = tuple(_resolve_tree(in_axis_resources, mesh, a) for a in dynamic)
+                jit_kwargs["in_shardings"] = tuple(
+                    _resolve_tree(in_axis_resources, mesh, a) for a in dynamic
+                )
             else:
                 jit_kwargs["in_shardings"] = _resolve_tree(tuple(in_axis_resources), mesh, dynamic)
         if out_axis_resources is not _UNSPECIFIED:
@@ -106,7 +120,9 @@ def pjit(fun, in_axis_resources=_UNSPECIFIED, out_axis_resources=_UNSPECIFIED,
         if host_local and out_axis_resources is not _UNSPECIFIED:
             from jax.experimental import multihost_utils
 
-            out = multihost_utils.global_array_to_host_local_array(out, mesh, _specs(out_axis_resources))
+            out = multihost_utils.global_array_to_host_local_array(
+                out, mesh, _specs(out_axis_resources)
+            )
         return out
 
     return call
@@ -118,7 +134,9 @@ def _specs(tree: Any) -> Any:
     from jax.sharding import PartitionSpec
 
     return jax.tree_util.tree_map(
-        lambda s: PartitionSpec() if s is None else (s.spec if hasattr(s, "spec") else s), tree, is_leaf=_is_leaf
+        lambda s: PartitionSpec() if s is None else (s.spec if hasattr(s, "spec") else s),
+        tree,
+        is_leaf=_is_leaf,
     )
 
 
@@ -132,7 +150,11 @@ def _globalize(args, static, in_axis_resources, mesh):
     from jax.experimental import multihost_utils
 
     dynamic = [i for i in range(len(args)) if i not in static]
-    specs = in_axis_resources if not _is_leaf(in_axis_resources) else (in_axis_resources,) * len(dynamic)
+    specs = (
+        in_axis_resources
+        if not _is_leaf(in_axis_resources)
+        else (in_axis_resources,) * len(dynamic)
+    )
     out = list(args)
     for i, spec in zip(dynamic, specs):
         if spec is FROM_GDA or isinstance(args[i], jax.core.Tracer):

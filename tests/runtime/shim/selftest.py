@@ -16,7 +16,9 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+sys.path.insert(
+    0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+)
 
 
 def common():
@@ -30,7 +32,11 @@ def common():
     from tests.runtime.summarize import summarize
 
     mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
-    f = pjit(lambda a, b: (a * 2, a + b), in_axis_resources=(P("x"), None), out_axis_resources=(None, P("x", "y")))
+    f = pjit(
+        lambda a, b: (a * 2, a + b),
+        in_axis_resources=(P("x"), None),
+        out_axis_resources=(None, P("x", "y")),
+    )
     g = pjit(lambda a: a.sum(0), in_axis_resources=P("y"), out_axis_resources=P())
     a = jnp.arange(32.0).reshape(8, 4)
     with mesh:
@@ -92,18 +98,27 @@ def gda():
         groups.extend(len(devs) for _, devs in pairs)
         return [jax.device_put(data[i], d) for i, devs in pairs for d in devs]
 
-    with_devices = GlobalDeviceArray.from_batched_callback_with_devices((8, 4), mesh, ("x", None), dcb)
+    with_devices = GlobalDeviceArray.from_batched_callback_with_devices(
+        (8, 4), mesh, ("x", None), dcb
+    )
     buffers = [jax.device_put(data[s.index], s.device) for s in sharded.local_shards]
     constructed = GlobalDeviceArray((8, 4), mesh, P("x", "y"), buffers)
     with mesh:
-        kept = pjit(lambda v: v + 1, in_axis_resources=FROM_GDA, out_axis_resources=P("x", "y"))(sharded)
+        kept = pjit(lambda v: v + 1, in_axis_resources=FROM_GDA, out_axis_resources=P("x", "y"))(
+            sharded
+        )
     local_order = [d.id for d in mesh.devices.flat]
     return {
         "from_callback_calls_replicated": replicated_calls,
         "from_callback_calls_sharded": len(calls),
-        "local_data_devices_replicated": [replicated.local_data(i).devices().pop().id for i in range(8)],
-        "addressable_data_devices_replicated": [replicated.addressable_data(i).devices().pop().id for i in range(3)],
-        "local_shards_follow_mesh_order": [s.device.id for s in sharded.local_shards] == local_order,
+        "local_data_devices_replicated": [
+            replicated.local_data(i).devices().pop().id for i in range(8)
+        ],
+        "addressable_data_devices_replicated": [
+            replicated.addressable_data(i).devices().pop().id for i in range(3)
+        ],
+        "local_shards_follow_mesh_order": [s.device.id for s in sharded.local_shards]
+        == local_order,
         "batched_calls": batched_calls,
         "with_devices_groups": groups,
         "isinstance_gda": isinstance(sharded, GlobalDeviceArray),
@@ -112,7 +127,10 @@ def gda():
         "mesh_axes": list(sharded.mesh_axes),
         "tuple_mesh_axes": list(with_devices.mesh_axes),
         "is_fully_replicated": [replicated.is_fully_replicated, sharded.is_fully_replicated],
-        "values_equal": all(np.array_equal(np.asarray(x), data) for x in (replicated, sharded, batched, with_devices, constructed)),
+        "values_equal": all(
+            np.array_equal(np.asarray(x), data)
+            for x in (replicated, sharded, batched, with_devices, constructed)
+        ),
         "from_gda_keeps_sharding": kept.sharding == sharded.sharding,
         "kept": summarize(kept)["values"] == (data + 1).tolist(),
         "partition_spec_reexport": gda_module.PartitionSpec is P,
@@ -123,7 +141,16 @@ def gda():
 RECORDED_GDA = {
     "from_callback_calls_replicated": 8,  # once per local device, replicas included
     "from_callback_calls_sharded": 8,
-    "local_data_devices_replicated": [7, 6, 5, 4, 3, 2, 1, 0],  # buffer i in mesh.local_devices order
+    "local_data_devices_replicated": [
+        7,
+        6,
+        5,
+        4,
+        3,
+        2,
+        1,
+        0,
+    ],  # buffer i in mesh.local_devices order
     "local_shards_follow_mesh_order": True,
     "batched_calls": [8],  # one call with the index of every local device
     "with_devices_groups": [2, 2, 2, 2],  # one pair per distinct index, with the devices holding it

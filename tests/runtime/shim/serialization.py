@@ -24,7 +24,9 @@ def build(real: types.ModuleType) -> types.ModuleType:
         if not name.startswith("__"):
             setattr(legacy, name, getattr(real, name))
 
-    async def async_serialize(gda_inp: Any, tensorstore_spec: Any, *args: Any, **kwargs: Any) -> Any:
+    async def async_serialize(
+        gda_inp: Any, tensorstore_spec: Any, *args: Any, **kwargs: Any
+    ) -> Any:
         return await real.async_serialize(gda_inp, tensorstore_spec, *args, **kwargs)
 
     def run_serialization(gdas: Any, tensorstore_specs: Any) -> Any:
