@@ -29,7 +29,7 @@ from jaxmigrate.rules._flow_bindings import (  # re-exported
     Bound as Bound,
     bound_values as bound_values,
 )
-from jaxmigrate.rules._helpers import ScopeBodyVisitor
+from jaxmigrate.rules._helpers import ScopeBodyVisitor, is_store
 
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
 BUFFER_LISTS = frozenset({"device_buffers"})
@@ -272,7 +272,7 @@ def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Calla
                     return None
     values = []
     for node in _attributes_named(ctx).get(attr, ()):
-        if not _is_store(ctx, node):
+        if not is_store(ctx, node, binding_forms=True):
             continue
         parent = ctx.parent(node)
         statement = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
@@ -296,23 +296,6 @@ def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Calla
         pmap=any(t.pmap for t in ties),
         named=all(t.named for t in ties),
     )
-
-
-def _is_store(ctx: Context, node: cst.CSTNode) -> bool:
-    parent = ctx.parent(node)
-    if isinstance(parent, (cst.AssignTarget, cst.Del)):
-        return True
-    if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node:
-        return True
-    if isinstance(parent, (cst.Element, cst.StarredElement)):
-        return _is_store(ctx, ctx.parent(parent))  # type: ignore[arg-type]
-    if isinstance(parent, (cst.Tuple, cst.List)):
-        return _is_store(ctx, parent)
-    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
-        return True
-    if isinstance(parent, cst.AsName) or isinstance(parent, cst.NamedExpr):
-        return True
-    return False
 
 
 def _related(first: cst.ClassDef, second: cst.ClassDef) -> bool:

@@ -141,3 +141,23 @@ class ScopeBodyVisitor(cst.CSTVisitor):
 
     def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
         return False
+
+
+def is_store(ctx: Context, node: cst.CSTNode, binding_forms: bool = False) -> bool:
+    """Is ``node`` written to: an assignment, ``del``, annotated or augmented assignment target,
+    also inside a tuple or list target.  With ``binding_forms``, also a ``for`` /
+    comprehension target, an ``as`` name and a walrus target (every way a name gets bound)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.AssignTarget, cst.Del)):
+        return True
+    if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node:
+        return True
+    if isinstance(parent, (cst.Element, cst.StarredElement)):
+        return is_store(ctx, ctx.parent(parent), binding_forms)  # type: ignore[arg-type]
+    if isinstance(parent, (cst.Tuple, cst.List)):
+        return is_store(ctx, parent, binding_forms)
+    if not binding_forms:
+        return False
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
+        return True
+    return isinstance(parent, (cst.AsName, cst.NamedExpr))

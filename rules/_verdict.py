@@ -13,6 +13,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.rules._array_names import UNKNOWN, Tie
+from jaxmigrate.rules._helpers import is_store
 from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._receivers import receiver_tie
 
@@ -24,19 +25,6 @@ def receiver_of_method(ctx: Context, node: cst.Attribute) -> Optional[cst.Call]:
     if isinstance(parent, cst.Call) and parent.func is node:
         return parent
     return None
-
-
-def is_assignment_target(ctx: Context, node: cst.CSTNode) -> bool:
-    parent = ctx.parent(node)
-    if isinstance(parent, (cst.AssignTarget, cst.Del)):
-        return True
-    if isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node:
-        return True
-    if isinstance(parent, (cst.Element, cst.StarredElement)):
-        return is_assignment_target(ctx, ctx.parent(parent))  # type: ignore[arg-type]
-    if isinstance(parent, (cst.Tuple, cst.List)):
-        return is_assignment_target(ctx, parent)
-    return False
 
 
 class Verdict(str, enum.Enum):
@@ -66,7 +54,7 @@ def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[Verdict, 
       module that never imports JAX.
     """
     attr = node.attr.value
-    if is_assignment_target(ctx, node):
+    if is_store(ctx, node):
         return SKIP, UNKNOWN
     facts = module_facts(ctx)
     scope = ctx.scope_of(node)

@@ -17,8 +17,9 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._helpers import is_store
 from jaxmigrate.rules._module_facts import module_facts
-from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, is_assignment_target
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide
 
 PMAP_SHARDS_KEEP_AXIS = parse_version("0.4.34")  # observed: 0.4.30 gives (3,), 0.6.2 (1, 3)
 RECIPE = {
@@ -177,7 +178,7 @@ class DeviceBuffers(Rule):
             and parent.value is node
             and len(parent.slice) == 1
             and isinstance(parent.slice[0].slice, cst.Index)
-            and not is_assignment_target(ctx, parent)
+            and not is_store(ctx, parent)
         ):  # x.device_buffers[i] -> x.addressable_shards[i].data
             return parent, data(parent.with_changes(value=shards))
         grand = ctx.parent(parent) if parent is not None else None
