@@ -56,3 +56,20 @@ def fixture_cases() -> List[Tuple[str, Path, Path]]:
     for noop in sorted(FIXTURES.glob("*/*.noop.py")):
         cases.append((f"{noop.parent.name}/{noop.name[:-8]}[noop]", noop, noop))
     return cases
+
+
+def property_profile(examples: int):  # noqa: ANN201 (hypothesis' settings object)
+    """The hypothesis settings of the property tests: ``examples`` generated programs, no
+    deadline (LibCST on a large generated program is slow), and none of the health checks
+    that generated Python source trips."""
+    from hypothesis import HealthCheck, settings
+
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.data_too_large,
+        ],
+    )

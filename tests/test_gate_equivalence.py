@@ -16,10 +16,10 @@ from typing import Iterator, List, Optional, Tuple
 
 import hypothesmith
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
-from tests.fixture_support import FIXTURES, fixture_settings
+from tests.fixture_support import FIXTURES, fixture_settings, property_profile
 
 PROGRAMS = Path(__file__).resolve().parent / "programs" / "cases"
 ALL_RULES = Settings(unsafe_fixes=True)
@@ -136,15 +136,7 @@ LEGACY_LINES = [
 ]
 # half the other property tests' examples: each costs two runs, the ungated one with LibCST
 EXAMPLES = max(1, int(os.environ.get("JAXMIGRATE_PROPERTY_EXAMPLES", "40")) // 2)
-PROFILE = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.filter_too_much,
-        HealthCheck.data_too_large,
-    ],
-)
+PROFILE = property_profile(EXAMPLES)
 
 
 @PROFILE

@@ -9,24 +9,16 @@ import os
 from pathlib import Path
 
 import hypothesmith
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
 from jaxmigrate.migrator.errors import SourceSyntaxError
-from tests.fixture_support import FIXTURES
+from tests.fixture_support import FIXTURES, property_profile
 
 SNIPPETS = sorted(p.read_text() for p in FIXTURES.glob("*/*.before.py"))
 ALL_RULES = Settings(unsafe_fixes=True)
 EXAMPLES = int(os.environ.get("JAXMIGRATE_PROPERTY_EXAMPLES", "40"))
-PROFILE = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.filter_too_much,
-        HealthCheck.data_too_large,
-    ],
-)
+PROFILE = property_profile(EXAMPLES)
 
 
 def check(text: str) -> None:
