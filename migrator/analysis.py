@@ -15,7 +15,7 @@ The data it builds (scopes, sites, what the rules are interested in) is defined 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, cast
 
 import libcst as cst
 
@@ -36,6 +36,8 @@ from jaxmigrate.migrator.scope import (
 from jaxmigrate.migrator.traversal import (
     structural_children,
 )
+
+N = TypeVar("N", bound=cst.CSTNode)
 
 
 class Analysis(cst.CSTVisitor):
@@ -65,7 +67,7 @@ class Analysis(cst.CSTVisitor):
         self.annotation_strings: List[cst.SimpleString] = []  # strings inside annotations
         self._annotation_depth = 0
 
-    def nodes(self, kind: type) -> List[cst.CSTNode]:
+    def nodes(self, kind: Type[N]) -> List[N]:
         """The nodes of exactly type ``kind`` this traversal visited, in source order (except
         that a comprehension's first iterable comes before its element).
 
@@ -76,7 +78,7 @@ class Analysis(cst.CSTVisitor):
         and whitespace, comments and punctuation (:data:`TRIVIA`).  So ``Name`` nodes here
         are references (loads, and the heads of dotted names).
         """
-        return self.by_type.get(kind, [])
+        return cast(List[N], self.by_type.get(kind, []))  # the index is keyed by exact type
 
     def is_guarded(self, node: cst.CSTNode) -> bool:
         """True if a visited node is inside a ``try`` with an ``except ImportError`` handler."""

@@ -119,7 +119,7 @@ def left_unused(
     names = {binding.name for binding in candidates}
     read = _names_in((edit.new for edit in applied.values()), names)
     for name in ctx.all_nodes(cst.Name):
-        value = name.value  # type: ignore[attr-defined]
+        value = name.value
         if value in names and value not in read and not replaced(name):
             if not any(isinstance(up, (cst.Import, cst.ImportFrom)) for up in ctx.ancestors(name)):
                 read.add(value)

@@ -24,7 +24,10 @@ from typing import (
     Sequence,
     Set,
     Tuple,
+    Type,
+    TypeVar,
     Union,
+    cast,
 )
 
 import libcst as cst
@@ -48,6 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
+N = TypeVar("N", bound=cst.CSTNode)
 
 
 class NameSite(Site):
@@ -216,7 +220,7 @@ class Context:
         index = self.memo(("owners",), owners)
         return index.owns_under(prefix, self.rule.code if besides is None else besides)
 
-    def nodes(self, kind: type) -> List[cst.CSTNode]:
+    def nodes(self, kind: Type[N]) -> List[N]:
         """Every node of type ``kind`` the analysis traversal visited (see ``Analysis.nodes``)."""
         return self.analysis.nodes(kind)
 
@@ -252,7 +256,7 @@ class Context:
             found = self._trivia_parents.get(id(node))
         return found
 
-    def all_nodes(self, kind: type) -> List[cst.CSTNode]:
+    def all_nodes(self, kind: Type[N]) -> List[N]:
         """Every node of exactly type ``kind`` in the module, in source order (the order a
         LibCST visitor meets them), including the ones :meth:`nodes` leaves out (binding
         names, ``Param``s, import internals, ...), but not whitespace, comments or
@@ -262,7 +266,7 @@ class Context:
             raise ValueError(f"{kind.__name__} nodes are not indexed; read them from their parent")
         if self._all_nodes is None:
             self._walk()
-        return self._all_nodes.get(kind, [])  # type: ignore[union-attr]
+        return cast(List[N], self._all_nodes.get(kind, []))  # type: ignore[union-attr]
 
     def _walk(self) -> None:
         self._parents, self._all_nodes = walk_module(self.module)

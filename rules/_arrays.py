@@ -272,7 +272,7 @@ def report_string_annotations(
     """
     state = getattr(ctx, "file_state", None)
     key = f"{ctx.rule.code}-class-aliases"
-    aliases = set(state.get(key, ())) if state is not None else set()  # type: ignore[call-overload]
+    aliases = set(state.get(key, ())) if state is not None else set()
     for binding in ctx.analysis.imports:
         if binding.qualname in names and binding.name != word and not binding.guarded:
             aliases.add(binding.name)

@@ -55,7 +55,7 @@ def calling_blocks(ctx: Context, built: cst.Call) -> Tuple[List[cst.With], List[
         names.append(_assigned_name(ctx, built))
     blocks: List[cst.With] = []
     for name, scope in names:
-        for use in _uses(ctx, name, scope):  # type: ignore[arg-type]
+        for use in _uses(ctx, name, scope):
             call = ctx.parent(use)
             if not isinstance(call, cst.Call) or call.func is not use:
                 raise NotFound(f"{use.value} is used other than by calls")

@@ -62,9 +62,9 @@ def local_function(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.F
     found = [
         f
         for f in ctx.nodes(cst.FunctionDef)
-        if f.name.value == name.value and ctx.scope_of(f) is bindings[0].scope  # type: ignore[attr-defined]
+        if f.name.value == name.value and ctx.scope_of(f) is bindings[0].scope
     ]
-    return found[0] if len(found) == 1 else None  # type: ignore[return-value]
+    return found[0] if len(found) == 1 else None
 
 
 def helper_return_tie(ctx: Context, function: cst.FunctionDef, tie_of: Callable, depth: int):  # noqa: ANN201
@@ -108,10 +108,10 @@ def iterated(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExp
         loop
         for loop in ctx.nodes(cst.For)
         if isinstance(loop.target, cst.Name)
-        and loop.target.value == name.value  # type: ignore[attr-defined]
+        and loop.target.value == name.value
         and ctx.scope_of(loop) is home
     ]
-    return loops[0].iter if len(loops) == 1 else None  # type: ignore[attr-defined]
+    return loops[0].iter if len(loops) == 1 else None
 
 
 def element_tie(
@@ -210,7 +210,7 @@ def name_loads(ctx: Context) -> dict:
     def build() -> dict:
         index: dict = {}
         for use in ctx.nodes(cst.Name):
-            index.setdefault(use.value, []).append(use)  # type: ignore[attr-defined]
+            index.setdefault(use.value, []).append(use)
         return index
 
     return ctx.memo(("flow", "name_loads"), build)
@@ -222,7 +222,7 @@ def _attributes_named(ctx: Context) -> dict:
     def build() -> dict:
         index: dict = {}
         for node in ctx.nodes(cst.Attribute):
-            index.setdefault(node.attr.value, []).append(node)  # type: ignore[attr-defined]
+            index.setdefault(node.attr.value, []).append(node)
         return index
 
     return ctx.memo(("flow", "attributes_named"), build)
@@ -277,7 +277,7 @@ def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Calla
         parent = ctx.parent(node)
         statement = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
         value = statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None
-        other = _self_class(ctx, node.value, ctx.scope_of(node))  # type: ignore[attr-defined]
+        other = _self_class(ctx, node.value, ctx.scope_of(node))
         if other is not None and other is not owner and not _related(owner, other):
             continue  # another class's own attribute of the same name
         if value is None or other is not owner:
@@ -356,9 +356,9 @@ def assignments(ctx: Context, name: str, scope: Scope) -> List[cst.Assign]:
     def build() -> Dict[str, List[cst.Assign]]:
         index: Dict[str, List[cst.Assign]] = {}
         for node in ctx.nodes(cst.Assign):  # the analysis index: every assignment, in order
-            targets = node.targets  # type: ignore[attr-defined]
+            targets = node.targets
             if len(targets) == 1 and isinstance(targets[0].target, cst.Name):
-                index.setdefault(targets[0].target.value, []).append(node)  # type: ignore[arg-type]
+                index.setdefault(targets[0].target.value, []).append(node)
         return index
 
     found = ctx.memo(("flow", "assignments"), build).get(name, ())

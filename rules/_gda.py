@@ -179,7 +179,7 @@ def _dotted(node: cst.BaseExpression) -> str:
 def _refers_to_gda_modules(ctx: Context) -> bool:
     # The analysis index holds every attribute outside import statements.
     for node in ctx.nodes(cst.Attribute):
-        name = _dotted(node)  # type: ignore[arg-type]
+        name = _dotted(node)
         if any(name == m or name.startswith(m + ".") for m in GDA_MODULES):
             return True
     return False
@@ -298,7 +298,7 @@ def is_pure_index_lambda(node: cst.BaseExpression) -> bool:
 
 def all_names(ctx: Context) -> Set[str]:
     """Every identifier (``Name`` node) anywhere in the module, from the per-round walk."""
-    return {node.value for node in ctx.all_nodes(cst.Name)}  # type: ignore[attr-defined]
+    return {node.value for node in ctx.all_nodes(cst.Name)}
 
 
 def fresh_name(base: str, taken: Set[str]) -> str:

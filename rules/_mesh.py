@@ -61,7 +61,7 @@ def function_named(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.F
     bindings = scope.lookup(name.value)
     if not bindings or len(bindings) != 1 or bindings[0].is_import:
         return None
-    found = [f for f in ctx.nodes(cst.FunctionDef) if f.name.value == name.value]  # type: ignore[attr-defined]
+    found = [f for f in ctx.nodes(cst.FunctionDef) if f.name.value == name.value]
     return found[0] if len(found) == 1 else None
 
 

@@ -115,11 +115,11 @@ class _ModuleCollector:
         assignments in source order, so a later binding of a name wins as it would)."""
         ctx = self.ctx
         for attribute in ctx.all_nodes(cst.Attribute):
-            self.visit_Attribute(attribute)  # type: ignore[arg-type]
+            self.visit_Attribute(attribute)
         for name in ctx.all_nodes(cst.Name):
             self._name_fact(name)
         for class_def in ctx.all_nodes(cst.ClassDef):
-            self.visit_ClassDef(class_def)  # type: ignore[arg-type]
+            self.visit_ClassDef(class_def)
         for statement in ctx.module.body:
             if isinstance(statement, cst.FunctionDef):
                 self.visit_FunctionDef(statement)

@@ -142,7 +142,7 @@ class ReplaceNode(cst.CSTTransformer):
         super().__init__()
         self.old, self.new = old, new
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+    def on_leave(self, original_node, updated_node):
         return self.new if original_node is self.old else updated_node
 
 

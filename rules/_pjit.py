@@ -266,11 +266,11 @@ def _collect_facts(ctx: Context) -> ModuleFacts:
     # What a full visit with _Collector's hooks would gather, from the round's node lists.
     collector = _Collector(ctx, facts)
     for assign in ctx.all_nodes(cst.Assign):
-        collector.visit_Assign(assign)  # type: ignore[arg-type]
+        collector.visit_Assign(assign)
     for name in ctx.all_nodes(cst.Name):
-        facts.name_loads.setdefault(name.value, []).append(name)  # type: ignore[attr-defined]
-    facts.calls.extend(ctx.all_nodes(cst.Call))  # type: ignore[arg-type]
-    facts.withs.extend(ctx.all_nodes(cst.With))  # type: ignore[arg-type]
+        facts.name_loads.setdefault(name.value, []).append(name)
+    facts.calls.extend(ctx.all_nodes(cst.Call))
+    facts.withs.extend(ctx.all_nodes(cst.With))
     return facts
 
 

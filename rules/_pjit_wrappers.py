@@ -52,7 +52,7 @@ def _wrappers(ctx: Context) -> Dict[cst.FunctionDef, Dict[str, str]]:
         scope = ctx.scope_of(call)
         if is_pjit_call(ctx, call, scope) is None:
             continue
-        for arg in call.args:  # type: ignore[attr-defined]
+        for arg in call.args:
             value = arg.value
             if not (isinstance(value, cst.Name) and value.value in RENAMES):
                 continue
@@ -150,8 +150,8 @@ def _method(ctx: Context, function: cst.FunctionDef) -> bool:
 def _function_named(ctx: Context, name: str) -> Optional[cst.FunctionDef]:
     found = [
         f for f in ctx.all_nodes(cst.FunctionDef) if f.name.value == name and not _method(ctx, f)
-    ]  # type: ignore[attr-defined]
-    return found[0] if len(found) == 1 else None  # type: ignore[return-value]
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _call_sites(ctx: Context, function: cst.FunctionDef) -> List[Tuple[cst.Call, bool]]:
@@ -170,13 +170,13 @@ def _uses(
     other: Optional[cst.Name] = None
     name = function.name.value
     for node in ctx.all_nodes(cst.Name):
-        if node.value != name or node is function.name:  # type: ignore[attr-defined]
+        if node.value != name or node is function.name:
             continue
         parent = ctx.parent(node)
-        if not _is_reference(node, parent):  # type: ignore[arg-type]
+        if not _is_reference(node, parent):
             continue
         scope = ctx.scope_of(node)
-        if local_function(ctx, node, scope) is not function:  # type: ignore[arg-type]
+        if local_function(ctx, node, scope) is not function:
             continue
         if isinstance(parent, cst.Call) and parent.func is node:
             sites.append((parent, False))
@@ -185,8 +185,8 @@ def _uses(
         if (
             isinstance(call, cst.Call)
             and call.args[0] is parent
-            and parent.keyword is None  # type: ignore[union-attr]
-            and not parent.star  # type: ignore[union-attr]
+            and parent.keyword is None
+            and not parent.star
             and qualname_of(ctx, call.func, scope) in PARTIAL_NAMES
         ):
             holder = ctx.parent(call)
@@ -197,7 +197,7 @@ def _uses(
                 sites += [(call, True), (holder, False)]
                 continue
         if other is None:
-            other = node  # type: ignore[assignment]
+            other = node
     return sites, other
 
 
@@ -243,12 +243,12 @@ def _references(
         if not any(up is function for up in ctx.ancestors(node)):
             continue
         if any_binding:
-            found.append(node)  # type: ignore[arg-type]
+            found.append(node)
             continue
-        bindings = ctx.scope_of(node).lookup(node.value)  # type: ignore[attr-defined]
+        bindings = ctx.scope_of(node).lookup(node.value)
         if bindings and not any(b.scope is body for b in bindings):
             continue  # bound again in between
-        found.append(node)  # type: ignore[arg-type]
+        found.append(node)
     return found
 
 

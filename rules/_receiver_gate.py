@@ -95,7 +95,7 @@ def ast_may_tie(
     if kind is ast.BinOp:
         return ast_may_tie(facts, expr.left, scope, seen) or ast_may_tie(
             facts, expr.right, scope, seen
-        )  # type: ignore[attr-defined]
+        )
     if kind is ast.UnaryOp:
         return ast_may_tie(facts, expr.operand, scope, seen)  # type: ignore[attr-defined]
     if kind is ast.Attribute:
@@ -143,18 +143,18 @@ def _ast_wrapper(facts: Facts, expr: ast.AST) -> bool:
     if facts.qualnames(expr) & JIT_WRAPPERS:
         return True
     if type(expr) is ast.Call:
-        func_names = facts.qualnames(expr.func)  # type: ignore[attr-defined]
+        func_names = facts.qualnames(expr.func)
         if func_names & JIT_WRAPPERS:
             return True
-        if func_names & PARTIALS and expr.args:  # type: ignore[attr-defined]
-            return bool(facts.qualnames(expr.args[0]) & JIT_WRAPPERS)  # type: ignore[attr-defined]
+        if func_names & PARTIALS and expr.args:
+            return bool(facts.qualnames(expr.args[0]) & JIT_WRAPPERS)
     return False
 
 
 def _ast_annotation_may_tie(annotation: ast.AST) -> bool:
-    if type(annotation) is ast.Constant and isinstance(annotation.value, str):  # type: ignore[attr-defined]
+    if type(annotation) is ast.Constant and isinstance(annotation.value, str):
         try:
-            annotation = ast.parse(annotation.value.strip(), mode="eval").body  # type: ignore[attr-defined]
+            annotation = ast.parse(annotation.value.strip(), mode="eval").body
         except (SyntaxError, ValueError):
             return False
     parts = dotted(annotation)

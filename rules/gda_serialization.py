@@ -179,7 +179,7 @@ class GdaSerialization(Rule):
                 if _under(module, OLD) or (
                     module == "jax.experimental"
                     and not isinstance(statement.names, cst.ImportStar)
-                    and any(a.name.value == "gda_serialization" for a in statement.names)  # type: ignore[union-attr]
+                    and any(a.name.value == "gda_serialization" for a in statement.names)
                 ):
                     seen[id(statement)] = statement
             elif any(_under(dotted_name(a.name), OLD) for a in statement.names):
@@ -279,6 +279,6 @@ class GdaSerialization(Rule):
 def _deserialize_calls(ctx: Context) -> List[cst.Call]:
     return [
         node
-        for node in ctx.nodes(cst.Call)  # type: ignore[misc]
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "deserialize"  # type: ignore[attr-defined]
+        for node in ctx.nodes(cst.Call)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "deserialize"
     ]

@@ -292,9 +292,9 @@ class HostLocalInputs(Rule):
         """``@jax.jit`` / ``@pjit`` without arguments."""
         found: List[str] = []
         for node in ctx.nodes(cst.FunctionDef):  # the analysis traversal's index, in order
-            for decorator in node.decorators:  # type: ignore[attr-defined]
+            for decorator in node.decorators:
                 if qualname_of(ctx, decorator.decorator, ctx.scope_of(node)) in JIT_NAMES:
-                    found.append(node.name.value)  # type: ignore[attr-defined]
+                    found.append(node.name.value)
         return found
 
     def _global_value(
@@ -396,7 +396,7 @@ class HostLocalInputs(Rule):
             out_name is not None
             and out_spec is not None
             and self._used_as_host_data(ctx, out_name, statement)
-        ):  # type: ignore[arg-type]
+        ):
             note = (
                 f"; the output `{out_name}` is then used as per-process data: "
                 f"`{out_name} = multihost_utils.global_array_to_host_local_array({out_name}, mesh, "

@@ -487,8 +487,8 @@ def _names(ctx: Context, value: str) -> List[cst.Name]:
 def _calls_of(ctx: Context, value: str) -> List[cst.Call]:
     return [
         node
-        for node in ctx.nodes(cst.Call)  # type: ignore[misc]
-        if isinstance(node.func, cst.Name) and node.func.value == value  # type: ignore[attr-defined]
+        for node in ctx.nodes(cst.Call)
+        if isinstance(node.func, cst.Name) and node.func.value == value
     ]
 
 

@@ -114,7 +114,7 @@ class PrivateApi(Rule):
             elif _private_part(qualname) is not None:
                 underscored.append((binding.node, _private_part(qualname)))  # type: ignore[arg-type]
         for node in ctx.analysis.nodes(cst.Attribute):
-            attr = node.attr.value  # type: ignore[attr-defined]
+            attr = node.attr.value
             if not attr.startswith("_") or attr.startswith("__"):
                 continue
             private = _private_part(ctx.qualname(node, ctx.scope_of(node)) or "")

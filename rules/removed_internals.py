@@ -212,7 +212,7 @@ def _uses(ctx: Context) -> List[cst.CSTNode]:
     blocked: Dict[int, bool] = {}
     found: List[cst.CSTNode] = []
     for node in ctx.all_nodes(cst.Name):
-        if node.value not in imported:  # type: ignore[attr-defined]
+        if node.value not in imported:
             continue
         parent = ctx.parent(node)
         if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)) and parent.name is node:

@@ -216,7 +216,7 @@ class RemovedModules(Rule):
     ) -> None:
         for statement in ctx.all_nodes(cst.Import):
             targets = []
-            for alias in statement.names:  # type: ignore[attr-defined]
+            for alias in statement.names:
                 if alias.asname is not None:
                     continue
                 module = dotted_name(alias.name) or ""
@@ -227,7 +227,7 @@ class RemovedModules(Rule):
             chains = _chains(ctx)
             names: List[cst.ImportAlias] = []
             changed = False
-            for alias in statement.names:  # type: ignore[attr-defined]
+            for alias in statement.names:
                 module = next((m for a, m in targets if a is alias), None)
                 if module is None:
                     names.append(alias)
@@ -267,16 +267,16 @@ class RemovedModules(Rule):
         self, ctx: Context, modules: Tuple[str, ...], guarded: Dict[int, bool]
     ) -> None:
         for statement in ctx.all_nodes(cst.ImportFrom):
-            if isinstance(statement.names, cst.ImportStar) or statement.relative:  # type: ignore[attr-defined]
+            if isinstance(statement.names, cst.ImportStar) or statement.relative:
                 continue
-            module = dotted_name(statement.module) if statement.module else None  # type: ignore[attr-defined]
+            module = dotted_name(statement.module) if statement.module else None
             if not module:
                 continue
             owner = _module_of(module, modules)
             if owner is None:
                 continue
             messages = []
-            for alias in statement.names:  # type: ignore[attr-defined]
+            for alias in statement.names:
                 qualname = module + "." + (dotted_name(alias.name) or "")
                 message = _message(ctx, owner, qualname)
                 if message and message not in messages:
@@ -320,7 +320,7 @@ class RemovedModules(Rule):
             return  # this round changes the module, so its findings are dropped anyway
         hits: List[Tuple[cst.CSTNode, str]] = []
         for statement in ctx.all_nodes(cst.Import):
-            for alias in statement.names:  # type: ignore[attr-defined]
+            for alias in statement.names:
                 module = _module_of(dotted_name(alias.name) or "", removed)
                 if module is not None:
                     hits.append((statement, module))
@@ -330,8 +330,8 @@ class RemovedModules(Rule):
                 continue
             base = dotted_name(statement.module) or ""  # type: ignore[attr-defined]
             module = _module_of(base, removed)
-            if module is None and not isinstance(statement.names, cst.ImportStar):  # type: ignore[attr-defined]
-                for alias in statement.names:  # type: ignore[attr-defined]
+            if module is None and not isinstance(statement.names, cst.ImportStar):
+                for alias in statement.names:
                     module = _module_of(base + "." + (dotted_name(alias.name) or ""), removed)
                     if module is not None:
                         break

@@ -271,7 +271,7 @@ def _every_call_passes(
 def _with_blocks(ctx: Context, name: str) -> List[tuple]:
     found: List[tuple] = []
     for node in ctx.nodes(cst.With):  # the analysis traversal's index: every `with`, in order
-        for item in node.items:  # type: ignore[attr-defined]
+        for item in node.items:
             if isinstance(item.item, cst.Name) and item.item.value == name:
                 found.append((node, item))
     return found

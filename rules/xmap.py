@@ -373,7 +373,7 @@ def _arg_specs(node: cst.BaseExpression) -> Optional[List[bool]]:
     return flags if not all(flags) else None
 
 
-def _mapped_name(node: cst.Tuple) -> Optional[str]:  # type: ignore[override]
+def _mapped_name(node: cst.Tuple) -> Optional[str]:
     """The one name of the mapped specs in a tuple that also holds unmapped ones."""
     names = {_spec_name(e.value) for e in node.elements if not _unmapped(e.value)}
     return names.pop() if len(names) == 1 and None not in names else None
@@ -418,7 +418,7 @@ def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
     found = [
         node
         for node in ctx.nodes(cst.Assign)  # the analysis index: every assignment, in order
-        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)  # type: ignore[attr-defined]
+        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
     ]
     return any(
         isinstance(node.value, cst.Call)
