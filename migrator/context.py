@@ -240,9 +240,12 @@ class Context:
         return list(self._suppressions or ())
 
     # -- structure -------------------------------------------------------------------------
-    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    def parent(self, node: Optional[cst.CSTNode]) -> Optional[cst.CSTNode]:
         # The analysis traversal recorded the parents of the nodes it visited; the rest
         # (names inside imports, keyword names, ...) need one full pass, made on demand.
+        # None (the Module's parent) has none, so ``parent(parent(x))`` needs no check.
+        if node is None:
+            return None
         found = self.analysis.parents.get(id(node))
         if found is not None or node is self.module:
             return found

@@ -27,7 +27,7 @@ def resolves_to(ctx: Context, expr: cst.BaseExpression, scope: Scope, qualnames:
     return qualname is not None and qualname in qualnames
 
 
-def literal_bool(node: cst.BaseExpression, scope: Scope) -> Optional[bool]:
+def literal_bool(node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[bool]:
     """True/False for the literals ``True``/``False``/``1``/``0``; None for anything else."""
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"

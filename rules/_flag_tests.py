@@ -122,7 +122,7 @@ def _cases(call: cst.Call, kind: str, position: int, count: int):  # noqa: ANN20
         values = flag[0].value if flag else None
         if not isinstance(values, (cst.List, cst.Tuple)):
             return None
-        bools = [literal_bool(e.value, None) for e in values.elements]  # type: ignore[arg-type]
+        bools = [literal_bool(e.value, None) for e in values.elements]
         if None in bools or True not in bools:
             return None
         return _with_args(call, args) if args else cst.RemovalSentinel.REMOVE

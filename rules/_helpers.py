@@ -20,8 +20,9 @@ def isinstance_position(site: NameSite) -> Optional[Tuple[cst.Call, Optional[cst
     ancestors = site.ancestors
     tuple_node: Optional[cst.Tuple] = None
     index = len(ancestors) - 1
-    if isinstance(ancestors[index], cst.Element) and isinstance(ancestors[index - 1], cst.Tuple):
-        tuple_node = ancestors[index - 1]
+    outer = ancestors[index - 1]
+    if isinstance(ancestors[index], cst.Element) and isinstance(outer, cst.Tuple):
+        tuple_node = outer
         index -= 2
     if index < 1 or not isinstance(ancestors[index], cst.Arg):
         return None

@@ -64,7 +64,7 @@ def qualname_of(ctx: Context, node: cst.CSTNode, scope: Scope) -> Optional[str]:
     return ctx.qualname(node, scope) if dotted_parts(node) else None
 
 
-def call_qualname(ctx: Context, node: cst.CSTNode, scope: Scope) -> Optional[str]:
+def call_qualname(ctx: Context, node: Optional[cst.CSTNode], scope: Scope) -> Optional[str]:
     if isinstance(node, cst.Call):
         return qualname_of(ctx, node.func, scope)
     return None
@@ -84,7 +84,7 @@ def pjit_call_of(ctx: Context, ref: cst.CSTNode, scope: Scope) -> Optional[Tuple
     return None
 
 
-def is_pjit_call(ctx: Context, call: cst.CSTNode, scope: Scope) -> Optional[bool]:
+def is_pjit_call(ctx: Context, call: Optional[cst.CSTNode], scope: Scope) -> Optional[bool]:
     """None if not a pjit call; else whether it goes through ``functools.partial``."""
     if not isinstance(call, cst.Call):
         return None

@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.context import Context, Finding
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.rules._flow import local_function
 from jaxmigrate.rules._pjit import PARTIAL_NAMES, RENAMES, is_pjit_call, qualname_of
@@ -40,9 +40,9 @@ def check_wrappers(ctx: Context) -> None:
     for function, renames in _wrappers(ctx).items():
         _handle(ctx, function, renames, state)
     for name, renames in list(state.items()):
-        function = _function_named(ctx, name)
-        if function is not None:
-            _rename(ctx, function, renames, report=True)
+        named = _function_named(ctx, name)
+        if named is not None:
+            _rename(ctx, named, renames, report=True)
 
 
 def _wrappers(ctx: Context) -> Dict[cst.FunctionDef, Dict[str, str]]:
@@ -96,7 +96,7 @@ def _handle(
     )
     if blocked:
         ctx.findings.append(
-            (
+            Finding(
                 function.name,
                 ctx.rule.code,
                 f"{message} (not renamed: {blocked})",
@@ -238,7 +238,7 @@ def _references(
     body = ctx.analysis.scopes.get(id(function))
     found: List[cst.Name] = []
     for node in ctx.all_nodes(cst.Name):
-        if node.value not in old or not _is_reference(node, ctx.parent(node)):  # type: ignore[attr-defined,arg-type]
+        if node.value not in old or not _is_reference(node, ctx.parent(node)):
             continue
         if not any(up is function for up in ctx.ancestors(node)):
             continue

@@ -301,7 +301,7 @@ class PositionalShardingRule(Rule):
                         "a replicate call is not replicate(axis) with a literal axis and keepdims=True"
                     )
                 if axis is None:
-                    dims = tuple(None for _ in state.dims)
+                    dims: Tuple[Optional[int], ...] = tuple(None for _ in state.dims)
                 else:
                     k = axis + len(state.dims) if axis < 0 else axis
                     if not 0 <= k < len(state.dims):
@@ -401,7 +401,9 @@ class PositionalShardingRule(Rule):
                 mesh = self._mesh_call(devices, new_state, scope, ctx)
             else:
                 mesh = cst.Attribute(value=cst.Name(use.value), attr=cst.Name("mesh"))
-            edits = [(outer, self._named(new_state, mesh, scope, ctx))]
+            edits: List[Tuple[cst.CSTNode, cst.BaseExpression]] = [
+                (outer, self._named(new_state, mesh, scope, ctx))
+            ]
             assign = ctx.parent(outer)
             if (
                 isinstance(assign, cst.Assign)
@@ -481,7 +483,7 @@ def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
 
 def _names(ctx: Context, value: str) -> List[cst.Name]:
     """Every ``Name`` node spelling ``value`` (binding names too), in source order."""
-    return [node for node in ctx.all_nodes(cst.Name) if node.value == value]  # type: ignore[attr-defined,misc]
+    return [node for node in ctx.all_nodes(cst.Name) if node.value == value]
 
 
 def _calls_of(ctx: Context, value: str) -> List[cst.Call]:

@@ -113,19 +113,19 @@ class PrivateApi(Rule):
                 uses.append((binding.node, _private_module(qualname)))
             elif _private_part(qualname) is not None:
                 underscored.append((binding.node, _private_part(qualname)))  # type: ignore[arg-type]
-        for node in ctx.analysis.nodes(cst.Attribute):
-            attr = node.attr.value
+        for attribute in ctx.analysis.nodes(cst.Attribute):
+            attr = attribute.attr.value
             if not attr.startswith("_") or attr.startswith("__"):
                 continue
-            private = _private_part(ctx.qualname(node, ctx.scope_of(node)) or "")
+            private = _private_part(ctx.qualname(attribute, ctx.scope_of(attribute)) or "")
             if (
                 private is None
                 or private.startswith(PRIVATE + ".")
                 or private == PRIVATE
-                or _guarded(node, ctx)
+                or _guarded(attribute, ctx)
             ):
                 continue
-            underscored.append((node, private))
+            underscored.append((attribute, private))
         if underscored:
             # ``xla._DeviceArray(...)``: a line where a rule that knows the legacy name speaks
             spoken = {

@@ -211,16 +211,16 @@ def _uses(ctx: Context) -> List[cst.CSTNode]:
         return []
     blocked: Dict[int, bool] = {}
     found: List[cst.CSTNode] = []
-    for node in ctx.all_nodes(cst.Name):
-        if node.value not in imported:
+    for name in ctx.all_nodes(cst.Name):
+        if name.value not in imported:
             continue
-        parent = ctx.parent(node)
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)) and parent.name is node:
+        parent = ctx.parent(name)
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)) and parent.name is name:
             continue  # names that are not references
-        if isinstance(parent, cst.Arg) and parent.keyword is node:
+        if isinstance(parent, cst.Arg) and parent.keyword is name:
             continue
         if not _blocked(ctx, parent, blocked):
-            found.append(node)
+            found.append(name)
     for node in ctx.all_nodes(cst.Attribute):
         parts = dotted_parts(node)
         if parts is None or parts[0] not in imported:

@@ -228,8 +228,8 @@ class RemovedModules(Rule):
             names: List[cst.ImportAlias] = []
             changed = False
             for alias in statement.names:
-                module = next((m for a, m in targets if a is alias), None)
-                if module is None:
+                module = next((m for a, m in targets if a is alias), "")
+                if not module:  # not a removed module (those are dotted, never empty)
                     names.append(alias)
                     continue
                 if _used_through(module, chains):
@@ -325,28 +325,28 @@ class RemovedModules(Rule):
                 if module is not None:
                     hits.append((statement, module))
                     break
-        for statement in ctx.all_nodes(cst.ImportFrom):
-            if statement.relative or not statement.module:  # type: ignore[attr-defined]
+        for import_from in ctx.all_nodes(cst.ImportFrom):
+            if import_from.relative or not import_from.module:
                 continue
-            base = dotted_name(statement.module) or ""  # type: ignore[attr-defined]
+            base = dotted_name(import_from.module) or ""
             module = _module_of(base, removed)
-            if module is None and not isinstance(statement.names, cst.ImportStar):
-                for alias in statement.names:
+            if module is None and not isinstance(import_from.names, cst.ImportStar):
+                for alias in import_from.names:
                     module = _module_of(base + "." + (dotted_name(alias.name) or ""), removed)
                     if module is not None:
                         break
             if module is not None:
-                hits.append((statement, module))
+                hits.append((import_from, module))
         if not hits:
             return
         covered = {ctx.position(node).start.line for node, _code, _message, _safety in ctx.findings}
-        for statement, module in hits:
-            if _is_guarded(ctx, statement, guarded):
+        for hit, module in hits:
+            if _is_guarded(ctx, hit, guarded):
                 continue
-            if ctx.position(statement).start.line in covered:
+            if ctx.position(hit).start.line in covered:
                 continue
             ctx.report(
-                statement,
+                hit,
                 f"{module} no longer exists (removed in JAX {REMOVED[module]}): this import fails "
                 f"with ModuleNotFoundError; {ADVICE[module]}",
             )
@@ -400,22 +400,22 @@ def _chains(ctx: Context) -> List[Tuple[str, ...]]:
                 continue
             if not _inside_import(ctx, node):
                 found.append(tuple(parts))
-        for node in ctx.all_nodes(cst.Name):
-            parent = ctx.parent(node)
+        for name in ctx.all_nodes(cst.Name):
+            parent = ctx.parent(name)
             if isinstance(parent, cst.Attribute):
                 continue  # part of a chain (counted above) or an attribute name
             if (
                 isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param))
-                and parent.name is node
+                and parent.name is name
             ):
                 continue
-            if isinstance(parent, cst.Arg) and parent.keyword is node:
+            if isinstance(parent, cst.Arg) and parent.keyword is name:
                 continue
             if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.ImportFrom)) or _inside_import(
-                ctx, node
+                ctx, name
             ):
                 continue
-            found.append((node.value,))  # type: ignore[attr-defined]
+            found.append((name.value,))
         return found
 
     return ctx.memo(("JAX806", "chains"), build)

@@ -216,7 +216,8 @@ class RemovedTypes(ActsWhereMissing):
         receiver = call.args[0]
         recipe = _REFERENCE.sub(lambda m: m.group(1), row.predicate.replace("{x}", "x"))
         if (
-            call.func.value != "isinstance"  # type: ignore[attr-defined]
+            not isinstance(call.func, cst.Name)
+            or call.func.value != "isinstance"
             or classes is not None
             or receiver.star
             or dotted_parts(receiver.value) is None
