@@ -358,7 +358,7 @@ class Context:
 
     # -- small helpers rules share ---------------------------------------------------------
     @staticmethod
-    def copy(node: cst.CSTNode) -> cst.CSTNode:
+    def copy(node: N) -> N:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
 

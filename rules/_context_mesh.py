@@ -119,11 +119,11 @@ def _assigned_name(ctx: Context, value: cst.Call) -> Tuple[cst.Name, object]:
 
 
 def _uses(ctx: Context, name: cst.Name, scope) -> List[cst.Name]:  # noqa: ANN001
-    binding = (scope.lookup(name.value) or [None])[0]
+    binding = (scope.lookup(name.value) or (None,))[0]
     return [
         use
         for use in name_loads(ctx).get(name.value, ())
-        if use is not name and (ctx.scope_of(use).lookup(name.value) or [None])[0] is binding
+        if use is not name and (ctx.scope_of(use).lookup(name.value) or (None,))[0] is binding
     ]
 
 

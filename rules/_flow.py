@@ -182,10 +182,10 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
         return None
     position = positional.index(param) if param in positional else None
     defined_in = ctx.scope_of(function)
-    def_binding = (defined_in.lookup(function.name.value) or [None])[0]
+    def_binding = (defined_in.lookup(function.name.value) or (None,))[0]
     ties = []
     for use in name_loads(ctx).get(function.name.value, ()):
-        if (ctx.scope_of(use).lookup(function.name.value) or [None])[0] is not def_binding:
+        if (ctx.scope_of(use).lookup(function.name.value) or (None,))[0] is not def_binding:
             continue
         call = ctx.parent(use)
         if not isinstance(call, cst.Call) or call.func is not use:

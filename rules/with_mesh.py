@@ -232,7 +232,7 @@ def _parameter_blocks(ctx: Context, name: str, binding) -> List[tuple]:  # noqa:
         call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or arg.keyword:
             continue
-        if (ctx.scope_of(use).lookup(name) or [None])[0] is not binding:
+        if (ctx.scope_of(use).lookup(name) or (None,))[0] is not binding:
             continue
         function = local_function(ctx, call.func, ctx.scope_of(call))
         if function is None or function.params.star_arg is not cst.MaybeSentinel.DEFAULT:
@@ -263,7 +263,7 @@ def _every_call_passes(
         value = call.args[position].value
         if call.args[position].keyword or not isinstance(value, cst.Name) or value.value != name:
             return False
-        if (ctx.scope_of(value).lookup(name) or [None])[0] is not binding:
+        if (ctx.scope_of(value).lookup(name) or (None,))[0] is not binding:
             return False
     return bool(uses)
 

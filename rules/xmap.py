@@ -423,7 +423,7 @@ def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
     return any(
         isinstance(node.value, cst.Call)
         and ctx.qualname(node.value.func, ctx.scope_of(node)) in MESH_MAKERS
-        and (ctx.scope_of(node).lookup(name) or [None])[0] is bindings[0]
+        and (ctx.scope_of(node).lookup(name) or (None,))[0] is bindings[0]
         for node in found
     )
 
