@@ -275,8 +275,8 @@ def attribute_tie(ctx: Context, expr: cst.Attribute, scope: Scope, tie_of: Calla
         if not is_store(ctx, node, binding_forms=True):
             continue
         parent = ctx.parent(node)
-        statement = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
-        value = statement.value if isinstance(statement, (cst.Assign, cst.AnnAssign)) else None
+        holder = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
+        value = holder.value if isinstance(holder, (cst.Assign, cst.AnnAssign)) else None
         other = _self_class(ctx, node.value, ctx.scope_of(node))
         if other is not None and other is not owner and not _related(owner, other):
             continue  # another class's own attribute of the same name

@@ -191,7 +191,11 @@ def _plan_outputs(rule, ctx: Context, entry: LegacySite, jitted: frozenset) -> N
             continue
         mesh, spec = rule._spec_of(ctx, leaf, ctx.scope_of(leaf))
         mesh = mesh if mesh is not None else _default_mesh(ctx, entry.site)
-        if _visible(ctx, mesh, entry.site) and used_on_host(ctx, name, entry.statement, jitted):
+        if (
+            mesh is not None
+            and _visible(ctx, mesh, entry.site)
+            and used_on_host(ctx, name, entry.statement, jitted)
+        ):
             entry.outputs.append((name, mesh, spec))
 
 
@@ -231,7 +235,7 @@ def _fix_legacy_site(
             continue
         mesh, spec = rule._spec_of(ctx, leaf, ctx.scope_of(leaf))
         mesh = mesh if mesh is not None else _default_mesh(ctx, site)
-        if not _visible(ctx, mesh, site):
+        if mesh is None or not _visible(ctx, mesh, site):
             ctx.report(
                 site,
                 f"per-process input {ctx.code(arg.value)} of a multi-process pjit "

@@ -176,7 +176,9 @@ class WithMesh(Rule):
         if reason is not None:
             ctx.report(with_node, f"`with mesh:` is deprecated in JAX 0.10.1 and {reason}; {ORDER}")
             return
-        statements: List[cst.BaseStatement] = list(with_node.body.body)  # type: ignore[union-attr]
+        if not isinstance(with_node.body, cst.IndentedBlock):
+            return  # a one-line body was reported above
+        statements: List[cst.BaseStatement] = list(with_node.body.body)
         if item.asname is not None:
             if not isinstance(item.asname.name, cst.Name):
                 ctx.report(with_node, f"`with mesh:` is deprecated in JAX 0.10.1; {ORDER}")
@@ -187,10 +189,11 @@ class WithMesh(Rule):
             statements.insert(0, assign)
         elif not isinstance(item.item, cst.Name):
             statements.insert(0, cst.SimpleStatementLine(body=[cst.Expr(item.item)]))
-        header = with_node.body.header  # type: ignore[union-attr]
+        header = with_node.body.header
         kept = [cst.EmptyLine(comment=header.comment)] if header.comment is not None else []
         statements[0] = statements[0].with_changes(
-            leading_lines=[*with_node.leading_lines, *kept, *statements[0].leading_lines]
+            # LibCST declares leading_lines on each BaseStatement subclass, not on the base
+            leading_lines=[*with_node.leading_lines, *kept, *statements[0].leading_lines]  # type: ignore[attr-defined]
         )
         ctx.replace(
             with_node,
@@ -230,7 +233,12 @@ def _parameter_blocks(ctx: Context, name: str, binding) -> List[tuple]:  # noqa:
     for use in facts.name_loads.get(name, []):
         arg = ctx.parent(use)
         call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or arg.keyword:
+        if (
+            not isinstance(arg, cst.Arg)
+            or not isinstance(call, cst.Call)
+            or not isinstance(call.func, cst.Name)
+            or arg.keyword
+        ):
             continue
         if (ctx.scope_of(use).lookup(name) or (None,))[0] is not binding:
             continue

@@ -373,8 +373,10 @@ def _arg_specs(node: cst.BaseExpression) -> Optional[List[bool]]:
     return flags if not all(flags) else None
 
 
-def _mapped_name(node: cst.Tuple) -> Optional[str]:
+def _mapped_name(node: cst.BaseExpression) -> Optional[str]:
     """The one name of the mapped specs in a tuple that also holds unmapped ones."""
+    if not isinstance(node, cst.Tuple):
+        return None
     names = {_spec_name(e.value) for e in node.elements if not _unmapped(e.value)}
     return names.pop() if len(names) == 1 and None not in names else None
 
