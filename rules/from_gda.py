@@ -327,16 +327,18 @@ class FromGda(Rule):
         for ancestor in ctx.ancestors(site.node):
             if isinstance(ancestor, cst.Arg):
                 call = ctx.parent(ancestor)
+                if not isinstance(call, cst.Call):
+                    return None  # a class's base
                 through = is_pjit_call(ctx, call, ctx.scope_of(call))
                 if through is not None:
-                    return call, through  # type: ignore[return-value]
+                    return call, through
                 return None
             if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element)):
                 return None
         return None
 
     @staticmethod
-    def _contains(ctx: Context, expr: cst.CSTNode, site: NameSite) -> bool:
+    def _contains(ctx: Context, expr: cst.BaseExpression, site: NameSite) -> bool:
         return any(leaf is site.node for leaf in FromGda._leaves(expr))
 
     @staticmethod

@@ -283,8 +283,7 @@ class HostLocalInputs(Rule):
                 definition = ctx.parent(parent)
                 if isinstance(definition, cst.FunctionDef):
                     names.add(definition.name.value)
-        for definition in self._decorated_defs(ctx):
-            names.add(definition)
+        names.update(self._decorated_defs(ctx))
         return frozenset(names)
 
     @staticmethod
@@ -395,6 +394,7 @@ class HostLocalInputs(Rule):
         if (
             out_name is not None
             and out_spec is not None
+            and statement is not None
             and self._used_as_host_data(ctx, out_name, statement)
         ):
             note = (
@@ -437,14 +437,16 @@ class HostLocalInputs(Rule):
             if index >= len(leaves) and len(leaves) != 1:
                 break  # more positional arguments than specs (static ones): not partitioned
             leaf = leaves[index] if len(leaves) > 1 else leaves[0]
-            if not self._partitioned(ctx, leaf, ctx.scope_of(leaf) if leaf is not None else scope):
+            if leaf is None or not self._partitioned(ctx, leaf, ctx.scope_of(leaf)):
                 continue
-            mesh, spec = self._spec_of(ctx, leaf, ctx.scope_of(leaf))  # type: ignore[arg-type]
-            if not mp.host_local(ctx, arg.value):
+            mesh, spec = self._spec_of(ctx, leaf, ctx.scope_of(leaf))
+            if spec is None:
+                continue  # never: _partitioned found the spec
+            if not mp.host_local(ctx, arg.value) or not isinstance(arg.value, cst.Name):
                 if not self._provably_global(ctx, arg.value, scope, compiled_names):
-                    unknown.append((ctx.code(arg.value), spec))  # type: ignore[arg-type]
+                    unknown.append((ctx.code(arg.value), spec))
                 continue
-            conversions.append((arg.value.value, mesh, spec))  # type: ignore[attr-defined]
+            conversions.append((arg.value.value, mesh, spec))
         if unknown:
             self._report_unknown(ctx, site, unknown, out_value)
         if not conversions:
