@@ -106,7 +106,7 @@ class Site:
         return self.ancestors[-1]
 
 
-def dotted_parts(node: cst.CSTNode) -> Optional[List[str]]:
+def dotted_parts(node: Optional[cst.CSTNode]) -> Optional[List[str]]:
     """``a.b.c`` as ``["a", "b", "c"]``; None for anything that is not a plain dotted name."""
     parts: List[str] = []
     while isinstance(node, cst.Attribute):
@@ -119,7 +119,7 @@ def dotted_parts(node: cst.CSTNode) -> Optional[List[str]]:
     return parts
 
 
-def dotted_name(node: cst.CSTNode) -> Optional[str]:
+def dotted_name(node: Optional[cst.CSTNode]) -> Optional[str]:
     parts = dotted_parts(node)
     return ".".join(parts) if parts else None
 

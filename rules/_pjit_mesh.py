@@ -199,7 +199,7 @@ def find_mesh(
         for site in compiled.calls:
             ref = innermost_mesh_with(ctx, site)
             refs.append((ref, site))
-        found = [r for r in refs if r[0] is not None]
+        found = [(r, s) for r, s in refs if r is not None]
         if found:
             keys = {r.key(ctx) for r, _ in found}
             if len(keys) > 1:
@@ -257,7 +257,7 @@ def _fallback_mesh(ctx: Context, definition: cst.CSTNode) -> Tuple[Optional[Mesh
             sorted(n for n, _ in meshes)
         ) + ")"
     # 4. (unsafe) a mesh parameter or self attribute where the function is built
-    scope = ctx.scope_of(definition)
+    scope: Optional[Scope] = ctx.scope_of(definition)
     while scope is not None and scope.kind != "module":
         for name in sorted(scope.bindings):
             if (name == "mesh" or name.endswith("_mesh")) and _is_param(scope, name):

@@ -182,7 +182,9 @@ class GdaSerialization(Rule):
                     and any(a.name.value == "gda_serialization" for a in statement.names)
                 ):
                     seen[id(statement)] = statement
-            elif any(_under(dotted_name(a.name), OLD) for a in statement.names):
+            elif isinstance(statement, cst.Import) and any(
+                _under(dotted_name(a.name), OLD) for a in statement.names
+            ):
                 seen[id(statement)] = statement
         return list(seen.values())
 
@@ -236,8 +238,8 @@ class GdaSerialization(Rule):
     def _rewrite_import(statement: ImportNode, may_rename_local: bool):
         renames_local = False
         if isinstance(statement, cst.ImportFrom):
-            module = dotted_name(statement.module)  # type: ignore[arg-type]
-            if _under(module, OLD):
+            module = dotted_name(statement.module)
+            if module is not None and _under(module, OLD):
                 return statement.with_changes(module=cst.parse_expression(_renamed(module))), False
             names = []
             for alias in statement.names:  # type: ignore[union-attr]
@@ -254,7 +256,7 @@ class GdaSerialization(Rule):
         names = []
         for alias in statement.names:
             name = dotted_name(alias.name)
-            if _under(name, OLD):
+            if name is not None and _under(name, OLD):
                 alias = alias.with_changes(name=cst.parse_expression(_renamed(name)))
             names.append(alias)
         return statement.with_changes(names=names), False

@@ -174,9 +174,9 @@ class JaxArrayFlag(Rule):
         value = node.evaluated_value
         parent = ctx.parent(node)
         scope = ctx.scope_of(node)
-        if isinstance(parent, cst.Arg) and isinstance(ctx.parent(parent), cst.Call):
-            call = ctx.parent(parent)
-            position = _position(call, parent)  # type: ignore[arg-type]
+        call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+        if isinstance(parent, cst.Arg) and isinstance(call, cst.Call):
+            position = _position(call, parent)
             if value in FLAGS:
                 if position == 0 and resolves_to(ctx, call.func, scope, UPDATE_FUNCTIONS):
                     self._setting(ctx, call, value, _arg(call, 1), literal_bool, call)
@@ -293,9 +293,9 @@ class JaxArrayFlag(Rule):
                 ctx.replace(parent, new, f"simplified `{ctx.code(parent)}`: {message}")
                 return
         if isinstance(parent, cst.If) and parent.test is node:
-            new = fold_if(ctx, parent, value)
-            if new is not None:
-                ctx.replace(parent, new, f"folded the branch on {flag}: {message}")
+            folded = fold_if(ctx, parent, value)
+            if folded is not None:
+                ctx.replace(parent, folded, f"folded the branch on {flag}: {message}")
                 return
         if isinstance(parent, cst.IfExp) and parent.test is node:
             kept = parent.body if value else parent.orelse

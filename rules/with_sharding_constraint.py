@@ -92,8 +92,7 @@ class WithShardingConstraint(Rule):
             return
         node = site.node
         parent = site.parent
-        is_call = isinstance(parent, cst.Call) and parent.func is node
-        if is_call:
+        if isinstance(parent, cst.Call) and parent.func is node:
             call = parent
             args = list(call.args)
             keywords = [a.keyword.value for a in args if a.keyword is not None]
@@ -164,9 +163,10 @@ def _pin_mesh(
     )
     if index is None and len(args) > 1 and args[1].keyword is None and not args[1].star:
         index = 1
-    if index is None or not isinstance(args[index].value, cst.Call):
+    spec = args[index].value if index is not None else None
+    if not isinstance(spec, cst.Call):
         return False
-    if qualname_of(ctx, args[index].value.func, scope) not in PARTITION_SPEC_NAMES:
+    if qualname_of(ctx, spec.func, scope) not in PARTITION_SPEC_NAMES:
         return False
     if not any(isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in ctx.ancestors(call)):
         return False  # evaluated at import time: the mesh may not be bound yet
@@ -180,9 +180,7 @@ def _pin_mesh(
         return False  # shadowed where the constraint is
     named = local_name_for(ctx, NAMED_SHARDING_NAMES, "jax.sharding.NamedSharding", scope)
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    value = cst.Call(
-        func=named, args=[cst.Arg(cst.Name(name), comma=comma), cst.Arg(args[index].value)]
-    )
+    value = cst.Call(func=named, args=[cst.Arg(cst.Name(name), comma=comma), cst.Arg(spec)])
     args = [a.with_changes(value=value) if i == index else a for i, a in enumerate(args)]
     return ctx.replace(
         call,
