@@ -18,7 +18,7 @@ import functools
 import gzip
 import json
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple, Type
 
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.version import Version
@@ -229,11 +229,14 @@ class ActsWhereMissing(Rule):
         set_aside: FrozenSet[str] = frozenset(),
         upper: Optional[Version] = None,
     ) -> Rule:
-        return _where_missing(type(self), tuple(target), upper and tuple(upper))
+        # a class is hashable: mypy checks the instances' __hash__ against Hashable instead
+        return _where_missing(type(self), tuple(target), upper and tuple(upper))  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=32)
-def _where_missing(cls: type, target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]) -> Rule:
+def _where_missing(
+    cls: Type[ActsWhereMissing], target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]
+) -> Rule:
     missing = history().missing_names(target, upper)  # type: ignore[arg-type]
 
     def gone(qualname: str) -> bool:
@@ -241,6 +244,7 @@ def _where_missing(cls: type, target: Tuple[int, ...], upper: Optional[Tuple[int
         return any(".".join(parts[:cut]) in missing for cut in range(2, len(parts) + 1))
 
     copy = object.__new__(cls)
-    copy.names = frozenset(n for n in cls.names if gone(n))  # type: ignore[attr-defined]
-    copy.legacy_modules = frozenset(m for m in cls.gone_modules if m in missing)  # type: ignore[attr-defined]
+    # the copy's own sets shadow the class variables: one rule object per target range
+    copy.names = frozenset(n for n in cls.names if gone(n))  # type: ignore[misc]
+    copy.legacy_modules = frozenset(m for m in cls.gone_modules if m in missing)  # type: ignore[misc]
     return copy

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Union
+from typing import List, Optional, Sequence
 
 import libcst as cst
 
@@ -69,14 +69,13 @@ def expression_statement(ctx: Context, expr: cst.BaseExpression) -> Optional[cst
     return None
 
 
-def _as_statements(
-    body: Union[cst.IndentedBlock, cst.SimpleStatementSuite],
-) -> List[cst.BaseStatement]:
+def _as_statements(body: cst.BaseSuite) -> List[cst.BaseStatement]:
     if isinstance(body, cst.SimpleStatementSuite):
         small = list(body.body)
         if small:
             small[-1] = small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
         return [cst.SimpleStatementLine(body=small)]
+    assert isinstance(body, cst.IndentedBlock)  # LibCST's only other BaseSuite
     return list(body.body)
 
 

@@ -29,9 +29,11 @@ def scope_definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]
     if isinstance(node, (cst.FunctionDef, cst.Lambda)):
         params = node.params
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
-        in_class = isinstance(node, cst.FunctionDef) and is_method(ctx, node)
+        takes_self = (
+            isinstance(node, cst.FunctionDef) and is_method(ctx, node) and not _is_staticmethod(node)
+        )
         for index, param in enumerate(all_params):
-            if index == 0 and in_class and not _is_staticmethod(node) and not param.annotation:
+            if index == 0 and takes_self and not param.annotation:
                 result.setdefault(param.name.value, []).append(("self", None, None))
                 continue
             annotation = param.annotation.annotation if param.annotation else None
@@ -129,7 +131,7 @@ class _DefinitionCollector(ScopeBodyVisitor):
 
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
-            bound = alias.asname.name if alias.asname else alias.name
+            bound: cst.BaseExpression = alias.asname.name if alias.asname else alias.name
             while isinstance(bound, cst.Attribute):
                 bound = bound.value
             self._other(bound)

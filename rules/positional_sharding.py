@@ -315,7 +315,7 @@ class PositionalShardingRule(Rule):
         self, state: State, devices: Devices, scope: Scope, ctx: Context
     ) -> cst.BaseExpression:
         devs, kind, original = devices
-        devs = ctx.copy(devs)  # type: ignore[assignment]
+        devs = ctx.copy(devs)
         shape = state.mesh_shape()
         if kind == "list":
             devs = cst.Call(func=ctx.ref("numpy.array", scope), args=[cst.Arg(devs)])
