@@ -14,7 +14,7 @@ from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
 
-Definition = Tuple[str, Optional[cst.CSTNode], Optional[cst.CSTNode]]
+Definition = Tuple[str, Optional[cst.BaseExpression], Optional[cst.BaseExpression]]
 
 
 def scope_definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]:
@@ -30,7 +30,9 @@ def scope_definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]
         params = node.params
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
         takes_self = (
-            isinstance(node, cst.FunctionDef) and is_method(ctx, node) and not _is_staticmethod(node)
+            isinstance(node, cst.FunctionDef)
+            and is_method(ctx, node)
+            and not _is_staticmethod(node)
         )
         for index, param in enumerate(all_params):
             if index == 0 and takes_self and not param.annotation:

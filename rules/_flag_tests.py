@@ -296,13 +296,13 @@ class _Substitute(cst.CSTTransformer):
         ):
             return updated
         if not negated:
-            statements = _as_statements(updated.body)  # type: ignore[arg-type]
+            statements = _as_statements(updated.body)
         elif updated.orelse is None:
             return cst.RemovalSentinel.REMOVE
         elif isinstance(updated.orelse, cst.If):
             return updated.orelse.with_changes(leading_lines=updated.leading_lines)
         else:
-            statements = _as_statements(updated.orelse.body)  # type: ignore[arg-type]
+            statements = _as_statements(updated.orelse.body)
         return cst.FlattenSentinel(_with_leading(statements, updated.leading_lines))
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:

@@ -387,7 +387,7 @@ def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.Bas
     definitions = scope_definitions(ctx, bindings[0].scope).get(name.value, [])
     if len(definitions) != 1 or definitions[0][0] != "value":
         return None
-    return definitions[0][1]  # type: ignore[return-value]
+    return definitions[0][1]
 
 
 def narrowed(ctx: Context, name: cst.Name) -> Optional[str]:

@@ -8,7 +8,7 @@ methods ``from_callback`` / ``from_batched_callback`` /
 
 from __future__ import annotations
 
-from typing import ClassVar, Dict, List, Optional, Sequence, Set, Tuple
+from typing import ClassVar, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -97,7 +97,7 @@ def positional_args(
     for index, value in enumerate(values):
         if index < count - 1:
             source = original[index] if index < len(original) - 1 else None
-            comma = (
+            comma: Union[cst.Comma, cst.MaybeSentinel] = (
                 source.comma
                 if source is not None and source.comma is not cst.MaybeSentinel.DEFAULT
                 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -449,8 +449,11 @@ class BatchedCallbackRule(Rule):
             ctx.report(call, f"{what} cannot be rewritten here ({why}); use {self.recipe}")
             return
         if returned:  # ``return GDA.from_batched_callback(...)``: build it, then return it
-            placed = (ctx.parent(ctx.parent(call)), fresh_name("array", taken_names(ctx)))
-        line, target = placed  # type: ignore[misc]
+            returned_line = ctx.parent(ctx.parent(call))
+            assert isinstance(returned_line, cst.SimpleStatementLine)  # _returned_alone saw to it
+            placed = (returned_line, fresh_name("array", taken_names(ctx)))
+        assert placed is not None  # placed, or returned: checked above
+        line, target = placed
         if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
             ctx.report(
                 call, f"{what} with mesh_axes=None: choose a PartitionSpec and use {self.recipe}"

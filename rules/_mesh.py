@@ -104,8 +104,8 @@ def append_arg(args: Sequence[cst.Arg], new: cst.Arg) -> List[cst.Arg]:
     """``args`` plus ``new`` at the end; in a call laid out one argument per line with a
     trailing comma, the new argument gets its own line too."""
     result = list(args)
-    if result and isinstance(result[-1].comma, cst.Comma) and _multiline(result[-1].comma):
-        last = result[-1]
+    last = result[-1] if result else None
+    if last is not None and isinstance(last.comma, cst.Comma) and _multiline(last.comma):
         indent = _line_indent(last.comma)
         if indent is not None:
             result[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=indent))
@@ -134,7 +134,7 @@ def hoist_point(
     there as well: every name it reads is an import, a parameter, or assigned only before
     that statement.  Binding ``mesh = Mesh(...)`` right before it gives jax.jit its mesh."""
     block = ctx.parent(with_node)
-    statement = definition
+    statement: Optional[cst.CSTNode] = definition
     while statement is not None and ctx.parent(statement) is not block:
         statement = ctx.parent(statement)
     if statement is None or not isinstance(block, (cst.IndentedBlock, cst.Module)):

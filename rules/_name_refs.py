@@ -65,7 +65,7 @@ def _from_imports(ctx: Context, module: str) -> bool:
         and isinstance(b.statement, cst.ImportFrom)
         and not b.guarded
         for b in ctx.analysis.imports
-        if b.node is not None
+        if isinstance(b.node, cst.ImportAlias)
     )
 
 

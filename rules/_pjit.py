@@ -345,7 +345,7 @@ def _calls_of_name(
 ) -> Compiled:
     owner = scope.target_for(name)
     bindings = owner.bindings.get(name)
-    complete = bool(bindings) and len(bindings) == 1
+    complete = bindings is not None and len(bindings) == 1
     calls = []
     for use in facts.name_loads.get(name, []):
         if use is getattr(holder, "name", None):

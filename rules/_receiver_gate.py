@@ -38,9 +38,8 @@ def ast_may_tie(
     over-approximation on ``ast`` facts (*some* binding of a name instead of every one, any
     resolution of an import): False only when no reading of the module ties it.  Call
     ``facts.scopes()`` first and answer True yourself when it is None."""
-    kind = type(expr)
-    if kind is ast.Call:
-        func = expr.func  # type: ignore[attr-defined]
+    if type(expr) is ast.Call:
+        func = expr.func
         qualnames = facts.qualnames(func)
         for qualname in qualnames:
             if qualname in GDA_CONSTRUCTORS:
@@ -73,10 +72,10 @@ def ast_may_tie(
                 ):
                     return True
         return False
-    if kind is ast.Subscript:
-        return ast_may_tie(facts, expr.value, scope, seen)  # type: ignore[attr-defined]
-    if kind is ast.Name:
-        ident = expr.id  # type: ignore[attr-defined]
+    if type(expr) is ast.Subscript:
+        return ast_may_tie(facts, expr.value, scope, seen)
+    if type(expr) is ast.Name:
+        ident = expr.id
         if ident in seen:
             return False  # a tie through a cycle also exists without it
         seen = seen | {ident}
@@ -90,22 +89,22 @@ def ast_may_tie(
             ):
                 return True
         return False
-    if kind is ast.NamedExpr:
-        return ast_may_tie(facts, expr.value, scope, seen)  # type: ignore[attr-defined]
-    if kind is ast.BinOp:
+    if type(expr) is ast.NamedExpr:
+        return ast_may_tie(facts, expr.value, scope, seen)
+    if type(expr) is ast.BinOp:
         return ast_may_tie(facts, expr.left, scope, seen) or ast_may_tie(
             facts, expr.right, scope, seen
         )
-    if kind is ast.UnaryOp:
-        return ast_may_tie(facts, expr.operand, scope, seen)  # type: ignore[attr-defined]
-    if kind is ast.Attribute:
-        inner = expr.value  # type: ignore[attr-defined]
-        if expr.attr in ARRAY_PROPERTIES:  # type: ignore[attr-defined]
+    if type(expr) is ast.UnaryOp:
+        return ast_may_tie(facts, expr.operand, scope, seen)
+    if type(expr) is ast.Attribute:
+        inner = expr.value
+        if expr.attr in ARRAY_PROPERTIES:
             return ast_may_tie(facts, inner, scope, seen)
-        if type(inner) is ast.Name and _ast_attribute_may_tie(facts, expr.attr, seen):  # type: ignore[attr-defined]
+        if type(inner) is ast.Name and _ast_attribute_may_tie(facts, expr.attr, seen):
             return True  # self.table, assigned an array in a method (see _flow.attribute_tie)
         if (
-            expr.attr == "data"  # type: ignore[attr-defined]
+            expr.attr == "data"
             and type(inner) is ast.Subscript
             and type(inner.value) is ast.Attribute
             and inner.value.attr in _SHARD_LISTS
