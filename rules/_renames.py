@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -55,9 +55,9 @@ def names_of(moves: Sequence[Move]) -> frozenset:
     return frozenset(move.legacy for move in moves)
 
 
-def _module_expr(dotted: str) -> cst.BaseExpression:
+def _module_expr(dotted: str) -> Union[cst.Name, cst.Attribute]:
     parts = dotted.split(".")
-    node: cst.BaseExpression = cst.Name(parts[0])
+    node: Union[cst.Name, cst.Attribute] = cst.Name(parts[0])
     for part in parts[1:]:
         node = cst.Attribute(value=node, attr=cst.Name(part))
     return node
@@ -250,7 +250,8 @@ class RenameRule(Rule):
                 return True
             other = self._in_place_binding(binding, ctx)
             if other is not None and other.modern == move.modern and index < mine[0]:
-                if binding.node is not None and self._local_for(binding.node, other, ctx) == local:
+                node = binding.node
+                if isinstance(node, cst.ImportAlias) and self._local_for(node, other, ctx) == local:
                     return True
         return False
 

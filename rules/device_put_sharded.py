@@ -55,7 +55,7 @@ def _arguments(call: cst.Call, parameters) -> Optional[Dict[str, cst.BaseExpress
             key = parameters[index] if index < len(parameters) else None
         else:
             key = arg.keyword.value
-        if key not in parameters or key in found:
+        if key is None or key not in parameters or key in found:
             return None
         found[key] = arg.value
     return found if len(found) == len(parameters) else None

@@ -106,6 +106,6 @@ def _none_leaves(expr: cst.BaseExpression):  # noqa: ANN202
             if isinstance(element, cst.Element):
                 yield from _none_leaves(element.value)
     elif isinstance(expr, cst.Dict):
-        for element in expr.elements:
-            if isinstance(element, cst.DictElement):
-                yield from _none_leaves(element.value)
+        for entry in expr.elements:
+            if isinstance(entry, cst.DictElement):
+                yield from _none_leaves(entry.value)

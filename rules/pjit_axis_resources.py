@@ -150,15 +150,19 @@ class PjitAxisResources(Rule):
                     "pjit axis_resources -> shardings (**kwargs dict)",
                 )
         elif isinstance(value, cst.Dict):
-            keys = [e.key.evaluated_value for e in value.elements if isinstance(e, cst.DictElement)]
-            if any(RENAMES.get(k) in keys for k in keys):
+            strings = [  # kwargs_variable saw to it: string keys only
+                e.key.evaluated_value
+                for e in value.elements
+                if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+            ]
+            if any(RENAMES.get(k) in strings for k in strings if isinstance(k, str)):
                 ctx.report(
                     assign, "both a shardings keyword and its legacy spelling are given; keep one"
                 )
                 return
             elements = []
             for element in value.elements:
-                key = element.key
+                key = element.key if isinstance(element, cst.DictElement) else None
                 if isinstance(key, cst.SimpleString) and key.evaluated_value in RENAMES:
                     quote = key.quote
                     element = element.with_changes(

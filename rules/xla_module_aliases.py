@@ -262,7 +262,7 @@ class XlaModuleAliases(Rule):
         for alias in statement.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else None
             (moved if name in ("xla", "pxla") else kept).append(alias)
-        new_module = cst.parse_expression("jax.interpreters")
+        new_module = cst.Attribute(value=cst.Name("jax"), attr=cst.Name("interpreters"))
         message = f"from jax import {short} -> from jax.interpreters import {short}"
         if not kept:
             ctx.replace(statement, statement.with_changes(module=new_module), message)
