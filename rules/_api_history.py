@@ -230,14 +230,14 @@ class ActsWhereMissing(Rule):
         upper: Optional[Version] = None,
     ) -> Rule:
         # a class is hashable: mypy checks the instances' __hash__ against Hashable instead
-        return _where_missing(type(self), tuple(target), upper and tuple(upper))  # type: ignore[arg-type]
+        return _where_missing(type(self), target, upper)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=32)
 def _where_missing(
-    cls: Type[ActsWhereMissing], target: Tuple[int, ...], upper: Optional[Tuple[int, ...]]
+    cls: Type[ActsWhereMissing], target: Version, upper: Optional[Version]
 ) -> Rule:
-    missing = history().missing_names(target, upper)  # type: ignore[arg-type]
+    missing = history().missing_names(target, upper)
 
     def gone(qualname: str) -> bool:
         parts = qualname.split(".")

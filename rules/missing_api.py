@@ -127,7 +127,7 @@ class MissingApi(Rule):
         set_aside: FrozenSet[str] = frozenset(),
         upper: Optional[Version] = None,
     ) -> Rule:
-        return _for_target(self, tuple(target), set_aside, upper and tuple(upper))
+        return _for_target(self, target, set_aside, upper)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)
@@ -142,7 +142,9 @@ class MissingApi(Rule):
             return
         if ctx.qualname(call.func, ctx.scope_of(call)) not in _FLAG_CALLS:
             return
-        self._report(node, f"jax.config.{node.evaluated_value}", ctx)
+        flag = node.evaluated_value
+        if isinstance(flag, str):  # not b"...": JAX's flag names are str
+            self._report(node, f"jax.config.{flag}", ctx)
 
     def visit_module(self, ctx: Context) -> None:
         for binding in ctx.analysis.imports:
@@ -189,9 +191,9 @@ _FLAG_CALLS = frozenset({"jax.config.update", "jax.config.read", "jax.config.con
 
 def _for_target(
     rule: MissingApi,
-    target: Tuple[int, ...],
+    target: Version,
     set_aside: FrozenSet[str],
-    upper: Optional[Tuple[int, ...]],
+    upper: Optional[Version],
 ) -> MissingApi:
     """The rule for one target range.  Names of rules the user switched off are left out: a
     user who ignores JAX101 has decided about DeviceArray."""
