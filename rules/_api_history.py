@@ -234,9 +234,7 @@ class ActsWhereMissing(Rule):
 
 
 @functools.lru_cache(maxsize=32)
-def _where_missing(
-    cls: Type[ActsWhereMissing], target: Version, upper: Optional[Version]
-) -> Rule:
+def _where_missing(cls: Type[ActsWhereMissing], target: Version, upper: Optional[Version]) -> Rule:
     missing = history().missing_names(target, upper)
 
     def gone(qualname: str) -> bool:
