@@ -8,7 +8,7 @@ The jax.Array migration guide, "live_buffers replaced with live_arrays".  Run on
 
 from __future__ import annotations
 
-from typing import Optional, Set
+from typing import Optional, Set, Union
 
 import libcst as cst
 
@@ -181,7 +181,7 @@ class LiveBuffers(Rule):
         self._bind_then_count(ctx, call, receiver, live_arrays, scope, message)
 
     def _bind_then_count(self, ctx, call, receiver, live_arrays, scope, message) -> None:  # noqa: ANN001
-        line = None
+        line: Optional[Union[cst.SimpleStatementLine, cst.If]] = None
         previous: cst.CSTNode = call
         for ancestor in ctx.ancestors(call):
             if isinstance(ancestor, _SCOPES):
@@ -215,6 +215,7 @@ class LiveBuffers(Rule):
             ctx.replace(call, new, message)
             return
         rewritten = line.visit(_ReplaceNode(call, _comprehension(live_arrays, cst.Name(name))))
+        assert isinstance(rewritten, (cst.SimpleStatementLine, cst.If))  # one call swapped
         assign = cst.SimpleStatementLine(
             body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=receiver)],
             leading_lines=line.leading_lines,
@@ -317,7 +318,9 @@ def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int)
     if isinstance(expr, cst.Call):
         parts = dotted_parts(expr.func)
         return (
-            bool(parts) and parts[-1] == "get_backend" and _qual(ctx, expr.func, scope) is not None
+            parts is not None
+            and parts[-1] == "get_backend"
+            and _qual(ctx, expr.func, scope) is not None
         )
     if isinstance(expr, cst.Name):
         bindings = scope.lookup(expr.value)
