@@ -66,7 +66,8 @@ def unaccounted() -> List[str]:
 
     problems: List[str] = []
     example_reasons = reasons(harness.EXAMPLE_DRIVERS / NO_DRIVER)
-    # case ids spell examples "example/JAX406-1[.variant]"; NO_DRIVER and the file names use JAX406_1
+    # case ids spell examples "example/JAX406-1[.variant]"; NO_DRIVER and the file names
+    # use JAX406_1
     driven_examples = {
         c.id.split("/", 1)[1].split(".")[0].replace("-", "_")
         for c in harness.all_cases()
@@ -147,19 +148,22 @@ def collect() -> List[Dict[str, Any]]:
 
 def markdown(rows: List[Dict[str, Any]]) -> str:
     lines = [
-        "| rule | fixtures | pairs with a driver | run on modern JAX | vs real old JAX | vs shim | 2 processes | doc examples run |",
+        "| rule | fixtures | pairs with a driver | run on modern JAX | vs real old JAX"
+        " | vs shim | 2 processes | doc examples run |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         label = f"{r['code']} `{r['name']}`"
         if not r["runnable"]:
             lines.append(
-                f"| {label} | {r['fixtures']} | {_pair_cell(r)} | not runnable: {r['reason']} | | | | |"
+                f"| {label} | {r['fixtures']} | {_pair_cell(r)}"
+                f" | not runnable: {r['reason']} | | | | |"
             )
             continue
         flag = "" if r["compared"] else " **(no compared case)**"
         lines.append(
-            f"| {label}{flag} | {r['fixtures']} | {_pair_cell(r)} | {r['run_modern']} | {r['compared_real_legacy']} | {r['compared_shim']} | "
+            f"| {label}{flag} | {r['fixtures']} | {_pair_cell(r)} | {r['run_modern']}"
+            f" | {r['compared_real_legacy']} | {r['compared_shim']} | "
             f"{r['multiprocess']} | {r['doc_examples_run']}/{r['doc_examples_total']} |"
         )
     runnable = [r for r in rows if r["runnable"]]
@@ -169,13 +173,14 @@ def markdown(rows: List[Dict[str, Any]]) -> str:
     examples = sum(r["doc_examples_total"] for r in rows)
     examples_run = sum(r["doc_examples_run"] for r in rows)
     lines.append(
-        f"{driven} of {pairs} before/after pairs and {examples_run} of {examples} documentation examples "
-        f"run; every other one says why in a {NO_DRIVER} file."
+        f"{driven} of {pairs} before/after pairs and {examples_run} of {examples} "
+        f"documentation examples run; every other one says why in a {NO_DRIVER} file."
     )
     lines.append("")
     lines.append(
         f"{len([r for r in runnable if r['compared']])} of {len(runnable)} runnable rules have at "
-        f"least one case compared with legacy behaviour; {len(rows) - len(runnable)} rules are not runnable."
+        f"least one case compared with legacy behaviour; "
+        f"{len(rows) - len(runnable)} rules are not runnable."
     )
     return "\n".join(lines)
 

@@ -2,12 +2,14 @@
 
 A runtime case is a fixture pair ``<case>.before.py``/``<case>.after.py`` with a driver
 ``<case>.run.py`` (see fixtures/README.md), or a rule documentation example with a driver in
-``tests/runtime/examples/<CODE>_<n>[.<variant>].run.py`` (n = 1-based index in ``Rule.examples``; the example's
-before/after text is written to ``.cache/jaxmigrate-examples/`` and run like a fixture).
+``tests/runtime/examples/<CODE>_<n>[.<variant>].run.py`` (n = 1-based index in
+``Rule.examples``; the example's before/after text is written to
+``.cache/jaxmigrate-examples/`` and run like a fixture).
 
 Sides:
 * modern: the after-file on the installed (newest) JAX, 8 CPU devices, JAX deprecations = errors.
-* legacy: the before-file on real old JAX (driver constant ``LEGACY = "0.4.13"``/``"0.4.30"``/``"0.6.2"``).
+* legacy: the before-file on real old JAX (driver constant
+  ``LEGACY = "0.4.13"``/``"0.4.30"``/``"0.6.2"``).
 * shim: the before-file on the installed JAX with ``tests.runtime.shim`` installed (``SHIM = True``;
   opt-in legacy models: ``SHIM_FLAVOURS = ("sda-pre-0.4.1",)``, see the shim's docstring).
 * ``PROCESSES = 2``: every side runs as 2 real processes x 4 CPU devices on loopback.

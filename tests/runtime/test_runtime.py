@@ -4,8 +4,8 @@
   DeprecationWarnings are errors).                                   markers: runtime
 * ``test_shim``: cases with ``SHIM = True``: before-file on the test-only shim, summaries
   compared with the modern side.                                     markers: runtime
-* ``test_legacy``: cases with ``LEGACY = "0.4.13"``/``"0.4.30"``/``"0.6.2"``: before-file on that real
-  JAX in a cached virtual environment, compared.                     markers: runtime, legacy
+* ``test_legacy``: cases with ``LEGACY = "0.4.13"``/``"0.4.30"``/``"0.6.2"``: before-file on
+  that real JAX in a cached virtual environment, compared.           markers: runtime, legacy
 
 ``pytest -m "not legacy"`` skips the old-JAX environments.  Single-process cases of one side run
 batched in one worker per environment; ``PROCESSES = 2`` cases run as 2 processes x 4 devices.
@@ -104,8 +104,8 @@ def test_modern(case, modern_results):
 def _compare(case, legacy, modern, label):
     diff = harness.diff_summaries(legacy, modern, label)
     assert not diff, (
-        f"{case.id}: the before-file on {label} and the after-file on modern JAX behave differently\n"
-        + diff
+        f"{case.id}: the before-file on {label} and the after-file on modern JAX "
+        "behave differently\n" + diff
     )
 
 
@@ -128,6 +128,7 @@ def test_legacy(case, modern_results, legacy_results):
         result = legacy_results(case.legacy)[case.id]
     assert result["ok"], (
         harness.describe_failure(result, f"jax {case.legacy} (before-file {case.before.name})")
-        + f"\n(the before-file must run on real jax {case.legacy}: fix it or the driver's LEGACY constant)"
+        + f"\n(the before-file must run on real jax {case.legacy}: "
+        "fix it or the driver's LEGACY constant)"
     )
     _compare(case, result["summary"], _modern_cached(case, modern_results), f"jax {case.legacy}")

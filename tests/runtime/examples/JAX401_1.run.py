@@ -1,4 +1,5 @@
-"""Doc example JAX401-1: ``len(jax.devices()[0].live_buffers())`` -> live arrays on that device (shim).
+"""Doc example JAX401-1: ``len(jax.devices()[0].live_buffers())`` -> live arrays on that
+device (shim).
 
 ``live_buffers()`` returns [] on every installable JAX, so the legacy side is the shim's model of
 its pre-jax.Array meaning.  The module counts at import time and the driver is imported first:

@@ -1,4 +1,7 @@
-"""Doc example JAX402-1: GDA attribute names -> jax.Array names (shim provides local_shards etc.)."""
+"""Doc example JAX402-1: GDA attribute names -> jax.Array names.
+
+The shim provides local_shards etc.
+"""
 
 import jax
 import numpy as np

@@ -1,4 +1,7 @@
-"""Doc example JAX406-1: ``x.to_py()`` -> ``np.asarray(x)`` (shim: ``to_py`` returned a NumPy array)."""
+"""Doc example JAX406-1: ``x.to_py()`` -> ``np.asarray(x)``.
+
+Shim: ``to_py`` returned a NumPy array.
+"""
 
 import numpy as np
 

@@ -1,6 +1,7 @@
-"""Doc example JAX502-1: ``from jax.config import config`` -> ``jax.config`` (x64 enabled at import).
+"""Doc example JAX502-1: ``from jax.config import config`` -> ``jax.config``.
 
-``from jax.config import config`` works on jax 0.4.13, so the before-text runs there.
+x64 is enabled at import.  ``from jax.config import config`` works on jax 0.4.13, so the
+before-text runs there.
 """
 
 import jax

@@ -1,4 +1,5 @@
-"""Doc example JAX502-2: ``import jax.config; jax.config.config.update(...)`` -> ``jax.config.update``.
+"""Doc example JAX502-2: ``import jax.config; jax.config.config.update(...)`` ->
+``jax.config.update``.
 
 Modern side only: ``jax.config.config`` is a jax 0.2/0.3 spelling; on jax 0.4.13 (the oldest
 installable JAX) ``jax.config`` is already the Config object, so the before-text raises

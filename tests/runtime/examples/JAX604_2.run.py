@@ -1,4 +1,5 @@
-"""Doc example JAX604-2 (target 0.4.33): Mesh(create_device_mesh((8,)), ('x',)) -> jax.make_mesh((8,), ('x',)).
+"""Doc example JAX604-2 (target 0.4.33): Mesh(create_device_mesh((8,)), ('x',)) ->
+jax.make_mesh((8,), ('x',)).
 
 The before-file runs on jax 0.4.30.  Compared: the device order, the axis names, a row placement
 and an elementwise computation on it.  Not compared: a matmul with a sharded contracting

@@ -1,4 +1,5 @@
-"""Doc example JAX606-1: xmap(center, in_axes=['batch', ...], out_axes=['batch', ...]) -> jax.vmap(center, axis_name='batch').
+"""Doc example JAX606-1: xmap(center, in_axes=['batch', ...], out_axes=['batch', ...]) ->
+jax.vmap(center, axis_name='batch').
 
 The before-file runs xmap on real jax 0.4.13.  Compared: the centred rows (pmean over the named
 axis), for a 2-D and a 3-D input.

@@ -1,4 +1,5 @@
-"""Doc example JAX806-1: ``import jax.experimental.maps`` (only there to bind ``jax``) -> ``import jax``.
+"""Doc example JAX806-1: ``import jax.experimental.maps`` (only there to bind ``jax``) ->
+``import jax``.
 
 The before-file imports jax.experimental.maps on jax 0.4.30 (removed 0.4.31).  Compared: the
 mesh built from the ``jax`` name the import binds, and a placement on it.

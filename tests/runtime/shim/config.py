@@ -24,7 +24,8 @@ def install(config: Any) -> None:
         if name == "jax_array":
             if not value:
                 raise ValueError(
-                    "jax.config.update('jax_array', False) is not supported: jax.Array is the only array type"
+                    "jax.config.update('jax_array', False) is not supported: "
+                    "jax.Array is the only array type"
                 )
             values[name] = True
             return None
