@@ -93,7 +93,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     dirs = args.dirs or [d for d in DEFAULT_DIRS if d.is_dir()]
     if not dirs:
         print(
-            "no corpus: build one with bench/corpus.py, bench/legacy_corpus.py or bench/modern_corpus.py"
+            "no corpus: build one with bench/corpus.py, bench/legacy_corpus.py "
+            "or bench/modern_corpus.py"
         )
         return 2
     files = files_under(dirs)
@@ -109,8 +110,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 differ.append(f"{path}: {found}")
                 print(differ[-1], flush=True)
     print(
-        f"{len(files)} files, {len(differ)} differ; gated {gated_total:.0f} s, ungated {ungated_total:.0f} s "
-        f"(CPU seconds in workers), wall {time.perf_counter() - start:.0f} s"
+        f"{len(files)} files, {len(differ)} differ; gated {gated_total:.0f} s, "
+        f"ungated {ungated_total:.0f} s (CPU seconds in workers), "
+        f"wall {time.perf_counter() - start:.0f} s"
     )
     return 1 if differ else 0
 

@@ -264,10 +264,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
-    parser.add_argument("--only", nargs="*", default=None, metavar="NAME",
-                        help="build only these packages (PyPI names)")  # fmt: skip
-    parser.add_argument("--keep", action="store_true",
-                        help="keep OUT's other package directories (default: OUT is rebuilt)")  # fmt: skip
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        metavar="NAME",
+        help="build only these packages (PyPI names)",
+    )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep OUT's other package directories (default: OUT is rebuilt)",
+    )
     parser.add_argument("--show-skipped", action="store_true", help="list the skipped files")
     args = parser.parse_args(argv)
     pins = [pin for pin in PINS if args.only is None or pin[0] in args.only]
@@ -278,7 +286,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         shutil.rmtree(args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     marker.write_text("built by bench/legacy_corpus.py; it deletes this directory on rebuild\n")
-    header = f"{'package':<22} {'py':>5} {'ipynb':>5} {'lines':>9} {'skipped':>7} {'sdist':>8}  built       source"
+    header = (
+        f"{'package':<22} {'py':>5} {'ipynb':>5} {'lines':>9} {'skipped':>7} {'sdist':>8}"
+        "  built       source"
+    )
     print(header)
     print("-" * len(header))
     totals = {"py": 0, "ipynb": 0, "lines": 0, "skipped": 0, "bytes": 0}
@@ -296,7 +307,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         stats = extract(archive, args.out / f"{name}-{version}")
         for key in ("py", "ipynb", "lines", "skipped"):
             totals[key] += stats[key]  # type: ignore[operator]
-        built = datetime.datetime.fromtimestamp(stats["newest"], datetime.timezone.utc)  # type: ignore[arg-type]
+        built = datetime.datetime.fromtimestamp(
+            stats["newest"],  # type: ignore[arg-type]
+            datetime.timezone.utc,
+        )
         print(
             f"{name + '-' + version:<22} {stats['py']:>5,} {stats['ipynb']:>5,} {stats['lines']:>9,}"
             f" {stats['skipped']:>7} {size / 1e6:>6.2f}MB  {built:%Y-%m-%d}  {how}"

@@ -97,8 +97,8 @@ def main(argv: List[str] = None) -> None:  # type: ignore[assignment]
             )
             note = "" if status in (0, 1) else f"  (exit {status})"
             print(
-                f"{size:8.2f} {base_idle:8.0f} {floor:10.0f} {floor_s:6.1f} {tool:14.0f} {tool_s:6.1f}"
-                f" {tool / floor:11.2f} {40 * size + 150:8.0f}{note}",
+                f"{size:8.2f} {base_idle:8.0f} {floor:10.0f} {floor_s:6.1f}"
+                f" {tool:14.0f} {tool_s:6.1f} {tool / floor:11.2f} {40 * size + 150:8.0f}{note}",
                 flush=True,
             )
 

@@ -136,7 +136,8 @@ def changed_files(paths: Sequence[Path], jobs: int) -> Tuple[List[dict], int]:
     that would change (or could not be read), and how many files were checked."""
     command = [
         sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()",
-        *map(str, paths), "--check", "--unsafe-fixes", "--format", "json", "--no-cache", "-j", str(jobs),
+        *map(str, paths),
+        "--check", "--unsafe-fixes", "--format", "json", "--no-cache", "-j", str(jobs),
     ]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run(
