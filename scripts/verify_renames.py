@@ -8,8 +8,8 @@ checked in real JAX installations (``--python`` interpreters, one per JAX releas
 when, in every installation that has both names, the two are the same object, or functions
 whose ``__wrapped__`` chains end at the same function (JAX re-wraps some re-exports with its
 traceback filter), or one is a function whose whole body returns the other called with the
-same parameters (after a deprecation warning, maybe); and at least one installation has both.  For a module, every public member
-of the old one must be the same in the new one.
+same parameters (after a deprecation warning, maybe); and at least one installation has both.
+For a module, every public member of the old one must be the same in the new one.
 
 A name that was an alias of a module and came back later as something else (``jax.ad``) has
 its members moved to that module, when old releases confirm the alias.
@@ -46,7 +46,8 @@ from jaxmigrate.rules._api_history import history  # noqa: E402
 OUTPUT = ROOT / "rules" / "data" / "jax_api_renames.json"
 # "Use X", "use X instead", "Please use X", "replaced by X", "moved to X", "alias of X", "is now X"
 _NAMED = re.compile(
-    r"(?:[Uu]se|replaced by|moved to|[Pp]lease use|instead use|alias of|is now)\s+`?(jax(?:\.\w+)+)`?"
+    r"(?:[Uu]se|replaced by|moved to|[Pp]lease use|instead use|alias of|is now)"
+    r"\s+`?(jax(?:\.\w+)+)`?"
 )
 
 _PROBE = """
@@ -91,10 +92,22 @@ def forwards(outer, inner):
     if not isinstance(fn, ast.FunctionDef):
         return False
     def warns(s):  # ``warnings.warn("... deprecated ...")``: a shim's warning, not its work
-        return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and "warn" in ast.dump(s.value.func)
+        return (
+            isinstance(s, ast.Expr)
+            and isinstance(s.value, ast.Call)
+            and "warn" in ast.dump(s.value.func)
+        )
 
-    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) and not warns(s)]
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+    body = [
+        s
+        for s in fn.body
+        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) and not warns(s)
+    ]
+    if (
+        len(body) != 1
+        or not isinstance(body[0], ast.Return)
+        or not isinstance(body[0].value, ast.Call)
+    ):
         return False
     call = body[0].value
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
@@ -117,7 +130,9 @@ for legacy, modern in json.loads(sys.argv[1]):
         if isinstance(a, types.ModuleType) and isinstance(b, types.ModuleType):
             found = [n for n in members.get(legacy, ()) if get(legacy + "." + n) is not None]
             found = [n for n in found if not isinstance(get(legacy + "." + n), types.ModuleType)]
-            same[legacy] = a is b or bool(found) and all(one(get(modern + "." + n), get(legacy + "." + n)) for n in found)
+            same[legacy] = a is b or bool(found) and all(
+                one(get(modern + "." + n), get(legacy + "." + n)) for n in found
+            )
         else:
             same[legacy] = one(a, b)
 print(json.dumps({"version": jax.__version__, "same": same}))
@@ -311,8 +326,8 @@ def main(argv: List[str] = None) -> int:
     members = sum(1 for row in rows if "same_object_in" in row) - confirmed
     forwarded = len(rows) - confirmed - members
     print(
-        f"{args.out}: {confirmed} of {len(pairs)} candidates confirmed; {members} members of confirmed "
-        f"aliases; {forwarded} names of forwarding modules",
+        f"{args.out}: {confirmed} of {len(pairs)} candidates confirmed; "
+        f"{members} members of confirmed aliases; {forwarded} names of forwarding modules",
         file=sys.stderr,
     )
     return 0
