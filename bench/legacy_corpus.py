@@ -312,8 +312,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             datetime.timezone.utc,
         )
         print(
-            f"{name + '-' + version:<22} {stats['py']:>5,} {stats['ipynb']:>5,} {stats['lines']:>9,}"
-            f" {stats['skipped']:>7} {size / 1e6:>6.2f}MB  {built:%Y-%m-%d}  {how}"
+            f"{name + '-' + version:<22} {stats['py']:>5,} {stats['ipynb']:>5,}"
+            f" {stats['lines']:>9,} {stats['skipped']:>7} {size / 1e6:>6.2f}MB"
+            f"  {built:%Y-%m-%d}  {how}"
         )
         if args.show_skipped:
             for path in stats["skipped_files"]:  # type: ignore[union-attr]

@@ -238,5 +238,8 @@ def test_code_literals_without_fix_positions():
 
 
 def test_an_import_the_fix_leaves_unused_stays_in_the_module():
-    source = '"""Doc.\n\n>>> isinstance(x, jnp.DeviceArray)\nTrue\n"""\nimport jax\nimport jax.numpy as jnp\n'
+    source = (
+        '"""Doc.\n\n>>> isinstance(x, jnp.DeviceArray)\nTrue\n"""\n'
+        "import jax\nimport jax.numpy as jnp\n"
+    )
     assert migrate(source) == source.replace("jnp.DeviceArray", "jax.Array")

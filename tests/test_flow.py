@@ -1,5 +1,6 @@
 """The flow layer's answers to "what is this name bound to?" (rules._flow, rules._flow_bindings)
-and the engine's public import-guard test rules share, on small modules read the way the engine reads them."""
+and the engine's public import-guard test rules share, on small modules read the way the engine
+reads them."""
 
 from __future__ import annotations
 

@@ -113,25 +113,29 @@ CASES = [
     ),
     (
         "JAX402",
-        "import jax\nclass A:\n    x = jax.device_put(1)\n    def f(self):\n        return x.mesh\n",
+        "import jax\nclass A:\n    x = jax.device_put(1)\n"
+        "    def f(self):\n        return x.mesh\n",
         False,
     ),
     (
         "JAX402",
-        "import jax\ndef f():\n    if (y := jax.device_put(1)) is not None:\n        return y.mesh\n",
+        "import jax\ndef f():\n"
+        "    if (y := jax.device_put(1)) is not None:\n        return y.mesh\n",
         True,
     ),
     ("JAX402", "import jax\ndef f():\n    from jax import numpy as y\n    return y.mesh\n", False),
     ("JAX402", "import jax\ndef f(x):\n    return x\nf(1).mesh\n", False),
     (
         "JAX402",
-        "import jax, functools\n@functools.partial(jax.jit, static_argnums=0)\ndef f(x):\n    return x\nf(1).mesh\n",
+        "import jax, functools\n@functools.partial(jax.jit, static_argnums=0)\n"
+        "def f(x):\n    return x\nf(1).mesh\n",
         True,
     ),
     ("JAX402", "import jax\ng = jax.jit(h)\ng(1).mesh\n", True),
     (
         "JAX402",
-        "import jax\nfrom jax.sharding import NamedSharding\ndef f(m, s):\n    out = NamedSharding(m, s)\n    return out.mesh\n",
+        "import jax\nfrom jax.sharding import NamedSharding\n"
+        "def f(m, s):\n    out = NamedSharding(m, s)\n    return out.mesh\n",
         False,
     ),
     ("JAX402", "from jax.experimental import global_device_array as gda\nx.mesh\n", True),

@@ -2,10 +2,10 @@
 ``jaxmigrate --check --unsafe-fixes`` at the default target, must have no file to change.
 
 The full run (14 packages, JAX's own package included) is ``python bench/modern_corpus.py``;
-this is a sample that fits CI (about 700 files of 10 packages, 20 s on 2 cores).  The sdists are fetched
-with pip into ``~/.cache/jaxmigrate/modern-sdists`` (``$XDG_CACHE_HOME`` respected) on first
-use.  If the package index cannot be reached the test fails when ``CI`` is set (CI has
-access) and is skipped otherwise, saying why.
+this is a sample that fits CI (about 700 files of 10 packages, 20 s on 2 cores).  The sdists
+are fetched with pip into ``~/.cache/jaxmigrate/modern-sdists`` (``$XDG_CACHE_HOME``
+respected) on first use.  If the package index cannot be reached the test fails when ``CI``
+is set (CI has access) and is skipped otherwise, saying why.
 """
 
 from __future__ import annotations

@@ -94,7 +94,10 @@ class Run:
 
 
 def migrate(progs: Sequence[Program], out_dir: Path) -> Dict[str, List[str]]:
-    """Copy the programs to ``out_dir`` and migrate them there with the CLI; name -> finding codes."""
+    """Copy the programs to ``out_dir`` and migrate them there with the CLI.
+
+    Returns program name -> the codes of its findings.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     for prog in progs:
         shutil.copyfile(prog.path, out_dir / prog.path.name)

@@ -5,9 +5,10 @@
 * ``legacy``: real old JAX (a venv from tests/runtime/venvs.py).  Only what that release had
   already lost is re-created, with the test-only shim's own pieces: the
   ``jax.experimental.global_device_array`` module (GDA, removed in 0.4.7), ``maps.Mesh`` and
-  ``PartitionSpec`` from ``jax.experimental(.pjit)`` (old re-exports of the same classes) and ``jax.tree_multimap`` (``tree_map`` under its old name).
-  Everything else (pjit with ``in_axis_resources``, xmap, ``device_buffers``, ``.device()``,
-  ``DeviceArray`` ...) is the real release.
+  ``PartitionSpec`` from ``jax.experimental(.pjit)`` (old re-exports of the same classes) and
+  ``jax.tree_multimap`` (``tree_map`` under its old name).  Everything else (pjit with
+  ``in_axis_resources``, xmap, ``device_buffers``, ``.device()``, ``DeviceArray`` ...) is the
+  real release.
 * ``shim``: the newest JAX with the whole test-only shim (tests/runtime/shim), for programs old
   JAX cannot run here (two processes: old JAX has no working CPU collectives on this machine).
 * ``modern``: the newest JAX as it is; the harness runs it with ``-W error::DeprecationWarning``.

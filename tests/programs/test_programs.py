@@ -55,7 +55,8 @@ def test_program(prog, outcome):
     assert legacy.ok, f"the legacy program fails on {prog.legacy}:\n{legacy.stderr}"
     assert legacy.stdout.strip(), "the legacy program printed nothing"
     assert modern.ok, (
-        f"the migrated program fails on the newest JAX:\n{modern.stderr}\n--- migrated ---\n{texts[prog.name]}"
+        f"the migrated program fails on the newest JAX:\n{modern.stderr}"
+        f"\n--- migrated ---\n{texts[prog.name]}"
     )
     assert modern.stdout == legacy.stdout, (
         f"outputs differ\n--- legacy ---\n{legacy.stdout}\n--- migrated ---\n{modern.stdout}"
