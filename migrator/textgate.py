@@ -21,6 +21,8 @@ Blank lines, comments and backslash continuations between tokens are skipped; wh
 cannot tell (a trailing comment on a line that also holds quotes), the answer is "yes".  Words
 inside strings and comments are read like code, which can only add "yes" answers.
 ``tests/test_gates.py`` checks the over-approximation on every fixture and installed jax module.
+The character-level reading (and the import statements read from the text) is in
+:mod:`migrator.textscan`.
 """
 
 from __future__ import annotations
@@ -31,211 +33,32 @@ from typing import (
     Dict,
     FrozenSet,
     Iterable,
-    Iterator,
     Optional,
     Sequence,
     Set,
     Tuple,
 )
 
+from jaxmigrate.migrator.textscan import (
+    UNKNOWN,
+    bound_names,
+    ident_char,
+    import_list_module,
+    jax_bound_names,
+    keyword_before,
+    next_significant,
+    previous_significant,
+    word_before,
+)
+
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.rule import Rule
 
-_IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_BLANK = " \t\f"
-_UNKNOWN = -2  # _previous: the preceding token cannot be told from the text
-_START = -1  # _previous: nothing precedes (start of the file)
 _CHAIN_LIMIT = 32
 # what can sit right before / after a string constant's whole value: quotes, and the braces and
 # colon of an f-string's literal parts and format specs; a backslash-newline inside the quotes
 _OPENS_STRING = frozenset("'\"}:")
 _CLOSES_STRING = frozenset("'\"{}\\")
-
-
-def _ident_char(c: str) -> bool:
-    return c in _IDENT or (c >= "\x80" and ("a" + c).isidentifier())
-
-
-def _previous(text: str, i: int) -> int:
-    """Index of the last significant character before ``i``, skipping blanks, blank lines,
-    comment-only lines, trailing comments and backslash continuations; _START or _UNKNOWN."""
-    j = i - 1
-    while True:
-        while j >= 0 and text[j] in _BLANK:
-            j -= 1
-        if j < 0:
-            return _START
-        c = text[j]
-        if c != "\n" and c != "\r":
-            return j
-        end = j - 1 if (c == "\n" and j > 0 and text[j - 1] == "\r") else j
-        start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
-        hash_at = text.find("#", start, end)
-        if hash_at >= 0:
-            before = text[start:hash_at]
-            if before.strip(_BLANK) and ('"' in before or "'" in before):
-                return _UNKNOWN  # the '#' may sit in a string: where the line ends is unknown
-            end = hash_at  # a comment-only line becomes blank and is skipped below
-        j = end - 1
-        while j >= start and text[j] in _BLANK:
-            j -= 1
-        if j < start:  # a blank (or comment-only) line: keep going up
-            j = start - 1
-            continue
-        if text[j] == "\\":  # a continued line: keep going on the line above
-            j -= 1
-            continue
-        return j
-
-
-def _next(text: str, i: int) -> int:
-    """Index of the first significant character at or after ``i`` (blanks, newlines, comments
-    and continuations skipped), or len(text)."""
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c in _BLANK or c == "\n" or c == "\r" or c == "\\":
-            i += 1
-        elif c == "#":
-            newline = text.find("\n", i)
-            i = n if newline < 0 else newline
-        else:
-            return i
-    return n
-
-
-def _word_before(text: str, j: int) -> str:
-    """The identifier that ends at index ``j`` ('' if text[j] does not end one)."""
-    k = j
-    while k >= 0 and _ident_char(text[k]):
-        k -= 1
-    word = text[k + 1 : j + 1]
-    return "" if not word or word[0].isdigit() else word
-
-
-def _keyword_before(text: str, word: str, i: int) -> int:
-    """Start of the last whole ``word`` before index ``i``, or -1."""
-    j = text.rfind(word, 0, i)
-    n = len(text)
-    while j >= 0:
-        end = j + len(word)
-        if (j == 0 or not _ident_char(text[j - 1])) and (end >= n or not _ident_char(text[end])):
-            return j
-        j = text.rfind(word, 0, j)
-    return -1
-
-
-# -- import statements, read from the text --------------------------------------------------------
-_COMMENT = re.compile(r"#[^\r\n]*")
-_IMPORT_LIST = re.compile(r"[\w\s,.()\\]*")
-_IMPORT_REGION = re.compile(r"(?:[\w\s,.()\\]|#[^\r\n]*)*")
-_CONTINUATION = re.compile(r"\\(?:\r\n|\n|\r)")
-_MODULE = re.compile(r"\w+(?:\.\w+)*")
-# A comment runs to the end of its line: matched whole, never cut short where a "." or ","
-# inside it would then read as code.  (One way to match "# ##": backtracking stays linear.)
-_SEP = r"(?:[\s\\]|#[^\r\n]*(?![^\r\n]))*"
-_IMPORTED = re.compile(rf"{_SEP}\(?{_SEP}(\w+(?:{_SEP}\.{_SEP}\w+)*)(?:{_SEP}\bas\b{_SEP}(\w+))?")
-_COMMA = re.compile(rf"{_SEP},")
-_DOTTED_BLANKS = re.compile(r"[\s\\]|#[^\r\n]*")
-
-
-def _from_module(text: str, start: int) -> Optional[str]:
-    """For the ``import`` keyword at ``start``: the module of a ``from M import`` ('' for a
-    plain ``import``, None for a relative ``from . import``)."""
-    head = _keyword_before(text, "from", start)
-    if head >= 0:
-        module = _CONTINUATION.sub("", text[head + 4 : start])
-        if "\n" not in module and "\r" not in module:
-            module = "".join(module.split())
-            if module.startswith("."):
-                return None
-            if _MODULE.fullmatch(module):
-                return module
-    return ""
-
-
-def _import_list(text: str, i: int) -> Optional[str]:
-    """If index ``i`` lies in the name list of an import statement: the module of a ``from``
-    import ('' for a plain ``import``); None if it does not, or the import is relative."""
-    start = _keyword_before(text, "import", i)
-    if start < 0 or _IMPORT_REGION.match(text, start + 6, i).end() != i:  # type: ignore[union-attr]
-        return None  # (a cheap first look, that stops at the first character no list holds)
-    names = _CONTINUATION.sub("", _COMMENT.sub("", text[start + 6 : i]))
-    if not _IMPORT_LIST.fullmatch(names):
-        return None
-    if "(" in names:  # a parenthesized list: nothing but blanks before '(' and no ')'
-        if names.split("(", 1)[0].strip() or ")" in names or names.count("(") > 1:
-            return None
-    elif "\n" in names or "\r" in names:
-        return None  # a new line outside parentheses: a later statement
-    return _from_module(text, start)
-
-
-def _imported_items(text: str) -> Iterator[Tuple[int, "re.Match[str]"]]:
-    """(position of the ``import`` keyword, match of one imported item) for every item of every
-    import statement in ``text``, last statement first."""
-    start = _keyword_before(text, "import", len(text))
-    while start >= 0:
-        pos = start + 6
-        while True:
-            item = _IMPORTED.match(text, pos)
-            if item is None:
-                break
-            yield start, item
-            comma = _COMMA.match(text, item.end())
-            if comma is None:
-                break
-            pos = comma.end()
-        start = _keyword_before(text, "import", start)
-
-
-def bound_names(text: str) -> Dict[str, Set[str]]:
-    """Every name an import statement in ``text`` binds -> the last parts of what it is bound to
-    (``import a.b`` binds a -> {a}; ``import a.b as c`` c -> {b}; ``from m import n as o``
-    o -> {n}).  Relative imports and imports inside strings are included: more is harmless."""
-    bound: Dict[str, Set[str]] = {}
-    plain_at: Dict[int, bool] = {}
-    for start, item in _imported_items(text):
-        plain = plain_at.get(start)
-        if plain is None:
-            plain = plain_at[start] = _from_module(text, start) == ""
-        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
-        alias = item.group(2)
-        if alias:
-            bound.setdefault(alias, set()).add(dotted[-1])
-        elif plain:
-            bound.setdefault(dotted[0], set()).add(dotted[0])
-        else:
-            bound.setdefault(dotted[-1], set()).add(dotted[-1])
-    return bound
-
-
-def jax_bound_names(text: str) -> Set[str]:
-    """Every name an import statement in ``text`` may bind to a ``jax``/``jaxlib`` module or
-    name (``import jax.numpy as jnp``, ``from jax import random``, ``import jax``).  A ``from``
-    import whose module the text does not tell counts: more is harmless."""
-    bound: Set[str] = set()
-    statement: Dict[int, Tuple[Optional[str], bool]] = {}  # import position -> (module, from jax)
-    for start, item in _imported_items(text):
-        known = statement.get(start)
-        if known is None:
-            module = _from_module(text, start)
-            if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
-                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-                from_jax = _keyword_before(text, "from", start) >= line
-            else:
-                from_jax = module is None or _is_jax(module)
-            known = statement[start] = (module, from_jax)
-        module, from_jax = known
-        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
-        if from_jax or _is_jax(dotted[0]):
-            bound.add(item.group(2) or (dotted[-1] if module else dotted[0]))
-    return bound
-
-
-def _is_jax(module: str) -> bool:
-    head = module.split(".", 1)[0]
-    return head == "jax" or head == "jaxlib"
 
 
 # -- occurrences of one word --------------------------------------------------------------------
@@ -264,15 +87,15 @@ class Occurrences:
 
 def _in_import(text: str, head: int) -> bool:
     """Does the dotted name starting at index ``head`` sit in an import statement?"""
-    j = _previous(text, head)
-    if j == _UNKNOWN:
+    j = previous_significant(text, head)
+    if j == UNKNOWN:
         return True
     if j < 0:
         return False
-    before = _word_before(text, j)
+    before = word_before(text, j)
     if before == "import" or before == "from":
         return True
-    return (text[j] == "," or text[j] == "(") and _import_list(text, head) is not None
+    return (text[j] == "," or text[j] == "(") and import_list_module(text, head) is not None
 
 
 def occurrences(text: str, word: str) -> Occurrences:
@@ -283,13 +106,13 @@ def occurrences(text: str, word: str) -> Occurrences:
     while i >= 0:
         after = i + size
         before_char = text[i - 1] if i else ""
-        if (not before_char or not _ident_char(before_char)) and (
-            after >= n or not _ident_char(text[after])
+        if (not before_char or not ident_char(before_char)) and (
+            after >= n or not ident_char(text[after])
         ):
             if before_char in _OPENS_STRING and after < n and text[after] in _CLOSES_STRING:
                 found.quoted = True
-            j = _previous(text, i)
-            if j == _UNKNOWN:
+            j = previous_significant(text, i)
+            if j == UNKNOWN:
                 found.unknown = True
                 return found
             if j >= 0 and text[j] == ".":
@@ -298,19 +121,19 @@ def occurrences(text: str, word: str) -> Occurrences:
                     found.unknown = True
                     return found
             elif j >= 0:
-                before = _word_before(text, j)
+                before = word_before(text, j)
                 if before == "from":
                     found.imported_from.add(FROM_HEAD)
                 elif text[j] == "," or text[j] == "(" or before == "import":
-                    module = _import_list(text, i)
+                    module = import_list_module(text, i)
                     if module is not None:
                         found.imported_from.add(module)
-            k = _next(text, after)
+            k = next_significant(text, after)
             if k < n:
                 if text[k] == "=" and text[k + 1 : k + 2] != "=":
                     found.keyword = True
                 elif text[k] == "(" and found.after_dot and j >= 0 and text[j] == ".":
-                    close = _next(text, k + 1)
+                    close = next_significant(text, k + 1)
                     if close < n and text[close] == ")":
                         found.empty_call = True
         i = text.find(word, after)
@@ -323,17 +146,17 @@ def _chain(text: str, dot: int, found: Occurrences) -> bool:
     parent = ""
     j = dot
     for length in range(1, _CHAIN_LIMIT + 1):
-        k = _previous(text, j)
-        if k == _UNKNOWN:
+        k = previous_significant(text, j)
+        if k == UNKNOWN:
             return False
-        name = _word_before(text, k) if k >= 0 else ""
+        name = word_before(text, k) if k >= 0 else ""
         if not name:  # ``f().word``, ``x[0].word``: gate 2 resolves no name through these
             found.on_expression = True
             return True
         parent = parent or name
         start = k - len(name) + 1
-        j = _previous(text, start)
-        if j == _UNKNOWN:
+        j = previous_significant(text, start)
+        if j == UNKNOWN:
             return False
         if j < 0 or text[j] != ".":
             found.chains.add((name, parent, length == 1))
@@ -431,7 +254,7 @@ class TextGate:
                 if self._token_set is None:
                     self._token_set = frozenset(self._tokens)
                 return word in self._token_set
-            found = self._words[word] = _keyword_before(self.text, word, len(self.text)) >= 0
+            found = self._words[word] = keyword_before(self.text, word, len(self.text)) >= 0
         return found
 
     def bound(self) -> Dict[str, Set[str]]:
@@ -459,10 +282,10 @@ class TextGate:
         i = text.find(name)
         while i >= 0:
             after = i + size
-            if (i == 0 or not _ident_char(text[i - 1])) and (
-                after >= n or not _ident_char(text[after])
+            if (i == 0 or not ident_char(text[i - 1])) and (
+                after >= n or not ident_char(text[after])
             ):
-                k = _next(text, after)
+                k = next_significant(text, after)
                 if k < n and (text[k] == ":" or (text[k] == "=" and text[k + 1 : k + 2] != "=")):
                     return True
             i = text.find(name, after)

@@ -13,31 +13,26 @@ calls broken the same way when a line still does not fit).  A file whose closing
 stand on lines of their own (black's style) gets them there, with black's trailing comma
 after one-a-line arguments; else a closing bracket ends the last line (the Google style many
 JAX projects use; a file that breaks no bracket is taken as black's when it indents by 4).
-Code no fix wrote is never re-laid out.
+Code no fix wrote is never re-laid out.  The layout itself (a document in the manner of
+Wadler's "prettier printer") is built and printed by :mod:`migrator.prettyprint`.
 """
 
 from __future__ import annotations
 
 import io
 import tokenize
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.linemap import line_map
 from jaxmigrate.migrator.positions import module_code
+from jaxmigrate.migrator.prettyprint import Builder, render
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.tidy import Produced
 
-# A document (after Wadler's "prettier printer"): text, a list of documents, or a tuple
-# ("group"|"indent", document) / ("line",) / ("soft",) / ("ifbreak", text).
-Doc = Union[str, list, tuple]
-_LINE: tuple = ("line",)  # a space, or a line break when its group breaks
-_SOFT: tuple = ("soft",)  # nothing, or a line break when its group breaks
-_FLAT, _BREAK = 0, 1
 _OPENING, _CLOSING = "([{", ")]}"
-_SHORT_TAIL = 12  # text after a broken last bracket that may share its closing line: ``[::-1]``
 
 
 def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
@@ -185,9 +180,9 @@ def _relayout(
     laid_out = root
     if isinstance(root, cst.BooleanOperation) and not root.lpar:
         laid_out = root.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # (a and\n b)
-    doc = _Builder(ctx, black).build(laid_out)
+    doc = Builder(ctx, black).build(laid_out)
     suffix = line[end:]
-    rendered = _render([doc, suffix], limit, start, indent, unit)
+    rendered = render([doc, suffix], limit, start, indent, unit)
     new_lines = (line[:start] + rendered).split("\n")
     if (
         len(new_lines) < 2
@@ -292,246 +287,3 @@ def _block_indent(ctx: Context, node: cst.CSTNode) -> Optional[int]:
         if isinstance(up, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             return ctx.position(up).start.column
     return None
-
-
-class _Builder:
-    """The document of an expression: its brackets as groups, everything else as text."""
-
-    def __init__(self, ctx: Context, black: bool) -> None:
-        self.ctx, self.black = ctx, black
-
-    def code(self, node: cst.CSTNode) -> str:
-        return self.ctx.module.code_for_node(node)
-
-    def build(self, node: cst.CSTNode) -> Doc:
-        if isinstance(node, cst.Call) and node.args and _plain(node.whitespace_before_args):
-            items = [self._arg(arg) for arg in node.args]
-            head = self.code(node.func) + self.code(node.whitespace_after_func) + "("
-            return self._parens(
-                node, self._bracketed(head, items, ")", trailing=not _starred(node.args))
-            )
-        if isinstance(node, cst.BooleanOperation) and node.lpar:
-            operands, operators = _operands(node)
-            parts: List[Doc] = [self.build(operands[0])]
-            for operator, operand in zip(operators, operands[1:]):
-                parts += [_LINE, operator + " ", self.build(operand)]
-            inner = cst.Module(body=[]).code_for_node(node.lpar[0])
-            closing = cst.Module(body=[]).code_for_node(node.rpar[0])
-            unwrapped = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
-            group = (
-                "group",
-                [inner, ("indent", [_SOFT, *parts]), _SOFT if self.black else "", closing],
-            )
-            return self._parens(unwrapped, group)
-        if (
-            isinstance(node, (cst.List, cst.Tuple))
-            and node.elements
-            and (isinstance(node, cst.List) or node.lpar)
-        ):
-            items = [self._element(e) for e in node.elements]
-            if isinstance(node, cst.List):
-                return self._parens(node, self._bracketed("[", items, "]", trailing=True))
-            outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
-            one = len(items) == 1
-            return self._parens(
-                outer, self._bracketed("(", items, ")", trailing=not one, comma=one)
-            )
-        if isinstance(node, (cst.GeneratorExp, cst.ListComp)) and not node.for_in.asynchronous:
-            return self._comprehension(node)
-        return self._generic(node)
-
-    def _parens(self, node: cst.CSTNode, doc: Doc) -> Doc:
-        lpar = "".join(self.code(p) for p in getattr(node, "lpar", ()))
-        rpar = "".join(self.code(p) for p in getattr(node, "rpar", ()))
-        return [lpar, doc, rpar] if lpar or rpar else doc
-
-    def _bracketed(
-        self, head: str, items: Sequence[Doc], close: str, trailing: bool, comma: bool = False
-    ) -> Doc:
-        joined: List[Doc] = []
-        for index, item in enumerate(items):
-            if index:
-                joined += [",", _LINE]
-            joined.append(item)
-        if comma:
-            joined.append(",")
-        elif self.black and trailing:
-            joined.append(("ifbreak", ","))
-        return (
-            "group",
-            [head, ("indent", [_SOFT, ("group", joined)]), _SOFT if self.black else "", close],
-        )
-
-    def _arg(self, arg: cst.Arg) -> Doc:
-        bare = arg.with_changes(
-            value=cst.Name("_"),
-            comma=cst.MaybeSentinel.DEFAULT,
-            whitespace_after_arg=cst.SimpleWhitespace(""),
-        )
-        prefix = self.code(bare)[:-1]
-        return [prefix, self.build(arg.value)]
-
-    def _element(self, element: cst.BaseElement) -> Doc:
-        bare = element.with_changes(value=cst.Name("_"), comma=cst.MaybeSentinel.DEFAULT)
-        prefix = self.code(bare)[:-1]
-        return [prefix, self.build(element.value)]
-
-    def _generic(self, node: cst.CSTNode) -> Doc:
-        """The node's text, its last bracket a group when only closing brackets or a short
-        tail follow it (``lambda x: f(...)``, ``not (...)``, ``(a or b)[::-1]``): a bracket with
-        more text after it on the line is left whole, as breaking it would leave that text as
-        long as it was."""
-        inner = _outermost_breakable(node)
-        if not inner:
-            return self.code(node)
-        last = inner[-1]
-        mark = "__jaxmigrate_wrap__"
-        marked = node.visit(_Mark({id(last): mark}))
-        assert isinstance(marked, cst.CSTNode)  # _Mark only renames
-        before, _, after = self.code(marked).partition(mark)
-        tail = after.strip(")]}, ")
-        if tail and len(tail) > _SHORT_TAIL and not isinstance(last, cst.GeneratorExp):
-            return self.code(node)
-        return [before, self.build(last), after]
-
-    def _comprehension(self, node: Union[cst.GeneratorExp, cst.ListComp]) -> Doc:
-        """``(elt for x in xs)``: a break before ``for`` (inside the brackets, when it has them)."""
-        clauses = self.code(node.for_in.with_changes(whitespace_before=cst.SimpleWhitespace("")))
-        body = ("group", [self.build(node.elt), _LINE, clauses])
-        if isinstance(node, cst.ListComp):
-            return self._parens(
-                node, ("group", ["[", ("indent", [_SOFT, body]), _SOFT if self.black else "", "]"])
-            )
-        if not node.lpar:
-            return body
-        outer = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
-        return self._parens(
-            outer, ("group", ["(", ("indent", [_SOFT, body]), _SOFT if self.black else "", ")"])
-        )
-
-
-def _plain(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
-    return isinstance(whitespace, cst.SimpleWhitespace) and not whitespace.value
-
-
-def _starred(args: Sequence[cst.Arg]) -> bool:
-    return any(arg.star for arg in args)
-
-
-def _breakable(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.Call):
-        return bool(node.args)
-    if isinstance(node, cst.BooleanOperation):
-        return bool(node.lpar)
-    if isinstance(node, cst.List):
-        return bool(node.elements)
-    if isinstance(node, cst.Tuple):
-        return bool(node.elements and node.lpar)
-    return isinstance(node, (cst.GeneratorExp, cst.ListComp))
-
-
-def _outermost_breakable(node: cst.CSTNode) -> List[cst.CSTNode]:
-    found: List[cst.CSTNode] = []
-    stack = list(reversed(node.children))
-    while stack:
-        child = stack.pop()
-        if _breakable(child):
-            found.append(child)
-        else:
-            stack.extend(reversed(child.children))
-    return found
-
-
-def _operands(node: cst.BooleanOperation) -> Tuple[List[cst.BaseExpression], List[str]]:
-    """The operands of a chain of one boolean operator (parenthesised parts whole)."""
-    kind = type(node.operator)
-    operands: List[cst.BaseExpression] = []
-    operators: List[str] = []
-
-    def walk(part: cst.BaseExpression, top: bool) -> None:
-        # ``(a and b) and c`` is ``a and b and c`` (same values, same order of evaluation)
-        if (
-            isinstance(part, cst.BooleanOperation)
-            and isinstance(part.operator, kind)
-            and (top or len(part.lpar) <= 1)
-        ):
-            walk(part.left, False)
-            operators.append("and" if kind is cst.And else "or")
-            walk(part.right, False)
-        else:
-            operands.append(part)
-
-    walk(node, True)
-    return operands, operators
-
-
-class _Mark(cst.CSTTransformer):
-    def __init__(self, marks: Dict[int, str]) -> None:
-        super().__init__()
-        self.marks = marks
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return id(node) not in self.marks
-
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: ANN201
-        mark = self.marks.get(id(original_node))
-        return cst.Name(mark) if mark is not None else updated_node
-
-
-def _render(doc: Doc, width: int, column: int, indent: int, unit: int) -> str:
-    """``doc`` printed from ``column``, continuation lines at ``indent`` (plus ``unit`` a
-    level), breaking a group only where its contents do not fit in ``width``."""
-    out: List[str] = []
-    position = column
-    commands: List[Tuple[int, int, Doc]] = [(indent, _BREAK, doc)]
-    while commands:
-        level, mode, item = commands.pop()
-        if isinstance(item, str):
-            out.append(item)
-            position += len(item)
-        elif isinstance(item, list):
-            commands.extend((level, mode, part) for part in reversed(item))
-        elif item[0] == "group":
-            flat = mode == _FLAT or _fits((level, _FLAT, item[1]), commands, width - position)
-            commands.append((level, _FLAT if flat else _BREAK, item[1]))
-        elif item[0] == "indent":
-            commands.append((level + unit, mode, item[1]))
-        elif item[0] in ("line", "soft"):
-            if mode == _FLAT:
-                text = " " if item[0] == "line" else ""
-                out.append(text)
-                position += len(text)
-            else:
-                out.append("\n" + " " * level)
-                position = level
-        elif item[0] == "ifbreak" and mode == _BREAK:
-            out.append(item[1])
-            position += len(item[1])
-    return "".join(out).replace(" \n", "\n")
-
-
-def _fits(next_command: Tuple[int, int, Doc], rest: List[Tuple[int, int, Doc]], width: int) -> bool:
-    """Whether ``next_command`` and what follows it up to the next line break fit in ``width``."""
-    stack = [next_command]
-    remaining = len(rest)
-    while width >= 0:
-        if not stack:
-            if not remaining:
-                return True
-            remaining -= 1
-            stack.append(rest[remaining])
-            continue
-        level, mode, item = stack.pop()
-        if isinstance(item, str):
-            width -= len(item)
-        elif isinstance(item, list):
-            stack.extend((level, mode, part) for part in reversed(item))
-        elif item[0] in ("group", "indent"):
-            stack.append((level, mode, item[1]))
-        elif item[0] in ("line", "soft"):
-            if mode == _BREAK:
-                return True
-            width -= 1 if item[0] == "line" else 0
-        elif item[0] == "ifbreak" and mode == _BREAK:
-            width -= len(item[1])
-    return False

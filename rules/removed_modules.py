@@ -42,6 +42,13 @@ from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import catches_import_error, dotted_name, dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
+from jaxmigrate.rules._import_chains import (
+    inside_import,
+    kept_prefix,
+    load_chains,
+    module_of,
+    used_through,
+)
 
 # Module -> the first JAX release without it (the rule acts only when the target is at least
 # that release).
@@ -113,13 +120,6 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
         {},
     ),
 }
-
-
-def _module_of(qualname: str, modules) -> Optional[str]:  # noqa: ANN001
-    for module in modules:
-        if qualname == module or qualname.startswith(module + "."):
-            return module
-    return None
 
 
 class RemovedModules(Rule):
@@ -220,11 +220,11 @@ class RemovedModules(Rule):
                 if alias.asname is not None:
                     continue
                 module = dotted_name(alias.name) or ""
-                if "." in module and _module_of(module, removed):
+                if "." in module and module_of(module, removed):
                     targets.append((alias, module))
             if not targets or _is_guarded(ctx, statement, guarded):
                 continue
-            chains = _chains(ctx)
+            chains = load_chains(ctx)
             names: List[cst.ImportAlias] = []
             changed = False
             for alias in statement.names:
@@ -232,11 +232,11 @@ class RemovedModules(Rule):
                 if not module:  # not a removed module (those are dotted, never empty)
                     names.append(alias)
                     continue
-                if _used_through(module, chains):
+                if used_through(module, chains):
                     names.append(alias)  # still needed: the uses are reported or rewritten first
                     continue
                 changed = True
-                keep = _kept_prefix(ctx, alias, module, chains, removed)
+                keep = kept_prefix(ctx, alias, module, chains, removed)
                 if keep is not None:
                     names.append(alias.with_changes(name=_dotted(keep)))
             if not changed:
@@ -272,7 +272,7 @@ class RemovedModules(Rule):
             module = dotted_name(statement.module) if statement.module else None
             if not module:
                 continue
-            owner = _module_of(module, modules)
+            owner = module_of(module, modules)
             if owner is None:
                 continue
             messages = []
@@ -291,7 +291,7 @@ class RemovedModules(Rule):
             parent = ctx.parent(node)
             if isinstance(parent, cst.Attribute) and dotted_parts(parent) is not None:
                 continue  # only the outermost chain counts
-            if _inside_import(ctx, node):
+            if inside_import(ctx, node):
                 continue
             scope = ctx.scope_of(node)
             # Report a member of a removed module reached through the module itself; a name
@@ -300,10 +300,10 @@ class RemovedModules(Rule):
             if head_q is None:
                 continue
             full = ".".join([head_q, *parts[1:]])
-            owner = _module_of(full, modules)
+            owner = module_of(full, modules)
             if owner is None or full == owner:
                 continue
-            if _module_of(head_q, modules) and head_q != owner:
+            if module_of(head_q, modules) and head_q != owner:
                 continue  # a name imported from the module: reported at its import
             message = _message(ctx, owner, full)
             if message and not _is_guarded(ctx, node, guarded):
@@ -321,7 +321,7 @@ class RemovedModules(Rule):
         hits: List[Tuple[cst.CSTNode, str]] = []
         for statement in ctx.all_nodes(cst.Import):
             for alias in statement.names:
-                module = _module_of(dotted_name(alias.name) or "", removed)
+                module = module_of(dotted_name(alias.name) or "", removed)
                 if module is not None:
                     hits.append((statement, module))
                     break
@@ -329,10 +329,10 @@ class RemovedModules(Rule):
             if import_from.relative or not import_from.module:
                 continue
             base = dotted_name(import_from.module) or ""
-            module = _module_of(base, removed)
+            module = module_of(base, removed)
             if module is None and not isinstance(import_from.names, cst.ImportStar):
                 for alias in import_from.names:
-                    module = _module_of(base + "." + (dotted_name(alias.name) or ""), removed)
+                    module = module_of(base + "." + (dotted_name(alias.name) or ""), removed)
                     if module is not None:
                         break
             if module is not None:
@@ -355,11 +355,11 @@ class RemovedModules(Rule):
 def _imports_removed(ctx: Context, removed: Tuple[str, ...]) -> bool:
     """Cheap gate from the analysis' import bindings: does anything import a removed module?"""
     for binding in ctx.analysis.imports:
-        if _module_of(binding.qualname or "", removed):
+        if module_of(binding.qualname or "", removed):
             return True
         alias = binding.node
         if isinstance(alias, cst.ImportAlias) and isinstance(binding.statement, cst.Import):
-            if _module_of(dotted_name(alias.name) or "", removed):
+            if module_of(dotted_name(alias.name) or "", removed):
                 return True
     return False
 
@@ -384,102 +384,6 @@ def _dotted(name: str) -> cst.BaseExpression:
     for part in parts[1:]:
         expr = cst.Attribute(value=expr, attr=cst.Name(part))
     return expr
-
-
-def _chains(ctx: Context) -> List[Tuple[str, ...]]:
-    """Every outermost dotted chain (and bare name) in load position outside imports."""
-
-    def build() -> List[Tuple[str, ...]]:
-        found: List[Tuple[str, ...]] = []
-        for node in ctx.all_nodes(cst.Attribute):
-            parts = dotted_parts(node)
-            if parts is None:
-                continue
-            parent = ctx.parent(node)
-            if isinstance(parent, cst.Attribute) and dotted_parts(parent) is not None:
-                continue
-            if not _inside_import(ctx, node):
-                found.append(tuple(parts))
-        for name in ctx.all_nodes(cst.Name):
-            parent = ctx.parent(name)
-            if isinstance(parent, cst.Attribute):
-                continue  # part of a chain (counted above) or an attribute name
-            if (
-                isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param))
-                and parent.name is name
-            ):
-                continue
-            if isinstance(parent, cst.Arg) and parent.keyword is name:
-                continue
-            if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.ImportFrom)) or _inside_import(
-                ctx, name
-            ):
-                continue
-            found.append((name.value,))
-        return found
-
-    return ctx.memo(("JAX806", "chains"), build)
-
-
-def _used_through(module: str, chains: List[Tuple[str, ...]]) -> bool:
-    parts = tuple(module.split("."))
-    return any(chain[: len(parts)] == parts for chain in chains)
-
-
-def _kept_prefix(
-    ctx: Context,
-    alias: cst.ImportAlias,
-    module: str,
-    chains: List[Tuple[str, ...]],
-    removed: Tuple[str, ...],
-) -> Optional[str]:
-    """The module to import instead (``a`` or ``a.b``), or None to drop the alias."""
-    parts = module.split(".")
-    for length in range(len(parts) - 1, 0, -1):
-        prefix = tuple(parts[:length])
-        if length > 1:
-            used = any(chain[:length] == prefix and len(chain) > length for chain in chains)
-        else:
-            used = any(chain[0] == parts[0] for chain in chains)
-        if not used:
-            continue
-        name = ".".join(prefix)
-        return None if _imported_elsewhere(ctx, alias, name, removed, chains) else name
-    return None
-
-
-def _imported_elsewhere(
-    ctx: Context,
-    alias: cst.ImportAlias,
-    name: str,
-    removed: Tuple[str, ...],
-    chains: List[Tuple[str, ...]],
-) -> bool:
-    """Another ``import name`` / ``import name.x`` (no ``as``) in the file binds the head."""
-    head = name.split(".", 1)[0]
-    for binding in ctx.analysis.imports:
-        if (
-            binding.node is alias
-            or binding.name != head
-            or not isinstance(binding.statement, cst.Import)
-        ):
-            continue
-        other = dotted_name(binding.node.name) or ""  # type: ignore[union-attr]
-        if binding.node.asname is None and (other == name or other.startswith(name + ".")):  # type: ignore[union-attr]
-            if _module_of(other, removed) is None or _used_through(other, chains):
-                return True  # an import that stays
-    return False
-
-
-def _inside_import(ctx: Context, node: cst.CSTNode) -> bool:
-    parent = ctx.parent(node)
-    while parent is not None:
-        if isinstance(parent, (cst.Import, cst.ImportFrom)):
-            return True
-        if isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            return False
-        parent = ctx.parent(parent)
-    return False
 
 
 def _is_guarded(ctx: Context, node: cst.CSTNode, cache: Dict[int, bool]) -> bool:

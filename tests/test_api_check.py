@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from tests import api_check
+from tests import api_check, api_references
 
 SOURCE = textwrap.dedent(
     """\
@@ -52,7 +52,7 @@ def _write(tmp_path: Path) -> Path:
 
 
 def test_references_resolve_through_aliases_and_skip_shims():
-    found = [(r.line, r.qualname, r.kind) for r in api_check.find_references(SOURCE)]
+    found = [(r.line, r.qualname, r.kind) for r in api_references.find_references(SOURCE)]
     assert found == [
         (1, "jax", "import"),
         (2, "jax.numpy", "import"),

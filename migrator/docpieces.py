@@ -1,0 +1,219 @@
+"""Finding the Python snippets of a documentation page or a docstring, for
+:mod:`migrator.docs`.
+
+A :class:`Piece` is one snippet: the lines it spans, its indentation and its code (a doctest
+example's code without its prompts).  :func:`markdown_pieces` reads fenced blocks,
+:func:`rst_pieces` code directives and ``::`` literal blocks, and :func:`docstring_pieces`
+the doctest examples and code blocks of each docstring of a module.  What counts as a
+snippet is listed in :mod:`migrator.docs`; a block that is not valid Python is no snippet.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from typing import List, Sequence, Tuple
+
+LANGUAGES = ("python", "py", "python3", "pycon", "ipython", "ipython3")
+_FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<info>[\w+-]*)")
+_DIRECTIVE_RE = re.compile(
+    r"^(?P<indent>[ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<lang>[\w+-]*)"
+)
+PROMPT_RE = re.compile(r"^(?P<indent>[ \t]*)>>>(?: |$)")
+_CONTINUATION_RE = re.compile(r"^(?P<indent>[ \t]*)\.\.\.(?: |$)")
+# A docstring that may hold a reST code block (a literal block, a code directive).
+CODE_BLOCK_RE = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::", re.M)
+
+
+@dataclasses.dataclass
+class Piece:
+    start: int  # 0-based index of the first line
+    end: int  # one past the last line
+    indent: str
+    code: str
+    doctest: bool = False
+    trailing_ellipsis: bool = False
+    region_end: int = 0  # a doctest's expected output ends here at the latest
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def line_body(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def _dedent(lines: Sequence[str]) -> Tuple[str, str]:
+    bodies = [line_body(line) for line in lines]
+    indents = [b[: len(b) - len(b.lstrip(" \t"))] for b in bodies if b.strip()]
+    if not indents:
+        return "", ""
+    common = indents[0]
+    for indent in indents[1:]:
+        while not indent.startswith(common):
+            common = common[:-1]
+    code = "".join((b[len(common) :] if b.strip() else "") + "\n" for b in bodies)
+    return common, code
+
+
+def _doctest_pieces(lines: Sequence[str], start: int, end: int, raw: bool = False) -> List[Piece]:
+    """The ``>>>`` examples between ``start`` and ``end``.  An example with a backslash is
+    skipped unless the text is raw (in a docstring that is not raw it is an escape, and the
+    example's code is not what the file spells)."""
+    pieces: List[Piece] = []
+    index = start
+    while index < end:
+        body = line_body(lines[index])
+        match = PROMPT_RE.match(body)
+        if not match:
+            index += 1
+            continue
+        indent = match.group("indent")
+        code_lines = [body[len(indent) + 4 :] if len(body) > len(indent) + 3 else ""]
+        last = index + 1
+        ellipsis = False
+        while last < end:
+            follow = line_body(lines[last])
+            cont = _CONTINUATION_RE.match(follow)
+            if not cont or cont.group("indent") != indent:
+                break
+            code_lines.append(follow[len(indent) + 4 :] if len(follow) > len(indent) + 3 else "")
+            last += 1
+        if code_lines and len(code_lines) > 1 and not code_lines[-1].strip():
+            ellipsis = True
+            code_lines = code_lines[:-1]
+        code = "\n".join(code_lines) + "\n"
+        if (raw or "\\" not in code) and _parses(code):
+            pieces.append(Piece(index, last, indent, code, True, ellipsis, end))
+        index = last
+    return pieces
+
+
+def _block_pieces(lines: Sequence[str], start: int, end: int) -> List[Piece]:
+    """A code block's content: doctest examples, or the whole block as code."""
+    if any(PROMPT_RE.match(line_body(lines[i])) for i in range(start, end)):
+        return _doctest_pieces(lines, start, end)
+    indent, code = _dedent(lines[start:end])
+    if not code.strip() or not _parses(code):
+        return []
+    return [Piece(start, end, indent, code)]
+
+
+def markdown_pieces(lines: Sequence[str]) -> List[Piece]:
+    pieces: List[Piece] = []
+    index = 0
+    while index < len(lines):
+        match = _FENCE_RE.match(line_body(lines[index]))
+        if not match:
+            index += 1
+            continue
+        fence = match.group("fence")
+        close = index + 1
+        while close < len(lines):
+            body = line_body(lines[close]).strip()
+            if body.startswith(fence[0] * len(fence)) and not body.strip(fence[0]):
+                break
+            close += 1
+        if match.group("info").lower() in LANGUAGES:
+            pieces += _block_pieces(lines, index + 1, close)
+        index = close + 1
+    return pieces
+
+
+def _indent_width(body: str) -> int:
+    return len(body) - len(body.lstrip(" \t"))
+
+
+def rst_pieces(lines: Sequence[str]) -> List[Piece]:
+    pieces: List[Piece] = []
+    index = 0
+    while index < len(lines):
+        body = line_body(lines[index])
+        directive = _DIRECTIVE_RE.match(body)
+        literal = (
+            not directive and body.rstrip().endswith("::") and not body.lstrip().startswith("..")
+        )
+        if not directive and not literal:
+            index += 1
+            continue
+        if directive and directive.group("lang").lower() not in LANGUAGES:
+            index += 1
+            continue
+        base = _indent_width(body)
+        first = index + 1
+        # directive options (":linenos:") come right after the directive line
+        while directive and first < len(lines) and line_body(lines[first]).strip().startswith(":"):
+            first += 1
+        last = first
+        while last < len(lines):
+            current = line_body(lines[last])
+            if current.strip() and _indent_width(current) <= base:
+                break
+            last += 1
+        while last > first and not line_body(lines[last - 1]).strip():
+            last -= 1
+        content_start = first
+        while content_start < last and not line_body(lines[content_start]).strip():
+            content_start += 1
+        if content_start < last:
+            pieces += _block_pieces(lines, content_start, last)
+        index = max(last, index + 1)
+    return pieces
+
+
+def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
+    """Doctest examples and reST code blocks that parse, per docstring of a Python module."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    groups: List[List[Piece]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = getattr(node, "body", [])
+        if not body or not isinstance(body[0], ast.Expr):
+            continue
+        value = body[0].value
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            continue
+        doc = value.value
+        blocks = CODE_BLOCK_RE.search(doc) is not None
+        if ">>>" not in doc and not blocks:
+            continue
+        start, end = value.lineno - 1, (value.end_lineno or value.lineno)
+        raw = _raw(text, value)
+        pieces = _doctest_pieces(lines, start, end, raw) if ">>>" in doc else []
+        if blocks:  # reST code blocks (``Example::``, ``.. code-block:: python``)
+            for piece in rst_pieces(lines[start + 1 : end - 1]):
+                if not piece.doctest and (raw or "\\" not in piece.code):
+                    pieces.append(
+                        dataclasses.replace(
+                            piece, start=piece.start + start + 1, end=piece.end + start + 1
+                        )
+                    )
+            pieces.sort(key=lambda p: p.start)
+        # the docstring's first and last lines also hold the quotes: only whole lines inside
+        pieces = [p for p in pieces if p.start > start and p.end < end]
+        if pieces:
+            groups.append(pieces)
+    return groups
+
+
+def _raw(text: str, value: ast.Constant) -> bool:
+    """The docstring is one raw string literal: its backslashes are the example's own."""
+    segment = ast.get_source_segment(text, value) or ""
+    prefix = segment[: len(segment) - len(segment.lstrip("rRuUbB"))]
+    body = segment[len(prefix) :]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+    return (
+        "r" in prefix.lower()
+        and len(body) >= 2 * len(quote)
+        and quote not in body[len(quote) : -len(quote)]
+    )

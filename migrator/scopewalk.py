@@ -1,0 +1,327 @@
+"""The scoping half of the analysis, :class:`ScopeWalker`: Python's scoping rules.
+
+One traversal of a LibCST module records its scopes (module, function, class, lambda and
+comprehension), every name each scope binds (assignment, ``for``/``with``/``except``/``del``
+targets, parameters, ``def``/``class`` names, walrus targets, ``match`` captures, honouring
+``global``/``nonlocal``) and the scope of every load, and keeps the parent of each visited node.
+:class:`migrator.analysis.Analysis` builds on it: imports, compatibility guards and the sites
+the rules asked for.  Kept apart so the scoping rules can be read (and fixed) on their own.
+"""
+
+from __future__ import annotations
+
+from typing import (
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    List,
+    Optional,
+    Sequence,
+    Type,
+    TypeVar,
+    Union,
+    cast,
+)
+
+import libcst as cst
+
+from jaxmigrate.migrator.binding import Binding
+from jaxmigrate.migrator.scope import (
+    Scope,
+    all_params,
+    deleted_names,
+    string_elements,
+)
+from jaxmigrate.migrator.traversal import (
+    structural_children,
+)
+
+N = TypeVar("N", bound=cst.CSTNode)
+
+
+class ScopeWalker(cst.CSTVisitor):
+    """Walks a module once; afterwards holds its scopes, their bindings and its loads."""
+
+    # Node type -> the method that visits it; the subclass sets the table once all its
+    # handlers are defined (``Analysis.HANDLERS``).  A type without one is walked generically.
+    HANDLERS: ClassVar[Dict[type, Callable[[Any, Any], bool]]] = {}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: List[cst.CSTNode] = []
+        self.parents: Dict[int, cst.CSTNode] = {}  # id(node) -> parent, for visited nodes
+        self.scope: Scope = None  # type: ignore[assignment]  # set in visit_Module
+        self.scopes: Dict[int, Scope] = {}  # id(scope-creating node) -> Scope
+        self.loads: Dict[str, int] = {}
+        self.load_scopes: Dict[str, List[Scope]] = {}  # the scope of every load, by name
+        self.exported: set = set()  # names listed in a module-level __all__
+        # Every visited node, by type, in traversal order (see :meth:`nodes`).
+        self.by_type: Dict[type, List[cst.CSTNode]] = {}
+
+    def nodes(self, kind: Type[N]) -> List[N]:
+        """The nodes of exactly type ``kind`` this traversal visited, in source order (except
+        that a comprehension's first iterable comes before its element).
+
+        Every node is visited except: what is inside ``import`` statements, the names a
+        statement binds (assignment/``for``/``with``/``except``/``del`` targets that are plain
+        names, parameter names, ``def``/``class`` names, ``global``/``nonlocal`` names),
+        ``Param`` nodes themselves, an ``Attribute``'s ``attr`` name, an ``Arg``'s keyword,
+        and whitespace, comments and punctuation (:data:`TRIVIA`).  So ``Name`` nodes here
+        are references (loads, and the heads of dotted names).
+        """
+        return cast(List[N], self.by_type.get(kind, []))  # the index is keyed by exact type
+
+    # -- generic bookkeeping ---------------------------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        handler = self.HANDLERS.get(kind)
+        found = self.by_type.get(kind)
+        if found is None:
+            self.by_type[kind] = [node]
+        else:
+            found.append(node)
+        if self.stack:
+            self.parents[id(node)] = self.stack[-1]
+        self.stack.append(node)
+        if handler is None:
+            return True
+        return handler(self, node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+    def _walk(self, node: cst.CSTNode) -> None:
+        """``node.visit(self)`` without LibCST's visitor machinery (same calls, same order)."""
+        if self.on_visit(node):
+            for child in structural_children(node):
+                self._walk(child)
+        self.stack.pop()
+
+    def _push_scope(self, kind: str, node: cst.CSTNode) -> Scope:
+        scope = Scope(kind, self.scope, node)
+        self.scopes[id(node)] = scope
+        self.scope = scope
+        return scope
+
+    def _pop_scope(self) -> None:
+        self.scope = self.scope.parent  # type: ignore[assignment]
+
+    def _bind(self, name: str, binding: Optional[Binding] = None) -> None:
+        target = self.scope.target_for(name)
+        if binding is None:
+            binding = Binding(name, target)
+        else:
+            binding.scope = target
+        target.bindings.setdefault(name, []).append(binding)
+
+    def _bind_target(self, target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._enter(target)
+            for element in target.elements:
+                self._enter(element)
+                self._bind_target(element.value)
+                self._exit(1)
+            self._exit(1)
+        elif isinstance(target, cst.StarredElement):
+            self._enter(target)
+            self._bind_target(target.value)
+            self._exit(1)
+        else:  # Attribute / Subscript targets load their base
+            self._walk(target)
+
+    def _visit_all(self, nodes: Sequence[Optional[cst.CSTNode]]) -> None:
+        for node in nodes:
+            if node is not None:
+                self._walk(node)
+
+    def _enter(self, *intermediates: cst.CSTNode) -> None:
+        """Put nodes a manual traversal steps over on the stack, so parents stay exact."""
+        for node in intermediates:
+            self.parents[id(node)] = self.stack[-1]
+            self.stack.append(node)
+
+    def _exit(self, count: int) -> None:
+        del self.stack[len(self.stack) - count :]
+
+    # -- scopes ----------------------------------------------------------------------------
+    def _module(self, node: cst.Module) -> bool:
+        self._push_scope("module", node)
+        return True
+
+    def _function(self, node: cst.FunctionDef) -> bool:
+        self._visit_all(node.decorators)
+        self._visit_params_outside(node.params)
+        self._visit_all([node.returns])
+        self._bind(node.name.value)
+        self._push_scope("function", node)
+        self._bind_params(node.params)
+        self._walk(node.body)
+        self._pop_scope()
+        return False
+
+    def _lambda(self, node: cst.Lambda) -> bool:
+        self._visit_params_outside(node.params)
+        self._push_scope("function", node)
+        self._bind_params(node.params)
+        self._walk(node.body)
+        self._pop_scope()
+        return False
+
+    def _visit_params_outside(self, params: cst.Parameters) -> None:
+        self._enter(params)
+        for param in all_params(params):
+            self._enter(param)
+            self._visit_all([param.default, param.annotation])
+            self._exit(1)
+        self._exit(1)
+
+    def _bind_params(self, params: cst.Parameters) -> None:
+        for param in all_params(params):
+            self._bind(param.name.value)
+
+    def _class(self, node: cst.ClassDef) -> bool:
+        self._visit_all(node.decorators)
+        self._visit_all(node.bases)
+        self._visit_all(node.keywords)
+        self._bind(node.name.value)
+        self._push_scope("class", node)
+        self._walk(node.body)
+        self._pop_scope()
+        return False
+
+    def _comprehension(
+        self, node: Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
+    ) -> bool:
+        self._enter(node.for_in)
+        self._walk(node.for_in.iter)  # the first iterable is evaluated outside
+        self._exit(1)
+        self._push_scope("comprehension", node)
+        comp_for: Optional[cst.CompFor] = node.for_in
+        first = True
+        depth = 0
+        while comp_for is not None:
+            self._enter(comp_for)
+            depth += 1
+            self._bind_target(comp_for.target)
+            if not first:
+                self._walk(comp_for.iter)
+            self._visit_all(comp_for.ifs)
+            first = False
+            comp_for = comp_for.inner_for_in
+        self._exit(depth)
+        if isinstance(node, cst.DictComp):
+            self._visit_all([node.key, node.value])
+        else:
+            self._walk(node.elt)
+        self._pop_scope()
+        return False
+
+    # -- bindings --------------------------------------------------------------------------
+    def _assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            self._enter(target)
+            self._bind_target(target.target)
+            self._exit(1)
+            if (
+                self.scope.kind == "module"
+                and isinstance(target.target, cst.Name)
+                and target.target.value == "__all__"
+            ):
+                self.exported.update(string_elements(node.value))
+        self._walk(node.value)
+        return False
+
+    def _ann_assign(self, node: cst.AnnAssign) -> bool:
+        self._bind_target(node.target)
+        self._visit_all([node.annotation, node.value])
+        return False
+
+    def _aug_assign(self, node: cst.AugAssign) -> bool:
+        if isinstance(node.target, cst.Name):
+            self._load(node.target)
+        self._bind_target(node.target)
+        self._walk(node.value)
+        return False
+
+    def _for(self, node: cst.For) -> bool:
+        self._bind_target(node.target)
+        self._visit_all([node.iter, node.body, node.orelse])
+        return False
+
+    def _with_item(self, node: cst.WithItem) -> bool:
+        self._walk(node.item)
+        if node.asname is not None:
+            self._enter(node.asname)
+            self._bind_target(node.asname.name)
+            self._exit(1)
+        return False
+
+    def _except(self, node: Union[cst.ExceptHandler, cst.ExceptStarHandler]) -> bool:
+        self._visit_all([node.type])
+        if node.name is not None:
+            self._bind_target(node.name.name)
+        self._walk(node.body)
+        return False
+
+    def _named_expr(self, node: cst.NamedExpr) -> bool:
+        scope = self.scope
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent
+        if isinstance(node.target, cst.Name):
+            name = node.target.value
+            scope.target_for(name).bindings.setdefault(name, []).append(Binding(name, scope))
+        self._walk(node.value)
+        return False
+
+    def _del(self, node: cst.Del) -> bool:
+        # ``del x`` reads the binding it removes (NameError without one): a use of it, so an
+        # import it deletes is never "unused" (``from m import a, b`` ... ``del a, b``).
+        for name in deleted_names(node.target):
+            self._load(name)
+        self._bind_target(node.target)
+        return False
+
+    def _global(self, node: cst.Global) -> bool:
+        self.scope.globals.update(item.name.value for item in node.names)
+        return False
+
+    def _nonlocal(self, node: cst.Nonlocal) -> bool:
+        self.scope.nonlocals.update(item.name.value for item in node.names)
+        return False
+
+    def _match_as(self, node: cst.MatchAs) -> bool:
+        if node.name is not None:
+            self._bind(node.name.value)
+        self._visit_all([node.pattern])
+        return False
+
+    def _match_star(self, node: cst.MatchStar) -> bool:
+        if node.name is not None:
+            self._bind(node.name.value)
+        return False
+
+    def _match_mapping(self, node: cst.MatchMapping) -> bool:
+        self._visit_all(node.elements)
+        if node.rest is not None:
+            self._bind(node.rest.value)
+        return False
+
+    def _match_keyword(self, node: cst.MatchKeywordElement) -> bool:
+        self._walk(node.pattern)
+        return False
+
+    # -- loads ------------------------------------------------------------------------------
+    def _load(self, node: cst.Name) -> None:
+        self.loads[node.value] = self.loads.get(node.value, 0) + 1
+        self.load_scopes.setdefault(node.value, []).append(self.scope)
+
+    def is_used(self, binding: Binding) -> bool:
+        """True if some load of the binding's name can see this binding."""
+        for scope in self.load_scopes.get(binding.name, ()):
+            visible = scope.lookup(binding.name)
+            if visible and any(b is binding for b in visible):
+                return True
+        return False

@@ -1,0 +1,206 @@
+"""Reading Python source text a few characters at a time, without tokenizing it.
+
+The text gate (:mod:`migrator.textgate`) asks, for each occurrence of a word, what stands
+around it; these are the primitives it reads with: the significant character before or after
+an index (blanks, blank lines, comments and backslash continuations skipped, or
+:data:`UNKNOWN` where the text cannot tell), the identifier or keyword before an index, and
+the import statements of a file (:func:`bound_names`, :func:`jax_bound_names`), read from the
+text with regular expressions.  Every answer errs towards "maybe": a caller may only use them
+to skip work, never to decide a rewrite.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, Iterator, Optional, Set, Tuple
+
+_IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_BLANK = " \t\f"
+UNKNOWN = -2  # previous_significant: the preceding token cannot be told from the text
+START = -1  # previous_significant: nothing precedes (start of the file)
+
+
+def ident_char(c: str) -> bool:
+    return c in _IDENT or (c >= "\x80" and ("a" + c).isidentifier())
+
+
+def previous_significant(text: str, i: int) -> int:
+    """Index of the last significant character before ``i``, skipping blanks, blank lines,
+    comment-only lines, trailing comments and backslash continuations; START or UNKNOWN."""
+    j = i - 1
+    while True:
+        while j >= 0 and text[j] in _BLANK:
+            j -= 1
+        if j < 0:
+            return START
+        c = text[j]
+        if c != "\n" and c != "\r":
+            return j
+        end = j - 1 if (c == "\n" and j > 0 and text[j - 1] == "\r") else j
+        start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+        hash_at = text.find("#", start, end)
+        if hash_at >= 0:
+            before = text[start:hash_at]
+            if before.strip(_BLANK) and ('"' in before or "'" in before):
+                return UNKNOWN  # the '#' may sit in a string: where the line ends is unknown
+            end = hash_at  # a comment-only line becomes blank and is skipped below
+        j = end - 1
+        while j >= start and text[j] in _BLANK:
+            j -= 1
+        if j < start:  # a blank (or comment-only) line: keep going up
+            j = start - 1
+            continue
+        if text[j] == "\\":  # a continued line: keep going on the line above
+            j -= 1
+            continue
+        return j
+
+
+def next_significant(text: str, i: int) -> int:
+    """Index of the first significant character at or after ``i`` (blanks, newlines, comments
+    and continuations skipped), or len(text)."""
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c in _BLANK or c == "\n" or c == "\r" or c == "\\":
+            i += 1
+        elif c == "#":
+            newline = text.find("\n", i)
+            i = n if newline < 0 else newline
+        else:
+            return i
+    return n
+
+
+def word_before(text: str, j: int) -> str:
+    """The identifier that ends at index ``j`` ('' if text[j] does not end one)."""
+    k = j
+    while k >= 0 and ident_char(text[k]):
+        k -= 1
+    word = text[k + 1 : j + 1]
+    return "" if not word or word[0].isdigit() else word
+
+
+def keyword_before(text: str, word: str, i: int) -> int:
+    """Start of the last whole ``word`` before index ``i``, or -1."""
+    j = text.rfind(word, 0, i)
+    n = len(text)
+    while j >= 0:
+        end = j + len(word)
+        if (j == 0 or not ident_char(text[j - 1])) and (end >= n or not ident_char(text[end])):
+            return j
+        j = text.rfind(word, 0, j)
+    return -1
+
+
+# -- import statements, read from the text --------------------------------------------------------
+_COMMENT = re.compile(r"#[^\r\n]*")
+_IMPORT_LIST = re.compile(r"[\w\s,.()\\]*")
+_IMPORT_REGION = re.compile(r"(?:[\w\s,.()\\]|#[^\r\n]*)*")
+_CONTINUATION = re.compile(r"\\(?:\r\n|\n|\r)")
+_MODULE = re.compile(r"\w+(?:\.\w+)*")
+# A comment runs to the end of its line: matched whole, never cut short where a "." or ","
+# inside it would then read as code.  (One way to match "# ##": backtracking stays linear.)
+_SEP = r"(?:[\s\\]|#[^\r\n]*(?![^\r\n]))*"
+_IMPORTED = re.compile(rf"{_SEP}\(?{_SEP}(\w+(?:{_SEP}\.{_SEP}\w+)*)(?:{_SEP}\bas\b{_SEP}(\w+))?")
+_COMMA = re.compile(rf"{_SEP},")
+_DOTTED_BLANKS = re.compile(r"[\s\\]|#[^\r\n]*")
+
+
+def _from_module(text: str, start: int) -> Optional[str]:
+    """For the ``import`` keyword at ``start``: the module of a ``from M import`` ('' for a
+    plain ``import``, None for a relative ``from . import``)."""
+    head = keyword_before(text, "from", start)
+    if head >= 0:
+        module = _CONTINUATION.sub("", text[head + 4 : start])
+        if "\n" not in module and "\r" not in module:
+            module = "".join(module.split())
+            if module.startswith("."):
+                return None
+            if _MODULE.fullmatch(module):
+                return module
+    return ""
+
+
+def import_list_module(text: str, i: int) -> Optional[str]:
+    """If index ``i`` lies in the name list of an import statement: the module of a ``from``
+    import ('' for a plain ``import``); None if it does not, or the import is relative."""
+    start = keyword_before(text, "import", i)
+    if start < 0 or _IMPORT_REGION.match(text, start + 6, i).end() != i:  # type: ignore[union-attr]
+        return None  # (a cheap first look, that stops at the first character no list holds)
+    names = _CONTINUATION.sub("", _COMMENT.sub("", text[start + 6 : i]))
+    if not _IMPORT_LIST.fullmatch(names):
+        return None
+    if "(" in names:  # a parenthesized list: nothing but blanks before '(' and no ')'
+        if names.split("(", 1)[0].strip() or ")" in names or names.count("(") > 1:
+            return None
+    elif "\n" in names or "\r" in names:
+        return None  # a new line outside parentheses: a later statement
+    return _from_module(text, start)
+
+
+def _imported_items(text: str) -> Iterator[Tuple[int, "re.Match[str]"]]:
+    """(position of the ``import`` keyword, match of one imported item) for every item of every
+    import statement in ``text``, last statement first."""
+    start = keyword_before(text, "import", len(text))
+    while start >= 0:
+        pos = start + 6
+        while True:
+            item = _IMPORTED.match(text, pos)
+            if item is None:
+                break
+            yield start, item
+            comma = _COMMA.match(text, item.end())
+            if comma is None:
+                break
+            pos = comma.end()
+        start = keyword_before(text, "import", start)
+
+
+def bound_names(text: str) -> Dict[str, Set[str]]:
+    """Every name an import statement in ``text`` binds -> the last parts of what it is bound to
+    (``import a.b`` binds a -> {a}; ``import a.b as c`` c -> {b}; ``from m import n as o``
+    o -> {n}).  Relative imports and imports inside strings are included: more is harmless."""
+    bound: Dict[str, Set[str]] = {}
+    plain_at: Dict[int, bool] = {}
+    for start, item in _imported_items(text):
+        plain = plain_at.get(start)
+        if plain is None:
+            plain = plain_at[start] = _from_module(text, start) == ""
+        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
+        alias = item.group(2)
+        if alias:
+            bound.setdefault(alias, set()).add(dotted[-1])
+        elif plain:
+            bound.setdefault(dotted[0], set()).add(dotted[0])
+        else:
+            bound.setdefault(dotted[-1], set()).add(dotted[-1])
+    return bound
+
+
+def jax_bound_names(text: str) -> Set[str]:
+    """Every name an import statement in ``text`` may bind to a ``jax``/``jaxlib`` module or
+    name (``import jax.numpy as jnp``, ``from jax import random``, ``import jax``).  A ``from``
+    import whose module the text does not tell counts: more is harmless."""
+    bound: Set[str] = set()
+    statement: Dict[int, Tuple[Optional[str], bool]] = {}  # import position -> (module, from jax)
+    for start, item in _imported_items(text):
+        known = statement.get(start)
+        if known is None:
+            module = _from_module(text, start)
+            if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
+                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+                from_jax = keyword_before(text, "from", start) >= line
+            else:
+                from_jax = module is None or _is_jax(module)
+            known = statement[start] = (module, from_jax)
+        module, from_jax = known
+        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
+        if from_jax or _is_jax(dotted[0]):
+            bound.add(item.group(2) or (dotted[-1] if module else dotted[0]))
+    return bound
+
+
+def _is_jax(module: str) -> bool:
+    head = module.split(".", 1)[0]
+    return head == "jax" or head == "jaxlib"

@@ -1,0 +1,311 @@
+"""Reading the public API of one ``jax`` release from its source distribution, for
+``scripts/build_api_history.py`` (whose docstring says what is recorded and why).
+
+Everything is read statically with CPython's ``ast``: nothing of the release is imported.
+:func:`read_release` gives, for each public module of the sdist, its public names, the names
+its deprecation table marks deprecated or removed (with their messages) and whether the
+module makes names at run time; :func:`read_module` reads one module, following
+``from m import *`` within the release.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tarfile
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+# What one release offers: module -> (names, deprecated name -> message, removed name ->
+# message, open?).  A module's submodules are among its names.
+ModuleInfo = Tuple[Set[str], Dict[str, str], Dict[str, str], bool]
+
+
+# -- reading one release ------------------------------------------------------------------------
+class _Release:
+    """The ``jax/`` sources of one sdist, parsed on demand."""
+
+    def __init__(self, files: Dict[str, str], packages: Set[str]) -> None:
+        self.files = files  # module name -> source text (every module, private ones too)
+        self.packages = packages  # the modules that are packages (an __init__.py)
+        self._names: Dict[str, Set[str]] = {}
+        self._busy: Set[str] = set()
+
+    def star_names(self, module: str) -> Set[str]:
+        """What ``from module import *`` binds (its ``__all__``, else its public names)."""
+        if module in self._names:
+            return self._names[module]
+        if module in self._busy or module not in self.files:
+            return set()
+        self._busy.add(module)
+        info = read_module(module, self.files[module], self)
+        self._busy.discard(module)
+        exported = info[0] if info[4] is None else set(info[4])
+        self._names[module] = {n for n in exported if not n.startswith("_")}
+        return self._names[module]
+
+
+class SourceError(Exception):
+    """A module this Python cannot parse: newer JAX uses newer syntax (PEP 695 in 0.11), so the
+    generator must run on a Python at least as new as the newest release needs."""
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _message(node: ast.expr) -> str:
+    try:
+        value = ast.literal_eval(node)
+        if isinstance(value, str):
+            return " ".join(value.split())
+    except (ValueError, SyntaxError, TypeError):
+        pass
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for piece in node.values:
+            if isinstance(piece, ast.Constant):
+                parts.append(str(piece.value))
+            else:
+                parts.append("{" + ast.unparse(piece.value) + "}")  # type: ignore[attr-defined]
+        return " ".join("".join(parts).split())
+    return " ".join(ast.unparse(node).split())
+
+
+def _resolve_relative(module: str, is_package: bool, level: int, name: Optional[str]) -> str:
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def read_module(module: str, source: str, release: Optional[_Release]):  # noqa: ANN201
+    """(names, deprecated, removed, open, __all__ or None) of one module's source."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as error:
+        raise SourceError(f"{module}: {error}") from None
+    is_package = release is not None and module in release.packages
+    names: Set[str] = set()
+    deprecations: Dict[str, Tuple[str, bool]] = {}  # name -> (message, still present)
+    open_module = False
+    getattr_from_deprecations = False
+    exported: Optional[List[str]] = None
+
+    def bind_target(target: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                bind_target(element)
+        elif isinstance(target, ast.Starred):
+            bind_target(target.value)
+
+    def read_deprecations(value: ast.expr) -> None:
+        if not isinstance(value, ast.Dict):
+            return
+        for key, entry in zip(value.keys, value.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                continue
+            if isinstance(entry, ast.Tuple) and len(entry.elts) >= 2:
+                message = _message(entry.elts[0])
+                target = entry.elts[1]
+                present = not (isinstance(target, ast.Constant) and target.value is None)
+                deprecations[key.value] = (message, present)
+
+    def walk(body: Iterable[ast.stmt]) -> None:
+        nonlocal open_module, getattr_from_deprecations, exported
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(stmt.name)
+                if stmt.name == "__getattr__":
+                    open_module = True
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    bind_target(target)
+                    if isinstance(target, ast.Name) and stmt.value is not None:
+                        if target.id == "_deprecations":
+                            read_deprecations(stmt.value)
+                        elif target.id == "__all__":
+                            try:
+                                exported = [str(n) for n in ast.literal_eval(stmt.value)]
+                            except (ValueError, SyntaxError, TypeError):
+                                pass
+                        elif target.id == "__getattr__":
+                            call = stmt.value
+                            callee = call.func if isinstance(call, ast.Call) else None
+                            callee_name = getattr(callee, "id", getattr(callee, "attr", ""))
+                            if "deprecation_getattr" in callee_name:
+                                getattr_from_deprecations = True
+                            else:
+                                open_module = True
+                    if isinstance(target, ast.Tuple) and any(
+                        isinstance(e, ast.Name) and e.id == "__getattr__" for e in target.elts
+                    ):
+                        open_module = True
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and isinstance(target.value, ast.Call)
+                        and getattr(target.value.func, "id", "") in ("globals", "vars")
+                    ):
+                        open_module = True
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:  # ``import numpy as np`` makes ``module.np``
+                        names.add(alias.asname)
+            elif isinstance(stmt, ast.ImportFrom):
+                # Every imported name is an attribute of the module, re-export or helper: JAX
+                # often moves a definition to ``jax._src`` and imports it back, and the name
+                # must stay present across that move.
+                source_module = (
+                    _resolve_relative(module, is_package, stmt.level, stmt.module)
+                    if stmt.level
+                    else (stmt.module or "")
+                )
+                for alias in stmt.names:
+                    if alias.name == "*":
+                        if release is not None:
+                            names.update(release.star_names(source_module))
+                        else:
+                            open_module = True
+                    else:
+                        names.add(alias.asname or alias.name)
+            elif isinstance(stmt, ast.Delete):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        names.discard(target.id)
+            elif isinstance(stmt, ast.If):
+                if not _is_type_checking(stmt.test):
+                    walk(stmt.body)
+                walk(stmt.orelse)
+            elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                walk(stmt.body)
+                for handler in stmt.handlers:
+                    walk(handler.body)
+                walk(stmt.orelse)
+                walk(stmt.finalbody)
+            elif isinstance(stmt, (ast.With, ast.For, ast.While)):
+                walk(stmt.body)  # loop variables and ``with ... as`` targets are not API
+                walk(getattr(stmt, "orelse", []))
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+                    if getattr(func.value.func, "id", "") in ("globals", "vars"):
+                        open_module = True  # globals().update(...)
+
+    walk(tree.body)
+    deprecated: Dict[str, str] = {}
+    removed: Dict[str, str] = {}
+    if getattr_from_deprecations:
+        for name, (message, present) in deprecations.items():
+            if present:
+                names.add(name)
+                deprecated[name] = message
+            else:
+                names.discard(name)
+                removed[name] = message
+    names.discard("__getattr__")
+    return names, deprecated, removed, open_module, exported
+
+
+def read_release(sdist: Path) -> Dict[str, ModuleInfo]:
+    """Module -> (public names, deprecated, removed, open) for one sdist."""
+    files: Dict[str, str] = {}
+    packages: Set[str] = set()
+    with tarfile.open(sdist) as archive:
+        for member in archive.getmembers():
+            parts = member.name.split("/")
+            if len(parts) < 3 or parts[1] != "jax" or not member.isfile():
+                continue
+            relative = parts[1:]
+            if not relative[-1].endswith(".py"):
+                continue
+            stem = relative[-1][:-3]
+            if stem == "__init__":
+                module = ".".join(relative[:-1])
+                packages.add(module)
+            else:
+                module = ".".join(relative[:-1] + [stem])
+            data = archive.extractfile(member)
+            if data is not None:
+                files[module] = data.read().decode("utf-8", "replace")
+    release = _Release(files, packages)
+    result: Dict[str, ModuleInfo] = {}
+    for module in sorted(files):
+        if any(part.startswith("_") for part in module.split(".")):
+            continue
+        names, deprecated, removed, open_module, _all = read_module(module, files[module], release)
+        result[module] = (
+            {n for n in names if not n.startswith("_")},
+            {n: m for n, m in deprecated.items() if not n.startswith("_")},
+            {n: m for n, m in removed.items() if not n.startswith("_")},
+            open_module,
+        )
+    # ``jax.config`` is the configuration object: its members are the flags every release
+    # defines (``jax.config.jax_enable_x64``) and the methods of its class.
+    members = config_members(files)
+    if members:
+        result.setdefault("jax.config", (set(), {}, {}, False))[0].update(members)
+    # Submodules are names of their parent package (import jax.experimental.pjit).
+    for module in list(result):
+        parent, _, child = module.rpartition(".")
+        if parent in result:
+            result[parent][0].add(child)
+    return result
+
+
+_FLAG_DEFINER = re.compile(r"^(define_\w+|\w+_state|\w+_flag|DEFINE_\w+)$")
+
+
+def config_members(files: Dict[str, str]) -> Set[str]:
+    """The configuration flags one release defines (``define_bool_state(name="jax_x")``,
+    ``bool_state("jax_x", ...)``, absl's ``flags.DEFINE_bool("jax_x", ...)``), and the public
+    methods of its ``Config`` class."""
+    found: Set[str] = set()
+    for module, text in files.items():
+        if "jax_" not in text and "class Config" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError) as error:
+            raise SourceError(f"{module}: {error}") from None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                if (
+                    callee == "setattr"
+                    and len(node.args) >= 2
+                    and getattr(node.args[0], "id", "") == "Config"
+                ):
+                    name = node.args[1]  # setattr(Config, "x64_enabled", property(...))
+                    if (
+                        isinstance(name, ast.Constant)
+                        and isinstance(name.value, str)
+                        and not name.value.startswith("_")
+                    ):
+                        found.add(name.value)
+                    continue
+                if not _FLAG_DEFINER.match(callee):
+                    continue
+                values = [k.value for k in node.keywords if k.arg == "name"] + node.args[:1]
+                for value in values:
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                        if value.value.startswith("jax") and value.value.isidentifier():
+                            found.add(value.value)
+            elif (
+                isinstance(node, ast.ClassDef)
+                and node.name == "Config"
+                and module.endswith("config")
+            ):
+                for item in node.body:
+                    if isinstance(
+                        item, (ast.FunctionDef, ast.AsyncFunctionDef)
+                    ) and not item.name.startswith("_"):
+                        found.add(item.name)
+    return found

@@ -1,0 +1,169 @@
+"""The files a run reads and writes: which a directory walk skips, serial and parallel runs
+alike, syntax errors, permissions, symbolic links, encodings and line endings, and the
+content cache.  (The flags, formats and configuration are in test_cli.py.)"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from tests.test_cli import LEGACY, MIGRATED, REPORT_ONLY, invoke
+
+
+# -- discovery ------------------------------------------------------------------------------
+def test_skips_vcs_virtualenvs_build_and_node_modules(tmp_path):
+    for directory in (".git", "build", "node_modules", "env1", "src"):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / "m.py").write_text(LEGACY)
+    (tmp_path / "env1" / "pyvenv.cfg").write_text("home = /usr\n")
+    result = invoke(tmp_path, "--check")
+    assert result.stderr.count("would rewrite") == 1
+    assert f"would rewrite {tmp_path / 'src' / 'm.py'}" in result.stderr
+
+
+def test_parallel_and_serial_give_identical_output(tmp_path):
+    for index in range(12):
+        (tmp_path / f"m{index:02}.py").write_text(LEGACY if index % 3 else REPORT_ONLY)
+    serial = invoke(tmp_path, "--check", "--format", "json", "-j", "1")
+    parallel = invoke(tmp_path, "--check", "--format", "json", "-j", "2")
+    assert serial.exit_code == parallel.exit_code == 1
+    assert serial.stdout == parallel.stdout
+    assert serial.stderr == parallel.stderr
+    written = invoke(tmp_path, "-j", "2")
+    assert written.exit_code == 1
+    assert all(p.read_text() in (MIGRATED, REPORT_ONLY) for p in tmp_path.glob("*.py"))
+
+
+# -- files --------------------------------------------------------------------------------
+def test_syntax_error_file_is_reported_untouched_and_others_migrated(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import jax.numpy as jnp\nx = jnp.DeviceArray(\n")
+    good = tmp_path / "good.py"
+    good.write_text(LEGACY)
+    result = invoke(tmp_path)
+    assert result.exit_code == 2
+    assert f"{bad}:3:1: error: not valid Python" in result.stderr or f"{bad}:2" in result.stderr
+    assert bad.read_text() == "import jax.numpy as jnp\nx = jnp.DeviceArray(\n"
+    assert good.read_text() == MIGRATED
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_read_only_file_is_reported_not_written(tmp_path):
+    path = tmp_path / "ro.py"
+    path.write_text(LEGACY)
+    path.chmod(0o444)
+    result = invoke(path)
+    assert result.exit_code == 2
+    assert "read-only" in result.stderr
+    assert path.read_text() == LEGACY
+    assert stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_permissions_are_kept(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text(LEGACY)
+    path.chmod(0o751)
+    invoke(path)
+    assert path.read_text() == MIGRATED
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+    assert [p.name for p in tmp_path.iterdir()] == ["x.py"], "no temporary files left behind"
+
+
+def test_symlink_is_written_through(tmp_path):
+    target = tmp_path / "real.py"
+    target.write_text(LEGACY)
+    link = tmp_path / "link.py"
+    link.symlink_to(target)
+    result = invoke(link)
+    assert result.exit_code == 1
+    assert link.is_symlink()
+    assert target.read_text() == MIGRATED
+
+
+def test_walk_skips_symlinks_and_dangling_links_are_errors(tmp_path):
+    (tmp_path / "src").mkdir()
+    target = tmp_path / "real.py"
+    target.write_text(LEGACY)
+    (tmp_path / "src" / "link.py").symlink_to(target)
+    assert invoke(tmp_path / "src", "--check").exit_code == 0
+    dangling = tmp_path / "dangling.py"
+    dangling.symlink_to(tmp_path / "missing.py")
+    result = invoke(dangling)
+    assert result.exit_code == 2 and "dangling symbolic link" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        LEGACY.replace("\n", "\r\n").encode(),
+        b"\xef\xbb\xbf" + LEGACY.encode(),
+        ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + LEGACY).encode("latin-1"),
+        LEGACY.rstrip("\n").encode(),
+        LEGACY.replace("import jax.numpy as jnp\n", "import jax.numpy as jnp\r\n").encode(),
+    ],
+    ids=["crlf", "bom", "latin-1-cookie", "no-final-newline", "mixed-newlines"],
+)
+def test_encodings_and_line_endings_round_trip(tmp_path, raw):
+    path = tmp_path / "e.py"
+    path.write_bytes(raw)
+    assert invoke(path).exit_code == 1
+    new = path.read_bytes()
+    assert new.startswith(b"\xef\xbb\xbf") == raw.startswith(b"\xef\xbb\xbf")
+    assert (b"\r\n" in new) == (b"\r\n" in raw)
+    assert new.endswith(b"\n") == raw.endswith(b"\n")
+    if b"latin-1" in raw:
+        assert b"caf\xe9" in new
+    assert b"jax.Array" in new and b"DeviceArray" not in new
+    assert invoke(path).exit_code == 0, "second run is a no-op"
+
+
+def test_undecodable_file_is_an_error(tmp_path):
+    path = tmp_path / "u.py"
+    path.write_bytes(b"x = '\xff\xfe'  # DeviceArray\n")
+    result = invoke(path)
+    assert result.exit_code == 2
+    assert "cannot decode" in result.stderr
+    assert path.read_bytes() == b"x = '\xff\xfe'  # DeviceArray\n"
+
+
+# -- the content cache --------------------------------------------------------------------
+def test_cache_gives_identical_results_and_parses_nothing_when_warm(tmp_path, monkeypatch):
+    import jaxmigrate.migrator.engine as engine
+
+    for index in range(4):
+        (tmp_path / f"m{index}.py").write_text(LEGACY if index % 2 else REPORT_ONLY)
+    cache = tmp_path / "cache"
+    cold = invoke(tmp_path, "--check", "--format", "json", "--cache-dir", cache, "-j", "1")
+    assert any(cache.rglob("*.json"))
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("a warm cache must not parse")
+
+    monkeypatch.setattr(engine.cst, "parse_module", no_parsing)
+    monkeypatch.setattr(engine, "ast_facts", no_parsing)
+    warm = invoke(tmp_path, "--check", "--format", "json", "--cache-dir", cache, "-j", "1")
+    assert warm.stdout == cold.stdout and warm.exit_code == cold.exit_code == 1
+    uncached = invoke(tmp_path, "--check", "--no-cache", "-j", "1")  # the patch does bite:
+    assert (
+        uncached.exit_code == 2 and "AssertionError: a warm cache must not parse" in uncached.stderr
+    )
+
+
+def test_cache_rewrites_from_a_warm_entry(tmp_path):
+    cache = tmp_path / "cache"
+    (tmp_path / "a.py").write_text(LEGACY)
+    invoke(tmp_path / "a.py", "--check", "--cache-dir", cache)
+    assert invoke(tmp_path / "a.py", "--cache-dir", cache).exit_code == 1
+    assert (tmp_path / "a.py").read_text() == MIGRATED
+
+
+def test_cache_remembers_syntax_errors(tmp_path):
+    cache = tmp_path / "cache"
+    (tmp_path / "bad.py").write_text("import jax.numpy as jnp\nx = (jnp.DeviceArray\n")
+    first = invoke(tmp_path / "bad.py", "--cache-dir", cache)
+    second = invoke(tmp_path / "bad.py", "--cache-dir", cache)
+    assert first.exit_code == second.exit_code == 2
+    assert first.stderr == second.stderr
