@@ -15,7 +15,7 @@ The data it builds (scopes, sites, what the rules are interested in) is defined 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -77,18 +77,6 @@ class Analysis(cst.CSTVisitor):
         are references (loads, and the heads of dotted names).
         """
         return self.by_type.get(kind, [])
-
-    def is_guarded(self, node: cst.CSTNode) -> bool:
-        """True if a visited node is inside a ``try`` with an ``except ImportError`` handler."""
-        parent = self.parents.get(id(node))
-        while parent is not None:
-            if isinstance(parent, _TRY_TYPES) and any(
-                catches_import_error(handler)
-                for handler in parent.handlers  # type: ignore[attr-defined]
-            ):
-                return True
-            parent = self.parents.get(id(parent))
-        return False
 
     # -- generic bookkeeping ---------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -178,14 +166,15 @@ class Analysis(cst.CSTVisitor):
         self._visit_params_outside(node.params)
         self._visit_all([node.returns])
         self._bind(node.name.value)
-        self._push_scope("function", node)
-        self._bind_params(node.params)
-        self._walk(node.body)
-        self._pop_scope()
-        return False
+        return self._function_scope(node)
 
     def _lambda(self, node: cst.Lambda) -> bool:
         self._visit_params_outside(node.params)
+        return self._function_scope(node)
+
+    def _function_scope(self, node: Union[cst.FunctionDef, cst.Lambda]) -> bool:
+        """The parameters and body of a ``def`` or ``lambda``, in their own scope (what stands
+        outside it, decorators, defaults and annotations, is visited by the caller)."""
         self._push_scope("function", node)
         self._bind_params(node.params)
         self._walk(node.body)
@@ -501,7 +490,6 @@ _HANDLERS: Dict[type, Callable[[Analysis, Any], bool]] = {
     cst.SimpleString: Analysis._simple_string,
     cst.Annotation: Analysis._annotation,
 }
-_TRY_TYPES: Tuple[type, ...] = (cst.Try, *((cst.TryStar,) if hasattr(cst, "TryStar") else ()))
 for _name in ("ExceptStarHandler", "TryStar"):
     if hasattr(cst, _name):
         _HANDLERS[getattr(cst, _name)] = (
