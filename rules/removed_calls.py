@@ -147,25 +147,19 @@ RECIPES: Tuple[CallRecipe, ...] = (
         statement_only=True,
         why="JAX's compilation cache documentation configures the cache with this option",
     ),
-    CallRecipe(
-        legacy="jax.util.safe_map",
-        template="list(map({*}))",
-        shown="list(map(f, *iterables))",
-        positional=(2, 99),
-        unsafe_beyond=2,
-        builtins=frozenset({"list", "map"}),
-        why="safe_map was list(map(...)) that also checked the iterables have one length; with "
-        "several iterables that check is lost",
-    ),
-    CallRecipe(
-        legacy="jax.util.safe_zip",
-        template="list(zip({*}))",
-        shown="list(zip(*iterables))",
-        positional=(1, 99),
-        unsafe_beyond=1,
-        builtins=frozenset({"list", "zip"}),
-        why="safe_zip was list(zip(...)) that also checked the iterables have one length; with "
-        "several iterables that check is lost",
+    *(
+        CallRecipe(
+            legacy=f"jax.util.safe_{builtin}",
+            template=f"list({builtin}({{*}}))",
+            shown=f"list({builtin}({shown}))",
+            positional=(fewest, 99),
+            unsafe_beyond=fewest,
+            builtins=frozenset({"list", builtin}),
+            why=f"safe_{builtin} was list({builtin}(...)) that also checked the iterables have one "
+            "length; with several iterables that check is lost",
+        )
+        # the builtin, how many arguments make one iterable, and its arguments as shown
+        for builtin, fewest, shown in (("map", 2, "f, *iterables"), ("zip", 1, "*iterables"))
     ),
     CallRecipe(
         legacy="jax.util.unzip2",
