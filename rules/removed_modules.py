@@ -39,7 +39,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import catches_import_error, dotted_name, dotted_parts
+from jaxmigrate.migrator.scope import catches_import_error, dotted_expr, dotted_name, dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
 
@@ -238,7 +238,7 @@ class RemovedModules(Rule):
                 changed = True
                 keep = _kept_prefix(ctx, alias, module, chains, removed)
                 if keep is not None:
-                    names.append(alias.with_changes(name=_dotted(keep)))
+                    names.append(alias.with_changes(name=dotted_expr(keep)))
             if not changed:
                 continue
             # Spell each kept module once.
@@ -376,14 +376,6 @@ def _message(ctx: Context, owner: str, qualname: str) -> Optional[str]:
         return None
     generic, specific = REPORTED[owner]
     return specific.get(first) or generic.format(name=first)
-
-
-def _dotted(name: str) -> cst.BaseExpression:
-    parts = name.split(".")
-    expr: cst.BaseExpression = cst.Name(parts[0])
-    for part in parts[1:]:
-        expr = cst.Attribute(value=expr, attr=cst.Name(part))
-    return expr
 
 
 def _chains(ctx: Context) -> List[Tuple[str, ...]]:
