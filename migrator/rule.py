@@ -43,6 +43,22 @@ class Example:
         object.__setattr__(self, "after", textwrap.dedent(self.after).lstrip("\n"))
 
 
+@dataclasses.dataclass(frozen=True)
+class Lifecycle:
+    """When JAX changed what a rule migrates, in one place.
+
+    ``needs``: the oldest JAX on which the replacement works; below it the rule does not run
+    (None: it runs for every target).  ``deprecated`` / ``removed``: the releases that
+    deprecated and removed the legacy spelling; ``tests/test_references.py`` checks that the
+    rule's ``references`` cite each.  Where the gate is the release that added the spelling a
+    rule writes, the rule takes it from the API history (``rules._api_history.added_in``).
+    """
+
+    needs: Optional[str] = None
+    deprecated: Optional[str] = None
+    removed: Optional[str] = None
+
+
 _CODE_RE = re.compile(r"^JAX\d{3}$")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -50,6 +66,7 @@ _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 __all__ = [
     "REGISTRY",
     "Example",
+    "Lifecycle",
     "Owners",
     "Rule",
     "Safety",
@@ -68,7 +85,9 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]
     safety: ClassVar[Safety]
-    # The oldest JAX on which the replacement works; below it the rule does not run.
+    lifecycle: ClassVar[Lifecycle] = Lifecycle()
+    # The versions of ``lifecycle``, as the engine, ``explain`` and the reports read them (set
+    # from it when the class is made; a rule declares ``lifecycle``, never these).
     needs_jax: ClassVar[Optional[str]] = None
     deprecated_in: ClassVar[Optional[str]] = None
     removed_in: ClassVar[Optional[str]] = None
@@ -115,6 +134,8 @@ class Rule:
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
+        life = cls.lifecycle
+        cls.needs_jax, cls.deprecated_in, cls.removed_in = life.needs, life.deprecated, life.removed
         if "code" not in cls.__dict__:  # an abstract helper base, not a rule
             return
         if not _CODE_RE.match(cls.code):

@@ -213,6 +213,15 @@ def history() -> ApiHistory:
         return ApiHistory(json.load(handle))
 
 
+def added_in(qualname: str) -> str:
+    """The first release that has ``qualname``: the version gate of a rule that writes that
+    spelling, taken from the history so that it cannot drift from it."""
+    known = history().lookup(qualname)
+    if known is None or not known.present:
+        raise LookupError(f"{qualname} is in no JAX release the API history knows")
+    return history().releases[known.present[0][0]]
+
+
 class ActsWhereMissing(Rule):
     """Base of rules that rewrite removed names only where the target range lacks them.
 

@@ -11,7 +11,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.references import Reference
-from jaxmigrate.migrator.rule import Rule, Safety
+from jaxmigrate.migrator.rule import Lifecycle, Rule, Safety
 from jaxmigrate.rules._gda import (
     GDA_HISTORY,
     GDA_MODULES,
@@ -44,9 +44,7 @@ class GdaRule(Rule):
     """A rule for a way of building a GlobalDeviceArray.  jax.Array (0.4.1) is what replaces
     it; GDA warns from 0.4.6 and its module is gone in 0.4.7."""
 
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.7"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.7")
     legacy_modules = GDA_MODULES
 
     def visit_module(self, ctx: Context) -> None:

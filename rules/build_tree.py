@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._tree import modern_tree_name
 
@@ -50,9 +50,8 @@ class BuildTree(Rule):
         "jax.tree_util.build_tree(treedef, xs) -> jax.tree.unflatten(treedef, jax.tree.leaves(xs))"
     )
     safety = Safety.UNSAFE
-    needs_jax = None  # below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
-    deprecated_in = "0.6.0"
-    removed_in = "0.7.0"
+    # no gate: below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
+    lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")
     references = (
         refs.release_notes("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
         refs.release_notes("0.7.0", "jax.tree_util.build_tree removed"),

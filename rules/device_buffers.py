@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import is_store
 from jaxmigrate.rules._module_facts import module_facts
@@ -33,9 +33,7 @@ class DeviceBuffers(Rule):
     name = "device-buffers"
     summary = "x.device_buffer -> x.addressable_data(0); x.device_buffers -> [s.data for s in x.addressable_shards]"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.22"
-    removed_in = "0.4.27"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.22", removed="0.4.27")
     references = (
         refs.release_notes("0.4.22", "device_buffer and device_buffers deprecated"),
         refs.release_notes("0.4.27", "device_buffer and device_buffers removed"),

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._receivers import receiver_tie
@@ -66,9 +66,7 @@ class DevicePutSharded(Rule):
     name = "device-put-sharded"
     summary = "jax.device_put_sharded / device_put_replicated -> jax.device_put(jnp.stack(...), NamedSharding(...))"
     safety = Safety.UNSAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.8.1"
-    removed_in = "0.10.0"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.8.1", removed="0.10.0")
     references = (
         refs.release_notes("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
         refs.release_notes("0.10.0", "device_put_sharded and device_put_replicated removed"),

@@ -13,7 +13,8 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._helpers import call_target
 
 DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64": "False"}
@@ -24,8 +25,7 @@ class EnableX64(Rule):
     name = "enable-x64"
     summary = "jax.experimental.enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False)"
     safety = Safety.SAFE
-    needs_jax = "0.8.0"
-    deprecated_in = "0.8.0"
+    lifecycle = Lifecycle(needs=added_in("jax.enable_x64"), deprecated="0.8.0")
     references = (
         refs.release_notes("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
         refs.api("jax.enable_x64"),

@@ -19,7 +19,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety, Safety as _Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, Safety as _Safety
 from jaxmigrate.rules import _multiprocess as mp
 from jaxmigrate.rules._name_refs import module_ref
 from jaxmigrate.rules._pjit import (
@@ -50,9 +50,7 @@ class FromGda(Rule):
         "pjit(f, in_axis_resources=FROM_GDA) -> pjit(f): jax.Array inputs carry their sharding"
     )
     safety = Safety.SAFE
-    needs_jax = "0.4.4"
-    deprecated_in = "0.4.7"
-    removed_in = "0.4.8"
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.7", removed="0.4.8")
     references = (
         refs.release_notes("0.4.7", "FROM_GDA deprecated"),
         refs.source_at("0.4.8", "jax/experimental/pjit.py", "FROM_GDA no longer defined"),

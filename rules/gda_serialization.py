@@ -17,8 +17,9 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._gda import all_names
 
 OLD = "jax.experimental.gda_serialization"
@@ -60,9 +61,11 @@ class GdaSerialization(Rule):
     name = "gda-serialization"
     summary = "jax.experimental.gda_serialization -> jax.experimental.array_serialization (deserialization calls reported)"
     safety = Safety.SAFE
-    needs_jax = "0.4.9"
-    deprecated_in = "0.4.9"
-    removed_in = "0.4.11"
+    lifecycle = Lifecycle(
+        needs=added_in("jax.experimental.array_serialization.serialization"),
+        deprecated="0.4.9",
+        removed="0.4.11",
+    )
     references = (
         refs.release_notes(
             "0.4.9", "jax.experimental.array_serialization added, gda_serialization deprecated"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES
 from jaxmigrate.rules._arrays import (
     is_attribute_value,
@@ -33,9 +33,7 @@ class GlobalDeviceArrayType(Rule):
     needs_jax_import = (
         False  # reports a string annotation or a method call by its name, import or not
     )
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.7"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.7")
     references = (
         *GDA_HISTORY,
         refs.array_migration("New public type named jax.Array"),

@@ -14,7 +14,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.rules._flow import bound_values
 
@@ -64,8 +64,7 @@ class LiveBuffers(Rule):
     needs_jax_import = (
         False  # reports a string annotation or a method call by its name, import or not
     )
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.1"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.1")
     references = (
         refs.release_notes("0.4.1", "jax.Array is the default array type"),
         refs.array_migration("live_buffers replaced with live_arrays"),

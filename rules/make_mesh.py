@@ -21,8 +21,9 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
@@ -36,7 +37,7 @@ class MakeMesh(Rule):
     name = "make-mesh"
     summary = "opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) -> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
     safety = Safety.SAFE
-    needs_jax = "0.4.33"
+    lifecycle = Lifecycle(needs=added_in("jax.make_mesh"))
     references = (
         refs.api("jax.make_mesh"),
         refs.explicit_sharding(),
@@ -179,7 +180,7 @@ class MakeMeshAxisTypes(Rule):
     name = "make-mesh-axis-types"
     summary = "jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n"
     safety = Safety.SAFE
-    needs_jax = "0.5.3"
+    lifecycle = Lifecycle(needs=added_in("jax.sharding.AxisType"))
     references = (
         refs.api("jax.make_mesh"),
         refs.explicit_sharding(),

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import assignments
 from jaxmigrate.rules._gda import (
@@ -92,9 +92,7 @@ class MakeShardedDeviceArray(Rule):
     name = "make-sharded-device-array"
     summary = "pxla.make_sharded_device_array(aval, <pmap ShardingSpec>, bufs) -> jax.make_array_from_single_device_arrays over a 1-D mesh of the buffers' devices"
     safety = Safety.UNSAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.14"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.14")
     references = (
         refs.release_notes("0.4.6", "make_sharded_device_array deprecated"),
         refs.release_notes("0.4.14", "make_sharded_device_array removed"),

@@ -16,7 +16,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import single_assignment
 from jaxmigrate.rules._helpers import call_target
@@ -75,9 +75,7 @@ class PositionalShardingRule(Rule):
     name = "positional-sharding"
     summary = "PositionalSharding(devs).reshape/.replicate/.T -> NamedSharding(Mesh(...), P(...))"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.6.0"
-    removed_in = "0.7.0"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.6.0", removed="0.7.0")
     references = (
         refs.source_at("0.6.0", "jax/sharding.py", "PositionalSharding deprecated"),
         refs.source_at("0.7.0", "jax/sharding.py", "PositionalSharding removed"),

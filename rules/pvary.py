@@ -10,7 +10,8 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
@@ -23,9 +24,7 @@ class Pvary(Rule):
     name = "pvary"
     summary = "jax.lax.pvary(x, axis) -> jax.lax.pcast(x, axis, to='varying')"
     safety = Safety.SAFE
-    needs_jax = "0.8.2"
-    deprecated_in = "0.8.2"
-    removed_in = "0.10.0"
+    lifecycle = Lifecycle(needs=added_in("jax.lax.pcast"), deprecated="0.8.2", removed="0.10.0")
     references = (
         refs.release_notes(
             "0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"

@@ -38,7 +38,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import catches_import_error, dotted_expr, dotted_name, dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
@@ -134,7 +134,7 @@ class RemovedModules(Rule):
         refs.release_notes("0.4.31", "xmap and jax.experimental.maps deleted"),
         GDA_HISTORY[1],
     )
-    removed_in = "0.4.31"
+    lifecycle = Lifecycle(removed="0.4.31")
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
     legacy_modules = frozenset(REMOVED)
     doc = """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES
 from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference
 
@@ -28,9 +28,7 @@ class ShardedDeviceArray(Rule):
     needs_jax_import = (
         False  # reports a string annotation or a method call by its name, import or not
     )
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.7"
-    removed_in = "0.4.14"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.7", removed="0.4.14")
     references = (
         refs.release_notes("0.4.7", "ShardedDeviceArray deprecated"),
         refs.release_notes("0.4.14", "ShardedDeviceArray removed"),

@@ -12,7 +12,8 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._helpers import call_target
 
 USE_MESH = "jax.sharding.use_mesh"
@@ -25,8 +26,7 @@ class UseMesh(Rule):
     name = "use-mesh"
     summary = "with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); jax.sharding.set_mesh(m) only where the range lacks it"
     safety = Safety.SAFE
-    needs_jax = "0.7.1"
-    removed_in = "0.7.1"
+    lifecycle = Lifecycle(needs=added_in("jax.set_mesh"), removed="0.7.1")
     references = (
         refs.release_notes("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
         refs.api("jax.set_mesh"),

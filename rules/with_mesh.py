@@ -19,7 +19,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, call_target
@@ -41,7 +41,7 @@ class WithMesh(Rule):
     name = "with-mesh"
     summary = "report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it"
     safety = Safety.SAFE
-    deprecated_in = "0.10.1"
+    lifecycle = Lifecycle(deprecated="0.10.1")
     references = (
         refs.release_notes("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):"),
         refs.api("jax.set_mesh"),

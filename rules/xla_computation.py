@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._helpers import call_target
 
 RECIPE = (
@@ -42,9 +42,7 @@ class XlaComputation(Rule):
     name = "xla-computation"
     summary = "jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo')"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.30"
-    removed_in = "0.4.34"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.30", removed="0.4.34")
     references = (
         refs.release_notes("0.4.30", "jax.xla_computation deprecated"),
         refs.release_notes("0.4.34", "jax.xla_computation removed"),

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
@@ -53,9 +53,7 @@ class Xmap(Rule):
     name = "xmap"
     summary = "xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') (jitted onto the mesh)"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.26"
-    removed_in = "0.4.31"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.26", removed="0.4.31")
     references = (
         refs.release_notes("0.4.26", "xmap deprecated"),
         refs.release_notes("0.4.31", "xmap deleted; use shard_map"),
