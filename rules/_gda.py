@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import assignments
 
@@ -49,14 +49,6 @@ PARTITION_SPEC = "jax.sharding.PartitionSpec"
 def gda_names(suffix: str = "") -> frozenset:
     """Every qualified spelling of ``GlobalDeviceArray<suffix>``."""
     return frozenset(f"{module}.{CLASS}{suffix}" for module in GDA_MODULES)
-
-
-def called(site: NameSite) -> Optional[cst.Call]:
-    """The call ``site(...)`` if the site is called directly."""
-    parent = site.parent
-    if isinstance(parent, cst.Call) and parent.func is site.node:
-        return parent
-    return None
 
 
 def bind_arguments(

@@ -19,7 +19,6 @@ from jaxmigrate.rules._gda import (
     assignment_statement,
     bind_arguments,
     callable_text,
-    called,
     expression_text,
     fix_dotted_imports,
     fresh_name,
@@ -32,6 +31,7 @@ from jaxmigrate.rules._gda import (
     statements,
     taken_names,
 )
+from jaxmigrate.rules._helpers import called
 
 
 def gda_references(modern: str) -> Tuple[Reference, ...]:

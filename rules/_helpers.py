@@ -83,6 +83,14 @@ def class_tuple(elements: Sequence[cst.BaseExpression], like: cst.Tuple) -> cst.
     return like.with_changes(elements=new_elements)
 
 
+def called(site: NameSite) -> Optional[cst.Call]:
+    """The call ``site(...)`` when the site is what is called; None for any other use."""
+    parent = site.parent
+    if isinstance(parent, cst.Call) and parent.func is site.node:
+        return parent
+    return None
+
+
 def call_target(
     site: NameSite, partial_names: Sequence[str] = ("functools.partial",)
 ) -> Optional[Tuple[cst.Call, bool]]:

@@ -16,7 +16,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._tree import modern_tree_name
 
 RECIPE = (
@@ -106,12 +106,11 @@ class BuildTree(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
-        target = call_target(site, partial_names=())
-        arguments = _arguments(target[0]) if target is not None else None
-        if target is None or arguments is None:
+        call = called(site)
+        arguments = _arguments(call) if call is not None else None
+        if call is None or arguments is None:
             ctx.report(site.node, RECIPE)
             return
-        call = target[0]
         treedef, xs = arguments
         unflatten = ctx.ref(modern_tree_name("unflatten", ctx.target), site.scope)
         leaves = ctx.ref(modern_tree_name("leaves", ctx.target), site.scope)

@@ -17,7 +17,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._receivers import receiver_tie
 
 PARAMETERS = {
@@ -144,12 +144,11 @@ class DevicePutSharded(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
-        target = call_target(site, partial_names=())
-        arguments = _arguments(target[0], PARAMETERS[site.qualname]) if target is not None else None
-        if target is None or arguments is None:
+        call = called(site)
+        arguments = _arguments(call, PARAMETERS[site.qualname]) if call is not None else None
+        if call is None or arguments is None:
             ctx.report(site.node, RECIPE[site.qualname])
             return
-        call = target[0]
         devices = arguments["devices"]
         if site.qualname == "jax.device_put_replicated" and not self._repeatable(
             devices, site, ctx

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
-from jaxmigrate.rules._gda import INIT_PARAMS, called, gda_names
+from jaxmigrate.rules._gda import INIT_PARAMS, gda_names
 from jaxmigrate.rules._gda_rule import GdaRule, gda_references, sharded_call
+from jaxmigrate.rules._helpers import called
 
 MODERN = "jax.make_array_from_single_device_arrays"
 RECIPE = (

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
-from jaxmigrate.rules._gda import METHOD_PARAMS, called, gda_names, is_pure_index_lambda
+from jaxmigrate.rules._gda import METHOD_PARAMS, gda_names, is_pure_index_lambda
 from jaxmigrate.rules._gda_rule import GdaRule, gda_references, sharded_call
+from jaxmigrate.rules._helpers import called
 
 MODERN = "jax.make_array_from_callback"
 RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes)), callback)"

@@ -24,12 +24,14 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import added_in
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
 LEGACY = "jax.experimental.mesh_utils.create_device_mesh"
 MESH = ("jax.sharding.Mesh",)
 AXIS_TYPES_FROM = parse_version("0.5.3")
+# Both rules of this module write jax.make_mesh and its axis types.
+REFERENCES = (refs.api("jax.make_mesh"), refs.explicit_sharding())
 
 
 class MakeMesh(Rule):
@@ -38,10 +40,7 @@ class MakeMesh(Rule):
     summary = "opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) -> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
     safety = Safety.SAFE
     lifecycle = Lifecycle(needs=added_in("jax.make_mesh"))
-    references = (
-        refs.api("jax.make_mesh"),
-        refs.explicit_sharding(),
-    )
+    references = REFERENCES
     # create_device_mesh is not deprecated: code using it works on every JAX, and a run on
     # today's code must change nothing (the newest flax examples build meshes this way).
     opt_in = True
@@ -107,10 +106,9 @@ class MakeMesh(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return
-        target = call_target(site, partial_names=())
-        if target is None:
+        inner = called(site)
+        if inner is None:
             return
-        inner = target[0]
         arg = ctx.parent(inner)
         mesh_call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
         if (
@@ -181,10 +179,7 @@ class MakeMeshAxisTypes(Rule):
     summary = "jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n"
     safety = Safety.SAFE
     lifecycle = Lifecycle(needs=added_in("jax.sharding.AxisType"))
-    references = (
-        refs.api("jax.make_mesh"),
-        refs.explicit_sharding(),
-    )
+    references = REFERENCES
     names = frozenset({"jax.make_mesh"})
     names_are_legacy = False
     doc = """
@@ -248,10 +243,9 @@ class MakeMeshAxisTypes(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return
-        target = call_target(site, partial_names=())
-        if target is None:
+        call = called(site)
+        if call is None:
             return
-        call = target[0]
         if any(arg.star for arg in call.args):
             return
         if not (

@@ -21,10 +21,10 @@ from jaxmigrate.rules._flow import assignments
 from jaxmigrate.rules._gda import (
     _assigned_values,
     bind_arguments,
-    called,
     is_simple,
     positional_args,
 )
+from jaxmigrate.rules._helpers import called
 
 PXLA_MODULES = ("jax.interpreters.pxla", "jax.pxla", "jax._src.interpreters.pxla")
 SPEC_MODULES = PXLA_MODULES + ("jax.sharding", "jax._src.sharding_specs")

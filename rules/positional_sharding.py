@@ -19,7 +19,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import single_assignment
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._mesh import function_named
 
 LEGACY = "jax.sharding.PositionalSharding"
@@ -158,14 +158,13 @@ class PositionalShardingRule(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return
-        target = call_target(site, partial_names=())
-        if target is None:
+        call = called(site)
+        if call is None:
             ctx.report(
                 site.node,
                 f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})",
             )
             return
-        call = target[0]
         try:
             edits = self._plan(call, site.scope, ctx)
         except Unsupported as reason:

@@ -14,7 +14,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import called
 
 USE_MESH = "jax.sharding.use_mesh"
 OLD_SET_MESH = "jax.sharding.set_mesh"
@@ -85,15 +85,14 @@ class UseMesh(Rule):
         # On every release of the range (jax.sharding.set_mesh from 0.7.1 on is jax.set_mesh,
         # the same object): not legacy there, renaming it would be churn.
         present = ctx.exists_throughout(site.qualname)
-        target = call_target(site, partial_names=())
-        if target is None:
+        call = called(site)
+        if call is None:
             if not present:
                 ctx.report(
                     site.node,
                     f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)",
                 )
             return
-        call = target[0]
         if site.qualname == OLD_SET_MESH:
             parent = ctx.parent(call)
             # a statement (the setter) or a with item (only the 0.7.1+ class is a context

@@ -22,7 +22,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import ScopeBodyVisitor, call_target
+from jaxmigrate.rules._helpers import ScopeBodyVisitor, called
 from jaxmigrate.rules._mesh_env import needs_env
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
@@ -133,10 +133,9 @@ class WithMesh(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import or ctx.target < DEPRECATED_FROM:
             return
-        target = call_target(site, partial_names=())
-        if target is None:
+        call = called(site)
+        if call is None:
             return
-        call = target[0]
         parent = ctx.parent(call)
         if isinstance(parent, cst.WithItem) and parent.item is call:
             with_node = ctx.parent(parent)

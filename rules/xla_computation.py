@@ -16,7 +16,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import called
 
 RECIPE = (
     "jax.xla_computation was removed in JAX 0.4.34; use jax.jit(f).lower(*args).compiler_ir('hlo') "
@@ -93,11 +93,10 @@ class XlaComputation(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
-        target = call_target(site, partial_names=())
-        if target is None:
+        inner = called(site)
+        if inner is None:
             ctx.report(site.node, RECIPE)
             return
-        inner = target[0]
         outer = ctx.parent(inner)
         jit_args = _jit_args(inner)
         if not isinstance(outer, cst.Call) or outer.func is not inner or jit_args is None:
