@@ -31,7 +31,7 @@ from jaxmigrate.rules._gda import (
     statements,
     taken_names,
 )
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import called_or_report
 
 
 def gda_references(modern: str) -> Tuple[Reference, ...]:
@@ -99,12 +99,9 @@ class BatchedCallbackRule(GdaRule):
         raise NotImplementedError
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
         what = f"GlobalDeviceArray.{self.method}"
-        call = called(site)
+        call = called_or_report(site, ctx, f"{what} no longer exists; use {self.recipe}")
         if call is None:
-            ctx.report(site.node, f"{what} no longer exists; use {self.recipe}")
             return
         bound, reason = bind_arguments(call, METHOD_PARAMS)
         placed = assignment_statement(call, ctx)

@@ -91,6 +91,18 @@ def called(site: NameSite) -> Optional[cst.Call]:
     return None
 
 
+def called_or_report(site: NameSite, ctx: Context, message: str) -> Optional[cst.Call]:
+    """The call ``site(...)``, for a rule that rewrites calls.  None for an import (it goes once
+    nothing uses it) and for any other use (``f = legacy``), which is reported with
+    ``message``: there is no call to rewrite."""
+    if site.is_import:
+        return None
+    call = called(site)
+    if call is None:
+        ctx.report(site.node, message)
+    return call
+
+
 def call_target(
     site: NameSite, partial_names: Sequence[str] = ("functools.partial",)
 ) -> Optional[Tuple[cst.Call, bool]]:

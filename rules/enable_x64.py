@@ -15,7 +15,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import called_or_report
 
 DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64": "False"}
 
@@ -68,16 +68,13 @@ class EnableX64(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return  # the import goes once nothing uses it
-        call = called(site)
         legacy = site.qualname.rsplit(".", 1)[-1]
+        message = (
+            f"jax.experimental.{legacy} is deprecated since JAX 0.8.0 and gone on current JAX; "
+            f"use jax.enable_x64({DEFAULTS[site.qualname]}) (a context manager and decorator)"
+        )
+        call = called_or_report(site, ctx, message)
         if call is None:
-            ctx.report(
-                site.node,
-                f"jax.experimental.{legacy} is deprecated since JAX 0.8.0 and gone on current JAX; "
-                f"use jax.enable_x64({DEFAULTS[site.qualname]}) (a context manager and decorator)",
-            )
             return
         modern = ctx.ref("jax.enable_x64", site.scope)
         if not call.args:

@@ -65,11 +65,9 @@ class GdaConstructor(GdaRule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
         call = called(site)
         if call is None:
-            return  # a type use: JAX103
+            return  # an import, or a type use: JAX103
         rewritten = sharded_call(
             call, INIT_PARAMS, MODERN, "GlobalDeviceArray(...)", RECIPE, site, ctx
         )

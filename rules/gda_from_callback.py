@@ -12,7 +12,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.rules._gda import METHOD_PARAMS, gda_names, is_pure_index_lambda
 from jaxmigrate.rules._gda_rule import GdaRule, gda_references, sharded_call
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import called_or_report
 
 MODERN = "jax.make_array_from_callback"
 RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes)), callback)"
@@ -81,15 +81,10 @@ class GdaFromCallback(GdaRule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
-        if call is None:
-            ctx.report(
-                site.node, f"GlobalDeviceArray.from_callback no longer exists; call {RECIPE}"
-            )
-            return
         what = "GlobalDeviceArray.from_callback"
+        call = called_or_report(site, ctx, f"{what} no longer exists; call {RECIPE}")
+        if call is None:
+            return
         rewritten = sharded_call(call, METHOD_PARAMS, MODERN, what, RECIPE, site, ctx)
         if rewritten is None:
             return

@@ -104,10 +104,8 @@ class MakeMesh(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
         inner = called(site)
-        if inner is None:
+        if inner is None:  # an import, or not called
             return
         arg = ctx.parent(inner)
         mesh_call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
@@ -241,10 +239,8 @@ class MakeMeshAxisTypes(Rule):
         )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
         call = called(site)
-        if call is None:
+        if call is None:  # an import, or not called
             return
         if any(arg.star for arg in call.args):
             return

@@ -24,7 +24,7 @@ from jaxmigrate.rules._gda import (
     is_simple,
     positional_args,
 )
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import called_or_report
 
 PXLA_MODULES = ("jax.interpreters.pxla", "jax.pxla", "jax._src.interpreters.pxla")
 SPEC_MODULES = PXLA_MODULES + ("jax.sharding", "jax._src.sharding_specs")
@@ -165,11 +165,9 @@ class MakeShardedDeviceArray(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
+        message = f"make_sharded_device_array no longer exists; use {RECIPE}"
+        call = called_or_report(site, ctx, message)
         if call is None:
-            ctx.report(site.node, f"make_sharded_device_array no longer exists; use {RECIPE}")
             return
         bound, reason = bind_arguments(call, PARAMS)
         if bound is None and reason == "indices is missing":

@@ -19,7 +19,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import single_assignment
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import called_or_report
 from jaxmigrate.rules._mesh import function_named
 
 LEGACY = "jax.sharding.PositionalSharding"
@@ -156,14 +156,9 @@ class PositionalShardingRule(Rule):
 
     # -- entry ------------------------------------------------------------------------------
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
+        message = f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})"
+        call = called_or_report(site, ctx, message)
         if call is None:
-            ctx.report(
-                site.node,
-                f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})",
-            )
             return
         try:
             edits = self._plan(call, site.scope, ctx)

@@ -12,7 +12,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import called_or_report
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
 LEGACY = "jax.lax.pvary"
@@ -62,14 +62,9 @@ class Pvary(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
+        recipe = "lambda x, axis: jax.lax.pcast(x, axis, to='varying')"
+        call = called_or_report(site, ctx, f"pvary used as a value: use {recipe}")
         if call is None:
-            ctx.report(
-                site.node,
-                "pvary used as a value: use lambda x, axis: jax.lax.pcast(x, axis, to='varying')",
-            )
             return
         if any(arg.star for arg in call.args) or any(
             arg.keyword is not None and arg.keyword.value == "to" for arg in call.args
