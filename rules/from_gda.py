@@ -166,16 +166,9 @@ class FromGda(Rule):
         leaves = self._leaves(in_arg.value)
         kinds = [qualname_of(ctx, leaf, site.scope) == FROM_GDA for leaf in leaves]
         if leaves and all(kinds):
-            new_args = [a for a in args if a is not in_arg]
-            if (
-                new_args
-                and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
-                and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
-            ):
-                new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             ctx.replace(
                 call,
-                call.with_changes(args=new_args),
+                _without(call, args, in_arg),
                 "FROM_GDA: in_shardings dropped (jax.Array inputs carry their sharding)",
             )
             return
@@ -242,16 +235,9 @@ class FromGda(Rule):
             plans.append((statement, names, specs, with_mesh.expr))
         if len({id(p[0]) for p in plans}) != len(plans):
             return False
-        new_args = [a for a in args if a is not in_arg]
-        if (
-            new_args
-            and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
-            and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
-        ):
-            new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         ctx.replace(
             call,
-            call.with_changes(args=new_args),
+            _without(call, args, in_arg),
             "FROM_GDA mixed with specs: in_shardings dropped, the NumPy inputs are converted with "
             "host_local_array_to_global_array at each call site",
             safety=_Safety.UNSAFE,
@@ -345,3 +331,16 @@ class FromGda(Rule):
                 result.extend(FromGda._leaves(element.value))
             return result
         return [expr]
+
+
+def _without(call: cst.Call, args: List[cst.Arg], in_arg: cst.Arg) -> cst.Call:
+    """``call`` with ``args`` less ``in_arg``; the new last argument keeps a trailing comma
+    only if the call's last argument had one."""
+    new_args = [a for a in args if a is not in_arg]
+    if (
+        new_args
+        and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
+        and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
+    ):
+        new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=new_args)
