@@ -232,13 +232,8 @@ class ActsWhereMissing(Rule):
 
     gone_modules: Tuple[str, ...] = ()
 
-    def for_target(
-        self,
-        target: Version,
-        set_aside: FrozenSet[str] = frozenset(),
-        upper: Optional[Version] = None,
-    ) -> Rule:
-        return _where_missing(type(self), tuple(target), upper and tuple(upper))
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
+        return _where_missing(type(self), low, high)
 
 
 @functools.lru_cache(maxsize=32)

@@ -121,13 +121,8 @@ class MissingApi(Rule):
             return True
         return next(facts.calls_of(set(_FLAG_CALLS)), None) is not None
 
-    def for_target(
-        self,
-        target: Version,
-        set_aside: FrozenSet[str] = frozenset(),
-        upper: Optional[Version] = None,
-    ) -> Rule:
-        return _for_target(self, tuple(target), set_aside, upper and tuple(upper))
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
+        return _for_target(self, low, aside, high)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)

@@ -109,12 +109,7 @@ class RenamedApi(RenameRule):
 
     _by_legacy: Dict[str, Move] = {}
 
-    def for_target(
-        self,
-        target: Version,
-        set_aside: FrozenSet[str] = frozenset(),
-        upper: Optional[Version] = None,
-    ) -> Rule:
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _table_rule()
 
     def move_for(self, qualname: str) -> Optional[Move]:
