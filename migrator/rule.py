@@ -42,6 +42,13 @@ class Example:
         object.__setattr__(self, "before", textwrap.dedent(self.before).lstrip("\n"))
         object.__setattr__(self, "after", textwrap.dedent(self.after).lstrip("\n"))
 
+    @classmethod
+    def reported(
+        cls, code: str, title: str = "", target_version: Optional[str] = None
+    ) -> "Example":
+        """Code the rule reports and leaves as it is: ``before`` and ``after`` are ``code``."""
+        return cls(code, code, title, target_version)
+
 
 @dataclasses.dataclass(frozen=True)
 class Lifecycle:

@@ -88,14 +88,9 @@ class BuildTree(Rule):
             tree = jax.tree.unflatten(treedef, jax.tree.leaves([[1, 2], [3, 4]]))
             """,
         ),
-        Example(
+        Example.reported(
             title="without --unsafe-fixes it is reported",
-            before="""
-            from jax.tree_util import build_tree
-
-            tree = build_tree(treedef, xs)
-            """,
-            after="""
+            code="""
             from jax.tree_util import build_tree
 
             tree = build_tree(treedef, xs)

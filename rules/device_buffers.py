@@ -87,15 +87,9 @@ class DeviceBuffers(Rule):
             n = len(x.addressable_shards)
             """,
         ),
-        Example(
+        Example.reported(
             title="an untied receiver is reported",
-            before="""
-            import jax
-
-            def first_buffer(x):
-                return x.device_buffer
-            """,
-            after="""
+            code="""
             import jax
 
             def first_buffer(x):

@@ -72,15 +72,9 @@ class DeviceMethod(Rule):
             print(next(iter(x.devices())))
             """,
         ),
-        Example(
+        Example.reported(
             title="an untied receiver is reported",
-            before="""
-            import jax
-
-            def where(x):
-                return x.device()
-            """,
-            after="""
+            code="""
             import jax
 
             def where(x):

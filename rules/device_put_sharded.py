@@ -126,14 +126,9 @@ class DevicePutSharded(Rule):
             ps = jax.tree_util.tree_map(lambda leaf: jax.device_put(jnp.stack([leaf] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))), params)
             """,
         ),
-        Example(
+        Example.reported(
             title="without --unsafe-fixes it is reported",
-            before="""
-            import jax
-
-            xs = jax.device_put_sharded(shards, devices)
-            """,
-            after="""
+            code="""
             import jax
 
             xs = jax.device_put_sharded(shards, devices)

@@ -94,15 +94,9 @@ class FromGda(Rule):
             f = pjit(step, out_shardings=P('x'))
             """,
         ),
-        Example(
+        Example.reported(
             title="mixed with specs for NumPy inputs: reported",
-            before="""
-            from jax.experimental.pjit import pjit, FROM_GDA
-            from jax.sharding import PartitionSpec as P
-
-            f = pjit(step, in_shardings=(FROM_GDA, P('x')), out_shardings=None)
-            """,
-            after="""
+            code="""
             from jax.experimental.pjit import pjit, FROM_GDA
             from jax.sharding import PartitionSpec as P
 

@@ -94,15 +94,9 @@ class GdaAttributes(Rule):
                 return local, arr.addressable_data(0), arr.sharding.spec, arr.sharding.mesh
             """,
         ),
-        Example(
+        Example.reported(
             title="an untied receiver is reported (self.mesh and the like are left alone)",
-            before="""
-            import jax
-
-            def shard_data(x):
-                return [s.data for s in x.local_shards]
-            """,
-            after="""
+            code="""
             import jax
 
             def shard_data(x):

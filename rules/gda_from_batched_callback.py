@@ -74,15 +74,9 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
                 return batch
             """,
         ),
-        Example(
+        Example.reported(
             title="inside an expression: reported with the recipe",
-            before="""
-            from jax.experimental.global_device_array import GlobalDeviceArray as GDA
-
-            def load(mesh, read_batch, out):
-                out.append(GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch))
-            """,
-            after="""
+            code="""
             from jax.experimental.global_device_array import GlobalDeviceArray as GDA
 
             def load(mesh, read_batch, out):

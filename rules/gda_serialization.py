@@ -105,14 +105,9 @@ class GdaSerialization(Rule):
             serialization.run_serialization(arrays, specs)
             """,
         ),
-        Example(
+        Example.reported(
             title="deserialization takes shardings now: reported",
-            before="""
-            from jax.experimental.gda_serialization.serialization import run_deserialization
-
-            arrays = run_deserialization([mesh], [axes], specs)
-            """,
-            after="""
+            code="""
             from jax.experimental.gda_serialization.serialization import run_deserialization
 
             arrays = run_deserialization([mesh], [axes], specs)

@@ -154,13 +154,9 @@ class JaxArrayFlag(Rule):
                 return [s.data for s in x.addressable_shards]
             """,
         ),
-        Example(
+        Example.reported(
             title="switching jax.Array off needs a person",
-            before="""
-            import jax
-            jax.config.update('jax_array', False)
-            """,
-            after="""
+            code="""
             import jax
             jax.config.update('jax_array', False)
             """,

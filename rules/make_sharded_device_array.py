@@ -147,15 +147,9 @@ class MakeShardedDeviceArray(Rule):
             """,
             unsafe_fixes=True,
         ),
-        Example(
+        Example.reported(
             title="a spec that is not spelled out: reported",
-            before="""
-            from jax.interpreters import pxla
-
-            def wrap(aval, spec, bufs):
-                return pxla.make_sharded_device_array(aval, spec, bufs)
-            """,
-            after="""
+            code="""
             from jax.interpreters import pxla
 
             def wrap(aval, spec, bufs):

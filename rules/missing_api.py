@@ -67,15 +67,9 @@ class MissingApi(Rule):
     (``jax.config.update("jax_array", True)``).
     """
     examples = (
-        Example(
+        Example.reported(
             title="a removed name, with JAX's message",
-            before="""
-            from jax.experimental import host_callback as hcb
-
-            def log(x):
-                return hcb.id_print(x)
-            """,
-            after="""
+            code="""
             from jax.experimental import host_callback as hcb
 
             def log(x):

@@ -293,20 +293,8 @@ class PjitToJit(Rule):
             """,
             title="an inline mesh is bound to a name first",
         ),
-        Example(
-            before="""
-            from functools import partial
-            from jax.experimental.pjit import pjit
-            from jax.sharding import PartitionSpec as P
-
-            @partial(pjit, in_shardings=P('x'), out_shardings=None)
-            def step(x):
-                return x
-
-            def main(x):
-                step(x)
-            """,
-            after="""
+        Example.reported(
+            code="""
             from functools import partial
             from jax.experimental.pjit import pjit
             from jax.sharding import PartitionSpec as P

@@ -64,14 +64,9 @@ class Pmap(Rule):
     with `# jaxmigrate: ignore[JAX804]` or the rule with `--ignore JAX804`.
     """
     examples = (
-        Example(
+        Example.reported(
             title="report only",
-            before="""
-            import jax
-
-            step = jax.pmap(update, axis_name='batch')
-            """,
-            after="""
+            code="""
             import jax
 
             step = jax.pmap(update, axis_name='batch')

@@ -133,17 +133,9 @@ class PositionalShardingRule(Rule):
             y = jax.device_put(x, NamedSharding(s.mesh, P(None, 'b')))
             """,
         ),
-        Example(
+        Example.reported(
             title="a sharding whose origin is not visible: report with the table",
-            before="""
-            import jax
-
-            def place(x, sharding):
-                return jax.device_put(x, sharding.replicate(0))
-
-            s = jax.sharding.PositionalSharding(devices_from_config())  # expect: JAX603
-            """,
-            after="""
+            code="""
             import jax
 
             def place(x, sharding):

@@ -103,16 +103,9 @@ class ProcessAllgatherTiled(Rule):
             """,
             target_version="0.4.30",
         ),
-        Example(
+        Example.reported(
             title="multi-process code with a host-local value is reported",
-            before="""
-            import jax
-            from jax.experimental import multihost_utils
-
-            jax.distributed.initialize()
-            scores = multihost_utils.process_allgather(local_scores)
-            """,
-            after="""
+            code="""
             import jax
             from jax.experimental import multihost_utils
 

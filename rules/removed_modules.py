@@ -184,14 +184,9 @@ class RemovedModules(Rule):
             mesh = Mesh(np.array(jax.devices()), ("x",))
             """,
         ),
-        Example(
+        Example.reported(
             title="a member with no replacement is reported",
-            before="""
-            from jax.experimental.maps import thread_resources
-
-            mesh = thread_resources.env.physical_mesh
-            """,
-            after="""
+            code="""
             from jax.experimental.maps import thread_resources
 
             mesh = thread_resources.env.physical_mesh

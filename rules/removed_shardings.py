@@ -56,14 +56,8 @@ class RemovedShardings(Rule):
     one-axis mesh over the same devices with `P('x')` on a stacked leading axis.
     """
     examples = (
-        Example(
-            before="""
-            from jax.sharding import GSPMDSharding
-
-            def is_gspmd(s):
-                return isinstance(s, GSPMDSharding)
-            """,
-            after="""
+        Example.reported(
+            code="""
             from jax.sharding import GSPMDSharding
 
             def is_gspmd(s):

@@ -127,15 +127,9 @@ class ShardingImports(RenameRule):
             f = pjit(lambda x: x, in_shardings=PartitionSpec('x'), out_shardings=None)
             """,
         ),
-        Example(
+        Example.reported(
             title="OpShardingSharding has no modern rename on JAX 0.7+",
-            before="""
-            from jax.sharding import OpShardingSharding
-
-            def is_gspmd(s):
-                return isinstance(s, OpShardingSharding)
-            """,
-            after="""
+            code="""
             from jax.sharding import OpShardingSharding
 
             def is_gspmd(s):

@@ -61,14 +61,9 @@ class TreeKeypaths(Rule):
     `register_keypaths(cls, handler)` one, so this is not rewritten.
     """
     examples = (
-        Example(
+        Example.reported(
             title="report only",
-            before="""
-            from jax.tree_util import register_keypaths, AttributeKeyPathEntry
-
-            register_keypaths(Point, lambda p: (AttributeKeyPathEntry('x'), AttributeKeyPathEntry('y')))
-            """,
-            after="""
+            code="""
             from jax.tree_util import register_keypaths, AttributeKeyPathEntry
 
             register_keypaths(Point, lambda p: (AttributeKeyPathEntry('x'), AttributeKeyPathEntry('y')))

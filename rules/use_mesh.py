@@ -64,14 +64,9 @@ class UseMesh(Rule):
                 y = f(x)
             """,
         ),
-        Example(
+        Example.reported(
             title="the previous mesh returned by the old setter is used: report",
-            before="""
-            import jax
-
-            previous = jax.sharding.set_mesh(mesh)  # expect: JAX605
-            """,
-            after="""
+            code="""
             import jax
 
             previous = jax.sharding.set_mesh(mesh)  # expect: JAX605

@@ -90,17 +90,9 @@ class WithMesh(Rule):
             y = jax.device_put(x, NamedSharding(mesh, P('x')))
             """,
         ),
-        Example(
+        Example.reported(
             title="something inside reads the resource env: report",
-            before="""
-            import jax
-            from jax.sharding import Mesh, PartitionSpec as P
-
-            mesh = Mesh(jax.devices(), ('x',))
-            with mesh:  # expect: JAX607
-                y = step(x)
-            """,
-            after="""
+            code="""
             import jax
             from jax.sharding import Mesh, PartitionSpec as P
 

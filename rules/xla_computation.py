@@ -75,14 +75,9 @@ class XlaComputation(Rule):
             hlo = jax.jit(f).lower(x, y).compiler_ir('hlo').as_hlo_text()
             """,
         ),
-        Example(
+        Example.reported(
             title="a stored computation builder is reported",
-            before="""
-            import jax
-
-            build = jax.xla_computation(f, axis_env=[("i", 8)])
-            """,
-            after="""
+            code="""
             import jax
 
             build = jax.xla_computation(f, axis_env=[("i", 8)])

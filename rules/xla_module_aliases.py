@@ -127,15 +127,9 @@ class XlaModuleAliases(Rule):
                 return jax.device_put(x, jax.devices()[1])
             """,
         ),
-        Example(
+        Example.reported(
             title="pxla.device_put is reported",
-            before="""
-            from jax.interpreters import pxla
-
-            def put(x, devices):
-                return pxla.device_put(x, devices, replicate=True)
-            """,
-            after="""
+            code="""
             from jax.interpreters import pxla
 
             def put(x, devices):
