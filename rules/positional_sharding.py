@@ -18,7 +18,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
-from jaxmigrate.rules._flow import single_assignment
+from jaxmigrate.rules._flow import name_loads, single_assignment
 from jaxmigrate.rules._helpers import called_or_report
 from jaxmigrate.rules._mesh import function_named
 
@@ -464,16 +464,19 @@ def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
 
 
 def _names(ctx: Context, value: str) -> List[cst.Name]:
-    """Every ``Name`` node spelling ``value`` (binding names too), in source order."""
-    return [node for node in ctx.all_nodes(cst.Name) if node.value == value]  # type: ignore[attr-defined,misc]
+    """The references to ``value``, in source order, from the flow layer's index (rebinding
+    it shows as a second binding, which the callers refuse)."""
+    return name_loads(ctx).get(value, [])
 
 
 def _calls_of(ctx: Context, value: str) -> List[cst.Call]:
-    return [
-        node
-        for node in ctx.nodes(cst.Call)  # type: ignore[misc]
-        if isinstance(node.func, cst.Name) and node.func.value == value  # type: ignore[attr-defined]
-    ]
+    """The calls ``value(...)``, in source order."""
+    calls = []
+    for use in _names(ctx, value):
+        parent = ctx.parent(use)
+        if isinstance(parent, cst.Call) and parent.func is use:
+            calls.append(parent)
+    return calls
 
 
 def _int(node: cst.BaseExpression) -> Optional[int]:
