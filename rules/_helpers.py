@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Type, TypeVar
 
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.traversal import structural_children
+
+N = TypeVar("N", bound=cst.CSTNode)
 
 
 def is_builtin(name: str, scope: Scope) -> bool:
@@ -81,6 +84,18 @@ def class_tuple(elements: Sequence[cst.BaseExpression], like: cst.Tuple) -> cst.
     if len(elements) == 1:
         new_elements[-1] = new_elements[-1].with_changes(comma=cst.Comma())
     return like.with_changes(elements=new_elements)
+
+
+def nodes_under(node: cst.CSTNode, kind: Type[N]) -> List[N]:
+    """Every node of type ``kind`` in ``node`` (itself included), in source order."""
+    found: List[N] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            found.append(current)
+        stack.extend(reversed(structural_children(current)))
+    return found
 
 
 def called(site: NameSite) -> Optional[cst.Call]:

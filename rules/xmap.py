@@ -19,7 +19,7 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import call_target, nodes_under
 from jaxmigrate.rules._mesh import function_named, keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"
@@ -446,7 +446,7 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
             )
             if attr in COLLECTIVES:
                 for arg in node.args:
-                    for string in _strings(arg.value):
+                    for string in nodes_under(arg.value, cst.SimpleString):
                         self.allowed.add(id(string))
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -457,14 +457,3 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
     if problems:
         return f"the axis name {problems[0]} is used outside collectives (named-axis reductions have no vmap equivalent)"
     return None
-
-
-def _strings(node: cst.CSTNode) -> List[cst.SimpleString]:
-    found: List[cst.SimpleString] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_SimpleString(self, string: cst.SimpleString) -> None:
-            found.append(string)
-
-    fast_visit(node, _Collect())
-    return found
