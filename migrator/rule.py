@@ -14,10 +14,10 @@ import functools
 import itertools
 import re
 import textwrap
-from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 from jaxmigrate.migrator.diagnostics import Safety
-from jaxmigrate.migrator.references import Reference
+from jaxmigrate.migrator.references import Reference, release_notes
 from jaxmigrate.migrator.textgate import TextGate, WordSites, word_sites
 from jaxmigrate.migrator.version import Version, parse_version
 
@@ -50,20 +50,40 @@ class Example:
         return cls(code, code, title, target_version)
 
 
+# A version with what its release notes say about the change: ``("0.4.22", "x deprecated")``.
+Note = Tuple[str, str]
+
+
 @dataclasses.dataclass(frozen=True)
 class Lifecycle:
     """When JAX changed what a rule migrates, in one place.
 
     ``needs``: the oldest JAX on which the replacement works; below it the rule does not run
     (None: it runs for every target).  ``deprecated`` / ``removed``: the releases that
-    deprecated and removed the legacy spelling; ``tests/test_references.py`` checks that the
-    rule's ``references`` cite each.  Where the gate is the release that added the spelling a
-    rule writes, the rule takes it from the API history (``rules._api_history.added_in``).
+    deprecated and removed the legacy spelling, each a version or a :data:`Note`, a version
+    with the words its release notes are cited under: those citations come first among the
+    rule's ``references``, so the version is written once, next to its source.
+    ``tests/test_references.py`` checks that the references cite every version.  Where the
+    gate is the release that added the spelling a rule writes, the rule takes it from the API
+    history (``rules._api_history.added_in``).
     """
 
     needs: Optional[str] = None
-    deprecated: Optional[str] = None
-    removed: Optional[str] = None
+    deprecated: Union[str, Note, None] = None
+    removed: Union[str, Note, None] = None
+
+    def versions(self) -> Tuple[Optional[str], Optional[str], Optional[str]]:
+        """``needs``, ``deprecated`` and ``removed`` as versions."""
+        return self.needs, _version(self.deprecated), _version(self.removed)
+
+    def notes(self) -> Tuple[Reference, ...]:
+        """The release notes the :data:`Note` fields cite, in order."""
+        changes = (self.deprecated, self.removed)
+        return tuple(release_notes(*c) for c in changes if isinstance(c, tuple))
+
+
+def _version(change: Union[str, Note, None]) -> Optional[str]:
+    return change[0] if isinstance(change, tuple) else change
 
 
 _CODE_RE = re.compile(r"^JAX\d{3}$")
@@ -74,6 +94,7 @@ __all__ = [
     "REGISTRY",
     "Example",
     "Lifecycle",
+    "Note",
     "Owners",
     "Rule",
     "Safety",
@@ -142,7 +163,10 @@ class Rule:
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         life = cls.lifecycle
-        cls.needs_jax, cls.deprecated_in, cls.removed_in = life.needs, life.deprecated, life.removed
+        cls.needs_jax, cls.deprecated_in, cls.removed_in = life.versions()
+        notes = life.notes()
+        if notes:  # cited first, once (a subclass may inherit them already in place)
+            cls.references = (*notes, *(r for r in cls.references if r not in notes))
         if "code" not in cls.__dict__:  # an abstract helper base, not a rule
             return
         if not _CODE_RE.match(cls.code):

@@ -51,12 +51,11 @@ class BuildTree(Rule):
     )
     safety = Safety.UNSAFE
     # no gate: below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
-    lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")
-    references = (
-        refs.release_notes("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
-        refs.release_notes("0.7.0", "jax.tree_util.build_tree removed"),
-        refs.api("jax.tree.unflatten"),
+    lifecycle = Lifecycle(
+        deprecated=("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
+        removed=("0.7.0", "jax.tree_util.build_tree removed"),
     )
+    references = (refs.api("jax.tree.unflatten"),)
     names = frozenset({"jax.tree_util.build_tree"})
     doc = """
     **What it does.** Rewrites `jax.tree_util.build_tree(treedef, xs)` as

@@ -33,12 +33,12 @@ class DeviceBuffers(Rule):
     name = "device-buffers"
     summary = "x.device_buffer -> x.addressable_data(0); x.device_buffers -> [s.data for s in x.addressable_shards]"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.22", removed="0.4.27")
-    references = (
-        refs.release_notes("0.4.22", "device_buffer and device_buffers deprecated"),
-        refs.release_notes("0.4.27", "device_buffer and device_buffers removed"),
-        refs.api("jax.Array"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.22", "device_buffer and device_buffers deprecated"),
+        removed=("0.4.27", "device_buffer and device_buffers removed"),
     )
+    references = (refs.api("jax.Array"),)
     attributes = frozenset({"device_buffer", "device_buffers"})
     doc = """
     **What it does.** Rewrites the removed buffer properties of JAX arrays:

@@ -27,12 +27,12 @@ class DeviceMethod(Rule):
     name = "device-method"
     summary = "x.device() on a jax.Array -> next(iter(x.devices())) (never the .device property)"
     safety = Safety.UNSAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.21", removed="0.4.27")
-    references = (
-        refs.release_notes("0.4.21", "Array.device() deprecated"),
-        refs.release_notes("0.4.27", "Array.device() removed; use arr.devices()"),
-        refs.api("jax.Array"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.21", "Array.device() deprecated"),
+        removed=("0.4.27", "Array.device() removed; use arr.devices()"),
     )
+    references = (refs.api("jax.Array"),)
     attributes = frozenset({"device"})
     doc = """
     **What it does.** Rewrites the removed `Array.device()` method to

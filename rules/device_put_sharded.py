@@ -66,12 +66,12 @@ class DevicePutSharded(Rule):
     name = "device-put-sharded"
     summary = "jax.device_put_sharded / device_put_replicated -> jax.device_put(jnp.stack(...), NamedSharding(...))"
     safety = Safety.UNSAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.8.1", removed="0.10.0")
-    references = (
-        refs.release_notes("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
-        refs.release_notes("0.10.0", "device_put_sharded and device_put_replicated removed"),
-        refs.pmap_migration(),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
+        removed=("0.10.0", "device_put_sharded and device_put_replicated removed"),
     )
+    references = (refs.pmap_migration(),)
     names = frozenset(PARAMETERS)
     doc = """
     **What it does.** Rewrites

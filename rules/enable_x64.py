@@ -25,11 +25,11 @@ class EnableX64(Rule):
     name = "enable-x64"
     summary = "jax.experimental.enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False)"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(needs=added_in("jax.enable_x64"), deprecated="0.8.0")
-    references = (
-        refs.release_notes("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
-        refs.api("jax.enable_x64"),
+    lifecycle = Lifecycle(
+        needs=added_in("jax.enable_x64"),
+        deprecated=("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
     )
+    references = (refs.api("jax.enable_x64"),)
     names = frozenset(DEFAULTS)
     doc = """
     **What it does.** Rewrites calls of the experimental context managers:

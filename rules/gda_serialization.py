@@ -15,7 +15,6 @@ from typing import Dict, List, Optional, Union
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
@@ -63,14 +62,11 @@ class GdaSerialization(Rule):
     safety = Safety.SAFE
     lifecycle = Lifecycle(
         needs=added_in("jax.experimental.array_serialization.serialization"),
-        deprecated="0.4.9",
-        removed="0.4.11",
-    )
-    references = (
-        refs.release_notes(
-            "0.4.9", "jax.experimental.array_serialization added, gda_serialization deprecated"
+        deprecated=(
+            "0.4.9",
+            "jax.experimental.array_serialization added, gda_serialization deprecated",
         ),
-        refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
+        removed=("0.4.11", "jax.experimental.gda_serialization removed"),
     )
     names = frozenset(
         {OLD, f"{OLD}.serialization"} | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}

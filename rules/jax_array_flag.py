@@ -65,10 +65,12 @@ class JaxArrayFlag(Rule):
     )
     safety = Safety.SAFE
     needs_jax_import = False  # JAX_ARRAY=1 in os.environ / absl flag strings need no jax import
-    lifecycle = Lifecycle(needs="0.4.7", deprecated="0.4.7", removed="0.4.14")
+    lifecycle = Lifecycle(
+        needs="0.4.7",
+        deprecated=("0.4.7", "jax_array can no longer be disabled"),
+        removed=("0.4.14", "the jax_array flag removed"),
+    )
     references = (
-        refs.release_notes("0.4.7", "jax_array can no longer be disabled"),
-        refs.release_notes("0.4.14", "the jax_array flag removed"),
         refs.release_notes("0.4.26", "jax_parallel_functions_output_gda removed"),
         refs.array_migration("How to enable jax.Array?"),
         refs.array_migration("How can I disable jax.Array for now?"),

@@ -13,7 +13,6 @@ from typing import List, Set
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
@@ -30,10 +29,9 @@ class JaxConfigModule(Rule):
     summary = "from jax.config import config / import jax.config / jax.config.config -> import jax; jax.config"
     safety = Safety.SAFE
     # no gate: ``jax.config`` (the Config object) exists on every JAX release
-    lifecycle = Lifecycle(deprecated="0.4.25", removed="0.4.29")
-    references = (
-        refs.release_notes("0.4.25", "jax.config.config removed, import jax.config deprecated"),
-        refs.release_notes("0.4.29", "the jax.config submodule removed"),
+    lifecycle = Lifecycle(
+        deprecated=("0.4.25", "jax.config.config removed, import jax.config deprecated"),
+        removed=("0.4.29", "the jax.config submodule removed"),
     )
     names = frozenset({LEGACY_OBJECT})
     # The submodule: ``import jax.config`` wakes the rule up, and an import of it left unused

@@ -64,9 +64,10 @@ class LiveBuffers(Rule):
     needs_jax_import = (
         False  # reports a string annotation or a method call by its name, import or not
     )
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.1")
+    lifecycle = Lifecycle(
+        needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type")
+    )
     references = (
-        refs.release_notes("0.4.1", "jax.Array is the default array type"),
         refs.array_migration("live_buffers replaced with live_arrays"),
         refs.api("jax.live_arrays"),
     )

@@ -92,10 +92,12 @@ class MakeShardedDeviceArray(Rule):
     name = "make-sharded-device-array"
     summary = "pxla.make_sharded_device_array(aval, <pmap ShardingSpec>, bufs) -> jax.make_array_from_single_device_arrays over a 1-D mesh of the buffers' devices"
     safety = Safety.UNSAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.14")
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.6", "make_sharded_device_array deprecated"),
+        removed=("0.4.14", "make_sharded_device_array removed"),
+    )
     references = (
-        refs.release_notes("0.4.6", "make_sharded_device_array deprecated"),
-        refs.release_notes("0.4.14", "make_sharded_device_array removed"),
         refs.array_migration("Creating jax.Array"),
         refs.pmap_migration(),
         refs.api("jax.make_array_from_single_device_arrays"),

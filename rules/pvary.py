@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
@@ -24,12 +23,10 @@ class Pvary(Rule):
     name = "pvary"
     summary = "jax.lax.pvary(x, axis) -> jax.lax.pcast(x, axis, to='varying')"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(needs=added_in("jax.lax.pcast"), deprecated="0.8.2", removed="0.10.0")
-    references = (
-        refs.release_notes(
-            "0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"
-        ),
-        refs.release_notes("0.10.0", "jax.lax.pvary removed"),
+    lifecycle = Lifecycle(
+        needs=added_in("jax.lax.pcast"),
+        deprecated=("0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"),
+        removed=("0.10.0", "jax.lax.pvary removed"),
     )
     names = frozenset({LEGACY})
     doc = """

@@ -46,9 +46,11 @@ class ShardMap(Rule):
     name = "shard-map"
     summary = "jax.experimental.shard_map.shard_map(f, mesh, in, out) -> jax.shard_map(f, mesh=, in_specs=, out_specs=)"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(needs=added_in("jax.shard_map"), deprecated="0.8.0")
+    lifecycle = Lifecycle(
+        needs=added_in("jax.shard_map"),
+        deprecated=("0.8.0", "jax.experimental.shard_map deprecated"),
+    )
     references = (
-        refs.release_notes("0.8.0", "jax.experimental.shard_map deprecated"),
         refs.shard_map_guide(),
         refs.api("jax.shard_map"),
     )

@@ -28,12 +28,12 @@ class ShardedDeviceArray(Rule):
     needs_jax_import = (
         False  # reports a string annotation or a method call by its name, import or not
     )
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.7", removed="0.4.14")
-    references = (
-        refs.release_notes("0.4.7", "ShardedDeviceArray deprecated"),
-        refs.release_notes("0.4.14", "ShardedDeviceArray removed"),
-        refs.array_migration("New public type named jax.Array"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.7", "ShardedDeviceArray deprecated"),
+        removed=("0.4.14", "ShardedDeviceArray removed"),
     )
+    references = (refs.array_migration("New public type named jax.Array"),)
     annotation_words = frozenset(
         {"ShardedDeviceArray"}
     )  # what visit_module reports in string annotations

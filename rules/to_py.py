@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
@@ -20,10 +19,9 @@ class ToPy(Rule):
     name = "to-py"
     summary = "x.to_py() -> np.asarray(x)"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(deprecated="0.3.17", removed="0.4.1")
-    references = (
-        refs.release_notes("0.3.17", "to_py deprecated; use np.asarray"),
-        refs.release_notes("0.4.1", "jax.Array, which has no to_py, is the default"),
+    lifecycle = Lifecycle(
+        deprecated=("0.3.17", "to_py deprecated; use np.asarray"),
+        removed=("0.4.1", "jax.Array, which has no to_py, is the default"),
     )
     attributes = frozenset({"to_py"})
     doc = """

@@ -39,13 +39,11 @@ class TreeKeypaths(Rule):
     summary = "register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: report with the key-path recipe"
     safety = Safety.MANUAL
     lifecycle = Lifecycle(
-        needs=added_in("jax.tree_util.keystr"), deprecated="0.4.6", removed="0.4.24"
+        needs=added_in("jax.tree_util.keystr"),
+        deprecated=("0.4.6", "register_pytree_with_keys and the key classes added"),
+        removed=("0.4.24", "register_keypaths and the old key-path entries removed"),
     )
-    references = (
-        refs.release_notes("0.4.6", "register_pytree_with_keys and the key classes added"),
-        refs.release_notes("0.4.24", "register_keypaths and the old key-path entries removed"),
-        refs.pytrees("Explicit key paths"),
-    )
+    references = (refs.pytrees("Explicit key paths"),)
     names = frozenset(MESSAGES)
     doc = """
     **What it does.** Reports every use of the first key-path API:

@@ -26,11 +26,11 @@ class UseMesh(Rule):
     name = "use-mesh"
     summary = "with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); jax.sharding.set_mesh(m) only where the range lacks it"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(needs=added_in("jax.set_mesh"), removed="0.7.1")
-    references = (
-        refs.release_notes("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
-        refs.api("jax.set_mesh"),
+    lifecycle = Lifecycle(
+        needs=added_in("jax.set_mesh"),
+        removed=("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
     )
+    references = (refs.api("jax.set_mesh"),)
     names = frozenset({USE_MESH, OLD_SET_MESH})
     doc = """
     **What it does.** Rewrites `jax.sharding.use_mesh(mesh)` (a context manager) to

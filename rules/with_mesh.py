@@ -41,11 +41,10 @@ class WithMesh(Rule):
     name = "with-mesh"
     summary = "report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(deprecated="0.10.1")
-    references = (
-        refs.release_notes("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):"),
-        refs.api("jax.set_mesh"),
+    lifecycle = Lifecycle(
+        deprecated=("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):")
     )
+    references = (refs.api("jax.set_mesh"),)
     names = MESH_MAKERS
     names_are_legacy = False
     doc = """

@@ -42,12 +42,12 @@ class XlaComputation(Rule):
     name = "xla-computation"
     summary = "jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo')"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.30", removed="0.4.34")
-    references = (
-        refs.release_notes("0.4.30", "jax.xla_computation deprecated"),
-        refs.release_notes("0.4.34", "jax.xla_computation removed"),
-        refs.aot(),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.30", "jax.xla_computation deprecated"),
+        removed=("0.4.34", "jax.xla_computation removed"),
     )
+    references = (refs.aot(),)
     names = frozenset({"jax.xla_computation"})
     doc = """
     **What it does.** Rewrites `jax.xla_computation(f)(*args)` (also with

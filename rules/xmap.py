@@ -53,12 +53,12 @@ class Xmap(Rule):
     name = "xmap"
     summary = "xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') (jitted onto the mesh)"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.26", removed="0.4.31")
-    references = (
-        refs.release_notes("0.4.26", "xmap deprecated"),
-        refs.release_notes("0.4.31", "xmap deleted; use shard_map"),
-        refs.api("jax.vmap"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.26", "xmap deprecated"),
+        removed=("0.4.31", "xmap deleted; use shard_map"),
     )
+    references = (refs.api("jax.vmap"),)
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Rewrites the common `xmap` form: one named axis on the leading
