@@ -50,8 +50,9 @@ class Example:
         return cls(code, code, title, target_version)
 
 
-# A version with what its release notes say about the change: ``("0.4.22", "x deprecated")``.
-Note = Tuple[str, str]
+# A version with what its release notes say about the change, ``("0.4.22", "x deprecated")``,
+# and the package when it is not jax: ``("0.4.1", "y removed", "jaxlib")``.
+Note = Tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)

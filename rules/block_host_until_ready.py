@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
@@ -20,10 +19,9 @@ class BlockHostUntilReady(Rule):
     name = "block-host-until-ready"
     summary = "x.block_host_until_ready() -> x.block_until_ready()"
     safety = Safety.SAFE
-    lifecycle = Lifecycle(deprecated="0.3.2", removed="0.4.1")
-    references = (
-        refs.release_notes("0.3.2", "block_host_until_ready deprecated", package="jaxlib"),
-        refs.release_notes("0.4.1", "block_host_until_ready removed", package="jaxlib"),
+    lifecycle = Lifecycle(
+        deprecated=("0.3.2", "block_host_until_ready deprecated", "jaxlib"),
+        removed=("0.4.1", "block_host_until_ready removed", "jaxlib"),
     )
     attributes = frozenset({"block_host_until_ready"})
     doc = """
