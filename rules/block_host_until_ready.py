@@ -11,7 +11,12 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
+from jaxmigrate.rules._verdict import (
+    REPORT,
+    decide,
+    receiver_of_method,
+    replace_by_verdict,
+)
 
 
 class BlockHostUntilReady(Rule):
@@ -63,16 +68,8 @@ class BlockHostUntilReady(Rule):
         verdict, _tie = decide(ctx, node, specific=True)
         new = node.with_changes(attr=cst.Name("block_until_ready"))
         message = "block_host_until_ready() -> block_until_ready()"
-        if verdict == FIX:
-            ctx.replace(node, new, message)
-        elif verdict == FILE:
-            ctx.replace(
-                node,
-                new,
-                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
-                Safety.UNSAFE,
-            )
-        elif verdict == REPORT:
+        replace_by_verdict(ctx, verdict, node, new, message)
+        if verdict == REPORT:
             ctx.report(
                 node,
                 "block_host_until_ready() was removed in jaxlib 0.4.1; on a JAX array use block_until_ready()",

@@ -19,7 +19,7 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import is_store
 from jaxmigrate.rules._module_facts import module_facts
-from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, UNTIED, decide
 
 PMAP_SHARDS_KEEP_AXIS = parse_version("0.4.34")  # observed: 0.4.30 gives (3,), 0.6.2 (1, 3)
 RECIPE = {
@@ -130,7 +130,7 @@ class DeviceBuffers(Rule):
             ctx.replace(
                 target,
                 new,
-                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
+                f"{message} ({UNTIED})",
                 Safety.UNSAFE,
             )
         elif squeeze:
