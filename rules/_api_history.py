@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.version import Version
 
@@ -204,6 +205,11 @@ class ApiHistory:
 
 
 _NOT_MODULE = NameHistory("", (), None, None, False)
+
+
+# The public sources of what the history says, cited by the rules it drives: the changelog,
+# and JAX's API compatibility policy (which names are public, and how they are deprecated).
+HISTORY_SOURCES = (refs.CHANGELOG_PAGE, refs.api_compatibility())
 
 
 @functools.lru_cache(maxsize=1)

@@ -17,13 +17,12 @@ from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate, under
 from jaxmigrate.migrator.version import Version
-from jaxmigrate.rules._api_history import Absence, history
+from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
@@ -34,10 +33,7 @@ class MissingApi(Rule):
     name = "missing-api"
     summary = "report any JAX name missing from some release of the target range (from every release's API)"
     safety = Safety.MANUAL
-    references = (
-        refs.CHANGELOG_PAGE,
-        refs.api_compatibility(),
-    )
+    references = HISTORY_SOURCES
     names_are_legacy = False
     backstop = True
     parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
