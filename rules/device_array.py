@@ -18,9 +18,8 @@ class DeviceArray(ArrayTypeRule):
     summary = (
         "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
     )
-    needs_jax_import = (
-        False  # reports a string annotation or a method call by its name, import or not
-    )
+    # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = False
     lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.14")
     references = (
         refs.release_notes("0.4.1", "jax.Array replaces DeviceArray"),

@@ -61,9 +61,8 @@ class LiveBuffers(Rule):
         "len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])"
     )
     safety = Safety.UNSAFE
-    needs_jax_import = (
-        False  # reports a string annotation or a method call by its name, import or not
-    )
+    # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = False
     lifecycle = Lifecycle(
         needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type")
     )
