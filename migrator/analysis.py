@@ -17,7 +17,7 @@ the sites.  The data it builds (scopes, sites, what the rules are interested in)
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -51,18 +51,6 @@ class Analysis(ScopeWalker):
         self.module: Optional[cst.Module] = None
         self.annotation_strings: List[cst.SimpleString] = []  # strings inside annotations
         self._annotation_depth = 0
-
-    def is_guarded(self, node: cst.CSTNode) -> bool:
-        """True if a visited node is inside a ``try`` with an ``except ImportError`` handler."""
-        parent = self.parents.get(id(node))
-        while parent is not None:
-            if isinstance(parent, _TRY_TYPES) and any(
-                catches_import_error(handler)
-                for handler in parent.handlers  # type: ignore[attr-defined]
-            ):
-                return True
-            parent = self.parents.get(id(parent))
-        return False
 
     def _site(self, node: cst.CSTNode, parts: Optional[Sequence[str]] = None) -> Site:
         # The stack ends with the node itself; ancestors stop at its parent.
@@ -222,7 +210,6 @@ _HANDLERS: Dict[type, Callable[[Analysis, Any], bool]] = {
     cst.SimpleString: Analysis._simple_string,
     cst.Annotation: Analysis._annotation,
 }
-_TRY_TYPES: Tuple[type, ...] = (cst.Try, *((cst.TryStar,) if hasattr(cst, "TryStar") else ()))
 for _name in ("ExceptStarHandler", "TryStar"):
     if hasattr(cst, _name):
         _HANDLERS[getattr(cst, _name)] = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.binding import Binding
 
@@ -35,21 +35,25 @@ def _fields(kind: type) -> Tuple[str, ...]:
 def iter_nodes(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node under ``tree`` (itself included) except expression contexts and operators,
     in no particular order: about three times cheaper than ``ast.walk``."""
-    AST, fields_of = ast.AST, _CHILD_FIELDS
     stack = [tree]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
         yield node
-        kind = type(node)
-        for field in fields_of.get(kind) or _fields(kind):
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, AST):
-                        push(item)
-            elif isinstance(value, AST):
-                push(value)
+        _push_children(node, push)
+
+
+def _push_children(node: ast.AST, push: Callable[[ast.AST], None]) -> None:
+    """Hand each child node of ``node`` (in the fields :func:`_fields` keeps) to ``push``."""
+    kind = type(node)
+    for field in _CHILD_FIELDS.get(kind) or _fields(kind):
+        value = getattr(node, field, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    push(item)
+        elif isinstance(value, ast.AST):
+            push(value)
 
 
 @dataclasses.dataclass
@@ -176,16 +180,9 @@ def ast_facts(text: str) -> Optional[Facts]:
         ast.Constant,
         ast.Call,
     )
-    Import, ImportFrom, With, AsyncWith, AST = (
-        ast.Import,
-        ast.ImportFrom,
-        ast.With,
-        ast.AsyncWith,
-        ast.AST,
-    )
-    fields_of = _CHILD_FIELDS
-    # iter_nodes' loop, inlined: this walk must skip what is below an import, which a
-    # generator cannot be told, and a helper call per node costs more than the lines it saves.
+    Import, ImportFrom, With, AsyncWith = ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith
+    # iter_nodes' loop with its own stack: this walk must skip what is below an import or an
+    # attribute chain, which a generator cannot be told.
     stack: List[ast.AST] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
@@ -242,15 +239,7 @@ def ast_facts(text: str) -> Optional[Facts]:
                     imports.add(qualname)
                     facts.names.add(qualname)
             continue
-        fields = fields_of.get(kind) or _fields(kind)
-        for field in fields:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, AST):
-                        push(item)
-            elif isinstance(value, AST):
-                push(value)
+        _push_children(node, push)
     for annotation in annotations:
         _annotation_words(annotation, facts.annotation_words)
     names = facts.names

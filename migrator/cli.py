@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import click
 
@@ -18,6 +18,8 @@ from jaxmigrate.migrator.report import dump_json
 from jaxmigrate.migrator.rule import Rule, all_rules
 from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
 from jaxmigrate.migrator.settings import ConfigError, Settings, find_config, load_config
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class DefaultGroup(click.Group):
@@ -66,10 +68,24 @@ def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
     )
 
 
+def _flag(*decls_and_help: str) -> Callable[[_F], _F]:
+    """An on/off option: its names (and parameter name) followed by its help text."""
+    *decls, text = decls_and_help
+    return click.option(*decls, is_flag=True, help=text)
+
+
+def _output(flag: str, dest: str, metavar: str, text: str) -> Callable[[_F], _F]:
+    """An option naming what the run writes besides the sources: a directory when ``metavar``
+    is ``DIR``, else a file."""
+    directory = metavar == "DIR"
+    kind = click.Path(file_okay=not directory, dir_okay=directory, path_type=Path)
+    return click.option(flag, dest, type=kind, metavar=metavar, help=text)
+
+
 @cli.command("migrate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
-@click.option("--check", is_flag=True, help="List files that would change; write nothing.")
+@_flag("--diff", "show_diff", "Print a unified diff; write nothing.")
+@_flag("--check", "List files that would change; write nothing.")
 @click.option(
     "--select",
     multiple=True,
@@ -117,43 +133,34 @@ def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A pyproject.toml to read [tool.jaxmigrate] from.",
 )
-@click.option("--show-fixes", is_flag=True, help="Also list every fix (text format).")
-@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@_flag("--show-fixes", "Also list every fix (text format).")
+@_flag("-q", "--quiet", "No summary line.")
+@_flag("--no-cache", "Do not read or write the result cache.")
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     help="Where results are cached (default: ~/.cache/jaxmigrate, or $JAXMIGRATE_CACHE_DIR).",
 )
-@click.option(
+@_flag(
     "--docs",
-    is_flag=True,
-    help="Also migrate python code blocks (and their doctests) in .md/.rst files, and JAX names "
+    "Also migrate python code blocks (and their doctests) in .md/.rst files, and JAX names "
     "in docstring code literals.",
 )
-@click.option(
+@_flag(
     "--no-doctests",
-    is_flag=True,
-    help="Leave the >>> examples in docstrings alone (migrated by default, like the code).",
+    "Leave the >>> examples in docstrings alone (migrated by default, like the code).",
 )
-@click.option(
-    "--add-todos",
-    is_flag=True,
-    help="Write '# TODO(jaxmigrate): CODE ...' above each finding that cannot be fixed.",
+@_flag(
+    "--add-todos", "Write '# TODO(jaxmigrate): CODE ...' above each finding that cannot be fixed."
 )
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE.md",
-    help="Write a Markdown migration report for a pull request.",
+@_output(
+    "--report", "report_path", "FILE.md", "Write a Markdown migration report for a pull request."
 )
-@click.option(
+@_output(
     "--split-by-rule",
     "split_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    metavar="DIR",
-    help="Write one patch per rule into DIR (and a 'series' file); change no source file.",
+    "DIR",
+    "Write one patch per rule into DIR (and a 'series' file); change no source file.",
 )
 def migrate_command(
     paths: Tuple[str, ...],

@@ -21,7 +21,6 @@ from typing import (
     List,
     NamedTuple,
     Optional,
-    Sequence,
     Set,
     Tuple,
     Type,
@@ -38,7 +37,7 @@ from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.positions import Positions
 from jaxmigrate.migrator.rule import Rule, owners
-from jaxmigrate.migrator.scope import Scope, Site, dotted_parts
+from jaxmigrate.migrator.scope import Scope, Site, dotted_expr, dotted_parts
 from jaxmigrate.migrator.traversal import (
     TRIVIA,
     structural_children,
@@ -328,13 +327,13 @@ class Context:
         for cut in range(len(parts), lowest - 1, -1):
             local = self._visible_import(".".join(parts[:cut]), scope)
             if local is not None:
-                return _attribute_chain([local, *parts[cut:]])
+                return dotted_expr([local, *parts[cut:]])
         if prefer_from and len(parts) > 1 and self._free(parts[-1], scope, qualname):
             self.planned_imports[qualname] = (".".join(parts[:-1]), parts[-1])
             return cst.Name(parts[-1])
         if self._free(parts[0], scope, parts[0]):
             self.planned_imports[parts[0]] = (None, parts[0])
-            return _attribute_chain(parts)
+            return dotted_expr(parts)
         raise CannotReference(f"cannot refer to {qualname}: {parts[0]!r} is taken by a local name")
 
     def _visible_import(self, qualname: str, scope: Scope) -> Optional[str]:
@@ -389,13 +388,6 @@ def _runs_inside(owner: cst.CSTNode, path: List[cst.CSTNode]) -> bool:
             return path[-2] is not owner.for_in.iter
         return True
     return True
-
-
-def _attribute_chain(parts: Sequence[str]) -> cst.BaseExpression:
-    node: cst.BaseExpression = cst.Name(parts[0])
-    for part in parts[1:]:
-        node = cst.Attribute(value=node, attr=cst.Name(part))
-    return node
 
 
 def binding_is_legacy(binding: Binding, names: frozenset, modules: frozenset) -> bool:

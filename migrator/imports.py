@@ -6,7 +6,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.migrator.scope import dotted_expr, dotted_name
 
 ImportNode = Union[cst.Import, cst.ImportFrom]
 
@@ -59,11 +59,7 @@ def insertion_index(body: Sequence[cst.CSTNode]) -> int:
 
 
 def _alias(name: str) -> cst.ImportAlias:
-    parts = name.split(".")
-    node: cst.BaseExpression = cst.Name(parts[0])
-    for part in parts[1:]:
-        node = cst.Attribute(node, cst.Name(part))
-    return cst.ImportAlias(name=node)  # type: ignore[arg-type]
+    return cst.ImportAlias(name=dotted_expr(name))
 
 
 def _extend_from_import(statement: cst.ImportFrom, names: List[str]) -> cst.ImportFrom:

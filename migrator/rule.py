@@ -14,10 +14,10 @@ import functools
 import itertools
 import re
 import textwrap
-from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 from jaxmigrate.migrator.diagnostics import Safety
-from jaxmigrate.migrator.references import Reference
+from jaxmigrate.migrator.references import Reference, release_notes
 from jaxmigrate.migrator.textgate import TextGate, WordSites, word_sites
 from jaxmigrate.migrator.version import Version, parse_version
 
@@ -42,6 +42,50 @@ class Example:
         object.__setattr__(self, "before", textwrap.dedent(self.before).lstrip("\n"))
         object.__setattr__(self, "after", textwrap.dedent(self.after).lstrip("\n"))
 
+    @classmethod
+    def reported(
+        cls, code: str, title: str = "", target_version: Optional[str] = None
+    ) -> "Example":
+        """Code the rule reports and leaves as it is: ``before`` and ``after`` are ``code``."""
+        return cls(code, code, title, target_version)
+
+
+# A version with what its release notes say about the change, ``("0.4.22", "x deprecated")``,
+# and the package when it is not jax: ``("0.4.1", "y removed", "jaxlib")``.
+Note = Tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Lifecycle:
+    """When JAX changed what a rule migrates, in one place.
+
+    ``needs``: the oldest JAX on which the replacement works; below it the rule does not run
+    (None: it runs for every target).  ``deprecated`` / ``removed``: the releases that
+    deprecated and removed the legacy spelling, each a version or a :data:`Note`, a version
+    with the words its release notes are cited under: those citations come first among the
+    rule's ``references``, so the version is written once, next to its source.
+    ``tests/test_references.py`` checks that the references cite every version.  Where the
+    gate is the release that added the spelling a rule writes, the rule takes it from the API
+    history (``rules._api_history.added_in``).
+    """
+
+    needs: Optional[str] = None
+    deprecated: Union[str, Note, None] = None
+    removed: Union[str, Note, None] = None
+
+    def versions(self) -> Tuple[Optional[str], Optional[str], Optional[str]]:
+        """``needs``, ``deprecated`` and ``removed`` as versions."""
+        return self.needs, _version(self.deprecated), _version(self.removed)
+
+    def notes(self) -> Tuple[Reference, ...]:
+        """The release notes the :data:`Note` fields cite, in order."""
+        changes = (self.deprecated, self.removed)
+        return tuple(release_notes(*c) for c in changes if isinstance(c, tuple))
+
+
+def _version(change: Union[str, Note, None]) -> Optional[str]:
+    return change[0] if isinstance(change, tuple) else change
+
 
 _CODE_RE = re.compile(r"^JAX\d{3}$")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -50,6 +94,8 @@ _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 __all__ = [
     "REGISTRY",
     "Example",
+    "Lifecycle",
+    "Note",
     "Owners",
     "Rule",
     "Safety",
@@ -68,7 +114,9 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]
     safety: ClassVar[Safety]
-    # The oldest JAX on which the replacement works; below it the rule does not run.
+    lifecycle: ClassVar[Lifecycle] = Lifecycle()
+    # The versions of ``lifecycle``, as the engine, ``explain`` and the reports read them (set
+    # from it when the class is made; a rule declares ``lifecycle``, never these).
     needs_jax: ClassVar[Optional[str]] = None
     deprecated_in: ClassVar[Optional[str]] = None
     removed_in: ClassVar[Optional[str]] = None
@@ -115,6 +163,11 @@ class Rule:
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
+        life = cls.lifecycle
+        cls.needs_jax, cls.deprecated_in, cls.removed_in = life.versions()
+        notes = life.notes()
+        if notes:  # cited first, once (a subclass may inherit them already in place)
+            cls.references = (*notes, *(r for r in cls.references if r not in notes))
         if "code" not in cls.__dict__:  # an abstract helper base, not a rule
             return
         if not _CODE_RE.match(cls.code):
@@ -168,7 +221,13 @@ class Rule:
         """The rule as it runs for the range ``target``..``upper`` (None: the newest JAX):
         itself, unless what it looks for depends on the target range (a rule driven by the
         API history returns a copy with its ``names`` for that range).  ``set_aside``: the names of the rules the user switched off with
-        ``select``/``ignore``, which a backstop leaves alone too."""
+        ``select``/``ignore``, which a backstop leaves alone too.  Subclasses override
+        :meth:`for_range`."""
+        return self.for_range(target, upper, set_aside)
+
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> "Rule":
+        """:meth:`for_target` with every argument given (all hashable: a subclass may cache its
+        copies by them): the rule itself unless overridden."""
         return self
 
     # -- hooks, called by the engine ------------------------------------------------------

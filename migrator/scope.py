@@ -124,6 +124,16 @@ def dotted_name(node: Optional[cst.CSTNode]) -> Optional[str]:
     return ".".join(parts) if parts else None
 
 
+def dotted_expr(name: Union[str, Sequence[str]]) -> Union[cst.Name, cst.Attribute]:
+    """The inverse of :func:`dotted_parts`: ``"a.b.c"`` (or its parts) as the expression
+    ``a.b.c``, a ``Name`` or a chain of ``Attribute`` nodes."""
+    parts = name.split(".") if isinstance(name, str) else name
+    node: Union[cst.Name, cst.Attribute] = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
 class Interest:
     """What the active rules want to see, as sets the traversal can test cheaply."""
 

@@ -156,14 +156,15 @@ class ScopeWalker(cst.CSTVisitor):
         self._visit_params_outside(node.params)
         self._visit_all([node.returns])
         self._bind(node.name.value)
-        self._push_scope("function", node)
-        self._bind_params(node.params)
-        self._walk(node.body)
-        self._pop_scope()
-        return False
+        return self._function_scope(node)
 
     def _lambda(self, node: cst.Lambda) -> bool:
         self._visit_params_outside(node.params)
+        return self._function_scope(node)
+
+    def _function_scope(self, node: Union[cst.FunctionDef, cst.Lambda]) -> bool:
+        """The parameters and body of a ``def`` or ``lambda``, in their own scope (what stands
+        outside it, decorators, defaults and annotations, is visited by the caller)."""
         self._push_scope("function", node)
         self._bind_params(node.params)
         self._walk(node.body)

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple, Type
 
+from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.version import Version
 
@@ -206,11 +207,25 @@ class ApiHistory:
 _NOT_MODULE = NameHistory("", (), None, None, False)
 
 
+# The public sources of what the history says, cited by the rules it drives: the changelog,
+# and JAX's API compatibility policy (which names are public, and how they are deprecated).
+HISTORY_SOURCES = (refs.CHANGELOG_PAGE, refs.api_compatibility())
+
+
 @functools.lru_cache(maxsize=1)
 def history() -> ApiHistory:
     """The shipped history, loaded once."""
     with gzip.open(DATA, "rt", encoding="utf-8") as handle:
         return ApiHistory(json.load(handle))
+
+
+def added_in(qualname: str) -> str:
+    """The first release that has ``qualname``: the version gate of a rule that writes that
+    spelling, taken from the history so that it cannot drift from it."""
+    known = history().lookup(qualname)
+    if known is None or not known.present:
+        raise LookupError(f"{qualname} is in no JAX release the API history knows")
+    return history().releases[known.present[0][0]]
 
 
 class ActsWhereMissing(Rule):
@@ -223,14 +238,9 @@ class ActsWhereMissing(Rule):
 
     gone_modules: Tuple[str, ...] = ()
 
-    def for_target(
-        self,
-        target: Version,
-        set_aside: FrozenSet[str] = frozenset(),
-        upper: Optional[Version] = None,
-    ) -> Rule:
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         # a class is hashable: mypy checks the instances' __hash__ against Hashable instead
-        return _where_missing(type(self), target, upper)  # type: ignore[arg-type]
+        return _where_missing(type(self), low, high)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=32)

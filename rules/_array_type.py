@@ -9,11 +9,19 @@ neither depends on the other.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Rule, Safety
-from jaxmigrate.rules._arrays import is_called, is_class_base, report_string_annotations
+from jaxmigrate.rules._arrays import (
+    is_called,
+    is_class_base,
+    predicate_fix,
+    report_string_annotations,
+    type_reference,
+)
 from jaxmigrate.rules._helpers import (
     class_tuple,
     dedupe_elements,
@@ -99,3 +107,41 @@ class ArrayTypeRule(Rule):
         else:
             new = class_tuple(elements, tuple_node)
         ctx.replace(tuple_node, new, f"{ctx.code(site.node)} -> {MODERN}")
+
+
+# What an isinstance tuple already holding one of these asks of a legacy array class: nothing
+# more (the DeviceArray spellings become jax.Array themselves).
+SUBSUMED = DEVICE_ARRAY_NAMES | {MODERN, "jax.numpy.ndarray"}
+
+
+class PredicateTypeRule(Rule):
+    """An abstract rule for a removed array class that jax.Array replaced only in part:
+    annotations become ``jax.Array`` (safe), ``isinstance(x, LEGACY)`` becomes the jax.Array
+    migration guide's predicate (unsafe), any other use is reported.  JAX102
+    (``ShardedDeviceArray``) and JAX103 (``GlobalDeviceArray``) each declare their class
+    name, predicate and sources."""
+
+    safety = Safety.UNSAFE
+    label: ClassVar[str] = ""  # the class name in messages and string annotations
+    predicate: ClassVar[str] = ""  # what ``isinstance(x, LEGACY)`` becomes ({x}, {array})
+    recipe: ClassVar[str] = ""  # the predicate as messages show it
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        if "label" in cls.__dict__:
+            cls.annotation_words = frozenset({cls.label})  # visit_module reports them
+            # a string annotation is reported by its name, import or not
+            cls.needs_jax_import = False
+        super().__init_subclass__(**kwargs)
+
+    def leaves_alone(self, site: NameSite) -> bool:
+        """True for the uses another rule handles."""
+        return False
+
+    def visit_module(self, ctx: Context) -> None:
+        report_string_annotations(ctx, self.label, MODERN, self.names)
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.is_import or self.leaves_alone(site):
+            return
+        if not predicate_fix(ctx, site, self.names, self.predicate, self.label, SUBSUMED):
+            type_reference(ctx, site, self.label, self.recipe, annotations_only=True)

@@ -5,7 +5,7 @@ value, ``self``, a ``def``, something else), for the receiver analysis and the f
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -105,13 +105,12 @@ class _DefinitionCollector(ScopeBodyVisitor):
             self._add(node.target.value, ("value", node.value, node.annotation.annotation))
         return True
 
-    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+    def _target_binds(self, node: Union[cst.AugAssign, cst.For, cst.NamedExpr, cst.Del]) -> bool:
+        """``x += v``, ``for x in ...``, ``(x := v)``, ``del x``: bindings not followed."""
         self._other(node.target)
         return True
 
-    def visit_For(self, node: cst.For) -> bool:
-        self._other(node.target)
-        return True
+    visit_AugAssign = visit_For = visit_NamedExpr = visit_Del = _target_binds
 
     def visit_WithItem(self, node: cst.WithItem) -> bool:
         if node.asname is not None:
@@ -121,14 +120,6 @@ class _DefinitionCollector(ScopeBodyVisitor):
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
         if node.name is not None:
             self._other(node.name.name)
-        return True
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
-        self._other(node.target)
-        return True
-
-    def visit_Del(self, node: cst.Del) -> bool:
-        self._other(node.target)
         return True
 
     def visit_Import(self, node: cst.Import) -> bool:

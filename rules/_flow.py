@@ -10,7 +10,8 @@ helper all of whose returns are tied); a step that is only likely (an element of
 
 What a name is bound to: :func:`single_value` (the one plain or annotated assignment),
 :func:`assignments`/:func:`single_assignment` (``name = value`` statements of a scope),
-:func:`bound_values` (every binding of a name in a scope, from :mod:`rules._flow_bindings`),
+:func:`bound_values` (every binding of a name in a scope) and :func:`bound_only_to` (a test
+that holds for each), from :mod:`rules._flow_bindings`,
 :func:`local_function`, :func:`iterated`.  Indexes are built once per round via ``ctx.memo``.
 """
 
@@ -27,6 +28,7 @@ from jaxmigrate.rules._array_names import Tie
 from jaxmigrate.rules._definitions import is_method, scope_definitions
 from jaxmigrate.rules._flow_bindings import (  # re-exported
     Bound as Bound,
+    bound_only_to as bound_only_to,
     bound_values as bound_values,
 )
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, is_store

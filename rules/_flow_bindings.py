@@ -11,7 +11,7 @@ never acts on half of the evidence.  One table per scope and round, through ``ct
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -37,6 +37,22 @@ def bound_values(ctx: Context, name: str, scope: Scope) -> Optional[List[Bound]]
         return None
     found, unknown = table
     return None if name in unknown else list(found.get(name, ()))
+
+
+def bound_only_to(
+    ctx: Context, name: str, scope: Scope, test: Callable[[str, cst.BaseExpression, Scope], bool]
+) -> bool:
+    """True when ``name``, looked up from ``scope``, is a local name (not an import) whose
+    bindings :func:`bound_values` can all follow, and ``test(kind, value, home)`` holds for each
+    (``home``: the scope that binds it)."""
+    bindings = scope.lookup(name)
+    if not bindings or any(b.is_import for b in bindings):
+        return False
+    home = bindings[0].scope
+    definitions = bound_values(ctx, name, home)
+    if not definitions:
+        return False
+    return all(test(kind, value, home) for kind, value in definitions)
 
 
 def _table(node: cst.CSTNode) -> Optional[Tuple[Dict[str, List[Bound]], Set[str]]]:

@@ -8,13 +8,12 @@ methods ``from_callback`` / ``from_batched_callback`` /
 
 from __future__ import annotations
 
-from typing import ClassVar, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Rule
+from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import assignments
 
@@ -50,14 +49,6 @@ PARTITION_SPEC = "jax.sharding.PartitionSpec"
 def gda_names(suffix: str = "") -> frozenset:
     """Every qualified spelling of ``GlobalDeviceArray<suffix>``."""
     return frozenset(f"{module}.{CLASS}{suffix}" for module in GDA_MODULES)
-
-
-def called(site: NameSite) -> Optional[cst.Call]:
-    """The call ``site(...)`` if the site is called directly."""
-    parent = site.parent
-    if isinstance(parent, cst.Call) and parent.func is site.node:
-        return parent
-    return None
 
 
 def bind_arguments(
@@ -339,7 +330,7 @@ def assignment_statement(
     return line, target.value
 
 
-def _returned_alone(call: cst.Call, ctx: Context) -> bool:
+def returned_alone(call: cst.Call, ctx: Context) -> bool:
     """``return call`` standing alone on a line of a block."""
     ret = ctx.parent(call)
     line = ctx.parent(ret) if isinstance(ret, cst.Return) else None
@@ -415,73 +406,3 @@ def callable_text(code: str, node: cst.BaseExpression) -> str:
     if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or code.startswith("("):
         return code
     return f"({code})"
-
-
-class BatchedCallbackRule(Rule):
-    """Shared shape of the two ``from_batched_callback*`` rules: bind the arguments, place the
-    call on a ``name = ...`` line, build the sharding, then emit the statements ``tail`` gives."""
-
-    method: ClassVar[str]  # "from_batched_callback" / "from_batched_callback_with_devices"
-    recipe: ClassVar[str]
-
-    def visit_module(self, ctx: Context) -> None:
-        fix_dotted_imports(ctx)
-
-    def tail(
-        self, target: str, s: str, idx: str, shape: str, callback: str, jax_name: str, taken: set
-    ) -> List[str]:
-        """The statements after the sharding and index map that build ``target``."""
-        raise NotImplementedError
-
-    def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        what = f"GlobalDeviceArray.{self.method}"
-        call = called(site)
-        if call is None:
-            ctx.report(site.node, f"{what} no longer exists; use {self.recipe}")
-            return
-        bound, reason = bind_arguments(call, METHOD_PARAMS)
-        placed = assignment_statement(call, ctx)
-        returned = placed is None and _returned_alone(call, ctx)
-        if bound is None or (placed is None and not returned):
-            why = reason or "it is not the value of a plain `name = ...` or `return` statement"
-            ctx.report(call, f"{what} cannot be rewritten here ({why}); use {self.recipe}")
-            return
-        if returned:  # ``return GDA.from_batched_callback(...)``: build it, then return it
-            returned_line = ctx.parent(ctx.parent(call))
-            assert isinstance(returned_line, cst.SimpleStatementLine)  # _returned_alone saw to it
-            placed = (returned_line, fresh_name("array", taken_names(ctx)))
-        assert placed is not None  # placed, or returned: checked above
-        line, target = placed
-        if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
-            ctx.report(
-                call, f"{what} with mesh_axes=None: choose a PartitionSpec and use {self.recipe}"
-            )
-            return
-        taken = taken_names(ctx)
-        hoist, values = hoisted_arguments(call, bound, target, taken, ctx, site.scope)
-        sharding = named_sharding(values["global_mesh"], values["mesh_axes"], ctx, site.scope)
-        if sharding is None:
-            return
-        jax_name = render(ctx.ref("jax", site.scope))
-        s = fresh_name(f"{target}_sharding", taken)
-        idx = fresh_name(f"{target}_indices", taken)
-        if values["global_shape"] is bound["global_shape"]:
-            shape = expression_text(values["global_shape"], ctx)
-        else:
-            shape = render(values["global_shape"])
-        cb = values["data_callback"]
-        if cb is bound["data_callback"]:
-            callback = callable_text(expression_text(cb, ctx), cb)
-        else:
-            callback = render(cb)
-        body = hoist + [
-            f"{s} = {render(sharding)}\n",
-            f"{idx} = {s}.addressable_devices_indices_map({shape})\n",
-            *self.tail(target, s, idx, shape, callback, jax_name, taken),
-            *([f"return {target}\n"] if returned else []),
-        ]
-        ctx.replace(line, statements(line, body), f"{what} -> {self.summary_of_fix}")
-
-    summary_of_fix: ClassVar[str] = ""

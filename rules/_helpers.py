@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Type, TypeVar
 
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.traversal import structural_children
+
+N = TypeVar("N", bound=cst.CSTNode)
 
 
 def is_builtin(name: str, scope: Scope) -> bool:
@@ -82,6 +85,38 @@ def class_tuple(elements: Sequence[cst.BaseExpression], like: cst.Tuple) -> cst.
     if len(elements) == 1:
         new_elements[-1] = new_elements[-1].with_changes(comma=cst.Comma())
     return like.with_changes(elements=new_elements)
+
+
+def nodes_under(node: cst.CSTNode, kind: Type[N]) -> List[N]:
+    """Every node of type ``kind`` in ``node`` (itself included), in source order."""
+    found: List[N] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            found.append(current)
+        stack.extend(reversed(structural_children(current)))
+    return found
+
+
+def called(site: NameSite) -> Optional[cst.Call]:
+    """The call ``site(...)`` when the site is what is called; None for any other use."""
+    parent = site.parent
+    if isinstance(parent, cst.Call) and parent.func is site.node:
+        return parent
+    return None
+
+
+def called_or_report(site: NameSite, ctx: Context, message: str) -> Optional[cst.Call]:
+    """The call ``site(...)``, for a rule that rewrites calls.  None for an import (it goes once
+    nothing uses it) and for any other use (``f = legacy``), which is reported with
+    ``message``: there is no call to rewrite."""
+    if site.is_import:
+        return None
+    call = called(site)
+    if call is None:
+        ctx.report(site.node, message)
+    return call
 
 
 def call_target(

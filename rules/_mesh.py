@@ -8,7 +8,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
-from jaxmigrate.migrator.traversal import fast_visit
+from jaxmigrate.rules._helpers import nodes_under
 
 # Loops whose carry types changed meaning under the varying-manual-axes checker (check_vma).
 CARRY_LOOPS = frozenset({"scan", "fori_loop", "while_loop"})
@@ -66,14 +66,7 @@ def function_named(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.F
 
 
 def calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    collected: List[cst.Call] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            collected.append(call)
-
-    fast_visit(node, _Collect())
-    return collected
+    return nodes_under(node, cst.Call)
 
 
 def loop_carry_in(

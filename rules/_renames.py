@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from typing import ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Rule
-from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.migrator.scope import dotted_expr, dotted_name
 from jaxmigrate.migrator.version import parse_version
 
 
@@ -53,14 +53,6 @@ class Move:
 
 def names_of(moves: Sequence[Move]) -> frozenset:
     return frozenset(move.legacy for move in moves)
-
-
-def _module_expr(dotted: str) -> Union[cst.Name, cst.Attribute]:
-    parts = dotted.split(".")
-    node: Union[cst.Name, cst.Attribute] = cst.Name(parts[0])
-    for part in parts[1:]:
-        node = cst.Attribute(value=node, attr=cst.Name(part))
-    return node
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -200,7 +192,7 @@ class RenameRule(Rule):
             return
         ctx.replace(
             alias,
-            alias.with_changes(name=_module_expr(move.modern)),
+            alias.with_changes(name=dotted_expr(move.modern)),
             f"{move.legacy} -> {move.modern}",
         )
 
@@ -292,7 +284,7 @@ class RenameRule(Rule):
         if not kept_legacy and len(moved) == 1 and not in_place:
             ((target_module, aliases),) = moved.items()
             new_statement = statement.with_changes(
-                module=_module_expr(target_module), names=self._commas(aliases, statement)
+                module=dotted_expr(target_module), names=self._commas(aliases, statement)
             )
             ctx.replace(statement, new_statement, message)
             return
@@ -325,7 +317,7 @@ class RenameRule(Rule):
                 aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             ]
             new_line = cst.SimpleStatementLine(
-                body=[cst.ImportFrom(module=_module_expr(target_module), names=aliases)]
+                body=[cst.ImportFrom(module=dotted_expr(target_module), names=aliases)]
             )
             if not body and index == 0:
                 new_line = new_line.with_changes(

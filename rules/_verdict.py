@@ -12,6 +12,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.rules._array_names import UNKNOWN, Tie
 from jaxmigrate.rules._helpers import is_store
 from jaxmigrate.rules._module_facts import module_facts
@@ -73,6 +74,21 @@ def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[Verdict, 
     if specific and not facts.foreign_libraries:
         return FILE, tie
     return REPORT, tie
+
+
+# Why a FILE verdict's fix is unsafe, as its message says.
+UNTIED = "the receiver is not tied to a JAX array; this module is JAX code"
+
+
+def replace_by_verdict(
+    ctx: Context, verdict: Verdict, node: cst.CSTNode, new: cst.CSTNode, message: str
+) -> None:
+    """Apply a fix as ``verdict`` allows: safe for FIX, unsafe (saying why) for FILE; nothing
+    for the other verdicts."""
+    if verdict == FIX:
+        ctx.replace(node, new, message)
+    elif verdict == FILE:
+        ctx.replace(node, new, f"{message} ({UNTIED})", Safety.UNSAFE)
 
 
 def strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -9,7 +9,7 @@ by 0.10, where the class lives in ``jaxlib._jax``).  The public name of the type
 from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.rule import Example
+from jaxmigrate.migrator.rule import Example, Lifecycle
 from jaxmigrate.rules._array_type import ArrayTypeRule
 
 
@@ -17,14 +17,12 @@ class ArrayImpl(ArrayTypeRule):
     code = "JAX105"
     name = "array-impl"
     summary = "jax.lib.xla_extension.ArrayImpl (and the jaxlib spellings) -> jax.Array"
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.36"
-    removed_in = "0.6.0"
-    references = (
-        refs.release_notes("0.4.36", "jax.lib.xla_extension and xla_client APIs deprecated"),
-        refs.release_notes("0.6.0", "ArrayImpl removed from jax.lib.xla_extension and xla_client"),
-        refs.api("jax.Array"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.36", "jax.lib.xla_extension and xla_client APIs deprecated"),
+        removed=("0.6.0", "ArrayImpl removed from jax.lib.xla_extension and xla_client"),
     )
+    references = (refs.api("jax.Array"),)
     label = "ArrayImpl"
     annotation_words = frozenset({label})
     names = frozenset(

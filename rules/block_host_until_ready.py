@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._verdict import (
+    REPORT,
+    decide,
+    receiver_of_method,
+    replace_by_verdict,
+)
 
 
 class BlockHostUntilReady(Rule):
@@ -20,11 +24,9 @@ class BlockHostUntilReady(Rule):
     name = "block-host-until-ready"
     summary = "x.block_host_until_ready() -> x.block_until_ready()"
     safety = Safety.SAFE
-    deprecated_in = "0.3.2"
-    removed_in = "0.4.1"
-    references = (
-        refs.release_notes("0.3.2", "block_host_until_ready deprecated", package="jaxlib"),
-        refs.release_notes("0.4.1", "block_host_until_ready removed", package="jaxlib"),
+    lifecycle = Lifecycle(
+        deprecated=("0.3.2", "block_host_until_ready deprecated", "jaxlib"),
+        removed=("0.4.1", "block_host_until_ready removed", "jaxlib"),
     )
     attributes = frozenset({"block_host_until_ready"})
     doc = """
@@ -66,16 +68,8 @@ class BlockHostUntilReady(Rule):
         verdict, _tie = decide(ctx, node, specific=True)
         new = node.with_changes(attr=cst.Name("block_until_ready"))
         message = "block_host_until_ready() -> block_until_ready()"
-        if verdict == FIX:
-            ctx.replace(node, new, message)
-        elif verdict == FILE:
-            ctx.replace(
-                node,
-                new,
-                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
-                Safety.UNSAFE,
-            )
-        elif verdict == REPORT:
+        replace_by_verdict(ctx, verdict, node, new, message)
+        if verdict == REPORT:
             ctx.report(
                 node,
                 "block_host_until_ready() was removed in jaxlib 0.4.1; on a JAX array use block_until_ready()",

@@ -15,8 +15,8 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._tree import modern_tree_name
 
 RECIPE = (
@@ -50,14 +50,12 @@ class BuildTree(Rule):
         "jax.tree_util.build_tree(treedef, xs) -> jax.tree.unflatten(treedef, jax.tree.leaves(xs))"
     )
     safety = Safety.UNSAFE
-    needs_jax = None  # below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
-    deprecated_in = "0.6.0"
-    removed_in = "0.7.0"
-    references = (
-        refs.release_notes("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
-        refs.release_notes("0.7.0", "jax.tree_util.build_tree removed"),
-        refs.api("jax.tree.unflatten"),
+    # no gate: below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
+    lifecycle = Lifecycle(
+        deprecated=("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
+        removed=("0.7.0", "jax.tree_util.build_tree removed"),
     )
+    references = (refs.api("jax.tree.unflatten"),)
     names = frozenset({"jax.tree_util.build_tree"})
     doc = """
     **What it does.** Rewrites `jax.tree_util.build_tree(treedef, xs)` as
@@ -89,14 +87,9 @@ class BuildTree(Rule):
             tree = jax.tree.unflatten(treedef, jax.tree.leaves([[1, 2], [3, 4]]))
             """,
         ),
-        Example(
+        Example.reported(
             title="without --unsafe-fixes it is reported",
-            before="""
-            from jax.tree_util import build_tree
-
-            tree = build_tree(treedef, xs)
-            """,
-            after="""
+            code="""
             from jax.tree_util import build_tree
 
             tree = build_tree(treedef, xs)
@@ -107,12 +100,11 @@ class BuildTree(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
-        target = call_target(site, partial_names=())
-        arguments = _arguments(target[0]) if target is not None else None
-        if target is None or arguments is None:
+        call = called(site)
+        arguments = _arguments(call) if call is not None else None
+        if call is None or arguments is None:
             ctx.report(site.node, RECIPE)
             return
-        call = target[0]
         treedef, xs = arguments
         unflatten = ctx.ref(modern_tree_name("unflatten", ctx.target), site.scope)
         leaves = ctx.ref(modern_tree_name("leaves", ctx.target), site.scope)

@@ -8,7 +8,7 @@ the jax.Array migration guide ("New public type named jax.Array") says to use ``
 from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.rule import Example
+from jaxmigrate.migrator.rule import Example, Lifecycle
 from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES, ArrayTypeRule
 
 
@@ -18,12 +18,9 @@ class DeviceArray(ArrayTypeRule):
     summary = (
         "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
     )
-    needs_jax_import = (
-        False  # reports a string annotation or a method call by its name, import or not
-    )
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.4"
-    removed_in = "0.4.14"
+    # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = False
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.14")
     references = (
         refs.release_notes("0.4.1", "jax.Array replaces DeviceArray"),
         refs.release_notes("0.4.4", "jax.interpreters.xla.DeviceArray deprecated"),

@@ -15,11 +15,11 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import is_store
 from jaxmigrate.rules._module_facts import module_facts
-from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, UNTIED, decide
 
 PMAP_SHARDS_KEEP_AXIS = parse_version("0.4.34")  # observed: 0.4.30 gives (3,), 0.6.2 (1, 3)
 RECIPE = {
@@ -33,14 +33,12 @@ class DeviceBuffers(Rule):
     name = "device-buffers"
     summary = "x.device_buffer -> x.addressable_data(0); x.device_buffers -> [s.data for s in x.addressable_shards]"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.22"
-    removed_in = "0.4.27"
-    references = (
-        refs.release_notes("0.4.22", "device_buffer and device_buffers deprecated"),
-        refs.release_notes("0.4.27", "device_buffer and device_buffers removed"),
-        refs.api("jax.Array"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.22", "device_buffer and device_buffers deprecated"),
+        removed=("0.4.27", "device_buffer and device_buffers removed"),
     )
+    references = (refs.api("jax.Array"),)
     attributes = frozenset({"device_buffer", "device_buffers"})
     doc = """
     **What it does.** Rewrites the removed buffer properties of JAX arrays:
@@ -89,15 +87,9 @@ class DeviceBuffers(Rule):
             n = len(x.addressable_shards)
             """,
         ),
-        Example(
+        Example.reported(
             title="an untied receiver is reported",
-            before="""
-            import jax
-
-            def first_buffer(x):
-                return x.device_buffer
-            """,
-            after="""
+            code="""
             import jax
 
             def first_buffer(x):
@@ -138,7 +130,7 @@ class DeviceBuffers(Rule):
             ctx.replace(
                 target,
                 new,
-                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
+                f"{message} ({UNTIED})",
                 Safety.UNSAFE,
             )
         elif squeeze:

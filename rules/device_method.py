@@ -14,7 +14,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.rules._receiver_gate import ast_called_without_arguments
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
@@ -27,14 +27,12 @@ class DeviceMethod(Rule):
     name = "device-method"
     summary = "x.device() on a jax.Array -> next(iter(x.devices())) (never the .device property)"
     safety = Safety.UNSAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.21"
-    removed_in = "0.4.27"
-    references = (
-        refs.release_notes("0.4.21", "Array.device() deprecated"),
-        refs.release_notes("0.4.27", "Array.device() removed; use arr.devices()"),
-        refs.api("jax.Array"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.21", "Array.device() deprecated"),
+        removed=("0.4.27", "Array.device() removed; use arr.devices()"),
     )
+    references = (refs.api("jax.Array"),)
     attributes = frozenset({"device"})
     doc = """
     **What it does.** Rewrites the removed `Array.device()` method to
@@ -74,15 +72,9 @@ class DeviceMethod(Rule):
             print(next(iter(x.devices())))
             """,
         ),
-        Example(
+        Example.reported(
             title="an untied receiver is reported",
-            before="""
-            import jax
-
-            def where(x):
-                return x.device()
-            """,
-            after="""
+            code="""
             import jax
 
             def where(x):

@@ -15,9 +15,9 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._receivers import receiver_tie
 
 PARAMETERS = {
@@ -66,14 +66,12 @@ class DevicePutSharded(Rule):
     name = "device-put-sharded"
     summary = "jax.device_put_sharded / device_put_replicated -> jax.device_put(jnp.stack(...), NamedSharding(...))"
     safety = Safety.UNSAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.8.1"
-    removed_in = "0.10.0"
-    references = (
-        refs.release_notes("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
-        refs.release_notes("0.10.0", "device_put_sharded and device_put_replicated removed"),
-        refs.pmap_migration(),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
+        removed=("0.10.0", "device_put_sharded and device_put_replicated removed"),
     )
+    references = (refs.pmap_migration(),)
     names = frozenset(PARAMETERS)
     doc = """
     **What it does.** Rewrites
@@ -128,14 +126,9 @@ class DevicePutSharded(Rule):
             ps = jax.tree_util.tree_map(lambda leaf: jax.device_put(jnp.stack([leaf] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))), params)
             """,
         ),
-        Example(
+        Example.reported(
             title="without --unsafe-fixes it is reported",
-            before="""
-            import jax
-
-            xs = jax.device_put_sharded(shards, devices)
-            """,
-            after="""
+            code="""
             import jax
 
             xs = jax.device_put_sharded(shards, devices)
@@ -146,12 +139,11 @@ class DevicePutSharded(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
-        target = call_target(site, partial_names=())
-        arguments = _arguments(target[0], PARAMETERS[site.qualname]) if target is not None else None
-        if target is None or arguments is None:
+        call = called(site)
+        arguments = _arguments(call, PARAMETERS[site.qualname]) if call is not None else None
+        if call is None or arguments is None:
             ctx.report(site.node, RECIPE[site.qualname])
             return
-        call = target[0]
         devices = arguments["devices"]
         if site.qualname == "jax.device_put_replicated" and not self._repeatable(
             devices, site, ctx

@@ -13,8 +13,9 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._helpers import called_or_report
 
 DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64": "False"}
 
@@ -24,12 +25,11 @@ class EnableX64(Rule):
     name = "enable-x64"
     summary = "jax.experimental.enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False)"
     safety = Safety.SAFE
-    needs_jax = "0.8.0"
-    deprecated_in = "0.8.0"
-    references = (
-        refs.release_notes("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
-        refs.api("jax.enable_x64"),
+    lifecycle = Lifecycle(
+        needs=added_in("jax.enable_x64"),
+        deprecated=("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
     )
+    references = (refs.api("jax.enable_x64"),)
     names = frozenset(DEFAULTS)
     doc = """
     **What it does.** Rewrites calls of the experimental context managers:
@@ -68,18 +68,14 @@ class EnableX64(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return  # the import goes once nothing uses it
-        target = call_target(site, partial_names=())
         legacy = site.qualname.rsplit(".", 1)[-1]
-        if target is None:
-            ctx.report(
-                site.node,
-                f"jax.experimental.{legacy} is deprecated since JAX 0.8.0 and gone on current JAX; "
-                f"use jax.enable_x64({DEFAULTS[site.qualname]}) (a context manager and decorator)",
-            )
+        message = (
+            f"jax.experimental.{legacy} is deprecated since JAX 0.8.0 and gone on current JAX; "
+            f"use jax.enable_x64({DEFAULTS[site.qualname]}) (a context manager and decorator)"
+        )
+        call = called_or_report(site, ctx, message)
+        if call is None:
             return
-        call = target[0]
         modern = ctx.ref("jax.enable_x64", site.scope)
         if not call.args:
             args = [cst.Arg(cst.Name(DEFAULTS[site.qualname]))]

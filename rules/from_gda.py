@@ -19,7 +19,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety, Safety as _Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, Safety as _Safety
 from jaxmigrate.rules import _multiprocess as mp
 from jaxmigrate.rules._name_refs import module_ref
 from jaxmigrate.rules._pjit import (
@@ -50,9 +50,7 @@ class FromGda(Rule):
         "pjit(f, in_axis_resources=FROM_GDA) -> pjit(f): jax.Array inputs carry their sharding"
     )
     safety = Safety.SAFE
-    needs_jax = "0.4.4"
-    deprecated_in = "0.4.7"
-    removed_in = "0.4.8"
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.7", removed="0.4.8")
     references = (
         refs.release_notes("0.4.7", "FROM_GDA deprecated"),
         refs.source_at("0.4.8", "jax/experimental/pjit.py", "FROM_GDA no longer defined"),
@@ -96,15 +94,9 @@ class FromGda(Rule):
             f = pjit(step, out_shardings=P('x'))
             """,
         ),
-        Example(
+        Example.reported(
             title="mixed with specs for NumPy inputs: reported",
-            before="""
-            from jax.experimental.pjit import pjit, FROM_GDA
-            from jax.sharding import PartitionSpec as P
-
-            f = pjit(step, in_shardings=(FROM_GDA, P('x')), out_shardings=None)
-            """,
-            after="""
+            code="""
             from jax.experimental.pjit import pjit, FROM_GDA
             from jax.sharding import PartitionSpec as P
 
@@ -168,16 +160,9 @@ class FromGda(Rule):
         leaves = self._leaves(in_arg.value)
         kinds = [qualname_of(ctx, leaf, site.scope) == FROM_GDA for leaf in leaves]
         if leaves and all(kinds):
-            new_args = [a for a in args if a is not in_arg]
-            if (
-                new_args
-                and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
-                and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
-            ):
-                new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             ctx.replace(
                 call,
-                call.with_changes(args=new_args),
+                _without(call, args, in_arg),
                 "FROM_GDA: in_shardings dropped (jax.Array inputs carry their sharding)",
             )
             return
@@ -244,16 +229,9 @@ class FromGda(Rule):
             plans.append((statement, names, specs, with_mesh.expr))
         if len({id(p[0]) for p in plans}) != len(plans):
             return False
-        new_args = [a for a in args if a is not in_arg]
-        if (
-            new_args
-            and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
-            and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
-        ):
-            new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         ctx.replace(
             call,
-            call.with_changes(args=new_args),
+            _without(call, args, in_arg),
             "FROM_GDA mixed with specs: in_shardings dropped, the NumPy inputs are converted with "
             "host_local_array_to_global_array at each call site",
             safety=_Safety.UNSAFE,
@@ -349,3 +327,16 @@ class FromGda(Rule):
                 result.extend(FromGda._leaves(element.value))
             return result
         return [expr]
+
+
+def _without(call: cst.Call, args: List[cst.Arg], in_arg: cst.Arg) -> cst.Call:
+    """``call`` with ``args`` less ``in_arg``; the new last argument keeps a trailing comma
+    only if the call's last argument had one."""
+    new_args = [a for a in args if a is not in_arg]
+    if (
+        new_args
+        and new_args[-1].comma is not cst.MaybeSentinel.DEFAULT
+        and call.args[-1].comma is cst.MaybeSentinel.DEFAULT
+    ):
+        new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=new_args)

@@ -14,7 +14,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._gda import GDA_HISTORY
@@ -35,9 +35,7 @@ class GdaAttributes(Rule):
     name = "gda-attributes"
     summary = "GDA .local_shards/.local_data(i)/.mesh_axes/.mesh -> .addressable_shards/.addressable_data(i)/.sharding.spec/.sharding.mesh"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.1"
-    removed_in = "0.4.7"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.1", removed="0.4.7")
     references = (
         refs.release_notes("0.4.1", "jax.Array is the default array type"),
         GDA_HISTORY[1],
@@ -96,15 +94,9 @@ class GdaAttributes(Rule):
                 return local, arr.addressable_data(0), arr.sharding.spec, arr.sharding.mesh
             """,
         ),
-        Example(
+        Example.reported(
             title="an untied receiver is reported (self.mesh and the like are left alone)",
-            before="""
-            import jax
-
-            def shard_data(x):
-                return [s.data for s in x.local_shards]
-            """,
-            after="""
+            code="""
             import jax
 
             def shard_data(x):

@@ -9,20 +9,11 @@ handles calls of the class.
 
 from __future__ import annotations
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._gda import (
-    GDA_HISTORY,
-    GDA_MODULES,
-    INIT_PARAMS,
-    bind_arguments,
-    called,
-    fix_dotted_imports,
-    gda_names,
-    named_sharding,
-    positional_args,
-)
+from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.rules._gda import INIT_PARAMS, gda_names
+from jaxmigrate.rules._gda_rule import GdaRule, gda_references, sharded_call
+from jaxmigrate.rules._helpers import called
 
 MODERN = "jax.make_array_from_single_device_arrays"
 RECIPE = (
@@ -30,21 +21,13 @@ RECIPE = (
 )
 
 
-class GdaConstructor(Rule):
+class GdaConstructor(GdaRule):
     code = "JAX302"
     name = "gda-constructor"
     summary = "GlobalDeviceArray(shape, mesh, axes, buffers) -> jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.7"
-    references = (
-        *GDA_HISTORY,
-        refs.array_migration("Creating jax.Array"),
-        refs.api("jax.make_array_from_single_device_arrays"),
-    )
+    references = gda_references(MODERN)
     names = gda_names()
-    legacy_modules = GDA_MODULES
     doc = """
     **What it does.** Rewrites a call of the `GlobalDeviceArray` constructor,
     `GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers)` (positional or
@@ -81,28 +64,13 @@ class GdaConstructor(Rule):
         ),
     )
 
-    def visit_module(self, ctx: Context) -> None:
-        fix_dotted_imports(ctx)
-
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
         call = called(site)
         if call is None:
-            return  # a type use: JAX103
-        bound, reason = bind_arguments(call, INIT_PARAMS)
-        if bound is None:
-            ctx.report(call, f"GlobalDeviceArray(...) cannot be rewritten ({reason}); use {RECIPE}")
-            return
-        sharding = named_sharding(bound["global_mesh"], bound["mesh_axes"], ctx, site.scope)
-        if sharding is None:
-            ctx.report(
-                call,
-                f"GlobalDeviceArray(...) with mesh_axes=None: choose a PartitionSpec and use {RECIPE}",
-            )
-            return
-        values = [bound["global_shape"], sharding, bound["device_buffers"]]
-        new = call.with_changes(
-            func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values)
+            return  # an import, or a type use: JAX103
+        rewritten = sharded_call(
+            call, INIT_PARAMS, MODERN, "GlobalDeviceArray(...)", RECIPE, site, ctx
         )
-        ctx.replace(call, new, "GlobalDeviceArray(...) -> jax.make_array_from_single_device_arrays")
+        if rewritten is not None:
+            message = "GlobalDeviceArray(...) -> jax.make_array_from_single_device_arrays"
+            ctx.replace(call, rewritten[0], message)

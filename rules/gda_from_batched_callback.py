@@ -8,15 +8,9 @@ batched callback once, and builds the array from the single-device pieces.  GDA 
 
 from __future__ import annotations
 
-from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.rule import Example, Safety
-from jaxmigrate.rules._gda import (
-    GDA_HISTORY,
-    GDA_MODULES,
-    BatchedCallbackRule,
-    fresh_name,
-    gda_names,
-)
+from jaxmigrate.migrator.rule import Example
+from jaxmigrate.rules._gda import fresh_name
+from jaxmigrate.rules._gda_rule import BatchedCallbackRule
 
 RECIPE = (
     "s = NamedSharding(mesh, P(*mesh_axes)); idx = s.addressable_devices_indices_map(shape); "
@@ -33,17 +27,6 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
     code = "JAX303"
     name = "gda-from-batched-callback"
     summary = "x = GlobalDeviceArray.from_batched_callback(...) -> one batched callback + jax.make_array_from_single_device_arrays"
-    safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.7"
-    references = (
-        *GDA_HISTORY,
-        refs.array_migration("Creating jax.Array"),
-        refs.api("jax.make_array_from_single_device_arrays"),
-    )
-    names = gda_names(".from_batched_callback")
-    legacy_modules = GDA_MODULES
     doc = """
     **What it does.** Replaces the statement
     `x = GlobalDeviceArray.from_batched_callback(global_shape, global_mesh, mesh_axes,
@@ -91,15 +74,9 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
                 return batch
             """,
         ),
-        Example(
+        Example.reported(
             title="inside an expression: reported with the recipe",
-            before="""
-            from jax.experimental.global_device_array import GlobalDeviceArray as GDA
-
-            def load(mesh, read_batch, out):
-                out.append(GDA.from_batched_callback((8, 2), mesh, ('x',), read_batch))
-            """,
-            after="""
+            code="""
             from jax.experimental.global_device_array import GlobalDeviceArray as GDA
 
             def load(mesh, read_batch, out):

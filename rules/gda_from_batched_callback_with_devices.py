@@ -10,15 +10,9 @@ module is gone in 0.4.7.
 
 from __future__ import annotations
 
-from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.rule import Example, Safety
-from jaxmigrate.rules._gda import (
-    GDA_HISTORY,
-    GDA_MODULES,
-    BatchedCallbackRule,
-    fresh_name,
-    gda_names,
-)
+from jaxmigrate.migrator.rule import Example
+from jaxmigrate.rules._gda import fresh_name
+from jaxmigrate.rules._gda_rule import BatchedCallbackRule
 
 RECIPE = (
     "s = NamedSharding(mesh, P(*mesh_axes)); idx = s.addressable_devices_indices_map(shape); "
@@ -36,17 +30,6 @@ class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
     code = "JAX304"
     name = "gda-from-batched-callback-with-devices"
     summary = "x = GlobalDeviceArray.from_batched_callback_with_devices(...) -> grouped callback + jax.make_array_from_single_device_arrays"
-    safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.7"
-    references = (
-        *GDA_HISTORY,
-        refs.array_migration("Creating jax.Array"),
-        refs.api("jax.make_array_from_single_device_arrays"),
-    )
-    names = gda_names(".from_batched_callback_with_devices")
-    legacy_modules = GDA_MODULES
     doc = """
     **What it does.** Replaces the statement
     `x = GlobalDeviceArray.from_batched_callback_with_devices(global_shape, global_mesh,

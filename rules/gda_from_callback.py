@@ -8,41 +8,23 @@ from 0.4.6 and its module is gone in 0.4.7 (JAX commit 634035a; no changelog ent
 
 from __future__ import annotations
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._gda import (
-    GDA_HISTORY,
-    GDA_MODULES,
-    METHOD_PARAMS,
-    bind_arguments,
-    called,
-    fix_dotted_imports,
-    gda_names,
-    is_pure_index_lambda,
-    named_sharding,
-    positional_args,
-)
+from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.rules._gda import METHOD_PARAMS, gda_names, is_pure_index_lambda
+from jaxmigrate.rules._gda_rule import GdaRule, gda_references, sharded_call
+from jaxmigrate.rules._helpers import called_or_report
 
 MODERN = "jax.make_array_from_callback"
 RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes)), callback)"
 
 
-class GdaFromCallback(Rule):
+class GdaFromCallback(GdaRule):
     code = "JAX301"
     name = "gda-from-callback"
     summary = "GlobalDeviceArray.from_callback(shape, mesh, axes, cb) -> jax.make_array_from_callback(shape, NamedSharding(mesh, P(...)), cb)"
     safety = Safety.UNSAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.7"
-    references = (
-        *GDA_HISTORY,
-        refs.array_migration("Creating jax.Array"),
-        refs.api("jax.make_array_from_callback"),
-    )
+    references = gda_references(MODERN)
     names = gda_names(".from_callback")
-    legacy_modules = GDA_MODULES
     doc = """
     **What it does.** Rewrites `GlobalDeviceArray.from_callback(global_shape, global_mesh,
     mesh_axes, data_callback)` (positional or keyword arguments, any import spelling of
@@ -98,36 +80,15 @@ class GdaFromCallback(Rule):
         ),
     )
 
-    def visit_module(self, ctx: Context) -> None:
-        fix_dotted_imports(ctx)
-
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
+        what = "GlobalDeviceArray.from_callback"
+        call = called_or_report(site, ctx, f"{what} no longer exists; call {RECIPE}")
         if call is None:
-            ctx.report(
-                site.node, f"GlobalDeviceArray.from_callback no longer exists; call {RECIPE}"
-            )
             return
-        bound, reason = bind_arguments(call, METHOD_PARAMS)
-        if bound is None:
-            ctx.report(
-                call,
-                f"GlobalDeviceArray.from_callback cannot be rewritten ({reason}); use {RECIPE}",
-            )
+        rewritten = sharded_call(call, METHOD_PARAMS, MODERN, what, RECIPE, site, ctx)
+        if rewritten is None:
             return
-        sharding = named_sharding(bound["global_mesh"], bound["mesh_axes"], ctx, site.scope)
-        if sharding is None:
-            ctx.report(
-                call,
-                f"GlobalDeviceArray.from_callback with mesh_axes=None: choose a PartitionSpec and use {RECIPE}",
-            )
-            return
-        values = [bound["global_shape"], sharding, bound["data_callback"]]
-        new = call.with_changes(
-            func=ctx.ref(MODERN, site.scope), args=positional_args(call.args, values)
-        )
+        new, bound = rewritten
         callback = bound["data_callback"]
         safety = Safety.SAFE if is_pure_index_lambda(callback) else Safety.UNSAFE
         ctx.replace(

@@ -15,10 +15,10 @@ from typing import Dict, List, Optional, Union
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._gda import all_names
 
 OLD = "jax.experimental.gda_serialization"
@@ -60,14 +60,13 @@ class GdaSerialization(Rule):
     name = "gda-serialization"
     summary = "jax.experimental.gda_serialization -> jax.experimental.array_serialization (deserialization calls reported)"
     safety = Safety.SAFE
-    needs_jax = "0.4.9"
-    deprecated_in = "0.4.9"
-    removed_in = "0.4.11"
-    references = (
-        refs.release_notes(
-            "0.4.9", "jax.experimental.array_serialization added, gda_serialization deprecated"
+    lifecycle = Lifecycle(
+        needs=added_in("jax.experimental.array_serialization.serialization"),
+        deprecated=(
+            "0.4.9",
+            "jax.experimental.array_serialization added, gda_serialization deprecated",
         ),
-        refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
+        removed=("0.4.11", "jax.experimental.gda_serialization removed"),
     )
     names = frozenset(
         {OLD, f"{OLD}.serialization"} | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}
@@ -102,14 +101,9 @@ class GdaSerialization(Rule):
             serialization.run_serialization(arrays, specs)
             """,
         ),
-        Example(
+        Example.reported(
             title="deserialization takes shardings now: reported",
-            before="""
-            from jax.experimental.gda_serialization.serialization import run_deserialization
-
-            arrays = run_deserialization([mesh], [axes], specs)
-            """,
-            after="""
+            code="""
             from jax.experimental.gda_serialization.serialization import run_deserialization
 
             arrays = run_deserialization([mesh], [axes], specs)

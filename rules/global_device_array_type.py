@@ -9,40 +9,25 @@ to other rules; this one leaves calls and attribute uses of the class alone.
 from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES
-from jaxmigrate.rules._arrays import (
-    is_attribute_value,
-    is_called,
-    predicate_fix,
-    report_string_annotations,
-    type_reference,
-)
+from jaxmigrate.migrator.context import NameSite
+from jaxmigrate.migrator.rule import Example, Lifecycle
+from jaxmigrate.rules._array_type import PredicateTypeRule
+from jaxmigrate.rules._arrays import is_attribute_value, is_called
 from jaxmigrate.rules._gda import GDA_HISTORY
 
-PREDICATE = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
-RECIPE = "isinstance(x, jax.Array) and not x.is_fully_addressable"
 
-
-class GlobalDeviceArrayType(Rule):
+class GlobalDeviceArrayType(PredicateTypeRule):
     code = "JAX103"
     name = "global-device-array-type"
     summary = "GlobalDeviceArray as a type -> jax.Array (annotations) or `not x.is_fully_addressable` (unsafe)"
-    safety = Safety.UNSAFE
-    needs_jax_import = (
-        False  # reports a string annotation or a method call by its name, import or not
-    )
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.7"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.7")
     references = (
         *GDA_HISTORY,
         refs.array_migration("New public type named jax.Array"),
     )
-    annotation_words = frozenset(
-        {"GlobalDeviceArray"}
-    )  # what visit_module reports in string annotations
+    label = "GlobalDeviceArray"
+    predicate = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
+    recipe = "isinstance(x, jax.Array) and not x.is_fully_addressable"
     names = frozenset(
         {
             "jax.experimental.global_device_array.GlobalDeviceArray",
@@ -104,15 +89,6 @@ class GlobalDeviceArrayType(Rule):
         ),
     )
 
-    def visit_module(self, ctx: Context) -> None:
-        report_string_annotations(ctx, "GlobalDeviceArray", "jax.Array", self.names)
-
-    def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import or is_called(site) or is_attribute_value(site):
-            return  # construction and GlobalDeviceArray.from_* belong to the GDA rules
-        subsumed = DEVICE_ARRAY_NAMES | {"jax.Array", "jax.numpy.ndarray"}
-        if predicate_fix(
-            ctx, site, self.names, PREDICATE, "GlobalDeviceArray", frozenset(subsumed)
-        ):
-            return
-        type_reference(ctx, site, "GlobalDeviceArray", RECIPE, annotations_only=True)
+    def leaves_alone(self, site: NameSite) -> bool:
+        """Construction and ``GlobalDeviceArray.from_*`` belong to the GDA rules."""
+        return is_called(site) or is_attribute_value(site)

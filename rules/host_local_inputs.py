@@ -21,7 +21,7 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules import _multiprocess as mp
@@ -48,7 +48,7 @@ class HostLocalInputs(PjitInputs, Rule):
         "multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array"
     )
     safety = Safety.UNSAFE
-    needs_jax = "0.4.1"
+    lifecycle = Lifecycle(needs="0.4.1")
     references = (
         refs.release_notes("0.4.1", "jax.Array is the default: pjit inputs are global"),
         refs.array_migration(

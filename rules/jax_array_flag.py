@@ -16,7 +16,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._config import (
     ABSL_FLAGS,
     CONFIG_OBJECTS,
@@ -65,12 +65,12 @@ class JaxArrayFlag(Rule):
     )
     safety = Safety.SAFE
     needs_jax_import = False  # JAX_ARRAY=1 in os.environ / absl flag strings need no jax import
-    needs_jax = "0.4.7"
-    deprecated_in = "0.4.7"
-    removed_in = "0.4.14"
+    lifecycle = Lifecycle(
+        needs="0.4.7",
+        deprecated=("0.4.7", "jax_array can no longer be disabled"),
+        removed=("0.4.14", "the jax_array flag removed"),
+    )
     references = (
-        refs.release_notes("0.4.7", "jax_array can no longer be disabled"),
-        refs.release_notes("0.4.14", "the jax_array flag removed"),
         refs.release_notes("0.4.26", "jax_parallel_functions_output_gda removed"),
         refs.array_migration("How to enable jax.Array?"),
         refs.array_migration("How can I disable jax.Array for now?"),
@@ -156,13 +156,9 @@ class JaxArrayFlag(Rule):
                 return [s.data for s in x.addressable_shards]
             """,
         ),
-        Example(
+        Example.reported(
             title="switching jax.Array off needs a person",
-            before="""
-            import jax
-            jax.config.update('jax_array', False)
-            """,
-            after="""
+            code="""
             import jax
             jax.config.update('jax_array', False)
             """,

@@ -13,9 +13,8 @@ from typing import List, Set
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
 from jaxmigrate.rules._config import removal
 from jaxmigrate.rules._pjit import module_facts
@@ -29,12 +28,10 @@ class JaxConfigModule(Rule):
     name = "jax-config-module"
     summary = "from jax.config import config / import jax.config / jax.config.config -> import jax; jax.config"
     safety = Safety.SAFE
-    needs_jax = None  # ``jax.config`` (the Config object) exists on every JAX release
-    deprecated_in = "0.4.25"
-    removed_in = "0.4.29"
-    references = (
-        refs.release_notes("0.4.25", "jax.config.config removed, import jax.config deprecated"),
-        refs.release_notes("0.4.29", "the jax.config submodule removed"),
+    # no gate: ``jax.config`` (the Config object) exists on every JAX release
+    lifecycle = Lifecycle(
+        deprecated=("0.4.25", "jax.config.config removed, import jax.config deprecated"),
+        removed=("0.4.29", "the jax.config submodule removed"),
     )
     names = frozenset({LEGACY_OBJECT})
     # The submodule: ``import jax.config`` wakes the rule up, and an import of it left unused

@@ -14,9 +14,9 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
-from jaxmigrate.rules._flow import bound_values
+from jaxmigrate.rules._flow import bound_only_to
 
 DEVICE_LISTS = frozenset(
     {
@@ -61,13 +61,12 @@ class LiveBuffers(Rule):
         "len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])"
     )
     safety = Safety.UNSAFE
-    needs_jax_import = (
-        False  # reports a string annotation or a method call by its name, import or not
+    # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = False
+    lifecycle = Lifecycle(
+        needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type")
     )
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.1"
     references = (
-        refs.release_notes("0.4.1", "jax.Array is the default array type"),
         refs.array_migration("live_buffers replaced with live_arrays"),
         refs.api("jax.live_arrays"),
     )
@@ -283,14 +282,13 @@ def _is_device_list(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth:
     if isinstance(expr, cst.Call):
         return _qual(ctx, expr.func, scope) in DEVICE_LISTS
     if isinstance(expr, cst.Name) and depth < 4:
-        bindings = scope.lookup(expr.value)
-        if not bindings or any(b.is_import for b in bindings):
-            return False
-        home = bindings[0].scope
-        definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
-        return bool(definitions) and all(
-            kind == "value" and _is_device_list(ctx, value, home, depth + 1)
-            for kind, value in definitions
+        return bound_only_to(
+            ctx,
+            expr.value,
+            scope,
+            lambda kind, value, home: (
+                kind == "value" and _is_device_list(ctx, value, home, depth + 1)
+            ),
         )
     return False
 
@@ -323,31 +321,21 @@ def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int)
             and _qual(ctx, expr.func, scope) is not None
         )
     if isinstance(expr, cst.Name):
-        bindings = scope.lookup(expr.value)
-        if not bindings or any(b.is_import for b in bindings):
-            return False
-        home = bindings[0].scope
-        definitions = bound_values(ctx, expr.value, home) or []  # None: a binding not followed
-        return bool(definitions) and all(
-            kind == "value" and _is_client(ctx, value, home, depth + 1)
-            for kind, value in definitions
+        return bound_only_to(
+            ctx,
+            expr.value,
+            scope,
+            lambda kind, value, home: kind == "value" and _is_client(ctx, value, home, depth + 1),
         )
     return False
 
 
 def _name_is_device(ctx: Context, name: str, scope: Scope, depth: int) -> bool:
-    bindings = scope.lookup(name)
-    if not bindings or any(b.is_import for b in bindings):
-        return False
-    home = bindings[0].scope
-    definitions = bound_values(ctx, name, home)
-    if definitions is None or not definitions:
-        return False
-    for kind, value in definitions:
-        if kind == "value" and not _is_device(ctx, value, home, depth + 1):
-            return False
-        if kind == "iter" and not _is_device_list(ctx, value, home):
-            return False
-        if kind == "annotation" and _qual(ctx, value, home) not in DEVICE_TYPES:
-            return False
-    return True
+    def holds_a_device(kind: str, value: cst.BaseExpression, home: Scope) -> bool:
+        if kind == "value":
+            return _is_device(ctx, value, home, depth + 1)
+        if kind == "iter":
+            return _is_device_list(ctx, value, home)
+        return kind != "annotation" or _qual(ctx, value, home) in DEVICE_TYPES
+
+    return bound_only_to(ctx, name, scope, holds_a_device)

@@ -21,9 +21,10 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
 LEGACY = "jax.experimental.mesh_utils.create_device_mesh"
@@ -31,16 +32,19 @@ MESH = ("jax.sharding.Mesh",)
 AXIS_TYPES_FROM = parse_version("0.5.3")
 
 
-class MakeMesh(Rule):
+class _WritesMakeMesh(Rule):
+    """The two rules of this module write ``jax.make_mesh`` and its axis types (an abstract
+    base: no ``code``, not registered)."""
+
+    safety = Safety.SAFE
+    references = (refs.api("jax.make_mesh"), refs.explicit_sharding())
+
+
+class MakeMesh(_WritesMakeMesh):
     code = "JAX604"
     name = "make-mesh"
     summary = "opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) -> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
-    safety = Safety.SAFE
-    needs_jax = "0.4.33"
-    references = (
-        refs.api("jax.make_mesh"),
-        refs.explicit_sharding(),
-    )
+    lifecycle = Lifecycle(needs=added_in("jax.make_mesh"))
     # create_device_mesh is not deprecated: code using it works on every JAX, and a run on
     # today's code must change nothing (the newest flax examples build meshes this way).
     opt_in = True
@@ -104,12 +108,9 @@ class MakeMesh(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
+        inner = called(site)
+        if inner is None:  # an import, or not called
             return
-        target = call_target(site, partial_names=())
-        if target is None:
-            return
-        inner = target[0]
         arg = ctx.parent(inner)
         mesh_call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
         if (
@@ -146,19 +147,26 @@ class MakeMesh(Rule):
             rest[0].with_changes(value=names, **positional),
         ]
         if ctx.target >= AXIS_TYPES_FROM:
-            auto = ctx.ref("jax.sharding.AxisType", site.scope)
-            axis_types: cst.BaseExpression = cst.Tuple(
-                [cst.Element(cst.Attribute(value=auto, attr=cst.Name("Auto")), comma=cst.Comma())]
-            )
-            if count > 1:
-                axis_types = cst.BinaryOperation(
-                    left=axis_types, operator=cst.Multiply(), right=cst.Integer(str(count))
-                )
+            axis_types = _auto_axes(count, ctx, site)
             args = append_arg(args, keyword_arg("axis_types", axis_types))
         new = mesh_call.with_changes(func=ctx.ref("jax.make_mesh", site.scope), args=args)
         ctx.replace(
             mesh_call, new, "Mesh(create_device_mesh(shape), names) -> jax.make_mesh with Auto axes"
         )
+
+
+def _auto_axes(count: int, ctx: Context, site: NameSite) -> cst.BaseExpression:
+    """``(jax.sharding.AxisType.Auto,) * count`` (no ``* 1``): the axis types jax.make_mesh
+    used before JAX 0.9.0 made Explicit the default."""
+    auto = ctx.ref("jax.sharding.AxisType", site.scope)
+    axis_types: cst.BaseExpression = cst.Tuple(
+        [cst.Element(cst.Attribute(value=auto, attr=cst.Name("Auto")), comma=cst.Comma())]
+    )
+    if count > 1:
+        axis_types = cst.BinaryOperation(
+            left=axis_types, operator=cst.Multiply(), right=cst.Integer(str(count))
+        )
+    return axis_types
 
 
 def _count(node: cst.BaseExpression) -> Optional[int]:
@@ -172,18 +180,13 @@ def _count(node: cst.BaseExpression) -> Optional[int]:
 EXPLICIT_DEFAULT_FROM = parse_version("0.9.0")
 
 
-class MakeMeshAxisTypes(Rule):
+class MakeMeshAxisTypes(_WritesMakeMesh):
     """Second rule of this module (``make_mesh``'s axis_types history): a bare ``jax.make_mesh``."""
 
     code = "JAX608"
     name = "make-mesh-axis-types"
     summary = "jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n"
-    safety = Safety.SAFE
-    needs_jax = "0.5.3"
-    references = (
-        refs.api("jax.make_mesh"),
-        refs.explicit_sharding(),
-    )
+    lifecycle = Lifecycle(needs=added_in("jax.sharding.AxisType"))
     names = frozenset({"jax.make_mesh"})
     names_are_legacy = False
     doc = """
@@ -245,12 +248,9 @@ class MakeMeshAxisTypes(Rule):
         )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
+        call = called(site)
+        if call is None:  # an import, or not called
             return
-        target = call_target(site, partial_names=())
-        if target is None:
-            return
-        call = target[0]
         if any(arg.star for arg in call.args):
             return
         if not (
@@ -282,14 +282,7 @@ class MakeMeshAxisTypes(Rule):
                 "add axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) to keep the old behaviour",
             )
             return
-        auto = ctx.ref("jax.sharding.AxisType", site.scope)
-        axis_types: cst.BaseExpression = cst.Tuple(
-            [cst.Element(cst.Attribute(value=auto, attr=cst.Name("Auto")), comma=cst.Comma())]
-        )
-        if count > 1:
-            axis_types = cst.BinaryOperation(
-                left=axis_types, operator=cst.Multiply(), right=cst.Integer(str(count))
-            )
+        axis_types = _auto_axes(count, ctx, site)
         message = (
             "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0"
         )

@@ -15,16 +15,16 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import assignments
 from jaxmigrate.rules._gda import (
     _assigned_values,
     bind_arguments,
-    called,
     is_simple,
     positional_args,
 )
+from jaxmigrate.rules._helpers import called_or_report
 
 PXLA_MODULES = ("jax.interpreters.pxla", "jax.pxla", "jax._src.interpreters.pxla")
 SPEC_MODULES = PXLA_MODULES + ("jax.sharding", "jax._src.sharding_specs")
@@ -92,12 +92,12 @@ class MakeShardedDeviceArray(Rule):
     name = "make-sharded-device-array"
     summary = "pxla.make_sharded_device_array(aval, <pmap ShardingSpec>, bufs) -> jax.make_array_from_single_device_arrays over a 1-D mesh of the buffers' devices"
     safety = Safety.UNSAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.14"
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.6", "make_sharded_device_array deprecated"),
+        removed=("0.4.14", "make_sharded_device_array removed"),
+    )
     references = (
-        refs.release_notes("0.4.6", "make_sharded_device_array deprecated"),
-        refs.release_notes("0.4.14", "make_sharded_device_array removed"),
         refs.array_migration("Creating jax.Array"),
         refs.pmap_migration(),
         refs.api("jax.make_array_from_single_device_arrays"),
@@ -149,15 +149,9 @@ class MakeShardedDeviceArray(Rule):
             """,
             unsafe_fixes=True,
         ),
-        Example(
+        Example.reported(
             title="a spec that is not spelled out: reported",
-            before="""
-            from jax.interpreters import pxla
-
-            def wrap(aval, spec, bufs):
-                return pxla.make_sharded_device_array(aval, spec, bufs)
-            """,
-            after="""
+            code="""
             from jax.interpreters import pxla
 
             def wrap(aval, spec, bufs):
@@ -167,11 +161,9 @@ class MakeShardedDeviceArray(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        call = called(site)
+        message = f"make_sharded_device_array no longer exists; use {RECIPE}"
+        call = called_or_report(site, ctx, message)
         if call is None:
-            ctx.report(site.node, f"make_sharded_device_array no longer exists; use {RECIPE}")
             return
         bound, reason = bind_arguments(call, PARAMS)
         if bound is None and reason == "indices is missing":

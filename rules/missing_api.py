@@ -17,13 +17,12 @@ from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate, under
 from jaxmigrate.migrator.version import Version
-from jaxmigrate.rules._api_history import Absence, history
+from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
@@ -34,10 +33,7 @@ class MissingApi(Rule):
     name = "missing-api"
     summary = "report any JAX name missing from some release of the target range (from every release's API)"
     safety = Safety.MANUAL
-    references = (
-        refs.CHANGELOG_PAGE,
-        refs.api_compatibility(),
-    )
+    references = HISTORY_SOURCES
     names_are_legacy = False
     backstop = True
     parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
@@ -67,15 +63,9 @@ class MissingApi(Rule):
     (``jax.config.update("jax_array", True)``).
     """
     examples = (
-        Example(
+        Example.reported(
             title="a removed name, with JAX's message",
-            before="""
-            from jax.experimental import host_callback as hcb
-
-            def log(x):
-                return hcb.id_print(x)
-            """,
-            after="""
+            code="""
             from jax.experimental import host_callback as hcb
 
             def log(x):
@@ -121,13 +111,8 @@ class MissingApi(Rule):
             return True
         return next(facts.calls_of(set(_FLAG_CALLS)), None) is not None
 
-    def for_target(
-        self,
-        target: Version,
-        set_aside: FrozenSet[str] = frozenset(),
-        upper: Optional[Version] = None,
-    ) -> Rule:
-        return _for_target(self, target, set_aside, upper)
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
+        return _for_target(self, low, aside, high)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)

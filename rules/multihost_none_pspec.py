@@ -13,7 +13,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 
 MULTIHOST = "jax.experimental.multihost_utils"
 PSPEC = "jax.sharding.PartitionSpec"
@@ -26,7 +26,7 @@ class MultihostNonePspec(Rule):
         "None pspecs in host_local_array_to_global_array / global_array_to_host_local_array -> P()"
     )
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
+    lifecycle = Lifecycle(needs="0.4.1")
     references = (
         refs.release_notes(
             "0.4.13", "None is no longer a valid pspec for the multihost array converters"

@@ -14,7 +14,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._pjit import RENAMES, kwargs_variable, normalized_args
 from jaxmigrate.rules._pjit_wrappers import check_wrappers
@@ -25,9 +25,7 @@ class PjitAxisResources(Rule):
     name = "pjit-axis-resources"
     summary = "pjit(in_axis_resources=, out_axis_resources=) -> in_shardings=, out_shardings="
     safety = Safety.SAFE
-    needs_jax = "0.4.4"
-    deprecated_in = "0.4.9"
-    removed_in = "0.4.14"
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.9", removed="0.4.14")
     references = (
         refs.release_notes("0.4.4", "in_shardings and out_shardings added"),
         refs.release_notes("0.4.9", "in_axis_resources and out_axis_resources deprecated"),

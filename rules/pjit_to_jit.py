@@ -21,7 +21,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
@@ -50,8 +50,7 @@ class PjitToJit(Rule):
     name = "pjit-to-jit"
     summary = "pjit(f, in_shardings=P(...)) -> jax.jit(f, in_shardings=NamedSharding(mesh, P(...)))"
     safety = Safety.SAFE
-    needs_jax = "0.4.4"
-    deprecated_in = "0.8.0"
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.8.0")
     references = (
         refs.release_notes("0.4.4", "jax.jit accepts in_shardings and out_shardings"),
         refs.release_notes("0.8.0", "jax.experimental.pjit.pjit deprecated"),
@@ -137,20 +136,8 @@ class PjitToJit(Rule):
             """,
             title="an inline mesh is bound to a name first",
         ),
-        Example(
-            before="""
-            from functools import partial
-            from jax.experimental.pjit import pjit
-            from jax.sharding import PartitionSpec as P
-
-            @partial(pjit, in_shardings=P('x'), out_shardings=None)
-            def step(x):
-                return x
-
-            def main(x):
-                step(x)
-            """,
-            after="""
+        Example.reported(
+            code="""
             from functools import partial
             from jax.experimental.pjit import pjit
             from jax.sharding import PartitionSpec as P

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 
 MESSAGE = (
     "jax.pmap still works but is in maintenance mode since JAX 0.8.0 (now built on jit + "
@@ -33,7 +33,7 @@ class Pmap(Rule):
     name = "pmap"
     summary = "jax.pmap is in maintenance mode: report with the jax.jit(jax.shard_map(...)) recipe"
     safety = Safety.MANUAL
-    needs_jax = "0.8.0"
+    lifecycle = Lifecycle(needs="0.8.0")
     references = (
         refs.release_notes(
             "0.8.0", "jax.pmap in maintenance mode, built on jax.jit and jax.shard_map"
@@ -64,14 +64,9 @@ class Pmap(Rule):
     with `# jaxmigrate: ignore[JAX804]` or the rule with `--ignore JAX804`.
     """
     examples = (
-        Example(
+        Example.reported(
             title="report only",
-            before="""
-            import jax
-
-            step = jax.pmap(update, axis_name='batch')
-            """,
-            after="""
+            code="""
             import jax
 
             step = jax.pmap(update, axis_name='batch')

@@ -15,10 +15,10 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
-from jaxmigrate.rules._flow import single_assignment
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._flow import name_loads, single_assignment
+from jaxmigrate.rules._helpers import called_or_report
 from jaxmigrate.rules._mesh import function_named
 from jaxmigrate.rules._positional_chain import (
     State,
@@ -50,9 +50,7 @@ class PositionalShardingRule(Rule):
     name = "positional-sharding"
     summary = "PositionalSharding(devs).reshape/.replicate/.T -> NamedSharding(Mesh(...), P(...))"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.6.0"
-    removed_in = "0.7.0"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.6.0", removed="0.7.0")
     references = (
         refs.source_at("0.6.0", "jax/sharding.py", "PositionalSharding deprecated"),
         refs.source_at("0.7.0", "jax/sharding.py", "PositionalSharding removed"),
@@ -110,17 +108,9 @@ class PositionalShardingRule(Rule):
             y = jax.device_put(x, NamedSharding(s.mesh, P(None, 'b')))
             """,
         ),
-        Example(
+        Example.reported(
             title="a sharding whose origin is not visible: report with the table",
-            before="""
-            import jax
-
-            def place(x, sharding):
-                return jax.device_put(x, sharding.replicate(0))
-
-            s = jax.sharding.PositionalSharding(devices_from_config())  # expect: JAX603
-            """,
-            after="""
+            code="""
             import jax
 
             def place(x, sharding):
@@ -133,16 +123,10 @@ class PositionalShardingRule(Rule):
 
     # -- entry ------------------------------------------------------------------------------
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
+        message = f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})"
+        call = called_or_report(site, ctx, message)
+        if call is None:
             return
-        target = call_target(site, partial_names=())
-        if target is None:
-            ctx.report(
-                site.node,
-                f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})",
-            )
-            return
-        call = target[0]
         try:
             edits = self._plan(call, site.scope, ctx)
         except Unsupported as reason:
@@ -394,16 +378,19 @@ def _same_argument(other: cst.Call, call: cst.Call, arg: cst.Arg) -> bool:
 
 
 def _names(ctx: Context, value: str) -> List[cst.Name]:
-    """Every ``Name`` node spelling ``value`` (binding names too), in source order."""
-    return [node for node in ctx.all_nodes(cst.Name) if node.value == value]
+    """The references to ``value``, in source order, from the flow layer's index (rebinding
+    it shows as a second binding, which the callers refuse)."""
+    return name_loads(ctx).get(value, [])
 
 
 def _calls_of(ctx: Context, value: str) -> List[cst.Call]:
-    return [
-        node
-        for node in ctx.nodes(cst.Call)
-        if isinstance(node.func, cst.Name) and node.func.value == value
-    ]
+    """The calls ``value(...)``, in source order."""
+    calls = []
+    for use in _names(ctx, value):
+        parent = ctx.parent(use)
+        if isinstance(parent, cst.Call) and parent.func is use:
+            calls.append(parent)
+    return calls
 
 
 def _call_method(

@@ -57,15 +57,9 @@ class PrivateApi(Rule):
     feature or version check.
     """
     examples = (
-        Example(
+        Example.reported(
             title="reported, not rewritten",
-            before="""
-            from jax._src import core
-
-            def is_tracer(x):
-                return isinstance(x, core.Tracer)
-            """,
-            after="""
+            code="""
             from jax._src import core
 
             def is_tracer(x):

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._receivers import receiver_tie
@@ -45,7 +45,7 @@ class ProcessAllgatherTiled(Rule):
     name = "process-allgather-tiled"
     summary = "multihost_utils.process_allgather(x) -> process_allgather(x, tiled=True) where that keeps the old result"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
+    lifecycle = Lifecycle(needs="0.4.1")
     references = (
         refs.commit(
             "b3833dc", "jax 0.5.0: one process's process_allgather(tiled=False) adds an axis"
@@ -103,16 +103,9 @@ class ProcessAllgatherTiled(Rule):
             """,
             target_version="0.4.30",
         ),
-        Example(
+        Example.reported(
             title="multi-process code with a host-local value is reported",
-            before="""
-            import jax
-            from jax.experimental import multihost_utils
-
-            jax.distributed.initialize()
-            scores = multihost_utils.process_allgather(local_scores)
-            """,
-            after="""
+            code="""
             import jax
             from jax.experimental import multihost_utils
 

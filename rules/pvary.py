@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._helpers import called_or_report
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
 LEGACY = "jax.lax.pvary"
@@ -23,14 +23,10 @@ class Pvary(Rule):
     name = "pvary"
     summary = "jax.lax.pvary(x, axis) -> jax.lax.pcast(x, axis, to='varying')"
     safety = Safety.SAFE
-    needs_jax = "0.8.2"
-    deprecated_in = "0.8.2"
-    removed_in = "0.10.0"
-    references = (
-        refs.release_notes(
-            "0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"
-        ),
-        refs.release_notes("0.10.0", "jax.lax.pvary removed"),
+    lifecycle = Lifecycle(
+        needs=added_in("jax.lax.pcast"),
+        deprecated=("0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"),
+        removed=("0.10.0", "jax.lax.pvary removed"),
     )
     names = frozenset({LEGACY})
     doc = """
@@ -63,16 +59,10 @@ class Pvary(Rule):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
+        recipe = "lambda x, axis: jax.lax.pcast(x, axis, to='varying')"
+        call = called_or_report(site, ctx, f"pvary used as a value: use {recipe}")
+        if call is None:
             return
-        target = call_target(site, partial_names=())
-        if target is None:
-            ctx.report(
-                site.node,
-                "pvary used as a value: use lambda x, axis: jax.lax.pcast(x, axis, to='varying')",
-            )
-            return
-        call = target[0]
         if any(arg.star for arg in call.args) or any(
             arg.keyword is not None and arg.keyword.value == "to" for arg in call.args
         ):

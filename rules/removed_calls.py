@@ -107,26 +107,36 @@ RECIPES: Tuple[CallRecipe, ...] = (
         positional=(0, 0),
         why="jax.effects_barrier waits for the callbacks of jax.debug and jax.experimental.io_callback",
     ),
-    CallRecipe(
-        legacy=f"{_HCB}.id_print",
-        template='{q:jax.debug.print}("{{}}", {0})',
-        shown='jax.debug.print("{}", x)',
-        positional=(1, 1),
-        statement_only=True,
-        returns=0,
-        safety=Safety.UNSAFE,
-        why="JAX's host_callback deprecation names jax.debug.print; the printed format differs",
-    ),
-    CallRecipe(
-        legacy=f"{_HCB}.id_tap",
-        template="{q:jax.debug.callback}(lambda tapped: {0}(tapped, ()), {1})",
-        shown="jax.debug.callback(lambda tapped: tap_func(tapped, ()), x)",
-        positional=(2, 2),
-        statement_only=True,
-        returns=1,
-        safety=Safety.UNSAFE,
-        why="JAX's host_callback deprecation names jax.debug.callback; the tap function gets () "
-        "for its transforms, as outside any transformation",
+    # host_callback's id_print(x) and id_tap(f, x) returned x, their last argument: the
+    # jax.debug replacements return nothing, so ``y = id_tap(f, x)`` becomes a statement and y = x.
+    *(
+        CallRecipe(
+            legacy=f"{_HCB}.{legacy}",
+            template=template,
+            shown=shown,
+            positional=(count, count),
+            statement_only=True,
+            returns=count - 1,
+            safety=Safety.UNSAFE,
+            why=why,
+        )
+        for legacy, count, template, shown, why in (
+            (
+                "id_print",
+                1,
+                '{q:jax.debug.print}("{{}}", {0})',
+                'jax.debug.print("{}", x)',
+                "JAX's host_callback deprecation names jax.debug.print; the printed format differs",
+            ),
+            (
+                "id_tap",
+                2,
+                "{q:jax.debug.callback}(lambda tapped: {0}(tapped, ()), {1})",
+                "jax.debug.callback(lambda tapped: tap_func(tapped, ()), x)",
+                "JAX's host_callback deprecation names jax.debug.callback; the tap function gets "
+                "() for its transforms, as outside any transformation",
+            ),
+        )
     ),
     CallRecipe(
         legacy=f"{_HCB}.call",
@@ -147,25 +157,19 @@ RECIPES: Tuple[CallRecipe, ...] = (
         statement_only=True,
         why="JAX's compilation cache documentation configures the cache with this option",
     ),
-    CallRecipe(
-        legacy="jax.util.safe_map",
-        template="list(map({*}))",
-        shown="list(map(f, *iterables))",
-        positional=(2, 99),
-        unsafe_beyond=2,
-        builtins=frozenset({"list", "map"}),
-        why="safe_map was list(map(...)) that also checked the iterables have one length; with "
-        "several iterables that check is lost",
-    ),
-    CallRecipe(
-        legacy="jax.util.safe_zip",
-        template="list(zip({*}))",
-        shown="list(zip(*iterables))",
-        positional=(1, 99),
-        unsafe_beyond=1,
-        builtins=frozenset({"list", "zip"}),
-        why="safe_zip was list(zip(...)) that also checked the iterables have one length; with "
-        "several iterables that check is lost",
+    *(
+        CallRecipe(
+            legacy=f"jax.util.safe_{builtin}",
+            template=f"list({builtin}({{*}}))",
+            shown=f"list({builtin}({shown}))",
+            positional=(fewest, 99),
+            unsafe_beyond=fewest,
+            builtins=frozenset({"list", builtin}),
+            why=f"safe_{builtin} was list({builtin}(...)) that also checked the iterables have one "
+            "length; with several iterables that check is lost",
+        )
+        # the builtin, how many arguments make one iterable, and its arguments as shown
+        for builtin, fewest, shown in (("map", 2, "f, *iterables"), ("zip", 1, "*iterables"))
     ),
     CallRecipe(
         legacy="jax.util.unzip2",

@@ -156,16 +156,9 @@ class RemovedInternals(Rule):
     mechanical replacement.
     """
     examples = (
-        Example(
+        Example.reported(
             title="report only",
-            before="""
-            import jax
-            from jax.lib import xla_bridge
-
-            backend = xla_bridge.get_backend()
-            jax.clear_backends()
-            """,
-            after="""
+            code="""
             import jax
             from jax.lib import xla_bridge
 

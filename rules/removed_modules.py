@@ -38,8 +38,8 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import catches_import_error, dotted_name, dotted_parts
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.migrator.scope import catches_import_error, dotted_expr, dotted_name, dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
 from jaxmigrate.rules._import_chains import (
@@ -134,7 +134,7 @@ class RemovedModules(Rule):
         refs.release_notes("0.4.31", "xmap and jax.experimental.maps deleted"),
         GDA_HISTORY[1],
     )
-    removed_in = "0.4.31"
+    lifecycle = Lifecycle(removed="0.4.31")
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
     legacy_modules = frozenset(REMOVED)
     doc = """
@@ -184,14 +184,9 @@ class RemovedModules(Rule):
             mesh = Mesh(np.array(jax.devices()), ("x",))
             """,
         ),
-        Example(
+        Example.reported(
             title="a member with no replacement is reported",
-            before="""
-            from jax.experimental.maps import thread_resources
-
-            mesh = thread_resources.env.physical_mesh
-            """,
-            after="""
+            code="""
             from jax.experimental.maps import thread_resources
 
             mesh = thread_resources.env.physical_mesh
@@ -238,7 +233,7 @@ class RemovedModules(Rule):
                 changed = True
                 keep = kept_prefix(ctx, alias, module, chains, removed)
                 if keep is not None:
-                    names.append(alias.with_changes(name=_dotted(keep)))
+                    names.append(alias.with_changes(name=dotted_expr(keep)))
             if not changed:
                 continue
             # Spell each kept module once.
@@ -376,14 +371,6 @@ def _message(ctx: Context, owner: str, qualname: str) -> Optional[str]:
         return None
     generic, specific = REPORTED[owner]
     return specific.get(first) or generic.format(name=first)
-
-
-def _dotted(name: str) -> cst.BaseExpression:
-    parts = name.split(".")
-    expr: cst.BaseExpression = cst.Name(parts[0])
-    for part in parts[1:]:
-        expr = cst.Attribute(value=expr, attr=cst.Name(part))
-    return expr
 
 
 def _is_guarded(ctx: Context, node: cst.CSTNode, cache: Dict[int, bool]) -> bool:

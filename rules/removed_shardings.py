@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 
 REMOVED = {
@@ -34,8 +34,7 @@ class RemovedShardings(Rule):
     name = "removed-shardings"
     summary = "GSPMDSharding (gone in 0.7.0) and PmapSharding (gone in 0.10.0): report, with the NamedSharding recipe"
     safety = Safety.MANUAL
-    deprecated_in = "0.6.0"
-    removed_in = "0.7.0"
+    lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")
     references = (
         refs.source_at("0.6.0", "jax/sharding.py", "GSPMDSharding deprecated"),
         refs.source_at("0.7.0", "jax/sharding.py", "GSPMDSharding removed"),
@@ -57,14 +56,8 @@ class RemovedShardings(Rule):
     one-axis mesh over the same devices with `P('x')` on a stacked leading axis.
     """
     examples = (
-        Example(
-            before="""
-            from jax.sharding import GSPMDSharding
-
-            def is_gspmd(s):
-                return isinstance(s, GSPMDSharding)
-            """,
-            after="""
+        Example.reported(
+            code="""
             from jax.sharding import GSPMDSharding
 
             def is_gspmd(s):

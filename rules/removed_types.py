@@ -40,6 +40,23 @@ class TypeReplacement:
     # in class tuples and issubclass too.
     predicate_class: Optional[str] = None
 
+    @classmethod
+    def by_class(
+        cls,
+        legacy: Tuple[str, ...],
+        modern: str,
+        predicate_needs: Optional[str],
+        what_changes: str,
+        source: str,
+        other_uses: str,
+    ) -> "TypeReplacement":
+        """A removed class whose replacement is another class, written in its place everywhere:
+        annotations, ``isinstance(x, modern)``, class tuples and ``issubclass``."""
+        predicate = f"isinstance({{x}}, {{q:{modern}}})"
+        return cls(
+            legacy, modern, predicate, predicate_needs, what_changes, source, other_uses, modern
+        )
+
 
 _KEY = TypeReplacement(
     legacy=("jax.random.KeyArray", "jax.random.PRNGKeyArray"),
@@ -50,15 +67,13 @@ _KEY = TypeReplacement(
     source="JAX's deprecation message, JAX 0.4.16",
     other_uses="make typed keys with jax.random.key(seed) or jax.random.wrap_key_data(data)",
 )
-_BATCH_TRACER = TypeReplacement(
+_BATCH_TRACER = TypeReplacement.by_class(
     legacy=("jax.interpreters.batching.BatchTracer",),
-    annotation="jax.core.Tracer",
-    predicate="isinstance({x}, {q:jax.core.Tracer})",
+    modern="jax.core.Tracer",
     predicate_needs=None,
     what_changes="it matches every tracer (jit, grad, vmap), not only vmap's",
     source="deprecated in JAX 0.7.1",
     other_uses="vmap's tracer class is private now; test for jax.core.Tracer",
-    predicate_class="jax.core.Tracer",
 )
 _SHAPE = TypeReplacement(
     legacy=("jax.core.Shape",),
@@ -69,16 +84,14 @@ _SHAPE = TypeReplacement(
     source='JAX\'s deprecation message, JAX 0.4.19: "Use Shape = Sequence[int | Any]"',
     other_uses="a shape is a tuple of ints",
 )
-_GDA_SHARD = TypeReplacement(
+_GDA_SHARD = TypeReplacement.by_class(
     legacy=("jax.experimental.global_device_array.Shard",),
-    annotation="jax.Shard",
-    predicate="isinstance({x}, {q:jax.Shard})",
+    modern="jax.Shard",
     predicate_needs="0.4.6",
     what_changes="jax.Shard (the shards of a jax.Array's addressable_shards) replaces the "
     "GlobalDeviceArray's Shard; it has the same device, index, replica_id and data",
     source="the GlobalDeviceArray module was removed in JAX 0.4.7",
     other_uses="a jax.Array's shards are jax.Shard objects (x.addressable_shards)",
-    predicate_class="jax.Shard",
 )
 TABLE: Dict[str, TypeReplacement] = {
     name: row for row in (_KEY, _BATCH_TRACER, _SHAPE, _GDA_SHARD) for name in row.legacy

@@ -14,11 +14,10 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety, owners
 from jaxmigrate.migrator.version import Version
-from jaxmigrate.rules._api_history import history
+from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
 from jaxmigrate.rules._renames import Move, RenameRule, names_of
 
 TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
@@ -59,10 +58,7 @@ class RenamedApi(RenameRule):
     name = "renamed-api"
     summary = "removed names whose replacement is the same object (jax.core.Primitive -> jax.extend.core.Primitive, ...): renamed"
     safety = Safety.SAFE
-    references = (
-        refs.CHANGELOG_PAGE,
-        refs.api_compatibility(),
-    )
+    references = HISTORY_SOURCES
     import_directly = True  # ``import jax`` does not load jax.extend.*
     doc = """
     **What it does.** Renames references and imports of removed JAX names to their
@@ -109,12 +105,7 @@ class RenamedApi(RenameRule):
 
     _by_legacy: Dict[str, Move] = {}
 
-    def for_target(
-        self,
-        target: Version,
-        set_aside: FrozenSet[str] = frozenset(),
-        upper: Optional[Version] = None,
-    ) -> Rule:
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _table_rule()
 
     def move_for(self, qualname: str) -> Optional[Move]:

@@ -15,7 +15,8 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._mesh import (
     append_arg,
@@ -45,10 +46,11 @@ class ShardMap(Rule):
     name = "shard-map"
     summary = "jax.experimental.shard_map.shard_map(f, mesh, in, out) -> jax.shard_map(f, mesh=, in_specs=, out_specs=)"
     safety = Safety.SAFE
-    needs_jax = "0.6.1"
-    deprecated_in = "0.8.0"
+    lifecycle = Lifecycle(
+        needs=added_in("jax.shard_map"),
+        deprecated=("0.8.0", "jax.experimental.shard_map deprecated"),
+    )
     references = (
-        refs.release_notes("0.8.0", "jax.experimental.shard_map deprecated"),
         refs.shard_map_guide(),
         refs.api("jax.shard_map"),
     )

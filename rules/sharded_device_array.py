@@ -9,36 +9,27 @@ fix.
 from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES
-from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference
-
-PREDICATE = (
-    "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
-)
-RECIPE = "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"
+from jaxmigrate.migrator.rule import Example, Lifecycle
+from jaxmigrate.rules._array_type import PredicateTypeRule
 
 
-class ShardedDeviceArray(Rule):
+class ShardedDeviceArray(PredicateTypeRule):
     code = "JAX102"
     name = "sharded-device-array"
     summary = "ShardedDeviceArray -> jax.Array (annotations) or the migration guide's isinstance predicate (unsafe)"
-    safety = Safety.UNSAFE
-    needs_jax_import = (
-        False  # reports a string annotation or a method call by its name, import or not
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.7", "ShardedDeviceArray deprecated"),
+        removed=("0.4.14", "ShardedDeviceArray removed"),
     )
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.7"
-    removed_in = "0.4.14"
-    references = (
-        refs.release_notes("0.4.7", "ShardedDeviceArray deprecated"),
-        refs.release_notes("0.4.14", "ShardedDeviceArray removed"),
-        refs.array_migration("New public type named jax.Array"),
+    references = (refs.array_migration("New public type named jax.Array"),)
+    label = "ShardedDeviceArray"
+    predicate = (
+        "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
     )
-    annotation_words = frozenset(
-        {"ShardedDeviceArray"}
-    )  # what visit_module reports in string annotations
+    recipe = (
+        "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"
+    )
     names = frozenset(
         {
             "jax.interpreters.pxla.ShardedDeviceArray",
@@ -110,16 +101,3 @@ class ShardedDeviceArray(Rule):
             """,
         ),
     )
-
-    def visit_module(self, ctx: Context) -> None:
-        report_string_annotations(ctx, "ShardedDeviceArray", "jax.Array", self.names)
-
-    def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import:
-            return
-        subsumed = DEVICE_ARRAY_NAMES | {"jax.Array", "jax.numpy.ndarray"}
-        if predicate_fix(
-            ctx, site, self.names, PREDICATE, "ShardedDeviceArray", frozenset(subsumed)
-        ):
-            return
-        type_reference(ctx, site, "ShardedDeviceArray", RECIPE, annotations_only=True)

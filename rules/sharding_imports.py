@@ -12,7 +12,7 @@ the rest of ``jax.experimental.maps`` (``xmap``, ``thread_resources``) belongs t
 from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.rule import Example, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Safety
 from jaxmigrate.rules._renames import Move, RenameRule, names_of
 
 _GSPMD_NOTE = (
@@ -56,9 +56,7 @@ class ShardingImports(RenameRule):
         "MeshPspecSharding, OpShardingSharding, XLACompatibleSharding -> jax.sharding"
     )
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.4"
-    removed_in = "0.4.11"
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.11")
     references = (
         refs.release_notes("0.4.1", "PartitionSpec and Mesh move to jax.sharding"),
         refs.release_notes("0.4.4", "the old PartitionSpec, Mesh and NamedSharding paths warn"),
@@ -129,15 +127,9 @@ class ShardingImports(RenameRule):
             f = pjit(lambda x: x, in_shardings=PartitionSpec('x'), out_shardings=None)
             """,
         ),
-        Example(
+        Example.reported(
             title="OpShardingSharding has no modern rename on JAX 0.7+",
-            before="""
-            from jax.sharding import OpShardingSharding
-
-            def is_gspmd(s):
-                return isinstance(s, OpShardingSharding)
-            """,
-            after="""
+            code="""
             from jax.sharding import OpShardingSharding
 
             def is_gspmd(s):

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._verdict import (
+    FILE,
+    FIX,
+    REPORT,
+    decide,
+    receiver_of_method,
+    replace_by_verdict,
+    strip_parens,
+)
 
 
 class ToPy(Rule):
@@ -20,11 +27,9 @@ class ToPy(Rule):
     name = "to-py"
     summary = "x.to_py() -> np.asarray(x)"
     safety = Safety.SAFE
-    deprecated_in = "0.3.17"
-    removed_in = "0.4.1"
-    references = (
-        refs.release_notes("0.3.17", "to_py deprecated; use np.asarray"),
-        refs.release_notes("0.4.1", "jax.Array, which has no to_py, is the default"),
+    lifecycle = Lifecycle(
+        deprecated=("0.3.17", "to_py deprecated; use np.asarray"),
+        removed=("0.4.1", "jax.Array, which has no to_py, is the default"),
     )
     attributes = frozenset({"to_py"})
     doc = """
@@ -66,17 +71,9 @@ class ToPy(Rule):
             ctx.report(call, "to_py() does not exist on jax.Array (JAX 0.4.1+); use np.asarray(x)")
             return
         if verdict not in (FIX, FILE):
-            return
+            return  # SKIP
         asarray = ctx.ref("numpy.asarray", ctx.scope_of(call))
         new = cst.Call(func=asarray, args=[cst.Arg(strip_parens(node.value))])
         new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
         message = f"{ctx.code(call)} -> {cst.Module([]).code_for_node(new)}"
-        if verdict == FIX:
-            ctx.replace(call, new, message)
-        else:
-            ctx.replace(
-                call,
-                new,
-                f"{message} (the receiver is not tied to a JAX array; this module is JAX code)",
-                Safety.UNSAFE,
-            )
+        replace_by_verdict(ctx, verdict, call, new, message)

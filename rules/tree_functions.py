@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._tree import TREE_FUNCTIONS, replacement_for
 
 
@@ -22,11 +22,8 @@ class TreeFunctions(Rule):
     name = "tree-functions"
     summary = "jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* (or jax.tree_util.* below 0.4.25)"
     safety = Safety.SAFE
-    needs_jax = (
-        None  # jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
-    )
-    deprecated_in = "0.4.26"
-    removed_in = "0.6.0"
+    # no gate: jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
+    lifecycle = Lifecycle(deprecated="0.4.26", removed="0.6.0")
     references = (
         refs.release_notes("0.3.5", "tree_multimap deprecated"),
         refs.release_notes("0.3.16", "tree_multimap removed"),

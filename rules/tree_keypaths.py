@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
 
 MESSAGES = {
     "jax.tree_util.register_keypaths": (
@@ -37,14 +38,12 @@ class TreeKeypaths(Rule):
     name = "tree-keypaths"
     summary = "register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: report with the key-path recipe"
     safety = Safety.MANUAL
-    needs_jax = "0.4.6"
-    deprecated_in = "0.4.6"
-    removed_in = "0.4.24"
-    references = (
-        refs.release_notes("0.4.6", "register_pytree_with_keys and the key classes added"),
-        refs.release_notes("0.4.24", "register_keypaths and the old key-path entries removed"),
-        refs.pytrees("Explicit key paths"),
+    lifecycle = Lifecycle(
+        needs=added_in("jax.tree_util.keystr"),
+        deprecated=("0.4.6", "register_pytree_with_keys and the key classes added"),
+        removed=("0.4.24", "register_keypaths and the old key-path entries removed"),
     )
+    references = (refs.pytrees("Explicit key paths"),)
     names = frozenset(MESSAGES)
     doc = """
     **What it does.** Reports every use of the first key-path API:
@@ -60,14 +59,9 @@ class TreeKeypaths(Rule):
     `register_keypaths(cls, handler)` one, so this is not rewritten.
     """
     examples = (
-        Example(
+        Example.reported(
             title="report only",
-            before="""
-            from jax.tree_util import register_keypaths, AttributeKeyPathEntry
-
-            register_keypaths(Point, lambda p: (AttributeKeyPathEntry('x'), AttributeKeyPathEntry('y')))
-            """,
-            after="""
+            code="""
             from jax.tree_util import register_keypaths, AttributeKeyPathEntry
 
             register_keypaths(Point, lambda p: (AttributeKeyPathEntry('x'), AttributeKeyPathEntry('y')))

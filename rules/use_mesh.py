@@ -12,8 +12,9 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._helpers import called
 
 USE_MESH = "jax.sharding.use_mesh"
 OLD_SET_MESH = "jax.sharding.set_mesh"
@@ -25,12 +26,11 @@ class UseMesh(Rule):
     name = "use-mesh"
     summary = "with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); jax.sharding.set_mesh(m) only where the range lacks it"
     safety = Safety.SAFE
-    needs_jax = "0.7.1"
-    removed_in = "0.7.1"
-    references = (
-        refs.release_notes("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
-        refs.api("jax.set_mesh"),
+    lifecycle = Lifecycle(
+        needs=added_in("jax.set_mesh"),
+        removed=("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
     )
+    references = (refs.api("jax.set_mesh"),)
     names = frozenset({USE_MESH, OLD_SET_MESH})
     doc = """
     **What it does.** Rewrites `jax.sharding.use_mesh(mesh)` (a context manager) to
@@ -64,14 +64,9 @@ class UseMesh(Rule):
                 y = f(x)
             """,
         ),
-        Example(
+        Example.reported(
             title="the previous mesh returned by the old setter is used: report",
-            before="""
-            import jax
-
-            previous = jax.sharding.set_mesh(mesh)  # expect: JAX605
-            """,
-            after="""
+            code="""
             import jax
 
             previous = jax.sharding.set_mesh(mesh)  # expect: JAX605
@@ -85,15 +80,14 @@ class UseMesh(Rule):
         # On every release of the range (jax.sharding.set_mesh from 0.7.1 on is jax.set_mesh,
         # the same object): not legacy there, renaming it would be churn.
         present = ctx.exists_throughout(site.qualname)
-        target = call_target(site, partial_names=())
-        if target is None:
+        call = called(site)
+        if call is None:
             if not present:
                 ctx.report(
                     site.node,
                     f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)",
                 )
             return
-        call = target[0]
         if site.qualname == OLD_SET_MESH:
             parent = ctx.parent(call)
             # a statement (the setter) or a with item (only the 0.7.1+ class is a context

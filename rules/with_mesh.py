@@ -19,10 +19,10 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import ScopeBodyVisitor, call_target
+from jaxmigrate.rules._helpers import ScopeBodyVisitor, called
 from jaxmigrate.rules._mesh_env import needs_env
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
@@ -41,11 +41,10 @@ class WithMesh(Rule):
     name = "with-mesh"
     summary = "report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it"
     safety = Safety.SAFE
-    deprecated_in = "0.10.1"
-    references = (
-        refs.release_notes("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):"),
-        refs.api("jax.set_mesh"),
+    lifecycle = Lifecycle(
+        deprecated=("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):")
     )
+    references = (refs.api("jax.set_mesh"),)
     names = MESH_MAKERS
     names_are_legacy = False
     doc = """
@@ -90,17 +89,9 @@ class WithMesh(Rule):
             y = jax.device_put(x, NamedSharding(mesh, P('x')))
             """,
         ),
-        Example(
+        Example.reported(
             title="something inside reads the resource env: report",
-            before="""
-            import jax
-            from jax.sharding import Mesh, PartitionSpec as P
-
-            mesh = Mesh(jax.devices(), ('x',))
-            with mesh:  # expect: JAX607
-                y = step(x)
-            """,
-            after="""
+            code="""
             import jax
             from jax.sharding import Mesh, PartitionSpec as P
 
@@ -133,10 +124,9 @@ class WithMesh(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import or ctx.target < DEPRECATED_FROM:
             return
-        target = call_target(site, partial_names=())
-        if target is None:
+        call = called(site)
+        if call is None:
             return
-        call = target[0]
         parent = ctx.parent(call)
         if isinstance(parent, cst.WithItem) and parent.item is call:
             with_node = ctx.parent(parent)

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import single_value
 from jaxmigrate.rules._name_refs import local_name_for
@@ -36,9 +36,7 @@ class WithShardingConstraint(Rule):
     name = "with-sharding-constraint"
     summary = "pjit.with_sharding_constraint(x, axis_resources=) -> jax.lax.with_sharding_constraint(x, shardings=)"
     safety = Safety.SAFE
-    needs_jax = "0.4.4"
-    deprecated_in = "0.4.16"
-    removed_in = "0.4.24"
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.16", removed="0.4.24")
     references = (
         refs.release_notes("0.4.1", "jax.lax.with_sharding_constraint is the public endpoint"),
         refs.release_notes("0.4.4", "shardings= replaces axis_resources="),

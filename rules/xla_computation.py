@@ -15,8 +15,8 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._helpers import called
 
 RECIPE = (
     "jax.xla_computation was removed in JAX 0.4.34; use jax.jit(f).lower(*args).compiler_ir('hlo') "
@@ -42,14 +42,12 @@ class XlaComputation(Rule):
     name = "xla-computation"
     summary = "jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo')"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.30"
-    removed_in = "0.4.34"
-    references = (
-        refs.release_notes("0.4.30", "jax.xla_computation deprecated"),
-        refs.release_notes("0.4.34", "jax.xla_computation removed"),
-        refs.aot(),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.30", "jax.xla_computation deprecated"),
+        removed=("0.4.34", "jax.xla_computation removed"),
     )
+    references = (refs.aot(),)
     names = frozenset({"jax.xla_computation"})
     doc = """
     **What it does.** Rewrites `jax.xla_computation(f)(*args)` (also with
@@ -77,14 +75,9 @@ class XlaComputation(Rule):
             hlo = jax.jit(f).lower(x, y).compiler_ir('hlo').as_hlo_text()
             """,
         ),
-        Example(
+        Example.reported(
             title="a stored computation builder is reported",
-            before="""
-            import jax
-
-            build = jax.xla_computation(f, axis_env=[("i", 8)])
-            """,
-            after="""
+            code="""
             import jax
 
             build = jax.xla_computation(f, axis_env=[("i", 8)])
@@ -95,11 +88,10 @@ class XlaComputation(Rule):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
-        target = call_target(site, partial_names=())
-        if target is None:
+        inner = called(site)
+        if inner is None:
             ctx.report(site.node, RECIPE)
             return
-        inner = target[0]
         outer = ctx.parent(inner)
         jit_args = _jit_args(inner)
         if not isinstance(outer, cst.Call) or outer.func is not inner or jit_args is None:

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 
 # Members of jax.interpreters.{xla,pxla} on JAX 0.10.2 (pxla ones are deprecated since 0.8.2).
@@ -54,8 +54,7 @@ class XlaModuleAliases(Rule):
     name = "xla-module-aliases"
     summary = "jax.xla/jax.pxla -> jax.interpreters.xla/pxla; xla.Device -> jax.Device; xla.device_put -> jax.device_put"
     safety = Safety.SAFE
-    deprecated_in = "0.4.4"
-    removed_in = "0.4.14"
+    lifecycle = Lifecycle(deprecated="0.4.4", removed="0.4.14")
     references = (
         refs.release_notes("0.4.4", "jax.interpreters.xla.Device deprecated"),
         refs.release_notes("0.4.7", "device_put re-exports deprecated"),
@@ -128,15 +127,9 @@ class XlaModuleAliases(Rule):
                 return jax.device_put(x, jax.devices()[1])
             """,
         ),
-        Example(
+        Example.reported(
             title="pxla.device_put is reported",
-            before="""
-            from jax.interpreters import pxla
-
-            def put(x, devices):
-                return pxla.device_put(x, devices, replicate=True)
-            """,
-            after="""
+            code="""
             from jax.interpreters import pxla
 
             def put(x, devices):

@@ -15,11 +15,11 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import call_target, nodes_under
 from jaxmigrate.rules._mesh import function_named, keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"
@@ -53,14 +53,12 @@ class Xmap(Rule):
     name = "xmap"
     summary = "xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') (jitted onto the mesh)"
     safety = Safety.SAFE
-    needs_jax = "0.4.1"
-    deprecated_in = "0.4.26"
-    removed_in = "0.4.31"
-    references = (
-        refs.release_notes("0.4.26", "xmap deprecated"),
-        refs.release_notes("0.4.31", "xmap deleted; use shard_map"),
-        refs.api("jax.vmap"),
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.26", "xmap deprecated"),
+        removed=("0.4.31", "xmap deleted; use shard_map"),
     )
+    references = (refs.api("jax.vmap"),)
     names = frozenset({LEGACY})
     doc = """
     **What it does.** Rewrites the common `xmap` form: one named axis on the leading
@@ -450,7 +448,7 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
             )
             if attr in COLLECTIVES:
                 for arg in node.args:
-                    for string in _strings(arg.value):
+                    for string in nodes_under(arg.value, cst.SimpleString):
                         self.allowed.add(id(string))
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -461,14 +459,3 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
     if problems:
         return f"the axis name {problems[0]} is used outside collectives (named-axis reductions have no vmap equivalent)"
     return None
-
-
-def _strings(node: cst.CSTNode) -> List[cst.SimpleString]:
-    found: List[cst.SimpleString] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_SimpleString(self, string: cst.SimpleString) -> None:
-            found.append(string)
-
-    fast_visit(node, _Collect())
-    return found

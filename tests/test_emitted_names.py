@@ -160,8 +160,9 @@ def test_the_check_sees_what_is_wrong():
 
 # Rules whose version gate is the release that added the spelling they write (the others' gates
 # are about behaviour, such as the jax.Array world of 0.4.1, which no name records).  The gate
-# must be that release as the API history says: a hand-written "needs JAX X" that drifted from
-# it would write a name where it does not exist, or hold back a fix where it does.
+# must be that release as the API history says (the rules take it from there with
+# ``rules._api_history.added_in``): a hand-written "needs JAX X" that drifted from it would
+# write a name where it does not exist, or hold back a fix where it does.
 SPELLING_GATES = {
     "JAX601": "jax.shard_map",
     "JAX602": "jax.lax.pcast",
