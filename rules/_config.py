@@ -100,6 +100,13 @@ def fold_if(ctx: Context, if_node: cst.If, value: bool) -> Optional[Replacement]
         return if_node.orelse
     if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
         return None
+    return branch_in_place(if_node, value, drop_pass=True)
+
+
+def branch_in_place(if_node: cst.If, value: bool, drop_pass: bool = False) -> Replacement:
+    """What stands in place of ``if <test>:`` (not an ``elif``) whose test is ``value``: the
+    statements of the branch that runs, the ``elif`` that follows, or nothing.  ``drop_pass``
+    leaves out the branch's ``pass`` statements (a branch of only ``pass`` goes entirely)."""
     if value:
         statements = _as_statements(if_node.body)
     elif if_node.orelse is None:
@@ -108,9 +115,10 @@ def fold_if(ctx: Context, if_node: cst.If, value: bool) -> Optional[Replacement]
         return if_node.orelse.with_changes(leading_lines=if_node.leading_lines)
     else:
         statements = _as_statements(if_node.orelse.body)
-    statements = [s for s in statements if not _is_pass(s)]
-    if not statements:
-        return cst.RemovalSentinel.REMOVE
+    if drop_pass:
+        statements = [s for s in statements if not _is_pass(s)]
+        if not statements:
+            return cst.RemovalSentinel.REMOVE
     return cst.FlattenSentinel(_with_leading(statements, if_node.leading_lines))
 
 

@@ -14,7 +14,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Safety
-from jaxmigrate.rules._config import _as_statements, _with_leading, literal_bool
+from jaxmigrate.rules._config import branch_in_place, literal_bool
 
 FLAG = "jax_array"
 PARAMETERIZED = "absl.testing.parameterized"
@@ -295,15 +295,7 @@ class _Substitute(cst.CSTTransformer):
             isinstance(name, cst.Name) and id(name) in self.reads
         ):
             return updated
-        if not negated:
-            statements = _as_statements(updated.body)
-        elif updated.orelse is None:
-            return cst.RemovalSentinel.REMOVE
-        elif isinstance(updated.orelse, cst.If):
-            return updated.orelse.with_changes(leading_lines=updated.leading_lines)
-        else:
-            statements = _as_statements(updated.orelse.body)
-        return cst.FlattenSentinel(_with_leading(statements, updated.leading_lines))
+        return branch_in_place(updated, not negated)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return cst.Name("True") if id(original) in self.reads else updated
