@@ -29,11 +29,12 @@ import ast
 import dataclasses
 import difflib
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.doctest_output import rewrite_output
-from jaxmigrate.migrator.segments import bindings, loads, migrate_segments
+from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.segments import MARKER, bindings, loads, migrate_segments
 from jaxmigrate.migrator.settings import Settings
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst")
@@ -50,6 +51,8 @@ CODE_BLOCK_RE = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+(?:code-block|code|sourc
 # Names a docstring example may use unbound, meaning JAX: doctest set-ups provide them.
 CONVENTIONAL: Dict[str, str] = {"jax": "import jax", "jnp": "import jax.numpy as jnp"}
 REPR_RULES: Dict[str, str] = {"DeviceArray": "JAX101", "ShardedDeviceArray": "JAX102"}
+_ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_JNP = re.compile(r"(?<![A-Za-z0-9_])jnp(?![A-Za-z0-9_])")
 
 
 @dataclasses.dataclass
@@ -193,16 +196,36 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
     return pieces
 
 
-def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
-    """Doctest examples and reST code blocks that parse, per docstring of a Python module."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return []
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _docstring_owners(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module, classes and functions: only statements hold them, so the walk never enters
+    an expression (walking every node of a big module cost more than parsing it)."""
+    stack: List[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+        for field in _STATEMENT_LISTS:
+            children = getattr(node, field, None)
+            if children:
+                stack.extend(reversed(children))
+
+
+def docstring_pieces(
+    text: str, lines: Sequence[str], tree: Optional[ast.Module] = None
+) -> List[List[Piece]]:
+    """Doctest examples and reST code blocks that parse, per docstring of a Python module
+    (``tree``: the module's ``ast``, when the caller has parsed it)."""
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return []
     groups: List[List[Piece]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+    source_lines: List[str] = []  # the lines as ``ast`` counts them, split once, when needed
+    for node in _docstring_owners(tree):
         body = getattr(node, "body", [])
         if not body or not isinstance(body[0], ast.Expr):
             continue
@@ -214,7 +237,9 @@ def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
         if ">>>" not in doc and not blocks:
             continue
         start, end = value.lineno - 1, (value.end_lineno or value.lineno)
-        raw = _raw(text, value)
+        if not source_lines:
+            source_lines = _AST_LINE.findall(text)
+        raw = _raw(source_lines, value)
         pieces = _doctest_pieces(lines, start, end, raw) if ">>>" in doc else []
         if blocks:  # reST code blocks (``Example::``, ``.. code-block:: python``)
             for piece in rst_pieces(lines[start + 1 : end - 1]):
@@ -232,9 +257,27 @@ def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
     return groups
 
 
-def _raw(text: str, value: ast.Constant) -> bool:
+# Lines as ``ast`` numbers them (``\r\n``, ``\r`` or ``\n`` end one; ``str.splitlines`` also
+# splits at form feeds and other separators ``ast`` keeps inside a line).
+_AST_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+
+
+def _segment(source_lines: Sequence[str], node: ast.expr) -> str:
+    """``ast.get_source_segment`` on lines split once per file: that function splits the whole
+    text again on every call, which made a module with many docstrings quadratic."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    if last >= len(source_lines) or node.end_col_offset is None:
+        return ""
+    if first == last:
+        return source_lines[first].encode()[node.col_offset : node.end_col_offset].decode()
+    head = source_lines[first].encode()[node.col_offset :].decode()
+    tail = source_lines[last].encode()[: node.end_col_offset].decode()
+    return "".join([head, *source_lines[first + 1 : last], tail])
+
+
+def _raw(source_lines: Sequence[str], value: ast.Constant) -> bool:
     """The docstring is one raw string literal: its backslashes are the example's own."""
-    segment = ast.get_source_segment(text, value) or ""
+    segment = _segment(source_lines, value)
     prefix = segment[: len(segment) - len(segment.lstrip("rRuUbB"))]
     body = segment[len(prefix) :]
     quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
@@ -448,18 +491,26 @@ def migrate_docstrings(
     """A Python module with the doctest examples of its docstrings migrated."""
     fixes: List[Diagnostic] = []
     findings: List[Diagnostic] = []
+    if settings.gates and not _may_change(text, settings):
+        return text, fixes, findings
     lines = text.splitlines(keepends=True)
-    groups = docstring_pieces(text, lines)
     try:
-        module_imports = bindings(ast.parse(text))
-    except (SyntaxError, ValueError):  # pragma: no cover (docstring_pieces parsed it)
-        module_imports = {}
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text, fixes, findings
+    groups = docstring_pieces(text, lines, tree)
+    module_imports = bindings(tree)
+    del tree
     # Bottom-up, so an earlier docstring's line numbers stay valid.
+    line_count = len(text.splitlines())  # carried from group to group, not counted again
     for group in sorted(groups, key=lambda g: -g[0].start):
-        before_lines = len(text.splitlines())
         prelude = module_prelude(group, module_imports)
         new_text, new_fixes, new_findings = apply_pieces(text, group, settings, cache, prelude)
-        delta = len(new_text.splitlines()) - before_lines
+        if new_text == text:
+            delta = 0
+        else:
+            new_count = len(new_text.splitlines())
+            delta, line_count = new_count - line_count, new_count
         if delta:
             boundary = group[-1].end
             fixes = [_moved(d, boundary, delta) for d in fixes]
@@ -468,6 +519,22 @@ def migrate_docstrings(
         fixes += new_fixes
         findings += new_findings
     return text, fixes, findings
+
+
+def _may_change(text: str, settings: Settings) -> bool:
+    """Gate 1 for the programs :func:`migrate_docstrings` builds from a module's examples and
+    imports, before the module is parsed for them (most modules with examples hold nothing a
+    rule acts on, and parsing them cost more than the rest of a ``--check``).  The examples
+    and the import lines are the module's own words; a used ``jax``/``jnp`` adds
+    :data:`CONVENTIONAL`'s imports; the segment markers name no rule's word."""
+    if "DeviceArray" in text:  # an old repr in an example's output (REPR_RULES)
+        return True
+    jax = "jax" in text or _JNP.search(text) is not None
+    extra = {"import", "from", "as", MARKER}
+    if jax:
+        extra |= set(_ASCII_WORD.findall(" ".join(CONVENTIONAL.values())))
+    plan = make_plan(tuple(settings.active_rules()))
+    return plan.may_pass_parts(text, frozenset(extra), jax=jax)
 
 
 def module_prelude(group: Sequence[Piece], module_imports: Dict[str, str]) -> str:

@@ -78,6 +78,27 @@ class Plan:
                     rules.remove(rule)
         return tuple(rules), frozenset(hits), tokens
 
+    def may_pass_parts(self, text: str, extra: FrozenSet[str], jax: bool) -> bool:
+        """Gate 1 for every program made of parts of ``text`` (a docstring's examples, run
+        with the module's imports): False when no rule could pass gate 1 on any of them.
+
+        ``extra``: identifiers the program may add (import statements); ``jax``: whether JAX
+        can be named in it (a program's segment markers spell ``jax``, JAX itself is not
+        there).  Over-approximates gate 1 (no modern-spelling masks); a string trigger word
+        is looked for in ``text`` itself, so one spanning a line break counts always."""
+        tokens = extra.union(_ASCII_IDENTIFIER.findall(text))
+        if any("\n" in word or "\r" in word for word in self.substrings):
+            return True
+        for rule in self.rules:
+            if rule.needs_jax_import and not jax:
+                continue
+            if rule.text_gated and jax:
+                return True
+            words = rule.trigger_words
+            if not words.isdisjoint(tokens) or any(w in text for w in words & set(self.substrings)):
+                return True
+        return False
+
     @staticmethod
     def has_site(rule: Rule, facts: Facts) -> bool:
         """One of the rule's names, attributes, keywords, strings or legacy modules occurs (a
