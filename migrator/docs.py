@@ -503,7 +503,11 @@ def migrate_docstrings(
     del tree
     # Bottom-up, so an earlier docstring's line numbers stay valid.
     line_count = len(text.splitlines())  # carried from group to group, not counted again
+    imports = "\n".join(module_imports.values())
+    gated = settings.gates and "DeviceArray" not in text  # (old reprs: see _may_change)
     for group in sorted(groups, key=lambda g: -g[0].start):
+        if gated and not _may_change(_examples_text(lines, group), settings, imports):
+            continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
         new_text, new_fixes, new_findings = apply_pieces(text, group, settings, cache, prelude)
         if new_text == text:
@@ -521,16 +525,22 @@ def migrate_docstrings(
     return text, fixes, findings
 
 
-def _may_change(text: str, settings: Settings) -> bool:
+def _examples_text(lines: Sequence[str], group: Sequence[Piece]) -> str:
+    """The lines that hold a docstring's examples (their code is these lines' words)."""
+    return "".join(lines[group[0].start : max(piece.end for piece in group)])
+
+
+def _may_change(text: str, settings: Settings, imports: str = "") -> bool:
     """Gate 1 for the programs :func:`migrate_docstrings` builds from a module's examples and
     imports, before the module is parsed for them (most modules with examples hold nothing a
     rule acts on, and parsing them cost more than the rest of a ``--check``).  The examples
     and the import lines are the module's own words; a used ``jax``/``jnp`` adds
-    :data:`CONVENTIONAL`'s imports; the segment markers name no rule's word."""
+    :data:`CONVENTIONAL`'s imports; the segment markers name no rule's word.  ``imports``:
+    the module's import statements, when ``text`` is one docstring's examples."""
     if "DeviceArray" in text:  # an old repr in an example's output (REPR_RULES)
         return True
-    jax = "jax" in text or _JNP.search(text) is not None
-    extra = {"import", "from", "as", MARKER}
+    jax = "jax" in text or "jax" in imports or _JNP.search(text) is not None
+    extra = {"import", "from", "as", MARKER, *_ASCII_WORD.findall(imports)}
     if jax:
         extra |= set(_ASCII_WORD.findall(" ".join(CONVENTIONAL.values())))
     plan = make_plan(tuple(settings.active_rules()))

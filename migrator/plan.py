@@ -86,18 +86,16 @@ class Plan:
         can be named in it (a program's segment markers spell ``jax``, JAX itself is not
         there).  Over-approximates gate 1 (no modern-spelling masks); a string trigger word
         is looked for in ``text`` itself, so one spanning a line break counts always."""
-        tokens = extra.union(_ASCII_IDENTIFIER.findall(text))
         if any("\n" in word or "\r" in word for word in self.substrings):
             return True
-        for rule in self.rules:
-            if rule.needs_jax_import and not jax:
-                continue
-            if rule.text_gated and jax:
-                return True
-            words = rule.trigger_words
-            if not words.isdisjoint(tokens) or any(w in text for w in words & set(self.substrings)):
-                return True
-        return False
+        hits = set(self.identifiers.intersection(_ASCII_IDENTIFIER.findall(text)))
+        hits.update(self.identifiers & extra)
+        hits.update(word for word in self.substrings if word in text)
+        return any(
+            (rule.text_gated and jax or not rule.trigger_words.isdisjoint(hits))
+            and (jax or not rule.needs_jax_import)
+            for rule in self.rules
+        )
 
     @staticmethod
     def has_site(rule: Rule, facts: Facts) -> bool:

@@ -5,7 +5,8 @@ come out the same, with the same fixes and findings.
 
 The modules are made from every fixture's input and look-alike: its code as doctest examples
 (with its imports, or with them left in the module, or with ``jax.numpy as jnp`` left to the
-doctest convention), and as a reST code block.
+doctest convention, or next to a docstring whose examples name no JAX), and as a reST code
+block.
 """
 
 from __future__ import annotations
@@ -51,6 +52,15 @@ def _modules(code: str) -> Iterator[Tuple[str, str]]:
         except SyntaxError:
             rest = ""
     yield "examples", f'def f():\n    """Example.\n\n{_examples(code)}    """\n'
+    # a second docstring whose examples name no JAX: the gate turns that one away alone
+    yield (
+        "two docstrings",
+        (
+            f'def f():\n    """Example.\n\n{_examples(code)}    """\n\n\n'
+            'def g():\n    """Other.\n\n    >>> import numpy as np\n    >>> np.sum([1, 2])\n'
+            '    np.int64(3)\n    """\n'
+        ),
+    )
     if rest.strip():
         yield "module imports", f'{head}\n\ndef f():\n    """Use.\n\n{_examples(rest)}    """\n'
         no_jnp = "".join(line for line in head.splitlines(keepends=True) if "as jnp" not in line)
