@@ -114,6 +114,9 @@ class Context:
         ] = {}  # qualname -> (module, name)
         self._suppressions = suppressions
         self._positions: Optional["Positions"] = None
+        # The text ``module`` was parsed from, while it is that parse (the first round):
+        # positions late in the file are then counted from its end (see Positions).
+        self.source: Optional[str] = None
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
         self._trivia_parents: Optional[Dict[int, cst.CSTNode]] = None
         self._all_nodes: Optional[Dict[type, List[cst.CSTNode]]] = None
@@ -187,7 +190,7 @@ class Context:
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is (as LibCST's ``PositionProvider`` says); one codegen pass per round."""
         if self._positions is None:
-            self._positions = Positions(self.module, self.parent)
+            self._positions = Positions(self.module, self.parent, self.source)
         return self._positions[node]
 
     def generated_code(self) -> Optional[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import List, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 LANGUAGES = ("python", "py", "python3", "pycon", "ipython", "ipython3")
 _FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<info>[\w+-]*)")
@@ -167,16 +167,36 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
     return pieces
 
 
-def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
-    """Doctest examples and reST code blocks that parse, per docstring of a Python module."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return []
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _docstring_owners(tree: ast.Module) -> Iterator[ast.AST]:
+    """The module, classes and functions: only statements hold them, so the walk never enters
+    an expression (walking every node of a big module cost more than parsing it)."""
+    stack: List[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+        for field in _STATEMENT_LISTS:
+            children = getattr(node, field, None)
+            if children:
+                stack.extend(reversed(children))
+
+
+def docstring_pieces(
+    text: str, lines: Sequence[str], tree: Optional[ast.Module] = None
+) -> List[List[Piece]]:
+    """Doctest examples and reST code blocks that parse, per docstring of a Python module
+    (``tree``: the module's ``ast``, when the caller has parsed it)."""
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return []
     groups: List[List[Piece]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+    source_lines: List[str] = []  # the lines as ``ast`` counts them, split once, when needed
+    for node in _docstring_owners(tree):
         body = getattr(node, "body", [])
         if not body or not isinstance(body[0], ast.Expr):
             continue
@@ -188,7 +208,9 @@ def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
         if ">>>" not in doc and not blocks:
             continue
         start, end = value.lineno - 1, (value.end_lineno or value.lineno)
-        raw = _raw(text, value)
+        if not source_lines:
+            source_lines = _AST_LINE.findall(text)
+        raw = _raw(source_lines, value)
         pieces = _doctest_pieces(lines, start, end, raw) if ">>>" in doc else []
         if blocks:  # reST code blocks (``Example::``, ``.. code-block:: python``)
             for piece in rst_pieces(lines[start + 1 : end - 1]):
@@ -206,9 +228,27 @@ def docstring_pieces(text: str, lines: Sequence[str]) -> List[List[Piece]]:
     return groups
 
 
-def _raw(text: str, value: ast.Constant) -> bool:
+# Lines as ``ast`` numbers them (``\r\n``, ``\r`` or ``\n`` end one; ``str.splitlines`` also
+# splits at form feeds and other separators ``ast`` keeps inside a line).
+_AST_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+
+
+def _segment(source_lines: Sequence[str], node: ast.expr) -> str:
+    """``ast.get_source_segment`` on lines split once per file: that function splits the whole
+    text again on every call, which made a module with many docstrings quadratic."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    if last >= len(source_lines) or node.end_col_offset is None:
+        return ""
+    if first == last:
+        return source_lines[first].encode()[node.col_offset : node.end_col_offset].decode()
+    head = source_lines[first].encode()[node.col_offset :].decode()
+    tail = source_lines[last].encode()[: node.end_col_offset].decode()
+    return "".join([head, *source_lines[first + 1 : last], tail])
+
+
+def _raw(source_lines: Sequence[str], value: ast.Constant) -> bool:
     """The docstring is one raw string literal: its backslashes are the example's own."""
-    segment = ast.get_source_segment(text, value) or ""
+    segment = _segment(source_lines, value)
     prefix = segment[: len(segment) - len(segment.lstrip("rRuUbB"))]
     body = segment[len(prefix) :]
     quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]

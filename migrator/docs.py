@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -40,7 +41,8 @@ from jaxmigrate.migrator.docpieces import (
     rst_pieces,
 )
 from jaxmigrate.migrator.doctest_output import rewrite_output
-from jaxmigrate.migrator.segments import bindings, loads, migrate_segments
+from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.segments import MARKER, bindings, loads, migrate_segments
 from jaxmigrate.migrator.settings import Settings
 
 DOC_SUFFIXES = (".md", ".markdown", ".rst")
@@ -48,6 +50,8 @@ DOC_SUFFIXES = (".md", ".markdown", ".rst")
 CONVENTIONAL: Dict[str, str] = {"jax": "import jax", "jnp": "import jax.numpy as jnp"}
 # The rule whose type an old repr names: its code is on the fix, and select/ignore apply.
 REPR_RULES: Dict[str, str] = {"DeviceArray": "JAX101", "ShardedDeviceArray": "JAX102"}
+_ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_JNP = re.compile(r"(?<![A-Za-z0-9_])jnp(?![A-Za-z0-9_])")
 
 
 def _render(piece: Piece, code: str) -> List[str]:
@@ -253,18 +257,30 @@ def migrate_docstrings(
     """A Python module with the doctest examples of its docstrings migrated."""
     fixes: List[Diagnostic] = []
     findings: List[Diagnostic] = []
+    if settings.gates and not _may_change(text, settings):
+        return text, fixes, findings
     lines = text.splitlines(keepends=True)
-    groups = docstring_pieces(text, lines)
     try:
-        module_imports = bindings(ast.parse(text))
-    except (SyntaxError, ValueError):  # pragma: no cover (docstring_pieces parsed it)
-        module_imports = {}
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text, fixes, findings
+    groups = docstring_pieces(text, lines, tree)
+    module_imports = bindings(tree)
+    del tree
     # Bottom-up, so an earlier docstring's line numbers stay valid.
+    line_count = len(text.splitlines())  # carried from group to group, not counted again
+    imports = "\n".join(module_imports.values())
+    gated = settings.gates and "DeviceArray" not in text  # (old reprs: see _may_change)
     for group in sorted(groups, key=lambda g: -g[0].start):
-        before_lines = len(text.splitlines())
+        if gated and not _may_change(_examples_text(lines, group), settings, imports):
+            continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
         new_text, new_fixes, new_findings = apply_pieces(text, group, settings, cache, prelude)
-        delta = len(new_text.splitlines()) - before_lines
+        if new_text == text:
+            delta = 0
+        else:
+            new_count = len(new_text.splitlines())
+            delta, line_count = new_count - line_count, new_count
         if delta:
             boundary = group[-1].end
             fixes = [_moved(d, boundary, delta) for d in fixes]
@@ -273,6 +289,28 @@ def migrate_docstrings(
         fixes += new_fixes
         findings += new_findings
     return text, fixes, findings
+
+
+def _examples_text(lines: Sequence[str], group: Sequence[Piece]) -> str:
+    """The lines that hold a docstring's examples (their code is these lines' words)."""
+    return "".join(lines[group[0].start : max(piece.end for piece in group)])
+
+
+def _may_change(text: str, settings: Settings, imports: str = "") -> bool:
+    """Gate 1 for the programs :func:`migrate_docstrings` builds from a module's examples and
+    imports, before the module is parsed for them (most modules with examples hold nothing a
+    rule acts on, and parsing them cost more than the rest of a ``--check``).  The examples
+    and the import lines are the module's own words; a used ``jax``/``jnp`` adds
+    :data:`CONVENTIONAL`'s imports; the segment markers name no rule's word.  ``imports``:
+    the module's import statements, when ``text`` is one docstring's examples."""
+    if "DeviceArray" in text:  # an old repr in an example's output (REPR_RULES)
+        return True
+    jax = "jax" in text or "jax" in imports or _JNP.search(text) is not None
+    extra = {"import", "from", "as", MARKER, *_ASCII_WORD.findall(imports)}
+    if jax:
+        extra |= set(_ASCII_WORD.findall(" ".join(CONVENTIONAL.values())))
+    plan = make_plan(tuple(settings.active_rules()))
+    return plan.may_pass_parts(text, frozenset(extra), jax=jax)
 
 
 def module_prelude(group: Sequence[Piece], module_imports: Dict[str, str]) -> str:

@@ -27,6 +27,20 @@ from jaxmigrate.migrator.textgate import under
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+_LAST_TOKENS: Tuple[Optional[str], List[str]] = (None, [])
+
+
+def identifier_tokens(text: str) -> List[str]:
+    """The identifier-like tokens of ``text`` (read-only), kept for the last text asked: a
+    file's docstrings are gated (``docs._may_change``) on the very text its code was."""
+    global _LAST_TOKENS
+    last, tokens = _LAST_TOKENS
+    if last is not text:
+        tokens = _ASCII_IDENTIFIER.findall(text)
+        _LAST_TOKENS = (text, tokens)
+    return tokens
+
+
 # -- planning: what the active rules want ----------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Plan:
@@ -60,7 +74,7 @@ class Plan:
 
     def prefilter_tokens(self, text: str) -> Tuple[Tuple[Rule, ...], FrozenSet[str], List[str]]:
         """:meth:`prefilter_hits`, and the text's identifier-like tokens (gate 1b reuses them)."""
-        tokens = _ASCII_IDENTIFIER.findall(text)
+        tokens = identifier_tokens(text)
         hits = set(self.identifiers.intersection(tokens))
         for word in self.substrings:
             if word in text:
@@ -77,6 +91,25 @@ class Plan:
                 if not any(word in masked for word in rule.trigger_words & hits):
                     rules.remove(rule)
         return tuple(rules), frozenset(hits), tokens
+
+    def may_pass_parts(self, text: str, extra: FrozenSet[str], jax: bool) -> bool:
+        """Gate 1 for every program made of parts of ``text`` (a docstring's examples, run
+        with the module's imports): False when no rule could pass gate 1 on any of them.
+
+        ``extra``: identifiers the program may add (import statements); ``jax``: whether JAX
+        can be named in it (a program's segment markers spell ``jax``, JAX itself is not
+        there).  Over-approximates gate 1 (no modern-spelling masks); a string trigger word
+        is looked for in ``text`` itself, so one spanning a line break counts always."""
+        if any("\n" in word or "\r" in word for word in self.substrings):
+            return True
+        hits = set(self.identifiers.intersection(identifier_tokens(text)))
+        hits.update(self.identifiers & extra)
+        hits.update(word for word in self.substrings if word in text)
+        return any(
+            (rule.text_gated and jax or not rule.trigger_words.isdisjoint(hits))
+            and (jax or not rule.needs_jax_import)
+            for rule in self.rules
+        )
 
     @staticmethod
     def has_site(rule: Rule, facts: Facts) -> bool:

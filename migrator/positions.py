@@ -139,9 +139,17 @@ class Positions:
     module with ``\r`` line endings) falls back to one pass over the whole module."""
 
     def __init__(
-        self, module: cst.Module, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+        self,
+        module: cst.Module,
+        parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+        source: Optional[str] = None,
     ) -> None:
         self.module = module
+        # ``source``: the text ``module`` was parsed from (LibCST gives it back exactly), so
+        # the lines of the statements after a node are its line count less theirs: a node
+        # late in a long file is placed without generating the code of everything before it.
+        self._source = source
+        self._ends: Optional[List[int]] = None  # first line of body[-k], as found
         self._parent = parent
         self._index: Optional[Dict[int, int]] = None  # id(statement) -> index in module.body
         self._starts: List[int] = [len(module.header) + 1]  # first line of body[i], as found
@@ -203,6 +211,12 @@ class Positions:
     def _first_line(self, index: int) -> Optional[int]:
         starts = self._starts
         body = self.module.body
+        if len(starts) <= index and self._source is not None:
+            ends = self._ends or ()
+            if len(body) - index - len(ends) < index - len(starts):  # fewer statements after
+                found = self._from_end(index)
+                if found is not None:
+                    return found
         while len(starts) <= index:
             text = self._statement_text(body[len(starts) - 1])
             if "\r" in text:
@@ -210,6 +224,20 @@ class Positions:
                 return None
             starts.append(starts[-1] + text.count("\n"))
         return starts[index]
+
+    def _from_end(self, index: int) -> Optional[int]:
+        """``_first_line`` counted back from the end of the source (None: not that simple)."""
+        module, source = self.module, self._source
+        if self._ends is None:
+            if source is None or "\r" in source or not module.has_trailing_newline:
+                self._source = None
+                return None
+            footer = sum(module.code_for_node(line).count("\n") for line in module.footer)
+            self._ends = [source.count("\n") + 1 - footer]  # the line after the last statement
+        ends, body = self._ends, module.body
+        while len(ends) <= len(body) - index:
+            ends.append(ends[-1] - self._statement_text(body[len(body) - len(ends)]).count("\n"))
+        return ends[len(body) - index]
 
     def _statement_text(self, statement: cst.CSTNode) -> str:
         return _statement_code(self.module, statement, self._spans, self._code)

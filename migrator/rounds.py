@@ -105,6 +105,8 @@ def run_rounds(
             originally_used = used_keys - unused_keys
         ctx = Context(module, analysis, settings, settings.target, suppressions)
         ctx.file_state = file_state
+        if not _round:
+            ctx.source = text  # the module is its parse until a round applies edits
         if settings.locate_fixes and origins is None:
             origins = Origins(ctx)
         failures = _dispatch(ctx, analysis, plan, enabled)

@@ -143,11 +143,16 @@ def _fixture_sources() -> list:
     return [path.read_text(encoding="utf-8") for path in befores]
 
 
-@pytest.mark.parametrize("cached", [False, True], ids=["plain", "per-file cache"])
-def test_positions_match_libcst_position_provider(cached: bool) -> None:
+@pytest.mark.parametrize(
+    ("cached", "from_source"),
+    [(False, False), (True, False), (False, True), (True, True)],
+    ids=["plain", "per-file cache", "source", "source and cache"],
+)
+def test_positions_match_libcst_position_provider(cached: bool, from_source: bool) -> None:
     """Every node, asked in any order: the statement-at-a-time positions must agree with
     LibCST's own pass over the whole module (on every fixture input, with the cache the
-    engine uses)."""
+    engine uses, and with the parsed text known, as in a first round: lines then counted
+    back from the end of the file for late statements)."""
     import contextlib
 
     from libcst.metadata import MetadataWrapper, PositionProvider
@@ -157,10 +162,22 @@ def test_positions_match_libcst_position_provider(cached: bool) -> None:
     for source in _POSITION_SOURCES + (tuple(_fixture_sources()) if cached else ()):
         with cached_children() if cached else contextlib.nullcontext():
             ctx = _context(source)
+            if from_source:
+                ctx.source = source
             expected = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(PositionProvider)
             # last statement first, then the rest: the order must not matter
             for node, code_range in reversed(list(expected.items())):
                 assert ctx.position(node) == code_range, (type(node).__name__, source[:60])
+            if from_source:  # a fresh pass, asked from the middle out
+                ctx = _context(source)
+                ctx.source = source
+                expected = MetadataWrapper(ctx.module, unsafe_skip_copy=True).resolve(
+                    PositionProvider
+                )
+                items = list(expected.items())
+                middle = len(items) // 2
+                for node, code_range in items[middle:] + items[:middle][::-1]:
+                    assert ctx.position(node) == code_range, (type(node).__name__, source[:60])
 
 
 def test_module_code_from_the_statement_caches_is_the_module_code() -> None:

@@ -1,0 +1,119 @@
+"""The docstring migration's gate (``docs._may_change``: gate 1 for the programs built from a
+module's examples and imports, checked before the module is parsed for them) only
+over-approximates: with every gate off (``Settings(gates=False)``) the docstrings of a module
+come out the same, with the same fixes and findings.
+
+The modules are made from every fixture's input and look-alike: its code as doctest examples
+(with its imports, or with them left in the module, or with ``jax.numpy as jnp`` left to the
+doctest convention, or next to a docstring whose examples name no JAX), and as a reST code
+block.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Iterator, List, Tuple
+
+from jaxmigrate.migrator import MigrationError
+from jaxmigrate.migrator.docs import _may_change, migrate_docstrings
+from jaxmigrate.migrator.settings import Settings
+from tests.fixture_support import FIXTURES, fixture_settings
+
+
+def _examples(code: str, indent: str = "    ") -> str:
+    """``code`` as doctest examples: a statement's first line after ``>>>``, the rest after
+    ``...``."""
+    lines = code.splitlines()
+    out: List[str] = []
+    for node in ast.parse(code).body:
+        first = node.lineno - 1
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first -= len(node.decorator_list)
+            first = min([first] + [d.lineno - 1 for d in node.decorator_list])
+        last = node.end_lineno or node.lineno
+        for number, line in enumerate(lines[first:last]):
+            out.append(f"{indent}{'>>>' if number == 0 else '...'} {line}".rstrip())
+        if len(lines[first:last]) > 1:
+            out.append(f"{indent}...")
+    return "\n".join(out) + "\n"
+
+
+def _modules(code: str) -> Iterator[Tuple[str, str]]:
+    tree = ast.parse(code)
+    lines = code.splitlines(keepends=True)
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    import_lines = {i for n in imports for i in range(n.lineno - 1, n.end_lineno or n.lineno)}
+    rest = "".join(line for i, line in enumerate(lines) if i not in import_lines)
+    head = "".join(line for i, line in enumerate(lines) if i in import_lines)
+    if rest.strip():
+        try:
+            ast.parse(rest)
+        except SyntaxError:
+            rest = ""
+    yield "examples", f'def f():\n    """Example.\n\n{_examples(code)}    """\n'
+    # a second docstring whose examples name no JAX: the gate turns that one away alone
+    yield (
+        "two docstrings",
+        (
+            f'def f():\n    """Example.\n\n{_examples(code)}    """\n\n\n'
+            'def g():\n    """Other.\n\n    >>> import numpy as np\n    >>> np.sum([1, 2])\n'
+            '    np.int64(3)\n    """\n'
+        ),
+    )
+    if rest.strip():
+        yield "module imports", f'{head}\n\ndef f():\n    """Use.\n\n{_examples(rest)}    """\n'
+        no_jnp = "".join(line for line in head.splitlines(keepends=True) if "as jnp" not in line)
+        yield "conventional jnp", f'{no_jnp}\n\ndef f():\n    """Use.\n\n{_examples(rest)}    """\n'
+    block = "".join("    " + line if line.strip() else "\n" for line in code.splitlines(True))
+    yield "code block", f'class C:\n    """Example::\n\n{block}\n    """\n'
+
+
+def _outcome(text: str, settings: Settings) -> Tuple[object, ...]:
+    try:
+        output, fixes, findings = migrate_docstrings(text, settings)
+    except MigrationError as error:
+        return ("error", error.message)
+    return output, sorted(map(repr, fixes)), sorted(map(repr, findings))
+
+
+def test_the_docstring_gate_changes_nothing_on_fixture_examples():
+    """Every module the gate turns away, and one in six of the others (the gated run then
+    reaches the engine, whose own gates tests/test_gate_equivalence.py checks), against a run
+    with every gate off."""
+    count = turned_away = acted = 0
+    offenders: List[str] = []
+    for path in sorted(FIXTURES.glob("*/*.py")):
+        if path.name.endswith((".run.py", ".after.py")):
+            continue
+        code = path.read_text(encoding="utf-8")
+        settings = fixture_settings(code)
+        try:
+            modules = list(_modules(code))
+        except SyntaxError:
+            continue
+        for label, text in modules:
+            count += 1
+            away = not _may_change(text, settings)
+            turned_away += away
+            if not away and count % 6:
+                continue
+            gated = _outcome(text, settings)
+            ungated = _outcome(text, dataclasses.replace(settings, gates=False))
+            acted += gated[0] != text or bool(gated[1:] != ([], []))
+            if gated != ungated:
+                offenders.append(f"{path.relative_to(FIXTURES)} ({label})")
+    assert count >= 1000, "the fixtures went missing"
+    assert turned_away >= 40, "the gate must turn some modules away"
+    assert acted >= 50, "the examples must give the rules something to do"
+    assert not offenders, "gated and ungated docstring runs differ:\n" + "\n".join(offenders)
+
+
+def test_the_gate_lets_unbound_jnp_through():
+    """``jnp`` alone names JAX in an example (doctest set-ups bind it): the module mentions no
+    ``jax`` at all, and the example is still migrated."""
+    text = 'def f():\n    """\n    >>> y = jnp.product(x)\n    """\n'
+    assert "jax" not in text
+    output, fixes, _findings = migrate_docstrings(text, Settings(target_version="0.4.30"))
+    assert output == text.replace("jnp.product", "jnp.prod")
+    assert [fix.code for fix in fixes] == ["JAX903"]
