@@ -126,7 +126,8 @@ def test_add_todos_lifecycle(tmp_path):
 def test_add_todos_goes_above_the_statement(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(
-        "import jax.numpy as jnp\n\n\n@decorate(\n    type(0) is jnp.DeviceArray,\n)\ndef f():\n    pass\n"
+        "import jax.numpy as jnp\n\n\n"
+        "@decorate(\n    type(0) is jnp.DeviceArray,\n)\ndef f():\n    pass\n"
     )
     invoke(path, "--add-todos", "--no-cache")
     lines = path.read_text().splitlines()
