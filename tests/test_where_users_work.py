@@ -77,7 +77,7 @@ def test_migrated_doctests_pass(tmp_path):
                 runner.run(test)
             assert len(ran) == 4, [t.name for t in ran]
             sys.exit(1 if runner.failures else 0)
-            """
+            """  # noqa: E501
         )
     )
     env = dict(os.environ, JAX_PLATFORMS="cpu")
@@ -233,7 +233,7 @@ def test_split_by_rule_patches_apply_in_order(tmp_path):
                 leaves = jax.tree_leaves(x)
                 ok = isinstance(x, jnp.DeviceArray)
                 return pjit(lambda y: y, in_axis_resources=None, out_axis_resources=None), leaves, ok
-            """
+            """  # noqa: E501
         )
     )
     (repo / "src" / "clean.py").write_text(MIGRATED)
