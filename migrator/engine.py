@@ -207,8 +207,8 @@ def _ast_gate(
     text: str, plan: Plan, candidates: Tuple[Rule, ...], limit: int, gated: bool = True
 ) -> Tuple[Tuple[Rule, ...], bool]:
     """Gate 2 (unless not ``gated``), and the nesting check: the rules still wanted, and
-    whether CPython parses the file.  CPython's tree (about 80 bytes a source byte) is dropped on return, before
-    LibCST's parser, the peak of a file's memory, starts."""
+    whether CPython parses the file.  CPython's tree (about 80 bytes a source byte) is dropped
+    on return, before LibCST's parser, the peak of a file's memory, starts."""
     facts = ast_facts(text)
     if facts is not None and gated:
         jax_imported = imports_jax(facts)

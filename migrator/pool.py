@@ -161,7 +161,8 @@ class Pool:
             if self.attempts[culprit] >= _CRASH_ATTEMPTS:
                 self.done[culprit] = self.failed(
                     str(self.tasks[culprit][0]),
-                    f"the worker process died while migrating this file ({_how(process.exitcode)}); it was left unchanged",
+                    f"the worker process died while migrating this file "
+                    f"({_how(process.exitcode)}); it was left unchanged",
                 )
             else:
                 rest = [culprit] + rest

@@ -4,8 +4,8 @@ The target is a range: the oldest JAX the migrated code must run on (the lower b
 spellings are chosen for it) and the newest (the upper bound: nothing newer is assumed).
 With no ``--target-version`` (and none in ``[tool.jaxmigrate]``), both come from the
 project's ``jax`` requirement; a target version given alone (no ``..``) is the lower bound,
-and the requirement still gives the upper one (:func:`upper_for`).  Looked at, in this order, in the nearest directory (walking
-up from the paths) that has any of them:
+and the requirement still gives the upper one (:func:`upper_for`).  Looked at, in this order,
+in the nearest directory (walking up from the paths) that has any of them:
 
 * ``pyproject.toml``: ``[project] dependencies``, then Poetry's ``[tool.poetry.dependencies]``;
 * ``setup.cfg``: ``[options] install_requires``;
@@ -271,7 +271,8 @@ def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]
         )  # fmt: skip
     return (
         LATEST_KNOWN_JAX, None, f"from {where} (no version bound)",
-        f"no lower bound on jax in {detected.source.name} ({detected.requirement}): targeting {newest}",
+        f"no lower bound on jax in {detected.source.name} ({detected.requirement}): "
+        f"targeting {newest}",
     )  # fmt: skip
 
 

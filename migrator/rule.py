@@ -220,9 +220,9 @@ class Rule:
     ) -> "Rule":
         """The rule as it runs for the range ``target``..``upper`` (None: the newest JAX):
         itself, unless what it looks for depends on the target range (a rule driven by the
-        API history returns a copy with its ``names`` for that range).  ``set_aside``: the names of the rules the user switched off with
-        ``select``/``ignore``, which a backstop leaves alone too.  Subclasses override
-        :meth:`for_range`."""
+        API history returns a copy with its ``names`` for that range).  ``set_aside``: the names
+        of the rules the user switched off with ``select``/``ignore``, which a backstop leaves
+        alone too.  Subclasses override :meth:`for_range`."""
         return self.for_range(target, upper, set_aside)
 
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> "Rule":

@@ -55,7 +55,8 @@ class Settings:
                 raise ConfigError(f"target upper bound: {error}") from None
             if upper < self.target:
                 raise ConfigError(
-                    f"target range {self.target_version}..{self.target_upper} is empty (the upper bound is older)"
+                    f"target range {self.target_version}..{self.target_upper} is empty "
+                    "(the upper bound is older)"
                 )
         known = all_rules()
         for option, codes in (("select", self.select), ("ignore", self.ignore)):
@@ -137,7 +138,8 @@ _KEYS = {
 
 
 def find_config(paths: Sequence[Path]) -> Optional[Path]:
-    """The first ``pyproject.toml`` with a ``[tool.jaxmigrate]`` table, walking up from the paths."""
+    """The first ``pyproject.toml`` with a ``[tool.jaxmigrate]`` table, walking up from the
+    paths."""
     starts = [p.resolve() for p in paths] or [Path.cwd().resolve()]
     start = Path(_common_parent(starts))
     for directory in (start, *start.parents):

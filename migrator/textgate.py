@@ -68,8 +68,8 @@ FROM_HEAD = "<from>"
 class Occurrences:
     """How the occurrences of one word are written."""
 
-    __slots__ = ("unknown", "after_dot", "on_expression", "chains", "imported_parents", "imported_from",
-                 "keyword", "empty_call", "quoted")  # fmt: skip
+    __slots__ = ("unknown", "after_dot", "on_expression", "chains", "imported_parents",
+                 "imported_from", "keyword", "empty_call", "quoted")  # fmt: skip
 
     def __init__(self) -> None:
         self.unknown = False  # some occurrence's surroundings cannot be told from the text
@@ -170,8 +170,8 @@ def _chain(text: str, dot: int, found: Occurrences) -> bool:
 class WordSites:
     """For one trigger word, what a rule would accept as a site spelled with it."""
 
-    __slots__ = ("attribute", "keyword", "string", "annotation", "parents", "module_parents", "qualnames",
-                 "modules")  # fmt: skip
+    __slots__ = ("attribute", "keyword", "string", "annotation", "parents", "module_parents",
+                 "qualnames", "modules")  # fmt: skip
 
     def __init__(self, modules: FrozenSet[str]) -> None:
         self.attribute = False

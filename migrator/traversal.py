@@ -164,7 +164,9 @@ def _fast_visit(node: cst.CSTNode, on_visit: Callable, on_leave: Callable) -> No
     on_leave(node)
 
 
-_HOOKS: "weakref.WeakKeyDictionary[type, Dict[type, Tuple[Optional[Callable], Optional[Callable]]]]" = weakref.WeakKeyDictionary()
+_HOOKS: (
+    "weakref.WeakKeyDictionary[type, Dict[type, Tuple[Optional[Callable], Optional[Callable]]]]"
+) = weakref.WeakKeyDictionary()  # fmt: skip
 
 
 def _dispatch_visit(

@@ -239,14 +239,15 @@ def type_reference(
     if is_class_base(site):
         ctx.report(
             site.node,
-            f"subclassing {class_name}: jax.Array cannot be subclassed; redesign (e.g. wrap the array)",
+            f"subclassing {class_name}: jax.Array cannot be subclassed; "
+            "redesign (e.g. wrap the array)",
         )
         return
     if annotations_only and not in_type_expression(site, ctx):
         ctx.report(
             site.node,
-            f"{class_name} used as a value (alias, argument, ...): a later isinstance check through "
-            f"it would need {recipe}; replace by hand",
+            f"{class_name} used as a value (alias, argument, ...): "
+            f"a later isinstance check through it would need {recipe}; replace by hand",
         )
         return
     ctx.replace(

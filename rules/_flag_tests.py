@@ -85,7 +85,8 @@ def _parameterized(ctx: Context, function: cst.FunctionDef) -> None:
     if new_call is None or uses is None:
         ctx.report(
             call,
-            f"{where}: jax.Array is always on since JAX 0.4.7; delete the False cases and the parameter",
+            f"{where}: jax.Array is always on since JAX 0.4.7; "
+            "delete the False cases and the parameter",
         )
         return
     kept = [d for d in function.decorators if d is not decorator]

@@ -166,7 +166,8 @@ class PjitInputs:
             and name.startswith("jax.")
             and (name not in HOST_RESULTS and not name.startswith(MULTIHOST))
         ):
-            return True  # built by a JAX API (jnp.ones, jax.random...): a jax.Array, the same in every process
+            # built by a JAX API (jnp.ones, jax.random...): a jax.Array, the same in every process
+            return True
         if name == "jax.device_put" and (
             len(value.args) >= 2 or get_keyword(value.args, "device") is not None
         ):

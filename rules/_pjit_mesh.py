@@ -219,7 +219,9 @@ def find_mesh(
                         return ref, ""
                 return (
                     None,
-                    f"the mesh of its call sites (`{ctx.code(ref.expr) if ref.bind is None else ctx.code(ref.bind.items[0].item)}`) is not visible where the function is built",
+                    "the mesh of its call sites (`"
+                    f"{ctx.code(ref.expr) if ref.bind is None else ctx.code(ref.bind.items[0].item)}"  # noqa: E501
+                    "`) is not visible where the function is built",
                 )
     chosen, why = _fallback_mesh(ctx, definition)
     if chosen is not None:

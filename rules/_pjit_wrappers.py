@@ -133,7 +133,10 @@ def _blocked(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str]) -
     sites, other = _uses(ctx, function)
     if other is not None:
         line = ctx.position(other).start.line
-        return f"{function.name.value} is used other than by calls at line {line}, which cannot be followed"
+        return (
+            f"{function.name.value} is used other than by calls at line {line}, "
+            "which cannot be followed"
+        )
     for call, _through_partial in sites:
         keywords = {a.keyword.value for a in call.args if a.keyword is not None}
         for old, new in renames.items():
@@ -224,8 +227,9 @@ def _rename(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], re
         new = ", ".join(renames[k] for k in sorted(renames))
         ctx.report(
             function.name,
-            f"{function.name.value}() now takes {new} (renamed from {', '.join(sorted(renames))} with pjit's own "
-            "keywords): callers in other modules must rename their keywords too",
+            f"{function.name.value}() now takes {new} "
+            f"(renamed from {', '.join(sorted(renames))} with pjit's own keywords): "
+            "callers in other modules must rename their keywords too",
         )
 
 

@@ -26,7 +26,7 @@ from jaxmigrate.rules._array_names import (
 )
 from jaxmigrate.rules._receivers import array_producer_name
 
-# -- the same question asked of CPython's ast, for the engine's gate 2 ------------------------------
+# -- the same question asked of CPython's ast, for the engine's gate 2 ----------------------------
 ARRAY_TYPE_TAILS = frozenset(name.rsplit(".", 1)[-1] for name in ARRAY_TYPES | GDA_CLASS_NAMES)
 _SHARD_LISTS = ("addressable_shards", "global_shards", "local_shards")
 

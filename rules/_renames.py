@@ -96,8 +96,9 @@ class RenameRule(Rule):
             message += f"; its rename {move.modern} is gone too from JAX {move.until}"
         elif self._gone_within(move, ctx) and self._arrived(move, ctx):
             message += (
-                f"; its rename {move.modern} is gone from JAX {move.until}, inside the target range "
-                f"{ctx.target_range} (give an upper bound below {move.until} to rename)"
+                f"; its rename {move.modern} is gone from JAX {move.until}, "
+                f"inside the target range {ctx.target_range} "
+                f"(give an upper bound below {move.until} to rename)"
             )
         elif move.since is not None:
             message += f"; {move.modern} needs JAX {move.since}, newer than the target"

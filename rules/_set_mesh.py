@@ -84,7 +84,8 @@ def set_mesh_blocks(ctx: Context, compiled: Compiled) -> Tuple[Optional[List[cst
     if not ctx.exists_throughout(SET_MESH):
         return (
             None,
-            f"jax.jit resolves bare PartitionSpecs only under {SET_MESH}, which is not in every JAX of the target range",
+            f"jax.jit resolves bare PartitionSpecs only under {SET_MESH}, "
+            "which is not in every JAX of the target range",
         )
     if not compiled.calls or not compiled.complete:
         return None, "the compiled function is used other than by calls the rule can see"
@@ -103,14 +104,16 @@ def set_mesh_blocks(ctx: Context, compiled: Compiled) -> Tuple[Optional[List[cst
         if node.items[0].asname is not None or isinstance(node.body, cst.SimpleStatementSuite):
             return (
                 None,
-                "a `with mesh as name:` or one-line block cannot become `with jax.set_mesh(mesh):` as is",
+                "a `with mesh as name:` or one-line block cannot become "
+                "`with jax.set_mesh(mesh):` as is",
             )
         if all(b is not node for b in blocks):
             why = eager_work(ctx, node.body, ctx.scope_of(node), depth=2, seen=set())
             if why is not None:
                 return (
                     None,
-                    f"the `with` block at line {ctx.position(node).start.line} {why} (under jax.set_mesh it would be committed to the mesh, replicated)",
+                    f"the `with` block at line {ctx.position(node).start.line} {why} "
+                    "(under jax.set_mesh it would be committed to the mesh, replicated)",
                 )
             blocks.append(node)
     return blocks, ""

@@ -35,7 +35,8 @@ TREE_FUNCTIONS: Dict[str, TreeRow] = {
 
 
 def modern_tree_name(short: str, target: Version) -> str:
-    """``"leaves"`` -> ``jax.tree.leaves`` on targets with ``jax.tree``, else ``jax.tree_util.tree_leaves``."""
+    """``"leaves"`` -> ``jax.tree.leaves`` on targets with ``jax.tree``, else
+    ``jax.tree_util.tree_leaves``."""
     if target >= JAX_TREE_SINCE:
         return f"jax.tree.{short}"
     return f"jax.tree_util.tree_{short}"

@@ -19,7 +19,7 @@ from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._receivers import receiver_tie
 
 
-# -- the policy the JAX4xx attribute rules share ----------------------------------------------------
+# -- the policy the JAX4xx attribute rules share -------------------------------------------------
 def receiver_of_method(ctx: Context, node: cst.Attribute) -> Optional[cst.Call]:
     """``node`` is ``<recv>.name`` called as ``<recv>.name(...)``: the call, else None."""
     parent = ctx.parent(node)

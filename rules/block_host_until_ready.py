@@ -72,5 +72,6 @@ class BlockHostUntilReady(Rule):
         if verdict == REPORT:
             ctx.report(
                 node,
-                "block_host_until_ready() was removed in jaxlib 0.4.1; on a JAX array use block_until_ready()",
+                "block_host_until_ready() was removed in jaxlib 0.4.1; "
+                "on a JAX array use block_until_ready()",
             )

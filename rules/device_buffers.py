@@ -31,7 +31,10 @@ RECIPE = {
 class DeviceBuffers(Rule):
     code = "JAX403"
     name = "device-buffers"
-    summary = "x.device_buffer -> x.addressable_data(0); x.device_buffers -> [s.data for s in x.addressable_shards]"
+    summary = (
+        "x.device_buffer -> x.addressable_data(0); "
+        "x.device_buffers -> [s.data for s in x.addressable_shards]"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(
         needs="0.4.1",
@@ -106,14 +109,18 @@ class DeviceBuffers(Rule):
         if verdict == REPORT:
             ctx.report(
                 node,
-                f"{attr} was removed in JAX 0.4.27; if {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}",
+                f"{attr} was removed in JAX 0.4.27; "
+                f"if {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}",
             )
             return
         # A pmap output's shards keep the mapped axis from 0.4.34: s.data[0] is the old buffer.
         squeeze = attr == "device_buffers" and tie.pmap and ctx.target >= PMAP_SHARDS_KEEP_AXIS
         target, new = self._replacement(node, ctx, squeeze)
         pmap = tie.pmap if verdict == FIX else module_facts(ctx).uses_pmap
-        message = f".{attr} -> {RECIPE[attr].replace('x.addressable', ctx.code(node.value) + '.addressable')}"
+        message = (
+            f".{attr} -> "
+            f"{RECIPE[attr].replace('x.addressable', ctx.code(node.value) + '.addressable')}"
+        )
         if squeeze:
             message = message.replace("s.data for", "s.data[0] for") + (
                 ": a pmap output's shards have shape (1, ...) from JAX 0.4.34 (its buffers had "

@@ -64,7 +64,10 @@ def _arguments(call: cst.Call, parameters) -> Optional[Dict[str, cst.BaseExpress
 class DevicePutSharded(Rule):
     code = "JAX801"
     name = "device-put-sharded"
-    summary = "jax.device_put_sharded / device_put_replicated -> jax.device_put(jnp.stack(...), NamedSharding(...))"
+    summary = (
+        "jax.device_put_sharded / device_put_replicated -> "
+        "jax.device_put(jnp.stack(...), NamedSharding(...))"
+    )
     safety = Safety.UNSAFE
     lifecycle = Lifecycle(
         needs="0.4.1",
@@ -96,7 +99,7 @@ class DevicePutSharded(Rule):
     `jax.tree_util.tree_map(lambda leaf: jax.device_put(jnp.stack([leaf] * n), ...), tree)` and
     `jax.tree_util.tree_map(lambda *leaves: jax.device_put(jnp.stack(leaves), ...), *shards)`,
     which is the same for a plain array.
-    """
+    """  # noqa: E501
     examples = (
         Example(
             title="applied with --unsafe-fixes",
@@ -124,7 +127,7 @@ class DevicePutSharded(Rule):
             xs = jax.device_put(jnp.stack([a, b]), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))
             ys = jax.device_put(jnp.stack([a] * len(jax.local_devices())), NamedSharding(Mesh(np.array(jax.local_devices()), ('x',)), P('x')))
             ps = jax.tree_util.tree_map(lambda leaf: jax.device_put(jnp.stack([leaf] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))), params)
-            """,
+            """,  # noqa: E501
         ),
         Example.reported(
             title="without --unsafe-fixes it is reported",

@@ -23,7 +23,10 @@ DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64
 class EnableX64(Rule):
     code = "JAX803"
     name = "enable-x64"
-    summary = "jax.experimental.enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False)"
+    summary = (
+        "jax.experimental.enable_x64() / disable_x64() -> "
+        "jax.enable_x64(True) / jax.enable_x64(False)"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(
         needs=added_in("jax.enable_x64"),

@@ -246,7 +246,8 @@ class FromGda(Rule):
             ctx.replace(
                 statement,
                 cst.FlattenSentinel(body),
-                f"FROM_GDA mixed with specs: NumPy input(s) {', '.join(names)} -> host_local_array_to_global_array",
+                f"FROM_GDA mixed with specs: NumPy input(s) {', '.join(names)} "
+                "-> host_local_array_to_global_array",
                 safety=_Safety.UNSAFE,
             )
         return True

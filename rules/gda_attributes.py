@@ -33,7 +33,10 @@ NEW = {
 class GdaAttributes(Rule):
     code = "JAX402"
     name = "gda-attributes"
-    summary = "GDA .local_shards/.local_data(i)/.mesh_axes/.mesh -> .addressable_shards/.addressable_data(i)/.sharding.spec/.sharding.mesh"
+    summary = (
+        "GDA .local_shards/.local_data(i)/.mesh_axes/.mesh -> "
+        ".addressable_shards/.addressable_data(i)/.sharding.spec/.sharding.mesh"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.1", removed="0.4.7")
     references = (
@@ -52,12 +55,13 @@ class GdaAttributes(Rule):
     JAX API in the same scope, the output of a jitted function, or a parameter annotated
     `GlobalDeviceArray`/`jax.Array`.  In a module that imports GDA, `.local_shards`,
     `.local_data(i)` on other receivers, and `.mesh_axes` on a plain name, are rewritten too
-    (`.mesh_axes` only with `--unsafe-fixes`).  `.mesh` is far too common (`self.mesh`, a config's mesh) and is
-    rewritten only on a tied receiver.  `self.table.mesh`, where every assignment of `.table`
-    in the module is `self.table = <a GDA or JAX array>` in the class's own methods, is
-    rewritten with `--unsafe-fixes` (likely evidence, named in the message).  Elsewhere `.local_shards`/`.local_data(i)` are
-    reported in modules that import JAX; `.mesh`/`.mesh_axes` on a plain name only in modules
-    that import GDA (`cfg.mesh_axes` is a t5x config field, not an array).
+    (`.mesh_axes` only with `--unsafe-fixes`).  `.mesh` is far too common (`self.mesh`, a
+    config's mesh) and is rewritten only on a tied receiver.  `self.table.mesh`, where every
+    assignment of `.table` in the module is `self.table = <a GDA or JAX array>` in the class's
+    own methods, is rewritten with `--unsafe-fixes` (likely evidence, named in the message).
+    Elsewhere `.local_shards`/`.local_data(i)` are reported in modules that import JAX;
+    `.mesh`/`.mesh_axes` on a plain name only in modules that import GDA (`cfg.mesh_axes` is a
+    t5x config field, not an array).
 
     **Why.** GDA was removed in JAX 0.4.7; jax.Array has only the `addressable_*` names and
     keeps the mesh and spec on its sharding.
@@ -83,7 +87,7 @@ class GdaAttributes(Rule):
                 arr = jax.make_array_from_callback(data.shape, NamedSharding(mesh, spec), lambda i: data[i])
                 local = [s.data for s in arr.local_shards]
                 return local, arr.local_data(0), arr.mesh_axes, arr.mesh
-            """,
+            """,  # noqa: E501
             after="""
             import jax
             from jax.sharding import NamedSharding
@@ -92,7 +96,7 @@ class GdaAttributes(Rule):
                 arr = jax.make_array_from_callback(data.shape, NamedSharding(mesh, spec), lambda i: data[i])
                 local = [s.data for s in arr.addressable_shards]
                 return local, arr.addressable_data(0), arr.sharding.spec, arr.sharding.mesh
-            """,
+            """,  # noqa: E501
         ),
         Example.reported(
             title="an untied receiver is reported (self.mesh and the like are left alone)",

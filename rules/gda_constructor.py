@@ -24,7 +24,10 @@ RECIPE = (
 class GdaConstructor(GdaRule):
     code = "JAX302"
     name = "gda-constructor"
-    summary = "GlobalDeviceArray(shape, mesh, axes, buffers) -> jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)"
+    summary = (
+        "GlobalDeviceArray(shape, mesh, axes, buffers) -> "
+        "jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)"
+    )
     safety = Safety.SAFE
     references = gda_references(MODERN)
     names = gda_names()
@@ -60,7 +63,7 @@ class GdaConstructor(GdaRule):
             import jax
 
             arr = jax.make_array_from_single_device_arrays((8, 2), NamedSharding(mesh, P('x')), buffers)
-            """,
+            """,  # noqa: E501
         ),
     )
 

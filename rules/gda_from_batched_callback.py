@@ -26,7 +26,10 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
     summary_of_fix = "batched callback + jax.make_array_from_single_device_arrays"
     code = "JAX303"
     name = "gda-from-batched-callback"
-    summary = "x = GlobalDeviceArray.from_batched_callback(...) -> one batched callback + jax.make_array_from_single_device_arrays"
+    summary = (
+        "x = GlobalDeviceArray.from_batched_callback(...) -> "
+        "one batched callback + jax.make_array_from_single_device_arrays"
+    )
     doc = """
     **What it does.** Replaces the statement
     `x = GlobalDeviceArray.from_batched_callback(global_shape, global_mesh, mesh_axes,
@@ -72,7 +75,7 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
                 batch_host = read_batch([batch_indices[d] for d in batch_devices])
                 batch = jax.make_array_from_single_device_arrays((8, 2), batch_sharding, [jax.device_put(h, d) for h, d in zip(batch_host, batch_devices)])
                 return batch
-            """,
+            """,  # noqa: E501
         ),
         Example.reported(
             title="inside an expression: reported with the recipe",

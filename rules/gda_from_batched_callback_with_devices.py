@@ -16,8 +16,9 @@ from jaxmigrate.rules._gda_rule import BatchedCallbackRule
 
 RECIPE = (
     "s = NamedSharding(mesh, P(*mesh_axes)); idx = s.addressable_devices_indices_map(shape); "
-    "groups = {}; for dev in s.mesh.local_devices: groups.setdefault(tuple((i.start, i.stop, i.step) "
-    "for i in idx[dev]), (idx[dev], []))[1].append(dev); "
+    "groups = {}; for dev in s.mesh.local_devices: "
+    "groups.setdefault(tuple((i.start, i.stop, i.step) for i in idx[dev]), "
+    "(idx[dev], []))[1].append(dev); "
     "bufs = callback([(index, tuple(devs)) for index, devs in groups.values()]); "
     "arr = jax.make_array_from_single_device_arrays(shape, s, list(bufs))"
 )
@@ -29,7 +30,10 @@ class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
     summary_of_fix = "grouped callback + jax.make_array_from_single_device_arrays"
     code = "JAX304"
     name = "gda-from-batched-callback-with-devices"
-    summary = "x = GlobalDeviceArray.from_batched_callback_with_devices(...) -> grouped callback + jax.make_array_from_single_device_arrays"
+    summary = (
+        "x = GlobalDeviceArray.from_batched_callback_with_devices(...) -> "
+        "grouped callback + jax.make_array_from_single_device_arrays"
+    )
     doc = """
     **What it does.** Replaces the statement
     `x = GlobalDeviceArray.from_batched_callback_with_devices(global_shape, global_mesh,
@@ -60,7 +64,7 @@ class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
             def load(mesh, put_batch):
                 arr = gda_lib.GlobalDeviceArray.from_batched_callback_with_devices((8, 2), mesh, ('x',), put_batch)
                 return arr
-            """,
+            """,  # noqa: E501
             after="""
             import jax
             from jax.sharding import NamedSharding, PartitionSpec
@@ -74,7 +78,7 @@ class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
                 arr_buffers = put_batch([(index, tuple(devices)) for index, devices in arr_groups.values()])
                 arr = jax.make_array_from_single_device_arrays((8, 2), arr_sharding, list(arr_buffers))
                 return arr
-            """,
+            """,  # noqa: E501
         ),
     )
 
@@ -87,6 +91,8 @@ class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
             f"for {device} in {s}.mesh.local_devices:\n"
             f"    {groups}.setdefault(tuple((i.start, i.stop, i.step) for i in {idx}[{device}]), "
             f"({idx}[{device}], []))[1].append({device})\n",
-            f"{buffers} = {callback}([(index, tuple(devices)) for index, devices in {groups}.values()])\n",
-            f"{target} = {jax_name}.make_array_from_single_device_arrays({shape}, {s}, list({buffers}))\n",
+            f"{buffers} = {callback}("
+            f"[(index, tuple(devices)) for index, devices in {groups}.values()])\n",
+            f"{target} = {jax_name}.make_array_from_single_device_arrays("
+            f"{shape}, {s}, list({buffers}))\n",
         ]

@@ -21,7 +21,10 @@ RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes))
 class GdaFromCallback(GdaRule):
     code = "JAX301"
     name = "gda-from-callback"
-    summary = "GlobalDeviceArray.from_callback(shape, mesh, axes, cb) -> jax.make_array_from_callback(shape, NamedSharding(mesh, P(...)), cb)"
+    summary = (
+        "GlobalDeviceArray.from_callback(shape, mesh, axes, cb) -> "
+        "jax.make_array_from_callback(shape, NamedSharding(mesh, P(...)), cb)"
+    )
     safety = Safety.UNSAFE
     references = gda_references(MODERN)
     names = gda_names(".from_callback")
@@ -61,7 +64,7 @@ class GdaFromCallback(GdaRule):
             import jax
 
             arr = jax.make_array_from_callback((8, 2), NamedSharding(mesh, P('x', 'y')), lambda idx: data[idx])
-            """,
+            """,  # noqa: E501
         ),
         Example(
             title="any other callback needs --unsafe-fixes; tuples of axes become P(...)",
@@ -75,7 +78,7 @@ class GdaFromCallback(GdaRule):
             from jax.sharding import NamedSharding, PartitionSpec
 
             arr = jax.make_array_from_callback(shape, NamedSharding(mesh, PartitionSpec('x', None)), load_shard)
-            """,
+            """,  # noqa: E501
             unsafe_fixes=True,
         ),
     )

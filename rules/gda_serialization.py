@@ -37,9 +37,17 @@ SAME = frozenset(
 )
 # Names whose signature changed (meshes + mesh_axes -> shardings) or that are gone.
 CHANGED = {
-    "run_deserialization": "run_deserialization(shardings, tensorstore_specs, global_shapes, dtypes) takes shardings now: pass [NamedSharding(mesh, P(*axes)) ...] instead of (global_meshes, mesh_axes)",
-    "async_deserialize": "async_deserialize(sharding, tensorstore_spec, global_shape, dtype) takes a sharding now: pass NamedSharding(mesh, P(*mesh_axes)) instead of (mesh, mesh_axes)",
-    "create_async_gda_from_callback": "create_async_gda_from_callback is gone; build the array with jax.make_array_from_callback",
+    "run_deserialization": (
+        "run_deserialization(shardings, tensorstore_specs, global_shapes, dtypes) takes shardings "
+        "now: pass [NamedSharding(mesh, P(*axes)) ...] instead of (global_meshes, mesh_axes)"
+    ),
+    "async_deserialize": (
+        "async_deserialize(sharding, tensorstore_spec, global_shape, dtype) takes a sharding now: "
+        "pass NamedSharding(mesh, P(*mesh_axes)) instead of (mesh, mesh_axes)"
+    ),
+    "create_async_gda_from_callback": (
+        "create_async_gda_from_callback is gone; build the array with jax.make_array_from_callback"
+    ),
 }
 KEYWORDS = {"async_serialize": {"gda_inp": "arr_inp"}, "run_serialization": {"gdas": "arrays"}}
 THEN = f"then change {OLD} to {NEW}"
@@ -58,7 +66,10 @@ def _renamed(name: str) -> str:
 class GdaSerialization(Rule):
     code = "JAX308"
     name = "gda-serialization"
-    summary = "jax.experimental.gda_serialization -> jax.experimental.array_serialization (deserialization calls reported)"
+    summary = (
+        "jax.experimental.gda_serialization -> jax.experimental.array_serialization "
+        "(deserialization calls reported)"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(
         needs=added_in("jax.experimental.array_serialization.serialization"),
@@ -223,7 +234,9 @@ class GdaSerialization(Rule):
                 blockers.append(
                     (
                         node,
-                        "GlobalAsyncCheckpointManager.deserialize(shardings, tensorstore_specs, ...) takes shardings now, not (global_meshes, mesh_axes)",
+                        "GlobalAsyncCheckpointManager.deserialize("
+                        "shardings, tensorstore_specs, ...) "
+                        "takes shardings now, not (global_meshes, mesh_axes)",
                     )
                 )
         return blockers

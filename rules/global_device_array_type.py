@@ -19,7 +19,10 @@ from jaxmigrate.rules._gda import GDA_HISTORY
 class GlobalDeviceArrayType(PredicateTypeRule):
     code = "JAX103"
     name = "global-device-array-type"
-    summary = "GlobalDeviceArray as a type -> jax.Array (annotations) or `not x.is_fully_addressable` (unsafe)"
+    summary = (
+        "GlobalDeviceArray as a type -> jax.Array (annotations) "
+        "or `not x.is_fully_addressable` (unsafe)"
+    )
     lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.7")
     references = (
         *GDA_HISTORY,

@@ -107,7 +107,7 @@ class HostLocalInputs(PjitInputs, Rule):
                 batch = np.ones((8, 4)) * jax.process_index()
                 out = f(batch)
                 return np.asarray(out)
-            """,
+            """,  # noqa: E501
             after="""
             import numpy as np
             import jax
@@ -121,7 +121,7 @@ class HostLocalInputs(PjitInputs, Rule):
                 out = f(batch)
                 out = multihost_utils.global_array_to_host_local_array(out, mesh, P('data'))
                 return np.asarray(out)
-            """,
+            """,  # noqa: E501
             unsafe_fixes=True,
         ),
     )
@@ -243,7 +243,8 @@ class HostLocalInputs(PjitInputs, Rule):
             ):
                 ctx.report(
                     site,
-                    f"partitioned inputs passed by keyword or unpacking cannot be checked: {self._recipe(ctx)}",
+                    "partitioned inputs passed by keyword or unpacking cannot be checked: "
+                    f"{self._recipe(ctx)}",
                 )
             return
         conversions: List[Tuple[str, Optional[cst.BaseExpression], cst.BaseExpression]] = []
@@ -319,7 +320,8 @@ class HostLocalInputs(PjitInputs, Rule):
         ctx.replace(
             statement,
             cst.FlattenSentinel(body),
-            f"host-local NumPy input(s) {names} -> host_local_array_to_global_array (pjit no longer concatenates per-process inputs)",
+            f"host-local NumPy input(s) {names} -> host_local_array_to_global_array "
+            "(pjit no longer concatenates per-process inputs)",
         )
 
     @staticmethod

@@ -98,9 +98,10 @@ class JaxArrayFlag(Rule):
 
     With `--unsafe-fixes` (reported without it), the flag's plumbing in test suites and absl
     programs goes too, as maintainers removed it: in a file that switches or reads the flag,
-    absl `parameterized` test cases over a `jax_array` argument (`@parameterized.parameters(True, False)`, `(n, True)` tuples,
-    `named_parameters` tuples and `dict(..., jax_array=...)` cases, `product(jax_array=[True,
-    False], ...)`) lose their `False` cases, the argument and the flag's value in each case;
+    absl `parameterized` test cases over a `jax_array` argument
+    (`@parameterized.parameters(True, False)`, `(n, True)` tuples, `named_parameters` tuples
+    and `dict(..., jax_array=...)` cases, `product(jax_array=[True, False], ...)`) lose their
+    `False` cases, the argument and the flag's value in each case;
     the test body reads `True` in its place (`if jax_array:` keeps its body), and a decorator
     left with one empty case goes.  This is unsafe because the `False` cases stop running and
     the test names change.  An absl definition `flags.DEFINE_bool('jax_array', ...)` is
@@ -319,7 +320,10 @@ class JaxArrayFlag(Rule):
             ctx.report(call, _false_message(flag))
             return
         holder = ctx.parent(call)
-        message = f"removed the switch of {flag}, on in every JAX since 0.4.7 and removed in 0.4.14 ({row})"
+        message = (
+            f"removed the switch of {flag}, on in every JAX since 0.4.7 "
+            f"and removed in 0.4.14 ({row})"
+        )
         if value is True and isinstance(holder, cst.Decorator):
             ctx.replace(holder, cst.RemovalSentinel.REMOVE, message)
             return
@@ -337,7 +341,8 @@ class JaxArrayFlag(Rule):
                     return
         ctx.report(
             call,
-            f"{flag} was removed from JAX ({row}) and is on everywhere since 0.4.7: delete this switch",
+            f"{flag} was removed from JAX ({row}) and is on everywhere since 0.4.7: "
+            "delete this switch",
         )
 
 

@@ -26,7 +26,10 @@ MODERN = "jax.config"
 class JaxConfigModule(Rule):
     code = "JAX502"
     name = "jax-config-module"
-    summary = "from jax.config import config / import jax.config / jax.config.config -> import jax; jax.config"
+    summary = (
+        "from jax.config import config / import jax.config / jax.config.config "
+        "-> import jax; jax.config"
+    )
     safety = Safety.SAFE
     # no gate: ``jax.config`` (the Config object) exists on every JAX release
     lifecycle = Lifecycle(
@@ -91,7 +94,8 @@ class JaxConfigModule(Rule):
             if head and any(
                 b.qualname == "jax.config" and isinstance(b.statement, cst.Import) for b in head
             ):
-                return  # ``import jax.config as m``: ``m`` is the submodule (reported at the import)
+                # ``import jax.config as m``: ``m`` is the submodule (reported at the import)
+                return
         # ``jax`` + ``.config``: never reuse an alias of the submodule for the Config object.
         new = cst.Attribute(value=ctx.ref("jax", site.scope), attr=cst.Name("config"))
         ctx.replace(

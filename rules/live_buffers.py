@@ -132,7 +132,7 @@ class LiveBuffers(Rule):
                 return len([a for a in jax.live_arrays() if dev in a.devices()])
 
             counts = {d.id: len([a for a in jax.live_arrays() if d in a.devices()]) for d in jax.local_devices()}
-            """,
+            """,  # noqa: E501
             unsafe_fixes=True,
         ),
     )

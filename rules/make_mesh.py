@@ -43,7 +43,10 @@ class _WritesMakeMesh(Rule):
 class MakeMesh(_WritesMakeMesh):
     code = "JAX604"
     name = "make-mesh"
-    summary = "opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) -> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
+    summary = (
+        "opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) "
+        "-> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
+    )
     lifecycle = Lifecycle(needs=added_in("jax.make_mesh"))
     # create_device_mesh is not deprecated: code using it works on every JAX, and a run on
     # today's code must change nothing (the newest flax examples build meshes this way).
@@ -88,7 +91,7 @@ class MakeMesh(_WritesMakeMesh):
             import jax
 
             mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
-            """,
+            """,  # noqa: E501
         ),
         Example(
             title="targets before 0.5.3 have no axis_types (every axis is Auto there)",
@@ -219,11 +222,14 @@ class MakeMeshAxisTypes(_WritesMakeMesh):
             import jax
 
             mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
-            """,
+            """,  # noqa: E501
             target_version="0.5.3",
         ),
         Example(
-            title="code written for 0.6.2 (a range that reaches 0.9.0); from 0.9.0 on it is left alone",
+            title=(
+                "code written for 0.6.2 (a range that reaches 0.9.0); "
+                "from 0.9.0 on it is left alone"
+            ),
             before="""
             import jax
 
@@ -278,8 +284,9 @@ class MakeMeshAxisTypes(_WritesMakeMesh):
         if count is None:
             ctx.report(
                 call,
-                "jax.make_mesh without axis_types makes Explicit axes since JAX 0.9.0 (Auto before): "
-                "add axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) to keep the old behaviour",
+                "jax.make_mesh without axis_types makes Explicit axes since JAX 0.9.0 "
+                "(Auto before): add axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) "
+                "to keep the old behaviour",
             )
             return
         axis_types = _auto_axes(count, ctx, site)

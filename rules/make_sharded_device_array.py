@@ -31,8 +31,9 @@ SPEC_MODULES = PXLA_MODULES + ("jax.sharding", "jax._src.sharding_specs")
 PARAMS = ("aval", "sharding_spec", "device_buffers", "indices")
 SHAPED_ARRAYS = frozenset({"jax.core.ShapedArray", "jax._src.core.ShapedArray"})
 RECIPE = (
-    "jax.make_array_from_single_device_arrays(aval.shape, NamedSharding(Mesh(np.array(devices), ('x',)), "
-    "P('x')), [b[None] for b in bufs]) for the pmap layout (per-device arrays get a leading axis of 1); "
+    "jax.make_array_from_single_device_arrays(aval.shape, "
+    "NamedSharding(Mesh(np.array(devices), ('x',)), P('x')), [b[None] for b in bufs]) "
+    "for the pmap layout (per-device arrays get a leading axis of 1); "
     "for a pjit layout use NamedSharding(mesh, pspec) with the buffers as they are"
 )
 
@@ -53,7 +54,8 @@ def _is_int(node: cst.BaseExpression, value: Optional[int] = None) -> bool:
 
 
 def is_pmap_layout(spec: cst.BaseExpression, ctx: Context, scope: Scope) -> bool:
-    """``ShardingSpec(sharding=(Unstacked(n), NoSharding(), ...), mesh_mapping=(ShardedAxis(0),))``."""
+    """The pmap layout:
+    ``ShardingSpec(sharding=(Unstacked(n), NoSharding(), ...), mesh_mapping=(ShardedAxis(0),))``."""
     call = _call_of(spec, ctx, scope, "ShardingSpec")
     if call is None:
         return False
@@ -90,7 +92,10 @@ def is_pmap_layout(spec: cst.BaseExpression, ctx: Context, scope: Scope) -> bool
 class MakeShardedDeviceArray(Rule):
     code = "JAX305"
     name = "make-sharded-device-array"
-    summary = "pxla.make_sharded_device_array(aval, <pmap ShardingSpec>, bufs) -> jax.make_array_from_single_device_arrays over a 1-D mesh of the buffers' devices"
+    summary = (
+        "pxla.make_sharded_device_array(aval, <pmap ShardingSpec>, bufs) -> "
+        "jax.make_array_from_single_device_arrays over a 1-D mesh of the buffers' devices"
+    )
     safety = Safety.UNSAFE
     lifecycle = Lifecycle(
         needs="0.4.1",
@@ -146,7 +151,7 @@ class MakeShardedDeviceArray(Rule):
             from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
             arr = jax.make_array_from_single_device_arrays(aval.shape, NamedSharding(Mesh(np.array([next(iter(buf.devices())) for buf in bufs]), ('x',)), PartitionSpec('x')), [buf[None] for buf in bufs])
-            """,
+            """,  # noqa: E501
             unsafe_fixes=True,
         ),
         Example.reported(
@@ -177,7 +182,8 @@ class MakeShardedDeviceArray(Rule):
         if indices is not None and not (isinstance(indices, cst.Name) and indices.value == "None"):
             ctx.report(
                 call,
-                f"make_sharded_device_array with explicit indices: choose the sharding by hand; use {RECIPE}",
+                "make_sharded_device_array with explicit indices: choose the sharding by hand; "
+                f"use {RECIPE}",
             )
             return
         scope = site.scope
@@ -188,14 +194,16 @@ class MakeShardedDeviceArray(Rule):
         if not all(is_pmap_layout(s, ctx, scope) for s in specs):
             ctx.report(
                 call,
-                f"make_sharded_device_array: the ShardingSpec is not the plain pmap layout written out here, so the sharding is unknown; use {RECIPE}",
+                "make_sharded_device_array: the ShardingSpec is not the plain pmap layout "
+                f"written out here, so the sharding is unknown; use {RECIPE}",
             )
             return
         buffers = bound["device_buffers"]
         if not is_simple(buffers) or isinstance(buffers, (cst.Lambda, cst.Tuple, cst.List)):
             ctx.report(
                 call,
-                f"make_sharded_device_array: bind the buffers to a name first (they are used twice); use {RECIPE}",
+                "make_sharded_device_array: bind the buffers to a name first "
+                f"(they are used twice); use {RECIPE}",
             )
             return
         shape = self._shape(bound["aval"], ctx, scope)
@@ -227,8 +235,8 @@ class MakeShardedDeviceArray(Rule):
             func=jax_func, args=positional_args(call.args, [shape, sharding, expanded])
         )
         message = (
-            "make_sharded_device_array -> jax.make_array_from_single_device_arrays over a 1-D mesh of the "
-            "buffers' devices; shards are (1, ...) instead of rank-reduced"
+            "make_sharded_device_array -> jax.make_array_from_single_device_arrays "
+            "over a 1-D mesh of the buffers' devices; shards are (1, ...) instead of rank-reduced"
         )
         spec_line = self._spec_line(spec, ctx, scope)
         if spec_line is None:

@@ -126,7 +126,8 @@ class PjitAxisResources(Rule):
 
     @staticmethod
     def _rename_variable(assign: cst.Assign, ctx: Context) -> None:
-        """``kw = dict(in_axis_resources=...)`` / ``{"in_axis_resources": ...}``: rename the keys."""
+        """``kw = dict(in_axis_resources=...)`` / ``{"in_axis_resources": ...}``: rename the
+        keys."""
         value = assign.value
         if isinstance(value, cst.Call):
             keys = [a.keyword.value for a in value.args if a.keyword is not None]

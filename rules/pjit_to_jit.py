@@ -113,7 +113,7 @@ class PjitToJit(Rule):
             f = jax.jit(step, in_shardings=(NamedSharding(mesh, P('data')), NamedSharding(mesh, P())), out_shardings=NamedSharding(mesh, P('data')))
             with mesh:
                 y = f(x, w)
-            """,
+            """,  # noqa: E501
             title="the mesh of the call site",
         ),
         Example(
@@ -133,7 +133,7 @@ class PjitToJit(Rule):
             with mesh:
                 f = jax.jit(step, in_shardings=NamedSharding(mesh, P('x')), out_shardings=NamedSharding(mesh, P()))
                 y = f(x)
-            """,
+            """,  # noqa: E501
             title="an inline mesh is bound to a name first",
         ),
         Example.reported(
@@ -166,7 +166,8 @@ class PjitToJit(Rule):
         if through_partial and not isinstance(ctx.parent(call), cst.Decorator):
             ctx.report(
                 call,
-                f"partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; {RECIPE}",
+                "partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; "
+                f"{RECIPE}",
             )
             return
         if _mentions(ctx, call, FROM_GDA, site.scope):
@@ -259,13 +260,15 @@ def _under_set_mesh(
         return
     message = (
         f"{BARE_FIX} (None -> P()): {why}, and every call runs in a "
-        "`with mesh:` block that creates no array eagerly, which becomes `with jax.set_mesh(mesh):` "
+        "`with mesh:` block that creates no array eagerly, "
+        "which becomes `with jax.set_mesh(mesh):` "
         "(JAX's replacement for `with mesh:`; it resolves bare specs at call time, as pjit did)"
     )
     if any(ctx.is_suppressed(b) for b in blocks):
         ctx.report(
             call,
-            f"pjit -> jax.jit needs the mesh, but {why}, and a `with mesh:` block around its calls is suppressed; {RECIPE}",
+            f"pjit -> jax.jit needs the mesh, but {why}, "
+            f"and a `with mesh:` block around its calls is suppressed; {RECIPE}",
         )
         return
     for block in blocks:

@@ -34,8 +34,10 @@ ARRAY_MAKERS = ("numpy.array", "numpy.asarray")
 CREATE_DEVICE_MESH = "jax.experimental.mesh_utils.create_device_mesh"
 
 TABLE = (
-    "PositionalSharding(devs).reshape(4, 2) == NamedSharding(Mesh(devs.reshape(4, 2), ('a', 'b')), P('a', 'b')); "
-    ".replicate(0) -> P(None, 'b'); .replicate(1) -> P('a', None); .replicate() -> P(); .T -> P('b', 'a'); "
+    "PositionalSharding(devs).reshape(4, 2) == "
+    "NamedSharding(Mesh(devs.reshape(4, 2), ('a', 'b')), P('a', 'b')); "
+    ".replicate(0) -> P(None, 'b'); .replicate(1) -> P('a', None); .replicate() -> P(); "
+    ".T -> P('b', 'a'); "
     "reshape(8, 1) -> NamedSharding(Mesh(devs, ('x',)), P('x', None))"
 )
 
@@ -106,7 +108,7 @@ class PositionalShardingRule(Rule):
 
             s = NamedSharding(Mesh(mesh_utils.create_device_mesh((8,)).reshape((4, 2)), ('a', 'b')), P('a', 'b'))
             y = jax.device_put(x, NamedSharding(s.mesh, P(None, 'b')))
-            """,
+            """,  # noqa: E501
         ),
         Example.reported(
             title="a sharding whose origin is not visible: report with the table",
@@ -132,7 +134,8 @@ class PositionalShardingRule(Rule):
         except Unsupported as reason:
             ctx.report(
                 call,
-                f"PositionalSharding is removed in JAX 0.7.0 and {reason}: rewrite by hand ({TABLE})",
+                f"PositionalSharding is removed in JAX 0.7.0 and {reason}: "
+                f"rewrite by hand ({TABLE})",
             )
             return
         for node, new in edits:

@@ -43,7 +43,10 @@ GLOBAL_PRODUCERS = frozenset(
 class ProcessAllgatherTiled(Rule):
     code = "JAX306"
     name = "process-allgather-tiled"
-    summary = "multihost_utils.process_allgather(x) -> process_allgather(x, tiled=True) where that keeps the old result"
+    summary = (
+        "multihost_utils.process_allgather(x) -> process_allgather(x, tiled=True) "
+        "where that keeps the old result"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(needs="0.4.1")
     references = (
@@ -161,8 +164,8 @@ class ProcessAllgatherTiled(Rule):
             ctx.report(
                 call,
                 "process_allgather(x) changed in JAX 0.5.0/0.8.0: for a global jax.Array pass "
-                "tiled=True (tiled=False raises from 0.8.0); for host-local values keep tiled=False "
-                "(stacks one row per process)",
+                "tiled=True (tiled=False raises from 0.8.0); "
+                "for host-local values keep tiled=False (stacks one row per process)",
             )
             return
         ctx.replace(

@@ -105,7 +105,10 @@ RECIPES: Tuple[CallRecipe, ...] = (
         template="{q:jax.effects_barrier}()",
         shown="jax.effects_barrier()",
         positional=(0, 0),
-        why="jax.effects_barrier waits for the callbacks of jax.debug and jax.experimental.io_callback",
+        why=(
+            "jax.effects_barrier waits for the callbacks of jax.debug "
+            "and jax.experimental.io_callback"
+        ),
     ),
     # host_callback's id_print(x) and id_tap(f, x) returned x, their last argument: the
     # jax.debug replacements return nothing, so ``y = id_tap(f, x)`` becomes a statement and y = x.
@@ -199,7 +202,10 @@ TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 class RemovedCalls(ActsWhereMissing):
     code = "JAX905"
     name = "removed-calls"
-    summary = "calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback, jax.util.safe_map, ...) rewritten"
+    summary = (
+        "calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback, "
+        "jax.util.safe_map, ...) rewritten"
+    )
     safety = Safety.SAFE
     names = frozenset(TABLE) | {"jax.ops.index"}
     gone_modules = ("jax.util", _HCB)  # their imports go once the rewrites leave them unused
@@ -236,7 +242,7 @@ class RemovedCalls(ActsWhereMissing):
     messages and changelog).  A recipe is written only where each JAX name it uses exists on
     every release of the target range; calls it does not fit (other keywords, a used result
     of `id_print`) are reported with the recipe.
-    """
+    """  # noqa: E501
     examples = (
         Example(
             title="indexed updates",
@@ -274,7 +280,8 @@ class RemovedCalls(ActsWhereMissing):
         if problem is not None:
             ctx.report(
                 call,
-                f"{site.qualname} is gone; use {recipe.shown} ({recipe.why}); not rewritten: {problem}",
+                f"{site.qualname} is gone; use {recipe.shown} ({recipe.why}); "
+                f"not rewritten: {problem}",
             )
             return
         safety = recipe.safety

@@ -68,8 +68,9 @@ MODULES = {
         "jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
     ),
     "jax.lib.xla_client": (
-        "jax.lib.xla_client internals were deprecated in JAX 0.6.0 and removed in 0.8.0; use the "
-        "public equivalents: jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
+        "jax.lib.xla_client internals were deprecated in JAX 0.6.0 and removed in 0.8.0; "
+        "use the public equivalents: "
+        "jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
     ),
     "jax.lib.xla_bridge": (
         "jax.lib.xla_bridge internals were deprecated in JAX 0.6.0 and removed in 0.8.0; use "
@@ -115,7 +116,10 @@ def _message(qualname: str, handled_elsewhere: Callable[[str], bool]) -> Optiona
 class RemovedInternals(Rule):
     code = "JAX805"
     name = "removed-internals"
-    summary = "soft_pmap, sharded_jit, pmap(global_arg_shapes=), pxla/xla_bridge/xla_client internals, clear_backends, pjit.AUTO: report"
+    summary = (
+        "soft_pmap, sharded_jit, pmap(global_arg_shapes=), pxla/xla_bridge/xla_client internals, "
+        "clear_backends, pjit.AUTO: report"
+    )
     safety = Safety.MANUAL
     references = (
         refs.release_notes("0.3.18", "jax.soft_pmap deleted"),

@@ -70,17 +70,27 @@ REMOVED: Dict[str, str] = {
 # What to use instead of each module, for an import nothing could migrate.
 ADVICE: Dict[str, str] = {
     "jax.experimental.maps": "use jax.sharding.Mesh/NamedSharding, jax.shard_map and jax.set_mesh",
-    "jax.experimental.global_device_array": "use jax.Array with a NamedSharding (jax.make_array_from_callback)",
-    "jax._src.global_device_array": "use jax.Array with a NamedSharding (jax.make_array_from_callback)",
+    "jax.experimental.global_device_array": (
+        "use jax.Array with a NamedSharding (jax.make_array_from_callback)"
+    ),
+    "jax._src.global_device_array": (
+        "use jax.Array with a NamedSharding (jax.make_array_from_callback)"
+    ),
     "jax.experimental.gda_serialization": "use jax.experimental.array_serialization",
     "jax.experimental.sharded_jit": "use jax.jit with in_shardings/out_shardings",
     "jax.interpreters.sharded_jit": "use jax.jit with in_shardings/out_shardings",
     "jax.xla": "use jax.interpreters.xla or the public jax.Array/jax.Device",
     "jax.pxla": "use jax.sharding and jax.jit/jax.shard_map",
-    "jax.lib.xla_extension": "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend",
-    "jax.lib.xla_client": "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend",
+    "jax.lib.xla_extension": (
+        "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend"
+    ),
+    "jax.lib.xla_client": (
+        "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend"
+    ),
     "jax.lib.xla_bridge": "use jax.devices()/jax.default_backend() or jax.extend.backend",
-    "jaxlib.xla_extension": "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend",
+    "jaxlib.xla_extension": (
+        "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend"
+    ),
 }
 
 _MAPS_GENERIC = (
@@ -125,7 +135,10 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
 class RemovedModules(Rule):
     code = "JAX806"
     name = "removed-modules"
-    summary = "imports of removed modules (maps, GDA, sharded_jit, xla_extension...): drop dotted ones left unused, report the rest"
+    summary = (
+        "imports of removed modules (maps, GDA, sharded_jit, xla_extension...): "
+        "drop dotted ones left unused, report the rest"
+    )
     safety = Safety.SAFE
     references = (
         refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
@@ -254,7 +267,8 @@ class RemovedModules(Rule):
             ctx.replace(
                 statement,
                 new,  # type: ignore[arg-type]
-                f"removed the import of {gone}: the module no longer exists in JAX and nothing uses it",
+                f"removed the import of {gone}: "
+                "the module no longer exists in JAX and nothing uses it",
             )
 
     # -- 2. members nobody migrates --------------------------------------------------------

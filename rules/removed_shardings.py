@@ -32,7 +32,10 @@ REMOVED = {
 class RemovedShardings(Rule):
     code = "JAX609"
     name = "removed-shardings"
-    summary = "GSPMDSharding (gone in 0.7.0) and PmapSharding (gone in 0.10.0): report, with the NamedSharding recipe"
+    summary = (
+        "GSPMDSharding (gone in 0.7.0) and PmapSharding (gone in 0.10.0): "
+        "report, with the NamedSharding recipe"
+    )
     safety = Safety.MANUAL
     lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")
     references = (

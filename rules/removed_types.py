@@ -61,9 +61,15 @@ class TypeReplacement:
 _KEY = TypeReplacement(
     legacy=("jax.random.KeyArray", "jax.random.PRNGKeyArray"),
     annotation="jax.Array",
-    predicate="isinstance({x}, {q:jax.Array}) and {q:jax.dtypes.issubdtype}({x}.dtype, {q:jax.dtypes.prng_key})",
+    predicate=(
+        "isinstance({x}, {q:jax.Array}) and "
+        "{q:jax.dtypes.issubdtype}({x}.dtype, {q:jax.dtypes.prng_key})"
+    ),
     predicate_needs="0.4.14",
-    what_changes="it is also True for traced typed keys inside jit/vmap, which KeyArray was not before JAX 0.4.16",
+    what_changes=(
+        "it is also True for traced typed keys inside jit/vmap, "
+        "which KeyArray was not before JAX 0.4.16"
+    ),
     source="JAX's deprecation message, JAX 0.4.16",
     other_uses="make typed keys with jax.random.key(seed) or jax.random.wrap_key_data(data)",
 )
@@ -102,7 +108,10 @@ _REFERENCE = re.compile(r"\{q:([\w.]+)\}")
 class RemovedTypes(ActsWhereMissing):
     code = "JAX904"
     name = "removed-types"
-    summary = "jax.random.KeyArray, batching.BatchTracer, core.Shape -> jax.Array, jax.core.Tracer, Sequence[int] in types"
+    summary = (
+        "jax.random.KeyArray, batching.BatchTracer, core.Shape -> "
+        "jax.Array, jax.core.Tracer, Sequence[int] in types"
+    )
     safety = Safety.SAFE
     names = frozenset(TABLE)
     references = (
@@ -134,7 +143,7 @@ class RemovedTypes(ActsWhereMissing):
     typed-key test is also true for traced keys inside `jit`, and `jax.core.Tracer` matches
     every tracer, not only `vmap`'s.  Calls, subclassing and other uses are reported.  Nothing
     changes where the target range still has the name.
-    """
+    """  # noqa: E501
     examples = (
         Example(
             title="annotations take the replacement type",
@@ -165,7 +174,7 @@ class RemovedTypes(ActsWhereMissing):
 
             def is_key(x):
                 return isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
-            """,
+            """,  # noqa: E501
             unsafe_fixes=True,
         ),
     )
@@ -217,13 +226,15 @@ class RemovedTypes(ActsWhereMissing):
         if row.predicate is None:
             ctx.report(
                 site.node,
-                f"isinstance(..., {short}): {short} was a typing alias, not a class; test the value's shape instead",
+                f"isinstance(..., {short}): {short} was a typing alias, not a class; "
+                "test the value's shape instead",
             )
             return
         if row.predicate_needs is not None and ctx.target < parse_version(row.predicate_needs):
             ctx.report(
                 site.node,
-                f"{site.qualname} was removed; its replacement test needs JAX {row.predicate_needs}, newer than the target",
+                f"{site.qualname} was removed; its replacement test needs "
+                f"JAX {row.predicate_needs}, newer than the target",
             )
             return
         receiver = call.args[0]

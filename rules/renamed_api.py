@@ -56,7 +56,10 @@ def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
 class RenamedApi(RenameRule):
     code = "JAX903"
     name = "renamed-api"
-    summary = "removed names whose replacement is the same object (jax.core.Primitive -> jax.extend.core.Primitive, ...): renamed"
+    summary = (
+        "removed names whose replacement is the same object "
+        "(jax.core.Primitive -> jax.extend.core.Primitive, ...): renamed"
+    )
     safety = Safety.SAFE
     references = HISTORY_SOURCES
     import_directly = True  # ``import jax`` does not load jax.extend.*

@@ -44,7 +44,10 @@ RECIPE = (
 class ShardMap(Rule):
     code = "JAX601"
     name = "shard-map"
-    summary = "jax.experimental.shard_map.shard_map(f, mesh, in, out) -> jax.shard_map(f, mesh=, in_specs=, out_specs=)"
+    summary = (
+        "jax.experimental.shard_map.shard_map(f, mesh, in, out) -> "
+        "jax.shard_map(f, mesh=, in_specs=, out_specs=)"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(
         needs=added_in("jax.shard_map"),
@@ -140,7 +143,7 @@ class ShardMap(Rule):
             @partial(jax.shard_map, mesh=mesh, in_specs=P('a'), out_specs=P('a'), axis_names=frozenset(mesh.axis_names) - frozenset({'b'}))
             def step(x):
                 return x * 2
-            """,
+            """,  # noqa: E501
         ),
     )
 
@@ -166,7 +169,8 @@ class ShardMap(Rule):
         if any(arg.star for arg in args):
             ctx.report(
                 call,
-                "shard_map with *args/**kwargs: convert to jax.shard_map(f, mesh=..., in_specs=..., out_specs=...) by hand",
+                "shard_map with *args/**kwargs: "
+                "convert to jax.shard_map(f, mesh=..., in_specs=..., out_specs=...) by hand",
             )
             return
         named = {}
@@ -213,7 +217,8 @@ class ShardMap(Rule):
             safety = Safety.UNSAFE
             check_vma = ctx.copy(check_rep.value)
             reasons.append(
-                f"check_rep={ctx.code(check_rep.value)} is passed on as check_vma, whose meaning differs; {RECIPE}"
+                f"check_rep={ctx.code(check_rep.value)} is passed on as check_vma, "
+                f"whose meaning differs; {RECIPE}"
             )
 
         axis_names: Optional[cst.BaseExpression] = None
@@ -223,7 +228,8 @@ class ShardMap(Rule):
             if mesh is None or not is_simple_reference(mesh.value):
                 ctx.report(
                     call,
-                    "shard_map(auto=A): use jax.shard_map(..., axis_names=frozenset(mesh.axis_names) - A) "
+                    "shard_map(auto=A): "
+                    "use jax.shard_map(..., axis_names=frozenset(mesh.axis_names) - A) "
                     "with the mesh bound to a name",
                 )
                 return

@@ -16,7 +16,10 @@ from jaxmigrate.rules._array_type import PredicateTypeRule
 class ShardedDeviceArray(PredicateTypeRule):
     code = "JAX102"
     name = "sharded-device-array"
-    summary = "ShardedDeviceArray -> jax.Array (annotations) or the migration guide's isinstance predicate (unsafe)"
+    summary = (
+        "ShardedDeviceArray -> jax.Array (annotations) "
+        "or the migration guide's isinstance predicate (unsafe)"
+    )
     lifecycle = Lifecycle(
         needs="0.4.1",
         deprecated=("0.4.7", "ShardedDeviceArray deprecated"),
@@ -83,7 +86,7 @@ class ShardedDeviceArray(PredicateTypeRule):
                 if isinstance(y, jax.Array) and y.is_fully_addressable and len(y.sharding.device_set) > 1:
                     y = y[0]
                 return y
-            """,
+            """,  # noqa: E501
         ),
         Example(
             title="annotations are safe",

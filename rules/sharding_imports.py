@@ -91,7 +91,7 @@ class ShardingImports(RenameRule):
 
     **Note.** `PartitionSpec` stopped being a tuple in 0.6.1 and stopped comparing equal to
     tuples in 0.10.0; code comparing specs with tuples needs a look (not detected here).
-    """
+    """  # noqa: E501
     examples = (
         Example(
             title="an aliased import moves, the alias stays",

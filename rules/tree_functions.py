@@ -20,7 +20,10 @@ from jaxmigrate.rules._tree import TREE_FUNCTIONS, replacement_for
 class TreeFunctions(Rule):
     code = "JAX701"
     name = "tree-functions"
-    summary = "jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* (or jax.tree_util.* below 0.4.25)"
+    summary = (
+        "jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* "
+        "(or jax.tree_util.* below 0.4.25)"
+    )
     safety = Safety.SAFE
     # no gate: jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
     lifecycle = Lifecycle(deprecated="0.4.26", removed="0.6.0")

@@ -36,7 +36,10 @@ MESSAGES = {
 class TreeKeypaths(Rule):
     code = "JAX703"
     name = "tree-keypaths"
-    summary = "register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: report with the key-path recipe"
+    summary = (
+        "register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: "
+        "report with the key-path recipe"
+    )
     safety = Safety.MANUAL
     lifecycle = Lifecycle(
         needs=added_in("jax.tree_util.keystr"),
@@ -65,7 +68,7 @@ class TreeKeypaths(Rule):
             from jax.tree_util import register_keypaths, AttributeKeyPathEntry
 
             register_keypaths(Point, lambda p: (AttributeKeyPathEntry('x'), AttributeKeyPathEntry('y')))
-            """,
+            """,  # noqa: E501
         ),
     )
 

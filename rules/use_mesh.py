@@ -24,7 +24,10 @@ MODERN = "jax.set_mesh"
 class UseMesh(Rule):
     code = "JAX605"
     name = "use-mesh"
-    summary = "with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); jax.sharding.set_mesh(m) only where the range lacks it"
+    summary = (
+        "with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); "
+        "jax.sharding.set_mesh(m) only where the range lacks it"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(
         needs=added_in("jax.set_mesh"),
@@ -85,7 +88,8 @@ class UseMesh(Rule):
             if not present:
                 ctx.report(
                     site.node,
-                    f"{site.qualname} used as a value: use {MODERN} (a global setter and a context manager)",
+                    f"{site.qualname} used as a value: "
+                    f"use {MODERN} (a global setter and a context manager)",
                 )
             return
         if site.qualname == OLD_SET_MESH:
@@ -95,8 +99,9 @@ class UseMesh(Rule):
             if not isinstance(parent, (cst.Expr, cst.WithItem)):
                 ctx.report(
                     call,
-                    "jax.sharding.set_mesh returned the previous mesh before 0.7.1; jax.set_mesh returns "
-                    "a context manager: use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards",
+                    "jax.sharding.set_mesh returned the previous mesh before 0.7.1; "
+                    "jax.set_mesh returns a context manager: "
+                    "use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards",
                 )
                 return
         if not present:

@@ -53,9 +53,9 @@ class WithMesh(Rule):
     mesh:`).  When everything in the block is visibly independent of the legacy resource
     environment (only `jax.jit`/`jax.vmap`/`jax.device_put`, `jax.numpy`/`jax.lax` functions
     with `NamedSharding`s, `with_sharding_constraint` given a `NamedSharding`, builtins, array
-    methods, and same-file functions that do the same),
-    the `with` is removed and its body dedented (`with Mesh(...) as mesh:` keeps `mesh = Mesh(...)`).
-    Everything else is reported with the recommended order.
+    methods, and same-file functions that do the same), the `with` is removed and its body
+    dedented (`with Mesh(...) as mesh:` keeps `mesh = Mesh(...)`).  Everything else is
+    reported with the recommended order.
 
     **Why.** JAX 0.10.1 deprecated the Mesh context manager.  It sets the legacy resource env,
     which `pjit`, `with_sharding_constraint` with a bare `PartitionSpec`, and `xmap` read;
@@ -68,8 +68,9 @@ class WithMesh(Rule):
     mesh:` if nothing else uses it; 4. only then consider `with jax.set_mesh(mesh):`.
     `with p:` on a parameter of a local function that every call gives the same Mesh (by
     name, positionally) is judged like a block on that Mesh; on any other mesh the rule cannot
-    see being built (an attribute, a parameter given other values) it is not reported.  A block that yields (in a `@contextmanager` or any generator) is never removed:
-    the code of whoever resumes the generator runs inside it.
+    see being built (an attribute, a parameter given other values) it is not reported.  A
+    block that yields (in a `@contextmanager` or any generator) is never removed: the code of
+    whoever resumes the generator runs inside it.
     """
     examples = (
         Example(
@@ -188,7 +189,8 @@ class WithMesh(Rule):
         ctx.replace(
             with_node,
             cst.FlattenSentinel(statements),
-            "`with mesh:` removed: nothing inside reads the legacy resource env (deprecated in 0.10.1)",
+            "`with mesh:` removed: nothing inside reads the legacy resource env "
+            "(deprecated in 0.10.1)",
         )
 
 

@@ -34,7 +34,10 @@ MODERN = "jax.lax.with_sharding_constraint"
 class WithShardingConstraint(Rule):
     code = "JAX206"
     name = "with-sharding-constraint"
-    summary = "pjit.with_sharding_constraint(x, axis_resources=) -> jax.lax.with_sharding_constraint(x, shardings=)"
+    summary = (
+        "pjit.with_sharding_constraint(x, axis_resources=) -> "
+        "jax.lax.with_sharding_constraint(x, shardings=)"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.16", removed="0.4.24")
     references = (
@@ -183,9 +186,9 @@ def _pin_mesh(
     return ctx.replace(
         call,
         call.with_changes(func=func, args=args),
-        f"with_sharding_constraint: bare PartitionSpec -> NamedSharding({name}, ...): `{name}` (line "
-        f"{line}) is the only Mesh this module builds, so the `with mesh:` resource env it was "
-        "resolved against can only be that mesh",
+        f"with_sharding_constraint: bare PartitionSpec -> NamedSharding({name}, ...): "
+        f"`{name}` (line {line}) is the only Mesh this module builds, "
+        "so the `with mesh:` resource env it was resolved against can only be that mesh",
         safety=Safety.UNSAFE,
     )
 

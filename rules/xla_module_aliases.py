@@ -52,7 +52,10 @@ PXLA_DEVICE_PUT = frozenset({"jax.interpreters.pxla.device_put", "jax.pxla.devic
 class XlaModuleAliases(Rule):
     code = "JAX104"
     name = "xla-module-aliases"
-    summary = "jax.xla/jax.pxla -> jax.interpreters.xla/pxla; xla.Device -> jax.Device; xla.device_put -> jax.device_put"
+    summary = (
+        "jax.xla/jax.pxla -> jax.interpreters.xla/pxla; xla.Device -> jax.Device; "
+        "xla.device_put -> jax.device_put"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(deprecated="0.4.4", removed="0.4.14")
     references = (
@@ -161,8 +164,9 @@ class XlaModuleAliases(Rule):
         elif qualname in PXLA_DEVICE_PUT:
             ctx.report(
                 site.node,
-                "pxla.device_put(x, devices, replicate) was removed in JAX 0.4.14 and returned a list "
-                "of per-device buffers; use jax.device_put(x, NamedSharding(mesh, P(...))) or "
+                "pxla.device_put(x, devices, replicate) was removed in JAX 0.4.14 "
+                "and returned a list of per-device buffers; "
+                "use jax.device_put(x, NamedSharding(mesh, P(...))) or "
                 "[jax.device_put(x, d) for d in devices]",
             )
 
@@ -172,7 +176,8 @@ class XlaModuleAliases(Rule):
         if not (isinstance(call, cst.Call) and call.func is site.node):
             ctx.report(
                 site.node,
-                "xla.device_put was removed in JAX 0.4.11; use jax.device_put (it returns a jax.Array, not a tuple of buffers)",
+                "xla.device_put was removed in JAX 0.4.11; "
+                "use jax.device_put (it returns a jax.Array, not a tuple of buffers)",
             )
             return
         args = call.args
@@ -187,12 +192,16 @@ class XlaModuleAliases(Rule):
         if not simple:
             ctx.report(
                 site.node,
-                "xla.device_put with unusual arguments: rewrite by hand as jax.device_put(x, device)",
+                "xla.device_put with unusual arguments: "
+                "rewrite by hand as jax.device_put(x, device)",
             )
             return
         new_call = call.with_changes(func=ctx.ref("jax.device_put", site.scope))
         parent = ctx.parent(call)
-        message = f"{ctx.code(site.node)}(...) -> jax.device_put(...) (returns a jax.Array, not a tuple of one buffer)"
+        message = (
+            f"{ctx.code(site.node)}(...) -> jax.device_put(...) "
+            "(returns a jax.Array, not a tuple of one buffer)"
+        )
         if isinstance(parent, cst.Subscript) and parent.value is call and _is_index_zero(parent):
             ctx.replace(
                 parent,
@@ -219,7 +228,8 @@ class XlaModuleAliases(Rule):
         if member is not None and self._gone(ctx, short, member):
             ctx.report(
                 site.node,
-                f"jax.{short} was removed in JAX 0.4.14, and {modern}.{member} no longer exists either; "
+                f"jax.{short} was removed in JAX 0.4.14, "
+                f"and {modern}.{member} no longer exists either; "
                 f"find the public replacement of {member}",
             )
             return
@@ -264,7 +274,8 @@ class XlaModuleAliases(Rule):
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             ctx.report(
                 site.node,
-                f"jax.{short} was removed in JAX 0.4.14; import it as `from jax.interpreters import {short}`",
+                f"jax.{short} was removed in JAX 0.4.14; "
+                f"import it as `from jax.interpreters import {short}`",
             )
             return
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)

@@ -51,7 +51,10 @@ GUIDANCE = (
 class Xmap(Rule):
     code = "JAX606"
     name = "xmap"
-    summary = "xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') (jitted onto the mesh)"
+    summary = (
+        "xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') "
+        "(jitted onto the mesh)"
+    )
     safety = Safety.SAFE
     lifecycle = Lifecycle(
         needs="0.4.1",
@@ -129,7 +132,7 @@ class Xmap(Rule):
 
             with mesh:
                 y = xmap(center, in_axes=['batch', ...], out_axes=['batch', ...], axis_resources={'batch': 'x'})(x)
-            """,
+            """,  # noqa: E501
             after="""
             import jax
             from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
@@ -141,7 +144,7 @@ class Xmap(Rule):
 
             with mesh:
                 y = jax.jit(jax.vmap(center, axis_name='batch'), in_shardings=NamedSharding(mesh, P('x')), out_shardings=NamedSharding(mesh, P('x')))(x)
-            """,
+            """,  # noqa: E501
         ),
     )
 
@@ -405,7 +408,8 @@ MESH_MAKERS = (
 
 
 def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
-    """The ``with`` enters a Mesh: ``with Mesh(...) as name`` or ``name = Mesh(...)`` (bound once)."""
+    """The ``with`` enters a Mesh: ``with Mesh(...) as name`` or ``name = Mesh(...)`` (bound
+    once)."""
     scope = ctx.scope_of(with_node)
     item = with_node.items[0]
     if item.asname is not None:
@@ -457,5 +461,8 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
 
     fast_visit(body, _Check())
     if problems:
-        return f"the axis name {problems[0]} is used outside collectives (named-axis reductions have no vmap equivalent)"
+        return (
+            f"the axis name {problems[0]} is used outside collectives "
+            "(named-axis reductions have no vmap equivalent)"
+        )
     return None

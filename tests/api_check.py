@@ -334,8 +334,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
     parser.add_argument("--findings", type=Path, help="jaxmigrate --format json report")
     parser.add_argument("--list", action="store_true", help="print every silent reference")
-    parser.add_argument("--list-private", action="store_true",
-                        help="also print every private reference that is missing and unflagged")  # fmt: skip
+    parser.add_argument(
+        "--list-private",
+        action="store_true",
+        help="also print every private reference that is missing and unflagged",
+    )
     parser.add_argument("--top", type=int, default=40, help="most frequent silent names (40)")
     parser.add_argument("--json", type=Path, help="write every reference as JSON here")
     args = parser.parse_args(argv)

@@ -103,7 +103,8 @@ ESCAPED = [
     "import jax\n# x.\nx = jax.tree_leaves(y)\n",
     # string annotations are reported by word, whatever the file imports
     'import jax.numpy as jnp\nx: "jnp.DeviceArray" = f()\n',
-    'import jax\ndef f(x: "jax.numpy.DeviceArray") -> "jax.interpreters.xla.DeviceArray":\n    return x\n',
+    'import jax\ndef f(x: "jax.numpy.DeviceArray")'
+    ' -> "jax.interpreters.xla.DeviceArray":\n    return x\n',
     'from typing import List\ndef f(x: "List[DeviceArray]"):\n    pass\n',
     'def f(x: """\nShardedDeviceArray""") -> None:\n    pass\n',
     'class A:\n    x: "Optional[GlobalDeviceArray]" = None\n',

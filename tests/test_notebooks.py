@@ -122,7 +122,11 @@ def test_notebook_findings_point_at_the_lines_of_the_cell_the_user_sees(tmp_path
     """A fix in the cell splits the import line above the finding: --check reports the
     finding on the cell's line as it is, a rewrite on the line of the rewritten cell."""
     nb = nbformat.v4.new_notebook()
-    cell = "from jax.experimental.pjit import pjit, PartitionSpec\ndef spec():\n    return PartitionSpec('data'), pjit"
+    cell = (
+        "from jax.experimental.pjit import pjit, PartitionSpec\n"
+        "def spec():\n"
+        "    return PartitionSpec('data'), pjit"
+    )
     nb.cells = [nbformat.v4.new_code_cell("import jax"), nbformat.v4.new_code_cell(cell)]
     path = tmp_path / "n.ipynb"
     path.write_text(nbformat.writes(nb), encoding="utf-8")
@@ -197,7 +201,8 @@ def test_migrated_notebook_runs_on_installed_jax(tmp_path):
     script.write_text(
         prelude
         + "\n".join(code)
-        + "\nassert is_array(Cd)  # same_type keeps its reported legacy comparison: not called\nprint('ok', x.sharding.mesh.shape)\n",
+        + "\nassert is_array(Cd)  # same_type keeps its reported legacy comparison: not called\n"
+        "print('ok', x.sharding.mesh.shape)\n",
         encoding="utf-8",
     )
     env = dict(

@@ -363,7 +363,8 @@ def test_a_rule_that_raises_loses_its_site_not_the_file(tree, failing_site, jobs
     ast.parse(migrated)
     line = migrated.splitlines().index("z = jax.tree_leaves(y)") + 1
     assert _error_lines(result, path) == [
-        f"{path}: error: internal error in JAX701 at line {line}: ValueError: a rule bug with a second line; other fixes kept"
+        f"{path}: error: internal error in JAX701 at line {line}: "
+        "ValueError: a rule bug with a second line; other fixes kept"
     ]
     assert f"rewrote {path}" in result.stderr
     assert "2 files changed" in result.stderr and "1 file could not be processed" in result.stderr
@@ -388,7 +389,8 @@ def test_a_rule_that_raises_is_reported_in_check_mode_and_json(tree, failing_sit
     [
         (
             RuntimeError("engine bug"),
-            "internal error: RuntimeError: engine bug (a bug: please report it); file left unchanged",
+            "internal error: RuntimeError: engine bug (a bug: please report it); "
+            "file left unchanged",
         ),
         (RecursionError("deep"), "too deeply nested to analyse (limit 1,500 levels)"),
         (MemoryError(), "out of memory while analysing this file"),
@@ -444,7 +446,8 @@ def test_a_worker_process_that_dies_costs_one_file(tree, monkeypatch, deaths, ex
     else:
         assert result.exit_code == 2 and doomed.read_text() == LEGACY
         assert _error_lines(result, doomed) == [
-            f"{doomed}: error: the worker process died while migrating this file (killed by SIGKILL); it was left unchanged"
+            f"{doomed}: error: the worker process died while migrating this file "
+            "(killed by SIGKILL); it was left unchanged"
         ]
         assert "7 files changed" in result.stderr
 

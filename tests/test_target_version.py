@@ -37,7 +37,9 @@ def test_lowest_allowed(spec, low):
     [
         (
             {
-                "pyproject.toml": '[project]\nname="x"\ndependencies = ["numpy", "jax[cpu]>=0.4.13,<0.5"]\n'
+                "pyproject.toml": (
+                    '[project]\nname="x"\ndependencies = ["numpy", "jax[cpu]>=0.4.13,<0.5"]\n'
+                )
             },
             "0.4.13",
         ),
@@ -48,7 +50,10 @@ def test_lowest_allowed(spec, low):
         ({"setup.cfg": "[options]\ninstall_requires =\n    numpy\n    jax~=0.4.20\n"}, "0.4.20"),
         (
             {
-                "setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['jax==0.4.30'])\n"
+                "setup.py": (
+                    "from setuptools import setup\n"
+                    "setup(name='x', install_requires=['jax==0.4.30'])\n"
+                )
             },
             "0.4.30",
         ),
@@ -113,7 +118,9 @@ def test_cli_uses_and_names_the_detected_version(tmp_path):
         ),
         (
             {
-                "pyproject.toml": '[tool.poetry.dependencies]\njax = {version = "~0.5.1", extras = ["cpu"]}\n'
+                "pyproject.toml": (
+                    '[tool.poetry.dependencies]\njax = {version = "~0.5.1", extras = ["cpu"]}\n'
+                )
             },
             "0.5.1",
             "0.5.3",
@@ -231,8 +238,8 @@ def test_a_target_version_given_alone_keeps_the_projects_upper_bound(tmp_path):
     )
     result = invoke("m.py", "--diff", "--no-cache", "--target-version", "0.4.30", cwd=tmp_path)
     assert (
-        "target version 0.4.30..0.6.2: 0.4.30 from --target-version, upper bound from pyproject.toml "
-        "(jax>=0.4.13,<0.7)" in result.stderr
+        "target version 0.4.30..0.6.2: 0.4.30 from --target-version, "
+        "upper bound from pyproject.toml (jax>=0.4.13,<0.7)" in result.stderr
     )
     assert "+from jax.sharding import GSPMDSharding" in result.stdout
     as_json = json.loads(
@@ -256,7 +263,8 @@ def test_a_target_version_given_alone_keeps_the_projects_upper_bound(tmp_path):
     assert "--target-version 0.8.0 is newer than the newest jax pyproject.toml" in newer.stderr
     # target-version in [tool.jaxmigrate] is a lower bound too
     (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname="x"\ndependencies = ["jax>=0.4.13,<0.7"]\n[tool.jaxmigrate]\ntarget-version = "0.4.30"\n'
+        '[project]\nname="x"\ndependencies = ["jax>=0.4.13,<0.7"]\n'
+        '[tool.jaxmigrate]\ntarget-version = "0.4.30"\n'
     )
     configured = invoke("m.py", "--diff", "--no-cache", cwd=tmp_path)
     assert "upper bound from pyproject.toml" in configured.stderr

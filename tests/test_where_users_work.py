@@ -77,7 +77,7 @@ def test_migrated_doctests_pass(tmp_path):
                 runner.run(test)
             assert len(ran) == 4, [t.name for t in ran]
             sys.exit(1 if runner.failures else 0)
-            """
+            """  # noqa: E501
         )
     )
     env = dict(os.environ, JAX_PLATFORMS="cpu")
@@ -126,7 +126,8 @@ def test_add_todos_lifecycle(tmp_path):
 def test_add_todos_goes_above_the_statement(tmp_path):
     path = tmp_path / "m.py"
     path.write_text(
-        "import jax.numpy as jnp\n\n\n@decorate(\n    type(0) is jnp.DeviceArray,\n)\ndef f():\n    pass\n"
+        "import jax.numpy as jnp\n\n\n"
+        "@decorate(\n    type(0) is jnp.DeviceArray,\n)\ndef f():\n    pass\n"
     )
     invoke(path, "--add-todos", "--no-cache")
     lines = path.read_text().splitlines()
@@ -232,7 +233,7 @@ def test_split_by_rule_patches_apply_in_order(tmp_path):
                 leaves = jax.tree_leaves(x)
                 ok = isinstance(x, jnp.DeviceArray)
                 return pjit(lambda y: y, in_axis_resources=None, out_axis_resources=None), leaves, ok
-            """
+            """  # noqa: E501
         )
     )
     (repo / "src" / "clean.py").write_text(MIGRATED)
