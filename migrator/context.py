@@ -350,7 +350,8 @@ class Context:
         return None
 
     def _free(self, name: str, scope: Scope, planned_key: str) -> bool:
-        """True if a new module-level binding ``name`` is visible at ``scope`` and clashes with nothing."""
+        """True if a new module-level binding ``name`` is visible at ``scope`` and clashes with
+        nothing."""
         if scope.lookup(name) is not None or name in self.analysis.scopes[id(self.module)].bindings:
             return False
         for key, (_module, bound) in self.planned_imports.items():
@@ -382,7 +383,8 @@ def names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
 
 
 def _runs_inside(owner: cst.CSTNode, path: List[cst.CSTNode]) -> bool:
-    """Whether the node at ``path[0]`` (``path[-1]`` is ``owner``'s child) runs in ``owner``'s scope."""
+    """Whether the node at ``path[0]`` (``path[-1]`` is ``owner``'s child) runs in ``owner``'s
+    scope."""
     child = path[-1]
     if isinstance(owner, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return child is owner.body

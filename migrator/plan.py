@@ -69,7 +69,8 @@ class Plan:
 
         A name, attribute or keyword is only written as a whole identifier, so those words are
         looked up among the text's identifier-like tokens (one regex pass, and ``tree_map``
-        no longer matches ``tree_map_with_path``); other string values are searched as substrings."""
+        no longer matches ``tree_map_with_path``); other string values are searched as
+        substrings."""
         return self.prefilter_tokens(text)[:2]
 
     def prefilter_tokens(self, text: str) -> Tuple[Tuple[Rule, ...], FrozenSet[str], List[str]]:

@@ -63,7 +63,8 @@ def resolve_all(source: str, name: str):
         ),
         (
             # class bodies do not leak into methods
-            "import jax.numpy as jnp\nclass C:\n    jnp = None\n    def m(self):\n        return jnp.DeviceArray\n",
+            "import jax.numpy as jnp\nclass C:\n    jnp = None\n"
+            "    def m(self):\n        return jnp.DeviceArray\n",
             ["jax.numpy.DeviceArray"],
         ),
         (
@@ -86,7 +87,8 @@ def resolve_all(source: str, name: str):
         ),
         (
             # a walrus in a comprehension binds in the enclosing function
-            "import jax.numpy as jnp\ndef f():\n    [(jnp := y) for y in xs]\n    return jnp.DeviceArray\n",
+            "import jax.numpy as jnp\ndef f():\n    [(jnp := y) for y in xs]\n"
+            "    return jnp.DeviceArray\n",
             [None],
         ),
         (
@@ -98,7 +100,8 @@ def resolve_all(source: str, name: str):
             [None],
         ),
         (
-            "import jax.numpy as jnp\ntry:\n    pass\nexcept E as jnp:\n    pass\njnp.DeviceArray\n",
+            "import jax.numpy as jnp\ntry:\n    pass\nexcept E as jnp:\n    pass\n"
+            "jnp.DeviceArray\n",
             [None],
         ),
         (
@@ -107,7 +110,8 @@ def resolve_all(source: str, name: str):
         ),
         (
             # nonlocal rebinding in an inner function
-            "def outer():\n    import jax.numpy as jnp\n    def inner():\n        nonlocal jnp\n        jnp = 3\n    return jnp.DeviceArray\n",
+            "def outer():\n    import jax.numpy as jnp\n    def inner():\n"
+            "        nonlocal jnp\n        jnp = 3\n    return jnp.DeviceArray\n",
             [None],
         ),
         (
@@ -194,7 +198,10 @@ def test_exported_names_are_kept():
 
 
 def test_guarded_imports_are_left_alone():
-    source = "try:\n    import jax.numpy as jnp\nexcept ImportError:\n    jnp = None\nX = jnp.DeviceArray\n"
+    source = (
+        "try:\n    import jax.numpy as jnp\nexcept ImportError:\n    jnp = None\n"
+        "X = jnp.DeviceArray\n"
+    )
     assert migrate(source) == source
 
 
@@ -290,7 +297,8 @@ def test_rules_that_need_a_jax_import_do_nothing_without_one():
         for diagnostic in fixes + findings:
             if diagnostic.code in claimed:
                 offenders.append(
-                    f"{path.relative_to(fixtures)}:{diagnostic.line}: {diagnostic.code} {diagnostic.message}"
+                    f"{path.relative_to(fixtures)}:{diagnostic.line}: "
+                    f"{diagnostic.code} {diagnostic.message}"
                 )
     assert checked > 300
     assert not offenders, "\n".join(offenders)
@@ -347,7 +355,10 @@ def test_imports_an_edit_leaves_unused_go_in_the_same_round(
 
 def test_an_opt_in_rule_runs_only_when_selected_by_its_own_code() -> None:
     """JAX604 modernises code that works on every JAX: never through ALL or a prefix."""
-    source = "from jax.experimental import mesh_utils\nfrom jax.sharding import Mesh\nm = Mesh(mesh_utils.create_device_mesh((8,)), ('x',))\n"
+    source = (
+        "from jax.experimental import mesh_utils\nfrom jax.sharding import Mesh\n"
+        "m = Mesh(mesh_utils.create_device_mesh((8,)), ('x',))\n"
+    )
     for select in ((), ("ALL",), ("JAX6",), ("JAX60",)):
         assert migrate_source(source, Settings(select=select)).output == source, select
     assert "jax.make_mesh" in migrate_source(source, Settings(select=("JAX604",))).output
