@@ -9,8 +9,13 @@ and records, per public module, the names it offers at run time:
   ones, plus what a ``from m import *`` brings from a module of the same release (loop
   variables and ``with`` targets are left out);
 * submodules (a package's ``.py`` files and sub-packages);
-* the configuration flags each release defines, as members of ``jax.config``
-  (``jax.config.jax_enable_x64``), with the methods of its ``Config`` class;
+* the configuration flags each release lets code read as attributes, as members of
+  ``jax.config`` (``jax.config.jax_enable_x64``), with the members of its ``Config`` class;
+  and apart (``"flags"``), the releases that define each flag by name, where they differ
+  (``jax_platform_name`` is no attribute on 0.4.13..0.10.2: see ``api_history_flags``);
+* the members of the public classes of public modules, read through the class
+  (``jax.core.Primitive.bind``): see ``api_history_classes`` (a class it cannot fully read
+  is open in that release, and has there every member it ever had);
 * JAX's own deprecation tables (a ``_deprecations`` dict served by ``deprecation_getattr``):
   a key whose value carries an object is present and deprecated; a key whose value is
   ``None`` is gone, and its message (which usually names the replacement) is kept;
@@ -30,13 +35,15 @@ Usage::
     python scripts/build_api_history.py --sdists DIR    # build from sdists already in DIR
 
 Downloads use ``pip download --no-deps --no-binary :all: jax==V`` (asking pip for a newer
-Python where a release needs one) into ``--sdists`` (default ``~/.cache/jaxmigrate/sdists``).
+Python where a release needs one; ``--download-jobs`` at a time, 6 by default) into
+``--sdists`` (default ``~/.cache/jaxmigrate/sdists``).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import concurrent.futures
 import gzip
 import json
 import multiprocessing
@@ -47,10 +54,14 @@ import tarfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from api_history_classes import ClassReader  # noqa: E402
+from api_history_flags import Flags, config_flags  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "rules" / "data" / "jax_api_history.json.gz"
 FIRST_RELEASE = (0, 2, 0)
-FORMAT = 1
+FORMAT = 2
 _VERSION = re.compile(r"^\d+(\.\d+)*$")
 
 # What one release offers: module -> (names, deprecated name -> message, removed name ->
@@ -71,6 +82,14 @@ class _Release:
         self.packages = packages  # the modules that are packages (an __init__.py)
         self._names: Dict[str, Set[str]] = {}
         self._busy: Set[str] = set()
+        self._trees: Dict[str, ast.Module] = {}
+
+    def tree(self, module: str) -> ast.Module:
+        """The parsed module (parsed once: three readers walk it)."""
+        found = self._trees.get(module)
+        if found is None:
+            found = self._trees[module] = parse(module, self.files[module])
+        return found
 
     def star_names(self, module: str) -> Set[str]:
         """What ``from module import *`` binds (its ``__all__``, else its public names)."""
@@ -124,12 +143,16 @@ def _resolve_relative(module: str, is_package: bool, level: int, name: Optional[
     return ".".join(base + ([name] if name else []))
 
 
-def read_module(module: str, source: str, release: Optional[_Release]):  # noqa: ANN201
-    """(names, deprecated, removed, open, __all__ or None) of one module's source."""
+def parse(module: str, source: str) -> ast.Module:
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError) as error:
         raise SourceError(f"{module}: {error}") from None
+
+
+def read_module(module: str, source: str, release: Optional[_Release]):  # noqa: ANN201
+    """(names, deprecated, removed, open, __all__ or None) of one module's source."""
+    tree = release.tree(module) if release is not None else parse(module, source)
     is_package = release is not None and module in release.packages
     names: Set[str] = set()
     deprecations: Dict[str, Tuple[str, bool]] = {}  # name -> (message, still present)
@@ -254,8 +277,9 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
     return names, deprecated, removed, open_module, exported
 
 
-def read_release(sdist: Path) -> Dict[str, ModuleInfo]:
-    """Module -> (public names, deprecated, removed, open) for one sdist."""
+def read_release(sdist: Path) -> Tuple[Dict[str, ModuleInfo], Dict[str, frozenset], Flags]:
+    """Module -> (public names, deprecated, removed, open) for one sdist; the members of its
+    public classes that are not open (qualified class name -> members); its flags."""
     files: Dict[str, str] = {}
     packages: Set[str] = set()
     with tarfile.open(sdist) as archive:
@@ -287,68 +311,38 @@ def read_release(sdist: Path) -> Dict[str, ModuleInfo]:
             {n: m for n, m in removed.items() if not n.startswith("_")},
             open_module,
         )
-    # ``jax.config`` is the configuration object: its members are the flags every release
-    # defines (``jax.config.jax_enable_x64``) and the methods of its class.
-    members = config_members(files)
-    if members:
-        result.setdefault("jax.config", (set(), {}, {}, False))[0].update(members)
+    # ``jax.config`` is the configuration object: its members are the flags a release lets
+    # code read as attributes (``jax.config.jax_enable_x64``) and the members of its class;
+    # the flags it defines by name only (``jax.config.update("jax_platform_name", ...)``) are
+    # kept apart.
+    flags = config_flags(files, release.tree)
+    if flags.members:
+        result.setdefault("jax.config", (set(), {}, {}, False))[0].update(flags.members)
     # Submodules are names of their parent package (import jax.experimental.pjit).
     for module in list(result):
         parent, _, child = module.rpartition(".")
         if parent in result:
             result[parent][0].add(child)
-    return result
+    return result, class_members(release, result), flags
 
 
-_FLAG_DEFINER = re.compile(r"^(define_\w+|\w+_state|\w+_flag|DEFINE_\w+)$")
-
-
-def config_members(files: Dict[str, str]) -> Set[str]:
-    """The configuration flags one release defines (``define_bool_state(name="jax_x")``,
-    ``bool_state("jax_x", ...)``, absl's ``flags.DEFINE_bool("jax_x", ...)``), and the public
-    methods of its ``Config`` class."""
-    found: Set[str] = set()
-    for module, text in files.items():
-        if "jax_" not in text and "class Config" not in text:
+def class_members(release: _Release, result: Dict[str, ModuleInfo]) -> Dict[str, frozenset]:
+    """Public class of a public module -> its public members, for the classes that are not
+    open (see ``api_history_classes``)."""
+    trees = {module: release.tree(module) for module in release.files}
+    reader = ClassReader(trees, release.packages, release.files)
+    found: Dict[str, frozenset] = {}
+    for module, (names, _deprecated, _removed, _open) in result.items():
+        if module not in trees or module == "jax.config":
             continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError) as error:
-            raise SourceError(f"{module}: {error}") from None
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                func = node.func
-                callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-                if (
-                    callee == "setattr"
-                    and len(node.args) >= 2
-                    and getattr(node.args[0], "id", "") == "Config"
-                ):
-                    name = node.args[1]  # setattr(Config, "x64_enabled", property(...))
-                    if (
-                        isinstance(name, ast.Constant)
-                        and isinstance(name.value, str)
-                        and not name.value.startswith("_")
-                    ):
-                        found.add(name.value)
-                    continue
-                if not _FLAG_DEFINER.match(callee):
-                    continue
-                values = [k.value for k in node.keywords if k.arg == "name"] + node.args[:1]
-                for value in values:
-                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                        if value.value.startswith("jax") and value.value.isidentifier():
-                            found.add(value.value)
-            elif (
-                isinstance(node, ast.ClassDef)
-                and node.name == "Config"
-                and module.endswith("config")
-            ):
-                for item in node.body:
-                    if isinstance(
-                        item, (ast.FunctionDef, ast.AsyncFunctionDef)
-                    ) and not item.name.startswith("_"):
-                        found.add(item.name)
+        for name in names:
+            if f"{module}.{name}" in result:
+                continue  # a submodule
+            target = reader.resolve_name(module, name)
+            if target is not None and target[0] == "class":
+                members = reader.members(target[1], target[2])
+                if members is not None:
+                    found[f"{module}.{name}"] = members
     return found
 
 
@@ -372,7 +366,7 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
     modules: Set[str] = set()
     open_at: Dict[str, Set[int]] = {}
     for index, version in enumerate(versions):
-        for module, (names, deprecated, removed, open_module) in per_release[version].items():
+        for module, (names, deprecated, removed, open_module) in per_release[version][0].items():
             modules.add(module)
             present.setdefault(module, set()).add(index)
             if open_module:
@@ -391,6 +385,13 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
         parent = qualname.rpartition(".")[0]
         if parent in open_at and qualname not in modules:
             indices.update(open_at[parent] & present.get(parent, set()))
+    _add_class_members(present, [per_release[v][1] for v in versions])
+    by_name: Dict[str, Set[int]] = {}
+    for index, version in enumerate(versions):
+        for flag in per_release[version][2].defined:
+            by_name.setdefault(flag, set()).add(index)
+    for flag in by_name:  # a flag that is never an attribute has no release there
+        present.setdefault(f"jax.config.{flag}", set())
     text_ids: Dict[str, int] = {}
     table: Dict[str, Dict[str, list]] = {}
     for qualname in sorted(present):
@@ -411,11 +412,35 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
         table.setdefault(parent, {})[name] = entry
     return {
         "format": FORMAT,
+        # Flags whose releases by name differ from those where they are attributes of
+        # ``jax.config`` (the ``jax.config`` entries of "modules").
+        "flags": {
+            flag: _intervals(sorted(indices))
+            for flag, indices in sorted(by_name.items())
+            if indices != present.get(f"jax.config.{flag}", set())
+        },
         "generator": "scripts/build_api_history.py",
         "releases": versions,
         "messages": [m for m, _ in sorted(text_ids.items(), key=lambda item: item[1])],
         "modules": table,
     }
+
+
+def _add_class_members(present: Dict[str, Set[int]], classes: List[Dict[str, frozenset]]) -> None:
+    """Adds ``Class.member`` to ``present``: in a release where the class is read (not open),
+    where the class has the member; in a release where the class exists but is open (or is no
+    class), wherever the class exists, whatever the member."""
+    read: Dict[str, Dict[int, frozenset]] = {}
+    for index, found in enumerate(classes):
+        for qualname, members in found.items():
+            read.setdefault(qualname, {})[index] = members
+    for qualname, by_release in read.items():
+        exists = present.get(qualname, set())
+        unread = exists - set(by_release)
+        for member in set().union(*by_release.values()):
+            present[f"{qualname}.{member}"] = unread | {
+                index for index, members in by_release.items() if member in members
+            }
 
 
 def _intervals(indices: List[int]) -> List[int]:
@@ -445,16 +470,22 @@ def released_versions() -> List[str]:
     )
 
 
-def download(directory: Path, versions: Iterable[str]) -> None:
+def download(directory: Path, versions: Iterable[str], jobs: int = 6) -> None:
+    """Fetches the missing sdists, ``jobs`` pip processes at a time (pip spends most of its
+    time preparing each sdist's metadata, so one at a time takes most of an hour)."""
     directory.mkdir(parents=True, exist_ok=True)
-    for version in versions:
-        if (directory / f"jax-{version}.tar.gz").exists():
-            continue
-        print(f"downloading jax {version}", file=sys.stderr)
-        base = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                "--no-binary", ":all:", "--dest", str(directory), f"jax=={version}"]  # fmt: skip
-        if subprocess.run(base).returncode != 0:
-            subprocess.run([*base, "--python-version", "3.14"], check=True)
+    missing = [v for v in versions if not (directory / f"jax-{v}.tar.gz").exists()]
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        for _ in pool.map(lambda version: _download_one(directory, version), missing):
+            pass
+
+
+def _download_one(directory: Path, version: str) -> None:
+    print(f"downloading jax {version}", file=sys.stderr)
+    base = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+            "--no-binary", ":all:", "--dest", str(directory), f"jax=={version}"]  # fmt: skip
+    if subprocess.run(base).returncode != 0:
+        subprocess.run([*base, "--python-version", "3.14"], check=True)
 
 
 def find_sdists(directory: Path) -> Dict[str, Path]:
@@ -475,10 +506,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         "--download", action="store_true", help="fetch the releases not yet in --sdists"
     )
     parser.add_argument("--out", type=Path, default=OUTPUT)
-    parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=multiprocessing.cpu_count(),
+        help="processes reading releases",
+    )  # fmt: skip
+    parser.add_argument(
+        "--download-jobs", type=int, default=6, help="pip downloads at a time (with --download)"
+    )
     args = parser.parse_args(argv)
     if args.download:
-        download(args.sdists, released_versions())
+        download(args.sdists, released_versions(), args.download_jobs)
     sdists = find_sdists(args.sdists)
     if not sdists:
         parser.error(f"no jax-*.tar.gz in {args.sdists} (use --download)")
