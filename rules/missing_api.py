@@ -74,9 +74,10 @@ class MissingApi(Rule):
     **Configuration flags.** A removed flag is reported where it is set or read by name
     (``jax.config.update("jax_array", True)``) and where it is read as an attribute
     (``jax.config.jax_array``).  An attribute read is also reported where the flag exists but
-    the release defines it by name only (``jax.config.jax_platform_name`` on 0.4.13..0.10.2:
-    ``config.string_flag``/``DEFINE_string`` add no attribute, ``bool_state`` and the other
-    ``*_state`` definers do), with a spelling that reads it on every release of the range:
+    the release defines it by name only (``jax.config.jax_platform_name``, which every release
+    defines with ``DEFINE_string``/``string_flag``: those add no attribute, ``bool_state`` and
+    the other ``*_state`` definers do), with a spelling that reads it on every release of the
+    range:
     ``jax.config.read("name")``, or ``jax.config.values["name"]`` where some release of the
     range makes it an attribute (``read`` refuses those).
     """
