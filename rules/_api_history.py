@@ -18,14 +18,14 @@ import functools
 import gzip
 import json
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Tuple, Type
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Type
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.version import Version
 
 DATA = Path(__file__).resolve().parent / "data" / "jax_api_history.json.gz"
-FORMAT = 1
+FORMAT = 2
 
 
 def release_key(text: str) -> Tuple[int, ...]:
@@ -54,9 +54,15 @@ class Absence:
     deprecated_since: Optional[str]
     message: Optional[str]  # JAX's own words
     never: bool = False  # in no release at all of the range
+    by_name_only: Optional[str] = None  # a flag: the releases where only its name works
 
     def describe(self, target: str) -> str:
         """One sentence: what is missing and since when, then JAX's message."""
+        if self.by_name_only is not None:
+            return (
+                f"{self.qualname} is not an attribute of jax.config in JAX {self.by_name_only} "
+                f"(target {target}): those releases define the flag by name only"
+            )
         if self.added_in is not None and self.removed_in is None:
             text = f"{self.qualname} does not exist before JAX {self.added_in} (target {target})"
         elif self.removed_in is not None:
@@ -80,6 +86,7 @@ class ApiHistory:
         self.keys: Tuple[Tuple[int, ...], ...] = tuple(release_key(r) for r in self.releases)
         self._messages: List[str] = data["messages"]
         self._modules: Dict[str, Dict[str, list]] = data["modules"]
+        self._flags: Dict[str, List[int]] = data.get("flags", {})
         self._missing: Dict[tuple, FrozenSet[str]] = {}
 
     @property
@@ -97,6 +104,59 @@ class ApiHistory:
         flags = entry[3] if len(entry) > 3 else ""
         present = tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
         return NameHistory(qualname, present, deprecated, message, "m" in flags)
+
+    def _flag_present(self, flag: str) -> Optional[Tuple[Tuple[int, int], ...]]:
+        flat = self._flags.get(flag)
+        if flat is None:
+            known = self.lookup(f"jax.config.{flag}")
+            return known.present if known is not None else None
+        return tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+
+    def flag_absence(
+        self, flag: str, target: Version, upper: Optional[Version] = None
+    ) -> Optional[Absence]:
+        """Why the flag ``flag`` cannot be set or read by name (``jax.config.update("jax_x",
+        ...)``) on every release of the range; None when it can, or is unknown."""
+        present = self._flag_present(flag)
+        if present is None:
+            return None
+        known = self.lookup(f"jax.config.{flag}")
+        history = NameHistory(
+            f"jax.config.{flag}",
+            present,
+            known.deprecated_since if known else None,
+            known.message if known else None,
+            False,
+        )
+        return self._absence(history, target, upper)
+
+    def attribute_flag_absence(
+        self, flag: str, target: Version, upper: Optional[Version] = None
+    ) -> Optional[Absence]:
+        """Why ``jax.config.<flag>`` cannot be read on every release of the range, when the
+        flag itself exists there throughout by name: the releases where it is no attribute."""
+        absence = self.absence(f"jax.config.{flag}", target, upper)
+        if absence is None or self.flag_absence(flag, target, upper) is not None:
+            return absence
+        if self._flag_present(flag) is None:
+            return absence
+        low, high = self._bounds(target, upper)
+        known = self.lookup(f"jax.config.{flag}")
+        attribute: Set[int] = set()
+        for first, last in known.present if known is not None else ():
+            attribute.update(range(first, last + 1))
+        runs: List[List[int]] = []
+        for index in range(low, high + 1):
+            if index in attribute:
+                continue
+            if runs and runs[-1][1] == index - 1:
+                runs[-1][1] = index
+            else:
+                runs.append([index, index])
+        spans = ", ".join(
+            self.releases[a] + (f"..{self.releases[b]}" if b != a else "") for a, b in runs
+        )
+        return dataclasses.replace(absence, by_name_only=spans)
 
     def first_index(self, target: Version) -> int:
         """The index of the oldest release of the range that starts at ``target``."""
@@ -129,6 +189,12 @@ class ApiHistory:
         known = self.lookup(qualname)
         if known is None:
             return None
+        return self._absence(known, target, upper)
+
+    def _absence(
+        self, known: NameHistory, target: Version, upper: Optional[Version]
+    ) -> Optional[Absence]:
+        qualname = known.qualname
         low, high = self._bounds(target, upper)
         if any(first <= low and last >= high for first, last in known.present):
             return None

@@ -31,7 +31,10 @@ CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 class MissingApi(Rule):
     code = "JAX901"
     name = "missing-api"
-    summary = "report any JAX name missing from some release of the target range (from every release's API)"
+    summary = (
+        "report any JAX name missing from some release of the target range "
+        "(from every release's API)"
+    )
     safety = Safety.MANUAL
     references = HISTORY_SOURCES
     names_are_legacy = False
@@ -53,14 +56,29 @@ class MissingApi(Rule):
     today's JAX.  Other rules rewrite the names they know; on a line where one of them
     already reports, this rule stays quiet.
 
-    **Left alone.** Code under ``try: ... except ImportError/AttributeError`` and under
-    ``if hasattr(...)`` or a JAX-version check; names the history does not know (attributes of
-    classes, and members of jaxlib's compiled modules, such as ``jax.lib.xla_client.X``, are
-    judged by their module only).  Private names (``jax._src``) are JAX902's.
+    **Class members.** A member read through a JAX class itself
+    (``jax.core.Primitive.bind``, ``from jax.core import ShapedArray`` then
+    ``ShapedArray.strip_weak_type``) is checked like a module member: the history records the
+    methods, class attributes, properties and nested classes of every public class, with
+    those it inherits inside JAX and those JAX attaches from other modules.  A class whose
+    members cannot all be read from the sources (a base from outside JAX, a metaclass, a
+    ``__getattr__``, a decorator that may swap it) is *open* in that release: none of its
+    members is reported there.  Reads on instances are not judged: their type is unknown.
 
-    Configuration flags count as members of ``jax.config``: a removed flag is reported where it
-    is read (``jax.config.jax_array``) and where it is set or read by name
-    (``jax.config.update("jax_array", True)``).
+    **Left alone.** Code under ``try: ... except ImportError/AttributeError`` and under
+    ``if hasattr(...)`` or a JAX-version check; names the history does not know (members of
+    jaxlib's compiled modules, such as ``jax.lib.xla_client.X``, are judged by their module
+    only).  Private names (``jax._src``) are JAX902's.
+
+    **Configuration flags.** A removed flag is reported where it is set or read by name
+    (``jax.config.update("jax_array", True)``) and where it is read as an attribute
+    (``jax.config.jax_array``).  An attribute read is also reported where the flag exists but
+    the release defines it by name only (``jax.config.jax_platform_name``, which every release
+    defines with ``DEFINE_string``/``string_flag``: those add no attribute, ``bool_state`` and
+    the other ``*_state`` definers do), with a spelling that reads it on every release of the
+    range:
+    ``jax.config.read("name")``, or ``jax.config.values["name"]`` where some release of the
+    range makes it an attribute (``read`` refuses those).
     """
     examples = (
         Example.reported(
@@ -119,8 +137,8 @@ class MissingApi(Rule):
             self._report(site.node, site.qualname, ctx)
 
     def visit_string(self, node: cst.SimpleString, ctx: Context) -> None:
-        """``jax.config.update("jax_flag", ...)``: a flag is a member of ``jax.config`` in the
-        history, so a removed one is reported like any removed name."""
+        """``jax.config.update("jax_flag", ...)``: judged by the releases that define the flag
+        by name (an attribute or not), so a removed flag is reported like any removed name."""
         arg = ctx.parent(node)
         call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
         if not isinstance(call, cst.Call) or not call.args or call.args[0] is not arg:
@@ -128,8 +146,11 @@ class MissingApi(Rule):
         if ctx.qualname(call.func, ctx.scope_of(call)) not in _FLAG_CALLS:
             return
         flag = node.evaluated_value
-        if isinstance(flag, str):  # not b"...": JAX's flag names are str
-            self._report(node, f"jax.config.{flag}", ctx)
+        if not isinstance(flag, str):  # not b"...": JAX's flag names are str
+            return
+        absence = history().flag_absence(flag, ctx.target, ctx.upper)
+        if absence is not None:
+            self._record(node, absence, ctx)
 
     def visit_module(self, ctx: Context) -> None:
         for binding in ctx.analysis.imports:
@@ -140,14 +161,21 @@ class MissingApi(Rule):
                 self._report(binding.node, qualname, ctx)
 
     def _report(self, node: cst.CSTNode, qualname: str, ctx: Context) -> None:
-        absence = history().absence(qualname, ctx.target, ctx.upper)
-        if absence is None:
-            return
+        parent, _, name = qualname.rpartition(".")
+        if parent == "jax.config":
+            # a flag read as an attribute: missing also where it exists by name only
+            absence = history().attribute_flag_absence(name, ctx.target, ctx.upper)
+        else:
+            absence = history().absence(qualname, ctx.target, ctx.upper)
+        if absence is not None:
+            self._record(node, absence, ctx)
+
+    def _record(self, node: cst.CSTNode, absence: Absence, ctx: Context) -> None:
         line = ctx.position(node).start.line
         seen: Set[Tuple[int, str]] = ctx.memo((self.code, "reported"), set)
-        if (line, qualname) in seen:
+        if (line, absence.qualname) in seen:
             return
-        seen.add((line, qualname))
+        seen.add((line, absence.qualname))
         ctx.report(node, _message(absence, ctx))
 
 
@@ -164,9 +192,28 @@ def _first_missing(qualname: str, missing: frozenset) -> Optional[str]:
 def _message(absence: Absence, ctx: Context) -> str:
     target = ".".join(str(p) for p in ctx.target)
     text = absence.describe(target)
+    if absence.by_name_only is not None:
+        return text + "; " + _flag_recipe(absence.qualname.rpartition(".")[2], ctx)
     if absence.message is None and absence.removed_in is not None:
         text += f"; JAX's changelog for {absence.removed_in} says what replaces it: {CHANGELOG}"
     return text
+
+
+def _flag_recipe(flag: str, ctx: Context) -> str:
+    """How to read a flag on every release of the range.  JAX's ``Config.read`` refuses the
+    flags that are attributes (those with a context manager) from 0.4 on, so it only serves
+    where the flag is an attribute nowhere in the range; ``jax.config.values`` (a dict of every
+    flag: an attribute of ``Config`` set in ``__init__`` in old releases, a property in new
+    ones) serves everywhere it exists."""
+    h = history()
+    attribute = h.lookup(f"jax.config.{flag}")
+    low, high = h.first_index(ctx.target), h.last_index(ctx.upper)
+    nowhere = attribute is None or all(b < low or a > high for a, b in attribute.present)
+    if nowhere:
+        return f'read it with jax.config.read("{flag}")'
+    if h.exists_throughout("jax.config.values", ctx.target, ctx.upper):
+        return f'read it with jax.config.values["{flag}"]'
+    return f'read it by name (jax.config.read("{flag}") where it is no attribute)'
 
 
 _COPIES: Dict[tuple, MissingApi] = {}  # per target range and selection

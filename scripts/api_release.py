@@ -11,10 +11,12 @@ module makes names at run time; :func:`read_module` reads one module, following
 from __future__ import annotations
 
 import ast
-import re
 import tarfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from scripts.api_history_classes import ClassReader
+from scripts.api_history_flags import Flags, config_flags
 
 # What one release offers: module -> (names, deprecated name -> message, removed name ->
 # message, open?).  A module's submodules are among its names.
@@ -30,6 +32,14 @@ class _Release:
         self.packages = packages  # the modules that are packages (an __init__.py)
         self._names: Dict[str, Set[str]] = {}
         self._busy: Set[str] = set()
+        self._trees: Dict[str, ast.Module] = {}
+
+    def tree(self, module: str) -> ast.Module:
+        """The parsed module (parsed once: three readers walk it)."""
+        found = self._trees.get(module)
+        if found is None:
+            found = self._trees[module] = parse(module, self.files[module])
+        return found
 
     def star_names(self, module: str) -> Set[str]:
         """What ``from module import *`` binds (its ``__all__``, else its public names)."""
@@ -83,12 +93,16 @@ def _resolve_relative(module: str, is_package: bool, level: int, name: Optional[
     return ".".join(base + ([name] if name else []))
 
 
-def read_module(module: str, source: str, release: Optional[_Release]):  # noqa: ANN201
-    """(names, deprecated, removed, open, __all__ or None) of one module's source."""
+def parse(module: str, source: str) -> ast.Module:
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError) as error:
         raise SourceError(f"{module}: {error}") from None
+
+
+def read_module(module: str, source: str, release: Optional[_Release]):  # noqa: ANN201
+    """(names, deprecated, removed, open, __all__ or None) of one module's source."""
+    tree = release.tree(module) if release is not None else parse(module, source)
     is_package = release is not None and module in release.packages
     names: Set[str] = set()
     deprecations: Dict[str, Tuple[str, bool]] = {}  # name -> (message, still present)
@@ -213,8 +227,9 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
     return names, deprecated, removed, open_module, exported
 
 
-def read_release(sdist: Path) -> Dict[str, ModuleInfo]:
-    """Module -> (public names, deprecated, removed, open) for one sdist."""
+def read_release(sdist: Path) -> Tuple[Dict[str, ModuleInfo], Dict[str, frozenset], Flags]:
+    """Module -> (public names, deprecated, removed, open) for one sdist; the members of its
+    public classes that are not open (qualified class name -> members); its flags."""
     files: Dict[str, str] = {}
     packages: Set[str] = set()
     with tarfile.open(sdist) as archive:
@@ -246,66 +261,36 @@ def read_release(sdist: Path) -> Dict[str, ModuleInfo]:
             {n: m for n, m in removed.items() if not n.startswith("_")},
             open_module,
         )
-    # ``jax.config`` is the configuration object: its members are the flags every release
-    # defines (``jax.config.jax_enable_x64``) and the methods of its class.
-    members = config_members(files)
-    if members:
-        result.setdefault("jax.config", (set(), {}, {}, False))[0].update(members)
+    # ``jax.config`` is the configuration object: its members are the flags a release lets
+    # code read as attributes (``jax.config.jax_enable_x64``) and the members of its class;
+    # the flags it defines by name only (``jax.config.update("jax_platform_name", ...)``) are
+    # kept apart.
+    flags = config_flags(files, release.tree)
+    if flags.members:
+        result.setdefault("jax.config", (set(), {}, {}, False))[0].update(flags.members)
     # Submodules are names of their parent package (import jax.experimental.pjit).
     for module in list(result):
         parent, _, child = module.rpartition(".")
         if parent in result:
             result[parent][0].add(child)
-    return result
+    return result, class_members(release, result), flags
 
 
-_FLAG_DEFINER = re.compile(r"^(define_\w+|\w+_state|\w+_flag|DEFINE_\w+)$")
-
-
-def config_members(files: Dict[str, str]) -> Set[str]:
-    """The configuration flags one release defines (``define_bool_state(name="jax_x")``,
-    ``bool_state("jax_x", ...)``, absl's ``flags.DEFINE_bool("jax_x", ...)``), and the public
-    methods of its ``Config`` class."""
-    found: Set[str] = set()
-    for module, text in files.items():
-        if "jax_" not in text and "class Config" not in text:
+def class_members(release: _Release, result: Dict[str, ModuleInfo]) -> Dict[str, frozenset]:
+    """Public class of a public module -> its public members, for the classes that are not
+    open (see ``api_history_classes``)."""
+    trees = {module: release.tree(module) for module in release.files}
+    reader = ClassReader(trees, release.packages, release.files)
+    found: Dict[str, frozenset] = {}
+    for module, (names, _deprecated, _removed, _open) in result.items():
+        if module not in trees or module == "jax.config":
             continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError) as error:
-            raise SourceError(f"{module}: {error}") from None
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                func = node.func
-                callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-                if (
-                    callee == "setattr"
-                    and len(node.args) >= 2
-                    and getattr(node.args[0], "id", "") == "Config"
-                ):
-                    name = node.args[1]  # setattr(Config, "x64_enabled", property(...))
-                    if (
-                        isinstance(name, ast.Constant)
-                        and isinstance(name.value, str)
-                        and not name.value.startswith("_")
-                    ):
-                        found.add(name.value)
-                    continue
-                if not _FLAG_DEFINER.match(callee):
-                    continue
-                values = [k.value for k in node.keywords if k.arg == "name"] + node.args[:1]
-                for value in values:
-                    if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                        if value.value.startswith("jax") and value.value.isidentifier():
-                            found.add(value.value)
-            elif (
-                isinstance(node, ast.ClassDef)
-                and node.name == "Config"
-                and module.endswith("config")
-            ):
-                for item in node.body:
-                    if isinstance(
-                        item, (ast.FunctionDef, ast.AsyncFunctionDef)
-                    ) and not item.name.startswith("_"):
-                        found.add(item.name)
+        for name in names:
+            if f"{module}.{name}" in result:
+                continue  # a submodule
+            target = reader.resolve_name(module, name)
+            if target is not None and target[0] == "class":
+                members = reader.members(target[1], target[2])
+                if members is not None:
+                    found[f"{module}.{name}"] = members
     return found

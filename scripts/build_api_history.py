@@ -9,8 +9,13 @@ and records, per public module, the names it offers at run time:
   ones, plus what a ``from m import *`` brings from a module of the same release (loop
   variables and ``with`` targets are left out);
 * submodules (a package's ``.py`` files and sub-packages);
-* the configuration flags each release defines, as members of ``jax.config``
-  (``jax.config.jax_enable_x64``), with the methods of its ``Config`` class;
+* the configuration flags each release lets code read as attributes, as members of
+  ``jax.config`` (``jax.config.jax_enable_x64``), with the members of its ``Config`` class;
+  and apart (``"flags"``), the releases that define each flag by name, where they differ
+  (``jax_platform_name`` is no attribute on 0.4.13..0.10.2: see ``api_history_flags``);
+* the members of the public classes of public modules, read through the class
+  (``jax.core.Primitive.bind``): see ``api_history_classes`` (a class it cannot fully read
+  is open in that release, and has there every member it ever had);
 * JAX's own deprecation tables (a ``_deprecations`` dict served by ``deprecation_getattr``):
   a key whose value carries an object is present and deprecated; a key whose value is
   ``None`` is gone, and its message (which usually names the replacement) is kept;
@@ -30,12 +35,14 @@ Usage::
     python scripts/build_api_history.py --sdists DIR    # build from sdists already in DIR
 
 Downloads use ``pip download --no-deps --no-binary :all: jax==V`` (asking pip for a newer
-Python where a release needs one) into ``--sdists`` (default ``~/.cache/jaxmigrate/sdists``).
+Python where a release needs one; ``--download-jobs`` at a time, 6 by default) into
+``--sdists`` (default ``~/.cache/jaxmigrate/sdists``).
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import gzip
 import json
 import multiprocessing
@@ -48,7 +55,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "rules" / "data" / "jax_api_history.json.gz"
 FIRST_RELEASE = (0, 2, 0)
-FORMAT = 1
+FORMAT = 2
 _VERSION = re.compile(r"^\d+(\.\d+)*$")
 sys.path.insert(0, str(ROOT))
 
@@ -79,7 +86,7 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
     modules: Set[str] = set()
     open_at: Dict[str, Set[int]] = {}
     for index, version in enumerate(versions):
-        for module, (names, deprecated, removed, open_module) in per_release[version].items():
+        for module, (names, deprecated, removed, open_module) in per_release[version][0].items():
             modules.add(module)
             present.setdefault(module, set()).add(index)
             if open_module:
@@ -98,6 +105,13 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
         parent = qualname.rpartition(".")[0]
         if parent in open_at and qualname not in modules:
             indices.update(open_at[parent] & present.get(parent, set()))
+    _add_class_members(present, [per_release[v][1] for v in versions])
+    by_name: Dict[str, Set[int]] = {}
+    for index, version in enumerate(versions):
+        for flag in per_release[version][2].defined:
+            by_name.setdefault(flag, set()).add(index)
+    for flag in by_name:  # a flag that is never an attribute has no release there
+        present.setdefault(f"jax.config.{flag}", set())
     text_ids: Dict[str, int] = {}
     table: Dict[str, Dict[str, list]] = {}
     for qualname in sorted(present):
@@ -118,11 +132,35 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
         table.setdefault(parent, {})[name] = entry
     return {
         "format": FORMAT,
+        # Flags whose releases by name differ from those where they are attributes of
+        # ``jax.config`` (the ``jax.config`` entries of "modules").
+        "flags": {
+            flag: _intervals(sorted(indices))
+            for flag, indices in sorted(by_name.items())
+            if indices != present.get(f"jax.config.{flag}", set())
+        },
         "generator": "scripts/build_api_history.py",
         "releases": versions,
         "messages": [m for m, _ in sorted(text_ids.items(), key=lambda item: item[1])],
         "modules": table,
     }
+
+
+def _add_class_members(present: Dict[str, Set[int]], classes: List[Dict[str, frozenset]]) -> None:
+    """Adds ``Class.member`` to ``present``: in a release where the class is read (not open),
+    where the class has the member; in a release where the class exists but is open (or is no
+    class), wherever the class exists, whatever the member."""
+    read: Dict[str, Dict[int, frozenset]] = {}
+    for index, found in enumerate(classes):
+        for qualname, members in found.items():
+            read.setdefault(qualname, {})[index] = members
+    for qualname, by_release in read.items():
+        exists = present.get(qualname, set())
+        unread = exists - set(by_release)
+        for member in set().union(*by_release.values()):
+            present[f"{qualname}.{member}"] = unread | {
+                index for index, members in by_release.items() if member in members
+            }
 
 
 def _intervals(indices: List[int]) -> List[int]:
@@ -152,16 +190,22 @@ def released_versions() -> List[str]:
     )
 
 
-def download(directory: Path, versions: Iterable[str]) -> None:
+def download(directory: Path, versions: Iterable[str], jobs: int = 6) -> None:
+    """Fetches the missing sdists, ``jobs`` pip processes at a time (pip spends most of its
+    time preparing each sdist's metadata, so one at a time takes most of an hour)."""
     directory.mkdir(parents=True, exist_ok=True)
-    for version in versions:
-        if (directory / f"jax-{version}.tar.gz").exists():
-            continue
-        print(f"downloading jax {version}", file=sys.stderr)
-        base = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                "--no-binary", ":all:", "--dest", str(directory), f"jax=={version}"]  # fmt: skip
-        if subprocess.run(base).returncode != 0:
-            subprocess.run([*base, "--python-version", "3.14"], check=True)
+    missing = [v for v in versions if not (directory / f"jax-{v}.tar.gz").exists()]
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        for _ in pool.map(lambda version: _download_one(directory, version), missing):
+            pass
+
+
+def _download_one(directory: Path, version: str) -> None:
+    print(f"downloading jax {version}", file=sys.stderr)
+    base = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+            "--no-binary", ":all:", "--dest", str(directory), f"jax=={version}"]  # fmt: skip
+    if subprocess.run(base).returncode != 0:
+        subprocess.run([*base, "--python-version", "3.14"], check=True)
 
 
 def find_sdists(directory: Path) -> Dict[str, Path]:
@@ -182,10 +226,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         "--download", action="store_true", help="fetch the releases not yet in --sdists"
     )
     parser.add_argument("--out", type=Path, default=OUTPUT)
-    parser.add_argument("-j", "--jobs", type=int, default=multiprocessing.cpu_count())
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=multiprocessing.cpu_count(),
+        help="processes reading releases",
+    )  # fmt: skip
+    parser.add_argument(
+        "--download-jobs", type=int, default=6, help="pip downloads at a time (with --download)"
+    )
     args = parser.parse_args(argv)
     if args.download:
-        download(args.sdists, released_versions())
+        download(args.sdists, released_versions(), args.download_jobs)
     sdists = find_sdists(args.sdists)
     if not sdists:
         parser.error(f"no jax-*.tar.gz in {args.sdists} (use --download)")
@@ -197,7 +247,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         out.write(text.encode("utf-8"))
     names = sum(len(v) for v in data["modules"].values())
     print(
-        f"{args.out}: {len(data['releases'])} releases ({data['releases'][0]}..{data['releases'][-1]}), "
+        f"{args.out}: {len(data['releases'])} releases "
+        f"({data['releases'][0]}..{data['releases'][-1]}), "
         f"{names} names, {args.out.stat().st_size // 1024} KB",
         file=sys.stderr,
     )
