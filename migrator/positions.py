@@ -226,10 +226,19 @@ class Positions:
         return starts[index]
 
     def _from_end(self, index: int) -> Optional[int]:
-        """``_first_line`` counted back from the end of the source (None: not that simple)."""
+        """``_first_line`` counted back from the end of the source (None: not that simple).
+
+        Only where LibCST gives the source back line for line: it does not always keep a
+        backslash continuation (LibCST 1.9 drops ``\\`` + newline before an ``except``
+        clause's colon), and positions are those of the code it generates."""
         module, source = self.module, self._source
         if self._ends is None:
-            if source is None or "\r" in source or not module.has_trailing_newline:
+            if (
+                source is None
+                or "\r" in source
+                or "\\\n" in source
+                or not module.has_trailing_newline
+            ):
                 self._source = None
                 return None
             footer = sum(module.code_for_node(line).count("\n") for line in module.footer)

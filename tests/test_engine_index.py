@@ -126,6 +126,8 @@ _POSITION_SOURCES = (
     _INDEX_SOURCE,
     "x = 1\r\ny = '''a\r\nb'''\r\nif x:\r\n    pass\r\n",
     "a\\\n  .b\n",
+    # LibCST 1.9 generates ``except E:``: its positions are those of the code it generates
+    "import jax\ntry:\n    x = 1\nexcept E \\\n  :\n    x = 2\nimport a\nimport b\nimport c\n",
     "# header\n\nimport jax  # c\n\n\ndef f(x):\n    return x.device_buffer\n# footer\n",
     "x = 1\ny = '''\n\n'''\nif x:\n    z = (1,\n 2)",  # no trailing newline
     "x = 1\r\ny = 2\nz = 3\rw = 4\n",  # mixed line endings
