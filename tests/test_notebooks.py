@@ -24,6 +24,15 @@ nbformat = pytest.importorskip("nbformat")
 # ---------------------------------------------------------------- notebooks
 
 
+def _migrated_cells(path: Path, *cells: str) -> list:
+    """Write a notebook of these code cells at ``path``, migrate it, give the cells' sources."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    invoke(path, "--no-cache")
+    return [cell.source for cell in nbformat.read(str(path), as_version=4).cells]
+
+
 @pytest.fixture
 def notebook(tmp_path):
     path = tmp_path / "tutorial.ipynb"
@@ -90,31 +99,25 @@ def test_notebook_diff_shows_cell_sources(notebook):
 
 
 def test_notebook_import_goes_to_the_importing_cell(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("import jax.numpy as jnp\nimport numpy as np"),
-        nbformat.v4.new_code_cell("def f(x):\n    return isinstance(x, jnp.DeviceArray)"),
+    sources = _migrated_cells(
+        tmp_path / "n.ipynb",
+        "import jax.numpy as jnp\nimport numpy as np",
+        "def f(x):\n    return isinstance(x, jnp.DeviceArray)",
+    )
+    assert sources == [
+        "import numpy as np\nimport jax",
+        "def f(x):\n    return isinstance(x, jax.Array)",
     ]
-    path = tmp_path / "n.ipynb"
-    path.write_text(nbformat.writes(nb), encoding="utf-8")
-    invoke(path, "--no-cache")
-    new = nbformat.read(str(path), as_version=4)
-    assert new.cells[0].source == "import numpy as np\nimport jax"
-    assert new.cells[1].source == "def f(x):\n    return isinstance(x, jax.Array)"
 
 
 def test_notebook_later_cell_import_is_not_used_early(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("import jax.numpy as jnp\nok = isinstance(1, jnp.DeviceArray)"),
-        nbformat.v4.new_code_cell("import jax\njax.devices()"),
-    ]
-    path = tmp_path / "n.ipynb"
-    path.write_text(nbformat.writes(nb), encoding="utf-8")
-    invoke(path, "--no-cache")
-    new = nbformat.read(str(path), as_version=4)
+    sources = _migrated_cells(
+        tmp_path / "n.ipynb",
+        "import jax.numpy as jnp\nok = isinstance(1, jnp.DeviceArray)",
+        "import jax\njax.devices()",
+    )
     # cell 1 runs first: it must import jax itself
-    assert new.cells[0].source == "import jax\nok = isinstance(1, jax.Array)"
+    assert sources[0] == "import jax\nok = isinstance(1, jax.Array)"
 
 
 @pytest.mark.parametrize("check", [False, True], ids=["write", "check"])
@@ -216,16 +219,12 @@ def test_migrated_notebook_runs_on_installed_jax(tmp_path):
 
 
 def test_notebook_with_a_broken_cell_migrates_the_others(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("import jax\nx = (1\n     % 2)\ny = jax.tree_map(f, t)"),
-        nbformat.v4.new_code_cell("def broken(:\n    jax.tree_map(f, t)"),
-        nbformat.v4.new_code_cell("z = jax.tree_leaves(t)\ns = '''\n%not a magic\n'''"),
-    ]
-    path = tmp_path / "n.ipynb"
-    path.write_text(nbformat.writes(nb), encoding="utf-8")
-    invoke(path, "--no-cache")
-    sources = [c.source for c in nbformat.read(str(path), as_version=4).cells]
+    sources = _migrated_cells(
+        tmp_path / "n.ipynb",
+        "import jax\nx = (1\n     % 2)\ny = jax.tree_map(f, t)",
+        "def broken(:\n    jax.tree_map(f, t)",
+        "z = jax.tree_leaves(t)\ns = '''\n%not a magic\n'''",
+    )
     assert sources == [
         "import jax\nx = (1\n     % 2)\ny = jax.tree.map(f, t)",
         "def broken(:\n    jax.tree_map(f, t)",  # not Python: left alone

@@ -4,6 +4,8 @@ an unsafe fix (a finding unless enabled), and an edit that starts using an impor
 
 from __future__ import annotations
 
+from typing import Any, Callable, Tuple
+
 import libcst as cst
 import pytest
 
@@ -12,48 +14,54 @@ from jaxmigrate.migrator.rule import REGISTRY, Rule, Safety
 
 
 @pytest.fixture
-def temporary_rule():
+def throwaway():
+    """``throwaway(code, visit, safety=..., names=...)`` registers a rule for this test whose
+    ``visit_name`` is ``visit(site, ctx)``; it is unregistered afterwards."""
     added = []
 
-    def register(cls):
-        added.append(cls.code)
-        return REGISTRY[cls.code]
+    def register(
+        code: str,
+        visit: Callable[[Any, Any], None],
+        safety: Safety = Safety.SAFE,
+        names: Tuple[str, ...] = ("mod.a",),
+    ) -> None:
+        attributes = {
+            "code": code,
+            "name": f"test-{code.lower()}",
+            "summary": "a throwaway rule for one test",
+            "safety": safety,
+            "names": frozenset(names),
+            "visit_name": lambda self, site, ctx: visit(site, ctx),
+        }
+        type(f"Throwaway{code}", (Rule,), attributes)
+        added.append(code)
+        assert code in REGISTRY
 
     yield register
     for code in added:
         REGISTRY.pop(code, None)
 
 
-def test_non_converging_rule_is_an_error(temporary_rule):
-    class Flip(Rule):
-        code = "JAX990"
-        name = "test-flip"
-        summary = "flips a name back and forth"
-        safety = Safety.SAFE
-        names = frozenset({"mod.a", "mod.b"})
+def test_non_converging_rule_is_an_error(throwaway):
+    def visit(site, ctx):
+        if not site.is_import:
+            other = "b" if site.qualname == "mod.a" else "a"
+            ctx.replace(site.node, cst.Attribute(cst.Name("mod"), cst.Name(other)), "flip")
 
-        def visit_name(self, site, ctx):
-            if not site.is_import:
-                other = "b" if site.qualname == "mod.a" else "a"
-                ctx.replace(site.node, cst.Attribute(cst.Name("mod"), cst.Name(other)), "flip")
-
-    temporary_rule(Flip)
+    throwaway(
+        "JAX990",
+        visit,
+        names=("mod.a", "mod.b"),
+    )
     with pytest.raises(MigrationError, match="did not settle"):
         migrate_source("import mod\nmod.a\n", Settings(select=("JAX990",)))
 
 
-def test_crashing_rule_is_an_internal_error(temporary_rule):
-    class Crash(Rule):
-        code = "JAX991"
-        name = "test-crash"
-        summary = "raises"
-        safety = Safety.SAFE
-        names = frozenset({"mod.a"})
+def test_crashing_rule_is_an_internal_error(throwaway):
+    def visit(site, ctx):
+        raise RuntimeError("boom")
 
-        def visit_name(self, site, ctx):
-            raise RuntimeError("boom")
-
-    temporary_rule(Crash)
+    throwaway("JAX991", visit)
     result = migrate_source("import mod\nmod.a\n", Settings(select=("JAX991",)))
     assert result.output == "import mod\nmod.a\n"  # the site is lost, not the file
     assert [(e.code, e.line, e.message) for e in result.errors] == [
@@ -61,36 +69,22 @@ def test_crashing_rule_is_an_internal_error(temporary_rule):
     ]
 
 
-def test_unparsable_output_is_refused(temporary_rule):
-    class Broken(Rule):
-        code = "JAX992"
-        name = "test-broken"
-        summary = "produces invalid code"
-        safety = Safety.SAFE
-        names = frozenset({"mod.a"})
+def test_unparsable_output_is_refused(throwaway):
+    def visit(site, ctx):
+        if not site.is_import:
+            ctx.replace(site.node, cst.Name("class"), "break it")  # a keyword
 
-        def visit_name(self, site, ctx):
-            if not site.is_import:
-                ctx.replace(site.node, cst.Name("class"), "break it")  # a keyword
-
-    temporary_rule(Broken)
+    throwaway("JAX992", visit)
     with pytest.raises(MigrationError, match="does not parse"):
         migrate_source("import mod\nmod.a\n", Settings(select=("JAX992",)))
 
 
-def test_unsafe_fixes_are_findings_unless_enabled(temporary_rule):
-    class Risky(Rule):
-        code = "JAX993"
-        name = "test-risky"
-        summary = "an unsafe rename"
-        safety = Safety.UNSAFE
-        names = frozenset({"mod.a"})
+def test_unsafe_fixes_are_findings_unless_enabled(throwaway):
+    def visit(site, ctx):
+        if not site.is_import:
+            ctx.replace(site.node, cst.Attribute(cst.Name("mod"), cst.Name("b")), "a -> b")
 
-        def visit_name(self, site, ctx):
-            if not site.is_import:
-                ctx.replace(site.node, cst.Attribute(cst.Name("mod"), cst.Name("b")), "a -> b")
-
-    temporary_rule(Risky)
+    throwaway("JAX993", visit, safety=Safety.UNSAFE)
     source = "import mod\nmod.a\n"
     reported = migrate_source(source, Settings(select=("JAX993",)))
     assert reported.output == source
@@ -101,19 +95,16 @@ def test_unsafe_fixes_are_findings_unless_enabled(temporary_rule):
     assert not fixed.findings
 
 
-def test_an_import_an_edit_starts_to_use_is_not_removed(temporary_rule):
-    class UseIt(Rule):
-        code = "JAX994"
-        name = "test-use-it"
-        summary = "rewrites mod.a to the otherwise unused name helper"
-        safety = Safety.SAFE
-        names = frozenset({"mod.a", "lib.helper"})  # an unused lib.helper import is dead
+def test_an_import_an_edit_starts_to_use_is_not_removed(throwaway):
+    def visit(site, ctx):
+        if not site.is_import and site.qualname == "mod.a":
+            ctx.replace(site.node, cst.Name("helper"), "a -> helper")
 
-        def visit_name(self, site, ctx):
-            if not site.is_import and site.qualname == "mod.a":
-                ctx.replace(site.node, cst.Name("helper"), "a -> helper")
-
-    temporary_rule(UseIt)
+    throwaway(
+        "JAX994",
+        visit,
+        names=("mod.a", "lib.helper"),
+    )  # an unused lib.helper import is dead
     # The unused ``helper`` import would be cleaned up, but this round's edit starts using it.
     out = migrate_source(
         "import mod\nfrom lib import helper\nx = mod.a\n", Settings(select=("JAX994",))
