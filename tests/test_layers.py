@@ -175,14 +175,22 @@ def test_rules_import_no_other_rule() -> None:
     assert not offending, sorted(offending)
 
 
+def _rule_nodes() -> List[Tuple[str, ast.AST]]:
+    """(module name, node) for every ``ast`` node of every rule module."""
+    return [
+        (name, node)
+        for name, path in MODULES.items()
+        if name.startswith("jaxmigrate.rules.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+
+
 def test_rules_never_read_the_registry() -> None:
     """Which rule handles a name comes from ``ctx.owner`` (or ``rule.owners()`` outside a
     file), never from a loop over ``REGISTRY`` inside a rule."""
     readers = [
         name
-        for name, path in MODULES.items()
-        if name.startswith("jaxmigrate.rules.")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for name, node in _rule_nodes()
         if (isinstance(node, ast.Name) and node.id == "REGISTRY")
         or (isinstance(node, ast.alias) and node.name == "REGISTRY")
     ]
@@ -220,9 +228,7 @@ def test_rules_never_read_the_settings() -> None:
     applied is the engine's decision, so no rule reads ``settings`` or imports ``Settings``."""
     readers = sorted(
         name
-        for name, path in MODULES.items()
-        if name.startswith("jaxmigrate.rules.")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for name, node in _rule_nodes()
         if (isinstance(node, ast.Attribute) and node.attr == "settings")
         or (isinstance(node, ast.alias) and node.name == "Settings")
     )
