@@ -23,6 +23,7 @@ from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate, under
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
+from jaxmigrate.rules._helpers import is_store
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
@@ -75,10 +76,12 @@ class MissingApi(Rule):
     (``jax.config.jax_array``).  An attribute read is also reported where the flag exists but
     the release defines it by name only (``jax.config.jax_platform_name``, which every release
     defines with ``DEFINE_string``/``string_flag``: those add no attribute, ``bool_state`` and
-    the other ``*_state`` definers do), with a spelling that reads it on every release of the
-    range:
-    ``jax.config.read("name")``, or ``jax.config.values["name"]`` where some release of the
-    range makes it an attribute (``read`` refuses those).
+    the other ``*_state`` definers do).  Where no release of the range makes the flag an
+    attribute, a plain read is rewritten to ``jax.config.read("name")``, which JAX serves for
+    such flags on every release (the attribute read raised AttributeError on each of them);
+    a store stays a finding (``jax.config.update`` is the spelling).  Where some release of
+    the range does make it an attribute, the finding suggests ``jax.config.values["name"]``
+    (``read`` refuses those flags).
     """
     examples = (
         Example.reported(
@@ -167,8 +170,34 @@ class MissingApi(Rule):
             absence = history().attribute_flag_absence(name, ctx.target, ctx.upper)
         else:
             absence = history().absence(qualname, ctx.target, ctx.upper)
-        if absence is not None:
-            self._record(node, absence, ctx)
+        if absence is None:
+            return
+        if parent == "jax.config" and self._read_by_name(node, name, absence, ctx):
+            return
+        self._record(node, absence, ctx)
+
+    @staticmethod
+    def _read_by_name(node: cst.CSTNode, flag: str, absence: Absence, ctx: Context) -> bool:
+        """``jax.config.flag`` read where no release of the range makes the flag an attribute
+        (it raised AttributeError on each of them) becomes ``jax.config.read("flag")``, which
+        JAX's ``Config`` serves for such flags on every release.  Only a plain read: a store,
+        ``del`` or a flag some release does make an attribute stays a finding."""
+        if absence.by_name_only is None or not _attribute_nowhere(flag, ctx):
+            return False
+        if not history().exists_throughout("jax.config.read", ctx.target, ctx.upper):
+            return False
+        if not isinstance(node, cst.Attribute) or node.attr.value != flag or is_store(ctx, node):
+            return False
+        read = cst.Call(
+            func=cst.Attribute(value=ctx.copy(node.value), attr=cst.Name("read")),
+            args=[cst.Arg(cst.SimpleString(f'"{flag}"'))],
+        )
+        message = (
+            f'jax.config.{flag} -> jax.config.read("{flag}"): the flag is defined by name only '
+            "on every release of the range, so it is no attribute of jax.config there"
+        )
+        ctx.replace(node, read, message, Safety.SAFE)
+        return True
 
     def _record(self, node: cst.CSTNode, absence: Absence, ctx: Context) -> None:
         line = ctx.position(node).start.line
@@ -206,14 +235,19 @@ def _flag_recipe(flag: str, ctx: Context) -> str:
     flag: an attribute of ``Config`` set in ``__init__`` in old releases, a property in new
     ones) serves everywhere it exists."""
     h = history()
-    attribute = h.lookup(f"jax.config.{flag}")
-    low, high = h.first_index(ctx.target), h.last_index(ctx.upper)
-    nowhere = attribute is None or all(b < low or a > high for a, b in attribute.present)
-    if nowhere:
+    if _attribute_nowhere(flag, ctx):
         return f'read it with jax.config.read("{flag}")'
     if h.exists_throughout("jax.config.values", ctx.target, ctx.upper):
         return f'read it with jax.config.values["{flag}"]'
     return f'read it by name (jax.config.read("{flag}") where it is no attribute)'
+
+
+def _attribute_nowhere(flag: str, ctx: Context) -> bool:
+    """No release of the target range makes ``flag`` an attribute of ``jax.config``."""
+    h = history()
+    attribute = h.lookup(f"jax.config.{flag}")
+    low, high = h.first_index(ctx.target), h.last_index(ctx.upper)
+    return attribute is None or all(b < low or a > high for a, b in attribute.present)
 
 
 _COPIES: Dict[tuple, MissingApi] = {}  # per target range and selection
