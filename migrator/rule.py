@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import inspect
 import itertools
 import re
 import textwrap
@@ -87,6 +88,19 @@ def _version(change: Union[str, Note, None]) -> Optional[str]:
     return change[0] if isinstance(change, tuple) else change
 
 
+def _kebab(class_name: str) -> str:
+    """``DevicePutSharded`` -> ``device-put-sharded`` (``EnableX64`` -> ``enable-x64``)."""
+    return _WORD_BREAK.sub("-", class_name).lower()
+
+
+def _summary_and_doc(docstring: str) -> Tuple[str, str]:
+    """A rule's docstring as its summary (the first paragraph, on one line) and its doc (the
+    rest, dedented)."""
+    summary, _, doc = inspect.cleandoc(docstring).partition("\n\n")
+    return " ".join(summary.split()), doc.strip()
+
+
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _CODE_RE = re.compile(r"^JAX\d{3}$")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -108,7 +122,23 @@ REGISTRY: Dict[str, "Rule"] = {}
 
 
 class Rule:
-    """Base class of every rule.  Subclasses set the class attributes and override hooks."""
+    """Base class of every rule.
+
+    A rule states who it is on its class line and documents itself in its docstring::
+
+        class ToPy(Rule, code="JAX406", safety=Safety.SAFE):
+            '''x.to_py() -> np.asarray(x)
+
+            **What it does.** ...
+            '''
+
+    ``code`` is its ``JAXnnn`` code; ``name``, the one users select, is the class name in
+    kebab-case unless given (``name="..."``); ``safety`` is how far its fixes can be trusted.
+    The docstring's first paragraph is the rule's one-line ``summary`` (``jaxmigrate rules``,
+    SARIF's short description), the rest its Markdown ``doc`` (what it does, why, what to use
+    instead: ``jaxmigrate explain``).  A class without ``code`` is a helper base, not a rule.
+    Subclasses set the other class attributes below and override hooks.
+    """
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -125,7 +155,7 @@ class Rule:
     # release), the guide section that gives the replacement, the API page of what to use.
     # ``explain``, the reports, JSON and SARIF all show these.
     references: ClassVar[Tuple[Reference, ...]] = ()
-    doc: ClassVar[str] = ""  # Markdown: what it does, why, what to use instead
+    doc: ClassVar[str] = ""  # from the docstring: Markdown, what it does, why, what to use
     examples: ClassVar[Tuple[Example, ...]] = ()
 
     # What the rule wants to see.  The engine derives the textual prefilter, the cheap
@@ -161,15 +191,28 @@ class Rule:
     # ``Union`` or ``isinstance`` tuple, the engine's tidying keeps one (:mod:`migrator.tidy`).
     same_types: ClassVar[Dict[str, str]] = {}
 
-    def __init_subclass__(cls, **kwargs: object) -> None:
+    def __init_subclass__(
+        cls,
+        code: Optional[str] = None,
+        safety: Optional[Safety] = None,
+        name: Optional[str] = None,
+        **kwargs: object,
+    ) -> None:
         super().__init_subclass__(**kwargs)
         life = cls.lifecycle
         cls.needs_jax, cls.deprecated_in, cls.removed_in = life.versions()
         notes = life.notes()
         if notes:  # cited first, once (a subclass may inherit them already in place)
             cls.references = (*notes, *(r for r in cls.references if r not in notes))
-        if "code" not in cls.__dict__:  # an abstract helper base, not a rule
+        if code is None:  # a helper base, not a rule
             return
+        if safety is None and not hasattr(cls, "safety"):  # a family's base may give it
+            raise ValueError(f"rule {code} must state its safety on its class line")
+        cls.code, cls.safety = code, safety or cls.safety
+        cls.name = name or _kebab(cls.__name__)
+        cls.summary, cls.doc = _summary_and_doc(cls.__doc__ or "")
+        if not cls.summary:
+            raise ValueError(f"rule {code} must document itself in its docstring")
         if not _CODE_RE.match(cls.code):
             raise ValueError(f"rule code {cls.code!r} must look like JAX123")
         if not _NAME_RE.match(cls.name):

@@ -9,7 +9,7 @@ neither depends on the other.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import libcst as cst
 
@@ -126,7 +126,7 @@ class PredicateTypeRule(Rule):
     predicate: ClassVar[str] = ""  # what ``isinstance(x, LEGACY)`` becomes ({x}, {array})
     recipe: ClassVar[str] = ""  # the predicate as messages show it
 
-    def __init_subclass__(cls, **kwargs: object) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         if "label" in cls.__dict__:
             cls.annotation_words = frozenset({cls.label})  # visit_module reports them
             # a string annotation is reported by its name, import or not

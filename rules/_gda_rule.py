@@ -4,7 +4,7 @@ shapes of rewrite, a call replaced by a call and a statement replaced by stateme
 
 from __future__ import annotations
 
-from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -87,7 +87,7 @@ class BatchedCallbackRule(GdaRule):
     safety = Safety.SAFE
     references = gda_references("jax.make_array_from_single_device_arrays")
 
-    def __init_subclass__(cls, **kwargs: object) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         if "method" in cls.__dict__:  # the names, before the rule registers
             cls.names = gda_names("." + cls.method)
         super().__init_subclass__(**kwargs)

@@ -13,10 +13,24 @@ from jaxmigrate.migrator.rule import Example, Lifecycle
 from jaxmigrate.rules._array_type import ArrayTypeRule
 
 
-class ArrayImpl(ArrayTypeRule):
-    code = "JAX105"
-    name = "array-impl"
-    summary = "jax.lib.xla_extension.ArrayImpl (and the jaxlib spellings) -> jax.Array"
+class ArrayImpl(ArrayTypeRule, code="JAX105"):
+    """jax.lib.xla_extension.ArrayImpl (and the jaxlib spellings) -> jax.Array
+
+    **What it does.** Replaces `ArrayImpl` reached through `jax.lib.xla_extension`,
+    `jax.lib.xla_client` or `jaxlib.xla_extension` with `jax.Array` in isinstance/issubclass
+    checks (tuples are de-duplicated), annotations and aliases.
+
+    **Why.** `jax.lib.xla_extension` and `jax.lib.xla_client` were deprecated in JAX 0.4.36
+    and removed in 0.6.0; `jaxlib.xla_extension` no longer exists (the class moved to the
+    private `jaxlib._jax`).  `jax.Array` is the public type of every concrete array.
+
+    **Behaviour.** `isinstance(x, jax.Array)` is also True for tracers inside `jit`, where
+    `ArrayImpl` was not; add `and not isinstance(x, jax.core.Tracer)` if the check meant a
+    concrete array.
+
+    **Not rewritten.** `type(x) is ArrayImpl`, calls and subclassing are reported.
+    """
+
     lifecycle = Lifecycle(
         needs="0.4.1",
         deprecated=("0.4.36", "jax.lib.xla_extension and xla_client APIs deprecated"),
@@ -33,21 +47,6 @@ class ArrayImpl(ArrayTypeRule):
             "jaxlib.xla_client.ArrayImpl",
         }
     )
-    doc = """
-    **What it does.** Replaces `ArrayImpl` reached through `jax.lib.xla_extension`,
-    `jax.lib.xla_client` or `jaxlib.xla_extension` with `jax.Array` in isinstance/issubclass
-    checks (tuples are de-duplicated), annotations and aliases.
-
-    **Why.** `jax.lib.xla_extension` and `jax.lib.xla_client` were deprecated in JAX 0.4.36
-    and removed in 0.6.0; `jaxlib.xla_extension` no longer exists (the class moved to the
-    private `jaxlib._jax`).  `jax.Array` is the public type of every concrete array.
-
-    **Behaviour.** `isinstance(x, jax.Array)` is also True for tracers inside `jit`, where
-    `ArrayImpl` was not; add `and not isinstance(x, jax.core.Tracer)` if the check meant a
-    concrete array.
-
-    **Not rewritten.** `type(x) is ArrayImpl`, calls and subclassing are reported.
-    """
     examples = (
         Example(
             title="isinstance through jax.lib",

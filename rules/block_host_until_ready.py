@@ -19,17 +19,9 @@ from jaxmigrate.rules._verdict import (
 )
 
 
-class BlockHostUntilReady(Rule):
-    code = "JAX405"
-    name = "block-host-until-ready"
-    summary = "x.block_host_until_ready() -> x.block_until_ready()"
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        deprecated=("0.3.2", "block_host_until_ready deprecated", "jaxlib"),
-        removed=("0.4.1", "block_host_until_ready removed", "jaxlib"),
-    )
-    attributes = frozenset({"block_host_until_ready"})
-    doc = """
+class BlockHostUntilReady(Rule, code="JAX405", safety=Safety.SAFE):
+    """x.block_host_until_ready() -> x.block_until_ready()
+
     **What it does.** Renames the buffer method `block_host_until_ready()` to
     `block_until_ready()` on receivers tied to a JAX array (the result of a `jax`/`jnp` call
     or of a jitted function, a name assigned only such values, a parameter annotated
@@ -43,6 +35,12 @@ class BlockHostUntilReady(Rule):
     **Use instead.** `x.block_until_ready()`, or `jax.block_until_ready(tree)` for pytrees
     (JAX 0.4.3+).
     """
+
+    lifecycle = Lifecycle(
+        deprecated=("0.3.2", "block_host_until_ready deprecated", "jaxlib"),
+        removed=("0.4.1", "block_host_until_ready removed", "jaxlib"),
+    )
+    attributes = frozenset({"block_host_until_ready"})
     examples = (
         Example(
             title="wait for a jitted result",

@@ -43,21 +43,9 @@ def _arguments(call: cst.Call) -> Optional[Tuple[cst.BaseExpression, cst.BaseExp
     return found["treedef"], found["xs"]
 
 
-class BuildTree(Rule):
-    code = "JAX702"
-    name = "build-tree"
-    summary = (
-        "jax.tree_util.build_tree(treedef, xs) -> jax.tree.unflatten(treedef, jax.tree.leaves(xs))"
-    )
-    safety = Safety.UNSAFE
-    # no gate: below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
-    lifecycle = Lifecycle(
-        deprecated=("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
-        removed=("0.7.0", "jax.tree_util.build_tree removed"),
-    )
-    references = (refs.api("jax.tree.unflatten"),)
-    names = frozenset({"jax.tree_util.build_tree"})
-    doc = """
+class BuildTree(Rule, code="JAX702", safety=Safety.UNSAFE):
+    """jax.tree_util.build_tree(treedef, xs) -> jax.tree.unflatten(treedef, jax.tree.leaves(xs))
+
     **What it does.** Rewrites `jax.tree_util.build_tree(treedef, xs)` as
     `jax.tree.unflatten(treedef, jax.tree.leaves(xs))` (`jax.tree_util.tree_unflatten` /
     `tree_leaves` for targets below 0.4.25).  Other uses of `build_tree` (passing the
@@ -72,6 +60,14 @@ class BuildTree(Rule):
     1-tuple leaf silently loses its tuple).  Where you already have the flat leaves, pass them
     to `jax.tree.unflatten` directly.
     """
+
+    # no gate: below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
+    lifecycle = Lifecycle(
+        deprecated=("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
+        removed=("0.7.0", "jax.tree_util.build_tree removed"),
+    )
+    references = (refs.api("jax.tree.unflatten"),)
+    names = frozenset({"jax.tree_util.build_tree"})
     examples = (
         Example(
             title="applied with --unsafe-fixes",

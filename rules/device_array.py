@@ -12,25 +12,9 @@ from jaxmigrate.migrator.rule import Example, Lifecycle
 from jaxmigrate.rules._array_type import DEVICE_ARRAY_NAMES, ArrayTypeRule
 
 
-class DeviceArray(ArrayTypeRule):
-    code = "JAX101"
-    name = "device-array"
-    summary = (
-        "DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases"
-    )
-    # reports a string annotation or a method call by its name, import or not
-    needs_jax_import = False
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.14")
-    references = (
-        refs.release_notes("0.4.1", "jax.Array replaces DeviceArray"),
-        refs.release_notes("0.4.4", "jax.interpreters.xla.DeviceArray deprecated"),
-        refs.release_notes("0.4.7", "jax.numpy.DeviceArray deprecated"),
-        refs.release_notes("0.4.14", "jax.numpy.DeviceArray removed"),
-        refs.array_migration("New public type named jax.Array"),
-        refs.release_notes("0.3.18", "jax.numpy.ndarray is an alias of jax.Array"),
-    )
-    names = DEVICE_ARRAY_NAMES
-    doc = """
+class DeviceArray(ArrayTypeRule, code="JAX101"):
+    """DeviceArray (every spelling) -> jax.Array in isinstance checks, annotations and aliases
+
     **What it does.** Replaces references to the pre-jax.Array array classes
     (`jnp.DeviceArray`, `jax.interpreters.xla.DeviceArray`, `xla._DeviceArray`,
     `jaxlib.xla_extension.DeviceArray`, `jax.xla.DeviceArray`, the `Buffer` aliases) with
@@ -51,6 +35,19 @@ class DeviceArray(ArrayTypeRule):
     Calls (`DeviceArray(...)`) and subclassing are reported too.  String annotations are
     left as they are; one that spells `DeviceArray` is reported.
     """
+
+    # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = False
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.14")
+    references = (
+        refs.release_notes("0.4.1", "jax.Array replaces DeviceArray"),
+        refs.release_notes("0.4.4", "jax.interpreters.xla.DeviceArray deprecated"),
+        refs.release_notes("0.4.7", "jax.numpy.DeviceArray deprecated"),
+        refs.release_notes("0.4.14", "jax.numpy.DeviceArray removed"),
+        refs.array_migration("New public type named jax.Array"),
+        refs.release_notes("0.3.18", "jax.numpy.ndarray is an alias of jax.Array"),
+    )
+    names = DEVICE_ARRAY_NAMES
     examples = (
         Example(
             title="isinstance with an imported name",

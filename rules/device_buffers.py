@@ -28,22 +28,10 @@ RECIPE = {
 }
 
 
-class DeviceBuffers(Rule):
-    code = "JAX403"
-    name = "device-buffers"
-    summary = (
-        "x.device_buffer -> x.addressable_data(0); "
-        "x.device_buffers -> [s.data for s in x.addressable_shards]"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs="0.4.1",
-        deprecated=("0.4.22", "device_buffer and device_buffers deprecated"),
-        removed=("0.4.27", "device_buffer and device_buffers removed"),
-    )
-    references = (refs.api("jax.Array"),)
-    attributes = frozenset({"device_buffer", "device_buffers"})
-    doc = """
+class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
+    """x.device_buffer -> x.addressable_data(0); x.device_buffers -> [s.data for s in
+    x.addressable_shards]
+
     **What it does.** Rewrites the removed buffer properties of JAX arrays:
     `x.device_buffer` becomes `x.addressable_data(0)` and `x.device_buffers` becomes
     `[s.data for s in x.addressable_shards]` (`len(x.device_buffers)` becomes
@@ -70,6 +58,14 @@ class DeviceBuffers(Rule):
     **Use instead.** `x.addressable_data(i)`, `x.addressable_shards` (each with `.data`,
     `.device`, `.index`).
     """
+
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.22", "device_buffer and device_buffers deprecated"),
+        removed=("0.4.27", "device_buffer and device_buffers removed"),
+    )
+    references = (refs.api("jax.Array"),)
+    attributes = frozenset({"device_buffer", "device_buffers"})
     examples = (
         Example(
             title="buffers of an array made by jax",

@@ -22,19 +22,9 @@ from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_met
 MODERN = "next(iter(x.devices()))"
 
 
-class DeviceMethod(Rule):
-    code = "JAX404"
-    name = "device-method"
-    summary = "x.device() on a jax.Array -> next(iter(x.devices())) (never the .device property)"
-    safety = Safety.UNSAFE
-    lifecycle = Lifecycle(
-        needs="0.4.1",
-        deprecated=("0.4.21", "Array.device() deprecated"),
-        removed=("0.4.27", "Array.device() removed; use arr.devices()"),
-    )
-    references = (refs.api("jax.Array"),)
-    attributes = frozenset({"device"})
-    doc = """
+class DeviceMethod(Rule, code="JAX404", safety=Safety.UNSAFE):
+    """x.device() on a jax.Array -> next(iter(x.devices())) (never the .device property)
+
     **What it does.** Rewrites the removed `Array.device()` method to
     `next(iter(x.devices()))` on receivers tied to a JAX array (the result of a `jax`/`jnp`
     call or of a jitted function, a name assigned only such values, a parameter annotated
@@ -55,6 +45,14 @@ class DeviceMethod(Rule):
     **Use instead.** `next(iter(x.devices()))` for a single-device array, `x.devices()` (a
     set) or `x.sharding` in general.
     """
+
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.21", "Array.device() deprecated"),
+        removed=("0.4.27", "Array.device() removed; use arr.devices()"),
+    )
+    references = (refs.api("jax.Array"),)
+    attributes = frozenset({"device"})
     examples = (
         Example(
             title="the device an array lives on",

@@ -61,22 +61,10 @@ def _arguments(call: cst.Call, parameters) -> Optional[Dict[str, cst.BaseExpress
     return found if len(found) == len(parameters) else None
 
 
-class DevicePutSharded(Rule):
-    code = "JAX801"
-    name = "device-put-sharded"
-    summary = (
-        "jax.device_put_sharded / device_put_replicated -> "
-        "jax.device_put(jnp.stack(...), NamedSharding(...))"
-    )
-    safety = Safety.UNSAFE
-    lifecycle = Lifecycle(
-        needs="0.4.1",
-        deprecated=("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
-        removed=("0.10.0", "device_put_sharded and device_put_replicated removed"),
-    )
-    references = (refs.pmap_migration(),)
-    names = frozenset(PARAMETERS)
-    doc = """
+class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
+    """jax.device_put_sharded / device_put_replicated -> jax.device_put(jnp.stack(...),
+    NamedSharding(...))
+
     **What it does.** Rewrites
     `jax.device_put_sharded(shards, devices)` as
     `jax.device_put(jnp.stack(shards), NamedSharding(Mesh(np.array(devices), ('x',)), P('x')))`
@@ -100,6 +88,14 @@ class DevicePutSharded(Rule):
     `jax.tree_util.tree_map(lambda *leaves: jax.device_put(jnp.stack(leaves), ...), *shards)`,
     which is the same for a plain array.
     """  # noqa: E501
+
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.8.1", "device_put_sharded and device_put_replicated deprecated"),
+        removed=("0.10.0", "device_put_sharded and device_put_replicated removed"),
+    )
+    references = (refs.pmap_migration(),)
+    names = frozenset(PARAMETERS)
     examples = (
         Example(
             title="applied with --unsafe-fixes",

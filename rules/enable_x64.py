@@ -20,21 +20,9 @@ from jaxmigrate.rules._helpers import called_or_report
 DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64": "False"}
 
 
-class EnableX64(Rule):
-    code = "JAX803"
-    name = "enable-x64"
-    summary = (
-        "jax.experimental.enable_x64() / disable_x64() -> "
-        "jax.enable_x64(True) / jax.enable_x64(False)"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs=added_in("jax.enable_x64"),
-        deprecated=("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
-    )
-    references = (refs.api("jax.enable_x64"),)
-    names = frozenset(DEFAULTS)
-    doc = """
+class EnableX64(Rule, code="JAX803", safety=Safety.SAFE):
+    """jax.experimental.enable_x64() / disable_x64() -> jax.enable_x64(True) / jax.enable_x64(False)
+
     **What it does.** Rewrites calls of the experimental context managers:
     `jax.experimental.enable_x64()` -> `jax.enable_x64(True)`,
     `jax.experimental.enable_x64(flag)` -> `jax.enable_x64(flag)`,
@@ -49,6 +37,13 @@ class EnableX64(Rule):
     `--target-version 0.8.0` or newer; older targets keep the experimental spelling, which
     works there.  `jax.enable_x64(...)` needs its argument: there is no default.
     """
+
+    lifecycle = Lifecycle(
+        needs=added_in("jax.enable_x64"),
+        deprecated=("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),
+    )
+    references = (refs.api("jax.enable_x64"),)
+    names = frozenset(DEFAULTS)
     examples = (
         Example(
             before="""

@@ -43,22 +43,9 @@ RECIPE = (
 )
 
 
-class FromGda(Rule):
-    code = "JAX204"
-    name = "from-gda"
-    summary = (
-        "pjit(f, in_axis_resources=FROM_GDA) -> pjit(f): jax.Array inputs carry their sharding"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.7", removed="0.4.8")
-    references = (
-        refs.release_notes("0.4.7", "FROM_GDA deprecated"),
-        refs.source_at("0.4.8", "jax/experimental/pjit.py", "FROM_GDA no longer defined"),
-        refs.release_notes("0.4.11", "FROM_GDA listed as removed"),
-        refs.array_migration("FROM_GDA and jax.Array"),
-    )
-    names = frozenset({FROM_GDA})
-    doc = """
+class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
+    """pjit(f, in_axis_resources=FROM_GDA) -> pjit(f): jax.Array inputs carry their sharding
+
     **What it does.** Removes `in_shardings=FROM_GDA` / `in_axis_resources=FROM_GDA` (also a
     tuple or list made only of `FROM_GDA`) from `pjit` calls and `partial(pjit, ...)`
     decorators; other keywords are renamed to `in_shardings`/`out_shardings` on the way.
@@ -79,6 +66,15 @@ class FromGda(Rule):
     **Use instead.** `pjit(f, out_shardings=...)` (then `jax.jit`, JAX202); for mixed inputs,
     `multihost_utils.host_local_array_to_global_array(np_inputs, mesh, specs)` before the call.
     """
+
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.7", removed="0.4.8")
+    references = (
+        refs.release_notes("0.4.7", "FROM_GDA deprecated"),
+        refs.source_at("0.4.8", "jax/experimental/pjit.py", "FROM_GDA no longer defined"),
+        refs.release_notes("0.4.11", "FROM_GDA listed as removed"),
+        refs.array_migration("FROM_GDA and jax.Array"),
+    )
+    names = frozenset({FROM_GDA})
     examples = (
         Example(
             before="""

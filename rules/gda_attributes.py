@@ -30,23 +30,10 @@ NEW = {
 }
 
 
-class GdaAttributes(Rule):
-    code = "JAX402"
-    name = "gda-attributes"
-    summary = (
-        "GDA .local_shards/.local_data(i)/.mesh_axes/.mesh -> "
-        ".addressable_shards/.addressable_data(i)/.sharding.spec/.sharding.mesh"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.1", removed="0.4.7")
-    references = (
-        refs.release_notes("0.4.1", "jax.Array is the default array type"),
-        GDA_HISTORY[1],
-        refs.array_migration("GDA’s API name changes"),
-        refs.api("jax.Array"),
-    )
-    attributes = frozenset({"local_shards", "local_data", "mesh_axes", "mesh"})
-    doc = """
+class GdaAttributes(Rule, code="JAX402", safety=Safety.SAFE):
+    """GDA .local_shards/.local_data(i)/.mesh_axes/.mesh ->
+    .addressable_shards/.addressable_data(i)/.sharding.spec/.sharding.mesh
+
     **What it does.** Renames GlobalDeviceArray attributes to their jax.Array spelling:
     `.local_shards` -> `.addressable_shards`, `.local_data(i)` -> `.addressable_data(i)`,
     `.mesh_axes` -> `.sharding.spec`, `.mesh` -> `.sharding.mesh`.
@@ -76,6 +63,15 @@ class GdaAttributes(Rule):
     `x.sharding.mesh` (check `isinstance(x.sharding, jax.sharding.NamedSharding)` first when
     the array may come from `jit`).
     """
+
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.1", removed="0.4.7")
+    references = (
+        refs.release_notes("0.4.1", "jax.Array is the default array type"),
+        GDA_HISTORY[1],
+        refs.array_migration("GDA’s API name changes"),
+        refs.api("jax.Array"),
+    )
+    attributes = frozenset({"local_shards", "local_data", "mesh_axes", "mesh"})
     examples = (
         Example(
             title="an array built from a callback",

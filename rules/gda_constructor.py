@@ -21,17 +21,10 @@ RECIPE = (
 )
 
 
-class GdaConstructor(GdaRule):
-    code = "JAX302"
-    name = "gda-constructor"
-    summary = (
-        "GlobalDeviceArray(shape, mesh, axes, buffers) -> "
-        "jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)"
-    )
-    safety = Safety.SAFE
-    references = gda_references(MODERN)
-    names = gda_names()
-    doc = """
+class GdaConstructor(GdaRule, code="JAX302", safety=Safety.SAFE):
+    """GlobalDeviceArray(shape, mesh, axes, buffers) ->
+    jax.make_array_from_single_device_arrays(shape, NamedSharding(mesh, P(...)), buffers)
+
     **What it does.** Rewrites a call of the `GlobalDeviceArray` constructor,
     `GlobalDeviceArray(global_shape, global_mesh, mesh_axes, device_buffers)` (positional or
     keyword arguments, any import spelling), to
@@ -50,6 +43,9 @@ class GdaConstructor(GdaRule):
     `*args`/`**kwargs`, or `mesh_axes=None` are reported with the recipe.  Uses of the class as
     a type (`isinstance`, annotations) are JAX103's.
     """
+
+    references = gda_references(MODERN)
+    names = gda_names()
     examples = (
         Example(
             before="""

@@ -20,17 +20,10 @@ RECIPE = (
 )
 
 
-class GdaFromBatchedCallback(BatchedCallbackRule):
-    method = "from_batched_callback"
-    recipe = RECIPE
-    summary_of_fix = "batched callback + jax.make_array_from_single_device_arrays"
-    code = "JAX303"
-    name = "gda-from-batched-callback"
-    summary = (
-        "x = GlobalDeviceArray.from_batched_callback(...) -> "
-        "one batched callback + jax.make_array_from_single_device_arrays"
-    )
-    doc = """
+class GdaFromBatchedCallback(BatchedCallbackRule, code="JAX303"):
+    """x = GlobalDeviceArray.from_batched_callback(...) -> one batched callback +
+    jax.make_array_from_single_device_arrays
+
     **What it does.** Replaces the statement
     `x = GlobalDeviceArray.from_batched_callback(global_shape, global_mesh, mesh_axes,
     data_callback)`, or `return GlobalDeviceArray.from_batched_callback(...)`, by statements
@@ -54,6 +47,10 @@ class GdaFromBatchedCallback(BatchedCallbackRule):
     (inside an expression, an attribute target, a one-line `if x: y = ...`), calls
     with `*args`/`**kwargs`, and `mesh_axes=None` are reported with the recipe.
     """
+
+    method = "from_batched_callback"
+    recipe = RECIPE
+    summary_of_fix = "batched callback + jax.make_array_from_single_device_arrays"
     examples = (
         Example(
             before="""

@@ -24,17 +24,10 @@ RECIPE = (
 )
 
 
-class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
-    method = "from_batched_callback_with_devices"
-    recipe = RECIPE
-    summary_of_fix = "grouped callback + jax.make_array_from_single_device_arrays"
-    code = "JAX304"
-    name = "gda-from-batched-callback-with-devices"
-    summary = (
-        "x = GlobalDeviceArray.from_batched_callback_with_devices(...) -> "
-        "grouped callback + jax.make_array_from_single_device_arrays"
-    )
-    doc = """
+class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule, code="JAX304"):
+    """x = GlobalDeviceArray.from_batched_callback_with_devices(...) -> grouped callback +
+    jax.make_array_from_single_device_arrays
+
     **What it does.** Replaces the statement
     `x = GlobalDeviceArray.from_batched_callback_with_devices(global_shape, global_mesh,
     mesh_axes, data_callback)` by statements that do what GDA did: build the
@@ -56,6 +49,10 @@ class GdaFromBatchedCallbackWithDevices(BatchedCallbackRule):
     **Not rewritten.** A call that is not the whole value of a plain `name = ...` statement,
     calls with `*args`/`**kwargs`, and `mesh_axes=None` are reported with the recipe.
     """
+
+    method = "from_batched_callback_with_devices"
+    recipe = RECIPE
+    summary_of_fix = "grouped callback + jax.make_array_from_single_device_arrays"
     examples = (
         Example(
             before="""

@@ -18,17 +18,10 @@ MODERN = "jax.make_array_from_callback"
 RECIPE = "jax.make_array_from_callback(shape, NamedSharding(mesh, P(*mesh_axes)), callback)"
 
 
-class GdaFromCallback(GdaRule):
-    code = "JAX301"
-    name = "gda-from-callback"
-    summary = (
-        "GlobalDeviceArray.from_callback(shape, mesh, axes, cb) -> "
-        "jax.make_array_from_callback(shape, NamedSharding(mesh, P(...)), cb)"
-    )
-    safety = Safety.UNSAFE
-    references = gda_references(MODERN)
-    names = gda_names(".from_callback")
-    doc = """
+class GdaFromCallback(GdaRule, code="JAX301", safety=Safety.UNSAFE):
+    """GlobalDeviceArray.from_callback(shape, mesh, axes, cb) -> jax.make_array_from_callback(shape,
+    NamedSharding(mesh, P(...)), cb)
+
     **What it does.** Rewrites `GlobalDeviceArray.from_callback(global_shape, global_mesh,
     mesh_axes, data_callback)` (positional or keyword arguments, any import spelling of
     the class) to `jax.make_array_from_callback(global_shape, NamedSharding(global_mesh,
@@ -50,6 +43,9 @@ class GdaFromCallback(GdaRule):
     **Not rewritten.** Calls with `*args`/`**kwargs`, a literal `None` for `mesh_axes`, and
     references that are not called (`f = GDA.from_callback`) are reported with the recipe.
     """
+
+    references = gda_references(MODERN)
+    names = gda_names(".from_callback")
     examples = (
         Example(
             title="a pure indexing callback is rewritten directly",

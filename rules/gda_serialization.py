@@ -63,27 +63,10 @@ def _renamed(name: str) -> str:
     return NEW + name[len(OLD) :]
 
 
-class GdaSerialization(Rule):
-    code = "JAX308"
-    name = "gda-serialization"
-    summary = (
-        "jax.experimental.gda_serialization -> jax.experimental.array_serialization "
-        "(deserialization calls reported)"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs=added_in("jax.experimental.array_serialization.serialization"),
-        deprecated=(
-            "0.4.9",
-            "jax.experimental.array_serialization added, gda_serialization deprecated",
-        ),
-        removed=("0.4.11", "jax.experimental.gda_serialization removed"),
-    )
-    names = frozenset(
-        {OLD, f"{OLD}.serialization"} | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}
-    )
-    legacy_modules = frozenset({OLD})
-    doc = """
+class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
+    """jax.experimental.gda_serialization -> jax.experimental.array_serialization (deserialization
+    calls reported)
+
     **What it does.** Moves imports of `jax.experimental.gda_serialization` (the module, its
     `serialization` submodule or names from it) to `jax.experimental.array_serialization`,
     renames dotted references, and renames the keywords that changed with the types
@@ -99,6 +82,19 @@ class GdaSerialization(Rule):
     no counterpart.  A file that uses any of them is reported and left alone, since
     renaming only the import would turn an ImportError into a wrong-argument error.
     """
+
+    lifecycle = Lifecycle(
+        needs=added_in("jax.experimental.array_serialization.serialization"),
+        deprecated=(
+            "0.4.9",
+            "jax.experimental.array_serialization added, gda_serialization deprecated",
+        ),
+        removed=("0.4.11", "jax.experimental.gda_serialization removed"),
+    )
+    names = frozenset(
+        {OLD, f"{OLD}.serialization"} | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}
+    )
+    legacy_modules = frozenset({OLD})
     examples = (
         Example(
             before="""

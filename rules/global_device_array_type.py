@@ -16,28 +16,10 @@ from jaxmigrate.rules._arrays import is_attribute_value, is_called
 from jaxmigrate.rules._gda import GDA_HISTORY
 
 
-class GlobalDeviceArrayType(PredicateTypeRule):
-    code = "JAX103"
-    name = "global-device-array-type"
-    summary = (
-        "GlobalDeviceArray as a type -> jax.Array (annotations) "
-        "or `not x.is_fully_addressable` (unsafe)"
-    )
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.7")
-    references = (
-        *GDA_HISTORY,
-        refs.array_migration("New public type named jax.Array"),
-    )
-    label = "GlobalDeviceArray"
-    predicate = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
-    recipe = "isinstance(x, jax.Array) and not x.is_fully_addressable"
-    names = frozenset(
-        {
-            "jax.experimental.global_device_array.GlobalDeviceArray",
-            "jax._src.global_device_array.GlobalDeviceArray",
-        }
-    )
-    doc = """
+class GlobalDeviceArrayType(PredicateTypeRule, code="JAX103"):
+    """GlobalDeviceArray as a type -> jax.Array (annotations) or `not x.is_fully_addressable`
+    (unsafe)
+
     **What it does.** `isinstance(x, GlobalDeviceArray)` becomes the jax.Array migration
     guide's predicate `isinstance(x, jax.Array) and not x.is_fully_addressable` (an unsafe
     fix); in a class tuple the other classes stay.  Annotations and `Union[...]` members
@@ -58,6 +40,21 @@ class GlobalDeviceArrayType(PredicateTypeRule):
     **Reported, not rewritten.** `issubclass`, `type(x) is GlobalDeviceArray`, isinstance on
     an expression that is not a plain name, and the class used as a value.
     """
+
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.7")
+    references = (
+        *GDA_HISTORY,
+        refs.array_migration("New public type named jax.Array"),
+    )
+    label = "GlobalDeviceArray"
+    predicate = "isinstance({x}, {array}) and not {x}.is_fully_addressable"
+    recipe = "isinstance(x, jax.Array) and not x.is_fully_addressable"
+    names = frozenset(
+        {
+            "jax.experimental.global_device_array.GlobalDeviceArray",
+            "jax._src.global_device_array.GlobalDeviceArray",
+        }
+    )
     examples = (
         Example(
             title="the guide's predicate (with --unsafe-fixes)",

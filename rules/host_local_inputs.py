@@ -41,28 +41,9 @@ from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 
 
-class HostLocalInputs(PjitInputs, Rule):
-    code = "JAX203"
-    name = "host-local-inputs"
-    summary = (
-        "multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array"
-    )
-    safety = Safety.UNSAFE
-    lifecycle = Lifecycle(needs="0.4.1")
-    references = (
-        refs.release_notes("0.4.1", "jax.Array is the default: pjit inputs are global"),
-        refs.array_migration(
-            "Breaking change for pjit after switching to jax.Array for host local inputs"
-        ),
-        refs.array_migration("Handling of host local inputs to pjit like batch, etc"),
-        refs.api("jax.experimental.multihost_utils.host_local_array_to_global_array"),
-    )
-    # sites only (the work is in visit_module): jax.process_index() / jax.process_count() /
-    # jax.distributed.initialize(), also imported by name (`from jax import process_index`)
-    names = MULTI_PROCESS
-    names_are_legacy = False  # current APIs: their imports are never removed as legacy
-    attributes = frozenset({"process_index", "process_count", "initialize"})
-    doc = """
+class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
+    """multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array
+
     **What it does.** In a multi-process program (the file calls `jax.distributed.initialize`,
     `jax.process_index()` or `jax.process_count()`), finds calls of a pjit/`jax.jit`-compiled
     function with partitioned `in_shardings` whose arguments are NumPy arrays built in the
@@ -95,6 +76,21 @@ class HostLocalInputs(PjitInputs, Rule):
     **Use instead.** `multihost_utils.host_local_array_to_global_array` (or, from 0.4.29,
     `jax.make_array_from_process_local_data(NamedSharding(mesh, spec), local)`).
     """
+
+    lifecycle = Lifecycle(needs="0.4.1")
+    references = (
+        refs.release_notes("0.4.1", "jax.Array is the default: pjit inputs are global"),
+        refs.array_migration(
+            "Breaking change for pjit after switching to jax.Array for host local inputs"
+        ),
+        refs.array_migration("Handling of host local inputs to pjit like batch, etc"),
+        refs.api("jax.experimental.multihost_utils.host_local_array_to_global_array"),
+    )
+    # sites only (the work is in visit_module): jax.process_index() / jax.process_count() /
+    # jax.distributed.initialize(), also imported by name (`from jax import process_index`)
+    names = MULTI_PROCESS
+    names_are_legacy = False  # current APIs: their imports are never removed as legacy
+    attributes = frozenset({"process_index", "process_count", "initialize"})
     examples = (
         Example(
             before="""

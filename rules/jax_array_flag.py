@@ -56,28 +56,10 @@ def _false_message(flag: str) -> str:
     )
 
 
-class JaxArrayFlag(Rule):
-    code = "JAX501"
-    name = "jax-array-flag"
-    summary = (
-        "delete jax.config.update('jax_array', True), JAX_ARRAY=1, jax_jit_pjit_api_merge and "
-        "jax_parallel_functions_output_gda; fold `if jax.config.jax_array:`"
-    )
-    safety = Safety.SAFE
-    needs_jax_import = False  # JAX_ARRAY=1 in os.environ / absl flag strings need no jax import
-    lifecycle = Lifecycle(
-        needs="0.4.7",
-        deprecated=("0.4.7", "jax_array can no longer be disabled"),
-        removed=("0.4.14", "the jax_array flag removed"),
-    )
-    references = (
-        refs.release_notes("0.4.26", "jax_parallel_functions_output_gda removed"),
-        refs.array_migration("How to enable jax.Array?"),
-        refs.array_migration("How can I disable jax.Array for now?"),
-    )
-    strings = frozenset(FLAGS) | frozenset(ENV_VARS)
-    attributes = frozenset(FLAGS)
-    doc = """
+class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
+    """delete jax.config.update('jax_array', True), JAX_ARRAY=1, jax_jit_pjit_api_merge and
+    jax_parallel_functions_output_gda; fold `if jax.config.jax_array:`
+
     **What it does.** Deletes the statements that switched the jax.Array transition flags on:
 
     * `jax.config.update('jax_array', True)` (any spelling of the config object:
@@ -118,6 +100,20 @@ class JaxArrayFlag(Rule):
     `jax_parallel_functions_output_gda` (its value came from the environment).  Command
     lines such as `--jax_array=true` are not seen.
     """
+
+    needs_jax_import = False  # JAX_ARRAY=1 in os.environ / absl flag strings need no jax import
+    lifecycle = Lifecycle(
+        needs="0.4.7",
+        deprecated=("0.4.7", "jax_array can no longer be disabled"),
+        removed=("0.4.14", "the jax_array flag removed"),
+    )
+    references = (
+        refs.release_notes("0.4.26", "jax_parallel_functions_output_gda removed"),
+        refs.array_migration("How to enable jax.Array?"),
+        refs.array_migration("How can I disable jax.Array for now?"),
+    )
+    strings = frozenset(FLAGS) | frozenset(ENV_VARS)
+    attributes = frozenset(FLAGS)
     examples = (
         Example(
             title="the migration guide's opt-in",

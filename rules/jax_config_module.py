@@ -23,24 +23,10 @@ LEGACY_OBJECT = "jax.config.config"
 MODERN = "jax.config"
 
 
-class JaxConfigModule(Rule):
-    code = "JAX502"
-    name = "jax-config-module"
-    summary = (
-        "from jax.config import config / import jax.config / jax.config.config "
-        "-> import jax; jax.config"
-    )
-    safety = Safety.SAFE
-    # no gate: ``jax.config`` (the Config object) exists on every JAX release
-    lifecycle = Lifecycle(
-        deprecated=("0.4.25", "jax.config.config removed, import jax.config deprecated"),
-        removed=("0.4.29", "the jax.config submodule removed"),
-    )
-    names = frozenset({LEGACY_OBJECT})
-    # The submodule: ``import jax.config`` wakes the rule up, and an import of it left unused
-    # is removed.  (``from jax import config`` has the same dotted name; unused, it goes too.)
-    legacy_modules = frozenset({"jax.config"})
-    doc = """
+class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
+    """from jax.config import config / import jax.config / jax.config.config -> import jax;
+    jax.config
+
     **What it does.** Rewrites references to the Config object through the old `jax.config`
     submodule to the `jax.config` attribute of the `jax` package:
 
@@ -57,6 +43,16 @@ class JaxConfigModule(Rule):
     **Reported.** `import jax.config as cfg` (the alias named the submodule, not the Config
     object: rewrite its uses by hand to `jax.config`).
     """
+
+    # no gate: ``jax.config`` (the Config object) exists on every JAX release
+    lifecycle = Lifecycle(
+        deprecated=("0.4.25", "jax.config.config removed, import jax.config deprecated"),
+        removed=("0.4.29", "the jax.config submodule removed"),
+    )
+    names = frozenset({LEGACY_OBJECT})
+    # The submodule: ``import jax.config`` wakes the rule up, and an import of it left unused
+    # is removed.  (``from jax import config`` has the same dotted name; unused, it goes too.)
+    legacy_modules = frozenset({"jax.config"})
     examples = (
         Example(
             before="""

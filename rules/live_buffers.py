@@ -54,30 +54,15 @@ def recipe(device: str) -> str:
     return f"[a for a in jax.live_arrays() if {device} in a.devices()]"
 
 
-class LiveBuffers(Rule):
-    code = "JAX401"
-    name = "live-buffers"
-    summary = (
-        "len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])"
-    )
-    safety = Safety.UNSAFE
-    # reports a string annotation or a method call by its name, import or not
-    needs_jax_import = False
-    lifecycle = Lifecycle(
-        needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type")
-    )
-    references = (
-        refs.array_migration("live_buffers replaced with live_arrays"),
-        refs.api("jax.live_arrays"),
-    )
-    attributes = frozenset({"live_buffers"})
-    doc = f"""
-    **What it does.** Rewrites the leak counter `len(device.live_buffers())` to
-    `len({RECIPE})` when the receiver is certainly a JAX device: `jax.devices()[i]`,
-    `jax.local_devices()[i]`, a name assigned from one of those, a loop variable over
-    `jax.devices()`, or a parameter annotated `jax.Device`.  A receiver that is not a plain
-    name is bound once (`device = jax.devices()[0]` on the line before).  Every other use of
-    `live_buffers()`, and receivers that are not known devices, are reported with the recipe.
+class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
+    """len(device.live_buffers()) -> len([a for a in jax.live_arrays() if device in a.devices()])
+
+    **What it does.** Rewrites the leak counter `len(device.live_buffers())` to `len([a for a in
+    jax.live_arrays() if device in a.devices()])` when the receiver is certainly a JAX device:
+    `jax.devices()[i]`, `jax.local_devices()[i]`, a name assigned from one of those, a loop
+    variable over `jax.devices()`, or a parameter annotated `jax.Device`. A receiver that is not
+    a plain name is bound once (`device = jax.devices()[0]` on the line before). Every other use
+    of `live_buffers()`, and receivers that are not known devices, are reported with the recipe.
 
     **Why.** `Device.live_buffers()` still exists but returns an empty list on every JAX
     since jax.Array (checked on 0.4.13, 0.4.30 and 0.10.2), so leak checks built on it
@@ -93,6 +78,17 @@ class LiveBuffers(Rule):
     **Not touched.** The backend client's `live_buffers()` (`jax.devices()[0].client`,
     `xla_bridge.get_backend()`) still works and is left alone.
     """
+
+    # reports a string annotation or a method call by its name, import or not
+    needs_jax_import = False
+    lifecycle = Lifecycle(
+        needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type")
+    )
+    references = (
+        refs.array_migration("live_buffers replaced with live_arrays"),
+        refs.api("jax.live_arrays"),
+    )
+    attributes = frozenset({"live_buffers"})
     examples = (
         Example(
             title="a leak counter",

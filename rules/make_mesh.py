@@ -40,19 +40,10 @@ class _WritesMakeMesh(Rule):
     references = (refs.api("jax.make_mesh"), refs.explicit_sharding())
 
 
-class MakeMesh(_WritesMakeMesh):
-    code = "JAX604"
-    name = "make-mesh"
-    summary = (
-        "opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) "
-        "-> jax.make_mesh(shape, names, axis_types=(Auto,)*n)"
-    )
-    lifecycle = Lifecycle(needs=added_in("jax.make_mesh"))
-    # create_device_mesh is not deprecated: code using it works on every JAX, and a run on
-    # today's code must change nothing (the newest flax examples build meshes this way).
-    opt_in = True
-    names = frozenset({LEGACY})
-    doc = """
+class MakeMesh(_WritesMakeMesh, code="JAX604"):
+    """opt-in (--select JAX604): Mesh(mesh_utils.create_device_mesh(shape), names) ->
+    jax.make_mesh(shape, names, axis_types=(Auto,)*n)
+
     **Opt-in.** Runs only with `--select JAX604` (the code itself, not a prefix): it
     modernises code that works on every JAX, so a plain run leaves it alone.
 
@@ -79,6 +70,12 @@ class MakeMesh(_WritesMakeMesh):
     len(names))`; keep `Mesh(mesh_utils.create_device_mesh(...), names)` where you pass
     devices or options.
     """
+
+    lifecycle = Lifecycle(needs=added_in("jax.make_mesh"))
+    # create_device_mesh is not deprecated: code using it works on every JAX, and a run on
+    # today's code must change nothing (the newest flax examples build meshes this way).
+    opt_in = True
+    names = frozenset({LEGACY})
     examples = (
         Example(
             before="""
@@ -183,16 +180,9 @@ def _count(node: cst.BaseExpression) -> Optional[int]:
 EXPLICIT_DEFAULT_FROM = parse_version("0.9.0")
 
 
-class MakeMeshAxisTypes(_WritesMakeMesh):
-    """Second rule of this module (``make_mesh``'s axis_types history): a bare ``jax.make_mesh``."""
+class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
+    """jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n
 
-    code = "JAX608"
-    name = "make-mesh-axis-types"
-    summary = "jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n"
-    lifecycle = Lifecycle(needs=added_in("jax.sharding.AxisType"))
-    names = frozenset({"jax.make_mesh"})
-    names_are_legacy = False
-    doc = """
     **What it does.** Adds `axis_types=(jax.sharding.AxisType.Auto,) * n` to `jax.make_mesh`
     calls that have no `axis_types`, when the target range starts before 0.9.0 and reaches it:
     the code was written for the Auto default and must keep that meaning on newer releases.
@@ -211,6 +201,10 @@ class MakeMeshAxisTypes(_WritesMakeMesh):
     axis_types=(jax.sharding.AxisType.Auto,) * len(names))`, or adopt explicit sharding on
     purpose (`AxisType.Explicit`, with `jax.set_mesh` and `out_sharding=` where needed).
     """
+
+    lifecycle = Lifecycle(needs=added_in("jax.sharding.AxisType"))
+    names = frozenset({"jax.make_mesh"})
+    names_are_legacy = False
     examples = (
         Example(
             before="""

@@ -89,26 +89,10 @@ def is_pmap_layout(spec: cst.BaseExpression, ctx: Context, scope: Scope) -> bool
     return _is_int(axis.args[0].value, 0)
 
 
-class MakeShardedDeviceArray(Rule):
-    code = "JAX305"
-    name = "make-sharded-device-array"
-    summary = (
-        "pxla.make_sharded_device_array(aval, <pmap ShardingSpec>, bufs) -> "
-        "jax.make_array_from_single_device_arrays over a 1-D mesh of the buffers' devices"
-    )
-    safety = Safety.UNSAFE
-    lifecycle = Lifecycle(
-        needs="0.4.1",
-        deprecated=("0.4.6", "make_sharded_device_array deprecated"),
-        removed=("0.4.14", "make_sharded_device_array removed"),
-    )
-    references = (
-        refs.array_migration("Creating jax.Array"),
-        refs.pmap_migration(),
-        refs.api("jax.make_array_from_single_device_arrays"),
-    )
-    names = frozenset(f"{m}.make_sharded_device_array" for m in PXLA_MODULES)
-    doc = """
+class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
+    """pxla.make_sharded_device_array(aval, <pmap ShardingSpec>, bufs) ->
+    jax.make_array_from_single_device_arrays over a 1-D mesh of the buffers' devices
+
     **What it does.** Rewrites `pxla.make_sharded_device_array(aval, sharding_spec,
     device_buffers)` when `sharding_spec` is spelled out (inline, or as a name bound once to
     it) as the plain pmap layout `ShardingSpec(sharding=(Unstacked(n), NoSharding(), ...),
@@ -133,6 +117,18 @@ class MakeShardedDeviceArray(Rule):
     calls (it is used twice), and an explicit `indices` argument are reported with the
     recipe: pick `NamedSharding(mesh, pspec)` for pjit-style layouts.
     """
+
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.6", "make_sharded_device_array deprecated"),
+        removed=("0.4.14", "make_sharded_device_array removed"),
+    )
+    references = (
+        refs.array_migration("Creating jax.Array"),
+        refs.pmap_migration(),
+        refs.api("jax.make_array_from_single_device_arrays"),
+    )
+    names = frozenset(f"{m}.make_sharded_device_array" for m in PXLA_MODULES)
     examples = (
         Example(
             before="""

@@ -29,19 +29,9 @@ _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 
 
-class MissingApi(Rule):
-    code = "JAX901"
-    name = "missing-api"
-    summary = (
-        "report any JAX name missing from some release of the target range "
-        "(from every release's API)"
-    )
-    safety = Safety.MANUAL
-    references = HISTORY_SOURCES
-    names_are_legacy = False
-    backstop = True
-    parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
-    doc = """
+class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
+    """report any JAX name missing from some release of the target range (from every release's API)
+
     **What it does.** Reports every reference (``import jax.x``, ``from jax.x import y``,
     ``jax.x.y`` through any alias) to a public JAX name that does not exist on every JAX
     release from the target version to the newest one.  The message names the release that
@@ -83,6 +73,11 @@ class MissingApi(Rule):
     the range does make it an attribute, the finding suggests ``jax.config.values["name"]``
     (``read`` refuses those flags).
     """
+
+    references = HISTORY_SOURCES
+    names_are_legacy = False
+    backstop = True
+    parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
     examples = (
         Example.reported(
             title="a removed name, with JAX's message",

@@ -19,13 +19,21 @@ MULTIHOST = "jax.experimental.multihost_utils"
 PSPEC = "jax.sharding.PartitionSpec"
 
 
-class MultihostNonePspec(Rule):
-    code = "JAX307"
-    name = "multihost-none-pspec"
-    summary = (
-        "None pspecs in host_local_array_to_global_array / global_array_to_host_local_array -> P()"
-    )
-    safety = Safety.SAFE
+class MultihostNonePspec(Rule, code="JAX307", safety=Safety.SAFE):
+    """None pspecs in host_local_array_to_global_array / global_array_to_host_local_array -> P()
+
+    **What it does.** In calls of `multihost_utils.host_local_array_to_global_array` and
+    `global_array_to_host_local_array`, replaces a `None` pspecs argument, and `None`
+    leaves of tuple, list and dict literals of pspecs, with `PartitionSpec()` (reusing the
+    module's `P` alias or importing `PartitionSpec` from `jax.sharding`).  A `None`
+    *inside* a `PartitionSpec(...)` (an unsharded dimension) is left alone.
+
+    **Why.** JAX 0.4.13 made `None` invalid here (to a pytree, `None` is an empty subtree,
+    not a leaf); `P()` means replicated, which is what `None` meant before.
+
+    **Use instead.** `jax.sharding.PartitionSpec()` (`P()`) for a replicated input or output.
+    """
+
     lifecycle = Lifecycle(needs="0.4.1")
     references = (
         refs.release_notes(
@@ -40,18 +48,6 @@ class MultihostNonePspec(Rule):
         }
     )
     names_are_legacy = False  # both functions still exist: never drop their imports
-    doc = """
-    **What it does.** In calls of `multihost_utils.host_local_array_to_global_array` and
-    `global_array_to_host_local_array`, replaces a `None` pspecs argument, and `None`
-    leaves of tuple, list and dict literals of pspecs, with `PartitionSpec()` (reusing the
-    module's `P` alias or importing `PartitionSpec` from `jax.sharding`).  A `None`
-    *inside* a `PartitionSpec(...)` (an unsharded dimension) is left alone.
-
-    **Why.** JAX 0.4.13 made `None` invalid here (to a pytree, `None` is an empty subtree,
-    not a leaf); `P()` means replicated, which is what `None` meant before.
-
-    **Use instead.** `jax.sharding.PartitionSpec()` (`P()`) for a replicated input or output.
-    """
     examples = (
         Example(
             title="pspecs with None leaves",

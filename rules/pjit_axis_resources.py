@@ -20,19 +20,9 @@ from jaxmigrate.rules._pjit import RENAMES, kwargs_variable, normalized_args
 from jaxmigrate.rules._pjit_wrappers import check_wrappers
 
 
-class PjitAxisResources(Rule):
-    code = "JAX201"
-    name = "pjit-axis-resources"
-    summary = "pjit(in_axis_resources=, out_axis_resources=) -> in_shardings=, out_shardings="
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.9", removed="0.4.14")
-    references = (
-        refs.release_notes("0.4.4", "in_shardings and out_shardings added"),
-        refs.release_notes("0.4.9", "in_axis_resources and out_axis_resources deprecated"),
-        refs.release_notes("0.4.14", "in_axis_resources and out_axis_resources removed"),
-    )
-    names = frozenset({"jax.experimental.pjit.pjit"})
-    doc = """
+class PjitAxisResources(Rule, code="JAX201", safety=Safety.SAFE):
+    """pjit(in_axis_resources=, out_axis_resources=) -> in_shardings=, out_shardings=
+
     **What it does.** Renames pjit's `in_axis_resources=`/`out_axis_resources=` keywords to
     `in_shardings=`/`out_shardings=`, in direct calls and in `functools.partial(pjit, ...)`
     decorators, and turns positional shardings (and `static_argnums`/`donate_argnums`) into
@@ -60,6 +50,14 @@ class PjitAxisResources(Rule):
     **See also.** Moving from `pjit` to `jax.jit` is a separate step, because `None` and bare
     `PartitionSpec`s mean different things under `jax.jit`.
     """
+
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.9", removed="0.4.14")
+    references = (
+        refs.release_notes("0.4.4", "in_shardings and out_shardings added"),
+        refs.release_notes("0.4.9", "in_axis_resources and out_axis_resources deprecated"),
+        refs.release_notes("0.4.14", "in_axis_resources and out_axis_resources removed"),
+    )
+    names = frozenset({"jax.experimental.pjit.pjit"})
     examples = (
         Example(
             before="""

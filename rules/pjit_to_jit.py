@@ -45,22 +45,9 @@ RECIPE = (
 )
 
 
-class PjitToJit(Rule):
-    code = "JAX202"
-    name = "pjit-to-jit"
-    summary = "pjit(f, in_shardings=P(...)) -> jax.jit(f, in_shardings=NamedSharding(mesh, P(...)))"
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.8.0")
-    references = (
-        refs.release_notes("0.4.4", "jax.jit accepts in_shardings and out_shardings"),
-        refs.release_notes("0.8.0", "jax.experimental.pjit.pjit deprecated"),
-        refs.api("jax.jit"),
-        refs.module("jax.sharding"),
-    )
-    names = frozenset(PJIT_NAMES)
-    # JAX201 renames pjit's keywords at the same name site; this rule waits for the renamed call.
-    runs_after = frozenset({"JAX201"})
-    doc = """
+class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
+    """pjit(f, in_shardings=P(...)) -> jax.jit(f, in_shardings=NamedSharding(mesh, P(...)))
+
     **What it does.** Replaces `jax.experimental.pjit.pjit` with `jax.jit`.  Every bare
     `PartitionSpec` leaf `p` of `in_shardings`/`out_shardings` becomes `NamedSharding(mesh, p)`
     and every `None` leaf `NamedSharding(mesh, P())`; leaves that already are `Sharding`s stay.
@@ -94,6 +81,17 @@ class PjitToJit(Rule):
 
     **Use instead.** `jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...)`.
     """
+
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.8.0")
+    references = (
+        refs.release_notes("0.4.4", "jax.jit accepts in_shardings and out_shardings"),
+        refs.release_notes("0.8.0", "jax.experimental.pjit.pjit deprecated"),
+        refs.api("jax.jit"),
+        refs.module("jax.sharding"),
+    )
+    names = frozenset(PJIT_NAMES)
+    # JAX201 renames pjit's keywords at the same name site; this rule waits for the renamed call.
+    runs_after = frozenset({"JAX201"})
     examples = (
         Example(
             before="""

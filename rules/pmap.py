@@ -28,21 +28,9 @@ MESSAGE = (
 )
 
 
-class Pmap(Rule):
-    code = "JAX804"
-    name = "pmap"
-    summary = "jax.pmap is in maintenance mode: report with the jax.jit(jax.shard_map(...)) recipe"
-    safety = Safety.MANUAL
-    lifecycle = Lifecycle(needs="0.8.0")
-    references = (
-        refs.release_notes(
-            "0.8.0", "jax.pmap in maintenance mode, built on jax.jit and jax.shard_map"
-        ),
-        refs.pmap_migration(),
-        refs.shard_map_guide(),
-    )
-    names = frozenset({"jax.pmap"})
-    doc = """
+class Pmap(Rule, code="JAX804", safety=Safety.MANUAL):
+    """jax.pmap is in maintenance mode: report with the jax.jit(jax.shard_map(...)) recipe
+
     **What it does.** Reports every reference to `jax.pmap` (call, decorator,
     `functools.partial(jax.pmap, ...)`), for targets 0.8.0 and newer only.
 
@@ -63,6 +51,16 @@ class Pmap(Rule):
     **Noise.** Below `--target-version 0.8.0` the rule does not run.  Silence single lines
     with `# jaxmigrate: ignore[JAX804]` or the rule with `--ignore JAX804`.
     """
+
+    lifecycle = Lifecycle(needs="0.8.0")
+    references = (
+        refs.release_notes(
+            "0.8.0", "jax.pmap in maintenance mode, built on jax.jit and jax.shard_map"
+        ),
+        refs.pmap_migration(),
+        refs.shard_map_guide(),
+    )
+    names = frozenset({"jax.pmap"})
     examples = (
         Example.reported(
             title="report only",

@@ -47,19 +47,9 @@ TABLE = (
 Devices = Tuple[cst.BaseExpression, str, Optional[Tuple[int, ...]]]
 
 
-class PositionalShardingRule(Rule):
-    code = "JAX603"
-    name = "positional-sharding"
-    summary = "PositionalSharding(devs).reshape/.replicate/.T -> NamedSharding(Mesh(...), P(...))"
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.6.0", removed="0.7.0")
-    references = (
-        refs.source_at("0.6.0", "jax/sharding.py", "PositionalSharding deprecated"),
-        refs.source_at("0.7.0", "jax/sharding.py", "PositionalSharding removed"),
-        refs.module("jax.sharding"),
-    )
-    names = frozenset({LEGACY})
-    doc = """
+class PositionalShardingRule(Rule, code="JAX603", name="positional-sharding", safety=Safety.SAFE):
+    """PositionalSharding(devs).reshape/.replicate/.T -> NamedSharding(Mesh(...), P(...))
+
     **What it does.** Rewrites `PositionalSharding` values whose device array and chain of
     `.reshape(...)`, `.replicate(axis)`, `.T`/`.transpose(...)` calls are known statically to
     the equivalent `NamedSharding(Mesh(devices, names), P(...))`:
@@ -89,6 +79,14 @@ class PositionalShardingRule(Rule):
     **Use instead.** `NamedSharding(Mesh(devs.reshape(shape), names), P(...))`; keep the device
     order of the old code (for example `mesh_utils.create_device_mesh`).
     """
+
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.6.0", removed="0.7.0")
+    references = (
+        refs.source_at("0.6.0", "jax/sharding.py", "PositionalSharding deprecated"),
+        refs.source_at("0.7.0", "jax/sharding.py", "PositionalSharding removed"),
+        refs.module("jax.sharding"),
+    )
+    names = frozenset({LEGACY})
     examples = (
         Example(
             before="""

@@ -30,17 +30,9 @@ _PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _sr
 _PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
 
 
-class PrivateApi(Rule):
-    code = "JAX902"
-    name = "private-api"
-    summary = "report uses of JAX's private jax._src modules (no compatibility promise)"
-    safety = Safety.MANUAL
-    references = (refs.api_compatibility("What is not covered?"),)
-    names = frozenset({PRIVATE})
-    legacy_modules = frozenset({PRIVATE})
-    names_are_legacy = False
-    text_gated = True  # ``jax.lax._foo``: no list of words names every private name
-    doc = """
+class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
+    """report uses of JAX's private jax._src modules (no compatibility promise)
+
     **What it does.** Reports each private JAX module (``jax._src.core``,
     ``jax._src.lib.xla_client``, ...) a file imports or reaches through an attribute chain,
     once per file and module, at the first place that names it.  A private name (one with a
@@ -56,6 +48,12 @@ class PrivateApi(Rule):
     **Left alone.** Code under ``try: ... except ImportError/AttributeError`` and under a
     feature or version check.
     """
+
+    references = (refs.api_compatibility("What is not covered?"),)
+    names = frozenset({PRIVATE})
+    legacy_modules = frozenset({PRIVATE})
+    names_are_legacy = False
+    text_gated = True  # ``jax.lax._foo``: no list of words names every private name
     examples = (
         Example.reported(
             title="reported, not rewritten",

@@ -40,27 +40,10 @@ GLOBAL_PRODUCERS = frozenset(
 )
 
 
-class ProcessAllgatherTiled(Rule):
-    code = "JAX306"
-    name = "process-allgather-tiled"
-    summary = (
-        "multihost_utils.process_allgather(x) -> process_allgather(x, tiled=True) "
-        "where that keeps the old result"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.1")
-    references = (
-        refs.commit(
-            "b3833dc", "jax 0.5.0: one process's process_allgather(tiled=False) adds an axis"
-        ),
-        refs.release_notes(
-            "0.8.0", "process_allgather(tiled=False) raises for non-addressable arrays"
-        ),
-        refs.api("jax.experimental.multihost_utils.process_allgather"),
-    )
-    names = frozenset({f"{MULTIHOST}.process_allgather"})
-    names_are_legacy = False  # process_allgather still exists: never drop its import
-    doc = """
+class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
+    """multihost_utils.process_allgather(x) -> process_allgather(x, tiled=True) where that keeps the
+    old result
+
     **What it does.** Adds `tiled=True` to `multihost_utils.process_allgather(x)` calls
     that do not pass `tiled`, when that keeps the old result:
 
@@ -89,6 +72,19 @@ class ProcessAllgatherTiled(Rule):
     **Use instead.** `process_allgather(x, tiled=True)` for global arrays and single-process
     code; an explicit `tiled=False` for host-local values in multi-process code.
     """
+
+    lifecycle = Lifecycle(needs="0.4.1")
+    references = (
+        refs.commit(
+            "b3833dc", "jax 0.5.0: one process's process_allgather(tiled=False) adds an axis"
+        ),
+        refs.release_notes(
+            "0.8.0", "process_allgather(tiled=False) raises for non-addressable arrays"
+        ),
+        refs.api("jax.experimental.multihost_utils.process_allgather"),
+    )
+    names = frozenset({f"{MULTIHOST}.process_allgather"})
+    names_are_legacy = False  # process_allgather still exists: never drop its import
     examples = (
         Example(
             title="single-process code",

@@ -18,18 +18,9 @@ LEGACY = "jax.lax.pvary"
 MODERN = "jax.lax.pcast"
 
 
-class Pvary(Rule):
-    code = "JAX602"
-    name = "pvary"
-    summary = "jax.lax.pvary(x, axis) -> jax.lax.pcast(x, axis, to='varying')"
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs=added_in("jax.lax.pcast"),
-        deprecated=("0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"),
-        removed=("0.10.0", "jax.lax.pvary removed"),
-    )
-    names = frozenset({LEGACY})
-    doc = """
+class Pvary(Rule, code="JAX602", safety=Safety.SAFE):
+    """jax.lax.pvary(x, axis) -> jax.lax.pcast(x, axis, to='varying')
+
     **What it does.** Rewrites `jax.lax.pvary(x, axis_name)` to
     `jax.lax.pcast(x, axis_name, to='varying')`.
 
@@ -39,6 +30,13 @@ class Pvary(Rule):
 
     **Use instead.** `jax.lax.pcast(x, axis_name, to='varying')`.
     """
+
+    lifecycle = Lifecycle(
+        needs=added_in("jax.lax.pcast"),
+        deprecated=("0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"),
+        removed=("0.10.0", "jax.lax.pvary removed"),
+    )
+    names = frozenset({LEGACY})
     examples = (
         Example(
             before="""

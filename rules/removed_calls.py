@@ -199,29 +199,10 @@ RECIPES: Tuple[CallRecipe, ...] = (
 TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 
 
-class RemovedCalls(ActsWhereMissing):
-    code = "JAX905"
-    name = "removed-calls"
-    summary = (
-        "calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback, "
-        "jax.util.safe_map, ...) rewritten"
-    )
-    safety = Safety.SAFE
-    names = frozenset(TABLE) | {"jax.ops.index"}
-    gone_modules = ("jax.util", _HCB)  # their imports go once the rewrites leave them unused
-    references = (
-        refs.release_notes("0.3.2", "jax.ops.index_update and its siblings removed"),
-        refs.release_notes("0.4.29", "jax.lax.tie_in removed"),
-        refs.Reference("JAX guide: external callbacks", refs.DOCS + "external-callbacks.html"),
-        refs.Reference(
-            "JAX guide: persistent compilation cache",
-            refs.DOCS + "persistent_compilation_cache.html",
-        ),
-        refs.release_notes(
-            "0.8.0", "jax.util, host_callback and compilation_cache.initialize_cache removed"
-        ),
-    )
-    doc = """
+class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
+    """calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback,
+    jax.util.safe_map, ...) rewritten
+
     **What it does.** Rewrites calls of removed JAX functions into the code that replaced them:
 
     | removed | becomes | safety |
@@ -243,6 +224,21 @@ class RemovedCalls(ActsWhereMissing):
     every release of the target range; calls it does not fit (other keywords, a used result
     of `id_print`) are reported with the recipe.
     """  # noqa: E501
+
+    names = frozenset(TABLE) | {"jax.ops.index"}
+    gone_modules = ("jax.util", _HCB)  # their imports go once the rewrites leave them unused
+    references = (
+        refs.release_notes("0.3.2", "jax.ops.index_update and its siblings removed"),
+        refs.release_notes("0.4.29", "jax.lax.tie_in removed"),
+        refs.Reference("JAX guide: external callbacks", refs.DOCS + "external-callbacks.html"),
+        refs.Reference(
+            "JAX guide: persistent compilation cache",
+            refs.DOCS + "persistent_compilation_cache.html",
+        ),
+        refs.release_notes(
+            "0.8.0", "jax.util, host_callback and compilation_cache.initialize_cache removed"
+        ),
+    )
     examples = (
         Example(
             title="indexed updates",

@@ -113,27 +113,10 @@ def _message(qualname: str, handled_elsewhere: Callable[[str], bool]) -> Optiona
     return None
 
 
-class RemovedInternals(Rule):
-    code = "JAX805"
-    name = "removed-internals"
-    summary = (
-        "soft_pmap, sharded_jit, pmap(global_arg_shapes=), pxla/xla_bridge/xla_client internals, "
-        "clear_backends, pjit.AUTO: report"
-    )
-    safety = Safety.MANUAL
-    references = (
-        refs.release_notes("0.3.18", "jax.soft_pmap deleted"),
-        refs.release_notes("0.4.8", "pmap(global_arg_shapes=) removed"),
-        refs.release_notes("0.4.26", "jax.clear_backends deprecated"),
-        refs.release_notes("0.6.0", "jax.lib.xla_extension APIs deprecated"),
-        refs.release_notes("0.8.0", "deprecated jax.lib functions removed"),
-        refs.release_notes("0.8.2", "jax.interpreters.pxla deprecated"),
-        refs.api_compatibility(),
-    )
-    names = frozenset(EXACT) | frozenset(MODULES)
-    keywords = frozenset({"global_arg_shapes"})
-    legacy_modules = frozenset(MODULES)
-    doc = """
+class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
+    """soft_pmap, sharded_jit, pmap(global_arg_shapes=), pxla/xla_bridge/xla_client internals,
+    clear_backends, pjit.AUTO: report
+
     **What it does.** Reports uses of removed or internal APIs from the pmap/pjit era, each
     with what to use instead:
 
@@ -159,6 +142,19 @@ class RemovedInternals(Rule):
     **Why.** These fail with AttributeError/ImportError/TypeError on current JAX, and none has a
     mechanical replacement.
     """
+
+    references = (
+        refs.release_notes("0.3.18", "jax.soft_pmap deleted"),
+        refs.release_notes("0.4.8", "pmap(global_arg_shapes=) removed"),
+        refs.release_notes("0.4.26", "jax.clear_backends deprecated"),
+        refs.release_notes("0.6.0", "jax.lib.xla_extension APIs deprecated"),
+        refs.release_notes("0.8.0", "deprecated jax.lib functions removed"),
+        refs.release_notes("0.8.2", "jax.interpreters.pxla deprecated"),
+        refs.api_compatibility(),
+    )
+    names = frozenset(EXACT) | frozenset(MODULES)
+    keywords = frozenset({"global_arg_shapes"})
+    legacy_modules = frozenset(MODULES)
     examples = (
         Example.reported(
             title="report only",

@@ -132,25 +132,10 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
 }
 
 
-class RemovedModules(Rule):
-    code = "JAX806"
-    name = "removed-modules"
-    summary = (
-        "imports of removed modules (maps, GDA, sharded_jit, xla_extension...): "
-        "drop dotted ones left unused, report the rest"
-    )
-    safety = Safety.SAFE
-    references = (
-        refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
-        refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
-        refs.release_notes("0.4.26", "jax.experimental.maps deprecated"),
-        refs.release_notes("0.4.31", "xmap and jax.experimental.maps deleted"),
-        GDA_HISTORY[1],
-    )
-    lifecycle = Lifecycle(removed="0.4.31")
-    names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
-    legacy_modules = frozenset(REMOVED)
-    doc = """
+class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
+    """imports of removed modules (maps, GDA, sharded_jit, xla_extension...): drop dotted ones left
+    unused, report the rest
+
     **What it does.** Handles imports of modules that no longer exist:
     `jax.experimental.maps` (removed 0.4.31), `jax.experimental.global_device_array` (0.4.7),
     `jax.experimental.gda_serialization` (0.4.11), `jax.experimental.sharded_jit` (0.3.16),
@@ -179,6 +164,17 @@ class RemovedModules(Rule):
     **Use instead.** Nothing for the import itself; `jax.sharding`, `jax.set_mesh`,
     `jax.shard_map`, `jax.Array` and `jax.experimental.array_serialization` for the members.
     """
+
+    references = (
+        refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
+        refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
+        refs.release_notes("0.4.26", "jax.experimental.maps deprecated"),
+        refs.release_notes("0.4.31", "xmap and jax.experimental.maps deleted"),
+        GDA_HISTORY[1],
+    )
+    lifecycle = Lifecycle(removed="0.4.31")
+    names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
+    legacy_modules = frozenset(REMOVED)
     examples = (
         Example(
             title="a dotted import left behind",

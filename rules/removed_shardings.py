@@ -29,24 +29,10 @@ REMOVED = {
 }
 
 
-class RemovedShardings(Rule):
-    code = "JAX609"
-    name = "removed-shardings"
-    summary = (
-        "GSPMDSharding (gone in 0.7.0) and PmapSharding (gone in 0.10.0): "
-        "report, with the NamedSharding recipe"
-    )
-    safety = Safety.MANUAL
-    lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")
-    references = (
-        refs.source_at("0.6.0", "jax/sharding.py", "GSPMDSharding deprecated"),
-        refs.source_at("0.7.0", "jax/sharding.py", "GSPMDSharding removed"),
-        refs.release_notes("0.8.1", "PmapSharding deprecated"),
-        refs.release_notes("0.10.0", "PmapSharding removed"),
-        refs.module("jax.sharding"),
-    )
-    names = frozenset(REMOVED)
-    doc = """
+class RemovedShardings(Rule, code="JAX609", safety=Safety.MANUAL):
+    """GSPMDSharding (gone in 0.7.0) and PmapSharding (gone in 0.10.0): report, with the
+    NamedSharding recipe
+
     **What it does.** Reports every use and import of `jax.sharding.GSPMDSharding` (for targets
     from 0.7.0, where it no longer exists) and `jax.sharding.PmapSharding` (from 0.10.0).
 
@@ -58,6 +44,16 @@ class RemovedShardings(Rule):
     **Use instead.** `NamedSharding(mesh, PartitionSpec(...))`: for a former PmapSharding, a
     one-axis mesh over the same devices with `P('x')` on a stacked leading axis.
     """
+
+    lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")
+    references = (
+        refs.source_at("0.6.0", "jax/sharding.py", "GSPMDSharding deprecated"),
+        refs.source_at("0.7.0", "jax/sharding.py", "GSPMDSharding removed"),
+        refs.release_notes("0.8.1", "PmapSharding deprecated"),
+        refs.release_notes("0.10.0", "PmapSharding removed"),
+        refs.module("jax.sharding"),
+    )
+    names = frozenset(REMOVED)
     examples = (
         Example.reported(
             code="""

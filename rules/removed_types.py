@@ -105,25 +105,10 @@ TABLE: Dict[str, TypeReplacement] = {
 _REFERENCE = re.compile(r"\{q:([\w.]+)\}")
 
 
-class RemovedTypes(ActsWhereMissing):
-    code = "JAX904"
-    name = "removed-types"
-    summary = (
-        "jax.random.KeyArray, batching.BatchTracer, core.Shape -> "
-        "jax.Array, jax.core.Tracer, Sequence[int] in types"
-    )
-    safety = Safety.SAFE
-    names = frozenset(TABLE)
-    references = (
-        refs.release_notes("0.4.16", "jax.random.KeyArray deprecated"),
-        refs.release_notes("0.4.24", "jax.random.KeyArray removed"),
-        refs.Reference(
-            "JEP 9263: typed keys and pluggable RNGs", refs.DOCS + "jep/9263-typed-keys.html"
-        ),
-        refs.release_notes("0.4.19", "jax.core.Shape deprecated"),
-        refs.release_notes("0.7.1", "jax.interpreters.batching.BatchTracer deprecated"),
-    )
-    doc = """
+class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
+    """jax.random.KeyArray, batching.BatchTracer, core.Shape -> jax.Array, jax.core.Tracer,
+    Sequence[int] in types
+
     **What it does.** Replaces type names JAX removed, where they are used as types:
 
     | removed | in annotations, `Union[...]`, type aliases | in `isinstance(x, ...)` (unsafe fix) |
@@ -144,6 +129,17 @@ class RemovedTypes(ActsWhereMissing):
     every tracer, not only `vmap`'s.  Calls, subclassing and other uses are reported.  Nothing
     changes where the target range still has the name.
     """  # noqa: E501
+
+    names = frozenset(TABLE)
+    references = (
+        refs.release_notes("0.4.16", "jax.random.KeyArray deprecated"),
+        refs.release_notes("0.4.24", "jax.random.KeyArray removed"),
+        refs.Reference(
+            "JEP 9263: typed keys and pluggable RNGs", refs.DOCS + "jep/9263-typed-keys.html"
+        ),
+        refs.release_notes("0.4.19", "jax.core.Shape deprecated"),
+        refs.release_notes("0.7.1", "jax.interpreters.batching.BatchTracer deprecated"),
+    )
     examples = (
         Example(
             title="annotations take the replacement type",

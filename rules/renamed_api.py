@@ -53,17 +53,10 @@ def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
     return tuple(found)
 
 
-class RenamedApi(RenameRule):
-    code = "JAX903"
-    name = "renamed-api"
-    summary = (
-        "removed names whose replacement is the same object "
-        "(jax.core.Primitive -> jax.extend.core.Primitive, ...): renamed"
-    )
-    safety = Safety.SAFE
-    references = HISTORY_SOURCES
-    import_directly = True  # ``import jax`` does not load jax.extend.*
-    doc = """
+class RenamedApi(RenameRule, code="JAX903", safety=Safety.SAFE):
+    """removed names whose replacement is the same object (jax.core.Primitive ->
+    jax.extend.core.Primitive, ...): renamed
+
     **What it does.** Renames references and imports of removed JAX names to their
     replacement when the two are the same object: `jax.core.Primitive` ->
     `jax.extend.core.Primitive`, `jax.ShapedArray` -> `jax.core.ShapedArray`,
@@ -81,6 +74,9 @@ class RenamedApi(RenameRule):
     **Target range.** The replacement must exist on the target JAX (the API history knows
     from which release); for an older target the name is reported instead.
     """
+
+    references = HISTORY_SOURCES
+    import_directly = True  # ``import jax`` does not load jax.extend.*
     examples = (
         Example(
             title="an internal API moved to jax.extend",

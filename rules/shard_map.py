@@ -41,24 +41,10 @@ RECIPE = (
 )
 
 
-class ShardMap(Rule):
-    code = "JAX601"
-    name = "shard-map"
-    summary = (
-        "jax.experimental.shard_map.shard_map(f, mesh, in, out) -> "
-        "jax.shard_map(f, mesh=, in_specs=, out_specs=)"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs=added_in("jax.shard_map"),
-        deprecated=("0.8.0", "jax.experimental.shard_map deprecated"),
-    )
-    references = (
-        refs.shard_map_guide(),
-        refs.api("jax.shard_map"),
-    )
-    names = frozenset({LEGACY})
-    doc = """
+class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
+    """jax.experimental.shard_map.shard_map(f, mesh, in, out) -> jax.shard_map(f, mesh=, in_specs=,
+    out_specs=)
+
     **What it does.** Replaces the experimental `shard_map` with `jax.shard_map`, in calls and
     in `functools.partial(shard_map, ...)` decorators.  Everything after the function becomes a
     keyword (`mesh=`, `in_specs=`, `out_specs=`), `check_rep=False` becomes `check_vma=False`,
@@ -81,6 +67,16 @@ class ShardMap(Rule):
     checks around loops, initialise carries with `jax.lax.pcast(init, axis, to='varying')`.
     Below 0.6.1 the rule does not run (the experimental spelling is the only one there).
     """
+
+    lifecycle = Lifecycle(
+        needs=added_in("jax.shard_map"),
+        deprecated=("0.8.0", "jax.experimental.shard_map deprecated"),
+    )
+    references = (
+        refs.shard_map_guide(),
+        refs.api("jax.shard_map"),
+    )
+    names = frozenset({LEGACY})
     examples = (
         Example(
             before="""

@@ -13,36 +13,10 @@ from jaxmigrate.migrator.rule import Example, Lifecycle
 from jaxmigrate.rules._array_type import PredicateTypeRule
 
 
-class ShardedDeviceArray(PredicateTypeRule):
-    code = "JAX102"
-    name = "sharded-device-array"
-    summary = (
-        "ShardedDeviceArray -> jax.Array (annotations) "
-        "or the migration guide's isinstance predicate (unsafe)"
-    )
-    lifecycle = Lifecycle(
-        needs="0.4.1",
-        deprecated=("0.4.7", "ShardedDeviceArray deprecated"),
-        removed=("0.4.14", "ShardedDeviceArray removed"),
-    )
-    references = (refs.array_migration("New public type named jax.Array"),)
-    label = "ShardedDeviceArray"
-    predicate = (
-        "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
-    )
-    recipe = (
-        "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"
-    )
-    names = frozenset(
-        {
-            "jax.interpreters.pxla.ShardedDeviceArray",
-            "jax.interpreters.pxla._ShardedDeviceArray",
-            "jax.pxla.ShardedDeviceArray",
-            "jax._src.interpreters.pxla.ShardedDeviceArray",
-            "jaxlib.xla_extension.pmap_lib.ShardedDeviceArray",
-        }
-    )
-    doc = """
+class ShardedDeviceArray(PredicateTypeRule, code="JAX102"):
+    """ShardedDeviceArray -> jax.Array (annotations) or the migration guide's isinstance predicate
+    (unsafe)
+
     **What it does.** `isinstance(x, pxla.ShardedDeviceArray)` becomes the jax.Array migration
     guide's predicate `isinstance(x, jax.Array) and x.is_fully_addressable and
     len(x.sharding.device_set) > 1` (an unsafe fix); in a class tuple the other classes stay
@@ -67,6 +41,29 @@ class ShardedDeviceArray(PredicateTypeRule):
     predicate uses it three times), and the class used as a value (an alias assignment,
     a call).  Use the predicate above on each array.
     """
+
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.7", "ShardedDeviceArray deprecated"),
+        removed=("0.4.14", "ShardedDeviceArray removed"),
+    )
+    references = (refs.array_migration("New public type named jax.Array"),)
+    label = "ShardedDeviceArray"
+    predicate = (
+        "isinstance({x}, {array}) and {x}.is_fully_addressable and len({x}.sharding.device_set) > 1"
+    )
+    recipe = (
+        "isinstance(x, jax.Array) and x.is_fully_addressable and len(x.sharding.device_set) > 1"
+    )
+    names = frozenset(
+        {
+            "jax.interpreters.pxla.ShardedDeviceArray",
+            "jax.interpreters.pxla._ShardedDeviceArray",
+            "jax.pxla.ShardedDeviceArray",
+            "jax._src.interpreters.pxla.ShardedDeviceArray",
+            "jaxlib.xla_extension.pmap_lib.ShardedDeviceArray",
+        }
+    )
     examples = (
         Example(
             title="the guide's predicate (with --unsafe-fixes)",

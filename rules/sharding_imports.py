@@ -48,25 +48,10 @@ MOVES = (
 )
 
 
-class ShardingImports(RenameRule):
-    code = "JAX205"
-    name = "sharding-imports"
-    summary = (
-        "PartitionSpec / Mesh / NamedSharding from jax.experimental.*, jax.interpreters.pxla, "
-        "MeshPspecSharding, OpShardingSharding, XLACompatibleSharding -> jax.sharding"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.11")
-    references = (
-        refs.release_notes("0.4.1", "PartitionSpec and Mesh move to jax.sharding"),
-        refs.release_notes("0.4.4", "the old PartitionSpec, Mesh and NamedSharding paths warn"),
-        refs.release_notes("0.4.11", "the old paths removed"),
-        refs.release_notes("0.4.29", "XLACompatibleSharding deprecated"),
-        refs.module("jax.sharding"),
-    )
-    moves = MOVES
-    names = names_of(MOVES)
-    doc = """
+class ShardingImports(RenameRule, code="JAX205", safety=Safety.SAFE):
+    """PartitionSpec / Mesh / NamedSharding from jax.experimental.*, jax.interpreters.pxla,
+    MeshPspecSharding, OpShardingSharding, XLACompatibleSharding -> jax.sharding
+
     **What it does.** Points every old spelling of the sharding vocabulary at `jax.sharding`:
 
     | legacy | modern |
@@ -92,6 +77,17 @@ class ShardingImports(RenameRule):
     **Note.** `PartitionSpec` stopped being a tuple in 0.6.1 and stopped comparing equal to
     tuples in 0.10.0; code comparing specs with tuples needs a look (not detected here).
     """  # noqa: E501
+
+    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.11")
+    references = (
+        refs.release_notes("0.4.1", "PartitionSpec and Mesh move to jax.sharding"),
+        refs.release_notes("0.4.4", "the old PartitionSpec, Mesh and NamedSharding paths warn"),
+        refs.release_notes("0.4.11", "the old paths removed"),
+        refs.release_notes("0.4.29", "XLACompatibleSharding deprecated"),
+        refs.module("jax.sharding"),
+    )
+    moves = MOVES
+    names = names_of(MOVES)
     examples = (
         Example(
             title="an aliased import moves, the alias stays",

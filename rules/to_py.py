@@ -22,17 +22,9 @@ from jaxmigrate.rules._verdict import (
 )
 
 
-class ToPy(Rule):
-    code = "JAX406"
-    name = "to-py"
-    summary = "x.to_py() -> np.asarray(x)"
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        deprecated=("0.3.17", "to_py deprecated; use np.asarray"),
-        removed=("0.4.1", "jax.Array, which has no to_py, is the default"),
-    )
-    attributes = frozenset({"to_py"})
-    doc = """
+class ToPy(Rule, code="JAX406", safety=Safety.SAFE):
+    """x.to_py() -> np.asarray(x)
+
     **What it does.** Replaces `x.to_py()` with `np.asarray(x)` (reusing the module's NumPy
     import, or adding `import numpy`) on receivers tied to a JAX array (the result of a
     `jax`/`jnp` call or of a jitted function, a name assigned only such values, a parameter
@@ -44,6 +36,12 @@ class ToPy(Rule):
 
     **Use instead.** `np.asarray(x)` (a host copy; `jax.device_get(x)` for pytrees).
     """
+
+    lifecycle = Lifecycle(
+        deprecated=("0.3.17", "to_py deprecated; use np.asarray"),
+        removed=("0.4.1", "jax.Array, which has no to_py, is the default"),
+    )
+    attributes = frozenset({"to_py"})
     examples = (
         Example(
             title="host copy of a result",

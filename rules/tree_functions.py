@@ -17,25 +17,10 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._tree import TREE_FUNCTIONS, replacement_for
 
 
-class TreeFunctions(Rule):
-    code = "JAX701"
-    name = "tree-functions"
-    summary = (
-        "jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* "
-        "(or jax.tree_util.* below 0.4.25)"
-    )
-    safety = Safety.SAFE
-    # no gate: jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
-    lifecycle = Lifecycle(deprecated="0.4.26", removed="0.6.0")
-    references = (
-        refs.release_notes("0.3.5", "tree_multimap deprecated"),
-        refs.release_notes("0.3.16", "tree_multimap removed"),
-        refs.release_notes("0.4.25", "the jax.tree module added"),
-        refs.release_notes("0.4.26", "jax.tree_map deprecated"),
-        refs.release_notes("0.6.0", "jax.tree_map and the top-level tree functions removed"),
-    )
-    names = frozenset(TREE_FUNCTIONS)
-    doc = """
+class TreeFunctions(Rule, code="JAX701", safety=Safety.SAFE):
+    """jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* (or jax.tree_util.* below
+    0.4.25)
+
     **What it does.** Replaces the top-level tree utilities `jax.tree_map`,
     `jax.tree_multimap`, `jax.tree_util.tree_multimap`, `jax.tree_flatten`,
     `jax.tree_leaves`, `jax.tree_structure`, `jax.tree_unflatten`, `jax.tree_transpose` and
@@ -57,6 +42,17 @@ class TreeFunctions(Rule):
     Names that merely look alike (`jax.tree_util.tree_map`, `optax` helpers, your own
     `tree_map`) are left alone.
     """
+
+    # no gate: jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
+    lifecycle = Lifecycle(deprecated="0.4.26", removed="0.6.0")
+    references = (
+        refs.release_notes("0.3.5", "tree_multimap deprecated"),
+        refs.release_notes("0.3.16", "tree_multimap removed"),
+        refs.release_notes("0.4.25", "the jax.tree module added"),
+        refs.release_notes("0.4.26", "jax.tree_map deprecated"),
+        refs.release_notes("0.6.0", "jax.tree_map and the top-level tree functions removed"),
+    )
+    names = frozenset(TREE_FUNCTIONS)
     examples = (
         Example(
             title="jax.tree_map and friends",

@@ -33,22 +33,10 @@ MESSAGES = {
 }
 
 
-class TreeKeypaths(Rule):
-    code = "JAX703"
-    name = "tree-keypaths"
-    summary = (
-        "register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: "
-        "report with the key-path recipe"
-    )
-    safety = Safety.MANUAL
-    lifecycle = Lifecycle(
-        needs=added_in("jax.tree_util.keystr"),
-        deprecated=("0.4.6", "register_pytree_with_keys and the key classes added"),
-        removed=("0.4.24", "register_keypaths and the old key-path entries removed"),
-    )
-    references = (refs.pytrees("Explicit key paths"),)
-    names = frozenset(MESSAGES)
-    doc = """
+class TreeKeypaths(Rule, code="JAX703", safety=Safety.MANUAL):
+    """register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: report with the key-path
+    recipe
+
     **What it does.** Reports every use of the first key-path API:
     `jax.tree_util.register_keypaths`, `AttributeKeyPathEntry` and `GetitemKeyPathEntry`.
 
@@ -61,6 +49,14 @@ class TreeKeypaths(Rule):
     `jax.tree_util.tree_flatten_with_path` / `keystr`.  The callbacks differ from the old
     `register_keypaths(cls, handler)` one, so this is not rewritten.
     """
+
+    lifecycle = Lifecycle(
+        needs=added_in("jax.tree_util.keystr"),
+        deprecated=("0.4.6", "register_pytree_with_keys and the key classes added"),
+        removed=("0.4.24", "register_keypaths and the old key-path entries removed"),
+    )
+    references = (refs.pytrees("Explicit key paths"),)
+    names = frozenset(MESSAGES)
     examples = (
         Example.reported(
             title="report only",

@@ -21,21 +21,10 @@ OLD_SET_MESH = "jax.sharding.set_mesh"
 MODERN = "jax.set_mesh"
 
 
-class UseMesh(Rule):
-    code = "JAX605"
-    name = "use-mesh"
-    summary = (
-        "with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); "
-        "jax.sharding.set_mesh(m) only where the range lacks it"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs=added_in("jax.set_mesh"),
-        removed=("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
-    )
-    references = (refs.api("jax.set_mesh"),)
-    names = frozenset({USE_MESH, OLD_SET_MESH})
-    doc = """
+class UseMesh(Rule, code="JAX605", safety=Safety.SAFE):
+    """with jax.sharding.use_mesh(m): -> with jax.set_mesh(m); jax.sharding.set_mesh(m) only where
+    the range lacks it
+
     **What it does.** Rewrites `jax.sharding.use_mesh(mesh)` (a context manager) to
     `jax.set_mesh(mesh)`, and the 0.5.3-0.7.0 global setter `jax.sharding.set_mesh(mesh)`
     used as a statement to `jax.set_mesh(mesh)`.  When the old setter's return value (the
@@ -52,6 +41,13 @@ class UseMesh(Rule):
 
     **Use instead.** `with jax.set_mesh(mesh): ...` or `jax.set_mesh(mesh)`.
     """
+
+    lifecycle = Lifecycle(
+        needs=added_in("jax.set_mesh"),
+        removed=("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),
+    )
+    references = (refs.api("jax.set_mesh"),)
+    names = frozenset({USE_MESH, OLD_SET_MESH})
     examples = (
         Example(
             before="""

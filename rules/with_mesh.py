@@ -36,18 +36,9 @@ ORDER = (
 )
 
 
-class WithMesh(Rule):
-    code = "JAX607"
-    name = "with-mesh"
-    summary = "report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it"
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        deprecated=("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):")
-    )
-    references = (refs.api("jax.set_mesh"),)
-    names = MESH_MAKERS
-    names_are_legacy = False
-    doc = """
+class WithMesh(Rule, code="JAX607", safety=Safety.SAFE):
+    """report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it
+
     **What it does.** For targets from JAX 0.10.1 on, finds `with mesh:` blocks where `mesh`
     is a `Mesh(...)`/`jax.make_mesh(...)` built in the same file (or `with Mesh(...) as
     mesh:`).  When everything in the block is visibly independent of the legacy resource
@@ -72,6 +63,13 @@ class WithMesh(Rule):
     block that yields (in a `@contextmanager` or any generator) is never removed: the code of
     whoever resumes the generator runs inside it.
     """
+
+    lifecycle = Lifecycle(
+        deprecated=("0.10.1", "with mesh: deprecated; use with jax.set_mesh(mesh):")
+    )
+    references = (refs.api("jax.set_mesh"),)
+    names = MESH_MAKERS
+    names_are_legacy = False
     examples = (
         Example(
             before="""

@@ -31,28 +31,10 @@ LEGACY = "jax.experimental.pjit.with_sharding_constraint"
 MODERN = "jax.lax.with_sharding_constraint"
 
 
-class WithShardingConstraint(Rule):
-    code = "JAX206"
-    name = "with-sharding-constraint"
-    summary = (
-        "pjit.with_sharding_constraint(x, axis_resources=) -> "
-        "jax.lax.with_sharding_constraint(x, shardings=)"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.16", removed="0.4.24")
-    references = (
-        refs.release_notes("0.4.1", "jax.lax.with_sharding_constraint is the public endpoint"),
-        refs.release_notes("0.4.4", "shardings= replaces axis_resources="),
-        refs.release_notes("0.4.11", "axis_resources= removed"),
-        refs.release_notes("0.4.16", "jax.experimental.pjit.with_sharding_constraint deprecated"),
-        refs.source_at(
-            "0.4.24", "jax/experimental/pjit.py", "with_sharding_constraint no longer exported"
-        ),
-        refs.api("jax.lax.with_sharding_constraint"),
-    )
-    names = frozenset({LEGACY})
-    keywords = frozenset({"axis_resources"})  # on jax.lax.with_sharding_constraint
-    doc = """
+class WithShardingConstraint(Rule, code="JAX206", safety=Safety.SAFE):
+    """pjit.with_sharding_constraint(x, axis_resources=) -> jax.lax.with_sharding_constraint(x,
+    shardings=)
+
     **What it does.** Replaces `jax.experimental.pjit.with_sharding_constraint` with
     `jax.lax.with_sharding_constraint`, and renames its `axis_resources=` keyword to
     `shardings=` (also on `jax.lax.with_sharding_constraint`).
@@ -69,6 +51,20 @@ class WithShardingConstraint(Rule):
     `PartitionSpec` there still needs a `with mesh:` (or `jax.set_mesh`) around it; passing
     `NamedSharding(mesh, P(...))` makes it context-free.
     """
+
+    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.16", removed="0.4.24")
+    references = (
+        refs.release_notes("0.4.1", "jax.lax.with_sharding_constraint is the public endpoint"),
+        refs.release_notes("0.4.4", "shardings= replaces axis_resources="),
+        refs.release_notes("0.4.11", "axis_resources= removed"),
+        refs.release_notes("0.4.16", "jax.experimental.pjit.with_sharding_constraint deprecated"),
+        refs.source_at(
+            "0.4.24", "jax/experimental/pjit.py", "with_sharding_constraint no longer exported"
+        ),
+        refs.api("jax.lax.with_sharding_constraint"),
+    )
+    names = frozenset({LEGACY})
+    keywords = frozenset({"axis_resources"})  # on jax.lax.with_sharding_constraint
     examples = (
         Example(
             before="""

@@ -37,19 +37,9 @@ def _jit_args(inner: cst.Call) -> Optional[List[cst.Arg]]:
     return args
 
 
-class XlaComputation(Rule):
-    code = "JAX802"
-    name = "xla-computation"
-    summary = "jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo')"
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs="0.4.1",
-        deprecated=("0.4.30", "jax.xla_computation deprecated"),
-        removed=("0.4.34", "jax.xla_computation removed"),
-    )
-    references = (refs.aot(),)
-    names = frozenset({"jax.xla_computation"})
-    doc = """
+class XlaComputation(Rule, code="JAX802", safety=Safety.SAFE):
+    """jax.xla_computation(f)(*args) -> jax.jit(f).lower(*args).compiler_ir('hlo')
+
     **What it does.** Rewrites `jax.xla_computation(f)(*args)` (also with
     `static_argnums=`) as `jax.jit(f).lower(*args).compiler_ir('hlo')`, the recipe of the JAX
     0.4.34 changelog.  Both give an `XlaComputation` (`.as_hlo_text()`,
@@ -62,6 +52,14 @@ class XlaComputation(Rule):
     **Behaviour.** The computation is the same; the HLO module is named `jit_f` instead of
     `xla_computation_f`.  Text comparisons against a stored HLO dump may need updating.
     """
+
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.30", "jax.xla_computation deprecated"),
+        removed=("0.4.34", "jax.xla_computation removed"),
+    )
+    references = (refs.aot(),)
+    names = frozenset({"jax.xla_computation"})
     examples = (
         Example(
             before="""

@@ -49,24 +49,10 @@ DEVICE_SINCE = "0.4.4"
 PXLA_DEVICE_PUT = frozenset({"jax.interpreters.pxla.device_put", "jax.pxla.device_put"})
 
 
-class XlaModuleAliases(Rule):
-    code = "JAX104"
-    name = "xla-module-aliases"
-    summary = (
-        "jax.xla/jax.pxla -> jax.interpreters.xla/pxla; xla.Device -> jax.Device; "
-        "xla.device_put -> jax.device_put"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(deprecated="0.4.4", removed="0.4.14")
-    references = (
-        refs.release_notes("0.4.4", "jax.interpreters.xla.Device deprecated"),
-        refs.release_notes("0.4.7", "device_put re-exports deprecated"),
-        refs.release_notes("0.4.8", "jax.xla and jax.pxla deprecated"),
-        refs.release_notes("0.4.11", "xla.Device and xla.device_put removed"),
-        refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
-    )
-    names = frozenset(MODULES) | DEVICE | XLA_DEVICE_PUT | PXLA_DEVICE_PUT
-    doc = """
+class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
+    """jax.xla/jax.pxla -> jax.interpreters.xla/pxla; xla.Device -> jax.Device; xla.device_put ->
+    jax.device_put
+
     **What it does.**
     * `jax.xla.NAME` / `jax.pxla.NAME` and `from jax import xla, pxla` become
       `jax.interpreters.xla` / `jax.interpreters.pxla` when `NAME` still exists there (or
@@ -84,6 +70,16 @@ class XlaModuleAliases(Rule):
     **Why.** `jax.xla`/`jax.pxla` were deprecated in JAX 0.4.8 and removed in 0.4.14;
     `xla.Device` and `xla.device_put` were removed in 0.4.11, `pxla.device_put` in 0.4.14.
     """
+
+    lifecycle = Lifecycle(deprecated="0.4.4", removed="0.4.14")
+    references = (
+        refs.release_notes("0.4.4", "jax.interpreters.xla.Device deprecated"),
+        refs.release_notes("0.4.7", "device_put re-exports deprecated"),
+        refs.release_notes("0.4.8", "jax.xla and jax.pxla deprecated"),
+        refs.release_notes("0.4.11", "xla.Device and xla.device_put removed"),
+        refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
+    )
+    names = frozenset(MODULES) | DEVICE | XLA_DEVICE_PUT | PXLA_DEVICE_PUT
     examples = (
         Example(
             title="module alias and Device",

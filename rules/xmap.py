@@ -48,22 +48,10 @@ GUIDANCE = (
 )
 
 
-class Xmap(Rule):
-    code = "JAX606"
-    name = "xmap"
-    summary = (
-        "xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') "
-        "(jitted onto the mesh)"
-    )
-    safety = Safety.SAFE
-    lifecycle = Lifecycle(
-        needs="0.4.1",
-        deprecated=("0.4.26", "xmap deprecated"),
-        removed=("0.4.31", "xmap deleted; use shard_map"),
-    )
-    references = (refs.api("jax.vmap"),)
-    names = frozenset({LEGACY})
-    doc = """
+class Xmap(Rule, code="JAX606", safety=Safety.SAFE):
+    """xmap(f, in_axes=['b', ...], out_axes=['b', ...]) -> jax.vmap(f, axis_name='b') (jitted onto
+    the mesh)
+
     **What it does.** Rewrites the common `xmap` form: one named axis on the leading
     dimension of every argument and output (`in_axes=['batch', ...]`, `{0: 'batch'}`, or a
     tuple of those, one per argument; the same for `out_axes`), where the mapped function (a
@@ -98,6 +86,14 @@ class Xmap(Rule):
     **Use instead.** `jax.vmap(f, axis_name=...)`, `jax.shard_map`, or `jax.jit` with
     `NamedSharding`s.  A `with mesh:` left around the new code is handled by JAX607.
     """
+
+    lifecycle = Lifecycle(
+        needs="0.4.1",
+        deprecated=("0.4.26", "xmap deprecated"),
+        removed=("0.4.31", "xmap deleted; use shard_map"),
+    )
+    references = (refs.api("jax.vmap"),)
+    names = frozenset({LEGACY})
     examples = (
         Example(
             before="""

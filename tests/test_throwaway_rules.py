@@ -26,14 +26,11 @@ def throwaway():
         names: Tuple[str, ...] = ("mod.a",),
     ) -> None:
         attributes = {
-            "code": code,
-            "name": f"test-{code.lower()}",
-            "summary": "a throwaway rule for one test",
-            "safety": safety,
+            "__doc__": "A throwaway rule for one test.\n\nIt visits ``names``.",
             "names": frozenset(names),
             "visit_name": lambda self, site, ctx: visit(site, ctx),
         }
-        type(f"Throwaway{code}", (Rule,), attributes)
+        type(f"Throwaway{code}", (Rule,), attributes, code=code, safety=safety)
         added.append(code)
         assert code in REGISTRY
 
