@@ -26,9 +26,9 @@ from jaxmigrate.migrator.scope import (
     ImportNode,
     Interest,
     Site,
-    catches_import_error,
     dotted_name,
     dotted_parts,
+    guards_imports,
     is_feature_test,
 )
 from jaxmigrate.migrator.scopewalk import ScopeWalker
@@ -99,7 +99,7 @@ class Analysis(ScopeWalker):
             self.stack.pop()
 
     def _try(self, node: Union[cst.Try, cst.TryStar]) -> bool:
-        guarded = any(catches_import_error(handler) for handler in node.handlers)
+        guarded = guards_imports(node)
         self.guard_depth += guarded
         try:
             self._visit_all([node.body, *node.handlers, node.orelse, node.finalbody])

@@ -206,6 +206,14 @@ def catches_import_error(handler: cst.CSTNode) -> bool:
     return False
 
 
+def guards_imports(node: cst.CSTNode) -> bool:
+    """A ``try`` statement with an ``except ImportError`` (or AttributeError) handler: the
+    compatibility code that already handles both spellings."""
+    return isinstance(node, (cst.Try, cst.TryStar)) and any(
+        catches_import_error(handler) for handler in node.handlers
+    )
+
+
 def string_elements(node: cst.BaseExpression) -> List[str]:
     if not isinstance(node, (cst.List, cst.Tuple)):
         return []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Type, TypeVar
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
 import libcst as cst
 
@@ -197,3 +197,31 @@ def is_store(ctx: Context, node: cst.CSTNode, binding_forms: bool = False) -> bo
     if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
         return True
     return isinstance(parent, (cst.AsName, cst.NamedExpr))
+
+
+def up_to(
+    ctx: Context,
+    node: Optional[cst.CSTNode],
+    stops: Callable[[cst.CSTNode], bool],
+    cache: Dict[int, bool],
+) -> bool:
+    """True when ``node`` or one of its ancestors satisfies ``stops``.  ``cache``, one per
+    ``stops`` for a walk over many nodes of one module, keeps the answer of every node passed
+    on the way, so that the walk visits each node once."""
+    chain: List[cst.CSTNode] = []
+    result = False
+    while node is not None:
+        known = cache.get(id(node))
+        if known is not None:
+            result = known
+            break
+        if stops(node):
+            result = True
+            break
+        chain.append(node)
+        node = ctx.parent(node)
+    for seen in chain:
+        cache[id(seen)] = result
+    if node is not None:
+        cache[id(node)] = result
+    return result

@@ -16,7 +16,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import catches_import_error, is_feature_test
+from jaxmigrate.migrator.scope import guards_imports, is_feature_test
 from jaxmigrate.migrator.textgate import TextGate
 
 PRIVATE = "jax._src"
@@ -170,9 +170,7 @@ def _guarded(node: cst.CSTNode, ctx: Context) -> bool:
     """Inside ``try: ... except ImportError/AttributeError`` or a feature or version test, as
     the engine judges the sites it hands to rules."""
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.Try, cst.TryStar)) and any(
-            catches_import_error(h) for h in ancestor.handlers
-        ):
+        if guards_imports(ancestor):
             return True
         if isinstance(ancestor, (cst.If, cst.IfExp)) and is_feature_test(ancestor.test):
             return True

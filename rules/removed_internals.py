@@ -26,7 +26,8 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import catches_import_error, dotted_parts
+from jaxmigrate.migrator.scope import dotted_parts, guards_imports
+from jaxmigrate.rules._helpers import up_to
 
 EXACT = {
     "jax.soft_pmap": (
@@ -212,37 +213,22 @@ def _uses(ctx: Context) -> List[cst.CSTNode]:
             continue  # names that are not references
         if isinstance(parent, cst.Arg) and parent.keyword is name:
             continue
-        if not _blocked(ctx, parent, blocked):
+        if not up_to(ctx, parent, _not_a_use, blocked):
             found.append(name)
     for node in ctx.all_nodes(cst.Attribute):
         parts = dotted_parts(node)
         if parts is None or parts[0] not in imported:
             continue
-        if not _blocked(ctx, ctx.parent(node), blocked):
+        if not up_to(ctx, ctx.parent(node), _not_a_use, blocked):
             found.append(node)
     return found
 
 
-def _blocked(ctx: Context, node: Optional[cst.CSTNode], cache: Dict[int, bool]) -> bool:
-    """True if what is below ``node`` is not a use: inside an import, a dotted name (only
-    the outermost one counts), or a ``try: ... except ImportError`` block."""
-    chain: List[cst.CSTNode] = []
-    result = False
-    while node is not None:
-        known = cache.get(id(node))
-        if known is not None:
-            result = known
-            break
-        if (
-            isinstance(node, (cst.Import, cst.ImportFrom))
-            or (isinstance(node, cst.Attribute) and dotted_parts(node) is not None)
-            or (isinstance(node, cst.Try) and any(catches_import_error(h) for h in node.handlers))
-        ):
-            result = True
-            cache[id(node)] = True
-            break
-        chain.append(node)
-        node = ctx.parent(node)
-    for seen in chain:
-        cache[id(seen)] = result
-    return result
+def _not_a_use(node: cst.CSTNode) -> bool:
+    """What is below ``node`` is not a use: it is an import, a dotted name (only the outermost
+    one counts), or a ``try: ... except ImportError`` block."""
+    return (
+        isinstance(node, (cst.Import, cst.ImportFrom))
+        or (isinstance(node, cst.Attribute) and dotted_parts(node) is not None)
+        or guards_imports(node)
+    )

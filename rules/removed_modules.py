@@ -39,9 +39,10 @@ import libcst as cst
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.migrator.scope import catches_import_error, dotted_expr, dotted_name, dotted_parts
+from jaxmigrate.migrator.scope import dotted_expr, dotted_name, dotted_parts, guards_imports
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
+from jaxmigrate.rules._helpers import up_to
 from jaxmigrate.rules._import_chains import (
     inside_import,
     kept_prefix,
@@ -385,20 +386,4 @@ def _message(ctx: Context, owner: str, qualname: str) -> Optional[str]:
 
 def _is_guarded(ctx: Context, node: cst.CSTNode, cache: Dict[int, bool]) -> bool:
     """Inside ``try: ... except ImportError`` (or AttributeError) compatibility code."""
-    chain: List[cst.CSTNode] = []
-    result = False
-    current: Optional[cst.CSTNode] = ctx.parent(node)
-    while current is not None:
-        known = cache.get(id(current))
-        if known is not None:
-            result = known
-            break
-        if isinstance(current, cst.Try) and any(catches_import_error(h) for h in current.handlers):
-            result = True
-            cache[id(current)] = True
-            break
-        chain.append(current)
-        current = ctx.parent(current)
-    for seen in chain:
-        cache[id(seen)] = result
-    return result
+    return up_to(ctx, ctx.parent(node), guards_imports, cache)
