@@ -62,25 +62,26 @@ class Lifecycle:
 
     ``needs``: the oldest JAX on which the replacement works; below it the rule does not run
     (None: it runs for every target).  ``deprecated`` / ``removed``: the releases that
-    deprecated and removed the legacy spelling, each a version or a :data:`Note`, a version
-    with the words its release notes are cited under: those citations come first among the
-    rule's ``references``, so the version is written once, next to its source.
+    deprecated and removed the legacy spelling.  Each of the three is a version or a
+    :data:`Note`, a version with the words its release notes are cited under: those citations
+    come first among the rule's ``references``, so the version is written once, next to its
+    source.
     ``tests/test_references.py`` checks that the references cite every version.  Where the
     gate is the release that added the spelling a rule writes, the rule takes it from the API
     history (``rules._api_history.added_in``).
     """
 
-    needs: Optional[str] = None
+    needs: Union[str, Note, None] = None
     deprecated: Union[str, Note, None] = None
     removed: Union[str, Note, None] = None
 
     def versions(self) -> Tuple[Optional[str], Optional[str], Optional[str]]:
         """``needs``, ``deprecated`` and ``removed`` as versions."""
-        return self.needs, _version(self.deprecated), _version(self.removed)
+        return _version(self.needs), _version(self.deprecated), _version(self.removed)
 
     def notes(self) -> Tuple[Reference, ...]:
         """The release notes the :data:`Note` fields cite, in order."""
-        changes = (self.deprecated, self.removed)
+        changes = (self.needs, self.deprecated, self.removed)
         return tuple(release_notes(*c) for c in changes if isinstance(c, tuple))
 
 

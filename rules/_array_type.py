@@ -54,12 +54,19 @@ DEVICE_ARRAY_NAMES = frozenset(
 
 
 class ArrayTypeRule(Rule):
-    """An abstract rule (it sets no ``code``, so it is not registered)."""
+    """The base of the rules for a removed array class that ``jax.Array`` replaces whole
+    (JAX101 ``DeviceArray``, JAX105 ``ArrayImpl``): each declares its class name as ``label``,
+    which messages use and string annotations are searched for."""
 
     safety = Safety.SAFE
     # jnp.ndarray is jax.Array since 0.3.18: Union[jnp.ndarray, jnp.DeviceArray] names one type
     same_types = {"jax.numpy.ndarray": MODERN}
-    label = ""  # the class name used in messages
+    label: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if "label" in cls.__dict__:
+            cls.annotation_words = frozenset({cls.label})  # visit_module reports them
+        super().__init_subclass__(**kwargs)
 
     def visit_module(self, ctx: Context) -> None:
         report_string_annotations(ctx, self.label, "jax.Array", self.names)

@@ -38,7 +38,6 @@ class ArrayImpl(ArrayTypeRule, code="JAX105"):
     )
     references = (refs.api("jax.Array"),)
     label = "ArrayImpl"
-    annotation_words = frozenset({label})
     names = frozenset(
         {
             "jax.lib.xla_extension.ArrayImpl",

@@ -70,7 +70,6 @@ class BuildTree(Rule, code="JAX702", safety=Safety.UNSAFE):
     names = frozenset({"jax.tree_util.build_tree"})
     examples = (
         Example(
-            title="applied with --unsafe-fixes",
             unsafe_fixes=True,
             before="""
             import jax

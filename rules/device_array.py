@@ -38,12 +38,13 @@ class DeviceArray(ArrayTypeRule, code="JAX101"):
 
     # reports a string annotation or a method call by its name, import or not
     needs_jax_import = False
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.14")
+    lifecycle = Lifecycle(
+        needs=("0.4.1", "jax.Array replaces DeviceArray"),
+        deprecated=("0.4.4", "jax.interpreters.xla.DeviceArray deprecated"),
+        removed=("0.4.14", "jax.numpy.DeviceArray removed"),
+    )
     references = (
-        refs.release_notes("0.4.1", "jax.Array replaces DeviceArray"),
-        refs.release_notes("0.4.4", "jax.interpreters.xla.DeviceArray deprecated"),
         refs.release_notes("0.4.7", "jax.numpy.DeviceArray deprecated"),
-        refs.release_notes("0.4.14", "jax.numpy.DeviceArray removed"),
         refs.array_migration("New public type named jax.Array"),
         refs.release_notes("0.3.18", "jax.numpy.ndarray is an alias of jax.Array"),
     )
@@ -85,4 +86,3 @@ class DeviceArray(ArrayTypeRule, code="JAX101"):
     )
 
     label = "DeviceArray"
-    annotation_words = frozenset({label})  # what report_string_annotations looks for

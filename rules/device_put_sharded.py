@@ -98,7 +98,6 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
     names = frozenset(PARAMETERS)
     examples = (
         Example(
-            title="applied with --unsafe-fixes",
             unsafe_fixes=True,
             before="""
             import jax

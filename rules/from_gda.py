@@ -67,9 +67,10 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
     `multihost_utils.host_local_array_to_global_array(np_inputs, mesh, specs)` before the call.
     """
 
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.7", removed="0.4.8")
+    lifecycle = Lifecycle(
+        needs="0.4.4", deprecated=("0.4.7", "FROM_GDA deprecated"), removed="0.4.8"
+    )
     references = (
-        refs.release_notes("0.4.7", "FROM_GDA deprecated"),
         refs.source_at("0.4.8", "jax/experimental/pjit.py", "FROM_GDA no longer defined"),
         refs.release_notes("0.4.11", "FROM_GDA listed as removed"),
         refs.array_migration("FROM_GDA and jax.Array"),
@@ -100,7 +101,7 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
             """,
         ),
         Example(
-            title="mixed, NumPy inputs at known call sites (unsafe fix)",
+            title="mixed, NumPy inputs at known call sites",
             before="""
             import numpy as np
             from jax.experimental.pjit import pjit, FROM_GDA

@@ -64,9 +64,10 @@ class GdaAttributes(Rule, code="JAX402", safety=Safety.SAFE):
     the array may come from `jit`).
     """
 
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.1", removed="0.4.7")
+    lifecycle = Lifecycle(
+        needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type"), removed="0.4.7"
+    )
     references = (
-        refs.release_notes("0.4.1", "jax.Array is the default array type"),
         GDA_HISTORY[1],
         refs.array_migration("GDA’s API name changes"),
         refs.api("jax.Array"),

@@ -57,7 +57,7 @@ class GlobalDeviceArrayType(PredicateTypeRule, code="JAX103"):
     )
     examples = (
         Example(
-            title="the guide's predicate (with --unsafe-fixes)",
+            title="the guide's predicate",
             unsafe_fixes=True,
             before="""
             from jax.experimental.global_device_array import GlobalDeviceArray

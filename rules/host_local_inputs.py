@@ -77,9 +77,8 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
     `jax.make_array_from_process_local_data(NamedSharding(mesh, spec), local)`).
     """
 
-    lifecycle = Lifecycle(needs="0.4.1")
+    lifecycle = Lifecycle(needs=("0.4.1", "jax.Array is the default: pjit inputs are global"))
     references = (
-        refs.release_notes("0.4.1", "jax.Array is the default: pjit inputs are global"),
         refs.array_migration(
             "Breaking change for pjit after switching to jax.Array for host local inputs"
         ),

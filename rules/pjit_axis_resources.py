@@ -12,7 +12,6 @@ from typing import List
 
 import libcst as cst
 
-from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._helpers import call_target
@@ -51,11 +50,10 @@ class PjitAxisResources(Rule, code="JAX201", safety=Safety.SAFE):
     `PartitionSpec`s mean different things under `jax.jit`.
     """
 
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.9", removed="0.4.14")
-    references = (
-        refs.release_notes("0.4.4", "in_shardings and out_shardings added"),
-        refs.release_notes("0.4.9", "in_axis_resources and out_axis_resources deprecated"),
-        refs.release_notes("0.4.14", "in_axis_resources and out_axis_resources removed"),
+    lifecycle = Lifecycle(
+        needs=("0.4.4", "in_shardings and out_shardings added"),
+        deprecated=("0.4.9", "in_axis_resources and out_axis_resources deprecated"),
+        removed=("0.4.14", "in_axis_resources and out_axis_resources removed"),
     )
     names = frozenset({"jax.experimental.pjit.pjit"})
     examples = (

@@ -82,10 +82,11 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
     **Use instead.** `jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...)`.
     """
 
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.8.0")
+    lifecycle = Lifecycle(
+        needs=("0.4.4", "jax.jit accepts in_shardings and out_shardings"),
+        deprecated=("0.8.0", "jax.experimental.pjit.pjit deprecated"),
+    )
     references = (
-        refs.release_notes("0.4.4", "jax.jit accepts in_shardings and out_shardings"),
-        refs.release_notes("0.8.0", "jax.experimental.pjit.pjit deprecated"),
         refs.api("jax.jit"),
         refs.module("jax.sharding"),
     )

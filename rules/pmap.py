@@ -52,11 +52,10 @@ class Pmap(Rule, code="JAX804", safety=Safety.MANUAL):
     with `# jaxmigrate: ignore[JAX804]` or the rule with `--ignore JAX804`.
     """
 
-    lifecycle = Lifecycle(needs="0.8.0")
+    lifecycle = Lifecycle(
+        needs=("0.8.0", "jax.pmap in maintenance mode, built on jax.jit and jax.shard_map")
+    )
     references = (
-        refs.release_notes(
-            "0.8.0", "jax.pmap in maintenance mode, built on jax.jit and jax.shard_map"
-        ),
         refs.pmap_migration(),
         refs.shard_map_guide(),
     )

@@ -170,10 +170,9 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
         refs.release_notes("0.4.11", "jax.experimental.gda_serialization removed"),
         refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
         refs.release_notes("0.4.26", "jax.experimental.maps deprecated"),
-        refs.release_notes("0.4.31", "xmap and jax.experimental.maps deleted"),
         GDA_HISTORY[1],
     )
-    lifecycle = Lifecycle(removed="0.4.31")
+    lifecycle = Lifecycle(removed=("0.4.31", "xmap and jax.experimental.maps deleted"))
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
     legacy_modules = frozenset(REMOVED)
     examples = (

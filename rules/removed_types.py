@@ -158,7 +158,7 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
             """,
         ),
         Example(
-            title="an isinstance check for typed keys (unsafe fix)",
+            title="an isinstance check for typed keys",
             before="""
             import jax
 

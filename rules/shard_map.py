@@ -102,7 +102,7 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
             """,
         ),
         Example(
-            title="a loop carry in the body: check_vma=False, applied only with --unsafe-fixes",
+            title="a loop carry in the body: check_vma=False",
             before="""
             import jax
             from jax.experimental.shard_map import shard_map

@@ -66,7 +66,7 @@ class ShardedDeviceArray(PredicateTypeRule, code="JAX102"):
     )
     examples = (
         Example(
-            title="the guide's predicate (with --unsafe-fixes)",
+            title="the guide's predicate",
             unsafe_fixes=True,
             before="""
             from jax.interpreters import pxla

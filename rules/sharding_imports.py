@@ -78,11 +78,12 @@ class ShardingImports(RenameRule, code="JAX205", safety=Safety.SAFE):
     tuples in 0.10.0; code comparing specs with tuples needs a look (not detected here).
     """  # noqa: E501
 
-    lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.4", removed="0.4.11")
+    lifecycle = Lifecycle(
+        needs=("0.4.1", "PartitionSpec and Mesh move to jax.sharding"),
+        deprecated=("0.4.4", "the old PartitionSpec, Mesh and NamedSharding paths warn"),
+        removed=("0.4.11", "the old paths removed"),
+    )
     references = (
-        refs.release_notes("0.4.1", "PartitionSpec and Mesh move to jax.sharding"),
-        refs.release_notes("0.4.4", "the old PartitionSpec, Mesh and NamedSharding paths warn"),
-        refs.release_notes("0.4.11", "the old paths removed"),
         refs.release_notes("0.4.29", "XLACompatibleSharding deprecated"),
         refs.module("jax.sharding"),
     )

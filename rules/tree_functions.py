@@ -44,13 +44,14 @@ class TreeFunctions(Rule, code="JAX701", safety=Safety.SAFE):
     """
 
     # no gate: jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
-    lifecycle = Lifecycle(deprecated="0.4.26", removed="0.6.0")
+    lifecycle = Lifecycle(
+        deprecated=("0.4.26", "jax.tree_map deprecated"),
+        removed=("0.6.0", "jax.tree_map and the top-level tree functions removed"),
+    )
     references = (
         refs.release_notes("0.3.5", "tree_multimap deprecated"),
         refs.release_notes("0.3.16", "tree_multimap removed"),
         refs.release_notes("0.4.25", "the jax.tree module added"),
-        refs.release_notes("0.4.26", "jax.tree_map deprecated"),
-        refs.release_notes("0.6.0", "jax.tree_map and the top-level tree functions removed"),
     )
     names = frozenset(TREE_FUNCTIONS)
     examples = (

@@ -52,12 +52,14 @@ class WithShardingConstraint(Rule, code="JAX206", safety=Safety.SAFE):
     `NamedSharding(mesh, P(...))` makes it context-free.
     """
 
-    lifecycle = Lifecycle(needs="0.4.4", deprecated="0.4.16", removed="0.4.24")
+    lifecycle = Lifecycle(
+        needs=("0.4.4", "shardings= replaces axis_resources="),
+        deprecated=("0.4.16", "jax.experimental.pjit.with_sharding_constraint deprecated"),
+        removed="0.4.24",
+    )
     references = (
         refs.release_notes("0.4.1", "jax.lax.with_sharding_constraint is the public endpoint"),
-        refs.release_notes("0.4.4", "shardings= replaces axis_resources="),
         refs.release_notes("0.4.11", "axis_resources= removed"),
-        refs.release_notes("0.4.16", "jax.experimental.pjit.with_sharding_constraint deprecated"),
         refs.source_at(
             "0.4.24", "jax/experimental/pjit.py", "with_sharding_constraint no longer exported"
         ),

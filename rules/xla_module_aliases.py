@@ -71,13 +71,14 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
     `xla.Device` and `xla.device_put` were removed in 0.4.11, `pxla.device_put` in 0.4.14.
     """
 
-    lifecycle = Lifecycle(deprecated="0.4.4", removed="0.4.14")
+    lifecycle = Lifecycle(
+        deprecated=("0.4.4", "jax.interpreters.xla.Device deprecated"),
+        removed=("0.4.14", "jax.xla and jax.pxla removed"),
+    )
     references = (
-        refs.release_notes("0.4.4", "jax.interpreters.xla.Device deprecated"),
         refs.release_notes("0.4.7", "device_put re-exports deprecated"),
         refs.release_notes("0.4.8", "jax.xla and jax.pxla deprecated"),
         refs.release_notes("0.4.11", "xla.Device and xla.device_put removed"),
-        refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
     )
     names = frozenset(MODULES) | DEVICE | XLA_DEVICE_PUT | PXLA_DEVICE_PUT
     examples = (
@@ -110,7 +111,7 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
             """,
         ),
         Example(
-            title="xla.device_put returned a tuple of one buffer (with --unsafe-fixes)",
+            title="xla.device_put returned a tuple of one buffer",
             unsafe_fixes=True,
             before="""
             import jax
