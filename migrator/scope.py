@@ -68,6 +68,14 @@ class Scope:
             scope = scope.parent
         return None
 
+    def sole_binding(self, name: str) -> Optional[Binding]:
+        """The binding a reference to ``name`` from this scope sees, when it is the only one
+        and not an import (None otherwise): the name has one meaning a rule can follow."""
+        bindings = self.lookup(name)
+        if not bindings or len(bindings) != 1 or bindings[0].is_import:
+            return None
+        return bindings[0]
+
     def resolve_name(self, name: str) -> Optional[str]:
         """The qualified name ``name`` refers to here, if it is unambiguously an import."""
         bindings = self.lookup(name)

@@ -58,13 +58,13 @@ class _Returns(ScopeBodyVisitor):
 
 def local_function(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.FunctionDef]:
     """The one ``def`` of this module that ``name`` (its only binding) refers to."""
-    bindings = scope.lookup(name.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+    binding = scope.sole_binding(name.value)
+    if binding is None:
         return None
     found = [
         f
         for f in ctx.nodes(cst.FunctionDef)
-        if f.name.value == name.value and ctx.scope_of(f) is bindings[0].scope
+        if f.name.value == name.value and ctx.scope_of(f) is binding.scope
     ]
     return found[0] if len(found) == 1 else None
 
@@ -94,10 +94,10 @@ def helper_return_tie(ctx: Context, function: cst.FunctionDef, tie_of: Callable,
 
 def iterated(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
     """What the loop or comprehension that binds ``name`` (its only binding) iterates over."""
-    bindings = scope.lookup(name.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+    binding = scope.sole_binding(name.value)
+    if binding is None:
         return None
-    home = bindings[0].scope
+    home = binding.scope
     node = home.node
     if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
         comp: Optional[cst.CompFor] = node.for_in
@@ -162,15 +162,15 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
     module may pass anything), reason ``"arr, every call of describe() passes y, ..."``.  None
     when the parameter is rebound in the body, has a default, or the function escapes (is
     passed, returned, decorated or stored anywhere)."""
-    bindings = scope.lookup(name.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+    binding = scope.sole_binding(name.value)
+    if binding is None:
         return None
-    function = bindings[0].scope.node
+    function = binding.scope.node
     if not isinstance(function, cst.FunctionDef) or function.decorators or function.asynchronous:
         return None
     if (
         is_method(ctx, function)
-        or len(scope_definitions(ctx, bindings[0].scope).get(name.value, [])) != 1
+        or len(scope_definitions(ctx, binding.scope).get(name.value, [])) != 1
     ):
         return None
     params = function.params
@@ -329,11 +329,11 @@ def _self_class(ctx: Context, receiver: cst.BaseExpression, scope: Scope) -> Opt
     """The class whose method's own first parameter ``receiver`` is (``self``), else None."""
     if not isinstance(receiver, cst.Name):
         return None
-    bindings = scope.lookup(receiver.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+    binding = scope.sole_binding(receiver.value)
+    if binding is None:
         return None
-    function = bindings[0].scope.node
-    if not isinstance(function, cst.FunctionDef) or bindings[0].scope.kind != "function":
+    function = binding.scope.node
+    if not isinstance(function, cst.FunctionDef) or binding.scope.kind != "function":
         return None
     if any(
         isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
@@ -374,19 +374,19 @@ def single_assignment(
     ``name`` seen from ``scope``; None for a parameter, an import, a loop variable, several
     bindings, ``a = b = v``.  Its own scope is ``ctx.scope_of`` the statement."""
     text = name if isinstance(name, str) else name.value
-    bindings = scope.lookup(text)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+    binding = scope.sole_binding(text)
+    if binding is None:
         return None
-    found = assignments(ctx, text, bindings[0].scope)
+    found = assignments(ctx, text, binding.scope)
     return found[0] if len(found) == 1 else None
 
 
 def single_value(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
     """The value of the one plain assignment that binds ``name`` (None otherwise)."""
-    bindings = scope.lookup(name.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
+    binding = scope.sole_binding(name.value)
+    if binding is None:
         return None
-    definitions = scope_definitions(ctx, bindings[0].scope).get(name.value, [])
+    definitions = scope_definitions(ctx, binding.scope).get(name.value, [])
     if len(definitions) != 1 or definitions[0][0] != "value":
         return None
     return definitions[0][1]

@@ -8,6 +8,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.rules._flow import local_function
 from jaxmigrate.rules._helpers import nodes_under
 
 # Loops whose carry types changed meaning under the varying-manual-axes checker (check_vma).
@@ -56,15 +57,6 @@ def resolves_to(
     return ctx.qualname(node, scope) in qualnames
 
 
-def function_named(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.FunctionDef]:
-    """The one ``def`` a plain name refers to in this module (None when unsure)."""
-    bindings = scope.lookup(name.value)
-    if not bindings or len(bindings) != 1 or bindings[0].is_import:
-        return None
-    found = [f for f in ctx.nodes(cst.FunctionDef) if f.name.value == name.value]
-    return found[0] if len(found) == 1 else None
-
-
 def calls_in(node: cst.CSTNode) -> List[cst.Call]:
     return nodes_under(node, cst.Call)
 
@@ -85,7 +77,7 @@ def loop_carry_in(
         if parts[-1] in CARRY_LOOPS:
             return ".".join(parts)
         if depth > 0 and len(parts) == 1:
-            callee = function_named(ctx, call.func, scope)  # type: ignore[arg-type]
+            callee = local_function(ctx, call.func, scope)  # type: ignore[arg-type]
             if callee is not None:
                 found = loop_carry_in(ctx, callee, scope, depth - 1, seen)
                 if found:

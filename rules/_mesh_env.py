@@ -18,8 +18,7 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._array_names import is_foreign_library
-from jaxmigrate.rules._flow import single_value
-from jaxmigrate.rules._mesh import function_named
+from jaxmigrate.rules._flow import local_function, single_value
 
 # Calls that read the legacy resource env (or may, depending on their arguments).
 NEEDS_ENV = frozenset(
@@ -121,7 +120,7 @@ def needs_env(
             if id(node) in calls_funcs:
                 continue
             # a function passed along (jax.jit(f), jax.vmap(f)) runs inside the block too
-            function = function_named(ctx, node, ctx.scope_of(node))
+            function = local_function(ctx, node, ctx.scope_of(node))
             if function is not None:
                 if depth <= 0:
                     return f"{node.value} is too deep to check"
@@ -186,7 +185,7 @@ def call_needs_env(
                 not nested
                 and not isinstance(traced, cst.Lambda)
                 and not (
-                    isinstance(traced, cst.Name) and function_named(ctx, traced, scope) is not None
+                    isinstance(traced, cst.Name) and local_function(ctx, traced, scope) is not None
                 )
             ):
                 return f"it traces {ctx.code(traced)}, which the rule cannot check"
@@ -200,7 +199,7 @@ def call_needs_env(
             return None  # @partial(jax.jit, ...): its arguments are checked as calls of their own
         return f"it calls {qualname}, which the rule cannot check"
     if isinstance(func, cst.Name):
-        function = function_named(ctx, func, scope)
+        function = local_function(ctx, func, scope)
         if function is not None:
             if depth <= 0:
                 return f"{func.value} is too deep to check"

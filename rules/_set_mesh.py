@@ -30,9 +30,8 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._array_names import is_foreign_library
-from jaxmigrate.rules._flow import single_value
+from jaxmigrate.rules._flow import local_function, single_value
 from jaxmigrate.rules._helpers import ScopeBodyVisitor
-from jaxmigrate.rules._mesh import function_named
 from jaxmigrate.rules._pjit import (
     PARTIAL_NAMES,
     PJIT_NAMES,
@@ -216,7 +215,7 @@ def _call_work(ctx: Context, call: cst.Call, depth: int, seen: Set[int]) -> Opti
     if isinstance(func, cst.Name):
         if func.value in BUILTINS and scope.lookup(func.value) is None:
             return None
-        function = function_named(ctx, func, scope)
+        function = local_function(ctx, func, scope)
         if function is not None and depth > 0:
             return eager_work(ctx, function.body, scope, depth - 1, seen)
         return f"calls {func.value}, which the rule cannot check"
@@ -258,7 +257,7 @@ def is_compiled(ctx: Context, func: cst.BaseExpression, scope: Scope) -> bool:
         value = single_value(ctx, func, scope)
         if value is not None:
             return _compiles(ctx, value, ctx.scope_of(value))
-        function = function_named(ctx, func, scope)
+        function = local_function(ctx, func, scope)
         if function is not None:
             return any(
                 _compiles(ctx, d.decorator, ctx.scope_of(function)) for d in function.decorators

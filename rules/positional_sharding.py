@@ -17,9 +17,8 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
-from jaxmigrate.rules._flow import name_loads, single_assignment
+from jaxmigrate.rules._flow import local_function, name_loads, single_assignment
 from jaxmigrate.rules._helpers import called_or_report
-from jaxmigrate.rules._mesh import function_named
 from jaxmigrate.rules._positional_chain import (
     State,
     Unsupported,
@@ -318,7 +317,7 @@ class PositionalShardingRule(Rule, code="JAX603", name="positional-sharding", sa
         if isinstance(parent, (cst.Arg,)) and parent.value is use:
             call = ctx.parent(parent)
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Name):
-                function = function_named(ctx, call.func, ctx.scope_of(call))
+                function = local_function(ctx, call.func, ctx.scope_of(call))
                 if function is not None:
                     return self._into_function(function, call, parent, state, ctx, depth)
         if isinstance(parent, (cst.Assign, cst.AugAssign, cst.Del)):

@@ -17,10 +17,10 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._flow import local_function
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._mesh import (
     append_arg,
-    function_named,
     is_literal,
     is_simple_reference,
     keyword_arg,
@@ -304,7 +304,7 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
         if isinstance(value, cst.Lambda):
             return value
         if isinstance(value, cst.Name):
-            return function_named(ctx, value, site.scope)
+            return local_function(ctx, value, site.scope)
         return None
 
 

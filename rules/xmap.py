@@ -19,8 +19,9 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._flow import local_function
 from jaxmigrate.rules._helpers import call_target, nodes_under
-from jaxmigrate.rules._mesh import function_named, keyword_arg
+from jaxmigrate.rules._mesh import keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"
 JIT_SHARDINGS_FROM = parse_version("0.4.4")  # jax 0.4.4 release notes: jit gains in_shardings
@@ -211,7 +212,7 @@ class Xmap(Rule, code="JAX606", safety=Safety.SAFE):
         fun = args["fun"]
         body: Optional[cst.CSTNode] = fun if isinstance(fun, cst.Lambda) else None
         if isinstance(fun, cst.Name):
-            body = function_named(ctx, fun, scope)
+            body = local_function(ctx, fun, scope)
         if body is None:
             return "the mapped function is not visible here", None
         misuse = _non_collective_use(body, name_in)
