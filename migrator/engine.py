@@ -35,6 +35,7 @@ from jaxmigrate.migrator import guard
 from jaxmigrate.migrator.astfacts import ast_facts, imports_jax
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, one_line
+from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
@@ -197,10 +198,25 @@ def _migrate_checked(
     errors: List[Diagnostic] = []
     with cached_children():
         output, fixes, findings = run_rounds(module, text, plan, settings, errors)
+    lost = Lost(text, module.code) if SUSPECT.search(text) else None
     del module  # the first round's tree: not needed while the output is checked
+    if lost is not None and lost.blocks:  # LibCST did not give the file back as written
+        if output != text:
+            output = lost.restore(output) or output
+        fixes, findings, errors = (_on_own_lines(d, lost) for d in (fixes, findings, errors))
     if output != text:
         _verify_parses(output, ast_parsed=ast_parsed)
     return Result(text, output, fixes, findings, errors)
+
+
+def _on_own_lines(diagnostics: List[Diagnostic], lost: Lost) -> List[Diagnostic]:
+    """``diagnostics`` at the file's own lines (their positions are LibCST's code's)."""
+    return [
+        dataclasses.replace(
+            d, line=lost.line(d.line), end_line=lost.line(d.end_line) if d.end_line else 0
+        )
+        for d in diagnostics
+    ]
 
 
 def _ast_gate(
