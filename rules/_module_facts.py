@@ -32,7 +32,7 @@ class ModuleFacts:
     foreign_libraries: Tuple[str, ...]  # imported array libraries other than JAX and NumPy
     uses_pmap: bool  # refers to jax.pmap anywhere
     multiprocess: bool  # calls jax.distributed.initialize or reads process_index/process_count
-    jit_functions: Dict[str, bool]  # module-level jitted function name -> is pmap
+    jit_functions: Dict[str, str]  # module-level jitted function name -> its output_of
     user_attributes: frozenset  # names defined as methods / self.<attr> in this module's classes
 
 
@@ -99,7 +99,7 @@ class _ModuleCollector:
         self.module_scope = module_scope
         self.uses_pmap = False
         self.multiprocess = False
-        self.jit_functions: Dict[str, bool] = {}
+        self.jit_functions: Dict[str, str] = {}
         self.user_attributes: set = set()
 
     def _qual(self, node: cst.CSTNode) -> Optional[str]:
@@ -167,9 +167,9 @@ class _ModuleCollector:
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Module):
             for decorator in node.decorators:
-                wrapper = wrapper_of(decorator.decorator, self._qual)
-                if wrapper is not None:
-                    self.jit_functions[node.name.value] = wrapper in PMAP_WRAPPERS
+                output = output_of(decorator.decorator, self._qual)
+                if output is not None:
+                    self.jit_functions[node.name.value] = output
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if isinstance(self.ctx.parent(self.ctx.parent(node)), cst.Module):
@@ -178,9 +178,31 @@ class _ModuleCollector:
                 and isinstance(node.targets[0].target, cst.Name)
                 and isinstance(node.value, cst.Call)
             ):
-                wrapper = wrapper_of(node.value, self._qual)
-                if wrapper is not None:
-                    self.jit_functions[node.targets[0].target.value] = wrapper in PMAP_WRAPPERS
+                output = output_of(node.value, self._qual)
+                if output is not None:
+                    self.jit_functions[node.targets[0].target.value] = output
+
+
+def output_of(expr: cst.BaseExpression, qual) -> Optional[str]:  # noqa: ANN001
+    """What a function wrapped by ``expr`` returns: ``"array"`` (jit, or a pmap with
+    ``out_axes=None``, whose shards are whole copies of the output on every JAX), ``"pmap"``
+    (stacked along axis 0, pmap's default: each shard's shape changed in 0.4.34), ``"pmap-axes"``
+    (a pmap with any other ``out_axes``: its shards' layout is not known here), or None when
+    ``expr`` is not a jit or pmap wrapper."""
+    wrapper = wrapper_of(expr, qual)
+    if wrapper is None:
+        return None
+    if wrapper not in PMAP_WRAPPERS:
+        return "array"
+    arguments = expr.args if isinstance(expr, cst.Call) else ()
+    out_axes = next(
+        (a.value for a in arguments if a.keyword and a.keyword.value == "out_axes"), None
+    )
+    if out_axes is None or (isinstance(out_axes, cst.Integer) and out_axes.evaluated_value == 0):
+        return "pmap"
+    if isinstance(out_axes, cst.Name) and out_axes.value == "None":
+        return "array"
+    return "pmap-axes"
 
 
 def wrapper_of(expr: cst.BaseExpression, qual) -> Optional[str]:  # noqa: ANN001

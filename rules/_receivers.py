@@ -54,7 +54,6 @@ from jaxmigrate.rules._array_names import (
     MAYBE_ARRAY_PREFIXES,
     NOT_ARRAY_METHODS,
     NOT_ARRAY_PREFIXES,
-    PMAP_WRAPPERS,
     UNKNOWN,
     Tie,
     is_foreign_library,
@@ -63,7 +62,7 @@ from jaxmigrate.rules._array_names import (
     under,
 )
 from jaxmigrate.rules._definitions import scope_definitions
-from jaxmigrate.rules._module_facts import module_facts, wrapper_of
+from jaxmigrate.rules._module_facts import module_facts, output_of
 
 
 # -- one receiver ---------------------------------------------------------------------------------
@@ -153,11 +152,9 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
         if inner.tied:  # x.reshape(...), x.astype(...), jnp.ones(3).sum()
             return Tie(kept(inner), f"{inner.reason}.{func.attr.value}(...)", pmap=inner.pmap)
     if isinstance(func, cst.Call):  # jax.jit(f)(x), jax.pmap(f)(x)
-        wrapper = wrapper_of(func, lambda e: ctx.qualname(e, scope))
-        if wrapper is not None:
-            return Tie(
-                "array", f"the output of {ctx.code(func.func)}", pmap=wrapper in PMAP_WRAPPERS
-            )
+        output = output_of(func, lambda e: ctx.qualname(e, scope))
+        if output is not None:
+            return _wrapped_output(output, f"the output of {ctx.code(func.func)}")
     if isinstance(func, cst.Name):
         function = _flow.local_function(ctx, func, scope)
         if function is not None:  # def make(): return jax.device_put(...)
@@ -168,14 +165,20 @@ def _call_tie(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Tie:
         bindings = scope.lookup(func.value)
         if bindings and all(b.scope.kind == "module" for b in bindings):
             if func.value in facts.jit_functions and len(bindings) == 1:
-                return Tie(
-                    "array",
-                    f"the output of the jitted {func.value}",
-                    pmap=facts.jit_functions[func.value],
-                )
+                output = facts.jit_functions[func.value]
+                return _wrapped_output(output, f"the output of the jitted {func.value}")
             if all(b.qualname is None for b in bindings):
                 return Tie("foreign", f"the result of {func.value}(...), defined here")
     return UNKNOWN
+
+
+def _wrapped_output(output: str, reason: str) -> Tie:
+    """The tie of what a jitted or pmapped function returns, by its ``output`` (see
+    :func:`rules._module_facts.output_of`): an array; with a pmap ``out_axes`` that is neither
+    0 nor None, only likely one whose shards a rule knows the layout of."""
+    if output == "pmap-axes":
+        return Tie("likely", f"{reason}, whose out_axes decides its shards' layout")
+    return Tie("array", reason, pmap=output == "pmap")
 
 
 def _flow_name_tie(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Optional[Tie]:
