@@ -18,7 +18,7 @@ import libcst as cst
 from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.apply import Apply, ImportRemoval, Removals
 from jaxmigrate.migrator.binding import Binding
-from jaxmigrate.migrator.context import Context, binding_is_legacy, names_in as _names_in
+from jaxmigrate.migrator.context import Context, Edit, binding_is_legacy, names_in as _names_in
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
 from jaxmigrate.migrator.origins import Origins, located_fix
 from jaxmigrate.migrator.plan import Plan
@@ -40,11 +40,19 @@ def unused_imports(
         and id(binding.statement) not in ctx.edits
     ]
     if unused and ctx.edits:
-        wanted_by_edits = _names_in(
-            (edit.new for edit in ctx.edits.values()), {b.name for b in unused}
-        )
+        wanted_by_edits = _read_by(ctx.edits.values(), {b.name for b in unused})
         unused = [binding for binding in unused if binding.name not in wanted_by_edits]
     return _removals(unused, plan, originally_used, added_imports, ctx)
+
+
+def _read_by(edits: Iterable[Edit], names: Set[str]) -> Set[str]:
+    """The ``names`` the new code of ``edits`` reads; not a name an edit spells as a builtin."""
+    edits = list(edits)
+    read = _names_in((edit.new for edit in edits if not edit.builtins), names)
+    for edit in edits:
+        if edit.builtins:
+            read |= _names_in([edit.new], names - edit.builtins)
+    return read
 
 
 def _removals(
@@ -117,7 +125,7 @@ def left_unused(
     if not candidates:
         return {}
     names = {binding.name for binding in candidates}
-    read = _names_in((edit.new for edit in applied.values()), names)
+    read = _read_by(applied.values(), names)
     for name in ctx.all_nodes(cst.Name):
         value = name.value
         if value in names and value not in read and not replaced(name):

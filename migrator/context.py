@@ -17,6 +17,7 @@ from typing import (
     Any,
     Callable,
     Dict,
+    FrozenSet,
     Iterable,
     List,
     NamedTuple,
@@ -74,6 +75,9 @@ class Edit:
     code: str
     message: str
     safety: Safety
+    # Names ``new`` spells as Python's builtins although the module binds them now (see
+    # :meth:`Context.replace`): they keep no import of that name in use.
+    builtins: FrozenSet[str] = frozenset()
 
 
 class Finding(NamedTuple):
@@ -143,12 +147,18 @@ class Context:
         new: Replacement,
         message: str,
         safety: Optional[Safety] = None,
+        builtins: FrozenSet[str] = frozenset(),
     ) -> bool:
         """Record a fix; returns False when it is suppressed, a duplicate, or not allowed.
 
         A rule records an UNSAFE fix like any other; without ``--unsafe-fixes`` the engine
         turns it into a finding here, and forgets the imports only that replacement planned,
-        so a rule never needs to know whether its unsafe fix will be applied."""
+        so a rule never needs to know whether its unsafe fix will be applied.
+
+        ``builtins``: names ``new`` spells meaning Python's builtins where an import binds
+        them now (``list(map(f, xs))`` for ``map(f, xs)`` under ``from jax.util import
+        safe_map as map``).  They do not keep that import in use; the rule must rewrite every
+        other use of the name in the same round, so that the import goes with them."""
         safety = safety or self.rule.safety
         if self.is_suppressed(node):
             return False
@@ -167,7 +177,7 @@ class Context:
             raise ValueError(f"{self.rule.code}: a manual finding cannot carry a fix")
         if id(node) in self.edits:
             return False
-        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety)
+        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety, builtins)
         return True
 
     def _forget_imports_of(self, rejected: Replacement) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -22,7 +22,7 @@ from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.rules._api_history import ActsWhereMissing, history
 from jaxmigrate.rules._arrays import expr_code
-from jaxmigrate.rules._helpers import is_builtin
+from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
 _ATOMS = (
@@ -272,7 +272,7 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         if problem is None:
             problem = self._missing_names(recipe, ctx)
         if problem is None:
-            problem = _shadowed(recipe, site)
+            problem = shadowed(recipe.builtins, site, ctx, self._rewritten_safely(ctx))
         if problem is not None:
             ctx.report(
                 call,
@@ -280,15 +280,14 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
                 f"not rewritten: {problem}",
             )
             return
-        safety = recipe.safety
-        if recipe.unsafe_beyond is not None and len(call.args) > recipe.unsafe_beyond:
-            safety = Safety.UNSAFE
-        if any(not _pure(call.args[i].value) for i in recipe.dropped):
-            safety = Safety.UNSAFE
+        safety = _safety(recipe, call)
         message = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}"
+        if recipe.template.startswith("list(") and consumed_whole(call, site.scope, ctx):
+            recipe = dataclasses.replace(recipe, template=recipe.template[len("list(") : -1])
         assignment = self._assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
-            ctx.replace(call, _render(recipe, call, site, ctx), message, safety=safety)
+            new = _render(recipe, call, site, ctx)
+            ctx.replace(call, new, message, safety=safety, builtins=recipe.builtins)
             return
         line, assign = assignment
         returned = call.args[recipe.returns].value  # type: ignore[index]
@@ -317,6 +316,17 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         ):
             return None
         return line, assign
+
+    def _rewritten_safely(self, ctx: Context) -> Callable[[str, cst.Call], bool]:
+        def check(qualname: str, call: cst.Call) -> bool:
+            recipe = TABLE.get(qualname)
+            return (
+                recipe is not None
+                and self._misfit(recipe, call, ctx) is None
+                and _safety(recipe, call) is Safety.SAFE
+            )
+
+        return check
 
     # -- fitting ---------------------------------------------------------------------------
     def _misfit(self, recipe: CallRecipe, call: cst.Call, ctx: Context) -> Optional[str]:
@@ -366,16 +376,12 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         )
 
 
-def _shadowed(recipe: CallRecipe, site: NameSite) -> Optional[str]:
-    """A builtin the template calls that means something else at the call.  A name bound to a
-    ``jax.util`` helper counts as the builtin: the import goes with the rewrites, and until
-    then ``safe_map``/``safe_zip`` give what ``map``/``zip`` give on the template's input."""
-    for name in sorted(recipe.builtins):
-        if not is_builtin(name, site.scope) and not (
-            site.scope.resolve_name(name) or ""
-        ).startswith("jax.util."):
-            return f"{name} is not the builtin here"
-    return None
+def _safety(recipe: CallRecipe, call: cst.Call) -> Safety:
+    if recipe.unsafe_beyond is not None and len(call.args) > recipe.unsafe_beyond:
+        return Safety.UNSAFE
+    if any(not _pure(call.args[i].value) for i in recipe.dropped):
+        return Safety.UNSAFE
+    return recipe.safety
 
 
 # Where an ``or`` template may stand without parentheses: it is the whole value there.
