@@ -18,6 +18,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
+from jaxmigrate.migrator.gaps import Gaps
 from jaxmigrate.migrator.imports import without_aliases
 from jaxmigrate.migrator.layout import realign
 from jaxmigrate.migrator.rule import Safety
@@ -52,14 +53,18 @@ class Apply(cst.CSTTransformer):
         self.realign: Dict[int, Tuple[int, int, int]] = {}
         # called with (node, what replaces it) for every node the pass rebuilds or replaces
         self.trace: Optional[Callable[[cst.CSTNode, object], None]] = None
+        self.gaps = Gaps()  # the blank lines where a statement went
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if id(node) in self.edits:
             return False
-        return self.paths is None or id(node) in self.paths
+        entered = self.paths is None or id(node) in self.paths
+        if entered:
+            self.gaps.enter(node)
+        return entered
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: ANN201
-        result = self._leave(original_node, updated_node)
+        result = self.gaps.leave(original_node, self._leave(original_node, updated_node))
         if self.trace is not None and result is not original_node:
             self.trace(original_node, result)
         return result

@@ -78,6 +78,7 @@ def migrate_segments(
         texts = hoisted
     outputs = []
     for original, text in zip(segments, texts):
+        text = _ends_as(text, _with_newline(original))
         if text == _with_newline(original):
             outputs.append(original)
         elif not original.endswith("\n") and text.endswith("\n"):
@@ -189,6 +190,14 @@ def _hoist_imports(
             own.update({name: "" for name in new_names})
         bound |= set(own)
     return result if changed else None
+
+
+def _ends_as(text: str, original: str) -> str:
+    """``text`` without blank lines at its end that ``original`` did not have: where a fix
+    removed a segment's last statements, the engine gives the next statement (the marker)
+    the blank lines that stood above them (:mod:`migrator.gaps`)."""
+    extra = (len(text) - len(text.rstrip("\n"))) - (len(original) - len(original.rstrip("\n")))
+    return text[: len(text) - extra] if extra > 0 and text.strip() else text
 
 
 def _split(output: str, count: int) -> Optional[Tuple[List[str], List[int]]]:
