@@ -147,6 +147,7 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
             after="""
             import os
             import jax
+
             os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 
             def shards(x: jax.Array):
