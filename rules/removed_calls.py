@@ -223,6 +223,12 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
     messages and changelog).  A recipe is written only where each JAX name it uses exists on
     every release of the target range; calls it does not fit (other keywords, a used result
     of `id_print`) are reported with the recipe.
+
+    **Builtins.** Inside `list`, `tuple`, `set`, `sorted` or `dict` the recipe's `list(...)` is
+    left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`).  Where the module imports the
+    helpers under the builtins' names (`from jax.util import safe_map as map`), the calls are
+    rewritten, and the import goes, only when every use of the name is a call rewritten safely
+    (none inside another); otherwise they are reported.
     """  # noqa: E501
 
     names = frozenset(TABLE) | {"jax.ops.index"}
