@@ -183,12 +183,13 @@ class Context:
     def _forget_imports_of(self, rejected: Replacement) -> None:
         """Drop the planned imports that ``rejected`` (a replacement that will not be applied)
         spells and no recorded edit does, so that they reserve no name for later references."""
-        bound = {name for _module, name in self.planned_imports.values()}
+        bound = {bound_name(name) for _module, name in self.planned_imports.values()}
         spelled = names_in([rejected], bound)
         if not spelled:
             return
         spelled -= names_in([edit.new for edit in self.edits.values()], spelled)
-        for key in [k for k, (_module, name) in self.planned_imports.items() if name in spelled]:
+        planned = self.planned_imports.items()
+        for key in [k for k, (_module, name) in planned if bound_name(name) in spelled]:
             del self.planned_imports[key]
 
     def report(self, node: cst.CSTNode, message: str) -> None:
@@ -340,19 +341,29 @@ class Context:
         for cut in range(len(parts), lowest - 1, -1):
             local = self._visible_import(".".join(parts[:cut]), scope)
             if local is not None:
-                return dotted_expr([local, *parts[cut:]])
+                return dotted_expr([*local.split("."), *parts[cut:]])
         if prefer_from and len(parts) > 1 and self._free(parts[-1], scope, qualname):
             self.planned_imports[qualname] = (".".join(parts[:-1]), parts[-1])
             return cst.Name(parts[-1])
         if self._free(parts[0], scope, parts[0]):
             self.planned_imports[parts[0]] = (None, parts[0])
             return dotted_expr(parts)
+        if direct and len(parts) > 2 and scope.resolve_name(parts[0]) == parts[0]:
+            # ``import jax`` binds the package but does not load ``jax.extend.core``:
+            # ``import jax.extend.core`` does, and binds the same name to the same package.
+            module = ".".join(parts[:-1])
+            self.planned_imports[module] = (None, module)
+            return dotted_expr(parts)
         raise CannotReference(f"cannot refer to {qualname}: {parts[0]!r} is taken by a local name")
 
     def _visible_import(self, qualname: str, scope: Scope) -> Optional[str]:
         planned = self.planned_imports.get(qualname)
-        if planned is not None and scope.lookup(planned[1]) is None:
-            return planned[1]
+        if planned is not None:
+            head = bound_name(planned[1])
+            if scope.lookup(head) is None or (
+                head != planned[1] and scope.resolve_name(head) == head
+            ):
+                return planned[1]
         for binding in self.analysis.imports:
             if binding.qualname == qualname and not binding.guarded:
                 if scope.resolve_name(binding.name) == qualname:
@@ -365,7 +376,7 @@ class Context:
         if scope.lookup(name) is not None or name in self.analysis.scopes[id(self.module)].bindings:
             return False
         for key, (_module, bound) in self.planned_imports.items():
-            if bound == name and key != planned_key:
+            if bound_name(bound) == name and key != planned_key:
                 return False
         return True
 
@@ -374,6 +385,11 @@ class Context:
     def copy(node: N) -> N:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
+
+
+def bound_name(imported: str) -> str:
+    """The name an import binds: ``jax`` for ``import jax.extend.core``, else the name."""
+    return imported.split(".", 1)[0]
 
 
 def names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:

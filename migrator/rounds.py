@@ -28,6 +28,7 @@ from jaxmigrate.migrator.context import (
     Context,
     Finding,
     NameSite,
+    bound_name,
     names_in as _names_in,
 )
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -141,9 +142,10 @@ def run_rounds(
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         planned = ctx.planned_imports
         used = _names_in(
-            (edit.new for edit in applied.applied), {name for _m, name in planned.values()}
+            (edit.new for edit in applied.applied),
+            {bound_name(name) for _m, name in planned.values()},
         )
-        wanted = [planned[k] for k in sorted(planned) if planned[k][1] in used]
+        wanted = [planned[k] for k in sorted(planned) if bound_name(planned[k][1]) in used]
         if wanted:
             before = module
             module = add_imports(module, wanted)

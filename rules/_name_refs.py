@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.context import Context, bound_name
 from jaxmigrate.migrator.scope import Scope
 
 
@@ -31,7 +31,7 @@ def module_ref(ctx: Context, qualname: str, scope: Scope) -> cst.BaseExpression:
     if (
         scope.lookup(name) is None
         and name not in module_bindings
-        and all(b != name for _m, b in ctx.planned_imports.values())
+        and all(bound_name(b) != name for _m, b in ctx.planned_imports.values())
     ):
         ctx.planned_imports[qualname] = (package, name)
         return cst.Name(name)
@@ -75,4 +75,4 @@ def _free(ctx: Context, name: str, scope: Scope, qualname: str) -> bool:
     planned = ctx.planned_imports.get(qualname)
     if planned is not None:
         return True
-    return all(bound != name for _m, bound in ctx.planned_imports.values())
+    return all(bound_name(bound) != name for _m, bound in ctx.planned_imports.values())
