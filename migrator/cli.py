@@ -13,11 +13,15 @@ import click
 from jaxmigrate.migrator import __version__, clirun
 from jaxmigrate.migrator.cache import default_cache_dir
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
+from jaxmigrate.migrator.fileio import SourceFile
 from jaxmigrate.migrator.interrupt import Interrupted
+from jaxmigrate.migrator.project_version import Detected, detect, source_of
 from jaxmigrate.migrator.report import dump_json
 from jaxmigrate.migrator.rule import Rule, all_rules
 from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
 from jaxmigrate.migrator.settings import ConfigError, Settings, find_config, load_config
+from jaxmigrate.migrator.source import SourceRange
+from jaxmigrate.migrator.target import Versions, default_target, floor_of_results, survey_lower
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -96,7 +100,14 @@ def _output(flag: str, dest: str, metavar: str, text: str) -> Callable[[_F], _F]
 @click.option(
     "--target-version",
     metavar="X.Y[.Z][..X.Y.Z]",
-    help="Oldest JAX the migrated code must run on (X..Y: and the newest).",
+    help="The JAX the migrated code must run on: from X (to the newest; X..Y: to Y).  "
+    "Default: from the floor the rewrites need (or the project's jax>= if higher) to the newest.",
+)
+@click.option(
+    "--source-version",
+    metavar="X.Y[.Z][..X.Y.Z]",
+    help="The JAX the code was written for (default: the project's jax requirement, and what "
+    "each file's own JAX names prove).",
 )
 @click.option(
     "--unsafe-fixes/--no-unsafe-fixes",
@@ -132,6 +143,10 @@ def _output(flag: str, dest: str, metavar: str, text: str) -> Callable[[_F], _F]
     "config_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A pyproject.toml to read [tool.jaxmigrate] from.",
+)
+@_flag(
+    "--update-requirements",
+    "Raise the project's jax requirement to admit the target (also with --unsafe-fixes).",
 )
 @_flag("--show-fixes", "Also list every fix (text format).")
 @_flag("-q", "--quiet", "No summary line.")
@@ -169,6 +184,7 @@ def migrate_command(
     select: Tuple[str, ...],
     ignore: Tuple[str, ...],
     target_version: Optional[str],
+    source_version: Optional[str],
     unsafe_fixes: Optional[bool],
     output_format: str,
     jobs: Optional[int],
@@ -176,6 +192,7 @@ def migrate_command(
     extend_exclude: Tuple[str, ...],
     stdin_filename: Optional[str],
     config_path: Optional[Path],
+    update_requirements: bool,
     show_fixes: bool,
     quiet: bool,
     no_cache: bool,
@@ -206,11 +223,16 @@ def migrate_command(
             unsafe_fixes,
             exclude,
             extend_exclude,
+            source_version,
         )
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
-    settings, target_source = _detect_target(
-        settings, target_version, config_path, paths, stdin_filename, quiet
+    anchors = [Path(p) for p in paths if p != "-"] + (
+        [Path(stdin_filename)] if stdin_filename else []
+    )
+    detected = detect([p for p in anchors if p.exists()])
+    settings, versions = _versions(
+        settings, _target_given(target_version, config_path, anchors), detected
     )
     mode = DIFF if show_diff else CHECK if check else WRITE
     if output_format == "text" and not show_fixes and report_path is None:
@@ -218,13 +240,26 @@ def migrate_command(
         settings = dataclasses.replace(settings, locate_fixes=False)
     options = Options(docs=docs, doctests=not no_doctests, add_todos=add_todos)
     if stdin_mode:
+
+        def decide(source: SourceFile) -> Settings:
+            chosen = versions or _surveyed(
+                clirun.survey_text(
+                    source, stdin_filename or "-", _survey(settings, detected), options
+                ),
+                settings,
+                detected,
+            )
+            return _with_target(settings, _say(chosen, settings, quiet))
+
         sys.exit(
-            clirun.run_stdin(settings, mode, check, stdin_filename or "-", output_format, options)
+            clirun.run_stdin(
+                settings, mode, check, stdin_filename or "-", output_format, options, decide
+            )
         )
     if not paths:
         click.echo("No paths given: nothing to do.", err=True)
         if report_path is not None:
-            clirun.write_report(report_path, [], mode, settings, target_source)
+            clirun.write_report(report_path, [], mode, settings, _say(versions, settings, quiet))
         sys.exit(clirun.EXIT_CLEAN)
     suffixes = SOURCE_SUFFIXES + (DOC_SUFFIXES if docs else ())
     excludes = _excludes(paths, stdin_filename, config_path, exclude + extend_exclude)
@@ -232,11 +267,22 @@ def migrate_command(
     if not docs:  # a page named on the command line is migrated only with --docs
         files = [f for f in files if f.suffix.lower() not in DOC_SUFFIXES]
     results = [FileResult(path, error=reason) for path, reason in missing]
-    if split_dir is not None:
-        sys.exit(clirun.split_run(files, settings, split_dir, results, quiet))
     cache = None if no_cache else str(cache_dir or default_cache_dir())
     try:
+        if versions is None:  # the default target: survey the files for the floor first
+            surveyed = clirun.run_files(
+                files, _survey(settings, detected), CHECK, jobs or default_jobs(), cache,
+                dataclasses.replace(options, floor=True, add_todos=False),
+            )  # fmt: skip
+            versions = _surveyed(floor_of_results(surveyed), settings, detected)
+        settings = _with_target(settings, versions)
+        versions = _say(versions, settings, quiet)
+        if split_dir is not None:
+            sys.exit(clirun.split_run(files, settings, split_dir, results, quiet))
         results += clirun.run_files(files, settings, mode, jobs or default_jobs(), cache, options)
+        results += clirun.requirement_results(
+            detected, versions, mode, update_requirements or settings.unsafe_fixes
+        )
     except Interrupted as stop:
         sys.exit(clirun.interrupted(stop, len(files), mode))
     clirun.report(
@@ -247,69 +293,96 @@ def migrate_command(
         show_fixes,
         quiet,
         check,
-        target_source=target_source,
+        versions=versions,
     )
     if report_path is not None:
-        clirun.write_report(report_path, results, mode, settings, target_source)
+        clirun.write_report(report_path, results, mode, settings, versions)
     sys.exit(clirun.exit_code(results))
 
 
-def _detect_target(
-    settings: Settings,
-    target_version: Optional[str],
-    config_path: Optional[Path],
-    paths: Sequence[str],
-    stdin_filename: Optional[str],
-    quiet: bool,
-) -> Tuple[Settings, Optional[str]]:
-    """With no --target-version anywhere, the range of ``jax`` the project allows; when it
-    gives no lower bound, the target used and why, on stderr.  A target version given alone
-    (no ``..``) is the lower bound: the upper one still comes from the project, announced."""
-    anchors = [Path(p) for p in paths if p != "-"] + (
-        [Path(stdin_filename)] if stdin_filename else []
-    )
-    from jaxmigrate.migrator.project_version import detect, resolve
-
-    given: Optional[str] = None
+def _target_given(
+    target_version: Optional[str], config_path: Optional[Path], anchors: Sequence[Path]
+) -> Optional[str]:
+    """Where the target was given (``--target-version`` or a configuration file), or None."""
     if target_version:
-        given, source = target_version, "--target-version"
-    else:
-        config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
-        if config is not None:
-            given = (load_config(config) or {}).get("target_version")
-            source = f"target-version in {config}"
-    if given is not None:
-        if ".." in given:
-            return settings, source
-        return _with_project_upper(
-            settings, detect([p for p in anchors if p.exists()]), source, quiet
-        )
-    detected = detect([p for p in anchors if p.exists()])
-    lower, upper, source, message = resolve(detected)
-    try:
-        settings = dataclasses.replace(settings, target_version=lower, target_upper=upper)
-    except ConfigError:
-        return settings, "default: the newest JAX the rules know"
-    if not quiet:
-        click.echo(f"jaxmigrate: {message}", err=True)
-    return settings, source
+        return "--target-version"
+    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
+    if config is not None and (load_config(config) or {}).get("target_version"):
+        return f"target-version in {config}"
+    return None
 
 
-def _with_project_upper(
-    settings: Settings, detected: object, source: str, quiet: bool
-) -> Tuple[Settings, str]:
-    """``settings`` with a given lower bound, and the upper bound of the project's ``jax``
-    requirement when it has one (the code must still run on every release it allows)."""
-    from jaxmigrate.migrator.project_version import upper_for
+def _versions(
+    settings: Settings, given: Optional[str], detected: Optional[Detected]
+) -> Tuple[Settings, Optional[Versions]]:
+    """The source the settings lack, from the project's requirement; and, where the target was
+    given, the :class:`Versions` of the run (None: the default target, found by a survey)."""
+    if settings.source_version is None:
+        found = source_of(detected)
+        if found.known:
+            settings = dataclasses.replace(settings, source_version=_span(found))
+    if given is None:
+        return settings, None
+    return settings, Versions(
+        settings.target_version, settings.target_upper, given, _source(settings, detected)
+    )
 
-    upper, message = upper_for(settings.target_version, detected, source)  # type: ignore[arg-type]
-    if message and not quiet:
-        click.echo(f"jaxmigrate: {message}", err=True)
-    if upper is None:
-        return settings, source
+
+def _span(source: SourceRange) -> str:
+    low = ".".join(map(str, source.lower)) if source.lower else ""
+    high = ".".join(map(str, source.upper)) if source.upper else ""
+    return low if low == high else f"{low}..{high}"
+
+
+def _source(settings: Settings, detected: Optional[Detected]) -> SourceRange:
+    origin = (
+        "--source-version or [tool.jaxmigrate]"
+        if settings.source_explicit
+        else source_of(detected).origin
+    )
+    return dataclasses.replace(settings.source, origin=origin)
+
+
+def _survey(settings: Settings, detected: Optional[Detected]) -> Settings:
+    """The settings of the survey that finds the floor of the default target."""
     return dataclasses.replace(
-        settings, target_upper=upper
-    ), f"{source}; upper bound {upper} from the project"
+        settings,
+        target_version=survey_lower(detected),
+        target_upper=None,
+        survey=True,
+        locate_fixes=False,
+    )
+
+
+def _surveyed(
+    found: Optional[Tuple[str, str, str]], settings: Settings, detected: Optional[Detected]
+) -> Versions:
+    """The default target, from the floor the survey ``found``."""
+    return default_target(detected, _source(settings, detected), found)
+
+
+def _with_target(settings: Settings, versions: Versions) -> Settings:
+    return dataclasses.replace(
+        settings, target_version=versions.target_lower, target_upper=versions.target_upper
+    )
+
+
+def _say(versions: Optional[Versions], settings: Settings, quiet: bool) -> Versions:
+    """The run's versions, said on stderr once (unless ``quiet``)."""
+    if versions is None:  # no survey ran (nothing to migrate): the settings' own target
+        versions = Versions(
+            settings.target_version, settings.target_upper, "default", settings.source
+        )
+    if not versions.note:
+        source = versions.source
+        said = f"{source.describe()} ({source.origin})" if source.known else "unknown"
+        versions = dataclasses.replace(
+            versions,
+            note=f"source {said}; target {versions.target_span()} ({versions.target_origin})",
+        )
+    if not quiet:
+        click.echo(f"jaxmigrate: {versions.note}", err=True)
+    return versions
 
 
 def _settings(
@@ -322,6 +395,7 @@ def _settings(
     unsafe_fixes: Optional[bool],
     exclude: Tuple[str, ...],
     extend_exclude: Tuple[str, ...],
+    source_version: Optional[str] = None,
 ) -> Settings:
     anchors = [Path(p) for p in paths if p != "-"]
     if stdin_filename:
@@ -338,6 +412,9 @@ def _settings(
         values["target_version"], upper = values["target_version"].split("..", 1)
         if upper:
             values["target_upper"] = upper
+    if source_version:
+        values["source_version"] = source_version
+        values["source_explicit"] = True
     if unsafe_fixes is not None:
         values["unsafe_fixes"] = unsafe_fixes
     values["exclude"] = tuple(values.get("exclude", ())) + exclude

@@ -3,15 +3,17 @@ reports on stdout/stderr, what an interrupted run says, and the exit code."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, TextIO, Tuple
 
 import click
 
 from jaxmigrate.migrator import interrupt
-from jaxmigrate.migrator.fileio import FileError, SourceFile
+from jaxmigrate.migrator.diagnostics import REQUIREMENT_CODE, Diagnostic
+from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.interrupt import Interrupted
 from jaxmigrate.migrator.report import (
     as_json,
@@ -23,20 +25,32 @@ from jaxmigrate.migrator.report import (
     write_github,
     write_text,
 )
-from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, migrate_text, run
+from jaxmigrate.migrator.runner import (
+    CHECK,
+    DIFF,
+    WRITE,
+    FileResult,
+    Options,
+    migrate_text,
+    run,
+    unified_diff,
+)
 from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.target import Versions, floor_of_results, newest_release
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.project_version import Detected
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 PROGRESS_DELAY = 1.0  # seconds: a run finished sooner shows no progress bar
 
 
 def write_report(
-    path: Path, results: Sequence[FileResult], mode: str, settings: Settings, source: Optional[str]
+    path: Path, results: Sequence[FileResult], mode: str, settings: Settings, versions: Versions
 ) -> None:
     from jaxmigrate.migrator.markdown_report import render
 
-    span = settings.target_version + (f"..{settings.target_upper}" if settings.target_upper else "")
-    text = render(results, mode, span, source, settings.unsafe_fixes)
+    text = render(results, mode, versions, settings.unsafe_fixes)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
@@ -143,6 +157,89 @@ def interrupted(stop: Interrupted, total: int, mode: str) -> int:
     return stop.exit_code
 
 
+def requirement_results(
+    detected: Optional[Detected], versions: Versions, mode: str, apply: bool
+) -> List[FileResult]:
+    """The project's packaging files (beside the requirement found) with every ``jax`` /
+    ``jaxlib`` requirement raised to admit the target (``apply``), as results of the run like
+    any migrated file: diffed, written or listed by ``mode``.  Without ``apply``, a note on
+    stderr says which requirement excludes the target and how to raise it."""
+    from jaxmigrate.migrator.project_version import packaging_files
+    from jaxmigrate.migrator.requirement_edit import raise_requirement
+
+    if detected is None:
+        return []
+    newest = versions.target_upper or newest_release()
+    results: List[FileResult] = []
+    for path in packaging_files(detected.source.parent):
+        path = _shown(path)
+        try:
+            source = read_source(path)
+        except FileError as error:
+            results.append(FileResult(str(path), error=str(error)))
+            continue
+        raised = raise_requirement(path.name, source.text, versions.target_lower, newest)
+        if raised is None:
+            continue
+        output, changes = raised
+        if not apply:
+            for change in changes:
+                old, _, new = change.split(": ", 1)[-1].partition(" -> ")
+                sys.stderr.write(
+                    f"jaxmigrate: {path} has {old}, which excludes the target: "
+                    f"--update-requirements makes it {new}\n"
+                )
+            continue
+        result = FileResult(str(path), changed=True)
+        result.fixes = [
+            Diagnostic(
+                REQUIREMENT_CODE,
+                change.split(": ", 1)[-1],
+                _line_of(source.text, change),
+                1,
+                "safe",
+            )
+            for change in changes
+        ]
+        if mode == DIFF:
+            result.diff = unified_diff(str(path), source.text, output)
+        elif mode == WRITE:
+            try:
+                write_source(source, output)
+                result.written = True
+            except FileError as error:
+                result.error = str(error)
+        results.append(result)
+    return results
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working directory when it is below it (as diffs show paths)."""
+    try:
+        return path.relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
+def _line_of(text: str, change: str) -> int:
+    """The line of the requirement a change message names (1 when it cannot be found)."""
+    old = change.split(": ", 1)[-1].split(" -> ", 1)[0].split()[0]
+    for number, line in enumerate(text.splitlines(), start=1):
+        if old in line:
+            return number
+    return 1
+
+
+def survey_text(
+    source: SourceFile, name: str, settings: Settings, options: Options
+) -> Optional[Tuple[str, str, str]]:
+    """The floor of one text (the stdin mode's survey: see :mod:`migrator.target`)."""
+    result = migrate_text(
+        source, name, settings, CHECK, options=dataclasses.replace(options, floor=True)
+    )
+    return floor_of_results([result])
+
+
 def run_stdin(
     settings: Settings,
     mode: str,
@@ -150,13 +247,18 @@ def run_stdin(
     name: str,
     output_format: str,
     options: Options = Options(),
+    decide: Optional[Callable[[SourceFile], Settings]] = None,
 ) -> int:
+    """Migrate stdin to stdout; ``decide`` gives the settings once the text is read (the
+    default target surveys the text first)."""
     raw = sys.stdin.buffer.read()
     try:
         source = SourceFile.from_bytes(Path(name), raw)
     except FileError as error:
         result = FileResult(name, error=str(error))
     else:
+        if decide is not None:
+            settings = decide(source)
         # the migrated text goes to stdout in place of the input: findings stay located in it
         result = migrate_text(
             source,
@@ -196,7 +298,7 @@ def report(
     quiet: bool,
     check: bool,
     to_stderr: bool = False,
-    target_source: Optional[str] = None,
+    versions: Optional[Versions] = None,
 ) -> None:
     out = sys.stderr if to_stderr or (mode == DIFF and output_format == "text") else sys.stdout
     err = sys.stderr
@@ -218,12 +320,10 @@ def report(
     if output_format == "text":
         write_text(results, out, show_fixes, mode)
     elif output_format == "json":
-        dump_json(
-            as_json(results, mode, settings.target_version, target_source, settings.target_upper),
-            out,
-        )
+        facts = versions.as_dict() if versions is not None else {}
+        dump_json(as_json(results, mode, settings.target_version, facts), out)
     elif output_format == "sarif":
-        dump_json(as_sarif(results, mode), out)
+        dump_json(as_sarif(results, mode, versions.as_dict() if versions else None), out)
     else:
         write_github(results, out, mode)
     if not quiet:

@@ -47,6 +47,7 @@ from jaxmigrate.migrator.walk import all_parents, walk_module
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.settings import Settings
+    from jaxmigrate.migrator.source import Evidence
     from jaxmigrate.migrator.version import Version
 
 
@@ -110,6 +111,9 @@ class Context:
         self.target = target
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
         self.target_range = settings.target_range  # as users write it: "0.4.13..0.4.38"
+        # The JAX the code was written for, as the settings know it (see written_before).
+        self._source = settings.source
+        self._source_explicit = settings.source_explicit
         self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Finding] = []
@@ -135,6 +139,31 @@ class Context:
         from jaxmigrate.rules._api_history import history
 
         return history().exists_throughout(qualname, self.target, self.upper)
+
+    def written_before(self, change: "Version") -> Tuple[Optional[bool], str]:
+        """Was this code written for a JAX before ``change``?  (True, False, or None when
+        nothing says), and why, for a message.  A source the user stated decides alone;
+        otherwise the file's own references (a name removed at or before ``change``, or one
+        added at or after it: :mod:`migrator.source`) come before the project's requirement."""
+        source = self._source
+        if not self._source_explicit:
+            proof = self.file_state.get("evidence")
+            if proof is None:
+                original = self.file_state.get("text")  # the file as read (run_rounds)
+                proof = self.file_state["evidence"] = _evidence_of(
+                    original if isinstance(original, str) else self.module.code
+                )
+            answer = cast("Evidence", proof).written_before(change)
+            if answer is not None:
+                return answer, cast("Evidence", proof).reason(change)
+        answer = source.written_before(change)
+        if answer is None:
+            return None, ""
+        return answer, f"the code was written for JAX {source.describe()}"
+
+    def reaches(self, change: "Version") -> bool:
+        """The target range holds a release at or after ``change``."""
+        return self.upper is None or self.upper >= change
 
     def begin(self, rule: Rule) -> None:
         """The engine is about to call one of ``rule``'s hooks."""
@@ -385,6 +414,17 @@ class Context:
     def copy(node: N) -> N:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
+
+
+def _evidence_of(text: str) -> "Evidence":
+    import ast
+
+    from jaxmigrate.migrator.source import Evidence, evidence
+
+    try:
+        return evidence(ast.parse(text))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return Evidence()
 
 
 def bound_name(imported: str) -> str:

@@ -13,6 +13,9 @@ import enum
 
 CLEANUP_CODE = "JAX000"  # engine housekeeping, not a rule: imports a migration left unused
 CLEANUP_SUMMARY = "remove imports the migration left unused"
+# the project's jax requirement raised to admit the target (--update-requirements)
+REQUIREMENT_CODE = "JAX001"
+REQUIREMENT_SUMMARY = "raise the project's jax requirement so that it admits the target"
 INTERNAL_ERROR_CODE = "JAX999"  # a file the tool could not process (SARIF needs a rule id)
 
 

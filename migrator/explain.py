@@ -53,6 +53,8 @@ def _facts(rule: Rule) -> str:
 def _example_title(number: int, example: Example) -> str:
     title = f"Example {number}" + (f": {example.title}" if example.title else "")
     options = []
+    if example.source_version:
+        options.append(f"--source-version {example.source_version}")
     if example.target_version:
         options.append(f"--target-version {example.target_version}")
     if example.unsafe_fixes:

@@ -3,20 +3,29 @@
 Per rule: how many sites were changed (or would be) and where; the findings that need a
 person, each with its message (the message says what to use instead: the recipe); a link to
 the JAX changelog section of the rule's deprecation/removal and to the migration guide that
-covers it.  The header names the ``--target-version`` used and where it came from.  The same
+covers it.  The header names what the code was written for (the source) and the target, with
+where each came from.  The same
 data, for tools, is ``--format json``.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 
 from jaxmigrate.migrator import __version__
-from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, CLEANUP_SUMMARY, Diagnostic
+from jaxmigrate.migrator.diagnostics import (
+    CLEANUP_CODE,
+    CLEANUP_SUMMARY,
+    REQUIREMENT_CODE,
+    Diagnostic,
+)
 from jaxmigrate.migrator.report import location, plural, summary_counts
 from jaxmigrate.migrator.rule import all_rules
 from jaxmigrate.migrator.runner import FileResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.target import Versions
 
 MAX_SITES = 50  # per rule; the rest are counted
 
@@ -32,8 +41,7 @@ def _site(path: str, diagnostic: Diagnostic) -> str:
 def render(
     results: Sequence[FileResult],
     mode: str,
-    target_version: str,
-    target_source: Optional[str] = None,
+    versions: "Versions",
     unsafe_fixes: bool = False,
 ) -> str:
     rules = all_rules()
@@ -48,13 +56,17 @@ def render(
     counts = summary_counts(results, mode)
     verb = "changed" if mode == "write" else "to change"
     out: List[str] = ["## JAX migration (jaxmigrate)", ""]
-    target = f"`--target-version {target_version}`"
-    if target_source:
-        target += f" ({target_source})"
+    source = versions.source
+    written = (
+        f"JAX {source.describe()} ({source.origin})"
+        if source.known
+        else "an unknown JAX (`--source-version` states it)"
+    )
     out.append(
-        f"jaxmigrate {__version__}, {target}"
+        f"jaxmigrate {__version__}"
         + (", `--unsafe-fixes`" if unsafe_fixes else "")
-        + f": the migrated code must still run on JAX {target_version}."
+        + f": code written for {written}, migrated to run on JAX {versions.target_span()} "
+        f"(`--target-version {versions.target_lower}`: {versions.target_origin})."
     )
     out.append("")
     out.append(
@@ -75,7 +87,8 @@ def render(
         ]
         for code in codes:
             rule = rules.get(code)
-            name = rule.name if rule else ("unused-import" if code == CLEANUP_CODE else "")
+            engine = {CLEANUP_CODE: "unused-import", REQUIREMENT_CODE: "jax-requirement"}
+            name = rule.name if rule else engine.get(code, "")
             safety = rule.safety.value if rule else "safe"
             out.append(
                 f"| {code} {name} | {safety} | {len(changed.get(code, []))} "

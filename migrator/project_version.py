@@ -1,11 +1,9 @@
-"""Finding the range of JAX releases a project allows, from its packaging metadata.
+"""Finding a project's ``jax`` requirement, from its packaging metadata.
 
-The target is a range: the oldest JAX the migrated code must run on (the lower bound: the
-spellings are chosen for it) and the newest (the upper bound: nothing newer is assumed).
-With no ``--target-version`` (and none in ``[tool.jaxmigrate]``), both come from the
-project's ``jax`` requirement; a target version given alone (no ``..``) is the lower bound,
-and the requirement still gives the upper one (:func:`upper_for`).  Looked at, in this order,
-in the nearest directory (walking up from the paths) that has any of them:
+A requirement says what the code was written for: its *source* (:func:`source_of`), not
+where the migration goes (:mod:`migrator.target` decides that, and keeps the requirement's
+lower bound only where the migrated code still runs there).  Looked at, in this order, in
+the nearest directory (walking up from the paths) that has any of them:
 
 * ``pyproject.toml``: ``[project] dependencies``, then Poetry's ``[tool.poetry.dependencies]``;
 * ``setup.cfg``: ``[options] install_requires``;
@@ -29,9 +27,12 @@ import dataclasses
 import re
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.version import Version, parse_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.source import SourceRange
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -205,6 +206,11 @@ def _candidates(directory: Path) -> List[Path]:
     return [p for p in names if p.is_file()]
 
 
+def packaging_files(directory: Path) -> List[Path]:
+    """The files of ``directory`` that may declare the project's ``jax`` requirement."""
+    return _candidates(directory)
+
+
 _READERS = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "setup.py": _setup_py}
 
 
@@ -233,69 +239,26 @@ def detect(paths: Sequence[Path]) -> Optional[Detected]:
     return None
 
 
-# The first jax.Array release: with only an upper bound, the oldest JAX assumed (the rules are
-# written for the jax.Array world; the code may be older, but nothing older is a target).
-FLOOR = "0.4.1"
+def source_of(detected: Optional[Detected]) -> "SourceRange":
+    """What the project's ``jax`` requirement says the code was written for: from its lower
+    bound to the newest release it allows (a requirement open above, ``jax>=0.3.4``, states
+    the release it was written for: its lower bound).  Unknown without a requirement or a
+    bound."""
+    from jaxmigrate.migrator.source import SourceRange
 
-
-def resolve(detected: Optional[Detected]) -> Tuple[str, Optional[str], str, str]:
-    """(lower, upper or None, where it came from, the stderr announcement) for a detected
-    requirement (or none).  The upper bound is the newest JAX release the requirement allows
-    (None when that is the newest release known: the range is open above)."""
-    from jaxmigrate.migrator.version import LATEST_KNOWN_JAX
-
-    newest = f"{LATEST_KNOWN_JAX} (the newest JAX the rules know)"
     if detected is None:
-        return (
-            LATEST_KNOWN_JAX, None, "default: the newest JAX the rules know",
-            f"no jax requirement found in the project's pyproject.toml, setup.cfg, setup.py or "
-            f"requirements*.txt: targeting {newest}; --target-version sets the oldest JAX the "
-            "code must run on",
-        )  # fmt: skip
-    upper = _newest_release(detected.upper) if detected.upper is not None else None
-    where = f"{detected.source.name}: {detected.requirement}"
-    if detected.version is not None:
-        span = detected.version + (f"..{upper}" if upper else "")
-        return (
-            detected.version,
-            upper,
-            f"from {where}",
-            f"target version {span} from {detected.source} ({detected.requirement})",
-        )
-    if upper is not None:
-        lower = FLOOR if parse_version(FLOOR) <= parse_version(upper) else _oldest_release()
-        return (
-            lower, upper, f"from {where} (no lower bound)",
-            f"no lower bound on jax in {detected.source.name}: targeting {lower}..{upper} "
-            f"({detected.requirement})",
-        )  # fmt: skip
-    return (
-        LATEST_KNOWN_JAX, None, f"from {where} (no version bound)",
-        f"no lower bound on jax in {detected.source.name} ({detected.requirement}): "
-        f"targeting {newest}",
-    )  # fmt: skip
-
-
-def upper_for(
-    lower: str, detected: Optional[Detected], source: str
-) -> Tuple[Optional[str], Optional[str]]:
-    """For a lower bound given by the user (``source``): the upper bound the project's
-    requirement sets (None: none, or none that fits), and what to say about it."""
-    if detected is None or detected.upper is None:
-        return None, None
-    upper = _newest_release(detected.upper)
-    if upper is None:  # the requirement allows the newest release: open above
-        return None, None
-    where = f"{detected.source.name} ({detected.requirement})"
-    if parse_version(upper) < parse_version(lower):
-        return None, (
-            f"{source} {lower} is newer than the newest jax {where} allows ({upper}): "
-            "no upper bound used"
-        )
-    return (
-        upper,
-        f"target version {lower}..{upper}: {lower} from {source}, upper bound from {where}",
-    )
+        return SourceRange(None, None, "")
+    origin = f"{detected.source.name}: {detected.requirement}"
+    lower = None if detected.version is None else parse_version(detected.version)
+    upper = None
+    if detected.upper is not None:
+        newest = _newest_release(detected.upper)
+        upper = parse_version(newest) if newest is not None else None
+    if upper is None:
+        upper = lower
+    if lower is None and upper is None:
+        return SourceRange(None, None, "")
+    return SourceRange(lower, upper, origin)
 
 
 def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:

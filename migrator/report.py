@@ -10,6 +10,8 @@ from jaxmigrate.migrator.diagnostics import (
     CLEANUP_CODE,
     CLEANUP_SUMMARY,
     INTERNAL_ERROR_CODE,
+    REQUIREMENT_CODE,
+    REQUIREMENT_SUMMARY,
     Diagnostic,
 )
 from jaxmigrate.migrator.references import CHANGELOG
@@ -92,6 +94,13 @@ def location(path: str, diagnostic: Diagnostic) -> str:
     return f"{path}:{diagnostic.line}:{diagnostic.column}"
 
 
+# The engine's own codes: (name, summary).
+_ENGINE_CODES = {
+    CLEANUP_CODE: ("unused-import", CLEANUP_SUMMARY),
+    REQUIREMENT_CODE: ("jax-requirement", REQUIREMENT_SUMMARY),
+}
+
+
 def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
     """Name, safety, summary and references of the rules that produced diagnostics."""
     rules = all_rules()
@@ -99,13 +108,9 @@ def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
     for code in sorted(set(codes)):
         rule = rules.get(code)
         if rule is None:
-            if code == CLEANUP_CODE:
-                info[code] = {
-                    "name": "unused-import",
-                    "safety": "safe",
-                    "summary": CLEANUP_SUMMARY,
-                    "references": [],
-                }
+            if code in _ENGINE_CODES:
+                name, summary = _ENGINE_CODES[code]
+                info[code] = {"name": name, "safety": "safe", "summary": summary, "references": []}
             continue
         info[code] = {
             "name": rule.name,
@@ -120,18 +125,21 @@ def as_json(
     results: Sequence[FileResult],
     mode: str,
     target_version: str,
-    target_source: Optional[str] = None,
-    target_upper: Optional[str] = None,
+    versions: Optional[Dict[str, object]] = None,
 ) -> dict:
+    """The run as JSON.  ``versions``: what it migrated from and to
+    (``migrator.target.Versions.as_dict``): ``source_range`` (what the code was written for,
+    with its ``origin``), ``target_range`` (what the result must run on: the oldest and the
+    newest JAX, null: the newest), where the target came from, the floor and the note."""
     codes = [d.code for r in results for d in (*r.fixes, *r.findings)]
+    facts = dict(versions or {})
+    facts.setdefault("target_range", {"lower": target_version, "upper": None})
     return {
         "tool": "jaxmigrate",
         "version": __version__,
         "mode": mode,
         "target_version": target_version,
-        "target_version_source": target_source,
-        # the range the result must run on: the oldest and the newest JAX (null: the newest)
-        "target_range": {"lower": target_version, "upper": target_upper},
+        **facts,
         "summary": summary_counts(results, mode),
         "rules": rule_info(codes),
         "files": [
@@ -185,7 +193,11 @@ def _help(rule: Rule) -> dict:
     return {"text": "\n".join(lines), "markdown": "\n".join(markdown)}
 
 
-def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
+def as_sarif(
+    results: Sequence[FileResult], mode: str, versions: Optional[Dict[str, object]] = None
+) -> dict:
+    """The run as SARIF 2.1.0; ``versions`` (what it migrated from and to) goes into the run's
+    ``properties``."""
     rules = all_rules()
     driver_rules = [
         {
@@ -216,11 +228,10 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                 )
             )
     driver_rules += [
-        {
-            "id": CLEANUP_CODE,
-            "name": "unused-import",
-            "shortDescription": {"text": CLEANUP_SUMMARY},
-        },
+        {"id": code, "name": name, "shortDescription": {"text": summary}}
+        for code, (name, summary) in _ENGINE_CODES.items()
+    ]
+    driver_rules += [
         {
             "id": INTERNAL_ERROR_CODE,
             "name": "file-error",
@@ -240,6 +251,7 @@ def as_sarif(results: Sequence[FileResult], mode: str) -> dict:
                     }
                 },
                 "results": sarif_results,
+                **({"properties": dict(versions)} if versions else {}),
             }
         ],
     }

@@ -83,7 +83,7 @@ def run_rounds(
     originally_used: Optional[Set[Tuple[str, str]]] = None
     added_imports: Set[str] = set()
     suppressions = find_suppressions(text)
-    file_state: Dict[str, object] = {}
+    file_state: Dict[str, object] = {"text": text}  # the file as read: what it was written for
     enabled: Set[Rule] = set(plan.rules)  # the rules gate 2 let through; see _dispatch
     origins: Optional[Origins] = None  # when fixes are located: what later trees stand for
     produced = Produced()  # what the fixes wrote: the only nodes the tidying reads

@@ -38,6 +38,7 @@ class Example:
     title: str = ""
     target_version: Optional[str] = None
     unsafe_fixes: bool = False
+    source_version: Optional[str] = None  # the JAX the example's code was written for
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "before", textwrap.dedent(self.before).lstrip("\n"))
@@ -45,10 +46,14 @@ class Example:
 
     @classmethod
     def reported(
-        cls, code: str, title: str = "", target_version: Optional[str] = None
+        cls,
+        code: str,
+        title: str = "",
+        target_version: Optional[str] = None,
+        source_version: Optional[str] = None,
     ) -> "Example":
         """Code the rule reports and leaves as it is: ``before`` and ``after`` are ``code``."""
-        return cls(code, code, title, target_version)
+        return cls(code, code, title, target_version, source_version=source_version)
 
 
 # A version with what its release notes say about the change, ``("0.4.22", "x deprecated")``,

@@ -33,6 +33,8 @@ class Options:
     doctests: bool = True
     add_todos: bool = False  # write ``# TODO(jaxmigrate): ...`` above findings
     keep_output: bool = False  # send the migrated text back from workers
+    # find each file's floor (migrator.target: the default target's survey)
+    floor: bool = False
 
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
@@ -52,6 +54,8 @@ class FileResult:
     error_line: int = 0
     error_column: int = 0
     output: Optional[str] = None  # the migrated text; kept only for the stdin mode
+    # with Options.floor: the oldest JAX the migrated file runs on, and what sets it
+    floor: Optional[Tuple[str, str]] = None
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -176,6 +180,11 @@ def migrate_text(
         )
         return result
     result.changed = output != source.text
+    if options.floor:
+        from jaxmigrate.migrator.target import file_floor
+
+        python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)
+        result.floor = file_floor(output if python else None, fixes)
     if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
         findings = linemap.as_read(findings, source.text, output)
         internal = linemap.as_read(internal, source.text, output)  # located like findings

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.rule import REGISTRY, Rule, all_rules
+from jaxmigrate.migrator.source import SourceRange, source_range
 from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, Version, parse_version
 
 if sys.version_info >= (3, 11):
@@ -28,6 +29,14 @@ class Settings:
     target_version: str = LATEST_KNOWN_JAX  # the oldest JAX the migrated code must run on
     # The newest JAX it must run on (the project's upper bound); None: every newer release.
     target_upper: Optional[str] = None
+    # The JAX the code was written for (``0.3.16`` or ``0.4.13..0.4.38``; None: unknown), and
+    # whether the user stated it (it then decides alone) or the project's requirement gave it
+    # (a file's own references then come first): see :mod:`migrator.source`.
+    source_version: Optional[str] = None
+    source_explicit: bool = False
+    # Every selected rule runs whatever the target (the survey that finds the floor of the
+    # default target: migrator.target); such a run's output is read, never written.
+    survey: bool = False
     unsafe_fixes: bool = False
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
@@ -58,6 +67,10 @@ class Settings:
                     f"target range {self.target_version}..{self.target_upper} is empty "
                     "(the upper bound is older)"
                 )
+        try:
+            source_range(self.source_version)
+        except ValueError as error:
+            raise ConfigError(f"source-version: {error}") from None
         known = all_rules()
         for option, codes in (("select", self.select), ("ignore", self.ignore)):
             for code in codes:
@@ -74,6 +87,11 @@ class Settings:
         return None if self.target_upper is None else parse_version(self.target_upper)
 
     @property
+    def source(self) -> SourceRange:
+        """The JAX the code was written for, as far as the settings know."""
+        return source_range(self.source_version)
+
+    @property
     def target_range(self) -> str:
         """``0.4.13..0.4.38`` (or ``0.4.13..`` when the range is open above)."""
         return f"{self.target_version}..{self.target_upper or ''}"
@@ -82,13 +100,21 @@ class Settings:
         """The rules that run: selected, not ignored, and valid on the target version."""
         return list(
             _active_rules(
-                self.select, self.ignore, self.target_version, self.target_upper, len(REGISTRY)
+                self.select,
+                self.ignore,
+                self.target_version,
+                self.target_upper,
+                len(REGISTRY),
+                self.survey,
             )
         )
 
     def cache_key(self) -> str:
         codes = ",".join(rule.code for rule in self.active_rules())
         key = f"{codes}|{self.target_range}|{int(self.unsafe_fixes)}"
+        if self.source_version is not None:
+            key += f"|src{self.source_version}{'!' if self.source_explicit else ''}"
+        key += "|survey" if self.survey else ""
         key = key if self.gates else key + "|ungated"
         if self.line_length is not None:
             key += f"|ll{self.line_length}"
@@ -102,9 +128,11 @@ def _active_rules(
     target_version: str,
     target_upper: Optional[str],
     _registered: int,
+    survey: bool = False,
 ) -> Tuple[Rule, ...]:
     """Cached per selection (the engine asks once per file); keyed on the registry's size too,
-    so a rule registered later (a test's) is seen."""
+    so a rule registered later (a test's) is seen.  ``survey``: rules whose replacement needs
+    a JAX newer than the target run too (their fixes tell how far the target must rise)."""
     target = parse_version(target_version)
     upper = None if target_upper is None else parse_version(target_upper)
     rules = all_rules()
@@ -119,7 +147,7 @@ def _active_rules(
     return tuple(
         rule.for_target(target, set_aside, upper)
         for code, rule in rules.items()
-        if code in chosen and rule.runs_on(target)
+        if code in chosen and (survey or rule.runs_on(target))
     )
 
 
@@ -131,6 +159,7 @@ _KEYS = {
     "select": "select",
     "ignore": "ignore",
     "target-version": "target_version",
+    "source-version": "source_version",
     "unsafe-fixes": "unsafe_fixes",
     "exclude": "exclude",
     "extend-exclude": "extend_exclude",
@@ -180,8 +209,10 @@ def load_config(path: Path) -> Optional[Dict[str, Any]]:
             value = tuple(value)
         elif field == "unsafe_fixes" and not isinstance(value, bool):
             raise ConfigError(f"{path}: unsafe-fixes must be true or false")
-        elif field == "target_version" and not isinstance(value, str):
+        elif field in ("target_version", "source_version") and not isinstance(value, str):
             # A bare 0.10 in TOML is the float 0.1: insist on a string.
-            raise ConfigError(f'{path}: target-version must be a string such as "0.4.30"')
+            raise ConfigError(f'{path}: {key} must be a string such as "0.4.30"')
         result[field] = value
+        if field == "source_version":
+            result["source_explicit"] = True
     return result

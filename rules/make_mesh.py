@@ -184,12 +184,14 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
     """jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n
 
     **What it does.** Adds `axis_types=(jax.sharding.AxisType.Auto,) * n` to `jax.make_mesh`
-    calls that have no `axis_types`, when the target range starts before 0.9.0 and reaches it:
-    the code was written for the Auto default and must keep that meaning on newer releases.
-    A range that starts at 0.9.0 or later is code written for the Explicit default (a bare
-    `jax.make_mesh` is today's documented usage): it is left alone, as is a range that ends
-    before 0.9.0 (Auto throughout).  Give the oldest JAX your code was written for
-    (`--target-version`, or the project's `jax>=` requirement) to have old calls fixed.
+    calls that have no `axis_types` where the code was written for a JAX before 0.9.0 and the
+    target reaches 0.9.0 (the question: *written before the change, and will it run after
+    it?*): the code was written for the Auto default and must keep that meaning.  Code written
+    for 0.9.0 or later uses the Explicit default (a bare `jax.make_mesh` is today's documented
+    usage): left alone, as is a target that ends before 0.9.0 (Auto throughout).  What the
+    code was written for comes from `--source-version`, the file's own references, or the
+    project's `jax` requirement; where nothing says, the call is reported with both
+    readings.
 
     **Why.** Until 0.8.x a bare `jax.make_mesh` made Auto axes (0.8.1 warned that the default
     would change); since 0.9.0 it makes **Explicit** axes.  Code written for the old default
@@ -217,13 +219,10 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
 
             mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
             """,  # noqa: E501
-            target_version="0.5.3",
+            source_version="0.5.3",
         ),
         Example(
-            title=(
-                "code written for 0.6.2 (a range that reaches 0.9.0); "
-                "from 0.9.0 on it is left alone"
-            ),
+            title="code written for 0.6.2, and --target-version 0.6.2 (a range reaching 0.9.0)",
             before="""
             import jax
 
@@ -235,6 +234,15 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
             mesh = jax.make_mesh((8,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
             """,
             target_version="0.6.2",
+            source_version="0.6.2",
+        ),
+        Example.reported(
+            title="nothing says which JAX the code was written for: reported with both readings",
+            code="""
+            import jax
+
+            mesh = jax.make_mesh((8,), ('x',))
+            """,
         ),
     )
 
@@ -253,11 +261,11 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
             return
         if any(arg.star for arg in call.args):
             return
-        if not (
-            ctx.target < EXPLICIT_DEFAULT_FROM
-            and (ctx.upper is None or ctx.upper >= EXPLICIT_DEFAULT_FROM)
-        ):
-            return  # the default is the same on every release of the range: written for it
+        if not ctx.reaches(EXPLICIT_DEFAULT_FROM):
+            return  # Auto on every release of the target range
+        written_before, why = ctx.written_before(EXPLICIT_DEFAULT_FROM)
+        if written_before is False:
+            return  # written for the Explicit default: today's usage
         positional = [arg for arg in call.args if arg.keyword is None]
         keywords = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
         if len(positional) >= 3 or "axis_types" in keywords:
@@ -275,6 +283,13 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
         if shape is None or names is None:
             return
         count = _count(names) or _count(shape)
+        if written_before is None:
+            ctx.report(
+                call,
+                "jax.make_mesh makes Explicit axes from JAX 0.9.0 (Auto before): code written for "
+                "an older JAX needs axis_types=Auto; --source-version says which",
+            )
+            return
         if count is None:
             ctx.report(
                 call,
@@ -285,7 +300,8 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
             return
         axis_types = _auto_axes(count, ctx, site)
         message = (
-            "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0"
+            "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0 "
+            f"({why})"
         )
         ctx.replace(
             call,

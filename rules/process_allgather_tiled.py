@@ -9,7 +9,7 @@ multi-process host-local inputs it changes the result, so those calls are only r
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
@@ -45,21 +45,25 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
     old result
 
     **What it does.** Adds `tiled=True` to `multihost_utils.process_allgather(x)` calls
-    that do not pass `tiled`, when that keeps the old result:
+    that do not pass `tiled`, where the code was written for a JAX before a change and the
+    target reaches it (the question this rule asks: *written before the change, and will it
+    run after it?*):
 
     * in single-process code (a module that never calls `jax.distributed.initialize` and
-      never reads `jax.process_index()`/`jax.process_count()`), when the target range starts
-      before 0.5.0 and reaches it: the code was written for the old result;
+      never reads `jax.process_index()`/`jax.process_count()`): written before 0.5.0, target
+      reaching 0.5.0;
     * in multi-process code on a global array (the argument is the result of
       `host_local_array_to_global_array`, `jax.make_array_from_callback`,
       `make_array_from_single_device_arrays`, `make_array_from_process_local_data` or a GDA
-      constructor), when the target range reaches 0.8.0.
+      constructor): written before 0.8.0, target reaching 0.8.0.
 
-    Other calls in multi-process code, and the function used as a value
-    (`gather = multihost_utils.process_allgather`), are reported when the range starts before
-    a change and reaches it.  Code whose range starts at or after a change was written for the
-    default as it is there (`min(process_allgather(total).tolist())` needs the stacked axis):
-    it is left alone.
+    What the code was written for comes from `--source-version`, else from the file's own
+    references (a name JAX removed in 0.4.14 proves older code; one it added in 0.6.1 newer
+    code), else from the project's `jax` requirement (`jax==0.4.13`).  Where nothing says,
+    the call is reported with both readings.  Other calls in multi-process code, and the
+    function used as a value (`gather = multihost_utils.process_allgather`), are reported.
+    Code written for a JAX at or after a change uses the default as it is there
+    (`min(process_allgather(total).tolist())` needs the stacked axis): it is left alone.
 
     **Why.** Before JAX 0.5.0 a single-process `process_allgather(x)` returned
     `np.asarray(x)`; from 0.5.0 it stacks a new leading axis (an `(8,)` array comes back as
@@ -100,7 +104,16 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
 
             full = multihost_utils.process_allgather(jnp.arange(8), tiled=True)
             """,
-            target_version="0.4.30",
+            source_version="0.4.30",
+        ),
+        Example.reported(
+            title="nothing says which JAX the code was written for: reported with both readings",
+            code="""
+            import jax.numpy as jnp
+            from jax.experimental import multihost_utils
+
+            full = multihost_utils.process_allgather(jnp.arange(8))
+            """,
         ),
         Example.reported(
             title="multi-process code with a host-local value is reported",
@@ -111,7 +124,7 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             jax.distributed.initialize()
             scores = multihost_utils.process_allgather(local_scores)
             """,
-            target_version="0.4.30",
+            source_version="0.4.30",
         ),
     )
 
@@ -119,8 +132,9 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
         if site.is_import:
             return
         parent = site.parent
-        if not _crosses(ctx, STACKS_FROM) and not _crosses(ctx, RAISES_FROM):
-            return  # the default means the same on every release of the range
+        stacks, raises = _question(ctx, STACKS_FROM), _question(ctx, RAISES_FROM)
+        if stacks[0] is False and raises[0] is False:
+            return  # the default means what the code was written for on every target release
         if not (isinstance(parent, cst.Call) and parent.func is site.node):
             if not isinstance(parent, (cst.Attribute, cst.Call)):
                 ctx.report(
@@ -147,15 +161,23 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
         facts = module_facts(ctx)
         reason: Optional[str] = None
         if not facts.multiprocess:
-            if not _crosses(ctx, STACKS_FROM):
+            answer, why = stacks
+            if answer is False:
                 return  # written for the default of the whole range
-            reason = "single-process code"
+            if answer is None:
+                ctx.report(call, UNKNOWN_SOURCE.format(change="0.5.0", effect="stacks an axis"))
+                return
+            reason = f"single-process code; {why}"
         else:
-            if not _crosses(ctx, RAISES_FROM):
+            answer, why = raises
+            if answer is False:
                 return
             tie = receiver_tie(ctx, positional[0].value, site.scope)
             if tie.source in GLOBAL_PRODUCERS:
-                reason = "a global array"
+                if answer is None:
+                    ctx.report(call, UNKNOWN_SOURCE.format(change="0.8.0", effect="raises"))
+                    return
+                reason = f"a global array; {why}"
         if reason is None:
             ctx.report(
                 call,
@@ -171,10 +193,21 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
         )
 
 
-def _crosses(ctx: Context, change: Version) -> bool:
-    """The target range starts before ``change`` and reaches it: the code was written for the
-    default before it and must keep that meaning after it."""
-    return ctx.target < change and (ctx.upper is None or ctx.upper >= change)
+# A call whose meaning depends on the JAX the code was written for, which nothing states.
+UNKNOWN_SOURCE = (
+    "process_allgather(x) {effect} from JAX {change}: code written for an older JAX needs "
+    "tiled=True, code for {change}+ stays; --source-version says which"
+)
+
+
+def _question(ctx: Context, change: Version) -> Tuple[Optional[bool], str]:
+    """Must the code keep the default it had before ``change``?  It was written for a JAX
+    before it (:meth:`Context.written_before`: the user's source version, the file's own
+    references, the project's requirement) and the target range reaches it.  (False: no;
+    None: the target reaches it, but nothing says what the code was written for.)"""
+    if not ctx.reaches(change):
+        return False, ""
+    return ctx.written_before(change)
 
 
 def _with_tiled(call: cst.Call) -> cst.Call:

@@ -51,8 +51,8 @@ from jaxmigrate.rules._import_chains import (
     used_through,
 )
 
-# Module -> the first JAX release without it (the rule acts only when the target is at least
-# that release).
+# Module -> the first JAX release without it (the rule acts where the target reaches that
+# release: the import fails on part of the target).
 REMOVED: Dict[str, str] = {
     "jax.experimental.maps": "0.4.31",
     "jax.experimental.global_device_array": "0.4.7",
@@ -204,7 +204,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     )
 
     def visit_module(self, ctx: Context) -> None:
-        removed = tuple(m for m, v in REMOVED.items() if ctx.target >= parse_version(v))
+        removed = tuple(m for m, v in REMOVED.items() if ctx.reaches(parse_version(v)))
         if not removed or not _imports_removed(ctx, removed):
             return
         guarded: Dict[int, bool] = {}

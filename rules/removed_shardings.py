@@ -67,5 +67,5 @@ class RemovedShardings(Rule, code="JAX609", safety=Safety.MANUAL):
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         removed_in, message = REMOVED[site.qualname]
-        if ctx.target >= parse_version(removed_in):
+        if ctx.reaches(parse_version(removed_in)):
             ctx.report(site.node, message)

@@ -27,6 +27,11 @@ def fixture_settings(text: str) -> Settings:
                 values["target_version"] = lower
                 if upper:
                     values["target_upper"] = upper
+            elif key == "source-version":  # the JAX the code was written for, as stated
+                values["source_version"] = value
+                values["source_explicit"] = True
+            elif key == "requirement":  # a project requirement: the source, not stated
+                values["source_version"] = value
             elif key == "line-length":  # the project's configured line length
                 values["line_length"] = int(value)
             elif key in ("select", "ignore"):

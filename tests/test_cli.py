@@ -404,7 +404,7 @@ def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
     on the rewritten file's lines; with --check or --diff, on the untouched file's."""
     path = tmp_path / "mod.py"
     path.write_text(FINDING_BELOW_A_REMOVED_LINE)
-    result = invoke(path, "--format", "json", *mode)
+    result = invoke(path, "--format", "json", "--target-version", "0.4.30", *mode)
     findings = json.loads(result.stdout)["files"][0]["findings"]
     lines = path.read_text().splitlines()
     assert (path.read_text() == FINDING_BELOW_A_REMOVED_LINE) == bool(mode)

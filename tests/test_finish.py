@@ -21,6 +21,8 @@ from jaxmigrate.migrator.markdown_report import render as markdown_report
 from jaxmigrate.migrator.notebook import migrate_notebook
 from jaxmigrate.migrator.runner import CHECK, FileResult
 from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.source import SourceRange
+from jaxmigrate.migrator.target import Versions
 
 
 def invoke(*args):
@@ -105,7 +107,11 @@ def test_summary_line_counts_in_the_right_number(count, expected):
 
 def test_markdown_report_counts_in_the_right_number():
     results = [FileResult("a.py", changed=True, fixes=[_diagnostic()], findings=[_diagnostic()])]
-    text = markdown_report(results, CHECK, "0.4.30")
+    versions = Versions(
+        "0.4.30", None, "--target-version", SourceRange((0, 3, 16), (0, 3, 16), "x")
+    )
+    text = markdown_report(results, CHECK, versions)
+    assert "code written for JAX 0.3.16 (x), migrated to run on JAX 0.4.30.." in text
     assert "1 of 1 file to change; 1 site to change; 1 finding needs a person." in text
     assert "1 site to change:" in text and "1 finding needs a person:" in text
 

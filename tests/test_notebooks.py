@@ -29,7 +29,7 @@ def _migrated_cells(path: Path, *cells: str) -> list:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(cell) for cell in cells]
     path.write_text(nbformat.writes(nb), encoding="utf-8")
-    invoke(path, "--no-cache")
+    invoke(path, "--no-cache", "--target-version", "0.4.30")
     return [cell.source for cell in nbformat.read(str(path), as_version=4).cells]
 
 
@@ -133,7 +133,10 @@ def test_notebook_findings_point_at_the_lines_of_the_cell_the_user_sees(tmp_path
     nb.cells = [nbformat.v4.new_code_cell("import jax"), nbformat.v4.new_code_cell(cell)]
     path = tmp_path / "n.ipynb"
     path.write_text(nbformat.writes(nb), encoding="utf-8")
-    result = invoke(path, "--no-cache", "--format", "json", *(["--check"] if check else []))
+    result = invoke(
+        path, "--no-cache", "--format", "json", "--target-version", "0.4.30",
+        *(["--check"] if check else []),
+    )  # fmt: skip
     findings = json.loads(result.stdout)["files"][0]["findings"]
     source = nbformat.read(str(path), as_version=4).cells[1].source.splitlines()
     assert (source == cell.splitlines()) == check

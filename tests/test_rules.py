@@ -25,6 +25,8 @@ def test_documentation_example(rule, example):
         select=(rule.code,),
         target_version=example.target_version or Settings().target_version,
         unsafe_fixes=example.unsafe_fixes,
+        source_version=example.source_version,
+        source_explicit=example.source_version is not None,
     )
     result = migrate_source(example.before, settings)
     assert result.output == example.after

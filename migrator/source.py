@@ -1,0 +1,256 @@
+"""The JAX a piece of code was written for (its *source*), as opposed to the JAX it must run on
+after the migration (its *target*).
+
+A behaviour change at release C (``process_allgather``'s default in 0.5.0, ``jax.make_mesh``'s
+axis types in 0.9.0) is undone only where the code was written for a JAX before C and will run
+on one at or after C.  What the code was written for comes, in this order, from:
+
+* the user: ``--source-version`` or ``source-version`` in ``[tool.jaxmigrate]`` (decides alone);
+* the file itself (:func:`evidence`): a reference to a name JAX removed in release R proves the
+  code was written for a JAX before R; a reference to a name JAX added in release A proves it
+  was written for A or later.  References under ``try: ... except ImportError`` or under a
+  feature test (``if hasattr(...)``, a version check) are compatibility code and prove nothing;
+* the project's ``jax`` requirement: ``jax==0.3.16`` or ``jax>=0.3.4`` states the JAX the code
+  was written for (its lower bound; an upper bound, where stated, is the newest it knew).
+
+The same evidence gives the *floor* of a migrated file: the oldest JAX on which every JAX name
+it spells exists (:func:`floor_of`), from which the command line derives the default target.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+from jaxmigrate.migrator.version import Version, parse_version
+
+# Words that make an ``if`` test a feature or version test (as migrator.scope reads them).
+_FEATURE_WORDS = frozenset({"hasattr", "__version__", "__version_info__", "version_info"})
+_GUARD_EXCEPTIONS = frozenset(
+    {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceRange:
+    """The releases code was written for: ``lower``..``upper`` (either None: unknown)."""
+
+    lower: Optional[Version]
+    upper: Optional[Version]
+    origin: str = ""  # where it comes from, as users read it
+
+    def written_before(self, change: Version) -> Optional[bool]:
+        """True: written for releases before ``change``; False: at or after it; None: the
+        range holds both, or nothing is known."""
+        if self.upper is not None and self.upper < change:
+            return True
+        if self.lower is not None and self.lower >= change:
+            return False
+        return None
+
+    @property
+    def known(self) -> bool:
+        return self.lower is not None or self.upper is not None
+
+    def describe(self) -> str:
+        """``0.3.16``, ``0.4.13..0.4.38``, or ``unknown``."""
+        low = _text(self.lower)
+        high = _text(self.upper)
+        if low is None and high is None:
+            return "unknown"
+        if low == high or high is None:
+            return low or ""
+        return f"{low or ''}..{high}"
+
+
+def _text(version: Optional[Version]) -> Optional[str]:
+    return None if version is None else ".".join(str(part) for part in version)
+
+
+def source_range(text: Optional[str], origin: str = "") -> SourceRange:
+    """``"0.3.16"`` (one release) or ``"0.4.13..0.4.38"`` as a :class:`SourceRange`; ``None``:
+    unknown.  Raises ValueError for a malformed version."""
+    if text is None:
+        return SourceRange(None, None, origin)
+    low, dots, high = text.partition("..")
+    lower = parse_version(low) if low.strip() else None
+    upper = parse_version(high) if high.strip() else (None if dots else lower)
+    if lower is not None and upper is not None and upper < lower:
+        raise ValueError(f"source range {text} is empty (the upper bound is older)")
+    return SourceRange(lower, upper, origin)
+
+
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """What a file's own JAX references prove about the JAX it was written for.
+
+    ``before``: the earliest release that removed a name the file uses (it was written for a
+    JAX before it), with that name.  ``since``: the latest release that added a name the file
+    uses, with that name (written for it or later; also the oldest JAX the file runs on)."""
+
+    before: Optional[Tuple[Version, str]] = None
+    since: Optional[Tuple[Version, str]] = None
+
+    def written_before(self, change: Version) -> Optional[bool]:
+        before = self.before is not None and self.before[0] <= change
+        since = self.since is not None and self.since[0] >= change
+        if before and not since:
+            return True
+        if since and not before:
+            return False
+        return None
+
+    def reason(self, change: Version) -> str:
+        """Why :meth:`written_before` answered as it did, for a message."""
+        if self.written_before(change) and self.before is not None:
+            return f"the file uses {self.before[1]}, removed in JAX {_text(self.before[0])}"
+        if self.since is not None:
+            return f"the file uses {self.since[1]}, added in JAX {_text(self.since[0])}"
+        return ""
+
+
+def evidence(tree: ast.Module) -> Evidence:
+    """The :class:`Evidence` of a parsed module: every JAX name it references outside
+    compatibility code, looked up in JAX's API history."""
+    from jaxmigrate.rules._api_history import history
+
+    h = history()
+    newest = len(h.releases) - 1
+    before: Optional[Tuple[Version, str]] = None
+    since: Optional[Tuple[Version, str]] = None
+    for qualname in jax_references(tree):
+        known = h.lookup(qualname)
+        if known is None or not known.present:
+            continue
+        first, last = known.present[-1]  # the run of releases that reaches the newest
+        if last < newest:
+            removed = _key(h.releases[last + 1])
+            if before is None or removed < before[0]:
+                before = (removed, qualname)
+        elif first > 0:
+            added = _key(h.releases[first])
+            if since is None or added > since[0]:
+                since = (added, qualname)
+    return Evidence(before, since)
+
+
+def floor_of(text: str) -> Optional[Tuple[Version, str]]:
+    """The oldest JAX on which every JAX name ``text`` references (outside compatibility
+    code) exists, with the name that sets it; None when the text does not parse or names
+    nothing newer than the oldest release the history knows."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return evidence(tree).since
+
+
+def _key(release: str) -> Version:
+    parts = [int(p) for p in release.split(".")[:3]]
+    return tuple(parts + [0] * (3 - len(parts)))  # type: ignore[return-value]
+
+
+def jax_references(tree: ast.Module) -> Iterator[str]:
+    """The qualified JAX names a module references (``jax.x.y`` through any import alias, and
+    what it imports from ``jax``/``jaxlib``), outside compatibility code: the branches of a
+    ``try`` that catches ImportError/AttributeError, and of an ``if`` that tests a feature or a
+    version.  An over-approximation of resolution: a name bound by an import anywhere in the
+    module is taken to mean that import everywhere."""
+    aliases: Dict[str, Set[str]] = {}
+    chains: List[List[str]] = []
+    seen: Set[str] = set()
+    for node, guarded in _walk(tree):
+        if guarded:
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _is_jax(alias.name):
+                    bound = alias.asname or alias.name.split(".", 1)[0]
+                    aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
+                    seen.add(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if _is_jax(node.module):
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    qualname = f"{node.module}.{alias.name}"
+                    aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
+                    seen.add(qualname)
+        elif isinstance(node, ast.Attribute):
+            parts = _dotted(node)
+            if parts is not None:
+                chains.append(parts)
+    for parts in chains:
+        for head in aliases.get(parts[0], ()):
+            for end in range(2, len(parts) + 1):
+                seen.add(".".join((head, *parts[1:end])))
+    yield from sorted(seen)
+
+
+def _is_jax(module: str) -> bool:
+    return module in ("jax", "jaxlib") or module.startswith(("jax.", "jaxlib."))
+
+
+def _dotted(node: ast.Attribute) -> Optional[List[str]]:
+    parts: List[str] = []
+    current: ast.AST = node
+    while isinstance(current, ast.Attribute):
+        parts.append(current.attr)
+        current = current.value
+    if not isinstance(current, ast.Name):
+        return None
+    parts.append(current.id)
+    parts.reverse()
+    return parts
+
+
+def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
+    """Every node with whether it sits in compatibility code.  Only the outermost node of an
+    attribute chain is yielded (its inner attributes are parts of it)."""
+    stack: List[Tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, guarded = stack.pop()
+        yield node, guarded
+        if isinstance(node, ast.Attribute):
+            inner: ast.AST = node.value
+            while isinstance(inner, ast.Attribute):
+                inner = inner.value
+            stack.append((inner, guarded))
+            continue
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and _guards(node):
+            stack.extend((child, True) for child in ast.iter_child_nodes(node))
+            continue
+        if isinstance(node, (ast.If, ast.IfExp)) and _feature_test(node.test):
+            stack.extend((child, True) for child in ast.iter_child_nodes(node))
+            continue
+        stack.extend((child, guarded) for child in ast.iter_child_nodes(node))
+
+
+def _guards(node: ast.AST) -> bool:
+    for handler in getattr(node, "handlers", ()):
+        kinds: Sequence[ast.AST] = (
+            handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        )
+        for kind in kinds:
+            if kind is None:
+                return True  # a bare except
+            parts = _dotted(kind) if isinstance(kind, ast.Attribute) else None
+            word = parts[-1] if parts else getattr(kind, "id", None)
+            if word in _GUARD_EXCEPTIONS:
+                return True
+    return False
+
+
+def _feature_test(test: ast.AST) -> bool:
+    for node in ast.walk(test):
+        word = (
+            node.id
+            if isinstance(node, ast.Name)
+            else node.attr
+            if isinstance(node, ast.Attribute)
+            else None
+        )
+        if word is not None and (word in _FEATURE_WORDS or word.endswith("_version")):
+            return True
+    return False

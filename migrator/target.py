@@ -1,0 +1,183 @@
+"""Which JAX a run migrates *from* (the source) and *to* (the target), and what it says about
+them.
+
+The two are different questions.  A project's ``jax`` requirement (``jax==0.3.16``,
+``jax>=0.3.4``) says what its code was written for: the source.  The target is what the
+migrated code must run on: ``--target-version``, else a default that reaches the newest JAX
+from the *floor* of the migration, the oldest JAX on which every rewrite and every JAX name of
+the migrated code exists (:func:`floor_of_results`).  A requirement whose lower bound is at or
+above the floor is kept as the target's lower bound (a library on ``jax>=0.4.30`` keeps
+supporting 0.4.30); a lower one describes the code's past, and the target becomes
+floor..newest.
+
+Finding the floor takes a *survey*: the migration run once with every selected rule active
+whatever its needs (:attr:`Settings.survey`), its output read and never written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Dict, Iterable, Optional, Sequence, Tuple
+
+from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
+from jaxmigrate.migrator.source import SourceRange, floor_of
+from jaxmigrate.migrator.version import Version, parse_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.project_version import Detected
+
+# The first jax.Array release: no target starts before it (the rules write the jax.Array world).
+ARRAY_FLOOR = "0.4.1"
+
+Floor = Tuple[str, str]  # (X.Y.Z, what sets it)
+
+
+def newest_release() -> str:
+    """The newest JAX release the API history knows: the top of every default target."""
+    from jaxmigrate.rules._api_history import history
+
+    return history().newest
+
+
+def fix_floor(fixes: Iterable[Diagnostic]) -> Optional[Floor]:
+    """The newest ``needs`` among the rules whose fixes these are (with the rule), or None."""
+    from jaxmigrate.migrator.rule import all_rules
+
+    rules = all_rules()
+    best: Optional[Tuple[Version, str]] = None
+    for fix in fixes:
+        rule = rules.get(fix.code)
+        if fix.code == CLEANUP_CODE or rule is None or rule.needs_jax is None:
+            continue
+        needs = parse_version(rule.needs_jax)
+        if best is None or needs > best[0]:
+            best = (needs, f"{rule.code} {rule.name}'s fix")
+    return None if best is None else (_text(best[0]), best[1])
+
+
+def file_floor(output: Optional[str], fixes: Sequence[Diagnostic]) -> Optional[Floor]:
+    """The floor of one migrated file: the newest of what its fixes need and of the JAX names
+    its migrated text (``output``, None when it is not Python) spells."""
+    candidates = [fix_floor(fixes)]
+    if output is not None and "jax" in output:
+        named = floor_of(output)
+        if named is not None:
+            candidates.append((_text(named[0]), named[1]))
+    return _newest(c for c in candidates if c is not None)
+
+
+def floor_of_results(results: Iterable[object]) -> Optional[Tuple[str, str, str]]:
+    """(floor, what sets it, in which file) over a survey's results (``FileResult``\\ s)."""
+    best: Optional[Tuple[str, str, str]] = None
+    for result in results:
+        floor = getattr(result, "floor", None)
+        if floor is not None and (best is None or parse_version(floor[0]) > parse_version(best[0])):
+            best = (floor[0], floor[1], getattr(result, "path", ""))
+    return best
+
+
+def _newest(floors: Iterable[Floor]) -> Optional[Floor]:
+    best: Optional[Floor] = None
+    for floor in floors:
+        if best is None or parse_version(floor[0]) > parse_version(best[0]):
+            best = floor
+    return best
+
+
+def _text(version: Version) -> str:
+    return ".".join(str(part) for part in version)
+
+
+@dataclasses.dataclass(frozen=True)
+class Versions:
+    """What a run migrates from and to, where each came from, and the note that says so."""
+
+    target_lower: str
+    target_upper: Optional[str]
+    target_origin: str
+    source: SourceRange
+    note: str = ""  # the one stderr line (empty: nothing to say)
+    floor: Optional[str] = None  # the floor the survey found
+
+    def as_dict(self) -> Dict[str, object]:
+        source = self.source
+        return {
+            "source_range": {
+                "lower": None if source.lower is None else _text(source.lower),
+                "upper": None if source.upper is None else _text(source.upper),
+                "origin": source.origin or "unknown",
+            },
+            "target_range": {"lower": self.target_lower, "upper": self.target_upper},
+            "target_version_source": self.target_origin,
+            "floor": self.floor,
+            "note": self.note or None,
+        }
+
+    def target_span(self) -> str:
+        return f"{self.target_lower}..{self.target_upper or newest_release()}"
+
+
+def _said(source: SourceRange) -> str:
+    if source.known:
+        return f"{source.describe()} ({source.origin})" if source.origin else source.describe()
+    return "unknown, but for what each file's own JAX names prove"
+
+
+def survey_lower(detected: Optional["Detected"]) -> str:
+    """Where the survey's target starts: the requirement's lower bound when it is a jax.Array
+    release (a library keeps it when the floor allows), else the first jax.Array release."""
+    if detected is not None and detected.version is not None:
+        if parse_version(detected.version) >= parse_version(ARRAY_FLOOR):
+            return detected.version
+    return ARRAY_FLOOR
+
+
+def default_target(
+    detected: Optional["Detected"],
+    source: SourceRange,
+    found: Optional[Tuple[str, str, str]],
+) -> Versions:
+    """The target when none is given: from the floor ``found`` by the survey (None: nothing
+    needs anything) and the project's requirement ``detected``, with the note that says so."""
+    newest = newest_release()
+    floor = ARRAY_FLOOR
+    why = "the first jax.Array release"
+    if found is not None and parse_version(found[0]) > parse_version(floor):
+        where = f" in {found[2]}" if found[2] else ""
+        floor, why = found[0], f"{found[1]}{where}"
+    need = f"the migrated code needs {floor}: {why}"
+    if detected is not None and detected.version is not None:
+        pin = f"{detected.source.name} has {detected.requirement}"
+        if parse_version(detected.version) >= parse_version(floor):
+            return Versions(
+                detected.version,
+                None,
+                f"the lower bound of {detected.source.name}: {detected.requirement}",
+                source,
+                f"{pin}: migrating to {detected.version}..{newest} (kept: {need}); "
+                "--target-version to choose",
+                floor,
+            )
+        return Versions(
+            floor,
+            None,
+            f"the floor of the migration ({why})",
+            source,
+            f"{pin} (the JAX this code was written for); migrating to {floor}..{newest} "
+            f"({need}); --target-version to choose",
+            floor,
+        )
+    where = (
+        f"{detected.source.name} has {detected.requirement} (no lower bound)"
+        if detected is not None
+        else "no jax requirement found"
+    )
+    return Versions(
+        floor,
+        None,
+        f"the floor of the migration ({why})",
+        source,
+        f"{where}: source {_said(source)}; migrating to {floor}..{newest} ({need}); "
+        "--source-version states what the code was written for",
+        floor,
+    )
