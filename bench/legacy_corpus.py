@@ -184,7 +184,7 @@ def _from_registry(name: str, version: str, directory: Path) -> Optional[Path]:
 
 def _members(archive: Path) -> Iterator[Tuple[str, float, Optional[bytes]]]:
     """(path inside the archive, mtime, content or None when not wanted) of every file."""
-    wanted = (".py", ".ipynb")
+    wanted = (".py", ".ipynb", ".txt", ".cfg", ".toml")
     if archive.name.endswith(".zip"):
         with zipfile.ZipFile(archive) as zipped:
             for info in zipped.infolist():
@@ -230,8 +230,18 @@ def valid_notebook(data: bytes) -> bool:
         return False
 
 
+def _is_packaging(relative: Path) -> bool:
+    """A file that may state the package's ``jax`` requirement (besides ``setup.py``)."""
+    name = relative.name
+    return name in ("setup.cfg", "pyproject.toml") or (
+        name.startswith("requirements") and name.endswith(".txt")
+    )
+
+
 def extract(archive: Path, target: Path) -> Dict[str, object]:
-    """Write the archive's Python files and notebooks under ``target``; counts for the summary."""
+    """Write the archive's Python files and notebooks under ``target``, with its packaging
+    files (``setup.cfg``, ``pyproject.toml``, ``requirements*.txt``: the requirement the tool
+    reads as the code's source); counts for the summary."""
     if target.exists():
         shutil.rmtree(target)
     stats: Dict[str, object] = {"py": 0, "ipynb": 0, "lines": 0, "skipped": 0, "newest": 0.0}
@@ -242,6 +252,14 @@ def extract(archive: Path, target: Path) -> Dict[str, object]:
             continue
         relative = _safe_relative(member)
         if relative is None:
+            continue
+        if not member.endswith((".py", ".ipynb")):  # the requirement, kept beside the code
+            if not _is_packaging(relative):
+                continue
+            destination = target / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(data)
+            stats["packaging"] = int(stats.get("packaging", 0)) + 1  # type: ignore[call-overload]
             continue
         notebook = member.endswith(".ipynb")
         if not (valid_notebook(data) if notebook else valid_python3(data)):

@@ -111,6 +111,9 @@ class Context:
         self.target = target
         self.upper: Optional["Version"] = settings.upper  # the range's newest JAX (None: open)
         self.target_range = settings.target_range  # as users write it: "0.4.13..0.4.38"
+        # The floor survey (migrator.target): a rename whose new name the target's lower bound
+        # lacks is written anyway, so that the floor it needs counts (see Renames._arrived).
+        self.survey = settings.survey
         # The JAX the code was written for, as the settings know it (see written_before).
         self._source = settings.source
         self._source_explicit = settings.source_explicit

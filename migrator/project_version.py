@@ -170,26 +170,43 @@ def _setup_cfg(path: Path) -> Optional[tuple]:
 
 
 def _setup_py(path: Path) -> Optional[tuple]:
+    """The requirement in a ``setup.py``'s ``install_requires``, read with ``ast``: a literal
+    list (or string), in a ``setup(...)`` call or a dict of keyword arguments
+    (``setup(**setup_kwargs)``), or a module-level name bound to such a literal
+    (``install_requires = [...]``).  The file is never executed."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return None
+    literals: Dict[str, ast.expr] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                literals[target.id] = statement.value
+    values: List[ast.expr] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        for keyword in node.keywords:
-            if keyword.arg != "install_requires":
-                continue
-            try:
-                value = ast.literal_eval(keyword.value)
-            except ValueError:
-                continue  # not a literal: never execute setup.py to find out
-            if isinstance(value, str):
-                value = value.splitlines()
-            if isinstance(value, (list, tuple)):
-                found = from_requirements(str(v) for v in value)
-                if found:
-                    return found
+        if isinstance(node, ast.Call):
+            values += [k.value for k in node.keywords if k.arg == "install_requires"]
+        elif isinstance(node, ast.Dict):
+            values += [
+                v
+                for k, v in zip(node.keys, node.values)
+                if isinstance(k, ast.Constant) and k.value == "install_requires"
+            ]
+    for expression in values:
+        if isinstance(expression, ast.Name):
+            expression = literals.get(expression.id, expression)
+        try:
+            value = ast.literal_eval(expression)
+        except ValueError:
+            continue  # not a literal: never execute setup.py to find out
+        if isinstance(value, str):
+            value = value.splitlines()
+        if isinstance(value, (list, tuple)):
+            found = from_requirements(str(v) for v in value)
+            if found:
+                return found
     return None
 
 
@@ -203,6 +220,7 @@ def _requirements(path: Path) -> Optional[tuple]:
 def _candidates(directory: Path) -> List[Path]:
     names = [directory / "pyproject.toml", directory / "setup.cfg", directory / "setup.py"]
     names += sorted(directory.glob("requirements*.txt"))
+    names += sorted((directory / "requirements").glob("*.txt"))  # requirements/requirements.txt
     return [p for p in names if p.is_file()]
 
 

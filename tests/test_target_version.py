@@ -67,11 +67,31 @@ def test_lowest_allowed(spec, low):
             "0.4.26",
         ),
         ({"requirements.txt": "jaxlib>=0.4.1\njax\n"}, "0.4.1"),  # jaxlib stands in for a bare jax
+        (  # a module-level literal, handed to setup() by name (flax 0.6's setup.py)
+            {
+                "setup.py": (
+                    "from setuptools import setup\ninstall_requires = ['numpy', 'jax>=0.3.16']\n"
+                    "setup(name='x', install_requires=install_requires)\n"
+                )
+            },
+            "0.3.16",
+        ),
+        (  # keyword arguments in a dict (Poetry's generated setup.py)
+            {
+                "setup.py": (
+                    "from setuptools import setup\nreqs = ['jax>=0.2.20,<0.4']\n"
+                    "kwargs = {'name': 'x', 'install_requires': reqs}\nsetup(**kwargs)\n"
+                )
+            },
+            "0.2.20",
+        ),
+        ({"requirements/requirements.txt": "jax>=0.1.55\n"}, "0.1.55"),  # chex, distrax, optax
         ({"pyproject.toml": '[project]\nname="x"\n', "requirements.txt": "jax>=0.4.7\n"}, "0.4.7"),
     ],
 )
 def test_detect_project_version(tmp_path, files, version):
     for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text)
     (tmp_path / ".git").mkdir()
     found = detect([tmp_path])
