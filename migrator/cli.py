@@ -16,7 +16,7 @@ from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude
 from jaxmigrate.migrator.fileio import SourceFile
 from jaxmigrate.migrator.interrupt import Interrupted
 from jaxmigrate.migrator.project_version import Detected, detect, source_of
-from jaxmigrate.migrator.report import dump_json
+from jaxmigrate.migrator.report import ENGINE_CODES, dump_json
 from jaxmigrate.migrator.rule import Rule, all_rules
 from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
 from jaxmigrate.migrator.settings import ConfigError, Settings, find_config, load_config
@@ -57,12 +57,19 @@ class DefaultGroup(click.Group):
 def cli() -> None:
     """Upgrade legacy JAX code (DeviceArray, GDA, pjit, xmap, ...) to the jax.Array world.
 
+    Two versions drive a run.  The source is the JAX the code was written for: the project's
+    jax requirement (jax==0.3.16), what each file's JAX names prove, or --source-version.  The
+    target is the JAX the result must run on: from the floor the rewrites need (or the
+    requirement's lower bound, if higher) to the newest JAX, or --target-version.  An
+    application pinned to jax==0.3.16 moves to floor..newest; a library on jax>=0.4.30 keeps
+    0.4.30 (jaxmigrate explain versions).
+
     \b
     jaxmigrate src/            rewrite files in place
     jaxmigrate src/ --diff     show what would change, write nothing
     jaxmigrate src/ --check    list files that would change, write nothing
     jaxmigrate rules           list the rules
-    jaxmigrate explain JAX101  document one rule
+    jaxmigrate explain JAX101  document one rule (explain versions: source and target)
     """
 
 
@@ -509,11 +516,19 @@ def rules_markdown() -> str:
     "--markdown", is_flag=True, help="Print the documentation as Markdown instead of plain text."
 )
 def explain_command(code: str, markdown: bool) -> None:
-    """Print a rule's documentation with before/after examples and references (CODE or name)."""
-    from jaxmigrate.migrator.explain import render
+    """Print a rule's documentation with before/after examples and references (CODE or name;
+    'versions': how the source and target versions are chosen)."""
+    from jaxmigrate.migrator.explain import VERSIONS, render
 
     rules = all_rules()
     wanted = code.strip()
+    if wanted.lower() in ("versions", "source", "target"):
+        click.echo(VERSIONS, nl=False)
+        return
+    if wanted.upper() in ENGINE_CODES:  # the engine's own housekeeping, shown by --show-fixes
+        name, summary = ENGINE_CODES[wanted.upper()]
+        click.echo(f"{wanted.upper()} {name}: {summary} (the engine's own fix, not a rule)")
+        return
     rule = rules.get(wanted.upper()) or next((r for r in rules.values() if r.name == wanted), None)
     if rule is None:
         raise click.UsageError(f"no rule {code!r}; `jaxmigrate rules` lists them")

@@ -12,6 +12,7 @@ statement by statement).
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -43,6 +44,7 @@ from jaxmigrate.migrator.traversal import (
     TRIVIA,
     structural_children,
 )
+from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.migrator.walk import all_parents, walk_module
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -227,7 +229,27 @@ class Context:
     def report(self, node: cst.CSTNode, message: str) -> None:
         """Record a finding that needs a person: the reason and the recommended replacement."""
         if not self.is_suppressed(node):
+            message = self._beyond_target(message)
             self.findings.append(Finding(node, self.rule.code, message, Safety.MANUAL.value))
+
+    def _beyond_target(self, message: str) -> str:
+        """``message``, saying so where it recommends a JAX name that the target's newest
+        release does not have yet (a range capped below the release that added it)."""
+        if self.upper is None or "jax." not in message:
+            return message
+        from jaxmigrate.rules._api_history import history
+
+        h = history()
+        late = []
+        for name in dict.fromkeys(_JAX_NAME.findall(message)):
+            known = h.lookup(name.rstrip("."))
+            if known is not None and known.present:
+                added = parse_version(h.releases[known.present[-1][0]])
+                if added > self.upper and not h.exists_throughout(name, self.target, self.upper):
+                    late.append(f"{name} needs JAX {h.releases[known.present[-1][0]]}")
+        if not late:
+            return message
+        return f"{message} ({'; '.join(late)}, newer than the target)"
 
     # -- positions and suppression comments ------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:
@@ -417,6 +439,9 @@ class Context:
     def copy(node: N) -> N:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
+
+
+_JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_]\w*)+")
 
 
 def _evidence_of(text: str) -> "Evidence":

@@ -50,6 +50,35 @@ def _facts(rule: Rule) -> str:
     return "; ".join(facts)
 
 
+# ``jaxmigrate explain versions``: the version model, in the words the README opens with.
+VERSIONS = """\
+Source and target
+
+The source is the JAX your code was written for: --source-version, else what each file's own
+JAX names prove (a name JAX removed in 0.4.14 dates the file before it; one added in 0.6.1
+dates it at or after), else the project's jax requirement (jax==0.3.16, jax~=0.2.12 and
+jax>=0.3.4 are statements about the past).
+
+The target is the JAX the migrated code must run on: --target-version X (X to the newest JAX)
+or X..Y.  By default jaxmigrate first surveys the files and finds the floor, the oldest JAX on
+which every rewrite and every JAX name of the migrated code exists; a requirement whose lower
+bound is at or above the floor is kept, a lower one is the code's past and the target becomes
+floor..newest.  --update-requirements raises the requirement to admit the target.
+
+A behaviour change at release C (process_allgather's default in 0.5.0, jax.make_mesh's axis
+types in 0.9.0) is undone only where the code was written before C and will run after it;
+where nothing says what the code was written for, the call is reported with both readings.
+
+Examples:
+  an application pinned to jax==0.3.16:
+    requirements.txt has jax==0.3.16 (the JAX this code was written for); migrating to
+    0.4.4..newest (the migrated code needs 0.4.4: JAX201 pjit-axis-resources's fix in train.py)
+  a library on jax>=0.4.30 that keeps supporting 0.4.30:
+    pyproject.toml has jax>=0.4.30: migrating to 0.4.30..newest (kept: the migrated code
+    needs 0.4.25: jax.tree in train.py)
+"""
+
+
 def _example_title(number: int, example: Example) -> str:
     title = f"Example {number}" + (f": {example.title}" if example.title else "")
     options = []

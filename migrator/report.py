@@ -95,7 +95,7 @@ def location(path: str, diagnostic: Diagnostic) -> str:
 
 
 # The engine's own codes: (name, summary).
-_ENGINE_CODES = {
+ENGINE_CODES = {
     CLEANUP_CODE: ("unused-import", CLEANUP_SUMMARY),
     REQUIREMENT_CODE: ("jax-requirement", REQUIREMENT_SUMMARY),
 }
@@ -108,8 +108,8 @@ def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
     for code in sorted(set(codes)):
         rule = rules.get(code)
         if rule is None:
-            if code in _ENGINE_CODES:
-                name, summary = _ENGINE_CODES[code]
+            if code in ENGINE_CODES:
+                name, summary = ENGINE_CODES[code]
                 info[code] = {"name": name, "safety": "safe", "summary": summary, "references": []}
             continue
         info[code] = {
@@ -229,7 +229,7 @@ def as_sarif(
             )
     driver_rules += [
         {"id": code, "name": name, "shortDescription": {"text": summary}}
-        for code, (name, summary) in _ENGINE_CODES.items()
+        for code, (name, summary) in ENGINE_CODES.items()
     ]
     driver_rules += [
         {

@@ -14,6 +14,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from jaxmigrate.migrator.binding import Binding
+from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.traversal import structural_children
 
 ImportNode = Union[cst.Import, cst.ImportFrom]
@@ -176,29 +177,20 @@ def all_params(params: cst.Parameters) -> List[cst.Param]:
     return result
 
 
-# What a test of a library feature or version reads: ``hasattr(jax, "x")``,
-# ``jax.__version__``, ``jax.__version_info__``, ``sys.version_info``, ``jaxlib.version``,
-# ``version.parse(...)``, ``_jax_version``.
-_FEATURE_WORDS = frozenset(
-    {"hasattr", "__version__", "__version_info__", "version_info", "version"}
-)
-
-
 def is_feature_test(test: cst.CSTNode) -> bool:
-    """Does an ``if`` test check for a feature or a version (so its branches are a shim)?"""
+    """Does an ``if`` test check for a feature or the JAX version (so its branches are a shim)?
+    See :mod:`migrator.feature_tests`."""
+    chains = []
     stack = [test]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Name):
-            word = node.value
-        elif isinstance(node, cst.Attribute):
-            word = node.attr.value
-        else:
-            word = None
-        if word is not None and (word in _FEATURE_WORDS or word.endswith("_version")):
-            return True
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            parts = dotted_parts(node)
+            if parts:
+                chains.append(parts)
+                continue
         stack.extend(structural_children(node))
-    return False
+    return reads_feature_or_jax_version(chains)
 
 
 def catches_import_error(handler: cst.CSTNode) -> bool:

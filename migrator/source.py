@@ -23,10 +23,9 @@ import ast
 import dataclasses
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.version import Version, parse_version
 
-# Words that make an ``if`` test a feature or version test (as migrator.scope reads them).
-_FEATURE_WORDS = frozenset({"hasattr", "__version__", "__version_info__", "version_info"})
 _GUARD_EXCEPTIONS = frozenset(
     {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
 )
@@ -221,7 +220,7 @@ def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
         if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and _guards(node):
             stack.extend((child, True) for child in ast.iter_child_nodes(node))
             continue
-        if isinstance(node, (ast.If, ast.IfExp)) and _feature_test(node.test):
+        if isinstance(node, (ast.If, ast.IfExp)) and feature_test(node.test):
             stack.extend((child, True) for child in ast.iter_child_nodes(node))
             continue
         stack.extend((child, guarded) for child in ast.iter_child_nodes(node))
@@ -242,15 +241,20 @@ def _guards(node: ast.AST) -> bool:
     return False
 
 
-def _feature_test(test: ast.AST) -> bool:
-    for node in ast.walk(test):
-        word = (
-            node.id
-            if isinstance(node, ast.Name)
-            else node.attr
-            if isinstance(node, ast.Attribute)
-            else None
-        )
-        if word is not None and (word in _FEATURE_WORDS or word.endswith("_version")):
-            return True
-    return False
+def feature_test(test: ast.AST) -> bool:
+    """Does an ``if`` test (read with ``ast``) check for a feature or the JAX version, so that
+    its branches are a shim?  The engine's rule (:mod:`migrator.feature_tests`)."""
+    chains: List[List[str]] = []
+    stack: List[ast.AST] = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            chains.append([node.id])
+            continue
+        if isinstance(node, ast.Attribute):
+            parts = _dotted(node)
+            if parts is not None:
+                chains.append(parts)
+                continue
+        stack.extend(ast.iter_child_nodes(node))
+    return reads_feature_or_jax_version(chains)

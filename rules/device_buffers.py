@@ -52,6 +52,8 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
     target from 0.4.34 on, `device_buffers` of a pmap output becomes `[s.data[0] for s in
     x.addressable_shards]` (`x.device_buffers[i]` -> `x.addressable_shards[i].data[0]`), the old
     buffer's shape and device; for an older target the rewrite on a pmap output is an unsafe fix.
+    The question is the target's alone (*which releases will it run on?*): code that reads
+    `device_buffers` was written for a JAX before 0.4.27, so always before 0.4.34.
     A pmap with `out_axes=None` has whole copies as shards on every JAX (no `[0]`); any other
     non-zero `out_axes` makes its output only likely evidence (an unsafe fix).
     A parameter every call of its (plain, local) function gives a JAX array counts as one,

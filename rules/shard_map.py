@@ -66,6 +66,8 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
     **Use instead.** `jax.shard_map(f, mesh=mesh, in_specs=..., out_specs=...)`; to keep the
     checks around loops, initialise carries with `jax.lax.pcast(init, axis, to='varying')`.
     Below 0.6.1 the rule does not run (the experimental spelling is the only one there).
+    The `check_rep` semantics question needs no source version: a `check_rep=` spelling is
+    itself the evidence of code written for the checker before 0.6.0.
     """
 
     lifecycle = Lifecycle(

@@ -39,7 +39,8 @@ ORDER = (
 class WithMesh(Rule, code="JAX607", safety=Safety.SAFE):
     """report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it
 
-    **What it does.** For targets from JAX 0.10.1 on, finds `with mesh:` blocks where `mesh`
+    **What it does.** For targets that reach JAX 0.10.1 (the migrated code will run where it
+    warns), finds `with mesh:` blocks where `mesh`
     is a `Mesh(...)`/`jax.make_mesh(...)` built in the same file (or `with Mesh(...) as
     mesh:`).  When everything in the block is visibly independent of the legacy resource
     environment (only `jax.jit`/`jax.vmap`/`jax.device_put`, `jax.numpy`/`jax.lax` functions
@@ -121,7 +122,7 @@ class WithMesh(Rule, code="JAX607", safety=Safety.SAFE):
         return False
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        if site.is_import or ctx.target < DEPRECATED_FROM:
+        if site.is_import or not ctx.reaches(DEPRECATED_FROM):
             return
         call = called(site)
         if call is None:

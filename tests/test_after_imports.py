@@ -54,6 +54,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from jaxmigrate.migrator import migrate_source
+from jaxmigrate.migrator.source import feature_test
 from jaxmigrate.migrator.version import parse_version
 from tests.fixture_support import FIXTURES, fixture_settings
 
@@ -130,30 +131,13 @@ def _bindings(tree: ast.AST) -> List[Tuple[ast.stmt, str, Query, str]]:
                         )
             elif isinstance(child, ast.Try):
                 walk(child, guarded or _guarded(child))
-            elif isinstance(child, ast.If) and _feature_test(child.test):
+            elif isinstance(child, ast.If) and feature_test(child.test):
                 walk(child, True)  # a version/feature check is a shim, as for the engine
             else:
                 walk(child, guarded)
 
     walk(tree, False)
     return found
-
-
-def _feature_test(test: ast.expr) -> bool:
-    """The engine's rule (``migrator.scope.is_feature_test``), read on ``ast``."""
-    for node in ast.walk(test):
-        word = (
-            node.id
-            if isinstance(node, ast.Name)
-            else node.attr
-            if isinstance(node, ast.Attribute)
-            else None
-        )
-        if word in ("hasattr", "__version__", "__version_info__", "version_info", "version") or (
-            word or ""
-        ).endswith("_version"):
-            return True
-    return False
 
 
 def _answers(queries: List[Query]) -> Dict[Query, str]:

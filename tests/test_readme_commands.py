@@ -91,6 +91,7 @@ def _project(tmp: Path) -> None:
     (tmp / "docs" / "guide.md").write_text(
         "# Guide\n\n```python\n" + LEGACY + "```\n", encoding="utf-8"
     )
+    shutil.copytree(ROOT / "fixtures" / "projects", tmp / "fixtures" / "projects")
     example = ROOT / "fixtures" / "device-array" / "all_spellings.before.py"
     (tmp / "fixtures" / "device-array").mkdir(parents=True)
     shutil.copy2(example, tmp / "fixtures" / "device-array" / example.name)

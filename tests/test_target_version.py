@@ -173,6 +173,16 @@ def test_a_project_migrates_from_its_requirement_to_the_newest_jax(tmp_path, cas
     assert "would rewrite" not in again.stderr, again.stderr  # idempotent
 
 
+@pytest.mark.parametrize("case", ["pin_0_3_16", "library_0_4_30"])
+def test_the_readme_shows_what_its_two_examples_print(case):
+    """The README's examples of the two ranges (an application moving to the newest JAX, a
+    library keeping 0.4.30) quote the note the projects' test above checks, word for word."""
+    readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    note = (FIXTURES / "projects" / case / "note.txt").read_text().strip()
+    assert f"$ jaxmigrate fixtures/projects/{case}/before --diff" in readme
+    assert note in readme
+
+
 @pytest.mark.parametrize(
     "case, source, target",
     [
@@ -321,3 +331,20 @@ def test_a_requirement_that_admits_the_target_is_never_touched(tmp_path):
     )
     assert (tmp_path / "pyproject.toml").read_text() == text
     assert "jax.tree.map" in (tmp_path / "m.py").read_text()  # the target kept 0.4.30
+
+
+def test_a_finding_says_when_a_name_it_recommends_is_newer_than_the_target(tmp_path):
+    """No message recommends a name newer than the target's upper bound without saying so."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m.py").write_text(
+        "from jax.experimental.maps import thread_resources\n"
+        "mesh = thread_resources.env.physical_mesh\n"
+    )
+    capped = invoke(
+        "m.py", "--check", "--no-cache", "--target-version", "0.4.30..0.4.38", cwd=tmp_path
+    )
+    assert (
+        "jax.set_mesh needs JAX 0.7.1" in capped.stdout and "newer than the target" in capped.stdout
+    )
+    open_range = invoke("m.py", "--check", "--no-cache", "--target-version", "0.4.30", cwd=tmp_path)
+    assert "jax.set_mesh" in open_range.stdout and "newer than the target" not in open_range.stdout

@@ -1,6 +1,6 @@
 # legacy: shim
 # processes: 2
-# findings: none
+# findings: JAX306
 """Multi-host setup code: broadcast host 0's config and params, check every host agrees (2022)."""
 import os
 

@@ -1,6 +1,6 @@
 # legacy: shim
 # processes: 2
-# findings: none
+# findings: JAX306
 """Converting host-local batches to global arrays and back with multihost_utils (2022-2023)."""
 import os
 
