@@ -34,7 +34,7 @@ class Trainer:
         with self.mesh:
             for _ in range(epochs):
                 w, l = self.step(w, xs, ys)
-                history.append(round(float(l), 5))
+                history.append(round(float(l), 4))
         return w, history
 
 
