@@ -164,7 +164,7 @@ def requirement_results(
     ``jaxlib`` requirement raised to admit the target (``apply``), as results of the run like
     any migrated file: diffed, written or listed by ``mode``.  Without ``apply``, a note on
     stderr says which requirement excludes the target and how to raise it."""
-    from jaxmigrate.migrator.project_version import packaging_files
+    from jaxmigrate.migrator.project_version import packaging_files, shown
     from jaxmigrate.migrator.requirement_edit import raise_requirement
 
     if detected is None:
@@ -172,7 +172,7 @@ def requirement_results(
     newest = versions.target_upper or newest_release()
     results: List[FileResult] = []
     for path in packaging_files(detected.source.parent):
-        path = _shown(path)
+        path = Path(shown(path))
         try:
             source = read_source(path)
         except FileError as error:
@@ -186,8 +186,8 @@ def requirement_results(
             for change in changes:
                 old, _, new = change.split(": ", 1)[-1].partition(" -> ")
                 sys.stderr.write(
-                    f"jaxmigrate: {path} has {old}, which excludes the target: "
-                    f"--update-requirements makes it {new}\n"
+                    f"jaxmigrate: {path} has {old}; the migrated code needs {new} "
+                    "(--update-requirements writes it)\n"
                 )
             continue
         result = FileResult(str(path), changed=True)
@@ -211,14 +211,6 @@ def requirement_results(
                 result.error = str(error)
         results.append(result)
     return results
-
-
-def _shown(path: Path) -> Path:
-    """``path`` relative to the working directory when it is below it (as diffs show paths)."""
-    try:
-        return path.relative_to(Path.cwd().resolve())
-    except ValueError:
-        return path
 
 
 def _line_of(text: str, change: str) -> int:

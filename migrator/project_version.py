@@ -224,6 +224,14 @@ def _candidates(directory: Path) -> List[Path]:
     return [p for p in names if p.is_file()]
 
 
+def shown(path: Path) -> str:
+    """``path`` as a message names it: relative to the working directory when below it."""
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def packaging_files(directory: Path) -> List[Path]:
     """The files of ``directory`` that may declare the project's ``jax`` requirement."""
     return _candidates(directory)

@@ -17,6 +17,7 @@ whatever its needs (:attr:`Settings.survey`), its output read and never written.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Iterable, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
@@ -25,6 +26,14 @@ from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.project_version import Detected
+
+
+def shown(path: Path) -> str:
+    """``path`` as a message names it (relative to the working directory when below it)."""
+    from jaxmigrate.migrator.project_version import shown as relative
+
+    return relative(path)
+
 
 # The first jax.Array release: no target starts before it (the rules write the jax.Array world).
 ARRAY_FLOOR = "0.4.1"
@@ -147,7 +156,7 @@ def default_target(
         floor, why = found[0], f"{found[1]}{where}"
     need = f"the migrated code needs {floor}: {why}"
     if detected is not None and detected.version is not None:
-        pin = f"{detected.source.name} has {detected.requirement}"
+        pin = f"{shown(detected.source)} has {detected.requirement}"
         if parse_version(detected.version) >= parse_version(floor):
             return Versions(
                 detected.version,
@@ -168,7 +177,7 @@ def default_target(
             floor,
         )
     where = (
-        f"{detected.source.name} has {detected.requirement} (no lower bound)"
+        f"{shown(detected.source)} has {detected.requirement} (no lower bound)"
         if detected is not None
         else "no jax requirement found"
     )

@@ -13,6 +13,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.rules._helpers import is_type_identity_check, isinstance_position
+from jaxmigrate.rules._type_alias import module_alias, non_type_use
 
 ARRAY = "jax.Array"
 
@@ -244,6 +245,20 @@ def type_reference(
         )
         return
     if annotations_only and not in_type_expression(site, ctx):
+        alias = module_alias(site, ctx)
+        use = non_type_use(alias, ctx) if alias is not None else None
+        if alias is not None and use is None:
+            ctx.replace(
+                site.node,
+                ctx.ref(ARRAY, site.scope),
+                f"{alias} = {class_name} -> {alias} = {ARRAY}: every use of {alias} here is a "
+                f"type (an isinstance through it accepts any jax.Array; exact: {recipe})",
+                safety=Safety.UNSAFE,
+            )
+            return
+        if alias is not None:
+            ctx.report(site.node, f"{class_name} alias {alias} is used as {use}; replace by hand")
+            return
         ctx.report(
             site.node,
             f"{class_name} used as a value (alias, argument, ...): "

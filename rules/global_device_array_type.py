@@ -38,7 +38,8 @@ class GlobalDeviceArrayType(PredicateTypeRule, code="JAX103"):
     `isinstance(x, jax.Array)` exactly.
 
     **Reported, not rewritten.** `issubclass`, `type(x) is GlobalDeviceArray`, isinstance on
-    an expression that is not a plain name, and the class used as a value.
+    an expression that is not a plain name, and the class used as a value.  A module-level
+    alias used only as a type becomes `jax.Array` under `--unsafe-fixes`, as JAX102 does.
     """
 
     lifecycle = Lifecycle(needs="0.4.1", deprecated="0.4.6", removed="0.4.7")

@@ -38,8 +38,16 @@ class ShardedDeviceArray(PredicateTypeRule, code="JAX102"):
 
     **Reported, not rewritten.** `issubclass(..., ShardedDeviceArray)`, `type(x) is
     ShardedDeviceArray`, isinstance checks on an expression that is not a plain name (the
-    predicate uses it three times), and the class used as a value (an alias assignment,
-    a call).  Use the predicate above on each array.
+    predicate uses it three times), and the class used as a value (an argument, a call).
+    Use the predicate above on each array.
+
+    **A module-level alias** (`ArraySharded = pxla.ShardedDeviceArray`, as chex 0.1's types
+    module has) runs at import: left as it is, the module and everything importing it die.
+    Where every use of the alias in the module is a type (an annotation, a `Union[...]`
+    member, an isinstance/issubclass class argument) or none (an export), it becomes
+    `ArraySharded = jax.Array` under `--unsafe-fixes` (an isinstance through it then accepts
+    any jax.Array).  An alias used as a constructor, a dictionary or registry key, in a
+    `type(x) is` test or as a base class is reported: `type(x)` is never jax.Array.
     """
 
     lifecycle = Lifecycle(
