@@ -148,6 +148,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     packages = sorted(p for p in args.corpus.iterdir() if p.is_dir())
     if args.only:
         packages = [p for p in packages if any(p.name.startswith(o) for o in args.only)]
+    # JAX's own old sources are no user of JAX: they need their own jaxlib, not a migration
+    packages = [p for p in packages if not p.name.startswith(("jax-", "jaxlib-"))]
     header = ("package", "modules", "ok before", "ok after", "deps", "reported", "silent")
     rows: List[Tuple[str, ...]] = []
     totals = [0] * 6

@@ -1,0 +1,151 @@
+"""JAX906 removed-keywords: keyword arguments a JAX release dropped from a function that stays.
+
+The API history knows names, not signatures, so a call with a removed keyword passed every
+other check and failed at run time with ``TypeError: unexpected keyword argument``.  This rule
+knows the keywords, each measured on the signatures of jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2:
+
+* ``jax.scipy.linalg.solve(..., sym_pos=...)``: deprecated in jax 0.3.15 in favour of
+  ``assume_a="pos"`` (following ``scipy.linalg.solve``); present on 0.4.13, gone on 0.4.30.
+* ``jax.numpy.clip(a, a_min=..., a_max=...)``: the Array API signature ``clip(arr, /, min,
+  max)`` replaced ``a``/``a_min``/``a_max`` (deprecated arguments on 0.4.30 and 0.6.2, gone on
+  0.10.2).  Positional bounds mean the same on every release.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import libcst as cst
+
+from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._pjit import keyword_arg
+
+SOLVE = "jax.scipy.linalg.solve"
+CLIP = "jax.numpy.clip"
+# The first release known without the keyword (present on the one before it that was measured).
+SYM_POS_GONE = parse_version("0.4.14")
+CLIP_KEYWORDS_GONE = parse_version("0.7.0")
+
+
+class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
+    """solve(sym_pos=True) -> solve(assume_a="pos"); clip(x, a_min=lo, a_max=hi) -> clip(x, lo, hi)
+
+    **What it does.** Rewrites keyword arguments JAX removed from functions that remain:
+
+    * `jax.scipy.linalg.solve(a, b, sym_pos=True)` becomes `solve(a, b, assume_a="pos")`;
+      `sym_pos=False` is dropped; another value `v` becomes `assume_a="pos" if v else "gen"`.
+      A call that also passes `assume_a` is reported.
+    * `jax.numpy.clip(x, a_min=lo, a_max=hi)` becomes `clip(x, lo, hi)` (`a_max` alone:
+      `clip(x, None, hi)`; `a=x` becomes the first positional argument).  Positional bounds
+      mean the same on every JAX, old or new, so the rewrite needs no newer release.
+
+    It acts where the target reaches a release without the keyword.
+
+    **Why.** `sym_pos` was deprecated in jax 0.3.15 and is gone by 0.4.30; `a_min`/`a_max`
+    gave way to the Array API signature `clip(arr, /, min, max)` and are gone by 0.10.2.  A
+    call with either raises `TypeError: unexpected keyword argument`, silently to every check
+    that reads names only.
+
+    **Use instead.** `assume_a="pos"`; positional bounds (or `min=`/`max=` where the oldest
+    JAX you support has them).
+    """
+
+    lifecycle = Lifecycle(deprecated=("0.3.15", "sym_pos of jax.scipy.linalg.solve deprecated"))
+    references = (refs.api(SOLVE), refs.api(CLIP))
+    names = frozenset({SOLVE, CLIP})
+    names_are_legacy = False  # the functions stay: never drop their imports
+    examples = (
+        Example(
+            before="""
+            import jax.scipy.linalg as jsl
+
+            x = jsl.solve(cov, y, sym_pos=True)
+            """,
+            after="""
+            import jax.scipy.linalg as jsl
+
+            x = jsl.solve(cov, y, assume_a="pos")
+            """,
+        ),
+        Example(
+            before="""
+            import jax.numpy as jnp
+
+            probs = jnp.clip(p, a_min=1e-6, a_max=1.0)
+            upper = jnp.clip(p, a_max=1.0)
+            """,
+            after="""
+            import jax.numpy as jnp
+
+            probs = jnp.clip(p, 1e-6, 1.0)
+            upper = jnp.clip(p, None, 1.0)
+            """,
+        ),
+    )
+
+    def visit_name(self, site: NameSite, ctx: Context) -> None:
+        call = None if site.is_import else called(site)
+        if call is None or any(arg.star for arg in call.args):
+            return
+        if site.qualname == SOLVE and ctx.reaches(SYM_POS_GONE):
+            self._solve(call, ctx)
+        elif site.qualname == CLIP and ctx.reaches(CLIP_KEYWORDS_GONE):
+            self._clip(call, ctx)
+
+    @staticmethod
+    def _solve(call: cst.Call, ctx: Context) -> None:
+        named = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+        sym_pos = named.get("sym_pos")
+        if sym_pos is None:
+            return
+        if "assume_a" in named:
+            ctx.report(call, 'solve() with both sym_pos and assume_a: keep assume_a="pos"')
+            return
+        value = sym_pos.value
+        new: Optional[cst.Arg] = None
+        if isinstance(value, cst.Name) and value.value == "True":
+            new = keyword_arg("assume_a", cst.SimpleString('"pos"'), sym_pos.comma)
+        elif not (isinstance(value, cst.Name) and value.value == "False"):
+            choice = cst.parse_expression(f'"pos" if {ctx.code(value)} else "gen"')
+            new = keyword_arg("assume_a", choice, sym_pos.comma)
+        args: List[cst.Arg] = []
+        for arg in call.args:
+            if arg is not sym_pos:
+                args.append(arg)
+            elif new is not None:
+                args.append(new)
+        if args and new is None:  # a dropped last argument leaves no dangling comma
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        message = 'solve(sym_pos=...) -> solve(assume_a="pos"), its replacement since jax 0.3.15'
+        ctx.replace(call, call.with_changes(args=args), message)
+
+    @staticmethod
+    def _clip(call: cst.Call, ctx: Context) -> None:
+        named: Dict[str, cst.Arg] = {
+            arg.keyword.value: arg for arg in call.args if arg.keyword is not None
+        }
+        if not {"a", "a_min", "a_max"} & named.keys() or set(named) - {"a", "a_min", "a_max"}:
+            return  # nothing removed, or keywords (min=, max=, out=) the rule leaves alone
+        positional = [arg for arg in call.args if arg.keyword is None]
+        if len(positional) + ("a" in named) != 1:
+            return  # bounds passed both ways, or no array: not a call the rule understands
+        array = positional[0].value if positional else named["a"].value
+        bounds: List[cst.BaseExpression] = [array]
+        lower, upper = named.get("a_min"), named.get("a_max")
+        if lower is not None or upper is not None:
+            bounds.append(lower.value if lower is not None else cst.Name("None"))
+        if upper is not None:
+            bounds.append(upper.value)
+        space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [
+            cst.Arg(
+                value=value, comma=space if index < len(bounds) - 1 else cst.MaybeSentinel.DEFAULT
+            )
+            for index, value in enumerate(bounds)
+        ]
+        message = "clip(x, a_min=..., a_max=...) -> clip(x, lo, hi): positional bounds"
+        ctx.replace(call, call.with_changes(args=args), message)
