@@ -143,7 +143,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--python", default=sys.executable, help="interpreter with newest JAX")
     parser.add_argument("--only", nargs="*", default=None, metavar="NAME")
     parser.add_argument("--timeout", type=int, default=600)
-    parser.add_argument("--list", action="store_true", help="print every silent blocking line")
+    parser.add_argument("--list", action="store_true", help="print every blocking line")
     args = parser.parse_args(argv)
     packages = sorted(p for p in args.corpus.iterdir() if p.is_dir())
     if args.only:
@@ -154,6 +154,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     rows: List[Tuple[str, ...]] = []
     totals = [0] * 6
     silent_lines: List[str] = []
+    reported_lines: List[str] = []
     with tempfile.TemporaryDirectory(prefix="jaxmigrate-smoke-") as tmp:
         for package in packages:
             modules = modules_of(package)
@@ -173,6 +174,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             silent = [k for k in blocked if k not in findings]
             for key in silent:
                 silent_lines.append(f"{package.name}/{key[0]}:{key[1]}: {blocked[key]['error']}")
+            for key in reported:
+                codes = ", ".join(findings[key])
+                reported_lines.append(f"{package.name}/{key[0]}:{key[1]}: {codes}")
             counts = [
                 len(modules),
                 sum(r["ok"] for r in before),
@@ -195,10 +199,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         f"\n{ok_after} of {reachable} modules not blocked by a missing dependency import after "
         f"migration ({share:.1%}); blocking lines: {totals[4]} reported, {totals[5]} silent"
     )
-    if args.list and silent_lines:
-        print("\nsilent blocking lines:")
-        for line in silent_lines:
-            print("  " + line)
+    if args.list:
+        for title, lines in (("silent", silent_lines), ("reported", reported_lines)):
+            if lines:
+                print(f"\n{title} blocking lines:")
+                for line in lines:
+                    print("  " + line)
     return 0
 
 

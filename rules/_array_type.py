@@ -15,16 +15,12 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Rule, Safety
-from jaxmigrate.rules._arrays import (
-    is_called,
-    is_class_base,
-    predicate_fix,
-    report_string_annotations,
-    type_reference,
-)
+from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference
 from jaxmigrate.rules._helpers import (
     class_tuple,
     dedupe_elements,
+    is_called,
+    is_class_base,
     is_type_identity_check,
     isinstance_position,
 )

@@ -1,5 +1,6 @@
-"""Shared matchers of the array-type rules (JAX101-JAX105): where a class reference sits, and
-the isinstance-predicate rewrite used for ShardedDeviceArray and GlobalDeviceArray."""
+"""Shared rewrites of the array-type rules (JAX101-JAX105): a class reference by where it sits
+(the matchers are in :mod:`rules._helpers`), and the isinstance-predicate rewrite used for
+ShardedDeviceArray and GlobalDeviceArray."""
 
 from __future__ import annotations
 
@@ -12,83 +13,16 @@ import libcst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
-from jaxmigrate.rules._helpers import is_type_identity_check, isinstance_position
+from jaxmigrate.rules._helpers import (
+    in_type_expression,
+    is_called,
+    is_class_base,
+    is_type_identity_check,
+    isinstance_position,
+)
 from jaxmigrate.rules._type_alias import module_alias, non_type_use
 
 ARRAY = "jax.Array"
-
-# typing constructs whose subscript is a type expression (a type alias, not a value).
-_TYPING_FORMS = frozenset(
-    {
-        "typing.Union",
-        "typing.Optional",
-        "typing.List",
-        "typing.Tuple",
-        "typing.Sequence",
-        "typing.Dict",
-        "typing.Mapping",
-        "typing.Type",
-        "typing.Iterable",
-        "typing.Callable",
-        "typing_extensions.Annotated",
-        "typing.Annotated",
-    }
-)
-_BUILTIN_GENERICS = frozenset({"list", "tuple", "dict", "type", "set", "frozenset"})
-
-
-def is_called(site: NameSite) -> bool:
-    parent = site.parent
-    return isinstance(parent, cst.Call) and parent.func is site.node
-
-
-def is_attribute_value(site: NameSite) -> bool:
-    parent = site.parent
-    return isinstance(parent, cst.Attribute) and parent.value is site.node
-
-
-def in_annotation(site: NameSite) -> bool:
-    return any(isinstance(a, cst.Annotation) for a in site.ancestors)
-
-
-def in_type_expression(site: NameSite, ctx: Context) -> bool:
-    """Inside ``Union[...]``/``Optional[...]``/``list[...]``..., or an annotation."""
-    if in_annotation(site):
-        return True
-    for ancestor in reversed(site.ancestors):
-        if isinstance(ancestor, cst.Subscript):
-            value = ancestor.value
-            qualname = ctx.qualname(value, site.scope)
-            if qualname in _TYPING_FORMS:
-                return True
-            if (
-                isinstance(value, cst.Name)
-                and value.value in _BUILTIN_GENERICS
-                and site.scope.lookup(value.value) is None
-            ):
-                return True
-            return False
-        if not isinstance(
-            ancestor,
-            (
-                cst.SubscriptElement,
-                cst.Index,
-                cst.Tuple,
-                cst.Element,
-                cst.List,
-                cst.BinaryOperation,
-            ),
-        ):
-            return False
-    return False
-
-
-def is_class_base(site: NameSite) -> bool:
-    return (
-        isinstance(site.parent, cst.Arg)
-        and len(site.ancestors) >= 2
-        and isinstance(site.ancestors[-2], cst.ClassDef)
-    )
 
 
 def expr_code(node: cst.CSTNode) -> str:

@@ -18,7 +18,12 @@ import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Site
-from jaxmigrate.rules._helpers import is_type_identity_check, isinstance_position
+from jaxmigrate.rules._helpers import (
+    in_type_expression,
+    is_called,
+    is_type_identity_check,
+    isinstance_position,
+)
 
 
 def module_alias(site: NameSite, ctx: Context) -> Optional[str]:
@@ -52,8 +57,6 @@ def _context_code(node: cst.CSTNode, ctx: Context) -> str:
 
 def non_type_use(alias: str, ctx: Context) -> Optional[str]:
     """How ``alias`` is used other than as a type in the module (None: only as a type)."""
-    from jaxmigrate.rules._arrays import in_type_expression, is_called
-
     target: Optional[cst.CSTNode] = None
     module_bindings = ctx.analysis.scopes[id(ctx.module)].bindings.get(alias)
     for node in ctx.all_nodes(cst.Name):

@@ -12,8 +12,8 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle
 from jaxmigrate.rules._array_type import PredicateTypeRule
-from jaxmigrate.rules._arrays import is_attribute_value, is_called
 from jaxmigrate.rules._gda import GDA_HISTORY
+from jaxmigrate.rules._helpers import is_attribute_value, is_called
 
 
 class GlobalDeviceArrayType(PredicateTypeRule, code="JAX103"):

@@ -21,8 +21,8 @@ from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing
-from jaxmigrate.rules._arrays import expr_code, in_type_expression, is_class_base
-from jaxmigrate.rules._helpers import isinstance_position
+from jaxmigrate.rules._arrays import expr_code
+from jaxmigrate.rules._helpers import in_type_expression, is_class_base, isinstance_position
 
 
 @dataclasses.dataclass(frozen=True)
