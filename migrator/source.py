@@ -23,6 +23,7 @@ import ast
 import dataclasses
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+from jaxmigrate.migrator.astfacts import dotted
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.version import Version, parse_version
 
@@ -177,7 +178,7 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
                     aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
                     seen.add(qualname)
         elif isinstance(node, ast.Attribute):
-            parts = _dotted(node)
+            parts = dotted(node)
             if parts is not None:
                 chains.append(parts)
     for parts in chains:
@@ -189,19 +190,6 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
 
 def _is_jax(module: str) -> bool:
     return module in ("jax", "jaxlib") or module.startswith(("jax.", "jaxlib."))
-
-
-def _dotted(node: ast.Attribute) -> Optional[List[str]]:
-    parts: List[str] = []
-    current: ast.AST = node
-    while isinstance(current, ast.Attribute):
-        parts.append(current.attr)
-        current = current.value
-    if not isinstance(current, ast.Name):
-        return None
-    parts.append(current.id)
-    parts.reverse()
-    return parts
 
 
 def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
@@ -234,7 +222,7 @@ def _guards(node: ast.AST) -> bool:
         for kind in kinds:
             if kind is None:
                 return True  # a bare except
-            parts = _dotted(kind) if isinstance(kind, ast.Attribute) else None
+            parts = dotted(kind) if isinstance(kind, ast.Attribute) else None
             word = parts[-1] if parts else getattr(kind, "id", None)
             if word in _GUARD_EXCEPTIONS:
                 return True
@@ -252,7 +240,7 @@ def feature_test(test: ast.AST) -> bool:
             chains.append([node.id])
             continue
         if isinstance(node, ast.Attribute):
-            parts = _dotted(node)
+            parts = dotted(node)
             if parts is not None:
                 chains.append(parts)
                 continue
