@@ -12,16 +12,23 @@ import click
 
 from jaxmigrate.migrator import __version__, clirun
 from jaxmigrate.migrator.cache import default_cache_dir
+from jaxmigrate.migrator.cli_versions import (
+    say,
+    survey_settings,
+    surveyed,
+    target_given,
+    versions_for,
+    with_target,
+)
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
 from jaxmigrate.migrator.fileio import SourceFile
 from jaxmigrate.migrator.interrupt import Interrupted
-from jaxmigrate.migrator.project_version import Detected, detect, source_of
+from jaxmigrate.migrator.project_version import detect
 from jaxmigrate.migrator.report import ENGINE_CODES, dump_json
 from jaxmigrate.migrator.rule import Rule, all_rules
 from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
 from jaxmigrate.migrator.settings import ConfigError, Settings, find_config, load_config
-from jaxmigrate.migrator.source import SourceRange
-from jaxmigrate.migrator.target import Versions, default_target, floor_of_results, survey_lower
+from jaxmigrate.migrator.target import floor_of_results
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -238,8 +245,8 @@ def migrate_command(
         [Path(stdin_filename)] if stdin_filename else []
     )
     detected = detect([p for p in anchors if p.exists()])
-    settings, versions = _versions(
-        settings, _target_given(target_version, config_path, anchors), detected
+    settings, versions = versions_for(
+        settings, target_given(target_version, config_path, anchors), detected
     )
     mode = DIFF if show_diff else CHECK if check else WRITE
     if output_format == "text" and not show_fixes and report_path is None:
@@ -249,14 +256,14 @@ def migrate_command(
     if stdin_mode:
 
         def decide(source: SourceFile) -> Settings:
-            chosen = versions or _surveyed(
+            chosen = versions or surveyed(
                 clirun.survey_text(
-                    source, stdin_filename or "-", _survey(settings, detected), options
+                    source, stdin_filename or "-", survey_settings(settings, detected), options
                 ),
                 settings,
                 detected,
             )
-            return _with_target(settings, _say(chosen, settings, quiet))
+            return with_target(settings, say(chosen, settings, quiet))
 
         sys.exit(
             clirun.run_stdin(
@@ -266,7 +273,7 @@ def migrate_command(
     if not paths:
         click.echo("No paths given: nothing to do.", err=True)
         if report_path is not None:
-            clirun.write_report(report_path, [], mode, settings, _say(versions, settings, quiet))
+            clirun.write_report(report_path, [], mode, settings, say(versions, settings, quiet))
         sys.exit(clirun.EXIT_CLEAN)
     suffixes = SOURCE_SUFFIXES + (DOC_SUFFIXES if docs else ())
     excludes = _excludes(paths, stdin_filename, config_path, exclude + extend_exclude)
@@ -277,13 +284,13 @@ def migrate_command(
     cache = None if no_cache else str(cache_dir or default_cache_dir())
     try:
         if versions is None:  # the default target: survey the files for the floor first
-            surveyed = clirun.run_files(
-                files, _survey(settings, detected), CHECK, jobs or default_jobs(), cache,
+            survey = clirun.run_files(
+                files, survey_settings(settings, detected), CHECK, jobs or default_jobs(), cache,
                 dataclasses.replace(options, floor=True, add_todos=False),
             )  # fmt: skip
-            versions = _surveyed(floor_of_results(surveyed), settings, detected)
-        settings = _with_target(settings, versions)
-        versions = _say(versions, settings, quiet)
+            versions = surveyed(floor_of_results(survey), settings, detected)
+        settings = with_target(settings, versions)
+        versions = say(versions, settings, quiet)
         if split_dir is not None:
             sys.exit(clirun.split_run(files, settings, split_dir, results, quiet))
         results += clirun.run_files(files, settings, mode, jobs or default_jobs(), cache, options)
@@ -305,91 +312,6 @@ def migrate_command(
     if report_path is not None:
         clirun.write_report(report_path, results, mode, settings, versions)
     sys.exit(clirun.exit_code(results))
-
-
-def _target_given(
-    target_version: Optional[str], config_path: Optional[Path], anchors: Sequence[Path]
-) -> Optional[str]:
-    """Where the target was given (``--target-version`` or a configuration file), or None."""
-    if target_version:
-        return "--target-version"
-    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
-    if config is not None and (load_config(config) or {}).get("target_version"):
-        return f"target-version in {config}"
-    return None
-
-
-def _versions(
-    settings: Settings, given: Optional[str], detected: Optional[Detected]
-) -> Tuple[Settings, Optional[Versions]]:
-    """The source the settings lack, from the project's requirement; and, where the target was
-    given, the :class:`Versions` of the run (None: the default target, found by a survey)."""
-    if settings.source_version is None:
-        found = source_of(detected)
-        if found.known:
-            settings = dataclasses.replace(settings, source_version=_span(found))
-    if given is None:
-        return settings, None
-    return settings, Versions(
-        settings.target_version, settings.target_upper, given, _source(settings, detected)
-    )
-
-
-def _span(source: SourceRange) -> str:
-    low = ".".join(map(str, source.lower)) if source.lower else ""
-    high = ".".join(map(str, source.upper)) if source.upper else ""
-    return low if low == high else f"{low}..{high}"
-
-
-def _source(settings: Settings, detected: Optional[Detected]) -> SourceRange:
-    origin = (
-        "--source-version or [tool.jaxmigrate]"
-        if settings.source_explicit
-        else source_of(detected).origin
-    )
-    return dataclasses.replace(settings.source, origin=origin)
-
-
-def _survey(settings: Settings, detected: Optional[Detected]) -> Settings:
-    """The settings of the survey that finds the floor of the default target."""
-    return dataclasses.replace(
-        settings,
-        target_version=survey_lower(detected),
-        target_upper=None,
-        survey=True,
-        locate_fixes=False,
-    )
-
-
-def _surveyed(
-    found: Optional[Tuple[str, str, str]], settings: Settings, detected: Optional[Detected]
-) -> Versions:
-    """The default target, from the floor the survey ``found``."""
-    return default_target(detected, _source(settings, detected), found)
-
-
-def _with_target(settings: Settings, versions: Versions) -> Settings:
-    return dataclasses.replace(
-        settings, target_version=versions.target_lower, target_upper=versions.target_upper
-    )
-
-
-def _say(versions: Optional[Versions], settings: Settings, quiet: bool) -> Versions:
-    """The run's versions, said on stderr once (unless ``quiet``)."""
-    if versions is None:  # no survey ran (nothing to migrate): the settings' own target
-        versions = Versions(
-            settings.target_version, settings.target_upper, "default", settings.source
-        )
-    if not versions.note:
-        source = versions.source
-        said = f"{source.describe()} ({source.origin})" if source.known else "unknown"
-        versions = dataclasses.replace(
-            versions,
-            note=f"source {said}; target {versions.target_span()} ({versions.target_origin})",
-        )
-    if not quiet:
-        click.echo(f"jaxmigrate: {versions.note}", err=True)
-    return versions
 
 
 def _settings(
