@@ -162,6 +162,15 @@ def _output(flag: str, dest: str, metavar: str, text: str) -> Callable[[_F], _F]
     "--update-requirements",
     "Raise the project's jax requirement to admit the target (also with --unsafe-fixes).",
 )
+@click.option(
+    "--fail-on",
+    type=click.Choice(["any", "fixes"]),
+    default="any",
+    show_default=True,
+    help="Exit 1 when anything is left to do (any), or only when a file changed or would "
+    "change (fixes: findings alone exit 0).",
+)
+@_flag("--exit-zero", "Exit 0 even when files changed or findings remain (errors still exit 2).")
 @_flag("--show-fixes", "Also list every fix (text format).")
 @_flag("-q", "--quiet", "No summary line.")
 @_flag("--no-cache", "Do not read or write the result cache.")
@@ -207,6 +216,8 @@ def migrate_command(
     stdin_filename: Optional[str],
     config_path: Optional[Path],
     update_requirements: bool,
+    fail_on: str,
+    exit_zero: bool,
     show_fixes: bool,
     quiet: bool,
     no_cache: bool,
@@ -267,8 +278,9 @@ def migrate_command(
 
         sys.exit(
             clirun.run_stdin(
-                settings, mode, check, stdin_filename or "-", output_format, options, decide
-            )
+                settings, mode, check, stdin_filename or "-", output_format, options, decide,
+                clirun.FAIL_NEVER if exit_zero else fail_on,
+            )  # fmt: skip
         )
     if not paths:
         click.echo("No paths given: nothing to do.", err=True)
@@ -311,7 +323,7 @@ def migrate_command(
     )
     if report_path is not None:
         clirun.write_report(report_path, results, mode, settings, versions)
-    sys.exit(clirun.exit_code(results))
+    sys.exit(clirun.exit_code(results, clirun.FAIL_NEVER if exit_zero else fail_on))
 
 
 def _settings(

@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.project_version import Detected
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+# What makes a run fail (exit 1), besides errors (exit 2): --fail-on, and --exit-zero.
+FAIL_ON_ANY, FAIL_ON_FIXES, FAIL_NEVER = "any", "fixes", "never"
 PROGRESS_DELAY = 1.0  # seconds: a run finished sooner shows no progress bar
 
 
@@ -240,6 +242,7 @@ def run_stdin(
     output_format: str,
     options: Options = Options(),
     decide: Optional[Callable[[SourceFile], Settings]] = None,
+    fail_on: str = FAIL_ON_ANY,
 ) -> int:
     """Migrate stdin to stdout; ``decide`` gives the settings once the text is read (the
     default target surveys the text first)."""
@@ -278,7 +281,7 @@ def run_stdin(
         False,
         to_stderr=True,
     )
-    return exit_code([result])
+    return exit_code([result], fail_on)
 
 
 def report(
@@ -322,9 +325,16 @@ def report(
         err.write(summary_line(results, mode) + "\n")
 
 
-def exit_code(results: Sequence[FileResult]) -> int:
+def exit_code(results: Sequence[FileResult], fail_on: str = FAIL_ON_ANY) -> int:
+    """2 when a file could not be processed; else 1 when a file changed (or would) and, with
+    ``fail_on`` "any", when a finding needs a person; else 0.  "never" (--exit-zero) is 0
+    whatever changed."""
     if any(r.error is not None for r in results):
         return EXIT_ERROR
-    if any(r.changed or r.findings for r in results):
+    if fail_on == FAIL_NEVER:
+        return EXIT_CLEAN
+    if any(r.changed for r in results):
+        return EXIT_CHANGES
+    if fail_on == FAIL_ON_ANY and any(r.findings for r in results):
         return EXIT_CHANGES
     return EXIT_CLEAN

@@ -442,3 +442,29 @@ def test_diff_with_a_machine_format_keeps_stdout_one_json_document(project, outp
         assert by_name["review.py"]["diff"] == ""
     else:
         assert data["runs"][0]["results"]
+
+
+FINDING_ONLY = (
+    "from jax.experimental.maps import thread_resources\n\n"
+    "def mesh():\n    return thread_resources.env.physical_mesh\n"
+)
+
+
+@pytest.mark.parametrize("mode", [[], ["--check"], ["--diff"]], ids=["write", "check", "diff"])
+def test_the_exit_policy_a_ci_chooses(tmp_path, mode):
+    """--fail-on fixes: 1 only while a fix remains, 0 for findings alone; --exit-zero: 0 for
+    both; errors stay 2 whatever the policy."""
+    (tmp_path / ".git").mkdir()
+    findings = tmp_path / "findings.py"
+    findings.write_text(FINDING_ONLY)
+    target = ["--target-version", "0.4.30", "--no-cache"]
+    assert invoke(findings, *target, *mode).exit_code == 1
+    assert invoke(findings, *target, *mode, "--fail-on", "fixes").exit_code == 0
+    assert invoke(findings, *target, *mode, "--exit-zero").exit_code == 0
+    fixable = tmp_path / "fixable.py"
+    fixable.write_text(LEGACY)
+    assert invoke(fixable, *target, *mode, "--fail-on", "fixes").exit_code == 1
+    assert invoke(fixable, *target, *["--check"], "--exit-zero").exit_code == 0
+    broken = tmp_path / "broken.py"
+    broken.write_text("import jax.numpy as jnp\nx = jnp.DeviceArray(\n")  # parsed: legacy
+    assert invoke(broken, *target, *mode, "--exit-zero").exit_code == 2

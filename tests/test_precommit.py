@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import LEGACY, MIGRATED
+from tests.test_cli import FINDING_ONLY, LEGACY, MIGRATED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,7 +129,8 @@ def _readme_snippet() -> str:
 
 def test_the_readme_snippet_works_as_written(tmp_path, env):
     """The README's .pre-commit-config.yaml, with its two placeholders (where the repository
-    is hosted, a commit SHA of it) filled in, installs and runs the hook."""
+    is hosted, a commit SHA of it) filled in, installs and runs the hook: it fails where a fix
+    remains and passes where only findings do."""
     hosted = tmp_path / "hosted"
     assert _run(tmp_path, env, "git", "clone", "-q", str(ROOT), str(hosted)).returncode == 0
     sha = _run(hosted, env, "git", "rev-parse", "HEAD").stdout.strip()
@@ -157,3 +158,9 @@ def test_the_readme_snippet_works_as_written(tmp_path, env):
     assert first.returncode != 0 and "files were modified by this hook" in output, output
     assert "mutable reference" not in output
     assert "jax.Array" in (repo / "legacy.py").read_text()
+    # the documented arguments (--fail-on fixes): findings a person has seen do not fail it
+    (repo / "findings.py").write_text(FINDING_ONLY)
+    _run(repo, env, "git", "add", ".")
+    second = _run(repo, env, "pre-commit", "run", "--all-files")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert (repo / "findings.py").read_text() == FINDING_ONLY
