@@ -13,6 +13,7 @@ import click
 from jaxmigrate.migrator import __version__, clirun
 from jaxmigrate.migrator.cache import default_cache_dir
 from jaxmigrate.migrator.cli_versions import (
+    check_known,
     say,
     survey_settings,
     surveyed,
@@ -256,9 +257,12 @@ def migrate_command(
         [Path(stdin_filename)] if stdin_filename else []
     )
     detected = detect([p for p in anchors if p.exists()])
-    settings, versions = versions_for(
-        settings, target_given(target_version, config_path, anchors), detected
-    )
+    given = target_given(target_version, config_path, anchors)
+    try:
+        check_known(settings, given)
+    except ConfigError as error:
+        raise click.UsageError(str(error)) from None
+    settings, versions = versions_for(settings, given, detected)
     mode = DIFF if show_diff else CHECK if check else WRITE
     if output_format == "text" and not show_fixes and report_path is None:
         # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
@@ -278,7 +282,13 @@ def migrate_command(
 
         sys.exit(
             clirun.run_stdin(
-                settings, mode, check, stdin_filename or "-", output_format, options, decide,
+                settings,
+                mode,
+                check,
+                stdin_filename or "-",
+                output_format,
+                options,
+                decide,
                 clirun.FAIL_NEVER if exit_zero else fail_on,
             )  # fmt: skip
         )

@@ -99,3 +99,29 @@ def say(versions: Optional[Versions], settings: Settings, quiet: bool) -> Versio
     if not quiet:
         click.echo(f"jaxmigrate: {versions.note}", err=True)
     return versions
+
+
+def check_known(settings: Settings, target_given: Optional[str]) -> None:
+    """A version the user gave must be one the API history can answer for: a target from its
+    oldest to its newest release, a source no newer than the newest (``9.9`` or ``0.1.0`` are
+    typos, not targets).  Raises ConfigError naming the known range."""
+    from jaxmigrate.migrator.settings import ConfigError
+    from jaxmigrate.migrator.version import parse_version
+    from jaxmigrate.rules._api_history import history
+
+    h = history()
+    oldest, newest = h.releases[0], h.newest
+    known = f"the API history knows JAX {oldest}..{newest}"
+    versions = []
+    if target_given is not None:
+        versions += [("target", settings.target_version), ("target", settings.target_upper)]
+    if settings.source_explicit:
+        versions += [("source", v) for v in (settings.source_version or "").split("..")]
+    for kind, version in versions:
+        if not version:
+            continue
+        parsed = parse_version(version)
+        if parsed > parse_version(newest):
+            raise ConfigError(f"{kind} version {version} is newer than any JAX release: {known}")
+        if kind == "target" and parsed < parse_version(oldest):
+            raise ConfigError(f"target version {version} is older than the oldest release: {known}")

@@ -53,7 +53,7 @@ def summary_line(results: Sequence[FileResult], mode: str) -> str:
     )
     if counts["errors"]:
         line += f", {plural(counts['errors'], 'file')} could not be processed"
-    return line
+    return f"{line} ({plural(counts['files'], 'file')} checked)"
 
 
 def error_line(result: FileResult) -> str:

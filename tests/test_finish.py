@@ -89,8 +89,16 @@ def _diagnostic(code="JAX101"):
 @pytest.mark.parametrize(
     "count, expected",
     [
-        (1, "1 file changed, 1 fix, 1 finding needs review, 1 file could not be processed"),
-        (2, "2 files changed, 2 fixes, 2 findings need review, 2 files could not be processed"),
+        (
+            1,
+            "1 file changed, 1 fix, 1 finding needs review, 1 file could not be processed "
+            "(2 files checked)",
+        ),
+        (
+            2,
+            "2 files changed, 2 fixes, 2 findings need review, 2 files could not be processed "
+            "(4 files checked)",
+        ),
     ],
 )
 def test_summary_line_counts_in_the_right_number(count, expected):

@@ -351,3 +351,19 @@ def test_a_finding_says_when_a_name_it_recommends_is_newer_than_the_target(tmp_p
     )
     open_range = invoke("m.py", "--check", "--no-cache", "--target-version", "0.4.30", cwd=tmp_path)
     assert "jax.set_mesh" in open_range.stdout and "newer than the target" not in open_range.stdout
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--target-version", "9.9"], "target version 9.9 is newer than any JAX release"),
+        (["--target-version", "0.1.0"], "target version 0.1.0 is older than the oldest release"),
+        (["--target-version", "0.4.30..9.9"], "target version 9.9 is newer than any"),
+        (["--source-version", "10.0"], "source version 10.0 is newer than any JAX release"),
+    ],
+)
+def test_a_version_no_jax_release_has_is_a_usage_error(tmp_path, args, said):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m.py").write_text("import jax\n")
+    result = invoke("m.py", "--check", "--no-cache", *args, cwd=tmp_path)
+    assert result.exit_code == 2 and said in result.stderr and "API history knows" in result.stderr
