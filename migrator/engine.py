@@ -253,12 +253,23 @@ def _parse(text: str, ast_parsed: bool) -> cst.Module:
                 error.raw_line,
                 error.raw_column + 1,
             ) from None
-        raise SourceSyntaxError(
-            f"not valid Python: {error.message}", error.raw_line, error.raw_column + 1
-        ) from None
+        line, column, message = _python_says(text, error)
+        raise SourceSyntaxError(f"not valid Python: {message}", line, column) from None
     finally:
         release_freed_memory(len(text))
     return module
+
+
+def _python_says(text: str, error: cst.ParserSyntaxError) -> Tuple[int, int, str]:
+    """Where and why CPython rejects ``text`` (the message users know from Python itself),
+    else LibCST's own (a file Python parses but LibCST does not is handled above)."""
+    try:
+        compile(text, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as python:
+        return python.lineno or error.raw_line, python.offset or 1, f"{python.msg}"
+    except (ValueError, MemoryError, RecursionError):
+        pass
+    return error.raw_line, error.raw_column + 1, error.message
 
 
 def _verify_parses(output: str, ast_parsed: bool) -> None:
