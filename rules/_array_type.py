@@ -21,6 +21,7 @@ from jaxmigrate.rules._helpers import (
     dedupe_elements,
     is_called,
     is_class_base,
+    is_dispatch_key,
     is_type_identity_check,
     isinstance_position,
 )
@@ -88,6 +89,13 @@ class ArrayTypeRule(Rule):
             ctx.report(
                 site.node,
                 f"subclassing {self.label}: jax.Array cannot be subclassed; wrap the array instead",
+            )
+            return
+        if is_dispatch_key(site, ctx):
+            ctx.report(
+                site.node,
+                f"{self.label} as a dispatch key: a table looked up by type(x) never sees "
+                "jax.Array (the concrete class is internal); key it by hand",
             )
             return
         position = isinstance_position(site)

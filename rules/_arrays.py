@@ -17,6 +17,7 @@ from jaxmigrate.rules._helpers import (
     in_type_expression,
     is_called,
     is_class_base,
+    is_dispatch_key,
     is_type_identity_check,
     isinstance_position,
 )
@@ -169,6 +170,13 @@ def type_reference(
         ctx.report(
             site.node,
             f"{class_name}(...) constructs a legacy array; build a jax.Array instead ({recipe})",
+        )
+        return
+    if is_dispatch_key(site, ctx):
+        ctx.report(
+            site.node,
+            f"{class_name} as a dispatch key: a table looked up by type(x) never sees jax.Array "
+            f"(the concrete class is ArrayImpl); key it by a predicate ({recipe}) by hand",
         )
         return
     if is_class_base(site):

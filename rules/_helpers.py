@@ -42,7 +42,7 @@ def isinstance_position(site: NameSite) -> Optional[Tuple[cst.Call, Optional[cst
 
 
 def is_type_identity_check(site: NameSite) -> bool:
-    """``type(x) is Name`` / ``type(x) == Name`` (either side)."""
+    """``type(x) is Name`` / ``type(x) == Name`` / ``x.__class__ is Name`` (either side)."""
     parent = site.parent
     if isinstance(parent, cst.ComparisonTarget):
         comparison = site.ancestors[-2]
@@ -57,9 +57,24 @@ def is_type_identity_check(site: NameSite) -> bool:
     if not all(isinstance(t.operator, identity) for t in comparison.comparisons):
         return False
     return any(
-        isinstance(o, cst.Call) and isinstance(o.func, cst.Name) and o.func.value == "type"
+        (isinstance(o, cst.Call) and isinstance(o.func, cst.Name) and o.func.value == "type")
+        or (isinstance(o, cst.Attribute) and o.attr.value == "__class__")
         for o in operands
     )
+
+
+def is_dispatch_key(site: NameSite, ctx: Context) -> bool:
+    """A class used as a key: ``{Name: f}``, ``table[Name] = f`` or ``table[Name]`` on
+    something that is not a typing form.  A table looked up by ``type(x)`` never sees an
+    abstract class such as jax.Array, so such a key is a person's call."""
+    parent = site.parent
+    if isinstance(parent, cst.DictElement) and parent.key is site.node:
+        return True
+    if isinstance(parent, cst.Index) and len(site.ancestors) >= 3:
+        subscript = site.ancestors[-3]
+        if isinstance(subscript, cst.Subscript) and not in_type_expression(site, ctx):
+            return True
+    return False
 
 
 def dedupe_elements(
