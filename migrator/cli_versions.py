@@ -36,18 +36,12 @@ def versions_for(
     if settings.source_version is None:
         found = source_of(detected)
         if found.known:
-            settings = dataclasses.replace(settings, source_version=_span(found))
+            settings = dataclasses.replace(settings, source_version=found.describe())
     if given is None:
         return settings, None
     return settings, Versions(
         settings.target_version, settings.target_upper, given, _source(settings, detected)
     )
-
-
-def _span(source: SourceRange) -> str:
-    low = ".".join(map(str, source.lower)) if source.lower else ""
-    high = ".".join(map(str, source.upper)) if source.upper else ""
-    return low if low == high else f"{low}..{high}"
 
 
 def _source(settings: Settings, detected: Optional[Detected]) -> SourceRange:
