@@ -87,6 +87,7 @@ class ApiHistory:
         self._messages: List[str] = data["messages"]
         self._modules: Dict[str, Dict[str, list]] = data["modules"]
         self._flags: Dict[str, List[int]] = data.get("flags", {})
+        self._private: Dict[str, Dict[str, List[int]]] = data.get("private", {})
         self._missing: Dict[tuple, FrozenSet[str]] = {}
 
     @property
@@ -104,6 +105,49 @@ class ApiHistory:
         flags = entry[3] if len(entry) > 3 else ""
         present = tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
         return NameHistory(qualname, present, deprecated, message, "m" in flags)
+
+    def present_in(self, qualname: str, release: Version) -> Optional[bool]:
+        """Does ``qualname`` exist in ``release`` (the newest release at or below it)?  Public
+        names and modules, and the private names (``_x``) of public modules; None when the
+        history does not know the name, nor its module in that release."""
+        index = self.last_index(release)
+        parent, _, name = qualname.rpartition(".")
+        known = self.lookup(qualname)
+        if known is not None:
+            return any(first <= index <= last for first, last in known.present)
+        flat = self._private.get(parent, {}).get(name)
+        if flat is not None:
+            return any(flat[i] <= index <= flat[i + 1] for i in range(0, len(flat), 2))
+        module = self.lookup(parent)
+        if module is not None and module.is_module and name.startswith("_"):
+            # A private name the history never saw in this public module: absent where the
+            # module is read, unless the module makes its names at run time.
+            if not any(first <= index <= last for first, last in module.present):
+                return False
+            return None if parent in self._open_modules() else False
+        return None
+
+    def names_absent_in(self, release: Version) -> FrozenSet[str]:
+        """The last parts of every name (public, or a private name of a public module) the
+        history knows that ``release`` lacks: what ``hasattr(module, "...")`` can ask about."""
+        index = self.last_index(release)
+        found: Set[str] = set()
+        for table in (self._modules, self._private):
+            for members in table.values():
+                for name, entry in members.items():
+                    flat = entry[0] if table is self._modules else entry
+                    if not any(flat[i] <= index <= flat[i + 1] for i in range(0, len(flat), 2)):
+                        found.add(name)
+        return frozenset(found)
+
+    @functools.lru_cache(maxsize=1)  # noqa: B019 (one history object per process)
+    def _open_modules(self) -> FrozenSet[str]:
+        found = set()
+        for parent, members in self._modules.items():
+            for name, entry in members.items():
+                if len(entry) > 3 and "o" in entry[3]:
+                    found.add(f"{parent}.{name}")
+        return frozenset(found)
 
     def _flag_present(self, flag: str) -> Optional[Tuple[Tuple[int, int], ...]]:
         flat = self._flags.get(flag)

@@ -227,9 +227,12 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
     return names, deprecated, removed, open_module, exported
 
 
-def read_release(sdist: Path) -> Tuple[Dict[str, ModuleInfo], Dict[str, frozenset], Flags]:
+def read_release(
+    sdist: Path,
+) -> Tuple[Dict[str, ModuleInfo], Dict[str, frozenset], Flags, Dict[str, Set[str]]]:
     """Module -> (public names, deprecated, removed, open) for one sdist; the members of its
-    public classes that are not open (qualified class name -> members); its flags."""
+    public classes that are not open (qualified class name -> members); its flags; and the
+    private names (``_x``, not ``__x__``) of its public modules."""
     files: Dict[str, str] = {}
     packages: Set[str] = set()
     with tarfile.open(sdist) as archive:
@@ -251,10 +254,12 @@ def read_release(sdist: Path) -> Tuple[Dict[str, ModuleInfo], Dict[str, frozense
                 files[module] = data.read().decode("utf-8", "replace")
     release = _Release(files, packages)
     result: Dict[str, ModuleInfo] = {}
+    private: Dict[str, Set[str]] = {}
     for module in sorted(files):
         if any(part.startswith("_") for part in module.split(".")):
             continue
         names, deprecated, removed, open_module, _all = read_module(module, files[module], release)
+        private[module] = {n for n in names if n.startswith("_") and not n.endswith("__")}
         result[module] = (
             {n for n in names if not n.startswith("_")},
             {n: m for n, m in deprecated.items() if not n.startswith("_")},
@@ -273,7 +278,7 @@ def read_release(sdist: Path) -> Tuple[Dict[str, ModuleInfo], Dict[str, frozense
         parent, _, child = module.rpartition(".")
         if parent in result:
             result[parent][0].add(child)
-    return result, class_members(release, result), flags
+    return result, class_members(release, result), flags, private
 
 
 def class_members(release: _Release, result: Dict[str, ModuleInfo]) -> Dict[str, frozenset]:

@@ -59,14 +59,14 @@ FORMAT = 2
 _VERSION = re.compile(r"^\d+(\.\d+)*$")
 sys.path.insert(0, str(ROOT))
 
-from scripts.api_release import ModuleInfo, read_release  # noqa: E402
+from scripts.api_release import read_release  # noqa: E402
 
 
 def version_key(version: str) -> Tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
-def _read(args: Tuple[str, str]) -> Tuple[str, Dict[str, ModuleInfo]]:
+def _read(args: Tuple[str, str]) -> Tuple[str, tuple]:
     version, path = args
     return version, read_release(Path(path))
 
@@ -130,6 +130,15 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
             extra.pop()
         entry.extend(extra)
         table.setdefault(parent, {})[name] = entry
+    private: Dict[str, Dict[str, list]] = {}
+    private_at: Dict[str, Set[int]] = {}
+    for index, version in enumerate(versions):
+        for module, names in per_release[version][3].items():
+            for name in names:
+                private_at.setdefault(f"{module}.{name}", set()).add(index)
+    for qualname in sorted(private_at):
+        parent, _, name = qualname.rpartition(".")
+        private.setdefault(parent, {})[name] = _intervals(sorted(private_at[qualname]))
     return {
         "format": FORMAT,
         # Flags whose releases by name differ from those where they are attributes of
@@ -143,6 +152,9 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
         "releases": versions,
         "messages": [m for m, _ in sorted(text_ids.items(), key=lambda item: item[1])],
         "modules": table,
+        # The private names (``_x``) of public modules, release by release: not API, but what
+        # legacy code's feature tests ask about (``hasattr(xla, "_DeviceArray")``).
+        "private": private,
     }
 
 
