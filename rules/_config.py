@@ -122,6 +122,11 @@ def branch_in_place(if_node: cst.If, value: bool, drop_pass: bool = False) -> Re
     return cst.FlattenSentinel(_with_leading(statements, if_node.leading_lines))
 
 
+def suite_in_place(statement: cst.BaseCompoundStatement, suite: cst.BaseSuite) -> Replacement:
+    """The statements of ``suite`` (one branch of ``statement``) standing in its place."""
+    return cst.FlattenSentinel(_with_leading(_as_statements(suite), statement.leading_lines))
+
+
 def unwrap(ctx: Context, compound: cst.BaseCompoundStatement) -> Optional[Replacement]:
     """The statements of ``compound``'s body in its place (a ``with`` whose only item goes);
     None when that cannot keep the code as written (a one-line suite, a comment on the header)."""

@@ -1,0 +1,222 @@
+"""JAX907 dead-feature-test: a compatibility shim none of whose branches works on today's JAX.
+
+``if hasattr(jax.interpreters.xla, "_DeviceArray"): A = xla._DeviceArray else: A =
+xla.DeviceArray`` (chex 0.1.0) is skipped by every rule as deliberate compatibility code, yet on
+the newest JAX of the target its test is False and the branch it picks names a class JAX
+removed: the module dies at import with AttributeError.  The API history (public names, and the
+private names of public modules, release by release) answers each ``hasattr`` for that release.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from typing import FrozenSet, List, Optional, Tuple
+
+import libcst as cst
+
+from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.migrator.version import Version, parse_version
+from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
+from jaxmigrate.rules._config import suite_in_place
+
+_HASATTR = re.compile(r"""hasattr\s*\([^,()]*,\s*[rRbBuU]?["'](\w+)["']""")
+Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); None: the else
+
+
+class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
+    """`if hasattr(<jax module>, "name"):` chains whose branch on the newest target JAX uses a
+    name gone there -> that branch, which the other rules then migrate
+
+    **What it does.** Reads each `if`/`elif` chain whose tests are all
+    `hasattr(<JAX module>, "<name>")` (or `not hasattr(...)`), answers the tests for the newest
+    JAX of the target range from JAX's API history, and looks at the branch that runs there.
+    When that branch itself uses a JAX name the release no longer has, no branch of the shim
+    can work on it: the chain is replaced by that branch, which the other rules then migrate
+    (`A = xla.DeviceArray` becomes `A = jax.Array` where `A` is only used as a type).
+
+    **Why.** Compatibility code is left alone by every rule, so a shim written for JAX 0.2 and
+    0.3 was reported nowhere, though it stops the module at import on today's JAX.
+
+    **Safety.** On the newest release the same branch runs as before, so nothing changes
+    there; on older releases of the range another branch may have run, so this is an unsafe
+    fix (applied with `--unsafe-fixes`, reported without).  A shim with a branch that works on
+    the newest release (`if hasattr(jax, "Array"): ... else: ...`) is live and stays.
+    """
+
+    references = HISTORY_SOURCES
+    text_gated = True  # ``hasattr(m, "name")``: a builtin call, no site kind the plan indexes
+    strings = frozenset({"hasattr"})  # the prefilter's word; the text and ast gates decide
+    absent: FrozenSet[str] = frozenset()  # what ``hasattr`` can ask that the newest JAX lacks
+    examples = (
+        Example(
+            title="neither branch exists on today's JAX: the one that runs there is kept, "
+            "for JAX101 to migrate",
+            before="""
+            import jax
+
+            if hasattr(jax.interpreters.xla, "_DeviceArray"):
+                ArrayDevice = jax.interpreters.xla._DeviceArray
+            else:
+                ArrayDevice = jax.interpreters.xla.DeviceArray
+
+            def f(x: ArrayDevice):
+                return x
+            """,
+            after="""
+            import jax
+
+            ArrayDevice = jax.interpreters.xla.DeviceArray
+
+            def f(x: ArrayDevice):
+                return x
+            """,
+            unsafe_fixes=True,
+        ),
+    )
+
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
+        return _for_newest(_newest(high))
+
+    def text_gate(self, gate: TextGate) -> bool:
+        return any(match.group(1) in self.absent for match in _HASATTR.finditer(gate.text))
+
+    def ast_gate(self, facts: Facts) -> bool:
+        for call in facts.calls:
+            func = call.func
+            if isinstance(func, ast.Name) and func.id == "hasattr" and len(call.args) == 2:
+                name = call.args[1]
+                if isinstance(name, ast.Constant) and name.value in self.absent:
+                    return True
+        return False
+
+    def visit_module(self, ctx: Context) -> None:
+        newest = _newest(ctx.upper)
+        for node in ctx.all_nodes(cst.If):
+            parent = ctx.parent(node)
+            if isinstance(parent, cst.If) and parent.orelse is node:
+                continue  # an ``elif``: read with its chain
+            if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                continue
+            taken = _taken(node, ctx, newest)
+            if taken is None:
+                continue
+            test, suite = taken
+            gone = _gone_name(suite, ctx, newest)
+            if gone is None:
+                continue
+            where = "its else" if test is None else f"`{ctx.code(test)}`"
+            ctx.replace(
+                node,
+                suite_in_place(node, suite),
+                f"no branch of `if {ctx.code(node.test)}` works on JAX {newest} ({gone} is "
+                f"gone); kept {where}, the branch that runs there",
+            )
+
+
+def _newest(upper: Optional[Version]) -> str:
+    h = history()
+    return (h.newest_at_most(upper) if upper is not None else None) or h.newest
+
+
+@functools.lru_cache(maxsize=8)
+def _for_newest(newest: str) -> DeadFeatureTest:
+    """The rule for one release: every name the history knows (public, or a private name of a
+    public module) that the release lacks, as ``hasattr`` spells it."""
+    rule = object.__new__(DeadFeatureTest)
+    rule.absent = history().names_absent_in(parse_version(newest))
+    return rule
+
+
+def _chain(node: cst.If) -> List[Branch]:
+    branches: List[Branch] = []
+    current: Optional[cst.If] = node
+    while current is not None:
+        branches.append((current.test, current.body))
+        orelse = current.orelse
+        if isinstance(orelse, cst.If):
+            current = orelse
+        else:
+            if orelse is not None:
+                branches.append((None, orelse.body))
+            current = None
+    return branches
+
+
+def _taken(node: cst.If, ctx: Context, newest: str) -> Optional[Branch]:
+    """The branch of ``node``'s chain that runs on ``newest``; None when a test is not a
+    ``hasattr`` the history answers, or no branch runs (nothing breaks then)."""
+    release = parse_version(newest)
+    for test, suite in _chain(node):
+        if test is None:
+            return test, suite
+        answer = _hasattr_answer(test, ctx, release)
+        if answer is None:
+            return None
+        if answer:
+            return test, suite
+    return None
+
+
+def _hasattr_answer(test: cst.BaseExpression, ctx: Context, release: Version) -> Optional[bool]:
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negated, test = not negated, test.expression
+    if not (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Name)
+        and test.func.value == "hasattr"
+        and len(test.args) == 2
+        and not any(arg.star or arg.keyword for arg in test.args)
+        and isinstance(test.args[1].value, cst.SimpleString)
+    ):
+        return None
+    scope = ctx.scope_of(test)
+    if scope.lookup("hasattr") is not None:
+        return None  # a hasattr of the module's own
+    owner = ctx.qualname(test.args[0].value, scope)
+    if owner is None or history().present_in(owner, release) is not True:
+        return None  # not a JAX module that exists there (its test would raise instead)
+    name = test.args[1].value.evaluated_value
+    if not isinstance(name, str):
+        return None
+    answer = history().present_in(f"{owner}.{name}", release)
+    return None if answer is None else answer != negated
+
+
+def _gone_name(suite: cst.BaseSuite, ctx: Context, newest: str) -> Optional[str]:
+    """A JAX name ``suite`` uses that ``newest`` lacks (the outermost chain's first missing
+    prefix); None when every name it uses is there or unknown."""
+    release = parse_version(newest)
+    h = history()
+    found: List[str] = []
+
+    class Uses(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            return self._chain(node)
+
+        def visit_Name(self, node: cst.Name) -> bool:
+            return self._chain(node)
+
+        def _chain(self, node: cst.BaseExpression) -> bool:
+            parts = dotted_parts(node)
+            if parts is None:
+                return True
+            qualname = ctx.qualname(node, ctx.scope_of(node))
+            if qualname is None or not qualname.startswith(("jax.", "jaxlib.")):
+                return False
+            pieces = qualname.split(".")
+            for cut in range(2, len(pieces) + 1):
+                prefix = ".".join(pieces[:cut])
+                if h.present_in(prefix, release) is False:
+                    found.append(prefix)
+                    break
+            return False
+
+    suite.visit(Uses())
+    return found[0] if found else None
