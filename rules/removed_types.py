@@ -99,8 +99,22 @@ _GDA_SHARD = TypeReplacement.by_class(
     source="the GlobalDeviceArray module was removed in JAX 0.4.7",
     other_uses="a jax.Array's shards are jax.Shard objects (x.addressable_shards)",
 )
+_PLATFORM_DEVICE = TypeReplacement.by_class(
+    legacy=tuple(
+        f"jax.lib.{module}.{kind}Device"
+        for module in ("xla_extension", "xla_client")
+        for kind in ("Cpu", "Gpu", "Tpu")
+    ),
+    modern="jax.Device",
+    predicate_needs="0.4.3",
+    what_changes="jax.Device matches a device of any platform; test `d.platform` for one",
+    source="jax.lib.xla_extension was removed in JAX 0.8.0; jax.Device is their base class",
+    other_uses="devices come from jax.devices(); read d.platform for the kind",
+)
 TABLE: Dict[str, TypeReplacement] = {
-    name: row for row in (_KEY, _BATCH_TRACER, _SHAPE, _GDA_SHARD) for name in row.legacy
+    name: row
+    for row in (_KEY, _BATCH_TRACER, _SHAPE, _GDA_SHARD, _PLATFORM_DEVICE)
+    for name in row.legacy
 }
 _REFERENCE = re.compile(r"\{q:([\w.]+)\}")
 
@@ -117,6 +131,7 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
     | `jax.interpreters.batching.BatchTracer` | `jax.core.Tracer` | `isinstance(x, jax.core.Tracer)` |
     | `jax.core.Shape` | `collections.abc.Sequence[int]` | reported |
     | `jax.experimental.global_device_array.Shard` | `jax.Shard` | `isinstance(x, jax.Shard)` |
+    | `jax.lib.xla_extension.CpuDevice` / `GpuDevice` / `TpuDevice` | `jax.Device` | `isinstance(x, jax.Device)` |
 
     **Why.** JAX removed them (KeyArray in 0.4.24, Shape in 0.4.29, BatchTracer in 0.9.0);
     their deprecation messages name these replacements: "Use jax.Array for annotations, and
@@ -187,8 +202,19 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
         elif isinstance_position(site) is not None:
             self._predicate(site, row, short, ctx)
         elif in_type_expression(site, ctx) or self._is_type_alias(site):
+            exists = ctx.survey or ctx.exists_throughout(row.annotation)
+            if row is _PLATFORM_DEVICE and not exists:
+                ctx.report(site.node, f"{short} was removed: {row.annotation} needs JAX 0.4.3")
+                return
             new = self._annotation(row, site, ctx)
-            ctx.replace(site.node, new, f"{ctx.code(site.node)} -> {row.annotation} ({row.source})")
+            message = f"{ctx.code(site.node)} -> {row.annotation} ({row.source})"
+            widens = row is _PLATFORM_DEVICE and not in_type_expression(site, ctx)
+            ctx.replace(
+                site.node,
+                new,
+                message + (f"; an isinstance through it: {row.what_changes}" if widens else ""),
+                safety=Safety.UNSAFE if widens else None,
+            )
         elif is_class_base(site):
             ctx.report(
                 site.node, f"subclassing {short}: JAX removed the class; redesign without it"
