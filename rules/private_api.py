@@ -8,7 +8,7 @@ Reported once per file and private module, at the first place that names it.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -16,7 +16,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import guards_imports, is_feature_test
+from jaxmigrate.migrator.scope import dotted_name, guards_imports, is_feature_test
 from jaxmigrate.migrator.textgate import TextGate
 
 PRIVATE = "jax._src"
@@ -44,6 +44,13 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
     migrated.  Look for the public equivalent (``jax.extend``, ``jax.core``,
     ``jax.tree_util``, ``jax.sharding``, ...), or pin the JAX version this code was tested
     with.
+
+    **Unused private imports.** With `--unsafe-fixes`, a `from jax._src... import name` at
+    module level whose names this module never uses (nor exports in `__all__`) is deleted when
+    the code was written for a JAX older than the target (its requirement, or the legacy names
+    it uses, say so).  Such a line does nothing but can stop the whole module at import, as
+    `from jax._src.numpy.lax_numpy import isin` does on today's JAX.  Unsafe because another
+    module may import the name from this one.
 
     **Left alone.** Code under ``try: ... except ImportError/AttributeError`` and under a
     feature or version check.
@@ -124,6 +131,9 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
                 ctx.position(found[0]).start.line for found in ctx.findings if found[1] != self.code
             }
             uses.extend(use for use in underscored if ctx.position(use[0]).start.line not in spoken)
+        unused = _unused_private_imports(ctx)
+        if unused:
+            uses = [use for use in uses if not _inside(use[0], unused, ctx)]
         first: Dict[str, Tuple[Tuple[int, int], cst.CSTNode]] = {}
         for node, module in uses:
             start = ctx.position(node).start
@@ -145,6 +155,65 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
 
     def _uses(self, ctx: Context) -> List[Tuple[cst.CSTNode, str]]:
         return ctx.memo((self.code, "uses"), list)
+
+
+def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
+    """Delete (an unsafe fix) each module-level ``from jax._src... import a, b`` whose names the
+    module never uses, in code written for a JAX older than the target; the deleted lines."""
+    written_before, why = ctx.written_before(ctx.target)
+    if not written_before:
+        return []
+    loaded: Optional[Set[str]] = None
+    deleted: List[cst.SimpleStatementLine] = []
+    for line in ctx.module.body:
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            continue
+        statement = line.body[0]
+        if not isinstance(statement, cst.ImportFrom) or statement.relative:
+            continue
+        module = dotted_name(statement.module) if statement.module else None
+        if not module or not (module + ".").startswith(PRIVATE + "."):
+            continue
+        if isinstance(statement.names, cst.ImportStar) or ctx.is_suppressed(line):
+            continue
+        if loaded is None:
+            loaded = _loaded_names(ctx)
+        bound = [
+            (alias.asname.name if alias.asname else alias.name)  # type: ignore[union-attr]
+            for alias in statement.names
+        ]
+        if not all(isinstance(name, cst.Name) and name.value not in loaded for name in bound):
+            continue
+        names = ", ".join(ctx.code(alias) for alias in statement.names)
+        if ctx.replace(
+            line,
+            cst.RemovalSentinel.REMOVE,
+            f"deleted `from {module} import {names}`: private, unused here, and {why}",
+            safety=Safety.UNSAFE,
+        ):
+            deleted.append(line)
+    return deleted
+
+
+def _loaded_names(ctx: Context) -> Set[str]:
+    """Every name the module spells outside its imports, and the strings it holds (``__all__``,
+    string annotations): a bound name in neither is unused."""
+    found: Set[str] = set()
+    for node in ctx.all_nodes(cst.Name):
+        if not isinstance(ctx.parent(node), (cst.ImportAlias, cst.AsName)):
+            found.add(node.value)
+    for string in ctx.all_nodes(cst.SimpleString):
+        value = string.evaluated_value
+        if isinstance(value, str) and value.isidentifier():  # ``__all__ = ["isin"]``
+            found.add(value)
+    for annotation in ctx.analysis.annotation_strings:
+        found.update(re.findall(r"\w+", annotation.value))
+    return found
+
+
+def _inside(node: cst.CSTNode, lines: List[cst.SimpleStatementLine], ctx: Context) -> bool:
+    ids = {id(line) for line in lines}
+    return id(node) in ids or any(id(ancestor) in ids for ancestor in ctx.ancestors(node))
 
 
 def _private_module(qualname: str) -> str:
