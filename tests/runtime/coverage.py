@@ -1,6 +1,6 @@
 """How much of each rule the runtime proof covers.
 
-    python tests/runtime/coverage.py          # Markdown table (the README includes it)
+    python tests/runtime/coverage.py          # Markdown table (docs/development.md includes it)
     python tests/runtime/coverage.py --json   # the same as JSON
     python tests/runtime/coverage.py --check  # exit 1 if a runnable rule has no compared case
 
