@@ -324,7 +324,7 @@ def migrate_command(
         settings = with_target(settings, versions)
         versions = say(versions, settings, quiet)
         if split_dir is not None:
-            sys.exit(clirun.split_run(files, settings, split_dir, results, quiet))
+            sys.exit(clirun.split_run(files, settings, split_dir, results, quiet, options))
         results += clirun.run_files(files, settings, mode, jobs or default_jobs(), cache, options)
         results += clirun.requirement_results(
             detected, versions, mode, update_requirements or settings.unsafe_fixes

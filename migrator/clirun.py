@@ -61,11 +61,16 @@ def write_report(
 
 
 def split_run(
-    files: List[Path], settings: Settings, directory: Path, results: List[FileResult], quiet: bool
+    files: List[Path],
+    settings: Settings,
+    directory: Path,
+    results: List[FileResult],
+    quiet: bool,
+    options: Options = Options(),
 ) -> int:
     from jaxmigrate.migrator.split import write_patches
 
-    outcome = write_patches(files, settings, directory)
+    outcome = write_patches(files, settings, directory, options)
     for path, reason in outcome.errors:
         sys.stderr.write(f"{path}: error: {reason}\n")
     for result in results:
