@@ -105,6 +105,11 @@ def _output(flag: str, dest: str, metavar: str, text: str) -> Callable[[_F], _F]
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @_flag("--diff", "show_diff", "Print a unified diff; write nothing.")
 @_flag("--check", "List files that would change; write nothing.")
+@_flag(
+    "--diff-cells",
+    "With --diff: show a notebook's changed cells as diffs of their source, for reading, "
+    "instead of the patch of its .ipynb file that git apply takes.",
+)
 @click.option(
     "--select",
     multiple=True,
@@ -228,11 +233,14 @@ def migrate_command(
     add_todos: bool = False,
     report_path: Optional[Path] = None,
     split_dir: Optional[Path] = None,
+    diff_cells: bool = False,
 ) -> None:
     """Migrate PATHS (files or directories; '-' reads stdin and writes stdout)."""
     stdin_mode = paths == ("-",)
     if "-" in paths and not stdin_mode:
         raise click.UsageError("'-' (stdin) must be the only path")
+    if diff_cells and not show_diff:
+        raise click.UsageError("--diff-cells changes what --diff shows: give --diff too")
     if split_dir is not None and (add_todos or report_path is not None or show_diff or check):
         raise click.UsageError(
             "--split-by-rule writes patches only; it does not combine with "
@@ -267,7 +275,9 @@ def migrate_command(
     if output_format == "text" and not show_fixes and report_path is None:
         # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
         settings = dataclasses.replace(settings, locate_fixes=False)
-    options = Options(docs=docs, doctests=not no_doctests, add_todos=add_todos)
+    options = Options(
+        docs=docs, doctests=not no_doctests, add_todos=add_todos, diff_cells=diff_cells
+    )
     if stdin_mode:
 
         def decide(source: SourceFile) -> Settings:
@@ -314,7 +324,7 @@ def migrate_command(
         settings = with_target(settings, versions)
         versions = say(versions, settings, quiet)
         if split_dir is not None:
-            sys.exit(clirun.split_run(files, settings, split_dir, results, quiet))
+            sys.exit(clirun.split_run(files, settings, split_dir, results, quiet, options))
         results += clirun.run_files(files, settings, mode, jobs or default_jobs(), cache, options)
         results += clirun.requirement_results(
             detected, versions, mode, update_requirements or settings.unsafe_fixes

@@ -61,11 +61,16 @@ def write_report(
 
 
 def split_run(
-    files: List[Path], settings: Settings, directory: Path, results: List[FileResult], quiet: bool
+    files: List[Path],
+    settings: Settings,
+    directory: Path,
+    results: List[FileResult],
+    quiet: bool,
+    options: Options = Options(),
 ) -> int:
     from jaxmigrate.migrator.split import write_patches
 
-    outcome = write_patches(files, settings, directory)
+    outcome = write_patches(files, settings, directory, options)
     for path, reason in outcome.errors:
         sys.stderr.write(f"{path}: error: {reason}\n")
     for result in results:
@@ -263,14 +268,13 @@ def run_stdin(
             options=options,
             findings_on_output=mode == WRITE,
         )
-    stdout = sys.stdout.buffer
-    if result.error is None:
-        if mode == DIFF:
-            stdout.write(result.diff.encode("utf-8"))
-        elif not check:
-            output = result.output if result.changed else None
-            stdout.write(raw if output is None else source.encode(output))
+    if mode == WRITE and result.error is None:
+        stdout = sys.stdout.buffer
+        output = result.output if result.changed else None
+        stdout.write(raw if output is None else source.encode(output))
         stdout.flush()
+    # stdout holds the migrated text only in the write mode: the report goes beside it, to
+    # stderr; with --diff or --check it goes where a file's would (the diff is written once)
     report(
         [result],
         mode if mode != WRITE else "stdin",
@@ -279,7 +283,7 @@ def run_stdin(
         False,
         True,
         False,
-        to_stderr=True,
+        to_stderr=mode == WRITE,
     )
     return exit_code([result], fail_on)
 
@@ -295,11 +299,13 @@ def report(
     to_stderr: bool = False,
     versions: Optional[Versions] = None,
 ) -> None:
-    out = sys.stderr if to_stderr or (mode == DIFF and output_format == "text") else sys.stdout
+    """Findings, diffs and JSON/SARIF to stdout (``to_stderr``: to stderr, when stdout holds
+    the migrated text of stdin); messages, errors and the summary line to stderr."""
+    out = sys.stderr if to_stderr else sys.stdout
     err = sys.stderr
     if mode == DIFF and output_format != "json":  # JSON carries each file's diff itself
         # SARIF is one JSON document on stdout: the diff goes beside it, to stderr
-        diff_out = sys.stderr if output_format == "sarif" else sys.stdout
+        diff_out = sys.stderr if output_format == "sarif" else out
         for result in results:
             if result.diff:
                 diff_out.write(result.diff)

@@ -35,6 +35,9 @@ class Options:
     keep_output: bool = False  # send the migrated text back from workers
     # find each file's floor (migrator.target: the default target's survey)
     floor: bool = False
+    # --diff-cells: a notebook's diff shows each changed cell's source (for reading), not the
+    # patch of its .ipynb file that git apply takes
+    diff_cells: bool = False
 
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
@@ -58,18 +61,55 @@ class FileResult:
     floor: Optional[Tuple[str, str]] = None
 
 
-def unified_diff(path: str, before: str, after: str) -> str:
+def unified_diff(path: str, before: str, after: str, label: str = "") -> str:
+    """A unified diff of one file that ``git apply`` and ``patch -p1`` take: lines end at
+    ``\n`` only (a ``\r\n`` ending, a form feed inside a line are kept as they are), a last
+    line without one is marked ``\\ No newline at end of file``, and the headers name the
+    file as :func:`diff_path` says, after ``a/`` and ``b/``.  ``label`` follows the name
+    (``:cell 3`` for the cell view of a notebook, which is for reading, not applying)."""
+    name = diff_path(path) + label
     lines = []
     for line in difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{path}" if not path.startswith("/") else path,
-        tofile=f"b/{path}" if not path.startswith("/") else path,
+        _lines(before), _lines(after), fromfile=f"a/{name}", tofile=f"b/{name}"
     ):
-        if not line.endswith(("\n", "\r")):
+        if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
         lines.append(line)
     return "".join(lines)
+
+
+def _lines(text: str) -> List[str]:
+    """The lines of ``text`` as git and patch count them: ended by ``\n`` (kept)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def diff_path(path: str) -> str:
+    """The name a diff header gives ``path`` (without ``a/`` or ``b/``): its path from the
+    current directory, so that ``git apply`` or ``patch -p1`` run where jaxmigrate ran applies
+    it, whether the path was given relative or absolute; a file outside the current directory
+    keeps its absolute path without the leading ``/`` (``git diff --no-index``'s form: it
+    applies from ``/``).  ``-`` (stdin) stays ``-``."""
+    if path == "-":
+        return path
+    try:
+        absolute = os.path.abspath(path)
+        inside = _inside(os.path.relpath(absolute))
+        if inside is None:  # a symlinked current directory spelt differently: compare real ones
+            real = os.path.join(os.path.realpath(os.path.dirname(absolute)), Path(path).name)
+            inside = _inside(os.path.relpath(real, os.path.realpath(os.curdir)))
+    except (OSError, ValueError):  # no current directory; another drive on Windows
+        return path.replace(os.sep, "/").lstrip("/")
+    if inside is not None:
+        return inside.replace(os.sep, "/")
+    return os.path.splitdrive(absolute)[1].replace(os.sep, "/").lstrip("/")
+
+
+def _inside(relative: str) -> Optional[str]:
+    """``relative`` when it stays in the current directory, else None."""
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative
 
 
 def _migrate_python(text: str, settings: Settings, options: Options, cache):  # noqa: ANN001, ANN202
@@ -104,14 +144,19 @@ def _migrate_notebook(  # noqa: ANN202
     cache,
     add_todos: bool = False,
     as_read: bool = False,  # noqa: ANN001
+    cells: bool = False,
 ):
+    """The migrated notebook, its fixes and findings, and (``cells``) the cell view of its
+    diff; without ``cells`` the diff is the .ipynb file's, made like any file's."""
     from jaxmigrate.migrator.notebook import migrate_notebook
 
     result = migrate_notebook(text, settings, cache, add_todos)
-    diff = "".join(
-        unified_diff(f"{display}:cell {change.cell}", _nl(change.before), _nl(change.after))
-        for change in result.cells
-    )
+    diff = None
+    if cells:
+        diff = "".join(
+            unified_diff(display, _nl(change.before), _nl(change.after), f":cell {change.cell}")
+            for change in result.cells
+        )
     findings = result.findings
     if as_read:  # each changed cell's findings to the lines of the cell as read (one diff a cell)
         moved = {}
@@ -147,7 +192,13 @@ def migrate_text(
         with collecting_errors() as internal:
             if suffix == NOTEBOOK_SUFFIX:
                 output, fixes, findings, diff = _migrate_notebook(
-                    source.text, display, settings, cache, options.add_todos, as_read=not on_output
+                    source.text,
+                    display,
+                    settings,
+                    cache,
+                    options.add_todos,
+                    as_read=not on_output,
+                    cells=options.diff_cells,
                 )
             elif options.docs and suffix in DOC_SUFFIXES:
                 from jaxmigrate.migrator.docs import migrate_document
@@ -193,7 +244,10 @@ def migrate_text(
     result.fixes, result.findings = fixes, findings
     if result.changed:
         if mode == DIFF:
-            result.diff = diff if diff is not None else unified_diff(display, source.text, output)
+            bom = "\ufeff" if source.encoding == "utf-8-sig" else ""  # bytes git apply compares
+            result.diff = (
+                diff if diff is not None else unified_diff(display, bom + source.text, bom + output)
+            )
         elif mode == WRITE:
             try:
                 with interrupt.critical():  # a signal waits until this result is reported

@@ -8,10 +8,11 @@ for ``git apply`` or ``patch -p1``).  Imports a rule's change leaves unused are 
 that rule's patch.
 
 Applying the patches in the order listed in ``DIR/series`` reproduces exactly what a single
-full run produces.  When rules interact (one rule's output is another's input, so that the
-single run differs from the rule-by-rule result), the remaining difference is written to
-``DIR/zz-remaining.patch``, last in the series.  Notebooks and documentation are not split
-(only ``.py``/``.pyi`` files are).
+full run produces: each file is migrated with the settings such a run gives it (the line
+length its project configures, ``--no-doctests``, ``--docs``).  When rules interact (one
+rule's output is another's input, so that the single run differs from the rule-by-rule
+result), the remaining difference is written to ``DIR/zz-remaining.patch``, last in the
+series.  Notebooks and documentation are not split (only ``.py``/``.pyi`` files are).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.fileio import FileError, read_source
+from jaxmigrate.migrator.linelength import line_length_for
 from jaxmigrate.migrator.runner import Options, _migrate_python, unified_diff
 from jaxmigrate.migrator.settings import Settings
 
@@ -47,26 +49,33 @@ def _display(path: Path) -> str:
     return text.replace(os.sep, "/")
 
 
-def split_file(text: str, settings: Settings) -> Tuple[List[Tuple[str, str, str]], str, str]:
+def split_file(
+    text: str, settings: Settings, options: Options = Options()
+) -> Tuple[List[Tuple[str, str, str]], str, str]:
     """[(code, before, after)] per rule that changed something; the sequential and full outputs."""
     steps: List[Tuple[str, str, str]] = []
     current = text
     for rule in sorted(settings.active_rules(), key=lambda r: r.code):
         single = dataclasses.replace(settings, select=(rule.code,), ignore=())
-        output = _migrated(current, single)
+        output = _migrated(current, single, options)
         if output != current:
             steps.append((rule.code, current, output))
             current = output
-    full = _migrated(text, settings)
+    full = _migrated(text, settings, options)
     return steps, current, full
 
 
-def _migrated(text: str, settings: Settings) -> str:
+def _migrated(text: str, settings: Settings, options: Options) -> str:
     """The file as a run migrates it: its code, then the code in its docstrings."""
-    return _migrate_python(text, settings, Options(), None)[0]
+    return _migrate_python(text, settings, options, None)[0]
 
 
-def write_patches(files: Sequence[Path], settings: Settings, directory: Path) -> SplitResult:
+def write_patches(
+    files: Sequence[Path], settings: Settings, directory: Path, options: Options = Options()
+) -> SplitResult:
+    """The patches of ``files`` in ``directory``; ``options`` as the run has them (a run that
+    splits adds no TODO markers)."""
+    options = dataclasses.replace(options, add_todos=False)
     rules = {rule.code: rule for rule in settings.active_rules()}
     per_rule: Dict[str, List[str]] = {}
     remaining: List[str] = []
@@ -77,16 +86,21 @@ def write_patches(files: Sequence[Path], settings: Settings, directory: Path) ->
             not_split.append(_display(path))
             continue
         display = _display(path)
+        # the line length a run finds for the file (runner.process_file): it decides wrapping
+        found = settings.line_length or line_length_for(path)
         try:
             source = read_source(path)
-            steps, sequential, full = split_file(source.text, settings)
+            steps, sequential, full = split_file(
+                source.text, dataclasses.replace(settings, line_length=found), options
+            )
         except (FileError, MigrationError) as error:
             errors.append((display, getattr(error, "message", str(error))))
             continue
+        bom = "\ufeff" if source.encoding == "utf-8-sig" else ""  # in the bytes patches compare
         for code, before, after in steps:
-            per_rule.setdefault(code, []).append(unified_diff(display, before, after))
+            per_rule.setdefault(code, []).append(unified_diff(display, bom + before, bom + after))
         if sequential != full:
-            remaining.append(unified_diff(display, sequential, full))
+            remaining.append(unified_diff(display, bom + sequential, bom + full))
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.glob("*.patch"):  # a previous split of the same directory
         old.unlink()

@@ -82,9 +82,14 @@ def test_diff_writes_nothing(project):
     assert (project / "pkg" / "legacy.py").read_text() == LEGACY
     assert "-    return isinstance(x, jnp.DeviceArray)" in result.stdout
     assert "+    return isinstance(x, jax.Array)" in result.stdout
-    assert result.stdout.startswith(f"--- {project / 'pkg' / 'legacy.py'}\n+++ ")
+    # outside the current directory: the absolute path after a/ (git diff --no-index's form)
+    outside = str(project / "pkg" / "legacy.py").lstrip("/")
+    assert result.stdout.startswith(f"--- a/{outside}\n+++ b/{outside}\n")
     relative = invoke("pkg/legacy.py", "--diff", cwd=project)
     assert relative.stdout.startswith("--- a/pkg/legacy.py\n+++ b/pkg/legacy.py\n")
+    # an absolute path inside it: from the current directory, for git apply run there
+    absolute = invoke(project / "pkg" / "legacy.py", "--diff", cwd=project)
+    assert absolute.stdout == relative.stdout
 
 
 def test_check_lists_files_and_writes_nothing(project):

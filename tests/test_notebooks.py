@@ -85,17 +85,28 @@ def test_notebook_findings_name_the_cell(notebook):
     assert (finding["where"], finding["line"]) == ("cell 9", 2)
 
 
-def test_notebook_diff_shows_cell_sources(notebook):
+def test_notebook_diff_is_a_patch_of_the_file(notebook):
+    """--diff shows the .ipynb file as it will be written (git apply takes it: see
+    test_streams.py); --diff-cells shows each changed cell's source instead, for reading."""
     before = notebook.read_bytes()
-    result = invoke(notebook, *TARGET, "--diff", "--no-cache")
+    result = invoke(notebook, *TARGET, "--diff", "--no-cache", cwd=notebook.parent)
     assert notebook.read_bytes() == before
-    assert f"--- a/{notebook}:cell 3" not in result.stdout  # absolute paths are kept as they are
-    assert f"--- {notebook}:cell 3\n+++ {notebook}:cell 3\n" in result.stdout
+    assert result.stdout.startswith("--- a/tutorial.ipynb\n+++ b/tutorial.ipynb\n@@ ")
+    assert (
+        '-    "    return isinstance(x, jnp.DeviceArray)\\n",\n'
+        '+    "    return isinstance(x, jax.Array)\\n",\n'
+    ) in result.stdout
+    cells = invoke(notebook, *TARGET, "--diff", "--diff-cells", "--no-cache", cwd=notebook.parent)
+    assert notebook.read_bytes() == before
+    assert "--- a/tutorial.ipynb:cell 3\n+++ b/tutorial.ipynb:cell 3\n" in cells.stdout
     assert (
         "-    return isinstance(x, jnp.DeviceArray)\n+    return isinstance(x, jax.Array)\n"
-        in result.stdout
+        in cells.stdout
     )
-    assert '"source"' not in result.stdout  # the diff is of cell sources, not of JSON
+    assert '"source"' not in cells.stdout  # the diff is of cell sources, not of JSON
+    alone = invoke(notebook, *TARGET, "--diff-cells", "--no-cache")
+    assert alone.exit_code == 2 and "give --diff too" in alone.stderr
+    assert notebook.read_bytes() == before
 
 
 def test_notebook_import_goes_to_the_importing_cell(tmp_path):

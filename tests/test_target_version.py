@@ -290,8 +290,9 @@ def test_the_stated_source_decides_a_behaviour_change(tmp_path):
     new = invoke("m.py", "--diff", "--no-cache", "--source-version", "0.6.0", cwd=tmp_path)
     assert new.stdout == "" and "JAX306" not in new.stdout + new.stderr
     unknown = invoke("m.py", "--diff", "--no-cache", cwd=tmp_path)
-    assert unknown.stdout == "" and "JAX306" in unknown.stderr
-    assert "--source-version says which" in unknown.stderr
+    assert "JAX306" in unknown.stdout and "JAX306" not in unknown.stderr  # a finding, no diff
+    assert "--- a/" not in unknown.stdout
+    assert "--source-version says which" in unknown.stdout
 
 
 # ---------------------------------------------------------------- the requirement, raised
