@@ -1,5 +1,6 @@
 """The rule index (``migrator/rule_index.py``) is what ``scripts/build_rule_index.py`` writes for
-the rules and the API history as they are."""
+the rules and the API history as they are, and gate 0 (``migrator/quickgate.py``), which reads
+it, says "idle" only for texts gate 1 passes no rule for."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import importlib.util
 from pathlib import Path
 from typing import List
 
-from jaxmigrate.migrator import rule_index
-from jaxmigrate.migrator.rule import Rule, all_rules
+import pytest
+
+from jaxmigrate.migrator import quickgate, rule_index
+from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.rule import REGISTRY, Rule, Safety, all_rules
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.rules._api_history import history
 
@@ -76,3 +80,58 @@ def test_rules_that_act_without_jax_declare_their_words_whatever_the_target():
             assert rule.text_gated == entry.text_gated, rule.code
             if not rule.needs_jax_import:
                 assert not entry.ranged and rule.trigger_words <= set(entry.words), rule.code
+
+
+def _texts() -> List[str]:
+    """Every fixture, as written and with ``jax`` spelled otherwise (so that only the words of
+    the rules that need no JAX import can pass gate 1), and a few written for this test."""
+    texts = [
+        "x = 1\n",
+        "",
+        "import os\nos.environ['JAX_ARRAY'] = '1'\n",
+        "def f(x: 'DeviceArray'):\n    return x.live_buffers()\n",
+        "import numpy as np\n\nclass Buffer:\n    pass\n",
+        "print('no trigger word here')  # jqx\n",
+    ]
+    for path in sorted((ROOT / "fixtures").rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        texts += [text, text.replace("jax", "jqx")]
+    return texts
+
+
+def test_gate_0_is_idle_only_where_gate_1_passes_no_rule():
+    plans = [make_plan(tuple(settings.active_rules())) for settings in _settings()]
+    idle = 0
+    for text in _texts():
+        if quickgate.idle(text):
+            idle += 1
+            for plan in plans:
+                assert plan.prefilter(text) == (), text[:200]
+    assert quickgate.idle("x = 1\n") and not quickgate.idle("import jax\n")
+    assert not quickgate.idle("import os\nos.environ['JAX_ARRAY'] = '1'\n")
+    assert not quickgate.idle("def f(x: 'DeviceArray'):\n    return x\n")
+    assert idle > 100  # the check above is not vacuous
+
+
+@pytest.fixture
+def throwaway_rule():
+    """A rule registered for one test, that acts without a JAX import."""
+    type(
+        "ThrowawayJAX998",
+        (Rule,),
+        {
+            "__doc__": "A throwaway rule.\n\nIt looks at ``mod.word``.",
+            "names": frozenset({"mod.word"}),
+        },
+        code="JAX998",
+        safety=Safety.SAFE,
+    )
+    yield REGISTRY["JAX998"]
+    REGISTRY.pop("JAX998", None)
+
+
+def test_a_rule_the_index_does_not_hold_turns_gate_0_off(throwaway_rule):
+    assert not throwaway_rule.needs_jax_import
+    assert not quickgate.idle("x = word\n")
+    plan = make_plan(tuple(Settings().active_rules()))
+    assert plan.prefilter("x = word\n") == (throwaway_rule,)
