@@ -1,16 +1,17 @@
 """The ``jaxmigrate`` command line: the commands, their options and the settings they make
-(running them is :mod:`migrator.clirun`)."""
+(running them is :mod:`migrator.clirun`, imported when a command runs, with the engine for the
+first file that needs it: ``--version`` and ``--help`` load neither)."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import click
 
-from jaxmigrate.migrator import __version__, clirun
+from jaxmigrate.migrator import __version__
 from jaxmigrate.migrator.cache import default_cache_dir
 from jaxmigrate.migrator.cli_versions import (
     check_known,
@@ -25,11 +26,11 @@ from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude
 from jaxmigrate.migrator.fileio import SourceFile
 from jaxmigrate.migrator.interrupt import Interrupted
 from jaxmigrate.migrator.project_version import detect
-from jaxmigrate.migrator.report import ENGINE_CODES, dump_json
-from jaxmigrate.migrator.rule import Rule, all_rules
-from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
 from jaxmigrate.migrator.settings import ConfigError, Settings, find_config, load_config
 from jaxmigrate.migrator.target import floor_of_results
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.rule import Rule
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -230,6 +231,9 @@ def migrate_command(
     split_dir: Optional[Path] = None,
 ) -> None:
     """Migrate PATHS (files or directories; '-' reads stdin and writes stdout)."""
+    from jaxmigrate.migrator import clirun
+    from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
+
     stdin_mode = paths == ("-",)
     if "-" in paths and not stdin_mode:
         raise click.UsageError("'-' (stdin) must be the only path")
@@ -409,6 +413,9 @@ def _excludes(
 )
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, safety, needed JAX, summary."""
+    from jaxmigrate.migrator.report import dump_json
+    from jaxmigrate.migrator.rule import all_rules
+
     rules = all_rules()
     if output_format == "json":
         dump_json({"rules": [_rule_facts(r) for r in rules.values()]}, sys.stdout)
@@ -440,6 +447,8 @@ def _rule_facts(rule: Rule) -> dict:
 
 def rules_markdown() -> str:
     """The rule table the README carries (a test keeps the two identical)."""
+    from jaxmigrate.migrator.rule import all_rules
+
     lines = [
         "| code | name | safety | needs JAX | deprecated / removed | summary |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -463,6 +472,8 @@ def explain_command(code: str, markdown: bool) -> None:
     """Print a rule's documentation with before/after examples and references (CODE or name;
     'versions': how the source and target versions are chosen)."""
     from jaxmigrate.migrator.explain import VERSIONS, render
+    from jaxmigrate.migrator.report import ENGINE_CODES
+    from jaxmigrate.migrator.rule import all_rules
 
     rules = all_rules()
     wanted = code.strip()
