@@ -9,10 +9,10 @@ pass answered.  A leaf module: it imports nothing from the project.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import libcst as cst
-from libcst.helpers import get_full_name_for_node
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
 
 
 class Binding:
@@ -67,7 +67,11 @@ class Binding:
     def imported_name(self) -> str:
         """What the import names: ``jax.util`` for ``import jax.util`` (which binds ``jax``
         to ``jax``), the qualified name otherwise."""
+        import libcst as cst  # (the ``ast`` pass of gate 2 makes bindings without LibCST)
+
         if isinstance(self.statement, cst.Import) and isinstance(self.node, cst.ImportAlias):
+            from libcst.helpers import get_full_name_for_node
+
             return get_full_name_for_node(self.node.name) or self.qualname or ""
         return self.qualname or ""
 

@@ -8,12 +8,13 @@ concurrent worker processes and concurrent runs never see a half-written entry.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional, Union
 
 from jaxmigrate.migrator import __version__
 
@@ -44,11 +45,17 @@ def code_fingerprint() -> str:
 
 
 class ResultCache:
-    def __init__(self, directory: Path, settings_key: str) -> None:
+    """``settings_key``: the settings' :meth:`Settings.cache_key`, or the function that gives
+    it, called on the first lookup (it imports the rules)."""
+
+    def __init__(self, directory: Path, settings_key: Union[str, Callable[[], str]]) -> None:
         self.directory = directory / _FORMAT
-        self.prefix = hashlib.sha256(f"{code_fingerprint()}|{settings_key}".encode()).hexdigest()[
-            :16
-        ]
+        self._settings_key = settings_key
+
+    @functools.cached_property
+    def prefix(self) -> str:
+        key = self._settings_key if isinstance(self._settings_key, str) else self._settings_key()
+        return hashlib.sha256(f"{code_fingerprint()}|{key}".encode()).hexdigest()[:16]
 
     def _path(self, raw: bytes) -> Path:
         key = hashlib.sha256(self.prefix.encode() + raw).hexdigest()

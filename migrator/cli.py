@@ -1,17 +1,19 @@
 """The ``jaxmigrate`` command line: the commands, their options and the settings they make
-(running them is :mod:`migrator.clirun`)."""
+(running them is :mod:`migrator.clirun`, imported when a command runs, with the engine for the
+first file that needs it: ``--version`` and ``--help`` load neither)."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, TypeVar
 
 import click
 
-from jaxmigrate.migrator import __version__, clirun
+from jaxmigrate.migrator import __version__
 from jaxmigrate.migrator.cache import default_cache_dir
+from jaxmigrate.migrator.cli_config import excludes_for, settings_for
 from jaxmigrate.migrator.cli_versions import (
     check_known,
     say,
@@ -21,15 +23,15 @@ from jaxmigrate.migrator.cli_versions import (
     versions_for,
     with_target,
 )
-from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, Exclude, discover
+from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, discover
 from jaxmigrate.migrator.fileio import SourceFile
 from jaxmigrate.migrator.interrupt import Interrupted
 from jaxmigrate.migrator.project_version import detect
-from jaxmigrate.migrator.report import ENGINE_CODES, dump_json
-from jaxmigrate.migrator.rule import Rule, all_rules
-from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
-from jaxmigrate.migrator.settings import ConfigError, Settings, find_config, load_config
+from jaxmigrate.migrator.settings import ConfigError, Settings
 from jaxmigrate.migrator.target import floor_of_results
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.rule import Rule
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -79,12 +81,6 @@ def cli() -> None:
     jaxmigrate rules           list the rules
     jaxmigrate explain JAX101  document one rule (explain versions: source and target)
     """
-
-
-def _codes(values: Tuple[str, ...]) -> Tuple[str, ...]:
-    return tuple(
-        code.strip().upper() for value in values for code in value.split(",") if code.strip()
-    )
 
 
 def _flag(*decls_and_help: str) -> Callable[[_F], _F]:
@@ -236,6 +232,9 @@ def migrate_command(
     diff_cells: bool = False,
 ) -> None:
     """Migrate PATHS (files or directories; '-' reads stdin and writes stdout)."""
+    from jaxmigrate.migrator import clirun
+    from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
+
     stdin_mode = paths == ("-",)
     if "-" in paths and not stdin_mode:
         raise click.UsageError("'-' (stdin) must be the only path")
@@ -247,7 +246,7 @@ def migrate_command(
             "--add-todos, --report, --diff or --check"
         )
     try:
-        settings = _settings(
+        settings = settings_for(
             paths,
             stdin_filename,
             config_path,
@@ -308,7 +307,7 @@ def migrate_command(
             clirun.write_report(report_path, [], mode, settings, say(versions, settings, quiet))
         sys.exit(clirun.EXIT_CLEAN)
     suffixes = SOURCE_SUFFIXES + (DOC_SUFFIXES if docs else ())
-    excludes = _excludes(paths, stdin_filename, config_path, exclude + extend_exclude)
+    excludes = excludes_for(paths, stdin_filename, config_path, exclude + extend_exclude)
     files, missing = discover(paths, excludes, suffixes)
     if not docs:  # a page named on the command line is migrated only with --docs
         files = [f for f in files if f.suffix.lower() not in DOC_SUFFIXES]
@@ -346,68 +345,6 @@ def migrate_command(
     sys.exit(clirun.exit_code(results, clirun.FAIL_NEVER if exit_zero else fail_on))
 
 
-def _settings(
-    paths: Sequence[str],
-    stdin_filename: Optional[str],
-    config_path: Optional[Path],
-    select: Tuple[str, ...],
-    ignore: Tuple[str, ...],
-    target_version: Optional[str],
-    unsafe_fixes: Optional[bool],
-    exclude: Tuple[str, ...],
-    extend_exclude: Tuple[str, ...],
-    source_version: Optional[str] = None,
-) -> Settings:
-    anchors = [Path(p) for p in paths if p != "-"]
-    if stdin_filename:
-        anchors.append(Path(stdin_filename))
-    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
-    values = (load_config(config) or {}) if config else {}
-    if select:
-        values["select"] = _codes(select)
-    if ignore:
-        values["ignore"] = _codes(ignore)
-    if target_version:
-        values["target_version"] = target_version
-    if ".." in values.get("target_version", ""):  # a range: 0.4.13..0.4.38
-        values["target_version"], upper = values["target_version"].split("..", 1)
-        if upper:
-            values["target_upper"] = upper
-    if source_version:
-        values["source_version"] = source_version
-        values["source_explicit"] = True
-    if unsafe_fixes is not None:
-        values["unsafe_fixes"] = unsafe_fixes
-    values["exclude"] = tuple(values.get("exclude", ())) + exclude
-    values["extend_exclude"] = tuple(values.get("extend_exclude", ())) + extend_exclude
-    return Settings(**values)
-
-
-def _excludes(
-    paths: Sequence[str],
-    stdin_filename: Optional[str],
-    config_path: Optional[Path],
-    given: Tuple[str, ...],
-) -> List[Union[str, Exclude]]:
-    """The exclude patterns: the configuration's, read from the directory that holds it; the
-    command line's, read from each path given and from the current directory."""
-    anchors = [Path(p) for p in paths if p != "-"] + (
-        [Path(stdin_filename)] if stdin_filename else []
-    )
-    config = config_path or find_config([p for p in anchors if p.exists()] or [Path.cwd()])
-    values = (load_config(config) or {}) if config else {}
-    patterns: List[Union[str, Exclude]] = []
-    if config is not None:
-        base = Path(config).resolve().parent
-        patterns += [
-            Exclude(p, base)
-            for p in (*values.get("exclude", ()), *values.get("extend_exclude", ()))
-        ]
-    patterns += list(given)
-    patterns += [Exclude(p, Path.cwd()) for p in given]
-    return patterns
-
-
 @cli.command("rules")
 @click.option(
     "--format",
@@ -419,6 +356,9 @@ def _excludes(
 )
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, safety, needed JAX, summary."""
+    from jaxmigrate.migrator.report import dump_json
+    from jaxmigrate.migrator.rule import all_rules
+
     rules = all_rules()
     if output_format == "json":
         dump_json({"rules": [_rule_facts(r) for r in rules.values()]}, sys.stdout)
@@ -450,6 +390,8 @@ def _rule_facts(rule: Rule) -> dict:
 
 def rules_markdown() -> str:
     """The rule table the README carries (a test keeps the two identical)."""
+    from jaxmigrate.migrator.rule import all_rules
+
     lines = [
         "| code | name | safety | needs JAX | deprecated / removed | summary |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -473,6 +415,8 @@ def explain_command(code: str, markdown: bool) -> None:
     """Print a rule's documentation with before/after examples and references (CODE or name;
     'versions': how the source and target versions are chosen)."""
     from jaxmigrate.migrator.explain import VERSIONS, render
+    from jaxmigrate.migrator.report import ENGINE_CODES
+    from jaxmigrate.migrator.rule import all_rules
 
     rules = all_rules()
     wanted = code.strip()

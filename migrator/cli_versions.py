@@ -99,12 +99,11 @@ def check_known(settings: Settings, target_given: Optional[str]) -> None:
     """A version the user gave must be one the API history can answer for: a target from its
     oldest to its newest release, a source no newer than the newest (``9.9`` or ``0.1.0`` are
     typos, not targets).  Raises ConfigError naming the known range."""
+    from jaxmigrate.migrator.rule_index import releases
     from jaxmigrate.migrator.settings import ConfigError
     from jaxmigrate.migrator.version import parse_version
-    from jaxmigrate.rules._api_history import history
 
-    h = history()
-    oldest, newest = h.releases[0], h.newest
+    oldest, newest = releases()[0], releases()[-1]  # the API history's, without loading it
     known = f"the API history knows JAX {oldest}..{newest}"
     versions = []
     if target_given is not None:

@@ -171,11 +171,11 @@ def requirement_results(
     ``jaxlib`` requirement raised to admit the target (``apply``), as results of the run like
     any migrated file: diffed, written or listed by ``mode``.  Without ``apply``, a note on
     stderr says which requirement excludes the target and how to raise it."""
+    if detected is None:
+        return []
     from jaxmigrate.migrator.project_version import packaging_files, shown
     from jaxmigrate.migrator.requirement_edit import raise_requirement
 
-    if detected is None:
-        return []
     newest = versions.target_upper or newest_release()
     results: List[FileResult] = []
     for path in packaging_files(detected.source.parent):

@@ -18,12 +18,9 @@ reported) and :mod:`migrator.errors` (the exceptions).
 from __future__ import annotations
 
 import ast
-import contextlib
 import dataclasses
-import threading
 from typing import (
     TYPE_CHECKING,
-    Iterator,
     List,
     Optional,
     Tuple,
@@ -34,7 +31,7 @@ import libcst as cst
 from jaxmigrate.migrator import guard
 from jaxmigrate.migrator.astfacts import ast_facts, imports_jax
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, one_line
+from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
 from jaxmigrate.migrator.plan import Plan, make_plan
@@ -132,29 +129,8 @@ def migrate_source(
     return _noted(result)
 
 
-# -- internal errors, for callers that migrate a file in several calls -------------------------
-_SINKS = threading.local()
-
-
-@contextlib.contextmanager
-def collecting_errors() -> Iterator[List[Diagnostic]]:
-    """Collects :attr:`Result.errors` of every :func:`migrate_source` call made inside, in this
-    thread (a notebook, a page or a file's docstrings are migrated in several calls)."""
-    sinks = getattr(_SINKS, "stack", None)
-    if sinks is None:
-        sinks = _SINKS.stack = []
-    sink: List[Diagnostic] = []
-    sinks.append(sink)
-    try:
-        yield sink
-    finally:
-        sinks.pop()
-
-
 def _noted(result: Result) -> Result:
-    if result.errors:
-        for sink in getattr(_SINKS, "stack", ()):
-            sink.extend(result.errors)
+    note_errors(result.errors)  # for the callers that collect them (migrator.errors)
     return result
 
 

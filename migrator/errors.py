@@ -1,9 +1,16 @@
 """The exceptions for a file that cannot be migrated, kept apart from the engine so that the
 rounds (which refuse a rule bug that never settles) and the callers that split a file into
 several migrations (notebooks, pages, docstrings) raise and catch them without importing the
-engine."""
+engine; and the collection of the internal errors those calls report."""
 
 from __future__ import annotations
+
+import contextlib
+import threading
+from typing import TYPE_CHECKING, Iterator, List, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.diagnostics import Diagnostic
 
 
 class MigrationError(Exception):
@@ -26,3 +33,33 @@ class SourceSyntaxError(MigrationError):
 
 def one_line(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:200]
+
+
+class NotebookError(Exception):
+    """The file is not a notebook jaxmigrate can read."""
+
+
+# -- internal errors, for callers that migrate a file in several calls -------------------------
+_SINKS = threading.local()
+
+
+@contextlib.contextmanager
+def collecting_errors() -> Iterator[List["Diagnostic"]]:
+    """Collects :attr:`Result.errors` of every :func:`migrate_source` call made inside, in this
+    thread (a notebook, a page or a file's docstrings are migrated in several calls)."""
+    sinks = getattr(_SINKS, "stack", None)
+    if sinks is None:
+        sinks = _SINKS.stack = []
+    sink: List["Diagnostic"] = []
+    sinks.append(sink)
+    try:
+        yield sink
+    finally:
+        sinks.pop()
+
+
+def note_errors(errors: Sequence["Diagnostic"]) -> None:
+    """Hand one call's internal errors to every :func:`collecting_errors` open in this thread."""
+    if errors:
+        for sink in getattr(_SINKS, "stack", ()):
+            sink.extend(errors)

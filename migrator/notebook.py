@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from jaxmigrate.migrator import nbjson
 from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.errors import NotebookError
 from jaxmigrate.migrator.segments import SegmentDiagnostic, migrate_segments
 from jaxmigrate.migrator.settings import Settings
 
@@ -40,10 +41,6 @@ PYTHON_CELL_MAGICS = frozenset(
     {"time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy", "snakeviz", "memit"}
 )
 _ASSIGNED_MAGIC_RE = re.compile(r"^\s*[A-Za-z_][\w.,\s]*=\s*[%!]")
-
-
-class NotebookError(Exception):
-    """The file is not a notebook jaxmigrate can read."""
 
 
 def _is_magic(line: str) -> bool:

@@ -289,10 +289,10 @@ def source_of(detected: Optional[Detected]) -> "SourceRange":
 
 def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
     """The newest release (X.Y.Z) within ``bound``; None when that is the newest known one."""
-    from jaxmigrate.rules._api_history import history
+    from jaxmigrate.migrator.rule_index import releases as known  # the API history's
 
     version, inclusive = bound
-    releases = [r for r in history().releases if r.count(".") == 2]
+    releases = [r for r in known() if r.count(".") == 2]
     allowed = [
         r
         for r in releases
@@ -304,6 +304,6 @@ def _newest_release(bound: Tuple[Version, bool]) -> Optional[str]:
 
 
 def _oldest_release() -> str:
-    from jaxmigrate.rules._api_history import history
+    from jaxmigrate.migrator.rule_index import releases  # the API history's
 
-    return history().releases[0]
+    return releases()[0]

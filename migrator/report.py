@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, TextIO
 
 from jaxmigrate.migrator import __version__
 from jaxmigrate.migrator.diagnostics import (
@@ -15,8 +15,10 @@ from jaxmigrate.migrator.diagnostics import (
     Diagnostic,
 )
 from jaxmigrate.migrator.references import CHANGELOG
-from jaxmigrate.migrator.rule import Rule, all_rules
 from jaxmigrate.migrator.runner import FileResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.rule import Rule
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -103,6 +105,8 @@ ENGINE_CODES = {
 
 def rule_info(codes: Sequence[str]) -> Dict[str, dict]:
     """Name, safety, summary and references of the rules that produced diagnostics."""
+    from jaxmigrate.migrator.rule import all_rules  # (the rules: only for what reports them)
+
     rules = all_rules()
     info: Dict[str, dict] = {}
     for code in sorted(set(codes)):
@@ -198,6 +202,8 @@ def as_sarif(
 ) -> dict:
     """The run as SARIF 2.1.0; ``versions`` (what it migrated from and to) goes into the run's
     ``properties``."""
+    from jaxmigrate.migrator.rule import all_rules  # (the rules: only for what reports them)
+
     rules = all_rules()
     driver_rules = [
         {

@@ -1,4 +1,8 @@
-"""Running the engine over many files, serially or in worker processes (:mod:`migrator.pool`)."""
+"""Running the engine over many files, serially or in worker processes (:mod:`migrator.pool`).
+
+The engine (and with it LibCST and the rules) is imported by the first file gate 0 does not
+settle (:mod:`migrator.quickgate`): a run over files that name no JAX never loads it.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,20 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator import guard, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.docs import DOC_SUFFIXES
-from jaxmigrate.migrator.engine import collecting_errors, migrate_source
-from jaxmigrate.migrator.errors import MigrationError
+from jaxmigrate.migrator.discovery import DOC_SUFFIXES
+from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.linelength import line_length_for
-from jaxmigrate.migrator.notebook import NotebookError
-from jaxmigrate.migrator.pool import Pool
+from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.engine import Result
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -112,12 +117,26 @@ def _inside(relative: str) -> Optional[str]:
     return relative
 
 
-def _migrate_python(text: str, settings: Settings, options: Options, cache):  # noqa: ANN001, ANN202
-    from jaxmigrate.migrator import todos
+def migrate_source(text: str, settings: Settings, cache: Optional[ResultCache] = None) -> Result:
+    """:func:`migrator.engine.migrate_source`, imported on the first call (with LibCST and the
+    rules)."""
+    from jaxmigrate.migrator.engine import migrate_source as migrate
 
-    base, unstripped = todos.strip_markers(text) if options.add_todos else (text, {})
-    migrated = migrate_source(base, settings, cache)
-    output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
+    return migrate(text, settings, cache)
+
+
+def _migrate_python(text: str, settings: Settings, options: Options, cache):  # noqa: ANN001, ANN202
+    base = text  # without jaxmigrate's own TODO markers, and their lines in ``text``:
+    unstripped: Dict[int, int] = {}
+    if options.add_todos:
+        from jaxmigrate.migrator import todos
+
+        base, unstripped = todos.strip_markers(text)
+    if settings.gates and idle(base):  # what the engine gives back for it, without the engine
+        output, fixes, findings = base, [], []
+    else:
+        migrated = migrate_source(base, settings, cache)
+        output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
     if options.doctests and (">>>" in output or _CODE_BLOCK_HINT.search(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
@@ -130,6 +149,8 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         output, literal_fixes = migrate_literals(output, settings)
         fixes += literal_fixes
     if options.add_todos:
+        from jaxmigrate.migrator import todos
+
         output, mapping = todos.add_markers(output, findings)
         # fixes point at the lines they changed: lines of the text as read, markers included
         fixes = [todos.shift(d, unstripped) for d in fixes]
@@ -272,15 +293,15 @@ def _one_line(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:200]
 
 
-_CACHES: Dict[Tuple[str, str], ResultCache] = {}
+_CACHES: Dict[Tuple[str, Settings], ResultCache] = {}
 
 
 def _cache(cache_dir: Optional[str], settings: Settings) -> Optional[ResultCache]:
     if cache_dir is None:
         return None
-    key = (cache_dir, settings.cache_key())
-    if key not in _CACHES:
-        _CACHES[key] = ResultCache(Path(cache_dir), key[1])
+    key = (cache_dir, settings)
+    if key not in _CACHES:  # its key is computed on first use: a file gate 0 settles needs none
+        _CACHES[key] = ResultCache(Path(cache_dir), settings.cache_key)
     return _CACHES[key]
 
 
@@ -331,6 +352,8 @@ def run(
             if progress:
                 progress(1)
         return
+    from jaxmigrate.migrator.pool import Pool
+
     pool = Pool(tasks, min(jobs, len(files)), process_file, _worker_died)
     yield from pool.results(progress)
 

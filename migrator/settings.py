@@ -6,11 +6,14 @@ import dataclasses
 import functools
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from jaxmigrate.migrator.rule import REGISTRY, Rule, all_rules
+from jaxmigrate.migrator import rule_index
 from jaxmigrate.migrator.source import SourceRange, source_range
 from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, Version, parse_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.rule import Rule
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -71,10 +74,9 @@ class Settings:
             source_range(self.source_version)
         except ValueError as error:
             raise ConfigError(f"source-version: {error}") from None
-        known = all_rules()
         for option, codes in (("select", self.select), ("ignore", self.ignore)):
             for code in codes:
-                if not any(rule_code.startswith(code) for rule_code in known) and code != "ALL":
+                if not _known_prefix(code):
                     raise ConfigError(f"{option}: no rule code starts with {code!r}")
 
     @property
@@ -98,6 +100,8 @@ class Settings:
 
     def active_rules(self) -> List[Rule]:
         """The rules that run: selected, not ignored, and valid on the target version."""
+        from jaxmigrate.migrator.rule import REGISTRY  # (the rules: imported when first needed)
+
         return list(
             _active_rules(
                 self.select,
@@ -133,6 +137,8 @@ def _active_rules(
     """Cached per selection (the engine asks once per file); keyed on the registry's size too,
     so a rule registered later (a test's) is seen.  ``survey``: rules whose replacement needs
     a JAX newer than the target run too (their fixes tell how far the target must rise)."""
+    from jaxmigrate.migrator.rule import all_rules
+
     target = parse_version(target_version)
     upper = None if target_upper is None else parse_version(target_upper)
     rules = all_rules()
@@ -149,6 +155,16 @@ def _active_rules(
         for code, rule in rules.items()
         if code in chosen and (survey or rule.runs_on(target))
     )
+
+
+def _known_prefix(code: str) -> bool:
+    """Does some rule's code start with ``code`` (or is it ``ALL``)?  The rule index answers
+    for the shipped rules without importing them; the registry, for any other."""
+    if code == "ALL" or any(known.startswith(code) for known in rule_index.rules()):
+        return True
+    from jaxmigrate.migrator.rule import all_rules
+
+    return any(known.startswith(code) for known in all_rules())
 
 
 def _matches(code: str, patterns: Sequence[str]) -> bool:

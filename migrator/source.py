@@ -23,7 +23,6 @@ import ast
 import dataclasses
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from jaxmigrate.migrator.astfacts import dotted
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.version import Version, parse_version
 
@@ -157,6 +156,8 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
     ``try`` that catches ImportError/AttributeError, and of an ``if`` that tests a feature or a
     version.  An over-approximation of resolution: a name bound by an import anywhere in the
     module is taken to mean that import everywhere."""
+    from jaxmigrate.migrator.astfacts import dotted  # (on use: start-up reads no ast)
+
     aliases: Dict[str, Set[str]] = {}
     chains: List[List[str]] = []
     seen: Set[str] = set()
@@ -215,6 +216,8 @@ def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
 
 
 def _guards(node: ast.AST) -> bool:
+    from jaxmigrate.migrator.astfacts import dotted  # (on use: start-up reads no ast)
+
     for handler in getattr(node, "handlers", ()):
         kinds: Sequence[ast.AST] = (
             handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
@@ -232,6 +235,8 @@ def _guards(node: ast.AST) -> bool:
 def feature_test(test: ast.AST) -> bool:
     """Does an ``if`` test (read with ``ast``) check for a feature or the JAX version, so that
     its branches are a shim?  The engine's rule (:mod:`migrator.feature_tests`)."""
+    from jaxmigrate.migrator.astfacts import dotted  # (on use: start-up reads no ast)
+
     chains: List[List[str]] = []
     stack: List[ast.AST] = [test]
     while stack:

@@ -43,13 +43,16 @@ Floor = Tuple[str, str]  # (X.Y.Z, what sets it)
 
 def newest_release() -> str:
     """The newest JAX release the API history knows: the top of every default target."""
-    from jaxmigrate.rules._api_history import history
+    from jaxmigrate.migrator.rule_index import releases  # the history's, without loading it
 
-    return history().newest
+    return releases()[-1]
 
 
 def fix_floor(fixes: Iterable[Diagnostic]) -> Optional[Floor]:
     """The newest ``needs`` among the rules whose fixes these are (with the rule), or None."""
+    fixes = list(fixes)
+    if not fixes:
+        return None  # (without importing the rules)
     from jaxmigrate.migrator.rule import all_rules
 
     rules = all_rules()

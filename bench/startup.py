@@ -1,0 +1,134 @@
+"""Start-up time of the command line, against the bare interpreter measured in the same run.
+
+Runs, round-robin (so that a machine that slows down affects every command alike), each of:
+
+- ``python -c pass``: the bare interpreter, the baseline;
+- ``jaxmigrate --version``;
+- a no-op run over one file (``x = 1``), with ``--target-version 0.4.30`` and without it (the
+  default target: the run surveys the file first);
+- a run over one file that imports JAX and holds modern code only (it names JAX, so the rules
+  and LibCST are loaded: its floor is their import, see the README's "Speed" section);
+
+and prints the median wall time of each, and the milliseconds above the bare interpreter.
+The acceptance (issue #29): ``--version`` and the no-op run each under 150 ms above it.
+
+Python files are compiled on import unless their bytecode is cached.  An installed wheel has
+it (pip compiles on install); a checkout run with ``PYTHONDONTWRITEBYTECODE=1`` never does.
+``--bytecode cached`` (the default) measures with a warm bytecode cache in a temporary
+directory (``PYTHONPYCACHEPREFIX``), ``--bytecode none`` with none at all, ``--bytecode both``
+both.  The runs use a temporary result cache (``JAXMIGRATE_CACHE_DIR``), warmed by a first run
+that is not timed.  Numbers only: nothing is asserted.
+
+Usage::
+
+    python bench/startup.py [-n RUNS] [--bytecode cached|none|both] [--jaxmigrate PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+NO_OP = "x = 1\n"
+MODERN = """\
+import jax
+import jax.numpy as jnp
+
+
+def f(x: jax.Array) -> jax.Array:
+    return jnp.sin(x) * 2
+
+
+y = jax.jit(f)(jnp.ones(3))
+"""
+
+
+def _jaxmigrate(given: str) -> List[str]:
+    """The command that starts the tool: the console script beside this interpreter (what users
+    run), else ``python -m jaxmigrate``."""
+    if given:
+        return [given]
+    script = Path(sys.executable).with_name("jaxmigrate")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("jaxmigrate")
+    return [found] if found else [sys.executable, "-m", "jaxmigrate"]
+
+
+def _commands(tool: List[str], work: Path) -> List[Tuple[str, List[str]]]:
+    noop, modern = work / "noop.py", work / "modern.py"
+    noop.write_text(NO_OP, encoding="utf-8")
+    modern.write_text(MODERN, encoding="utf-8")
+    return [
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+        ("jaxmigrate --version", [*tool, "--version"]),
+        ("no-op file, --target-version", [*tool, str(noop), "--target-version", "0.4.30"]),
+        ("no-op file, default target", [*tool, str(noop)]),
+        ("import-jax file, --target-version", [*tool, str(modern), "--target-version", "0.4.30"]),
+    ]
+
+
+def _environment(bytecode: str, work: Path) -> Dict[str, str]:
+    env = dict(os.environ)
+    env["JAXMIGRATE_CACHE_DIR"] = str(work / "result-cache")
+    if bytecode == "cached":
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
+def _time(command: Sequence[str], env: Dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - started) * 1000
+
+
+def measure(tool: List[str], runs: int, bytecode: str) -> List[Tuple[str, float]]:
+    """(label, median ms) of each command, the bare interpreter first."""
+    with tempfile.TemporaryDirectory(prefix="jaxmigrate-startup-") as name:
+        work = Path(name)
+        commands = _commands(tool, work)
+        env = _environment(bytecode, work)
+        for label, command in commands:  # the warm-up run: checks the command, fills caches
+            done = subprocess.run(command, env=env, capture_output=True, text=True)
+            if done.returncode not in (0, 1):
+                sys.exit(f"{label}: exit {done.returncode}\n{done.stderr}")
+        times: Dict[str, List[float]] = {label: [] for label, _ in commands}
+        for _ in range(runs):
+            for label, command in commands:
+                times[label].append(_time(command, env))
+        return [(label, statistics.median(times[label])) for label, _ in commands]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", "--runs", type=int, default=20, help="timed runs of each command")
+    parser.add_argument("--bytecode", choices=["cached", "none", "both"], default="cached")
+    parser.add_argument("--jaxmigrate", default="", help="the command to time (a path)")
+    args = parser.parse_args()
+    tool = _jaxmigrate(args.jaxmigrate)
+    print(f"{' '.join(tool)}; median of {args.runs} runs each")
+    for bytecode in ("cached", "none") if args.bytecode == "both" else (args.bytecode,):
+        results = measure(tool, args.runs, bytecode)
+        bare = results[0][1]
+        print(f"\nbytecode: {bytecode}")
+        print(f"  {'command':<36} {'median ms':>9} {'above bare':>10}")
+        for label, median in results:
+            above = "" if label == results[0][0] else f"{median - bare:+10.0f}"
+            print(f"  {label:<36} {median:9.0f} {above:>10}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Start-up loads nothing heavy (issue #29): ``--version``, ``--help`` and a run over files that
+do not name JAX import neither LibCST, nor the rules (nor the API history they load), nor the
+engine.  Checked on ``sys.modules`` in a fresh interpreter, never on time: ``bench/startup.py``
+measures the time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Set, Tuple
+
+import pytest
+
+HEAVY = ("libcst", "jaxmigrate.rules", "jaxmigrate.migrator.engine")
+
+_PROGRAM = """
+import json, sys
+{setup}
+print(json.dumps(sorted(sys.modules)))
+"""
+
+_MAIN = """
+import contextlib, io
+from jaxmigrate.migrator.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main({argv!r})
+    except SystemExit as stop:
+        code = stop.code
+"""
+
+
+def _loaded(setup: str, cwd: Path) -> Set[str]:
+    """The modules imported once ``setup`` has run in a fresh interpreter."""
+    env = dict(os.environ, JAXMIGRATE_CACHE_DIR=str(cwd / "cache"))
+    done = subprocess.run(
+        [sys.executable, "-c", _PROGRAM.format(setup=setup)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def _heavy(modules: Set[str]) -> List[str]:
+    return sorted(m for m in modules if m in HEAVY or m.startswith(tuple(h + "." for h in HEAVY)))
+
+
+def _run(tmp_path: Path, *argv: str) -> Set[str]:
+    return _loaded(_MAIN.format(argv=list(argv)), tmp_path)
+
+
+def test_importing_the_package_and_the_command_line_loads_nothing_heavy(tmp_path):
+    assert _heavy(_loaded("import jaxmigrate, jaxmigrate.migrator.cli", tmp_path)) == []
+
+
+@pytest.mark.parametrize("argv", [("--version",), ("--help",), ("migrate", "--help")])
+def test_version_and_help_load_nothing_heavy(tmp_path, argv: Tuple[str, ...]):
+    assert _heavy(_run(tmp_path, *argv)) == []
+
+
+@pytest.mark.parametrize("flags", [("--target-version", "0.4.30"), ()])
+def test_a_run_over_files_that_do_not_name_jax_loads_nothing_heavy(tmp_path, flags):
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("import os\n\nprint(os.getcwd())\n", encoding="utf-8")
+    assert _heavy(_run(tmp_path, "a.py", "b.py", "-j", "1", *flags)) == []
+
+
+def test_a_file_that_names_jax_loads_the_engine(tmp_path):
+    """(The test above is not vacuous: the same run over a file with a trigger word does.)"""
+    (tmp_path / "a.py").write_text("import jax\n\nx = jax.numpy.DeviceArray\n", encoding="utf-8")
+    heavy = _heavy(_run(tmp_path, "a.py", "--target-version", "0.4.30", "--diff"))
+    assert "libcst" in heavy and "jaxmigrate.rules" in heavy
+
+
+def test_the_public_names_are_there_on_first_use(tmp_path):
+    setup = (
+        "import jaxmigrate\n"
+        "names = {'ConfigError', 'MigrationError', 'Result', 'Settings', 'migrate_source'}\n"
+        "assert names <= set(dir(jaxmigrate)), dir(jaxmigrate)\n"
+        "from jaxmigrate import Settings, migrate_source, __version__\n"
+        "from jaxmigrate.migrator import MigrationError, Result\n"
+        "assert migrate_source('x = 1\\n', Settings()).output == 'x = 1\\n'\n"
+        "assert jaxmigrate.Result is Result and jaxmigrate.MigrationError is MigrationError\n"
+    )
+    assert "jaxmigrate.migrator.engine" in _loaded(setup, tmp_path)
