@@ -132,12 +132,17 @@ class ApiHistory:
         history knows that ``release`` lacks: what ``hasattr(module, "...")`` can ask about."""
         index = self.last_index(release)
         found: Set[str] = set()
-        for table in (self._modules, self._private):
-            for members in table.values():
-                for name, entry in members.items():
-                    flat = entry[0] if table is self._modules else entry
-                    if not any(flat[i] <= index <= flat[i + 1] for i in range(0, len(flat), 2)):
-                        found.add(name)
+        spans: List[Tuple[str, List[int]]] = [
+            (name, entry[0])
+            for members in self._modules.values()
+            for name, entry in members.items()
+        ]
+        spans += [
+            (name, flat) for members in self._private.values() for name, flat in members.items()
+        ]
+        for name, flat in spans:
+            if not any(flat[i] <= index <= flat[i + 1] for i in range(0, len(flat), 2)):
+                found.add(name)
         return frozenset(found)
 
     @functools.lru_cache(maxsize=1)  # noqa: B019 (one history object per process)

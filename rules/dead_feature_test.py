@@ -52,6 +52,7 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
     references = HISTORY_SOURCES
     text_gated = True  # ``hasattr(m, "name")``: a builtin call, no site kind the plan indexes
     strings = frozenset({"hasattr"})  # the prefilter's word; the text and ast gates decide
+    needs_jax_import = True  # the shim tests a JAX module (a rule with strings defaults to False)
     absent: FrozenSet[str] = frozenset()  # what ``hasattr`` can ask that the newest JAX lacks
     examples = (
         Example(

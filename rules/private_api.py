@@ -178,10 +178,7 @@ def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
             continue
         if loaded is None:
             loaded = _loaded_names(ctx)
-        bound = [
-            (alias.asname.name if alias.asname else alias.name)  # type: ignore[union-attr]
-            for alias in statement.names
-        ]
+        bound = [(alias.asname.name if alias.asname else alias.name) for alias in statement.names]
         if not all(isinstance(name, cst.Name) and name.value not in loaded for name in bound):
             continue
         names = ", ".join(ctx.code(alias) for alias in statement.names)
