@@ -213,11 +213,26 @@ def _first_missing(qualname: str, missing: frozenset) -> Optional[str]:
     return None
 
 
+# Names JAX removed with no public successor (so says the changelog of the release that
+# removed them), and what to write instead.
+_CONFIG_DEFINE = (
+    "no public successor (the 0.4.25 changelog): define the option in your own code, "
+    "from an environment variable or an absl flag"
+)
+_NO_SUCCESSOR = {"jax.config.define_": _CONFIG_DEFINE, "jax.config.DEFINE_": _CONFIG_DEFINE}
+
+
 def _message(absence: Absence, ctx: Context) -> str:
     target = ".".join(str(p) for p in ctx.target)
     text = absence.describe(target)
     if absence.by_name_only is not None:
         return text + "; " + _flag_recipe(absence.qualname.rpartition(".")[2], ctx)
+    recipe = next(
+        (text for prefix, text in _NO_SUCCESSOR.items() if absence.qualname.startswith(prefix)),
+        None,
+    )
+    if recipe is not None and absence.removed_in is not None:
+        return f"{absence.qualname} was removed in JAX {absence.removed_in}; {recipe}"
     if absence.message is None and absence.removed_in is not None:
         text += f"; JAX's changelog for {absence.removed_in} says what replaces it: {CHANGELOG}"
     return text

@@ -1,0 +1,79 @@
+"""Lines that stop a legacy module at import: each is migrated, or its finding says exactly
+what to write (the test of "done" in bench/import_smoke.py)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from jaxmigrate import Settings, migrate_source
+
+
+def _run(text: str, **settings: object):
+    return migrate_source(textwrap.dedent(text), Settings(**settings))  # type: ignore[arg-type]
+
+
+def test_a_removed_config_definer_names_what_to_write():
+    result = _run(
+        """
+        from jax import config as jax_config
+        flag = jax_config.define_bool_state("flax_x", False, "help")
+        """,
+        target_version="0.4.30",
+    )
+    (finding,) = result.findings
+    assert finding.code == "JAX901"
+    assert "no public successor" in finding.message
+    assert "environment variable or an absl flag" in finding.message
+
+
+def test_a_dead_shim_says_which_name_is_gone_and_which_branch_stays():
+    result = _run(
+        """
+        import jax
+        if hasattr(jax.interpreters.xla, "_DeviceArray"):
+            A = jax.interpreters.xla._DeviceArray
+        else:
+            A = jax.interpreters.xla.DeviceArray
+        """,
+        target_version="0.4.13",
+        select=("JAX907",),
+    )
+    (finding,) = result.findings
+    assert finding.code == "JAX907"
+    assert "jax.interpreters.xla.DeviceArray is gone" in finding.message
+    assert "kept its else" in finding.message
+    assert result.output == result.source  # unsafe: reported without --unsafe-fixes
+
+
+def test_a_dead_shim_keeps_the_branch_the_newest_jax_runs():
+    result = _run(
+        """
+        import jax
+        if not hasattr(jax.interpreters.pxla, "_ShardedDeviceArray"):
+            A = jax.interpreters.pxla.ShardedDeviceArray
+        else:
+            A = jax.interpreters.pxla._ShardedDeviceArray
+        """,
+        target_version="0.4.13",
+        select=("JAX907",),
+        unsafe_fixes=True,
+    )
+    assert result.output == "\nimport jax\nA = jax.interpreters.pxla.ShardedDeviceArray\n"
+
+
+def test_a_capped_target_answers_for_its_own_newest_release():
+    # On 0.4.13..0.4.13 the else branch's ShardedDeviceArray still exists: the shim is live.
+    result = _run(
+        """
+        import jax
+        if hasattr(jax.interpreters.pxla, "_ShardedDeviceArray"):
+            A = jax.interpreters.pxla._ShardedDeviceArray
+        else:
+            A = jax.interpreters.pxla.ShardedDeviceArray
+        """,
+        target_version="0.4.13",
+        target_upper="0.4.13",
+        select=("JAX907",),
+        unsafe_fixes=True,
+    )
+    assert result.output == result.source and not result.findings
