@@ -116,6 +116,16 @@ def _unit(default_indent: str) -> int:
     return max(unit, 4)
 
 
+# What an expression root may grow through: expressions, and the parts of them that are not.
+_INSIDE_EXPRESSIONS = (
+    cst.BaseExpression,
+    cst.Arg,
+    cst.Element,
+    cst.StarredElement,
+    cst.ComparisonTarget,
+)
+
+
 def _one_line(ctx: Context, node: cst.CSTNode, number: int) -> bool:
     span = ctx.position(node)
     return span.start.line == span.end.line == number and "#" not in ctx.code(node)
@@ -127,14 +137,11 @@ def _root(ctx: Context, node: cst.CSTNode, number: int) -> Optional[cst.BaseExpr
     if _one_line(ctx, node, number):
         root = node if isinstance(node, cst.BaseExpression) else None
         for up in ctx.ancestors(node):
-            if not _one_line(ctx, up, number):
+            # (A Param, say, has no code of its own: its Parameters write its ``=``.)
+            if not isinstance(up, _INSIDE_EXPRESSIONS) or not _one_line(ctx, up, number):
                 break
             if isinstance(up, cst.BaseExpression):
                 root = up
-            elif not isinstance(
-                up, (cst.Arg, cst.Element, cst.StarredElement, cst.ComparisonTarget)
-            ):
-                break
         return root
     best: Optional[cst.BaseExpression] = None
     stack = list(node.children)
