@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -23,6 +23,7 @@ from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.rules._api_history import ActsWhereMissing, history
 from jaxmigrate.rules._arrays import expr_code
 from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
+from jaxmigrate.rules._host_callback import print_template, tap_template
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
 _ATOMS = (
@@ -111,7 +112,8 @@ RECIPES: Tuple[CallRecipe, ...] = (
         ),
     ),
     # host_callback's id_print(x) and id_tap(f, x) returned x, their last argument: the
-    # jax.debug replacements return nothing, so ``y = id_tap(f, x)`` becomes a statement and y = x.
+    # jax.debug replacements return nothing, so ``y = id_tap(f, x)`` becomes a statement and
+    # y = x (``return id_tap(f, x)``: the statement, then ``return x``).
     *(
         CallRecipe(
             legacy=f"{_HCB}.{legacy}",
@@ -122,6 +124,7 @@ RECIPES: Tuple[CallRecipe, ...] = (
             returns=count - 1,
             safety=Safety.UNSAFE,
             why=why,
+            keywords=frozenset({"what"}) if legacy == "id_print" else frozenset(),
         )
         for legacy, count, template, shown, why in (
             (
@@ -211,8 +214,8 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
     | `jax.ops.index[i, j]` | `i, j` inside `.at[...]`, else `jnp.s_[i, j]` | safe |
     | `jax.lax.tie_in(x, y)` | `y` | safe (unsafe if `x` has side effects) |
     | `host_callback.barrier_wait()` | `jax.effects_barrier()` | safe |
-    | `host_callback.id_print(x)` (a statement) | `jax.debug.print("{}", x)` | unsafe: another format |
-    | `host_callback.id_tap(f, x)` (a statement) | `jax.debug.callback(lambda tapped: f(tapped, ()), x)` | unsafe: `f` gets no transforms |
+    | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x)`, `jax.debug.print("what: y\\n{}", x)` | unsafe: another format |
+    | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(tapped, ()), x)` | unsafe: `f` gets no transforms |
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` | unsafe: may be skipped or repeated |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
     | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
@@ -222,7 +225,9 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
     **Why.** These functions are gone from current JAX (the table's sources: JAX's deprecation
     messages and changelog).  A recipe is written only where each JAX name it uses exists on
     every release of the target range; calls it does not fit (other keywords, a used result
-    of `id_print`) are reported with the recipe.
+    of `id_print`) are reported with the recipe.  `id_print` and `id_tap` returned their
+    argument: as a statement, or as the value of `y = ...` or `return ...` when that argument
+    is a plain name, the call becomes the `jax.debug` statement, then `y = x` or `return x`.
 
     **Builtins.** Inside `list`, `tuple`, `set`, `sorted` or `dict` the recipe's `list(...)` is
     left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`).  Where the module imports the
@@ -298,7 +303,7 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         line, assign = assignment
         returned = call.args[recipe.returns].value  # type: ignore[index]
         lines = [line.with_changes(body=[cst.Expr(_render(recipe, call, site, ctx))])]
-        if not (
+        if isinstance(assign, cst.Return) or not (
             len(assign.targets) == 1 and ctx.code(assign.targets[0].target) == ctx.code(returned)
         ):
             lines.append(cst.SimpleStatementLine(body=[assign.with_changes(value=returned)]))
@@ -307,10 +312,13 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
     @staticmethod
     def _assignment(
         recipe: CallRecipe, call: cst.Call, ctx: Context
-    ) -> Optional[Tuple[cst.SimpleStatementLine, cst.Assign]]:
-        """``y = f(..., x, ...)`` alone on its line, ``x`` (what ``f`` returned) a plain name."""
+    ) -> Optional[Tuple[cst.SimpleStatementLine, Union[cst.Assign, cst.Return]]]:
+        """``y = f(..., x, ...)`` or ``return f(..., x, ...)`` alone on its line, ``x`` (what
+        ``f`` returned) a plain name."""
         assign = ctx.parent(call)
-        if recipe.returns is None or not isinstance(assign, cst.Assign) or assign.value is not call:
+        if recipe.returns is None or not isinstance(assign, (cst.Assign, cst.Return)):
+            return None
+        if assign.value is not call:
             return None
         line = ctx.parent(assign)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
@@ -347,6 +355,8 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
             return f"keyword {sorted(unknown)[0]}= has no counterpart"
         if recipe.required - names:
             return f"no {sorted(recipe.required - names)[0]}= argument"
+        if recipe.legacy == f"{_HCB}.id_print" and names and print_template(call) is None:
+            return "keyword what= is not a string literal"
         if (
             recipe.statement_only
             and not isinstance(ctx.parent(call), cst.Expr)
@@ -439,7 +449,9 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
         return "".join(", " + p for p in passed)
 
     if recipe.legacy == f"{_HCB}.id_tap":
-        template = _tap_template(positional[0], template)
+        template = tap_template(positional[0], template)
+    elif recipe.legacy == f"{_HCB}.id_print" and keywords:
+        template = print_template(call) or template
     text = _PLACEHOLDER.sub(fill, template).replace("{{}}", "{}")
     new = cst.parse_expression(text)
     if call.lpar:
@@ -447,43 +459,3 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
     elif recipe.low_precedence and not isinstance(ctx.parent(call), _WHOLE_VALUE):
         new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return new
-
-
-def _tap_template(tap: cst.BaseExpression, template: str) -> str:
-    """``lambda v, transforms: body`` whose body ignores the transforms is passed as
-    ``lambda v: body``; any other tap function is called with ``()`` for its transforms."""
-    if not isinstance(tap, cst.Lambda):
-        return template
-    params = tap.params
-    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None:
-        return template
-    plain = params.params
-    if params.kwonly_params or params.star_kwarg or params.posonly_params or len(plain) != 2:
-        return template
-    if any(p.default is not None for p in plain):
-        return template
-    ignored = plain[1].name.value
-    for node in _names(tap.body):
-        if node == ignored:
-            return template
-    lambda_code = cst.Module(body=[]).code_for_node(
-        tap.with_changes(
-            params=params.with_changes(
-                params=[plain[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-            )
-        )
-    )
-    return template.replace(
-        "lambda tapped: {0}(tapped, ())", lambda_code.replace("{", "{{").replace("}", "}}")
-    )
-
-
-def _names(node: cst.CSTNode) -> List[str]:
-    found: List[str] = []
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name.value)
-
-    node.visit(Names())
-    return found
