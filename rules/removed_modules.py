@@ -110,6 +110,12 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
                 "NamedSharding(mesh, P(...)) shardings, or enter the mesh with "
                 "`with jax.set_mesh(mesh):` and read it with jax.sharding.get_abstract_mesh()"
             ),
+            **dict.fromkeys(
+                ("_positional_semantics", "_PositionalSemantics"),
+                "jax.experimental.maps was removed in JAX 0.4.31; positional semantics (local or "
+                "global, for GlobalDeviceArray inputs) went with GDA: every jax.Array is global, "
+                "so delete the code that saves, sets or restores them",
+            ),
         },
     ),
     "jax.experimental.global_device_array": (
