@@ -88,6 +88,7 @@ class ApiHistory:
         self._modules: Dict[str, Dict[str, list]] = data["modules"]
         self._flags: Dict[str, List[int]] = data.get("flags", {})
         self._private: Dict[str, Dict[str, List[int]]] = data.get("private", {})
+        self._keywords: Dict[str, Dict[str, List[int]]] = data.get("keywords", {})
         self._missing: Dict[tuple, FrozenSet[str]] = {}
 
     @property
@@ -126,6 +127,44 @@ class ApiHistory:
                 return False
             return None if parent in self._open_modules() else False
         return None
+
+    def dropped_keyword(
+        self, qualname: str, keyword: str, target: Version, upper: Optional[Version] = None
+    ) -> Optional[str]:
+        """The first release of the range whose ``qualname`` (its signature known there) takes
+        neither ``keyword`` nor ``**kwargs``, for a keyword an earlier release took; None when
+        every release of the range takes it, or nothing is known."""
+        entry = self._keywords.get(qualname)
+        if entry is None or keyword not in entry:
+            return None
+        low, high = self._bounds(target, upper)
+
+        def holds(flat: List[int], index: int) -> bool:
+            return any(flat[i] <= index <= flat[i + 1] for i in range(0, len(flat), 2))
+
+        if holds(entry[keyword], len(self.releases) - 1):
+            return None  # taken again today: a target older than that is another question
+        first = entry[keyword][0]  # releases before the keyword came are another question
+        for index in range(max(low, first + 1), high + 1):
+            if holds(entry["read"], index) and not holds(entry.get("**", []), index):
+                if not holds(entry[keyword], index):
+                    return self.releases[index]
+        return None
+
+    def dropped_keywords(self) -> Dict[str, FrozenSet[str]]:
+        """Function -> the keywords an earlier release took and the newest does not."""
+        newest = len(self.releases) - 1
+        found: Dict[str, FrozenSet[str]] = {}
+        for qualname, entry in self._keywords.items():
+            gone = frozenset(
+                keyword
+                for keyword, flat in entry.items()
+                if keyword not in ("read", "**")
+                and not any(flat[i] <= newest <= flat[i + 1] for i in range(0, len(flat), 2))
+            )
+            if gone:
+                found[qualname] = gone
+        return found
 
     def names_absent_in(self, release: Version) -> FrozenSet[str]:
         """The last parts of every name (public, or a private name of a public module) the

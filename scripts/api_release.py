@@ -17,6 +17,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from scripts.api_history_classes import ClassReader
 from scripts.api_history_flags import Flags, config_flags
+from scripts.api_history_signatures import Signature, signatures
 
 # What one release offers: module -> (names, deprecated name -> message, removed name ->
 # message, open?).  A module's submodules are among its names.
@@ -229,10 +230,13 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
 
 def read_release(
     sdist: Path,
-) -> Tuple[Dict[str, ModuleInfo], Dict[str, frozenset], Flags, Dict[str, Set[str]]]:
+) -> Tuple[
+    Dict[str, ModuleInfo], Dict[str, frozenset], Flags, Dict[str, Set[str]], Dict[str, Signature]
+]:
     """Module -> (public names, deprecated, removed, open) for one sdist; the members of its
-    public classes that are not open (qualified class name -> members); its flags; and the
-    private names (``_x``, not ``__x__``) of its public modules."""
+    public classes that are not open (qualified class name -> members); its flags; the
+    private names (``_x``, not ``__x__``) of its public modules; the keyword parameters of its
+    public functions (``api_history_signatures``)."""
     files: Dict[str, str] = {}
     packages: Set[str] = set()
     with tarfile.open(sdist) as archive:
@@ -278,7 +282,9 @@ def read_release(
         parent, _, child = module.rpartition(".")
         if parent in result:
             result[parent][0].add(child)
-    return result, class_members(release, result), flags, private
+    trees = {module: release.tree(module) for module in release.files}
+    functions = signatures(trees, release.packages, {m: info[0] for m, info in result.items()})
+    return result, class_members(release, result), flags, private, functions
 
 
 def class_members(release: _Release, result: Dict[str, ModuleInfo]) -> Dict[str, frozenset]:

@@ -139,6 +139,7 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
     for qualname in sorted(private_at):
         parent, _, name = qualname.rpartition(".")
         private.setdefault(parent, {})[name] = _intervals(sorted(private_at[qualname]))
+    keywords = _removed_keywords([per_release[v][4] for v in versions])
     return {
         "format": FORMAT,
         # Flags whose releases by name differ from those where they are attributes of
@@ -155,6 +156,10 @@ def build(sdists: Dict[str, Path], jobs: int) -> dict:
         # The private names (``_x``) of public modules, release by release: not API, but what
         # legacy code's feature tests ask about (``hasattr(xla, "_DeviceArray")``).
         "private": private,
+        # Functions some release of which dropped a keyword parameter an earlier one had:
+        # qualified name -> {"read": releases whose signature is known, "**": those taking
+        # **kwargs, keyword -> releases accepting it} (only the dropped keywords).
+        "keywords": keywords,
     }
 
 
@@ -173,6 +178,37 @@ def _add_class_members(present: Dict[str, Set[int]], classes: List[Dict[str, fro
             present[f"{qualname}.{member}"] = unread | {
                 index for index, members in by_release.items() if member in members
             }
+
+
+def _removed_keywords(per_release: List[Dict[str, tuple]]) -> Dict[str, Dict[str, List[int]]]:
+    """The functions whose signature lost a keyword: where a later release whose signature is
+    known accepts neither it nor ``**kwargs``."""
+    read: Dict[str, Set[int]] = {}
+    var_kw: Dict[str, Set[int]] = {}
+    accepts: Dict[str, Dict[str, Set[int]]] = {}
+    for index, found in enumerate(per_release):
+        for qualname, (keywords, takes_any) in found.items():
+            read.setdefault(qualname, set()).add(index)
+            if takes_any:
+                var_kw.setdefault(qualname, set()).add(index)
+            for keyword in keywords:
+                accepts.setdefault(qualname, {}).setdefault(keyword, set()).add(index)
+    table: Dict[str, Dict[str, List[int]]] = {}
+    for qualname, by_keyword in sorted(accepts.items()):
+        closed = read[qualname] - var_kw.get(qualname, set())
+        dropped = {
+            keyword: releases
+            for keyword, releases in by_keyword.items()
+            if any(index > min(releases) and index not in releases for index in closed)
+        }
+        if dropped:
+            entry = {"read": _intervals(sorted(read[qualname]))}
+            if qualname in var_kw:
+                entry["**"] = _intervals(sorted(var_kw[qualname]))
+            for keyword, releases in sorted(dropped.items()):
+                entry[keyword] = _intervals(sorted(releases))
+            table[qualname] = entry
+    return table
 
 
 def _intervals(indices: List[int]) -> List[int]:
