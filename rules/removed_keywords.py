@@ -1,8 +1,10 @@
 """JAX906 removed-keywords: keyword arguments a JAX release dropped from a function that stays.
 
-The API history knows names, not signatures, so a call with a removed keyword passed every
-other check and failed at run time with ``TypeError: unexpected keyword argument``.  This rule
-knows the keywords, each measured on the signatures of jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2:
+A call with a removed keyword passes every check that reads names only, and fails at run time
+with ``TypeError: unexpected keyword argument``.  The API history records each public
+function's keyword parameters per release (``scripts/api_history_signatures.py``): any keyword
+a release of the target range dropped is reported.  Two have a rewrite, each measured on the
+signatures of jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2:
 
 * ``jax.scipy.linalg.solve(..., sym_pos=...)``: deprecated in jax 0.3.15 in favour of
   ``assume_a="pos"`` (following ``scipy.linalg.solve``); present on 0.4.13, gone on 0.4.30.
@@ -13,19 +15,26 @@ knows the keywords, each measured on the signatures of jax 0.4.13, 0.4.30, 0.6.2
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+import functools
+import re
+from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.migrator.version import Version, parse_version
+from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._pjit import keyword_arg
 
 SOLVE = "jax.scipy.linalg.solve"
 CLIP = "jax.numpy.clip"
+RESHAPE = "jax.numpy.reshape"
+MAKE_MESH = "jax.make_mesh"
 # The first release known without the keyword (present on the one before it that was measured).
 SYM_POS_GONE = parse_version("0.4.14")
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
@@ -39,11 +48,19 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
     * `jax.scipy.linalg.solve(a, b, sym_pos=True)` becomes `solve(a, b, assume_a="pos")`;
       `sym_pos=False` is dropped; another value `v` becomes `assume_a="pos" if v else "gen"`.
       A call that also passes `assume_a` is reported.
+    * `jax.numpy.reshape(x, newshape=s)` becomes `reshape(x, s)` and `jax.make_mesh(axis_shapes=s,
+      ...)` becomes `make_mesh(s, ...)`: JAX renamed those parameters in place (`newshape` is
+      gone from 0.6.0, `axis_shapes` from 0.11.1), so by position they mean the same everywhere.
     * `jax.numpy.clip(x, a_min=lo, a_max=hi)` becomes `clip(x, lo, hi)` (`a_max` alone:
       `clip(x, None, hi)`; `a=x` becomes the first positional argument).  Positional bounds
       mean the same on every JAX, old or new, so the rewrite needs no newer release.
 
     It acts where the target reaches a release without the keyword.
+
+    **Every other dropped keyword is reported.**  The API history records the keyword
+    parameters of JAX's public functions in every release (read from their sources), so a call
+    passing a keyword that an earlier release took and a release of the target range takes
+    neither by name nor through `**kwargs` is reported at the keyword, with that release.
 
     **Why.** `sym_pos` was deprecated in jax 0.3.15 and is gone by 0.4.30; `a_min`/`a_max`
     gave way to the Array API signature `clip(arr, /, min, max)` and are gone by 0.10.2.  A
@@ -56,8 +73,10 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
 
     lifecycle = Lifecycle(deprecated=("0.3.15", "sym_pos of jax.scipy.linalg.solve deprecated"))
     references = (refs.api(SOLVE), refs.api(CLIP))
-    names = frozenset({SOLVE, CLIP})
+    names = frozenset({SOLVE, CLIP, RESHAPE, MAKE_MESH})
     names_are_legacy = False  # the functions stay: never drop their imports
+    dropped: Dict[str, FrozenSet[str]] = {}  # function -> the keywords the newest JAX lacks
+    by_word: Dict[str, FrozenSet[str]] = {}  # the same by the function's last name
     examples = (
         Example(
             before="""
@@ -87,6 +106,37 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
         ),
     )
 
+    def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
+        return _with_history()
+
+    def text_gate(self, gate: TextGate) -> bool:
+        """A rewritten function written at all, or one the history saw drop a keyword, with
+        one of its dropped keywords written ``name=`` somewhere in the text."""
+        text = gate.text
+        if any(name.rsplit(".", 1)[1] in text for name in RemovedKeywords.names):
+            return True
+        for word, keywords in self.by_word.items():
+            if word not in text:
+                continue
+            # ``import pjit as pj``, ``f = x.f``: the names it is called by
+            names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
+            for name in names:
+                for match in _CALL(name).finditer(text):
+                    span = _arguments(text, match.end())
+                    if any(_KEYWORD(keyword).search(span) for keyword in keywords):
+                        return True
+        return False
+
+    def ast_gate(self, facts: Facts) -> bool:
+        for call in facts.calls:
+            qualnames = facts.qualnames(call.func)
+            if qualnames & RemovedKeywords.names:
+                return True
+            passed = {k.arg for k in call.keywords}
+            if any(passed & self.dropped.get(q, frozenset()) for q in qualnames):
+                return True
+        return False
+
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         call = None if site.is_import else called(site)
         if call is None or any(arg.star for arg in call.args):
@@ -95,6 +145,10 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
             self._solve(call, ctx)
         elif site.qualname == CLIP and ctx.reaches(CLIP_KEYWORDS_GONE):
             self._clip(call, ctx)
+        elif _by_position(site.qualname, call, ctx):
+            return
+        else:
+            _report_dropped(site.qualname, call, ctx)
 
     @staticmethod
     def _solve(call: cst.Call, ctx: Context) -> None:
@@ -149,3 +203,128 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
         ]
         message = "clip(x, a_min=..., a_max=...) -> clip(x, lo, hi): positional bounds"
         ctx.replace(call, call.with_changes(args=args), message)
+
+
+# A keyword JAX renamed in place: passed by position, the argument means the same on every
+# release.  (function, keyword) -> (its position, the first release without the keyword).
+POSITIONAL = {
+    (RESHAPE, "newshape"): (1, parse_version("0.6.0")),  # ``shape`` from 0.4.28
+    (MAKE_MESH, "axis_shapes"): (0, parse_version("0.11.1")),  # ``axis_sizes`` from 0.11.1
+}
+
+
+def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
+    """``reshape(a, newshape=s)`` -> ``reshape(a, s)``, ``make_mesh(axis_shapes=s, ...)`` ->
+    ``make_mesh(s, ...)``: the renamed parameter's argument moves to its position."""
+    positional = [arg for arg in call.args if arg.keyword is None]
+    for (function, keyword), (position, gone) in POSITIONAL.items():
+        named = [a for a in call.args if a.keyword is not None and a.keyword.value == keyword]
+        if function != qualname or not named or not ctx.reaches(gone):
+            continue
+        if len(positional) != position:
+            return False  # arguments the rule cannot place around it
+        moved = named[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+        rest = [a for a in call.args if a.keyword is not None and a is not named[0]]
+        args = [*positional, moved, *rest]
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [a.with_changes(comma=comma) for a in args[:-1]] + [
+            args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        ]
+        short = qualname.rsplit(".", 1)[1]
+        message = f"{short}({keyword}=...) -> by position: JAX renamed the parameter"
+        return ctx.replace(call, call.with_changes(args=args), message)
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _with_history() -> RemovedKeywords:
+    """The rule with every function the API history saw drop a keyword."""
+    rule = object.__new__(RemovedKeywords)
+    rule.dropped = history().dropped_keywords()
+    rule.names = RemovedKeywords.names | frozenset(rule.dropped)  # type: ignore[misc]
+    by_word: Dict[str, Set[str]] = {}
+    for qualname, keywords in rule.dropped.items():
+        by_word.setdefault(qualname.rsplit(".", 1)[1], set()).update(keywords)
+    rule.by_word = {word: frozenset(keywords) for word, keywords in by_word.items()}
+    return rule
+
+
+@functools.lru_cache(maxsize=1)
+def _owned_keywords() -> FrozenSet[str]:
+    """Keywords another rule rewrites or reports (pjit's in_axis_resources, pmap's
+    global_arg_shapes, ...): theirs, not reported twice."""
+    others = (r for code, r in all_rules().items() if code != RemovedKeywords.code)
+    return frozenset().union(*(r.keywords for r in others))
+
+
+@functools.lru_cache(maxsize=256)
+def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
+    return re.compile(rf"\b{re.escape(keyword)}\s*=(?!=)")
+
+
+@functools.lru_cache(maxsize=512)
+def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
+    """``word(``, but not its definition (``def word(``)."""
+    return re.compile(rf"(?<!def )\b{re.escape(word)}\s*\(")
+
+
+@functools.lru_cache(maxsize=512)
+def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
+    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word``."""
+    escaped = re.escape(word)
+    return re.compile(rf"\b{escaped}\s+as\s+(\w+)|(?m:^\s*(\w+)\s*=\s*[\w.\s\\]*\b{escaped}\s*$)")
+
+
+def _escaped(text: str, index: int) -> bool:
+    """An odd run of backslashes just before ``index``."""
+    run = 0
+    while index - run - 1 >= 0 and text[index - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
+def _arguments(text: str, start: int) -> str:
+    """The text from ``start`` (just inside a call's ``(``) to its closing parenthesis, string
+    literals skipped while counting; the rest of the text when it never closes.  Holds every
+    keyword ``ast`` sees passed to the call."""
+    depth, index, end = 1, start, len(text)
+    while index < end:
+        char = text[index]
+        if char in "\"'":
+            triple = text[index : index + 3] == char * 3
+            close = text.find(char * 3 if triple else char, index + (3 if triple else 1))
+            while not triple and close > 0 and _escaped(text, close):
+                close = text.find(char, close + 1)
+            if close < 0:
+                return text[start:]
+            index = close + (3 if triple else 1)
+            continue
+        if char == "#":
+            newline = text.find("\n", index)
+            index = end if newline < 0 else newline
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start:index]
+        index += 1
+    return text[start:]
+
+
+def _report_dropped(qualname: str, call: cst.Call, ctx: Context) -> None:
+    """A keyword the function took in an earlier release and lacks in one of the range."""
+    if ctx.owner(qualname, besides=RemovedKeywords.code):
+        return  # another rule's function (process_allgather's titled=, ...)
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value in _owned_keywords():
+            continue
+        gone = history().dropped_keyword(qualname, arg.keyword.value, ctx.target, ctx.upper)
+        if gone is not None:
+            short = qualname.rsplit(".", 1)[1]
+            ctx.report(
+                arg,
+                f"{short}() takes no {arg.keyword.value}= from JAX {gone} (TypeError there); "
+                f"see {qualname}'s signature in that release's documentation",
+            )
