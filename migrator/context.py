@@ -12,7 +12,6 @@ statement by statement).
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -35,6 +34,7 @@ import libcst as cst
 from libcst._position import CodeRange
 
 from jaxmigrate.migrator.analysis import Analysis
+from jaxmigrate.migrator.astview import beyond_target, suppresses
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.positions import Positions
@@ -44,7 +44,6 @@ from jaxmigrate.migrator.traversal import (
     TRIVIA,
     structural_children,
 )
-from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.migrator.walk import all_parents, walk_module
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -233,23 +232,7 @@ class Context:
             self.findings.append(Finding(node, self.rule.code, message, Safety.MANUAL.value))
 
     def _beyond_target(self, message: str) -> str:
-        """``message``, saying so where it recommends a JAX name that the target's newest
-        release does not have yet (a range capped below the release that added it)."""
-        if self.upper is None or "jax." not in message:
-            return message
-        from jaxmigrate.rules._api_history import history
-
-        h = history()
-        late = []
-        for name in dict.fromkeys(_JAX_NAME.findall(message)):
-            known = h.lookup(name.rstrip("."))
-            if known is not None and known.present:
-                added = parse_version(h.releases[known.present[-1][0]])
-                if added > self.upper and not h.exists_throughout(name, self.target, self.upper):
-                    late.append(f"{name} needs JAX {h.releases[known.present[-1][0]]}")
-        if not late:
-            return message
-        return f"{message} ({'; '.join(late)}, newer than the target)"
+        return beyond_target(message, self.target, self.upper)
 
     # -- positions and suppression comments ------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:
@@ -295,12 +278,8 @@ class Context:
         if not self._suppressions:
             return False
         code_range = self.position(node)
-        for line in {code_range.start.line, code_range.end.line}:
-            if line in self._suppressions:
-                codes = self._suppressions[line]
-                if codes is None or any(self.rule.code.startswith(c) for c in codes):
-                    return True
-        return False
+        lines = (code_range.start.line, code_range.end.line)
+        return suppresses(self._suppressions, self.rule.code, lines)
 
     def suppressed_lines(self) -> List[int]:
         """The lines a ``# jaxmigrate: ignore`` comment silences, for any code."""
@@ -439,9 +418,6 @@ class Context:
     def copy(node: N) -> N:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
-
-
-_JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_]\w*)+")
 
 
 def _evidence_of(text: str) -> "Evidence":

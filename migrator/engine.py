@@ -29,7 +29,8 @@ from typing import (
 import libcst as cst
 
 from jaxmigrate.migrator import guard
-from jaxmigrate.migrator.astfacts import ast_facts, imports_jax
+from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
+from jaxmigrate.migrator.astfirst import findings_on_ast
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
@@ -166,10 +167,16 @@ def _migrate_checked(
     text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int
 ) -> Result:
     unchanged = Result(text, text, [], [])
-    candidates, ast_parsed = _ast_gate(text, plan, candidates, limit, settings.gates)
+    candidates, facts = _ast_gate(text, plan, candidates, limit, settings.gates)
     if not candidates:
         return unchanged
     plan = make_plan(candidates)
+    if facts is not None and settings.gates and settings.ast_first:
+        findings = findings_on_ast(text, facts, plan.rules, settings)
+        if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
+            return Result(text, text, [], findings)
+    ast_parsed = facts is not None
+    del facts  # CPython's tree (about 80 bytes a source byte), before LibCST's parser starts
     module = _parse(text, ast_parsed)
     errors: List[Diagnostic] = []
     with cached_children():
@@ -197,10 +204,11 @@ def _on_own_lines(diagnostics: List[Diagnostic], lost: Lost) -> List[Diagnostic]
 
 def _ast_gate(
     text: str, plan: Plan, candidates: Tuple[Rule, ...], limit: int, gated: bool = True
-) -> Tuple[Tuple[Rule, ...], bool]:
+) -> Tuple[Tuple[Rule, ...], Optional[Facts]]:
     """Gate 2 (unless not ``gated``), and the nesting check: the rules still wanted, and
-    whether CPython parses the file.  CPython's tree (about 80 bytes a source byte) is dropped
-    on return, before LibCST's parser, the peak of a file's memory, starts."""
+    CPython's facts of the file (None when it does not parse), for the rules that answer from
+    them (:mod:`migrator.astfirst`); the caller drops them before LibCST's parser, the peak of
+    a file's memory, starts."""
     facts = ast_facts(text)
     if facts is not None and gated:
         jax_imported = imports_jax(facts)
@@ -210,12 +218,12 @@ def _ast_gate(
             if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
         )
         if not candidates:
-            return candidates, True
+            return candidates, facts
     # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped).
     problem = guard.nesting_problem(text, facts.tree if facts is not None else None, limit)
     if problem is not None:
         raise MigrationError(problem)
-    return candidates, facts is not None
+    return candidates, facts
 
 
 def _parse(text: str, ast_parsed: bool) -> cst.Module:

@@ -6,10 +6,8 @@ handles the gates, parsing and errors; the rounds only ever see a LibCST tree.""
 
 from __future__ import annotations
 
-import re
 from typing import (
     Dict,
-    FrozenSet,
     Iterable,
     List,
     Optional,
@@ -22,6 +20,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.analysis import Analysis, analyze
 from jaxmigrate.migrator.apply import Apply
+from jaxmigrate.migrator.astview import find_suppressions
 from jaxmigrate.migrator.cleanup import left_unused, remove_top_level, unused_imports
 from jaxmigrate.migrator.context import (
     CannotReference,
@@ -45,26 +44,6 @@ from jaxmigrate.migrator.tidy import Produced, tidy
 from jaxmigrate.migrator.wrap import wrap
 
 MAX_ROUNDS = 10
-
-
-# -- suppression comments ---------------------------------------------------------------------
-_SUPPRESS_RE = re.compile(r"#\s*jaxmigrate:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
-
-
-def find_suppressions(text: str) -> Dict[int, Optional[FrozenSet[str]]]:
-    """Line number -> suppressed codes (None: every code) for ``# jaxmigrate: ignore[...]``."""
-    result: Dict[int, Optional[FrozenSet[str]]] = {}
-    if "jaxmigrate" not in text:
-        return result
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _SUPPRESS_RE.search(line)
-        if match:
-            codes = match.group(1)
-            if codes is None:
-                result[number] = None
-            else:
-                result[number] = frozenset(c.strip() for c in codes.split(",") if c.strip())
-    return result
 
 
 def run_rounds(

@@ -26,7 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
     from jaxmigrate.migrator.astfacts import Facts
+    from jaxmigrate.migrator.astview import AstView
     from jaxmigrate.migrator.context import Context, NameSite
+    from jaxmigrate.migrator.diagnostics import Diagnostic
 
 
 @dataclasses.dataclass(frozen=True)
@@ -286,6 +288,14 @@ class Rule:
         rule.  Speed only, and checked: ``tests/test_gates.py`` runs every fixture with the
         gates bypassed and fails if a rule acts where its gate said False."""
         return True
+
+    def ast_findings(self, view: "AstView") -> Optional[List["Diagnostic"]]:
+        """What the rule reports in the file, read from CPython's ``ast`` alone
+        (:class:`migrator.astview.AstView`), when it is sure that is what its LibCST hooks
+        would report and that it has no fix to make there; None otherwise (the default: LibCST
+        decides).  When every rule left after gate 2 answers, LibCST never parses the file;
+        ``tests/test_gate_equivalence.py`` checks the answers against the LibCST path."""
+        return None
 
     def text_gate(self, gate: TextGate) -> bool:
         """Gate 1b, refined: False only when the rule certainly does nothing in a file whose text

@@ -50,6 +50,10 @@ class Settings:
     # for speed only.  False runs every active rule's hooks on every file LibCST parses:
     # the same output and findings, slower (tests/test_gate_equivalence.py, bench/gates.py).
     gates: bool = True
+    # With the gates: a file whose every candidate rule can report from CPython's ``ast`` alone
+    # and has no fix there is never parsed by LibCST (migrator.astfirst).  False always parses
+    # with LibCST: the same findings (tests/test_gate_equivalence.py), slower.
+    ast_first: bool = True
     # Lines a rewrite makes longer than this are wrapped (see migrator.wrap).  The runner
     # sets each file's project's own (migrator.linelength); None (a caller of the engine
     # that knows no project): no wrapping, the rewritten lines as the rules write them.
@@ -120,6 +124,7 @@ class Settings:
             key += f"|src{self.source_version}{'!' if self.source_explicit else ''}"
         key += "|survey" if self.survey else ""
         key = key if self.gates else key + "|ungated"
+        key = key if self.ast_first else key + "|libcst"
         if self.line_length is not None:
             key += f"|ll{self.line_length}"
         return key if self.locate_fixes else key + "|unlocated"

@@ -7,6 +7,7 @@ Reported once per file and private module, at the first place that names it.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -14,7 +15,9 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name, guards_imports, is_feature_test
 from jaxmigrate.migrator.textgate import TextGate
@@ -141,20 +144,80 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
             if module not in first or where < first[module][0]:
                 first[module] = (where, node)
         for module, (_where, node) in sorted(first.items(), key=lambda item: item[1][0]):
-            what = (
-                "private JAX API"
-                if module.startswith(PRIVATE)
-                else "private JAX API (a leading underscore)"
-            )
-            ctx.report(
-                node,
-                f"{module} is {what}, with no compatibility promise: it can change or "
-                "disappear in any release; use a public equivalent (jax.extend, jax.core, "
-                "jax.tree_util, jax.sharding, ...) or pin the JAX version",
-            )
+            ctx.report(node, _message(module))
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_name` and :meth:`visit_module` on ``ast`` (see ``AstView``); None where
+        they could differ: a private chain whose head the module binds in more than one way or
+        reads inside an f-string, a private name beside another rule's findings (which
+        :meth:`visit_module` leaves to them), or an unused private import it may delete."""
+        if view.written_before(view.target) and any(
+            isinstance(s, ast.ImportFrom) and not s.level and (s.module or "").startswith(PRIVATE)
+            for s in view.tree.body
+        ):
+            return None  # _unused_private_imports may have a fix to make
+        aliases = {i.bound for i in view.imports if i.qualname == PRIVATE and i.bound != "_src"}
+        uses: List[Tuple[ast.AST, str]] = []  # name sites first, as visit_name records them
+        underscored: List[Tuple[ast.AST, str]] = []
+        for item in view.imports:
+            if item.guarded:
+                continue
+            if (item.imported + ".").startswith(PRIVATE + "."):
+                uses.append((item.node, _private_module(item.imported)))
+            elif _private_part(item.imported) is not None:
+                underscored.append((item.node, _private_part(item.imported)))  # type: ignore[arg-type]
+            if item.bound in aliases and not item.top:
+                return None  # an alias LibCST's analysis learns only when it gets there
+        sites: List[Tuple[ast.AST, str]] = []
+        for chain in view.chains:
+            parts = chain.parts
+            private = [i for i, p in enumerate(parts) if p.startswith("_") and p[1:2] != "_"]
+            if not private and parts[0] not in aliases:
+                continue
+            sure, head = view.resolve(parts[0])
+            if not sure or chain.in_fstring:
+                return None
+            if head is None:
+                continue
+            full = ".".join((head, *parts[1:]))
+            named = parts[0] == "_src" or parts[0] in aliases
+            if not chain.guarded and head == PRIVATE and named:
+                sites.append((chain.nodes[0], _private_module(full)))
+            elif not chain.guarded and head == "jax" and parts[1:2] == ("_src",):
+                sites.append((chain.nodes[1], _private_module(full)))
+            attributes = [i for i in private if i > 0]
+            module = _private_part(full) if attributes else None
+            if chain.guarded or module is None or (module + ".").startswith(PRIVATE + "."):
+                continue
+            underscored.append((chain.nodes[attributes[-1]], module))  # the outermost first
+        if underscored and len(view.codes) > 1:
+            return None  # visit_module leaves a line where another rule speaks to that rule
+        first: Dict[str, Tuple[Tuple[int, int], ast.AST]] = {}
+        for node, module in sites + uses + underscored:
+            where = view.start(node)
+            if module not in first or where < first[module][0]:
+                first[module] = (where, node)
+        found = []
+        for module, (_where, node) in sorted(first.items(), key=lambda item: item[1][0]):
+            finding = view.report(self.code, node, _message(module))
+            if finding is not None:
+                found.append(finding)
+        return found
 
     def _uses(self, ctx: Context) -> List[Tuple[cst.CSTNode, str]]:
         return ctx.memo((self.code, "uses"), list)
+
+
+def _message(module: str) -> str:
+    """The finding for ``module`` (both paths report it with this text)."""
+    what = "private JAX API"
+    if not module.startswith(PRIVATE):
+        what += " (a leading underscore)"
+    return (
+        f"{module} is {what}, with no compatibility promise: it can change or "
+        "disappear in any release; use a public equivalent (jax.extend, jax.core, "
+        "jax.tree_util, jax.sharding, ...) or pin the JAX version"
+    )
 
 
 def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:

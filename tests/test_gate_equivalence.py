@@ -146,3 +146,95 @@ def test_gates_change_nothing_on_generated_programs(program, lines, before):
     legacy = "".join(lines)
     text = legacy + program if before else program + "\n" + legacy
     assert difference(text, ALL_RULES) is None
+
+
+# -- findings from ``ast`` alone (migrator.astfirst): the same as LibCST's -----------------------
+def ast_first_difference(text: str, options: Settings) -> Optional[str]:
+    """None when the ast-first run and the run that always parses with LibCST agree on the
+    output and on every finding (code, message, line, column, end line, safety)."""
+    first = outcome(text, options)
+    libcst = outcome(text, dataclasses.replace(options, ast_first=False))
+    return None if first == libcst else f"ast-first {first!r}\n  LibCST {libcst!r}"
+
+
+class _Answered:
+    """Counts the files :func:`migrator.astfirst.findings_on_ast` answered (not vacuous)."""
+
+    def __init__(self, monkeypatch) -> None:  # noqa: ANN001
+        from jaxmigrate.migrator import engine
+
+        self.count, real = 0, engine.findings_on_ast
+
+        def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            found = real(*args, **kwargs)
+            self.count += found is not None
+            return found
+
+        monkeypatch.setattr(engine, "findings_on_ast", counting)
+
+
+def test_ast_first_reports_what_libcst_does_on_the_fixtures_and_programs(monkeypatch):
+    answered = _Answered(monkeypatch)
+    inputs = list(_fixture_files()) + [
+        (path.name, path.read_text(encoding="utf-8"), ALL_RULES)
+        for path in sorted(PROGRAMS.glob("*.py"))
+    ]
+    offenders = [
+        f"{label}: {found}"
+        for label, text, options in inputs
+        for found in [ast_first_difference(text, options)]
+        if found is not None
+    ]
+    assert not offenders, "ast-first and LibCST runs differ:\n" + "\n".join(offenders)
+    assert answered.count >= 5, "no file was answered from ast: the check is vacuous"
+
+
+PRIVATE_CASES = [
+    "from jax._src import core\nx = core.Tracer\n",
+    "import jax\nx = jax._src.core.Tracer\ny = jax._src.api.jit\n",
+    "import jax\nimport jax._src.dispatch as d  # jaxmigrate: ignore[JAX902]\nx = jax._src.x\n",
+    "import jax\nx = jax._src.core  # jaxmigrate: ignore\n",
+    "import jax\ny = (jax.\n  _src.core.Tracer)\nz = jax.lax._foo._bar(1)\n",
+    "import jax\ns = 'é' ; t = jax._src.util.safe_map\nu = jax.lax._x\n",
+    "try:\n    from jax._src import api\nexcept ImportError:\n    api = None\n",
+    "import jax\nif hasattr(jax, 'x'):\n    from jax._src import api\nz = jax._src.lib\n",
+    "import jax\nv = hasattr(jax, '_src') and jax._src.core\nw = jax.lax._p\n",
+    "from jax import _src\nfrom jax import _src as s\nx = _src.core.T\ny = s.lib.X\n",
+    "import jax._src as js\ndef f():\n    return js.core.T\n",
+    "def f():\n    import jax._src as js\n    return js.core.T\nx = js\n",
+    "import jax\ndef f(jax):\n    return jax._src.core\ny = jax._src.lib\n",
+    "import jax\nfrom jax._src.deprecations import getattr as _g\n__getattr__ = _g()\ndel _g\n",
+    "import jax\nx = f'{jax._src.core.T}'\ny = f'''\n{jax._src.api}'''\n",
+    "from jax.interpreters.xla import _device_put\nimport jaxlib._jax as jj\n",
+    "from jax._src.numpy.lax_numpy import isin\nimport jax\nx = jax.tree_map(f, y)\n",
+    "from jax._src.numpy.lax_numpy import isin\nx = 1\n",
+    "import jax\ntry:\n    pass\nexcept ValueError :\n    pass\nx = jax._src.core\n",
+    "import jax\nclass A:\n    jax = None\n    x = jax._src\n",
+    "import jax\nx = [jax._src.core for jax in y]\n",
+]
+
+
+@pytest.mark.parametrize("text", PRIVATE_CASES)
+@pytest.mark.parametrize(
+    "options",
+    [ALL_RULES, Settings(), Settings(target_version="0.4.13", target_upper="0.4.20")],
+    ids=["unsafe", "default", "capped"],
+)
+def test_ast_first_reports_what_libcst_does_on_private_imports(text, options):
+    assert ast_first_difference(text, options) is None
+
+
+PRIVATE_LINES = [
+    "from jax._src import core\n",
+    "import jax._src.lib as lib\n",
+    "x = jax._src.core.Tracer  # jaxmigrate: ignore[JAX9]\n",
+    "y = jax.lax._private(z)\n",
+    "try:\n    import jax._src.api\nexcept ImportError:\n    pass\n",
+]
+
+
+@PROFILE
+@given(hypothesmith.from_node(), st.lists(st.sampled_from(PRIVATE_LINES), max_size=3))
+def test_ast_first_reports_what_libcst_does_on_generated_programs(program, lines):
+    text = "import jax\n" + "".join(lines) + program
+    assert ast_first_difference(text, Settings()) is None

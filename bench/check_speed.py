@@ -1,0 +1,196 @@
+"""How fast ``jaxmigrate --check -j 1`` reads modern code, against ``ast.parse`` of the same files
+measured in the same run, and why the files that reach LibCST do (issue #29).
+
+Two corpora:
+
+* JAX's own sources: the ``jax`` package installed next to jaxmigrate (every ``.py`` file,
+  nothing excluded).  The directory is named on the command line, where discovery walks it
+  like any other (only a ``jax/`` found *inside* a walked directory is skipped as not user
+  code), so no copy is needed.
+* the modern corpus of ``bench/modern_corpus.py`` (built from its cached sdists into
+  ``--modern-out``; ``--no-build`` reuses a built one).  Only its ``.py`` files are timed and
+  handed to jaxmigrate (``--extend-exclude '*.ipynb'``), the files ``ast.parse`` reads.
+
+For each corpus: the wall-clock time of ``jaxmigrate PATHS --check -q -j 1 --no-cache`` (a new
+process: start-up included), the best of three ``ast.parse`` passes over the same texts, and
+their ratio.  Then, in this process with the default settings, what each file meets: the gate
+that stops it, or the candidate rules left after gate 2, whether it was answered from
+CPython's ``ast`` alone or reached LibCST's parser, and of the latter which have fixes and
+which findings only.
+
+Usage: python bench/check_speed.py [--modern-out DIR] [--no-build] [--jax DIR] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Counter, Dict, List, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+DEFAULT_MODERN_OUT = Path("/tmp/jaxmigrate-check-speed-modern")
+
+
+def python_files(paths: Sequence[Path]) -> List[Path]:
+    return sorted(f for path in paths for f in path.rglob("*.py") if f.is_file())
+
+
+def read_all(files: Sequence[Path]) -> List[str]:
+    return [f.read_text(encoding="utf-8", errors="surrogateescape") for f in files]
+
+
+def ast_seconds(texts: Sequence[str], repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for text in texts:
+            try:
+                ast.parse(text)
+            except (SyntaxError, ValueError):
+                pass
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def check_seconds(paths: Sequence[Path]) -> Tuple[float, int]:
+    """Wall-clock seconds of ``jaxmigrate --check -j 1 --no-cache`` on ``paths``, exit code."""
+    command = [
+        sys.executable, "-m", "jaxmigrate.migrator.cli", *map(str, paths),
+        "--check", "-q", "-j", "1", "--no-cache", "--extend-exclude", "*.ipynb",
+    ]  # fmt: skip
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 1, 2):
+        raise SystemExit(f"jaxmigrate exited {done.returncode}:\n{done.stderr[-4000:]}")
+    return seconds, done.returncode
+
+
+def classify(texts: Sequence[str]) -> Dict[str, Counter[str]]:
+    """What each file meets in the engine (default settings), counted."""
+    from jaxmigrate.migrator import engine, guard
+    from jaxmigrate.migrator.errors import MigrationError
+    from jaxmigrate.migrator.plan import make_plan
+    from jaxmigrate.migrator.settings import Settings
+    from jaxmigrate.migrator.textgate import admitted
+
+    settings = Settings()
+    plan = make_plan(tuple(settings.active_rules()))
+    parses = [0]
+    real_parse = engine._parse
+
+    def counting_parse(text: str, ast_parsed: bool):  # noqa: ANN202
+        parses[0] += 1
+        return real_parse(text, ast_parsed)
+
+    outcome: Counter[str] = collections.Counter()
+    candidates_at_libcst: Counter[str] = collections.Counter()
+    answered_on_ast: Counter[str] = collections.Counter()
+    findings_only: Counter[str] = collections.Counter()
+    fixes: Counter[str] = collections.Counter()
+    engine._parse = counting_parse  # type: ignore[assignment]
+    try:
+        for text in texts:
+            candidates, hits, tokens = plan.prefilter_tokens(text)
+            if candidates:
+                candidates = admitted(text, candidates, hits, tokens)
+            if not candidates:
+                outcome["stopped at gate 0/1 (text)"] += 1
+                continue
+            try:
+                left, _parsed = engine._ast_gate(text, plan, candidates, guard.MAX_NESTING)
+            except MigrationError:
+                left = candidates
+            if not left:
+                outcome["stopped at gate 2 (ast facts)"] += 1
+                continue
+            codes = ",".join(rule.code for rule in left)
+            before = parses[0]
+            try:
+                result = engine.migrate_source(text, settings)
+            except MigrationError:
+                outcome["error"] += 1
+                continue
+            if parses[0] == before:
+                outcome["answered on ast (no LibCST parse)"] += 1
+                answered_on_ast[codes] += 1
+                continue
+            candidates_at_libcst[codes] += 1
+            if result.fixes or result.changed:
+                outcome["reached LibCST: fixes"] += 1
+                fixes.update({d.code for d in result.fixes})
+            elif result.findings:
+                outcome["reached LibCST: findings only"] += 1
+                findings_only.update({d.code for d in result.findings})
+            else:
+                outcome["reached LibCST: nothing"] += 1
+    finally:
+        engine._parse = real_parse  # type: ignore[assignment]
+    return {
+        "outcome": outcome,
+        "candidates after gate 2, of the files that reach LibCST": candidates_at_libcst,
+        "candidates after gate 2, of the files answered on ast": answered_on_ast,
+        "codes of the findings-only files that reach LibCST": findings_only,
+        "codes of the fixes": fixes,
+    }
+
+
+def measure(name: str, paths: Sequence[Path], skip_cli: bool) -> None:
+    files = python_files(paths)
+    texts = read_all(files)
+    lines = sum(text.count("\n") for text in texts)
+    print(f"\n## {name}: {len(files):,} .py files, {lines:,} lines")
+    floor = ast_seconds(texts)
+    print(f"ast.parse of every file (best of 3): {floor:.2f} s")
+    if not skip_cli:
+        seconds, code = check_seconds(paths)
+        print(
+            f"jaxmigrate --check -q -j 1 --no-cache: {seconds:.2f} s (exit {code}): "
+            f"{seconds / floor:.2f}x ast.parse"
+        )
+    for title, counts in classify(texts).items():
+        print(f"{title}:")
+        for key, count in counts.most_common(12):
+            print(f"  {count:6,}  {key}")
+
+
+def jax_sources() -> Path:
+    import jax
+
+    return Path(os.path.dirname(jax.__file__))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jax", type=Path, default=None, help="JAX's sources (installed jax)")
+    parser.add_argument("--modern-out", type=Path, default=DEFAULT_MODERN_OUT)
+    parser.add_argument("--no-build", action="store_true", help="reuse a built modern corpus")
+    parser.add_argument("--only", choices=["jax", "modern"])
+    parser.add_argument("--skip-cli", action="store_true", help="only the in-process counts")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    if args.only in (None, "jax"):
+        measure("JAX's own sources", [args.jax or jax_sources()], args.skip_cli)
+    if args.only in (None, "modern"):
+        from bench.modern_corpus import DEFAULT_CACHE, PINS, _built, build
+
+        built = (
+            _built(args.modern_out, PINS)
+            if args.no_build
+            else build(args.modern_out, DEFAULT_CACHE, PINS, latest=False)
+        )
+        measure("modern corpus", list(built.values()), args.skip_cli)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Findings without LibCST: the engine's path for a file whose every candidate rule can answer
+from CPython's ``ast`` (:meth:`migrator.rule.Rule.ast_findings`) and has no fix to make there.
+
+Most modern files that pass the gates only carry findings (a private ``jax._src`` import, say),
+and a LibCST parse costs about five times the ``ast`` parse gate 2 already made (issue #29).
+Here each candidate rule reads the file through one :class:`migrator.astview.AstView`; if
+any of them cannot answer (None), the engine parses with LibCST as before.  What the rounds
+do to findings before they are reported (a backstop's repeats dropped, duplicates merged,
+the file's order) is done the same way here.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, List, Optional, Sequence
+
+from jaxmigrate.migrator.astview import AstView
+from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.lossless import SUSPECT
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astfacts import Facts
+    from jaxmigrate.migrator.rule import Rule
+    from jaxmigrate.migrator.settings import Settings
+
+
+def findings_on_ast(
+    text: str, facts: "Facts", rules: Sequence["Rule"], settings: "Settings"
+) -> Optional[List[Diagnostic]]:
+    """Every finding of ``rules`` (the candidates, in run order) in ``text``, as the LibCST
+    path reports them; None when one of the rules cannot tell without LibCST."""
+    if facts.tree is None or (SUSPECT.search(text) and _loses_except(text, facts.tree)):
+        return None  # LibCST's positions there are mapped from its own code (migrator.lossless)
+    view = AstView(text, facts, settings, tuple(rule.code for rule in rules))
+    found: List[Diagnostic] = []
+    for rule in rules:
+        answer = rule.ast_findings(view)
+        if answer is None:
+            return None
+        found.extend(answer)
+    backstops = {rule.code for rule in rules if rule.backstop}
+    if backstops and any(d.code in backstops for d in found):  # rounds._without_backstop_repeats
+        spoken = {d.line for d in found if d.code not in backstops}
+        spoken.update(view.suppressed_lines())
+        found = [d for d in found if d.code not in backstops or d.line not in spoken]
+    return sorted(set(found), key=lambda d: (d.line, d.column, d.code, d.message))
+
+
+def _loses_except(text: str, tree: ast.Module) -> bool:
+    """Does an ``except`` clause without ``as`` have white space (or a continuation) before
+    its colon, which LibCST's parser drops (:mod:`migrator.lossless`)?"""
+    lines = None
+    for node in ast.walk(tree):
+        if type(node) is not ast.ExceptHandler or node.name is not None:
+            continue
+        if lines is None:
+            lines = text.splitlines(keepends=True) if "\r" not in text else None
+            if lines is None:
+                return True  # (odd line ends: let LibCST decide)
+        if node.type is None:
+            line, offset, strip = node.lineno, node.col_offset + len("except"), ""
+        else:
+            line, offset, strip = node.type.end_lineno or 0, node.type.end_col_offset or 0, ")"
+        if not 0 < line <= len(lines):
+            return True
+        rest = lines[line - 1].encode("utf-8", "surrogatepass")[offset:]
+        if not rest.decode("utf-8", "replace").lstrip(strip).startswith(":"):
+            return True
+    return False

@@ -1,0 +1,327 @@
+"""Findings from CPython's ``ast`` alone: what a rule that can answer without LibCST reads.
+
+When every rule left after gate 2 can say what it reports in a file from the ``ast`` tree gate 2
+already made, and none of them has a fix to make there, the engine (:mod:`migrator.astfirst`)
+builds the findings here and LibCST never parses the file (issue #29).  An :class:`AstView`
+gives such a rule what :class:`migrator.context.Context` gives the LibCST hooks, computed the
+same way: positions as LibCST counts them (line, character column, end line), the
+``# jaxmigrate: ignore[...]`` comments, compatibility guards (``try/except ImportError``,
+feature and version tests), name resolution through imports, and the note for a recommended
+name newer than the target.  The shared pieces (:func:`suppresses`, :func:`beyond_target`,
+:func:`migrator.feature_tests.reads_feature_or_jax_version`) are the ones the LibCST path
+calls.  Where the view cannot be sure to agree with LibCST (a name bound in more than one
+way, a chain inside an f-string), it says so and the rule answers None: LibCST decides.
+``tests/test_gate_equivalence.py`` checks that both paths report the same.
+
+A LibCST-free module: it is imported on the way to LibCST, never after.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
+
+from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
+from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
+from jaxmigrate.migrator.version import parse_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astfacts import Facts
+    from jaxmigrate.migrator.settings import Settings
+    from jaxmigrate.migrator.version import Version
+
+Suppressions = Dict[int, Optional[FrozenSet[str]]]
+_SUPPRESS_RE = re.compile(r"#\s*jaxmigrate:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+_JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_]\w*)+")
+_NEWLINE = re.compile(r"\r\n?|\n")
+_GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
+_TRY = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+           ast.SetComp, ast.GeneratorExp, ast.DictComp)  # fmt: skip
+
+
+# -- shared with the LibCST path ----------------------------------------------------------------
+def find_suppressions(text: str) -> Suppressions:
+    """Line number -> suppressed codes (None: every code) for ``# jaxmigrate: ignore[...]``."""
+    result: Suppressions = {}
+    if "jaxmigrate" not in text:
+        return result
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _SUPPRESS_RE.search(line)
+        if match:
+            codes = match.group(1)
+            if codes is None:
+                result[number] = None
+            else:
+                result[number] = frozenset(c.strip() for c in codes.split(",") if c.strip())
+    return result
+
+
+def suppresses(suppressions: Optional[Suppressions], code: str, lines: Iterable[int]) -> bool:
+    """Does a suppression comment on one of ``lines`` (a node's first and last) silence
+    ``code``?"""
+    if not suppressions:
+        return False
+    for line in set(lines):
+        if line in suppressions:
+            codes = suppressions[line]
+            if codes is None or any(code.startswith(c) for c in codes):
+                return True
+    return False
+
+
+def beyond_target(message: str, target: "Version", upper: Optional["Version"]) -> str:
+    """``message``, saying so where it recommends a JAX name that the target's newest
+    release does not have yet (a range capped below the release that added it)."""
+    if upper is None or "jax." not in message:
+        return message
+    from jaxmigrate.rules._api_history import history
+
+    h = history()
+    late = []
+    for name in dict.fromkeys(_JAX_NAME.findall(message)):
+        known = h.lookup(name.rstrip("."))
+        if known is not None and known.present:
+            added = parse_version(h.releases[known.present[-1][0]])
+            if added > upper and not h.exists_throughout(name, target, upper):
+                late.append(f"{name} needs JAX {h.releases[known.present[-1][0]]}")
+    if not late:
+        return message
+    return f"{message} ({'; '.join(late)}, newer than the target)"
+
+
+# -- what the view collects in one walk ---------------------------------------------------------
+class Chain(NamedTuple):
+    """A dotted chain ``a.b.c`` (a lone name too), outermost node first in ``nodes``' last slot:
+    ``nodes[i]`` is the node of ``parts[: i + 1]``."""
+
+    parts: Tuple[str, ...]
+    nodes: Tuple[ast.expr, ...]
+    guarded: bool
+    in_fstring: bool
+
+
+class ImportSite(NamedTuple):
+    node: ast.alias
+    imported: str  # ``jax._src.core``: ``import jax._src.core``, ``from jax._src import core``
+    bound: str
+    qualname: str  # what ``bound`` refers to (``jax`` for ``import jax._src.core``)
+    guarded: bool
+    module_level: bool
+    top: bool  # a statement of the module's own body (LibCST's analysis reads those first)
+
+
+class AstView:
+    """One file's ``ast`` tree, as the rules that answer without LibCST read it."""
+
+    def __init__(self, text: str, facts: "Facts", settings: "Settings", codes: Tuple[str, ...]):
+        assert facts.tree is not None
+        self.text, self.facts, self.tree = text, facts, facts.tree
+        self.target, self.upper = settings.target, settings.upper
+        self.codes = codes  # the rules answering for this file
+        self._settings = settings
+        self._lines: Optional[List[str]] = None
+        self._suppressions: Optional[Suppressions] = None
+        self.chains: List[Chain] = []
+        self.imports: List[ImportSite] = []
+        # names bound otherwise than by an import, at module level / in a function or class
+        self._module_other: set = set()
+        self._inner: set = set()  # (imports in functions too, and global/nonlocal names)
+        self._walk()
+
+    # -- positions -------------------------------------------------------------------------
+    def _column(self, line: int, offset: int) -> int:
+        """``ast``'s UTF-8 byte offset on ``line`` as a character count (LibCST's column)."""
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.text)
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        if text.isascii():
+            return offset
+        return len(text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "replace"))
+
+    def start(self, node: ast.AST) -> Tuple[int, int]:
+        """(line, 0-based column) where ``node`` starts, as LibCST counts."""
+        line = node.lineno  # type: ignore[attr-defined]
+        return line, self._column(line, node.col_offset)  # type: ignore[attr-defined]
+
+    def report(self, code: str, node: ast.AST, message: str) -> Optional[Diagnostic]:
+        """A finding of rule ``code`` at ``node`` (as :meth:`Context.report` records it), or
+        None when a suppression comment silences it."""
+        line, column = self.start(node)
+        end = node.end_lineno or line  # type: ignore[attr-defined]
+        if self._suppressions is None:
+            self._suppressions = find_suppressions(self.text)
+        if suppresses(self._suppressions, code, (line, end)):
+            return None
+        message = beyond_target(message, self.target, self.upper)
+        return Diagnostic(code, message, line, column + 1, Safety.MANUAL.value, end)
+
+    def suppressed_lines(self) -> List[int]:
+        if self._suppressions is None:
+            self._suppressions = find_suppressions(self.text)
+        return list(self._suppressions)
+
+    # -- what the code was written for --------------------------------------------------------
+    def written_before(self, change: "Version") -> Optional[bool]:
+        """:meth:`Context.written_before`'s answer (without the reason)."""
+        from jaxmigrate.migrator.source import evidence
+
+        if not self._settings.source_explicit:
+            answer = evidence(self.tree).written_before(change)
+            if answer is not None:
+                return answer
+        return self._settings.source.written_before(change)
+
+    # -- names -----------------------------------------------------------------------------
+    def resolve(self, name: str) -> Tuple[bool, Optional[str]]:
+        """(sure, qualname): what ``name`` refers to wherever it is read, as LibCST's analysis
+        resolves it; not sure when the module imports it and also binds it inside a function,
+        class or comprehension (a scope then decides, which the view does not follow)."""
+        found = {i.qualname for i in self.imports if i.bound == name}
+        if not found:
+            return True, None  # never an import: no qualified name in any scope
+        if name in self._inner:
+            return False, None
+        if name in self._module_other or len(found) > 1:
+            return True, None  # module-level bindings that disagree: unresolved everywhere
+        return True, found.pop()
+
+    def _walk(self) -> None:
+        # (node, guarded, in f-string, module level, top-level statement)
+        stack: List[Tuple[ast.AST, bool, bool, bool, bool]] = [
+            (node, False, False, True, True) for node in reversed(self.tree.body)
+        ]
+        while stack:
+            node, guarded, fstring, module_level, top = stack.pop()
+            kind = type(node)
+            if kind is ast.Attribute or kind is ast.Name:
+                self._chain(node, guarded, fstring, stack, module_level)  # type: ignore[arg-type]
+                continue
+            if kind is ast.Import or kind is ast.ImportFrom:
+                self._import(node, guarded, module_level, top)
+                continue
+            inner_level = module_level and not isinstance(node, _SCOPES)
+            other = self._module_other if module_level else self._inner
+            children = _children(node)
+            if kind in _TRY:
+                guarded = guarded or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
+            elif kind is ast.If or kind is ast.IfExp:
+                guarded = guarded or _feature_test(node.test)  # type: ignore[attr-defined]
+            elif kind is ast.BoolOp:
+                values = node.values  # type: ignore[attr-defined]
+                guarded = guarded or any(_feature_test(v) for v in values[:-1])
+            elif kind is ast.JoinedStr:  # (3.11 places a multi-line one's parts poorly)
+                fstring = fstring or node.lineno != node.end_lineno  # type: ignore[attr-defined]
+            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                other.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.arg:
+                self._inner.add(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+                other.add(node.name)  # type: ignore[attr-defined]
+            elif kind in (ast.Global, ast.Nonlocal):
+                self._inner.update(node.names)  # type: ignore[attr-defined]
+            elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
+                other.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+                other.add(node.rest)  # type: ignore[attr-defined]
+            for child in reversed(children):
+                stack.append((child, guarded, fstring, inner_level, False))
+
+    def _chain(
+        self, node: ast.expr, guarded: bool, fstring: bool, stack: list, level: bool
+    ) -> None:
+        nodes: List[ast.expr] = []
+        current = node
+        while type(current) is ast.Attribute:
+            nodes.append(current)
+            current = current.value
+        if type(current) is not ast.Name:
+            stack.append((current, guarded, fstring, level, False))
+            return
+        if not isinstance(current.ctx, ast.Load):
+            (self._module_other if level else self._inner).add(current.id)
+        nodes.append(current)
+        nodes.reverse()
+        parts = tuple(n.id if type(n) is ast.Name else n.attr for n in nodes)  # type: ignore[attr-defined]
+        self.chains.append(Chain(parts, tuple(nodes), guarded, fstring))
+
+    def _import(self, node: ast.AST, guarded: bool, module_level: bool, top: bool) -> None:
+        if type(node) is ast.Import:
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                qualname = alias.name if alias.asname else bound
+                self.imports.append(
+                    ImportSite(alias, alias.name, bound, qualname, guarded, module_level, top)
+                )
+                if not module_level:
+                    self._inner.add(bound)
+            return
+        module = "." * node.level + (node.module or "")  # type: ignore[attr-defined]
+        for alias in node.names:  # type: ignore[attr-defined]
+            if alias.name == "*":
+                continue
+            qualname = module + alias.name if module.endswith(".") else f"{module}.{alias.name}"
+            bound = alias.asname or alias.name
+            self.imports.append(
+                ImportSite(alias, qualname, bound, qualname, guarded, module_level, top)
+            )
+            if not module_level:
+                self._inner.add(bound)
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    found: List[ast.AST] = []
+    for _field, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+def _catches(handler: ast.ExceptHandler) -> bool:
+    """``except ImportError`` (or ``ModuleNotFoundError``/``AttributeError``, dotted or in a
+    tuple): :func:`migrator.scope.catches_import_error` on ``ast``."""
+    kind = handler.type
+    if kind is None:
+        return False
+    for candidate in kind.elts if type(kind) is ast.Tuple else [kind]:
+        parts = _dotted(candidate)
+        if parts and parts[-1] in _GUARD_EXCEPTIONS:
+            return True
+    return False
+
+
+def _dotted(node: ast.AST) -> Optional[List[str]]:
+    parts: List[str] = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+def _feature_test(test: ast.AST) -> bool:
+    """:func:`migrator.scope.is_feature_test` on ``ast``: the dotted chains the test reads, and
+    the names LibCST holds as nodes where ``ast`` holds strings (an attribute of a call's
+    result, a keyword, a lambda's parameters)."""
+    chains: List[List[str]] = []
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        parts = _dotted(node) if type(node) in (ast.Name, ast.Attribute) else None
+        if parts:
+            chains.append(parts)
+            continue
+        if type(node) is ast.Attribute:
+            chains.append([node.attr])
+        elif type(node) is ast.keyword and node.arg:
+            chains.append([node.arg])
+        elif type(node) is ast.arg:
+            chains.append([node.arg])
+        stack.extend(_children(node))
+    return reads_feature_or_jax_version(chains)
