@@ -51,6 +51,14 @@ class Produced:
                 if isinstance(node, cst.CSTNode) and ctx.parent(node) is None:
                     self.nodes[id(node)] = (node, edit.code)
 
+    def code_of(self, ctx: Context, node: cst.CSTNode) -> Optional[str]:
+        """The code of the fix that wrote ``node`` or a node around it (None: no fix did)."""
+        for candidate in (node, *ctx.ancestors(node)):
+            found = self.nodes.get(id(candidate))
+            if found is not None and found[0] is candidate:
+                return found[1]
+        return None
+
     def __bool__(self) -> bool:
         return bool(self.nodes)
 
