@@ -33,12 +33,14 @@ from jaxmigrate.migrator.context import (
 )
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, one_line
+from jaxmigrate.migrator.folds import fold_leftovers
 from jaxmigrate.migrator.imports import add_imports
 from jaxmigrate.migrator.importwrap import layout_imports, order_imports
 from jaxmigrate.migrator.layout import realignments
 from jaxmigrate.migrator.origins import Origins, diagnostics_of, located_fix
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.positions import module_code
+from jaxmigrate.migrator.realign import realign_written
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.submodules import dead_submodule_imports
@@ -118,7 +120,11 @@ def run_rounds(
         if not ctx.edits and not removals and produced:
             tidy(ctx, produced, _same_types(plan))
         if not ctx.edits and not removals and (fixes or _round):
+            fold_leftovers(ctx, produced)
+        if not ctx.edits and not removals and (fixes or _round):
             order_imports(ctx, text, settings.first_party or ())
+        if not ctx.edits and not removals and produced and settings.line_length:
+            realign_written(ctx, produced, text, settings.line_length)
         if not ctx.edits and not removals and produced and settings.line_length:
             wrap(ctx, produced, text, settings.line_length)
         if not ctx.edits and not removals and (fixes or _round) and settings.line_length:

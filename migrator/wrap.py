@@ -50,7 +50,7 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
     black = closes_alone(original, ctx.module.default_indent)
     before = len(ctx.edits)
     done: set = set()
-    written = _laid_out(ctx)
+    written = laid_out(ctx)
     for node, rule_code in produced.nodes.values():
         if node is not ctx.module and ctx.parent(node) is None:
             continue  # replaced since
@@ -104,7 +104,7 @@ def closes_alone(text: str, default_indent: str) -> bool:
     return alone > trailing
 
 
-def _laid_out(ctx: Context) -> List[cst.CSTNode]:
+def laid_out(ctx: Context) -> List[cst.CSTNode]:
     """The nodes this pass wrote in the file's earlier rounds (kept alive, so ids stay theirs)."""
     return ctx.file_state.setdefault("wrap.laid_out", [])  # type: ignore[return-value]
 
@@ -172,7 +172,7 @@ def _relayout(
     indent = len(line) - len(line.lstrip(" "))
     if "\t" in line[:indent] or line[start:end] != ctx.code(root):
         return
-    block = _block_indent(ctx, root)
+    block = block_indent(ctx, root)
     if block is None or block > indent:
         return
     if not black and _in_header(ctx, root):
@@ -198,7 +198,7 @@ def _relayout(
         return
     message = f"wrapped a line the rewrite made longer than {limit} columns"
     ctx.edits[id(root)] = Edit(root, new, rule_code, message, Safety.SAFE)
-    _laid_out(ctx).append(new)
+    laid_out(ctx).append(new)
 
 
 def _split_string(
@@ -215,7 +215,7 @@ def _split_string(
     span = ctx.position(string)
     if span.start.line != span.end.line or line[: span.start.column].strip() or "\t" in line:
         return
-    block = _block_indent(ctx, string)
+    block = block_indent(ctx, string)
     if block is None or block > span.start.column:
         return
     column, quote = span.start.column, string.start[len(string.prefix) :]
@@ -251,7 +251,7 @@ def _split_string(
         return
     message = f"split a string the rewrite made longer than {limit} columns"
     ctx.edits[id(string)] = Edit(string, new, rule_code, message, Safety.SAFE)
-    _laid_out(ctx).append(new)
+    laid_out(ctx).append(new)
 
 
 def _piece(
@@ -281,7 +281,7 @@ def _in_header(ctx: Context, node: cst.CSTNode) -> bool:
     return False
 
 
-def _block_indent(ctx: Context, node: cst.CSTNode) -> Optional[int]:
+def block_indent(ctx: Context, node: cst.CSTNode) -> Optional[int]:
     """The column of the statement holding ``node`` (what ``indent=True`` whitespace adds)."""
     for up in ctx.ancestors(node):
         if isinstance(up, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
