@@ -81,7 +81,7 @@ def _aligned(segment: List[str], column: int, block: int, unit: int) -> bool:
             row, col = token.start
             if token.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
                 continue
-            if token.type in (tokenize.INDENT, tokenize.DEDENT):
+            if token.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
                 continue
             if row == 1 and col < column:
                 continue  # the statement before the expression
@@ -127,6 +127,9 @@ def _laid_out_again(
     if not rendered.endswith(suffix):
         return None
     body = rendered[: len(rendered) - len(suffix)].split("\n")
+    widest = max(len(line) for line in (prefix + rendered).split("\n"))
+    if widest > limit and widest >= max(len(line) for line in segment):
+        return None  # no better than it is
     relative = "\n".join([body[0]] + [x[block:] for x in body[1:]])
     try:
         return cst.parse_expression(relative)
