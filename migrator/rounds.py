@@ -150,7 +150,7 @@ def run_rounds(
         if origins is not None:
             applied.trace = origins.tracer(ctx)
         module = module.visit(applied)
-        fixes.extend(located_fix(origins, ctx, edit) for edit in applied.applied)
+        fixes.extend(located_fix(origins, ctx, e) for e in applied.applied if e.reported)
         produced.add((edit for edit in applied.applied if id(edit.node) in ctx.edits), ctx)
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         planned = ctx.planned_imports
