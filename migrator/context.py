@@ -80,6 +80,7 @@ class Edit:
     # Names ``new`` spells as Python's builtins although the module binds them now (see
     # :meth:`Context.replace`): they keep no import of that name in use.
     builtins: FrozenSet[str] = frozenset()
+    reported: bool = True  # False: layout only (an import moved in its group), not a fix
 
 
 class Finding(NamedTuple):

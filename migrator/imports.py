@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Collection, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
+from jaxmigrate.migrator.importplace import by_type, name_order, place
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name
 
 ImportNode = Union[cst.Import, cst.ImportFrom]
@@ -27,7 +28,20 @@ def without_aliases(
     parenthesized = isinstance(updated, cst.ImportFrom) and updated.lpar is not None
     if not parenthesized:
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return updated.with_changes(names=kept)
+        return updated.with_changes(names=kept)
+    # The last name left ends as the last name did: no ``(a, b, )``, nor a ``(a,`` whose
+    # closing parenthesis is left alone on the next line.
+    kept[-1] = kept[-1].with_changes(comma=updated.names[-1].comma)
+    cut = updated.with_changes(names=kept)
+    if not _has_comment(cut) and "\n" not in cst.Module(body=[]).code_for_node(cut):
+        # what is left fits the line it starts on: no parentheses, as ``import a, b``
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return cut.with_changes(names=kept, lpar=None, rpar=None)
+    return cut
+
+
+def _has_comment(node: cst.CSTNode) -> bool:
+    return "#" in cst.Module(body=[]).code_for_node(node)
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:
@@ -68,6 +82,16 @@ def _extend_from_import(statement: cst.ImportFrom, names: List[str]) -> cst.Impo
     new = [_alias(n) for n in names if n not in present]
     if not new:
         return statement
+    order = name_order([dotted_name(alias.name) or "" for alias in existing])
+    if order is not None and statement.lpar is None and not _has_comment(statement):
+        # one line, sorted: the new names at their sorted places
+        everything = existing + new
+        everything.sort(key=lambda alias: order(dotted_name(alias.name) or ""))
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        everything = [alias.with_changes(comma=comma) for alias in everything[:-1]] + [
+            everything[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        ]
+        return statement.with_changes(names=everything)
     if statement.lpar is not None and len(existing) >= 2:
         separator = existing[-2].comma
         new = [alias.with_changes(comma=separator) for alias in new[:-1]] + [
@@ -81,14 +105,20 @@ def _extend_from_import(statement: cst.ImportFrom, names: List[str]) -> cst.Impo
     return statement.with_changes(names=existing + new)
 
 
-def add_imports(module: cst.Module, wanted: Iterable[Tuple[Optional[str], str]]) -> cst.Module:
-    """Add ``import name`` (module None) and ``from module import name`` at the top level."""
+def add_imports(
+    module: cst.Module,
+    wanted: Iterable[Tuple[Optional[str], str]],
+    first_party: Collection[str] = (),
+) -> cst.Module:
+    """Add ``import name`` (module None) and ``from module import name`` at the top level:
+    into an existing ``from module import`` when there is one, else each into the group of
+    its isort section (:mod:`migrator.importplace`; ``first_party``: the project's names)."""
     plain = sorted({name for module_name, name in wanted if module_name is None})
     froms: Dict[str, List[str]] = {}
     for module_name, name in wanted:
         if module_name is not None and name not in froms.setdefault(module_name, []):
             froms[module_name].append(name)
-    body = list(module.body)
+    body: List[cst.CSTNode] = list(module.body)
     for position, statement in enumerate(body):
         if not isinstance(statement, cst.SimpleStatementLine) or not _is_import_line(statement):
             continue
@@ -111,15 +141,30 @@ def add_imports(module: cst.Module, wanted: Iterable[Tuple[Optional[str], str]])
         from_module = _alias(module_name).name
         lines.append(
             cst.SimpleStatementLine(
-                [cst.ImportFrom(module=from_module, names=[_alias(n) for n in names])]
+                [
+                    cst.ImportFrom(
+                        module=from_module, names=[_alias(n) for n in sorted(names, key=by_type)]
+                    )
+                ]
             )
         )
     # ``from x import a, b`` needs the separating commas.
     lines = [_with_commas(line) for line in lines]
     index = insertion_index(body)
-    if index == 0 and body and lines:
+    unplaced = []
+    for line in lines:
+        if place(body, line, index, first_party) is None:
+            unplaced.append(line)
+        else:
+            index += 1
+    lines = unplaced
+    first = body[0] if body else None
+    if (
+        index == 0
+        and isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        and lines
+    ):
         # Keep the first statement's leading comments/blank lines above the new imports.
-        first = body[0]
         lines[0] = lines[0].with_changes(leading_lines=first.leading_lines)
         body[0] = first.with_changes(leading_lines=())
     body[index:index] = lines

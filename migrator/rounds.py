@@ -32,13 +32,17 @@ from jaxmigrate.migrator.context import (
 )
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, one_line
+from jaxmigrate.migrator.folds import fold_leftovers
 from jaxmigrate.migrator.imports import add_imports
+from jaxmigrate.migrator.importwrap import layout_imports, order_imports
 from jaxmigrate.migrator.layout import realignments
 from jaxmigrate.migrator.origins import Origins, diagnostics_of, located_fix
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.positions import module_code
+from jaxmigrate.migrator.realign import realign_written
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.submodules import dead_submodule_imports
 from jaxmigrate.migrator.textgate import under
 from jaxmigrate.migrator.tidy import Produced, tidy
 from jaxmigrate.migrator.wrap import wrap
@@ -91,10 +95,19 @@ def run_rounds(
             origins = Origins(ctx)
         failures = _dispatch(ctx, analysis, plan, enabled)
         removals = unused_imports(ctx, analysis, plan, originally_used, added_imports)
+        removals.update(dead_submodule_imports(ctx, analysis, removals))
         if not ctx.edits and not removals and produced:
             tidy(ctx, produced, _same_types(plan))
+        if not ctx.edits and not removals and (fixes or _round):
+            fold_leftovers(ctx, produced)
+        if not ctx.edits and not removals and (fixes or _round):
+            order_imports(ctx, text, settings.first_party or ())
+        if not ctx.edits and not removals and produced and settings.line_length:
+            realign_written(ctx, produced, text, settings.line_length)
         if not ctx.edits and not removals and produced and settings.line_length:
             wrap(ctx, produced, text, settings.line_length)
+        if not ctx.edits and not removals and (fixes or _round) and settings.line_length:
+            layout_imports(ctx, produced, text, settings.line_length)
         if not ctx.edits and not removals:
             errors.extend(_failures(ctx, failures, failed_before))
             _report_exported_legacy(ctx, analysis, plan)
@@ -116,7 +129,7 @@ def run_rounds(
         if origins is not None:
             applied.trace = origins.tracer(ctx)
         module = module.visit(applied)
-        fixes.extend(located_fix(origins, ctx, edit) for edit in applied.applied)
+        fixes.extend(located_fix(origins, ctx, e) for e in applied.applied if e.reported)
         produced.add((edit for edit in applied.applied if id(edit.node) in ctx.edits), ctx)
         # Only imports an applied edit refers to: a deferred edit asks again next round.
         planned = ctx.planned_imports
@@ -127,7 +140,7 @@ def run_rounds(
         wanted = [planned[k] for k in sorted(planned) if bound_name(planned[k][1]) in used]
         if wanted:
             before = module
-            module = add_imports(module, wanted)
+            module = add_imports(module, wanted, settings.first_party or ())
             if origins is not None:
                 origins.carry_body(before, module, ctx)
             added_imports.update(name for _module, name in wanted)

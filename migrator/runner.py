@@ -19,6 +19,7 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES
 from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
+from jaxmigrate.migrator.importconfig import first_party_for
 from jaxmigrate.migrator.linelength import line_length_for
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
@@ -320,6 +321,8 @@ def process_file(
         return FileResult(str(path), error="out of memory while reading this file")
     if settings.line_length is None:
         settings = dataclasses.replace(settings, line_length=line_length_for(path))
+    if settings.first_party is None:
+        settings = dataclasses.replace(settings, first_party=first_party_for(path))
     result = migrate_text(source, str(path), settings, mode, _cache(cache_dir, settings), options)
     if not options.keep_output:
         result.output = None  # not worth sending back from a worker

@@ -58,6 +58,10 @@ class Settings:
     # sets each file's project's own (migrator.linelength); None (a caller of the engine
     # that knows no project): no wrapping, the rewritten lines as the rules write them.
     line_length: Optional[int] = None
+    # The top-level names the project imports as its own (isort's first party), so that an
+    # import a fix adds joins the right group; the runner sets them (migrator.importconfig).
+    # None: none known (every absolute import that is not the standard library is third party).
+    first_party: Optional[Tuple[str, ...]] = None
 
     def __post_init__(self) -> None:
         try:
@@ -127,6 +131,8 @@ class Settings:
         key = key if self.ast_first else key + "|libcst"
         if self.line_length is not None:
             key += f"|ll{self.line_length}"
+        if self.first_party:
+            key += "|fp" + ",".join(self.first_party)
         return key if self.locate_fixes else key + "|unlocated"
 
 

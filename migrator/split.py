@@ -24,6 +24,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.fileio import FileError, read_source
+from jaxmigrate.migrator.importconfig import first_party_for
 from jaxmigrate.migrator.linelength import line_length_for
 from jaxmigrate.migrator.runner import Options, _migrate_python, unified_diff
 from jaxmigrate.migrator.settings import Settings
@@ -91,7 +92,15 @@ def write_patches(
         try:
             source = read_source(path)
             steps, sequential, full = split_file(
-                source.text, dataclasses.replace(settings, line_length=found), options
+                source.text,
+                dataclasses.replace(
+                    settings,
+                    line_length=found,
+                    first_party=settings.first_party
+                    if settings.first_party is not None
+                    else first_party_for(path),
+                ),
+                options,
             )
         except (FileError, MigrationError) as error:
             errors.append((display, getattr(error, "message", str(error))))

@@ -41,6 +41,9 @@ class Produced:
 
     def __init__(self) -> None:
         self.nodes: Dict[int, Tuple[cst.CSTNode, str]] = {}
+        # statements a fix only moved (a folded ``if`` keeps its body's): not read by the
+        # tidying, but a store a fold moved can make the one before it dead (migrator.folds)
+        self.moved: Dict[int, Tuple[cst.CSTNode, str]] = {}
 
     def add(self, edits: Iterable[Edit], ctx: Context) -> None:
         """Records what ``edits`` (applied to ``ctx``'s tree) wrote: not the nodes they only
@@ -50,6 +53,16 @@ class Produced:
             for node in new.nodes if isinstance(new, cst.FlattenSentinel) else (new,):
                 if isinstance(node, cst.CSTNode) and ctx.parent(node) is None:
                     self.nodes[id(node)] = (node, edit.code)
+                elif isinstance(node, cst.BaseStatement):
+                    self.moved[id(node)] = (node, edit.code)
+
+    def code_of(self, ctx: Context, node: cst.CSTNode) -> Optional[str]:
+        """The code of the fix that wrote ``node`` or a node around it (None: no fix did)."""
+        for candidate in (node, *ctx.ancestors(node)):
+            found = self.nodes.get(id(candidate))
+            if found is not None and found[0] is candidate:
+                return found[1]
+        return None
 
     def __bool__(self) -> bool:
         return bool(self.nodes)
@@ -272,13 +285,13 @@ def _pure_test(ctx: Context, node: cst.BaseExpression) -> bool:
     return False
 
 
-def _pure_condition(ctx: Context, node: cst.BaseExpression) -> bool:
+def pure_condition(ctx: Context, node: cst.BaseExpression) -> bool:
     """A condition whose evaluation does nothing (a name, a dotted read, a pure test)."""
     bare = _bare(node)
     if isinstance(bare, cst.BooleanOperation):
-        return _pure_condition(ctx, bare.left) and _pure_condition(ctx, bare.right)
+        return pure_condition(ctx, bare.left) and pure_condition(ctx, bare.right)
     if isinstance(bare, cst.UnaryOperation) and isinstance(bare.operator, cst.Not):
-        return _pure_condition(ctx, bare.expression)
+        return pure_condition(ctx, bare.expression)
     return _pure_dotted(bare) or _pure_test(ctx, bare)
 
 
@@ -287,7 +300,7 @@ def _tidy_same_branches(ctx: Context, node: cst.If, code: str) -> None:
     orelse = node.orelse
     if not isinstance(orelse, cst.Else) or not isinstance(node.body, cst.IndentedBlock):
         return
-    if not isinstance(orelse.body, cst.IndentedBlock) or not _pure_condition(ctx, node.test):
+    if not isinstance(orelse.body, cst.IndentedBlock) or not pure_condition(ctx, node.test):
         return
     if isinstance(ctx.parent(node), cst.If):
         return  # an ``elif``: its own test stays

@@ -46,15 +46,15 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
         return 0
     original_lines = original.splitlines()
     to_before = None
-    unit = _unit(ctx.module.default_indent)
-    black = _closes_alone(original, ctx.module.default_indent)
+    unit = continuation_unit(ctx.module.default_indent)
+    black = closes_alone(original, ctx.module.default_indent)
     before = len(ctx.edits)
     done: set = set()
-    laid_out = _laid_out(ctx)
+    written = laid_out(ctx)
     for node, rule_code in produced.nodes.values():
         if node is not ctx.module and ctx.parent(node) is None:
             continue  # replaced since
-        if any(node is done for done in laid_out):
+        if any(node is done for done in written):
             continue  # this pass's own layout: once is enough (the rounds must settle)
         span = ctx.position(node)
         for number in range(span.start.line, span.end.line + 1):
@@ -74,7 +74,7 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
     return len(ctx.edits) - before
 
 
-def _closes_alone(text: str, default_indent: str) -> bool:
+def closes_alone(text: str, default_indent: str) -> bool:
     """Whether most brackets the file breaks inside close on a line of their own (black's
     style) rather than at the end of the last line; in a file that breaks none, whether it
     indents by 4 spaces (black's) rather than 2 (Google's, whose brackets end the line)."""
@@ -104,12 +104,12 @@ def _closes_alone(text: str, default_indent: str) -> bool:
     return alone > trailing
 
 
-def _laid_out(ctx: Context) -> List[cst.CSTNode]:
+def laid_out(ctx: Context) -> List[cst.CSTNode]:
     """The nodes this pass wrote in the file's earlier rounds (kept alive, so ids stay theirs)."""
     return ctx.file_state.setdefault("wrap.laid_out", [])  # type: ignore[return-value]
 
 
-def _unit(default_indent: str) -> int:
+def continuation_unit(default_indent: str) -> int:
     """The continuation indent: the file's indentation unit, but 4 where blocks go by 2
     (Google's style guide, which the 2-space JAX projects follow, asks for 4)."""
     unit = len(default_indent) if default_indent and not default_indent.strip(" ") else 4
@@ -179,15 +179,15 @@ def _relayout(
     indent = len(line) - len(line.lstrip(" "))
     if "\t" in line[:indent] or line[start:end] != ctx.code(root):
         return
-    block = _block_indent(ctx, root)
+    block = block_indent(ctx, root)
     if block is None or block > indent:
         return
     if not black and _in_header(ctx, root):
         unit *= 2  # continuation lines of an ``if``/``def`` header stand apart from its body
-    laid_out = root
+    shaped = root
     if isinstance(root, cst.BooleanOperation) and not root.lpar:
-        laid_out = root.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # (a and\n b)
-    doc = Builder(ctx, black).build(laid_out)
+        shaped = root.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # (a and\n b)
+    doc = Builder(ctx, black).build(shaped)
     suffix = line[end:]
     rendered = render([doc, suffix], limit, start, indent, unit)
     new_lines = (line[:start] + rendered).split("\n")
@@ -205,7 +205,7 @@ def _relayout(
         return
     message = f"wrapped a line the rewrite made longer than {limit} columns"
     ctx.edits[id(root)] = Edit(root, new, rule_code, message, Safety.SAFE)
-    _laid_out(ctx).append(new)
+    laid_out(ctx).append(new)
 
 
 def _split_string(
@@ -222,7 +222,7 @@ def _split_string(
     span = ctx.position(string)
     if span.start.line != span.end.line or line[: span.start.column].strip() or "\t" in line:
         return
-    block = _block_indent(ctx, string)
+    block = block_indent(ctx, string)
     if block is None or block > span.start.column:
         return
     column, quote = span.start.column, string.start[len(string.prefix) :]
@@ -258,7 +258,7 @@ def _split_string(
         return
     message = f"split a string the rewrite made longer than {limit} columns"
     ctx.edits[id(string)] = Edit(string, new, rule_code, message, Safety.SAFE)
-    _laid_out(ctx).append(new)
+    laid_out(ctx).append(new)
 
 
 def _piece(
@@ -288,7 +288,7 @@ def _in_header(ctx: Context, node: cst.CSTNode) -> bool:
     return False
 
 
-def _block_indent(ctx: Context, node: cst.CSTNode) -> Optional[int]:
+def block_indent(ctx: Context, node: cst.CSTNode) -> Optional[int]:
     """The column of the statement holding ``node`` (what ``indent=True`` whitespace adds)."""
     for up in ctx.ancestors(node):
         if isinstance(up, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):

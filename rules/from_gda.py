@@ -116,9 +116,9 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
             """,
             after="""
             import numpy as np
+            from jax.experimental import multihost_utils
             from jax.experimental.pjit import pjit
             from jax.sharding import PartitionSpec as P
-            from jax.experimental import multihost_utils
 
             f = pjit(step, out_shardings=None)
 

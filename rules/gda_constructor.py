@@ -55,8 +55,8 @@ class GdaConstructor(GdaRule, code="JAX302", safety=Safety.SAFE):
             arr = gda.GlobalDeviceArray((8, 2), mesh, P('x'), buffers)
             """,
             after="""
-            from jax.sharding import PartitionSpec as P, NamedSharding
             import jax
+            from jax.sharding import NamedSharding, PartitionSpec as P
 
             arr = jax.make_array_from_single_device_arrays((8, 2), NamedSharding(mesh, P('x')), buffers)
             """,  # noqa: E501

@@ -62,8 +62,8 @@ class GdaFromBatchedCallback(BatchedCallbackRule, code="JAX303"):
                 return batch
             """,
             after="""
-            from jax.sharding import PartitionSpec as P, NamedSharding
             import jax
+            from jax.sharding import NamedSharding, PartitionSpec as P
 
             def load(mesh, read_batch):
                 batch_sharding = NamedSharding(mesh, P('x'))

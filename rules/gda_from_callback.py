@@ -56,8 +56,8 @@ class GdaFromCallback(GdaRule, code="JAX301", safety=Safety.UNSAFE):
             arr = GlobalDeviceArray.from_callback((8, 2), mesh, P('x', 'y'), lambda idx: data[idx])
             """,
             after="""
-            from jax.sharding import PartitionSpec as P, NamedSharding
             import jax
+            from jax.sharding import NamedSharding, PartitionSpec as P
 
             arr = jax.make_array_from_callback((8, 2), NamedSharding(mesh, P('x', 'y')), lambda idx: data[idx])
             """,  # noqa: E501

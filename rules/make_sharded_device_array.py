@@ -142,8 +142,8 @@ class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
             arr = pxla.make_sharded_device_array(aval, spec, bufs)
             """,
             after="""
-            import numpy as np
             import jax
+            import numpy as np
             from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
             arr = jax.make_array_from_single_device_arrays(aval.shape, NamedSharding(Mesh(np.array([next(iter(buf.devices())) for buf in bufs]), ('x',)), PartitionSpec('x')), [buf[None] for buf in bufs])

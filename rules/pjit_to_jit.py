@@ -105,8 +105,8 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
                 y = f(x, w)
             """,
             after="""
-            from jax.sharding import Mesh, PartitionSpec as P, NamedSharding
             import jax
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
             mesh = Mesh(devices, ('data',))
             f = jax.jit(step, in_shardings=(NamedSharding(mesh, P('data')), NamedSharding(mesh, P())), out_shardings=NamedSharding(mesh, P('data')))
@@ -125,8 +125,8 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
                 y = f(x)
             """,
             after="""
-            from jax.sharding import Mesh, PartitionSpec as P, NamedSharding
             import jax
+            from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
             mesh = Mesh(devices, ('x',))
             with mesh:

@@ -77,8 +77,8 @@ class WithShardingConstraint(Rule, code="JAX206", safety=Safety.SAFE):
                 return with_sharding_constraint(x, axis_resources=P("x"))
             """,
             after="""
-            from jax.sharding import PartitionSpec as P
             import jax
+            from jax.sharding import PartitionSpec as P
 
             def f(x):
                 return jax.lax.with_sharding_constraint(x, shardings=P("x"))

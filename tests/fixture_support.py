@@ -34,6 +34,8 @@ def fixture_settings(text: str) -> Settings:
                 values["source_version"] = value
             elif key == "line-length":  # the project's configured line length
                 values["line_length"] = int(value)
+            elif key == "first-party":  # the project's own top-level names (isort's)
+                values["first_party"] = tuple(v for v in value.split(",") if v)
             elif key in ("select", "ignore"):
                 values[key] = tuple(v for v in value.split(",") if v)
             else:

@@ -116,7 +116,7 @@ def test_notebook_import_goes_to_the_importing_cell(tmp_path):
         "def f(x):\n    return isinstance(x, jnp.DeviceArray)",
     )
     assert sources == [
-        "import numpy as np\nimport jax",
+        "import jax\nimport numpy as np",  # in the cell's group, at its sorted place
         "def f(x):\n    return isinstance(x, jax.Array)",
     ]
 

@@ -73,7 +73,7 @@ def test_tabs_are_kept(tree):
     assert run_tree(tree).exit_code == 1
     assert (
         path.read_text()
-        == "import jax.numpy as jnp\nimport jax\nif True:\n\tX = jax.Array\n\tY = jnp.ones(1)\n"
+        == "import jax\nimport jax.numpy as jnp\nif True:\n\tX = jax.Array\n\tY = jnp.ones(1)\n"
     )
 
 

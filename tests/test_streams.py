@@ -27,7 +27,7 @@ TARGET = ("--target-version", "0.4.30", "--no-cache")
 FINDING = re.compile(r"^(pkg/review\.py|-):\d+:\d+: JAX101 ")
 BOTH = LEGACY + "\n\ndef g(x):\n    return type(x) is jnp.DeviceArray\n"  # a fix and a finding
 BOTH_MIGRATED = (
-    "import jax.numpy as jnp\nimport jax\n\n\ndef is_arr(x):\n    return isinstance(x, jax.Array)\n"
+    "import jax\nimport jax.numpy as jnp\n\n\ndef is_arr(x):\n    return isinstance(x, jax.Array)\n"
     "\n\ndef g(x):\n    return type(x) is jnp.DeviceArray\n"
 )
 
