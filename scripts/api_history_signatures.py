@@ -16,42 +16,36 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from scripts.api_history_classes import _top_level
+from scripts.api_history_classes import _Module, _top_level
 
 # Accepted keyword names, and whether ``**kwargs`` takes any other.
 Signature = Tuple[FrozenSet[str], bool]
 
 
 class _Index:
-    """One module's top-level functions, imports and name aliases."""
+    """One module's top-level functions, with the imports and aliases ``_Module`` reads."""
 
     def __init__(self, module: str, tree: ast.Module, is_package: bool) -> None:
+        bindings = _Module(module, tree, is_package)
+        self.imports = {
+            name: (source, attr)
+            for name, (source, attr) in bindings.imports.items()
+            if attr is not None
+        }
+        self.aliases = {
+            name: value.id
+            for name, value in bindings.aliases.items()
+            if isinstance(value, ast.Name)
+        }
         self.functions: Dict[str, List[ast.AST]] = {}
-        self.imports: Dict[str, Tuple[str, str]] = {}
-        self.aliases: Dict[str, str] = {}
         self.rebound: Set[str] = set()
         for stmt in _top_level(tree.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions.setdefault(stmt.name, []).append(stmt)
-            elif isinstance(stmt, ast.ImportFrom):
-                base = stmt.module or ""
-                if stmt.level:
-                    parts = module.split(".")
-                    if not is_package:
-                        parts = parts[:-1]
-                    parts = parts[: len(parts) - (stmt.level - 1)]
-                    base = ".".join(parts + ([stmt.module] if stmt.module else []))
-                for alias in stmt.names:
-                    if alias.name != "*":
-                        self.imports[alias.asname or alias.name] = (base, alias.name)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
-                    if not isinstance(target, ast.Name):
-                        continue
-                    if isinstance(stmt.value, ast.Name) and len(targets) == 1:
-                        self.aliases[target.id] = stmt.value.id
-                    else:
+                    if isinstance(target, ast.Name) and target.id not in self.aliases:
                         self.rebound.add(target.id)  # ``f = something(...)``: not a def
 
 
