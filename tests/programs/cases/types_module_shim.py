@@ -27,6 +27,22 @@ def batched_norms(xs: Sequence[Array]) -> list:
     return [round(float(v), 4) for v in jax.vmap(jnp.linalg.norm)(jnp.stack(xs))]
 
 
+def is_traced(x: Array) -> bool:
+    """Whether ``x`` is a value under a transformation (a tracer) rather than a concrete array."""
+    return isinstance(x, jax.core.Tracer)
+
+
+def describe(tree) -> dict:
+    leaves = jax.tree_util.tree_leaves(tree)
+    return {
+        "leaves": len(leaves),
+        "sizes": [int(leaf.size) for leaf in leaves],
+        "traced": [is_traced(leaf) for leaf in leaves],
+    }
+
+
 if __name__ == "__main__":
     print("total", total(jnp.arange(6.0)))
     print("norms", batched_norms([jnp.ones(3), 2 * jnp.ones(3)]))
+    print("describe", describe({"a": jnp.ones(2), "b": (jnp.zeros(3),)}))
+    print("traced under vmap", jax.vmap(lambda v: jnp.float32(is_traced(v)))(jnp.ones(2)).tolist())
