@@ -23,6 +23,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.apply import ImportRemoval, Removals
+from jaxmigrate.migrator.astfacts import dotted
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
 from jaxmigrate.migrator.rule import Safety
@@ -112,13 +113,8 @@ def _original_reads(ctx: Context) -> Optional[FrozenSet[str]]:
             tree = None
         found: Set[str] = set()
         for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Attribute):
-                parts: List[str] = []
-                current: ast.expr = node
-                while isinstance(current, ast.Attribute):
-                    parts.append(current.attr)
-                    current = current.value
-                if isinstance(current, ast.Name):
-                    found.update(_prefixes([current.id, *reversed(parts)]))
+            chain = dotted(node) if isinstance(node, ast.Attribute) else None
+            if chain is not None:
+                found.update(_prefixes(chain))
         ctx.file_state[key] = None if tree is None else frozenset(found)
     return ctx.file_state[key]  # type: ignore[return-value]
