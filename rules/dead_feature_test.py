@@ -25,7 +25,8 @@ from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
 from jaxmigrate.rules._config import suite_in_place
 
-_HASATTR = re.compile(r"""hasattr\s*\([^,()]*,\s*[rRbBuU]?["'](\w+)["']""")
+_HASATTR = re.compile(r"hasattr\s*\(")
+_QUOTED = re.compile(r"""["'](\w+)["']""")
 Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); None: the else
 
 
@@ -85,7 +86,12 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
         return _for_newest(_newest(high))
 
     def text_gate(self, gate: TextGate) -> bool:
-        return any(match.group(1) in self.absent for match in _HASATTR.finditer(gate.text))
+        text = gate.text
+        for call in _HASATTR.finditer(text):
+            asked = _QUOTED.finditer(_arguments(text, call.end()))
+            if any(match.group(1) in self.absent for match in asked):
+                return True
+        return False
 
     def ast_gate(self, facts: Facts) -> bool:
         for call in facts.calls:
@@ -111,13 +117,34 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
             gone = _gone_name(suite, ctx, newest)
             if gone is None:
                 continue
-            where = "its else" if test is None else f"`{ctx.code(test)}`"
+            where = "its else" if test is None else f"`{_one_line(ctx.code(test))}`"
             ctx.replace(
                 node,
                 suite_in_place(node, suite),
-                f"no branch of `if {ctx.code(node.test)}` works on JAX {newest} ({gone} is "
-                f"gone); kept {where}, the branch that runs there",
+                f"no branch of `if {_one_line(ctx.code(node.test))}` works on JAX {newest} "
+                f"({gone} is gone); kept {where}, the branch that runs there",
             )
+
+
+def _arguments(text: str, start: int) -> str:
+    """The text from ``start`` to the bracket that closes the call (or 2,000 characters):
+    comments and continuations between the arguments stay inside it."""
+    depth = 1
+    for at in range(start, min(len(text), start + 2000)):
+        char = text[at]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if not depth:
+                return text[start:at]
+    return text[start : start + 2000]
+
+
+def _one_line(code: str) -> str:
+    """The test as one line: comments dropped, whitespace runs made one space."""
+    words = [line.split("#", 1)[0] if "#" in line else line for line in code.splitlines()]
+    return " ".join(" ".join(words).split()).replace("( ", "(").replace(" )", ")")
 
 
 def _newest(upper: Optional[Version]) -> str:
