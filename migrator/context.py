@@ -12,7 +12,6 @@ statement by statement).
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -36,7 +35,8 @@ from libcst._position import CodeRange
 
 from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.binding import Binding
-from jaxmigrate.migrator.diagnostics import Safety
+from jaxmigrate.migrator.diagnostics import UNSAFE_HINT, UNSAFE_NOTE, Safety
+from jaxmigrate.migrator.messages import beyond_target
 from jaxmigrate.migrator.positions import Positions
 from jaxmigrate.migrator.rule import Rule, owners
 from jaxmigrate.migrator.scope import Scope, Site, dotted_expr, dotted_parts
@@ -44,7 +44,6 @@ from jaxmigrate.migrator.traversal import (
     TRIVIA,
     structural_children,
 )
-from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.migrator.walk import all_parents, walk_module
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,6 +80,7 @@ class Edit:
     # Names ``new`` spells as Python's builtins although the module binds them now (see
     # :meth:`Context.replace`): they keep no import of that name in use.
     builtins: FrozenSet[str] = frozenset()
+    detail: str = ""  # the rest of the message (see Diagnostic)
 
 
 class Finding(NamedTuple):
@@ -122,6 +122,9 @@ class Context:
         self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Finding] = []
+        # (id(node), code, message) of a finding -> its detail (see Diagnostic)
+        self.details: Dict[Tuple[int, str, str], str] = {}
+        self.covered_lines: Set[int] = set()  # where a once-per-module finding counts a use
         self.planned_imports: Dict[
             str, Tuple[Optional[str], str]
         ] = {}  # qualname -> (module, name)
@@ -182,6 +185,7 @@ class Context:
         message: str,
         safety: Optional[Safety] = None,
         builtins: FrozenSet[str] = frozenset(),
+        detail: str = "",
     ) -> bool:
         """Record a fix; returns False when it is suppressed, a duplicate, or not allowed.
 
@@ -192,26 +196,23 @@ class Context:
         ``builtins``: names ``new`` spells meaning Python's builtins where an import binds
         them now (``list(map(f, xs))`` for ``map(f, xs)`` under ``from jax.util import
         safe_map as map``).  They do not keep that import in use; the rule must rewrite every
-        other use of the name in the same round, so that the import goes with them."""
+        other use of the name in the same round, so that the import goes with them.
+
+        ``message``: one short line, ``old -> new`` or what changed; ``detail``: the rest
+        (why it is unsafe, what differs), for the reports that carry it."""
         safety = safety or self.rule.safety
         if self.is_suppressed(node):
             return False
         if safety is Safety.UNSAFE and not self._unsafe_fixes:
-            self.findings.append(
-                Finding(
-                    node,
-                    self.rule.code,
-                    f"{message} [unsafe fix: run with --unsafe-fixes]",
-                    safety.value,
-                )
-            )
+            hint = f"{detail} {UNSAFE_HINT}" if detail else UNSAFE_HINT
+            self._record(node, f"{message} {UNSAFE_NOTE}", hint, safety)
             self._forget_imports_of(new)
             return False
         if safety is Safety.MANUAL:
             raise ValueError(f"{self.rule.code}: a manual finding cannot carry a fix")
         if id(node) in self.edits:
             return False
-        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety, builtins)
+        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety, builtins, detail)
         return True
 
     def _forget_imports_of(self, rejected: Replacement) -> None:
@@ -226,30 +227,18 @@ class Context:
         for key in [k for k, (_module, name) in planned if bound_name(name) in spelled]:
             del self.planned_imports[key]
 
-    def report(self, node: cst.CSTNode, message: str) -> None:
-        """Record a finding that needs a person: the reason and the recommended replacement."""
+    def report(self, node: cst.CSTNode, message: str, detail: str = "") -> None:
+        """Record a finding that needs a person.  ``message``: one line of at most 100
+        characters, what is wrong and the fix in a few words (``jax.foo was removed in JAX
+        0.4.14; use jax.bar``); ``detail``: the rest (the exact recipe, the caveats)."""
         if not self.is_suppressed(node):
-            message = self._beyond_target(message)
-            self.findings.append(Finding(node, self.rule.code, message, Safety.MANUAL.value))
+            message, detail = beyond_target(message, detail, self.target, self.upper)
+            self._record(node, message, detail, Safety.MANUAL)
 
-    def _beyond_target(self, message: str) -> str:
-        """``message``, saying so where it recommends a JAX name that the target's newest
-        release does not have yet (a range capped below the release that added it)."""
-        if self.upper is None or "jax." not in message:
-            return message
-        from jaxmigrate.rules._api_history import history
-
-        h = history()
-        late = []
-        for name in dict.fromkeys(_JAX_NAME.findall(message)):
-            known = h.lookup(name.rstrip("."))
-            if known is not None and known.present:
-                added = parse_version(h.releases[known.present[-1][0]])
-                if added > self.upper and not h.exists_throughout(name, self.target, self.upper):
-                    late.append(f"{name} needs JAX {h.releases[known.present[-1][0]]}")
-        if not late:
-            return message
-        return f"{message} ({'; '.join(late)}, newer than the target)"
+    def _record(self, node: cst.CSTNode, message: str, detail: str, safety: Safety) -> None:
+        self.findings.append(Finding(node, self.rule.code, message, safety.value))
+        if detail:
+            self.details[(id(node), self.rule.code, message)] = detail
 
     # -- positions and suppression comments ------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:
@@ -439,9 +428,6 @@ class Context:
     def copy(node: N) -> N:
         """A fresh copy, for a node a replacement uses more than once."""
         return node.deep_clone()
-
-
-_JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_]\w*)+")
 
 
 def _evidence_of(text: str) -> "Evidence":
