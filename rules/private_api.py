@@ -18,6 +18,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name, guards_imports, is_feature_test
 from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.rules._helpers import report_once
 
 PRIVATE = "jax._src"
 # ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
@@ -35,7 +36,8 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
 
     **What it does.** Reports each private JAX module (``jax._src.core``,
     ``jax._src.lib.xla_client``, ...) a file imports or reaches through an attribute chain,
-    once per file and module, at the first place that names it.  A private name (one with a
+    once per file and module, at the first place that names it, with the count of the places
+    (``(3 uses)``).  A private name (one with a
     leading underscore) of a public module, such as ``jax.lax._foo`` or
     ``from jax.interpreters.xla import _device_put``, is reported the same way.
 
@@ -129,28 +131,24 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
             # ``xla._DeviceArray(...)``: a line where a rule that knows the legacy name speaks
             spoken = {
                 ctx.position(found[0]).start.line for found in ctx.findings if found[1] != self.code
-            }
+            } | ctx.covered_lines
             uses.extend(use for use in underscored if ctx.position(use[0]).start.line not in spoken)
         unused = _unused_private_imports(ctx)
         if unused:
             uses = [use for use in uses if not _inside(use[0], unused, ctx)]
-        first: Dict[str, Tuple[Tuple[int, int], cst.CSTNode]] = {}
+        by_module: Dict[str, List[cst.CSTNode]] = {}
         for node, module in uses:
-            start = ctx.position(node).start
-            where = (start.line, start.column)
-            if module not in first or where < first[module][0]:
-                first[module] = (where, node)
-        for module, (_where, node) in sorted(first.items(), key=lambda item: item[1][0]):
-            what = (
-                "private JAX API"
-                if module.startswith(PRIVATE)
-                else "private JAX API (a leading underscore)"
-            )
-            ctx.report(
-                node,
-                f"{module} is {what}, with no compatibility promise: it can change or "
-                "disappear in any release; use a public equivalent (jax.extend, jax.core, "
-                "jax.tree_util, jax.sharding, ...) or pin the JAX version",
+            by_module.setdefault(module, []).append(node)
+        for module, nodes in by_module.items():
+            what = "private JAX API" if module.startswith(PRIVATE) else "private (a leading _)"
+            where = "private JAX API" if module.startswith(PRIVATE) else "private"
+            report_once(
+                ctx,
+                nodes,
+                f"{module} is {where}; use a public API or pin the JAX version",
+                f"{module} is {what}, with no compatibility promise: it can change or disappear "
+                "in any release.  Use a public equivalent (jax.extend, jax.core, jax.tree_util, "
+                "jax.sharding, ...) or pin the JAX version this code was tested with.",
             )
 
     def _uses(self, ctx: Context) -> List[Tuple[cst.CSTNode, str]]:
@@ -185,8 +183,9 @@ def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
         if ctx.replace(
             line,
             cst.RemovalSentinel.REMOVE,
-            f"deleted `from {module} import {names}`: private, unused here, and {why}",
+            f"deleted unused private import `from {module} import ...`",
             safety=Safety.UNSAFE,
+            detail=f"`from {module} import {names}`: private, unused here, and {why}.",
         ):
             deleted.append(line)
     return deleted
