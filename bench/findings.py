@@ -1,8 +1,9 @@
 """How the findings read: their number, their length, and repeats of one module's report.
 
-Runs ``jaxmigrate PACKAGE --format json`` (and again with ``--unsafe-fixes``) on each package
-of the legacy corpus (``bench/legacy_corpus.py`` builds it; ``--format json`` writes nothing)
-and prints, per package and in total:
+Runs ``jaxmigrate PACKAGE --format json`` (and again with ``--unsafe-fixes``) on a fresh copy
+of each package of the legacy corpus (``bench/legacy_corpus.py`` builds it): without
+``--check`` the run rewrites the files it migrates, and the findings are those a user sees
+after a plain ``jaxmigrate PACKAGE``.  It prints, per package and in total:
 
 * ``findings``: how many findings the run reports;
 * the length of each finding as the text format prints it, three ways: ``line`` is the whole
@@ -29,9 +30,11 @@ import argparse
 import json
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -45,12 +48,16 @@ Finding = Tuple[str, int, int, str, str]
 
 
 def run(command: Sequence[str], package: Path, unsafe: bool) -> List[Finding]:
-    args = [*command, str(package), "--format", "json", *(["--unsafe-fixes"] if unsafe else [])]
-    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    """The findings of one run, on a copy of ``package`` (the corpus stays as built)."""
+    with tempfile.TemporaryDirectory(prefix="jaxmigrate-findings-") as scratch:
+        copy = Path(scratch) / package.name
+        shutil.copytree(package, copy)
+        args = [*command, str(copy), "--format", "json", *(["--unsafe-fixes"] if unsafe else [])]
+        done = subprocess.run(args, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} exited {done.returncode}:\n{done.stderr}")
     data = json.loads(done.stdout)
-    root = package.parent
+    root = copy.parent
     found: List[Finding] = []
     for entry in data["files"]:
         path = Path(entry["path"]).relative_to(root).as_posix()
