@@ -314,8 +314,11 @@ def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> Non
         ctx.begin(rule)
         ctx.report(
             binding.node,
-            f"{qualname} is re-exported through __all__ but was removed in JAX {rule.removed_in}: "
-            f"this import fails with ImportError; export the replacement instead ({rule.summary})",
+            f"{qualname} is in __all__ but was removed in JAX {rule.removed_in}; export its "
+            "replacement",
+            f"{qualname} is re-exported through __all__ but was removed in JAX {rule.removed_in}:"
+            " this import fails with ImportError; export the replacement instead"
+            f" ({rule.summary}).",
         )
 
 
