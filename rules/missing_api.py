@@ -232,14 +232,14 @@ def _message(absence: Absence, ctx: Context) -> Tuple[str, str]:
     if absence.by_name_only is not None:
         recipe = _flag_recipe(absence.qualname.rpartition(".")[2], ctx)
         return f"jax.config.{absence.qualname.rpartition('.')[2]} is no attribute; {recipe}", text
-    recipe = next(
+    successor = next(
         (pair for prefix, pair in _NO_SUCCESSOR.items() if absence.qualname.startswith(prefix)),
         None,
     )
-    if recipe is not None and absence.removed_in is not None:
+    if successor is not None and absence.removed_in is not None:
         return (
-            f"{absence.qualname} has no public successor; {recipe[0]}",
-            f"{absence.qualname} was removed in JAX {absence.removed_in}; {recipe[1]}",
+            f"{absence.qualname} has no public successor; {successor[0]}",
+            f"{absence.qualname} was removed in JAX {absence.removed_in}; {successor[1]}",
         )
     short = text.split("; JAX says:", 1)[0].split(" (deprecated since", 1)[0]
     if absence.message is None and absence.removed_in is not None:
