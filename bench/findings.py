@@ -85,9 +85,9 @@ def module_of(code: str, message: str) -> Optional[str]:
     if match is None:
         return None
     name = match.group(0)
-    if code == "JAX902" or code == "JAX806":
+    if code == "JAX902":  # always about a private module (or a private name's module)
         return name
-    return name if _is_module(name) else None
+    return name if _is_module(name) else None  # JAX806 also reports a removed module's members
 
 
 def repeats(findings: Sequence[Finding]) -> int:
