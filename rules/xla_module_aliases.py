@@ -228,7 +228,7 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         if member is not None and self._gone(ctx, short, member):
             ctx.report(
                 site.node,
-                f"jax.{short}.{member} is gone, as is {modern}.{member}; find a public replacement",
+                f"{modern}.{member} is gone (jax.{short} too); find a public replacement",
                 f"jax.{short} was removed in JAX 0.4.14, "
                 f"and {modern}.{member} no longer exists either; "
                 f"find the public replacement of {member}.",
