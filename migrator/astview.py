@@ -7,7 +7,8 @@ gives such a rule what :class:`migrator.context.Context` gives the LibCST hooks,
 same way: positions as LibCST counts them (line, character column, end line), the
 ``# jaxmigrate: ignore[...]`` comments, compatibility guards (``try/except ImportError``,
 feature and version tests), name resolution through imports, and the note for a recommended
-name newer than the target.  The shared pieces (:func:`suppresses`, :func:`beyond_target`,
+name newer than the target.  The shared pieces (:func:`suppresses`,
+:func:`migrator.messages.beyond_target`,
 :func:`migrator.feature_tests.reads_feature_or_jax_version`) are the ones the LibCST path
 calls.  Where the view cannot be sure to agree with LibCST (a name bound in more than one
 way, a chain inside an f-string), it says so and the rule answers None: LibCST decides.
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
-from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.migrator.messages import beyond_target
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astfacts import Facts
@@ -69,26 +70,6 @@ def suppresses(suppressions: Optional[Suppressions], code: str, lines: Iterable[
             if codes is None or any(code.startswith(c) for c in codes):
                 return True
     return False
-
-
-def beyond_target(message: str, target: "Version", upper: Optional["Version"]) -> str:
-    """``message``, saying so where it recommends a JAX name that the target's newest
-    release does not have yet (a range capped below the release that added it)."""
-    if upper is None or "jax." not in message:
-        return message
-    from jaxmigrate.rules._api_history import history
-
-    h = history()
-    late = []
-    for name in dict.fromkeys(_JAX_NAME.findall(message)):
-        known = h.lookup(name.rstrip("."))
-        if known is not None and known.present:
-            added = parse_version(h.releases[known.present[-1][0]])
-            if added > upper and not h.exists_throughout(name, target, upper):
-                late.append(f"{name} needs JAX {h.releases[known.present[-1][0]]}")
-    if not late:
-        return message
-    return f"{message} ({'; '.join(late)}, newer than the target)"
 
 
 # -- what the view collects in one walk ---------------------------------------------------------
@@ -145,17 +126,40 @@ class AstView:
         line = node.lineno  # type: ignore[attr-defined]
         return line, self._column(line, node.col_offset)  # type: ignore[attr-defined]
 
-    def report(self, code: str, node: ast.AST, message: str) -> Optional[Diagnostic]:
+    def report(
+        self, code: str, node: ast.AST, message: str, detail: str = ""
+    ) -> Optional[Diagnostic]:
         """A finding of rule ``code`` at ``node`` (as :meth:`Context.report` records it), or
         None when a suppression comment silences it."""
+        if self.suppressed(code, node):
+            return None
         line, column = self.start(node)
+        end = node.end_lineno or line  # type: ignore[attr-defined]
+        message, detail = beyond_target(message, detail, self.target, self.upper)
+        return Diagnostic(code, message, line, column + 1, Safety.MANUAL.value, end, detail)
+
+    def report_once(
+        self, code: str, uses: List[ast.AST], message: str, detail: str = ""
+    ) -> Optional[Diagnostic]:
+        """One finding for every use of a module, as ``rules._helpers.report_once`` makes it:
+        at the first use no suppression comment silences, with the count of the uses."""
+        kept = [node for node in uses if not self.suppressed(code, node)]
+        if not kept:
+            return None
+        where = {id(node): self.start(node) for node in kept}
+        first = min(kept, key=lambda node: where[id(node)])
+        count = len(set(where.values()))
+        return self.report(
+            code, first, f"{message} ({count} uses)" if count > 1 else message, detail
+        )
+
+    def suppressed(self, code: str, node: ast.AST) -> bool:
+        """Does a suppression comment on ``node``'s first or last line silence ``code``?"""
+        line = node.lineno  # type: ignore[attr-defined]
         end = node.end_lineno or line  # type: ignore[attr-defined]
         if self._suppressions is None:
             self._suppressions = find_suppressions(self.text)
-        if suppresses(self._suppressions, code, (line, end)):
-            return None
-        message = beyond_target(message, self.target, self.upper)
-        return Diagnostic(code, message, line, column + 1, Safety.MANUAL.value, end)
+        return suppresses(self._suppressions, code, (line, end))
 
     def suppressed_lines(self) -> List[int]:
         if self._suppressions is None:

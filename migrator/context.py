@@ -34,9 +34,10 @@ import libcst as cst
 from libcst._position import CodeRange
 
 from jaxmigrate.migrator.analysis import Analysis
-from jaxmigrate.migrator.astview import beyond_target, suppresses
+from jaxmigrate.migrator.astview import suppresses
 from jaxmigrate.migrator.binding import Binding
-from jaxmigrate.migrator.diagnostics import Safety
+from jaxmigrate.migrator.diagnostics import UNSAFE_HINT, UNSAFE_NOTE, Safety
+from jaxmigrate.migrator.messages import beyond_target
 from jaxmigrate.migrator.positions import Positions
 from jaxmigrate.migrator.rule import Rule, owners
 from jaxmigrate.migrator.scope import Scope, Site, dotted_expr, dotted_parts
@@ -80,6 +81,7 @@ class Edit:
     # Names ``new`` spells as Python's builtins although the module binds them now (see
     # :meth:`Context.replace`): they keep no import of that name in use.
     builtins: FrozenSet[str] = frozenset()
+    detail: str = ""  # the rest of the message (see Diagnostic)
     reported: bool = True  # False: layout only (an import moved in its group), not a fix
 
 
@@ -122,6 +124,9 @@ class Context:
         self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
         self.findings: List[Finding] = []
+        # (id(node), code, message) of a finding -> its detail (see Diagnostic)
+        self.details: Dict[Tuple[int, str, str], str] = {}
+        self.covered_lines: Set[int] = set()  # where a once-per-module finding counts a use
         self.planned_imports: Dict[
             str, Tuple[Optional[str], str]
         ] = {}  # qualname -> (module, name)
@@ -182,6 +187,7 @@ class Context:
         message: str,
         safety: Optional[Safety] = None,
         builtins: FrozenSet[str] = frozenset(),
+        detail: str = "",
     ) -> bool:
         """Record a fix; returns False when it is suppressed, a duplicate, or not allowed.
 
@@ -192,26 +198,23 @@ class Context:
         ``builtins``: names ``new`` spells meaning Python's builtins where an import binds
         them now (``list(map(f, xs))`` for ``map(f, xs)`` under ``from jax.util import
         safe_map as map``).  They do not keep that import in use; the rule must rewrite every
-        other use of the name in the same round, so that the import goes with them."""
+        other use of the name in the same round, so that the import goes with them.
+
+        ``message``: one short line, ``old -> new`` or what changed; ``detail``: the rest
+        (why it is unsafe, what differs), for the reports that carry it."""
         safety = safety or self.rule.safety
         if self.is_suppressed(node):
             return False
         if safety is Safety.UNSAFE and not self._unsafe_fixes:
-            self.findings.append(
-                Finding(
-                    node,
-                    self.rule.code,
-                    f"{message} [unsafe fix: run with --unsafe-fixes]",
-                    safety.value,
-                )
-            )
+            hint = f"{detail} {UNSAFE_HINT}" if detail else UNSAFE_HINT
+            self._record(node, f"{message} {UNSAFE_NOTE}", hint, safety)
             self._forget_imports_of(new)
             return False
         if safety is Safety.MANUAL:
             raise ValueError(f"{self.rule.code}: a manual finding cannot carry a fix")
         if id(node) in self.edits:
             return False
-        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety, builtins)
+        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety, builtins, detail)
         return True
 
     def _forget_imports_of(self, rejected: Replacement) -> None:
@@ -226,14 +229,18 @@ class Context:
         for key in [k for k, (_module, name) in planned if bound_name(name) in spelled]:
             del self.planned_imports[key]
 
-    def report(self, node: cst.CSTNode, message: str) -> None:
-        """Record a finding that needs a person: the reason and the recommended replacement."""
+    def report(self, node: cst.CSTNode, message: str, detail: str = "") -> None:
+        """Record a finding that needs a person.  ``message``: one line of at most 100
+        characters, what is wrong and the fix in a few words (``jax.foo was removed in JAX
+        0.4.14; use jax.bar``); ``detail``: the rest (the exact recipe, the caveats)."""
         if not self.is_suppressed(node):
-            message = self._beyond_target(message)
-            self.findings.append(Finding(node, self.rule.code, message, Safety.MANUAL.value))
+            message, detail = beyond_target(message, detail, self.target, self.upper)
+            self._record(node, message, detail, Safety.MANUAL)
 
-    def _beyond_target(self, message: str) -> str:
-        return beyond_target(message, self.target, self.upper)
+    def _record(self, node: cst.CSTNode, message: str, detail: str, safety: Safety) -> None:
+        self.findings.append(Finding(node, self.rule.code, message, safety.value))
+        if detail:
+            self.details[(id(node), self.rule.code, message)] = detail
 
     # -- positions and suppression comments ------------------------------------------------
     def position(self, node: cst.CSTNode) -> CodeRange:

@@ -17,6 +17,9 @@ CLEANUP_SUMMARY = "remove imports the migration left unused"
 REQUIREMENT_CODE = "JAX001"
 REQUIREMENT_SUMMARY = "raise the project's jax requirement so that it admits the target"
 INTERNAL_ERROR_CODE = "JAX999"  # a file the tool could not process (SARIF needs a rule id)
+MESSAGE_LIMIT = 100  # a finding's message: one line of at most this many characters
+UNSAFE_NOTE = "[unsafe fix]"  # ends a fix held back until --unsafe-fixes
+UNSAFE_HINT = "An unsafe fix, held back: --unsafe-fixes applies it."  # ends its detail
 
 
 class Safety(str, enum.Enum):
@@ -32,6 +35,10 @@ class Diagnostic:
     """A fix that was applied, or a finding that needs a person (or --unsafe-fixes).
 
     ``safety`` is a :class:`Safety` value, or ``"error"`` for a rule that failed on a site.
+    ``message`` is one line of at most :data:`MESSAGE_LIMIT` characters: what is wrong and the
+    fix in a few words, as the text format prints it.  ``detail`` is the rest, when there is
+    more to say at this site (the exact recipe, why a fix is unsafe): JSON, SARIF, GitHub
+    annotations and the Markdown report carry it; ``jaxmigrate explain CODE`` has the rule's.
     """
 
     code: str
@@ -40,6 +47,7 @@ class Diagnostic:
     column: int  # 1-based, as editors count
     safety: str
     end_line: int = 0
+    detail: str = ""
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

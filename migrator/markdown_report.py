@@ -1,7 +1,7 @@
 """``--report FILE.md``: a migration report a maintainer can paste into a pull request.
 
 Per rule: how many sites were changed (or would be) and where; the findings that need a
-person, each with its message (the message says what to use instead: the recipe); a link to
+person, each with its message and, below it, its detail (the recipe); a link to
 the JAX changelog section of the rule's deprecation/removal and to the migration guide that
 covers it.  The header names what the code was written for (the source) and the target, with
 where each came from.  The same
@@ -117,6 +117,8 @@ def render(
             out.append("")
             for path, d in findings:
                 out.append(f"- [ ] {_site(path, d)} ({d.safety}) {d.message}")
+                if d.detail:
+                    out.append(f"  {d.detail}")
             out.append("")
     errors = [r for r in results if r.error is not None]
     if errors:

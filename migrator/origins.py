@@ -22,7 +22,7 @@ from jaxmigrate.migrator.traversal import structural_children
 
 
 def diagnostic_at(
-    ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str
+    ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str, detail: str = ""
 ) -> Diagnostic:
     code_range = ctx.position(node)
     return Diagnostic(
@@ -32,14 +32,15 @@ def diagnostic_at(
         column=code_range.start.column + 1,
         safety=safety,
         end_line=code_range.end.line,
+        detail=detail,
     )
 
 
 def located_fix(origins: Optional["Origins"], ctx: Context, edit: Edit) -> Diagnostic:
     """An applied edit's fix: located in the input when fixes are located, else on line 0."""
     if origins is None:
-        return Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value)
-    return origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value)
+        return Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value, detail=edit.detail)
+    return origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value, edit.detail)
 
 
 class Origins:
@@ -132,7 +133,7 @@ class Origins:
                 self.roots[id(statement)] = (statement, root)
 
     def locate(
-        self, ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str
+        self, ctx: Context, node: cst.CSTNode, code: str, message: str, safety: str, detail: str
     ) -> Diagnostic:
         """A fix on ``node`` of ``ctx``'s tree, located in the input."""
         if ctx is not self.first:
@@ -140,10 +141,13 @@ class Origins:
             if root is not None and (root is not self.first.module or isinstance(node, cst.Module)):
                 if replacement is not None:
                     root = self._counterpart(node, ctx, replacement, root)
-                return diagnostic_at(self.first, root, code, message, safety)
-        return diagnostic_at(ctx, node, code, message, safety)
+                return diagnostic_at(self.first, root, code, message, safety, detail)
+        return diagnostic_at(ctx, node, code, message, safety, detail)
 
 
 def diagnostics_of(ctx: Context, entries: Sequence[Finding]) -> List[Diagnostic]:
-    found = {diagnostic_at(ctx, *entry) for entry in entries}
+    found = {
+        diagnostic_at(ctx, *entry, ctx.details.get((id(entry[0]), entry[1], entry[2]), ""))
+        for entry in entries
+    }
     return sorted(found, key=lambda d: (d.line, d.column, d.code, d.message))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from jaxmigrate.migrator import __version__
 from jaxmigrate.migrator.diagnostics import (
@@ -163,13 +163,21 @@ def as_json(
     }
 
 
-def _sarif_result(path: str, code: str, level: str, message: str, line: int, column: int) -> dict:
+def _sarif_result(
+    path: str, code: str, level: str, message: str, line: int, column: int, detail: str = ""
+) -> dict:
+    """One result; a diagnostic's ``detail`` follows its one-line message in ``markdown`` and
+    stands alone in the result's ``properties``."""
     region = {"startLine": max(line, 1), "startColumn": max(column, 1)}
+    text: Dict[str, str] = {"text": message}
+    if detail:
+        text["markdown"] = f"{message}\n\n{detail}"
     return {
         "ruleId": code,
         "level": level,
-        "message": {"text": message},
+        "message": text,
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}],
+        **({"properties": {"detail": detail}} if detail else {}),
     }
 
 
@@ -178,7 +186,7 @@ def _in_cell(d: Diagnostic) -> str:
     return f"{where}, line {d.line}: {d.message}" if where else d.message
 
 
-def _region(d: Diagnostic) -> tuple:
+def _region(d: Diagnostic) -> Tuple[int, int]:
     # A notebook is JSON: cell lines are not file lines, so point at the file's first line.
     return (1, 1) if getattr(d, "where", "") else (d.line, d.column)
 
@@ -221,11 +229,20 @@ def as_sarif(
     for r in results:
         path = r.path.replace("\\", "/")
         for d in r.findings:
-            sarif_results.append(_sarif_result(path, d.code, "warning", _in_cell(d), *_region(d)))
+            sarif_results.append(
+                _sarif_result(path, d.code, "warning", _in_cell(d), *_region(d), detail=d.detail)
+            )
         if mode != "write":
             for d in r.fixes:
                 sarif_results.append(
-                    _sarif_result(path, d.code, "note", f"[fixable] {_in_cell(d)}", *_region(d))
+                    _sarif_result(
+                        path,
+                        d.code,
+                        "note",
+                        f"[fixable] {_in_cell(d)}",
+                        *_region(d),
+                        detail=d.detail,
+                    )
                 )
         if r.error is not None:
             sarif_results.append(
@@ -280,13 +297,18 @@ def write_github(results: Sequence[FileResult], out: TextIO, mode: str) -> None:
             line, column = _region(d)
             out.write(
                 f"::{level} file={file},line={line},col={column},"
-                f"title={d.code}::{_escape_github(_in_cell(d))}\n"
+                f"title={d.code}::{_escape_github(_with_detail(d))}\n"
             )
         if r.error is not None:
             out.write(
                 f"::error file={file},line={max(r.error_line, 1)},title=jaxmigrate::"
                 f"{_escape_github(r.error)}\n"
             )
+
+
+def _with_detail(d: Diagnostic) -> str:
+    """An annotation's text: the message, and the detail on the lines below it."""
+    return f"{_in_cell(d)}\n{d.detail}" if d.detail else _in_cell(d)
 
 
 def dump_json(data: dict, out: TextIO) -> None:

@@ -306,16 +306,20 @@ def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> Non
         ctx.begin(rule)
         ctx.report(
             binding.node,
-            f"{qualname} is re-exported through __all__ but was removed in JAX {rule.removed_in}: "
-            f"this import fails with ImportError; export the replacement instead ({rule.summary})",
+            f"{qualname} is in __all__ but was removed in JAX {rule.removed_in}; export its "
+            "replacement",
+            f"{qualname} is re-exported through __all__ but was removed in JAX {rule.removed_in}:"
+            " this import fails with ImportError; export the replacement instead"
+            f" ({rule.summary}).",
         )
 
 
 def _without_backstop_repeats(
     findings: Sequence[Finding], ctx: Context, plan: Plan
 ) -> Sequence[Finding]:
-    """A backstop rule's findings, less those on a line where another rule has one or where a
-    ``# jaxmigrate: ignore[...]`` comment silences some rule (the user has seen that line)."""
+    """A backstop rule's findings, less those on a line where another rule has one (or counts a
+    use in a once-per-module finding) or where a ``# jaxmigrate: ignore[...]`` comment silences
+    some rule (the user has seen that line)."""
     backstops = {rule.code for rule in plan.rules if rule.backstop}
     if not backstops or not any(f[1] in backstops for f in findings):
         return findings
@@ -323,6 +327,7 @@ def _without_backstop_repeats(
         ctx.position(node).start.line for node, code, _m, _s in findings if code not in backstops
     }
     spoken.update(ctx.suppressed_lines())
+    spoken.update(ctx.covered_lines)
     return [
         f for f in findings if f[1] not in backstops or ctx.position(f[0]).start.line not in spoken
     ]

@@ -48,6 +48,13 @@ _LOOSE_PARENTS = (
 )
 
 
+def _brief(recipe: str) -> str:
+    """A predicate recipe as a message names it: the isinstance it starts with, ``and ...``
+    for the property checks after it (the detail has them)."""
+    head, sep, _rest = recipe.partition(" and ")
+    return f"{head} and ..." if sep else recipe
+
+
 def _needs_parens(parent: Optional[cst.CSTNode], op: str) -> bool:
     if parent is None:
         return True
@@ -89,8 +96,9 @@ def predicate_fix(
     if call.func.value == "issubclass":  # type: ignore[attr-defined]
         ctx.report(
             site.node,
-            f"issubclass(..., {class_name}) has no jax.Array equivalent: the distinction is a "
-            f"property of each array, not of its class; test instances with `{recipe}`",
+            f"issubclass(..., {class_name}) has no jax.Array equivalent; test instances instead",
+            "The distinction is a property of each array, not of its class; test instances "
+            f"with `{recipe}`.",
         )
         return True
     receiver_arg = call.args[0]
@@ -98,8 +106,9 @@ def predicate_fix(
     if receiver_arg.star or receiver_arg.keyword is not None or dotted_parts(receiver) is None:
         ctx.report(
             site.node,
-            f"isinstance(..., {class_name}): the replacement uses the checked value three times, "
-            f"so it must be a plain name; assign it to a variable, then use `{recipe}`",
+            f"isinstance(..., {class_name}): assign the checked value to a name, then fix by hand",
+            "The replacement uses the checked value several times, so it must be a plain name; "
+            f"assign it to a variable, then use `{recipe}`.",
         )
         return True
     x = ctx.code(receiver)
@@ -113,7 +122,8 @@ def predicate_fix(
             if isinstance(element, cst.StarredElement):
                 ctx.report(
                     site.node,
-                    f"isinstance with a starred class tuple: rewrite by hand as `{recipe}`",
+                    f"isinstance with a starred class tuple holding {class_name}: fix by hand",
+                    f"Rewrite it by hand as `{recipe}`.",
                 )
                 return True
             qualname = ctx.qualname(element.value, site.scope)
@@ -145,8 +155,8 @@ def predicate_fix(
             f"isinstance(..., {class_name}) dropped from a class tuple that already holds jax.Array"
         )
     else:
-        message = f"isinstance(..., {class_name}) -> {recipe}"
-    ctx.replace(call, new, message, safety=safety)
+        message = f"isinstance(..., {class_name}) -> {_brief(recipe)}"
+    ctx.replace(call, new, message, safety=safety, detail=f"The check becomes {recipe}.")
     return True
 
 
@@ -162,28 +172,30 @@ def type_reference(
     if is_type_identity_check(site):
         ctx.report(
             site.node,
-            f"type(x) is {class_name} compares with a class that no longer exists (the concrete "
-            f"class is an implementation detail); use {recipe}",
+            f"type(x) is {class_name}: the class no longer exists; use an isinstance check",
+            f"It compares with a class that no longer exists (the concrete class is an "
+            f"implementation detail); use {recipe}.",
         )
         return
     if is_called(site):
         ctx.report(
             site.node,
-            f"{class_name}(...) constructs a legacy array; build a jax.Array instead ({recipe})",
+            f"{class_name}(...) constructs a legacy array; build a jax.Array instead",
+            f"A jax.Array check afterwards: {recipe}.",
         )
         return
     if is_dispatch_key(site, ctx):
         ctx.report(
             site.node,
-            f"{class_name} as a dispatch key: a table looked up by type(x) never sees jax.Array "
-            f"(the concrete class is ArrayImpl); key it by a predicate ({recipe}) by hand",
+            f"{class_name} as a dispatch key never matches a jax.Array; key it by a predicate",
+            "A table looked up by type(x) never sees jax.Array (the concrete class is "
+            f"ArrayImpl); key it by a predicate ({recipe}) by hand.",
         )
         return
     if is_class_base(site):
         ctx.report(
             site.node,
-            f"subclassing {class_name}: jax.Array cannot be subclassed; "
-            "redesign (e.g. wrap the array)",
+            f"subclassing {class_name}: jax.Array cannot be subclassed; wrap the array instead",
         )
         return
     if annotations_only and not in_type_expression(site, ctx):
@@ -193,9 +205,10 @@ def type_reference(
             ctx.replace(
                 site.node,
                 ctx.ref(ARRAY, site.scope),
-                f"{alias} = {class_name} -> {alias} = {ARRAY}: every use of {alias} here is a "
-                f"type (an isinstance through it accepts any jax.Array; exact: {recipe})",
+                f"{alias} = {class_name} -> {alias} = {ARRAY}",
                 safety=Safety.UNSAFE,
+                detail=f"Every use of {alias} here is a type (an isinstance through it accepts "
+                f"any jax.Array; exact: {recipe}).",
             )
             return
         if alias is not None:
@@ -203,8 +216,8 @@ def type_reference(
             return
         ctx.report(
             site.node,
-            f"{class_name} used as a value (alias, argument, ...): "
-            f"a later isinstance check through it would need {recipe}; replace by hand",
+            f"{class_name} used as a value (alias, argument, ...); replace by hand",
+            f"A later isinstance check through it would need {recipe}.",
         )
         return
     ctx.replace(
@@ -252,5 +265,6 @@ def report_string_annotations(
     for node in found:
         ctx.report(
             node,
-            f"string annotation {node.value} names {word}, which no longer exists; write {recipe}",
+            f"a string annotation names {word}, which no longer exists; write {recipe}",
+            f"The annotation {node.value} names {word}; write {recipe}.",
         )

@@ -314,3 +314,18 @@ def is_class_base(site: NameSite) -> bool:
         and len(site.ancestors) >= 2
         and isinstance(site.ancestors[-2], cst.ClassDef)
     )
+
+
+def report_once(ctx: Context, uses: Sequence[cst.CSTNode], message: str, detail: str = "") -> None:
+    """One finding for every use of a module (a removed or private one): at the first use a
+    suppression comment does not silence, in the file's order, with the count of the uses when
+    there are several (``... (3 uses)``).  The uses are reported, not their module, so that a
+    reader goes to the first and finds the others by the name."""
+    kept = [node for node in uses if not ctx.is_suppressed(node)]
+    if not kept:
+        return
+    where = {id(n): (ctx.position(n).start.line, ctx.position(n).start.column) for n in kept}
+    first = min(kept, key=lambda node: where[id(node)])
+    count = len(set(where.values()))
+    ctx.covered_lines.update(line for line, _column in where.values())
+    ctx.report(first, f"{message} ({count} uses)" if count > 1 else message, detail)

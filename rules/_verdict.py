@@ -77,7 +77,7 @@ def decide(ctx: Context, node: cst.Attribute, specific: bool) -> Tuple[Verdict, 
 
 
 # Why a FILE verdict's fix is unsafe, as its message says.
-UNTIED = "the receiver is not tied to a JAX array; this module is JAX code"
+UNTIED = "The receiver is not tied to a JAX array; this module is JAX code."
 
 
 def replace_by_verdict(
@@ -88,7 +88,7 @@ def replace_by_verdict(
     if verdict == FIX:
         ctx.replace(node, new, message)
     elif verdict == FILE:
-        ctx.replace(node, new, f"{message} ({UNTIED})", Safety.UNSAFE)
+        ctx.replace(node, new, message, Safety.UNSAFE, detail=UNTIED)
 
 
 def strip_parens(expr: cst.BaseExpression) -> cst.BaseExpression:

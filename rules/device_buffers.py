@@ -109,49 +109,38 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
         if verdict == REPORT:
             ctx.report(
                 node,
-                f"{attr} was removed in JAX 0.4.27; "
-                f"if {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}",
+                f"{attr} was removed in JAX 0.4.27; for a jax.Array use {RECIPE[attr]}",
+                f"If {ctx.code(node.value)} is a jax.Array use {RECIPE[attr]}.",
             )
             return
         # A pmap output's shards keep the mapped axis from 0.4.34: s.data[0] is the old buffer.
         squeeze = attr == "device_buffers" and tie.pmap and ctx.target >= PMAP_SHARDS_KEEP_AXIS
         target, new = self._replacement(node, ctx, squeeze)
         pmap = tie.pmap if verdict == FIX else module_facts(ctx).uses_pmap
-        message = (
+        message = f".{attr} -> {RECIPE[attr]}"
+        detail = (
             f".{attr} -> "
             f"{RECIPE[attr].replace('x.addressable', ctx.code(node.value) + '.addressable')}"
         )
         if squeeze:
-            message = message.replace("s.data for", "s.data[0] for") + (
+            message = message.replace("s.data for", "s.data[0] for")
+            detail = detail.replace("s.data for", "s.data[0] for") + (
                 ": a pmap output's shards have shape (1, ...) from JAX 0.4.34 (its buffers had "
-                "the mapped axis dropped), so each shard's [0] is the old buffer"
+                "the mapped axis dropped), so each shard's [0] is the old buffer."
             )
         if verdict == FILE and tie.kind == "likely":
-            ctx.replace(
-                target,
-                new,
-                f"{message} (taken for a JAX array on likely evidence: {tie.reason})",
-                Safety.UNSAFE,
-            )
+            why = f"{detail} (taken for a JAX array on likely evidence: {tie.reason})."
+            ctx.replace(target, new, message, Safety.UNSAFE, detail=why)
         elif verdict == FILE:
-            ctx.replace(
-                target,
-                new,
-                f"{message} ({UNTIED})",
-                Safety.UNSAFE,
-            )
+            ctx.replace(target, new, message, Safety.UNSAFE, detail=f"{detail}. {UNTIED}")
         elif squeeze:
-            ctx.replace(target, new, message)
+            ctx.replace(target, new, message, detail=detail)
         elif attr == "device_buffers" and pmap:
-            ctx.replace(
-                target,
-                new,
-                f"{message}: on a pmap output each shard has shape (1, ...) from JAX 0.4.34, "
-                "() before",
-                Safety.UNSAFE,
-            )
+            why = f"{detail}: on a pmap output each shard has shape (1, ...) from JAX 0.4.34"
+            why += ", () before."
+            ctx.replace(target, new, message, Safety.UNSAFE, detail=why)
         else:
-            ctx.replace(target, new, message)
+            ctx.replace(target, new, message, detail=detail)
 
     @staticmethod
     def _replacement(node: cst.Attribute, ctx: Context, squeeze: bool = False):  # noqa: ANN205

@@ -99,9 +99,11 @@ class DeviceMethod(Rule, code="JAX404", safety=Safety.UNSAFE):
         if verdict == REPORT:
             ctx.report(
                 call,
-                f"Array.device() was removed in JAX 0.4.27; if {receiver} is a jax.Array use "
+                "Array.device() was removed in JAX 0.4.27; "
+                "for a jax.Array use next(iter(x.devices()))",
+                f"If {receiver} is a jax.Array use "
                 f"next(iter({receiver}.devices())) (not the .device property, which returns a "
-                "Sharding on several devices)",
+                "Sharding on several devices).",
             )
             return
         if verdict not in (FIX, FILE):
@@ -112,10 +114,10 @@ class DeviceMethod(Rule, code="JAX404", safety=Safety.UNSAFE):
             args=[cst.Arg(cst.Call(func=cst.Name("iter"), args=[cst.Arg(devices)]))],
         )
         evidence = (
-            f" ({receiver} is taken for a jax.Array: {tie.reason})"
+            f" {receiver} is taken for a jax.Array: {tie.reason}."
             if verdict == FIX and tie.reason
-            else f" ({receiver} is taken for a jax.Array: .device() is a method only JAX arrays "
-            "had, and this module imports JAX and no other array library)"
+            else f" {receiver} is taken for a jax.Array: .device() is a method only JAX arrays "
+            "had, and this module imports JAX and no other array library."
             if verdict == FILE
             else ""
         )
@@ -123,8 +125,9 @@ class DeviceMethod(Rule, code="JAX404", safety=Safety.UNSAFE):
         if scope.lookup("next") is not None or scope.lookup("iter") is not None:
             ctx.report(
                 call,
-                f"Array.device() was removed in JAX 0.4.27; use next(iter({receiver}.devices())) "
-                "(next/iter are shadowed here)",
+                "Array.device() was removed in JAX 0.4.27; use next(iter(x.devices()))",
+                f"Use next(iter({receiver}.devices())); "
+                "not rewritten: next/iter are shadowed here.",
             )
             return
         contract = raises_value_error_contract(ctx, call, node.value)
@@ -133,16 +136,18 @@ class DeviceMethod(Rule, code="JAX404", safety=Safety.UNSAFE):
             ctx.replace(
                 statement,
                 cst.FlattenSentinel([guard, statement.deep_replace(call, new)]),
-                f"{receiver}.device() -> next(iter({receiver}.devices())), after a check that "
-                f"raises ValueError when {receiver} spans several devices, as the old method did "
-                f"(the surrounding try catches it){evidence}",
+                ".device() -> next(iter(x.devices())), after a check that raises ValueError",
+                detail=f"{receiver}.device() -> next(iter({receiver}.devices())), after a check "
+                f"that raises ValueError when {receiver} spans several devices, as the old method "
+                f"did (the surrounding try catches it).{evidence}",
             )
             return
         ctx.replace(
             call,
             new,
-            f"{receiver}.device() -> next(iter({receiver}.devices())): the old method raised "
-            f"when the array spans several devices{evidence}",
+            ".device() -> next(iter(x.devices()))",
+            detail=f"{receiver}.device() -> next(iter({receiver}.devices())): the old method "
+            f"raised when the array spans several devices.{evidence}",
         )
 
 

@@ -28,20 +28,24 @@ PARAMETERS = {
 DEVICE_LISTS = frozenset({"jax.devices", "jax.local_devices"})
 
 CAVEAT = (
-    "the values are equal, but the result has a NamedSharding over a 1-D mesh ('x',) instead of "
-    "a PmapSharding, and each device's shard has shape (1, ...) instead of (...)"
+    "The values are equal, but the result has a NamedSharding over a 1-D mesh ('x',) instead of "
+    "a PmapSharding, and each device's shard has shape (1, ...) instead of (...)."
 )
+# name -> (message, detail)
 RECIPE = {
     "jax.device_put_sharded": (
-        "jax.device_put_sharded was removed in JAX 0.10.0; use jax.device_put(jnp.stack(shards), "
+        "jax.device_put_sharded was removed in JAX 0.10.0; use jax.device_put with a NamedSharding",
+        "Use jax.device_put(jnp.stack(shards), "
         "NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))) (stack pytrees leaf by leaf with "
-        "jax.tree.map(lambda *xs: jnp.stack(xs), *shards))"
+        "jax.tree.map(lambda *xs: jnp.stack(xs), *shards)).",
     ),
     "jax.device_put_replicated": (
-        "jax.device_put_replicated was removed in JAX 0.10.0; use jax.device_put("
+        "jax.device_put_replicated was removed in JAX 0.10.0; "
+        "use jax.device_put with a NamedSharding",
+        "Use jax.device_put("
         "jnp.stack([x] * len(devices)), NamedSharding(Mesh(np.array(devices), ('x',)), P('x'))), "
         "or jax.device_put(x, NamedSharding(mesh, P())) for a truly replicated array (the shape "
-        "then loses the device axis)"
+        "then loses the device axis).",
     ),
 }
 
@@ -140,14 +144,17 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
         call = called(site)
         arguments = _arguments(call, PARAMETERS[site.qualname]) if call is not None else None
         if call is None or arguments is None:
-            ctx.report(site.node, RECIPE[site.qualname])
+            ctx.report(site.node, *RECIPE[site.qualname])
             return
         devices = arguments["devices"]
         if site.qualname == "jax.device_put_replicated" and not self._repeatable(
             devices, site, ctx
         ):
+            message, detail = RECIPE[site.qualname]
             ctx.report(
-                call, RECIPE[site.qualname] + " (devices is used twice: bind it to a name first)"
+                call,
+                message,
+                detail + " Not rewritten: devices is used twice; bind it to a name first.",
             )
             return
         scope = site.scope
@@ -166,8 +173,11 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
         # takes arrays.  The plain form is kept where the value is visibly arrays.
         tree = not _visibly_arrays(ctx, value, site.scope, sharded)
         if tree and "leaf" in devices_code:
+            message, detail = RECIPE[site.qualname]
             ctx.report(
-                call, RECIPE[site.qualname] + " (the value may be a pytree: map over its leaves)"
+                call,
+                message,
+                detail + " Not rewritten: the value may be a pytree; map over its leaves.",
             )
             return
         if sharded:
@@ -192,7 +202,8 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
         ctx.replace(
             call,
             cst.parse_expression(text),
-            f"jax.{legacy} -> jax.device_put with a NamedSharding: {CAVEAT}",
+            f"jax.{legacy} -> jax.device_put with a NamedSharding",
+            detail=CAVEAT,
         )
 
     @staticmethod

@@ -156,12 +156,15 @@ class GdaAttributes(Rule, code="JAX402", safety=Safety.SAFE):
         )
         verdict, tie = decide(ctx, node, specific=specific)
         if verdict == REPORT:
-            if attr in ("mesh", "mesh_axes") and not (gda_file and plain):
-                return  # self.mesh, cfg.mesh_axes (t5x) ...: far too common to report
+            if attr == "mesh" or (attr == "mesh_axes" and not (gda_file and plain)):
+                # self.mesh, partitioner.mesh, cfg.mesh_axes (t5x) ...: far too common to report,
+                # even in a module that imports GDA (a Mesh, a partitioner has a .mesh too)
+                return
             ctx.report(
                 node,
-                f".{attr} is a GlobalDeviceArray attribute (GDA was removed in JAX 0.4.7); "
-                f"if {ctx.code(node.value)} is a jax.Array use {NEW[attr]}",
+                f".{attr} was a GlobalDeviceArray attribute; for a jax.Array use {NEW[attr]}",
+                f"GDA was removed in JAX 0.4.7; if {ctx.code(node.value)} is a jax.Array use "
+                f"{NEW[attr]}.",
             )
             return
         if verdict not in (FIX, FILE):
@@ -182,9 +185,10 @@ class GdaAttributes(Rule, code="JAX402", safety=Safety.SAFE):
             ctx.replace(
                 node,
                 new,
-                f".{attr} -> {NEW[attr]}: only a NamedSharding has .mesh/.spec; the receiver is "
-                f"taken for a GDA/jax.Array on likely evidence ({tie.reason})",
+                f".{attr} -> {NEW[attr]} (only a NamedSharding has .mesh/.spec)",
                 Safety.UNSAFE,
+                detail=f"Only a NamedSharding has .mesh/.spec; the receiver is taken for a "
+                f"GDA/jax.Array on likely evidence ({tie.reason}).",
             )
         elif verdict == FIX and tie.named:
             ctx.replace(node, new, f".{attr} -> {NEW[attr]} (the sharding is a NamedSharding)")
@@ -192,7 +196,8 @@ class GdaAttributes(Rule, code="JAX402", safety=Safety.SAFE):
             ctx.replace(
                 node,
                 new,
-                f".{attr} -> {NEW[attr]}: only a NamedSharding has .mesh/.spec; check that "
-                f"{ctx.code(node.value)} is not a jit output with another sharding",
+                f".{attr} -> {NEW[attr]} (only a NamedSharding has .mesh/.spec)",
                 Safety.UNSAFE,
+                detail=f"Only a NamedSharding has .mesh/.spec; check that {ctx.code(node.value)} "
+                "is not a jit output with another sharding.",
             )

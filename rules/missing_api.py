@@ -13,6 +13,7 @@ that rule (the engine drops this rule's finding there), so each legacy site gets
 
 from __future__ import annotations
 
+import re
 from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
@@ -200,7 +201,7 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
         if (line, absence.qualname) in seen:
             return
         seen.add((line, absence.qualname))
-        ctx.report(node, _message(absence, ctx))
+        ctx.report(node, *_message(absence, ctx))
 
 
 def _first_missing(qualname: str, missing: frozenset) -> Optional[str]:
@@ -214,28 +215,46 @@ def _first_missing(qualname: str, missing: frozenset) -> Optional[str]:
 
 
 # Names JAX removed with no public successor (so says the changelog of the release that
-# removed them), and what to write instead.
+# removed them), and what to write instead: (in the message, in the detail).
 _CONFIG_DEFINE = (
+    "use an environment variable or an absl flag",
     "no public successor (the 0.4.25 changelog): define the option in your own code, "
-    "from an environment variable or an absl flag"
+    "from an environment variable or an absl flag",
 )
 _NO_SUCCESSOR = {"jax.config.define_": _CONFIG_DEFINE, "jax.config.DEFINE_": _CONFIG_DEFINE}
 
 
-def _message(absence: Absence, ctx: Context) -> str:
+def _message(absence: Absence, ctx: Context) -> Tuple[str, str]:
+    """One line (what is missing, since when, and the replacement JAX names, if it names one),
+    and the detail (JAX's own words, or where the changelog is)."""
     target = ".".join(str(p) for p in ctx.target)
     text = absence.describe(target)
     if absence.by_name_only is not None:
-        return text + "; " + _flag_recipe(absence.qualname.rpartition(".")[2], ctx)
-    recipe = next(
-        (text for prefix, text in _NO_SUCCESSOR.items() if absence.qualname.startswith(prefix)),
+        recipe = _flag_recipe(absence.qualname.rpartition(".")[2], ctx)
+        return f"jax.config.{absence.qualname.rpartition('.')[2]} is no attribute; {recipe}", text
+    successor = next(
+        (pair for prefix, pair in _NO_SUCCESSOR.items() if absence.qualname.startswith(prefix)),
         None,
     )
-    if recipe is not None and absence.removed_in is not None:
-        return f"{absence.qualname} was removed in JAX {absence.removed_in}; {recipe}"
+    if successor is not None and absence.removed_in is not None:
+        return (
+            f"{absence.qualname} has no public successor; {successor[0]}",
+            f"{absence.qualname} was removed in JAX {absence.removed_in}; {successor[1]}",
+        )
+    short = text.split("; JAX says:", 1)[0].split(" (deprecated since", 1)[0]
     if absence.message is None and absence.removed_in is not None:
-        text += f"; JAX's changelog for {absence.removed_in} says what replaces it: {CHANGELOG}"
-    return text
+        return (
+            f"{short}; see the JAX {absence.removed_in} changelog",
+            f"{text}; JAX's changelog for {absence.removed_in} says what replaces it: {CHANGELOG}",
+        )
+    use = _USE.search(absence.message or "")
+    if use is not None and len(short) + len(use.group(1)) < 90:
+        return f"{short}; use {use.group(1).rstrip('.')}", text
+    return short, text
+
+
+# ``Use jax.Array.``, ``Please use jax.experimental.pjit.pjit_p instead``: the name JAX names
+_USE = re.compile(r"\b[Uu]se (`?jax[\w.]*\w(?:\(\))?`?)")
 
 
 def _flag_recipe(flag: str, ctx: Context) -> str:

@@ -19,7 +19,8 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 
-MESSAGE = (
+MESSAGE = "jax.pmap is in maintenance mode since JAX 0.8.0; consider jax.jit(jax.shard_map(...))"
+DETAIL = (
     "jax.pmap still works but is in maintenance mode since JAX 0.8.0 (now built on jit + "
     "shard_map); consider jax.jit(jax.shard_map(f, mesh=jax.make_mesh((n,), ('i',)), "
     "in_specs=P('i'), out_specs=P('i'))): blocks keep the mapped axis ((1, ...) per device "
@@ -74,4 +75,4 @@ class Pmap(Rule, code="JAX804", safety=Safety.MANUAL):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # report the uses, not the import line as well
-        ctx.report(site.node, MESSAGE)
+        ctx.report(site.node, MESSAGE, DETAIL)

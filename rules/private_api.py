@@ -21,6 +21,7 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name, guards_imports, is_feature_test
 from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.rules._helpers import report_once
 
 PRIVATE = "jax._src"
 # ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
@@ -38,7 +39,8 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
 
     **What it does.** Reports each private JAX module (``jax._src.core``,
     ``jax._src.lib.xla_client``, ...) a file imports or reaches through an attribute chain,
-    once per file and module, at the first place that names it.  A private name (one with a
+    once per file and module, at the first place that names it, with the count of the places
+    (``(3 uses)``).  A private name (one with a
     leading underscore) of a public module, such as ``jax.lax._foo`` or
     ``from jax.interpreters.xla import _device_put``, is reported the same way.
 
@@ -132,19 +134,16 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
             # ``xla._DeviceArray(...)``: a line where a rule that knows the legacy name speaks
             spoken = {
                 ctx.position(found[0]).start.line for found in ctx.findings if found[1] != self.code
-            }
+            } | ctx.covered_lines
             uses.extend(use for use in underscored if ctx.position(use[0]).start.line not in spoken)
         unused = _unused_private_imports(ctx)
         if unused:
             uses = [use for use in uses if not _inside(use[0], unused, ctx)]
-        first: Dict[str, Tuple[Tuple[int, int], cst.CSTNode]] = {}
+        by_module: Dict[str, List[cst.CSTNode]] = {}
         for node, module in uses:
-            start = ctx.position(node).start
-            where = (start.line, start.column)
-            if module not in first or where < first[module][0]:
-                first[module] = (where, node)
-        for module, (_where, node) in sorted(first.items(), key=lambda item: item[1][0]):
-            ctx.report(node, _message(module))
+            by_module.setdefault(module, []).append(node)
+        for module, nodes in by_module.items():
+            report_once(ctx, nodes, *_texts(module))
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         """:meth:`visit_name` and :meth:`visit_module` on ``ast`` (see ``AstView``); None where
@@ -192,31 +191,29 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
             underscored.append((chain.nodes[attributes[-1]], module))  # the outermost first
         if underscored and len(view.codes) > 1:
             return None  # visit_module leaves a line where another rule speaks to that rule
-        first: Dict[str, Tuple[Tuple[int, int], ast.AST]] = {}
+        by_module: Dict[str, List[ast.AST]] = {}
         for node, module in sites + uses + underscored:
-            where = view.start(node)
-            if module not in first or where < first[module][0]:
-                first[module] = (where, node)
+            by_module.setdefault(module, []).append(node)
         found = []
-        for module, (_where, node) in sorted(first.items(), key=lambda item: item[1][0]):
-            finding = view.report(self.code, node, _message(module))
+        for module, nodes in by_module.items():
+            finding = view.report_once(self.code, nodes, *_texts(module))
             if finding is not None:
                 found.append(finding)
-        return found
+        return sorted(found, key=lambda d: (d.line, d.column))
 
     def _uses(self, ctx: Context) -> List[Tuple[cst.CSTNode, str]]:
         return ctx.memo((self.code, "uses"), list)
 
 
-def _message(module: str) -> str:
-    """The finding for ``module`` (both paths report it with this text)."""
-    what = "private JAX API"
-    if not module.startswith(PRIVATE):
-        what += " (a leading underscore)"
+def _texts(module: str) -> Tuple[str, str]:
+    """The finding for ``module``, message and detail (both paths report it with these)."""
+    what = "private JAX API" if module.startswith(PRIVATE) else "private (a leading _)"
+    where = "private JAX API" if module.startswith(PRIVATE) else "private"
     return (
-        f"{module} is {what}, with no compatibility promise: it can change or "
-        "disappear in any release; use a public equivalent (jax.extend, jax.core, "
-        "jax.tree_util, jax.sharding, ...) or pin the JAX version"
+        f"{module} is {where}; use a public API or pin the JAX version",
+        f"{module} is {what}, with no compatibility promise: it can change or disappear "
+        "in any release.  Use a public equivalent (jax.extend, jax.core, jax.tree_util, "
+        "jax.sharding, ...) or pin the JAX version this code was tested with.",
     )
 
 
@@ -248,8 +245,9 @@ def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
         if ctx.replace(
             line,
             cst.RemovalSentinel.REMOVE,
-            f"deleted `from {module} import {names}`: private, unused here, and {why}",
+            f"deleted unused private import `from {module} import ...`",
             safety=Safety.UNSAFE,
+            detail=f"`from {module} import {names}`: private, unused here, and {why}.",
         ):
             deleted.append(line)
     return deleted

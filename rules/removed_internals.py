@@ -27,60 +27,66 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts, guards_imports
-from jaxmigrate.rules._helpers import up_to
+from jaxmigrate.rules._helpers import report_once, up_to
 
+# Name -> (message, detail).
 EXACT = {
     "jax.soft_pmap": (
-        "jax.soft_pmap was removed in JAX 0.3.18; use jax.jit(jax.shard_map(...)) over a mesh "
-        "(or jax.vmap if no devices are involved)"
+        "jax.soft_pmap was removed in JAX 0.3.18; use jax.shard_map under jax.jit, or jax.vmap",
+        "Use jax.jit(jax.shard_map(...)) over a mesh, or jax.vmap if no devices are involved.",
     ),
     "jax.clear_backends": (
-        "jax.clear_backends was removed in JAX 0.4.36; use jax.clear_caches() to drop compiled "
-        "executables, or jax.extend.backend.clear_backends() if the backends must really be "
-        "re-initialised (they are not equivalent)"
+        "jax.clear_backends was removed in JAX 0.4.36; use jax.clear_caches() (not equivalent)",
+        "jax.clear_caches() drops compiled executables; jax.extend.backend.clear_backends() "
+        "re-initialises the backends, if that is really needed.  The two are not equivalent.",
     ),
     "jax.experimental.pjit.AUTO": (
-        "jax.experimental.pjit.AUTO is gone on current JAX (no public replacement); let jax.jit "
-        "choose shardings by leaving in_shardings/out_shardings unspecified, or use "
-        "jax.sharding.auto_axes"
+        "jax.experimental.pjit.AUTO is gone; leave the shardings of jax.jit unspecified",
+        "No public replacement: let jax.jit choose shardings by leaving in_shardings/"
+        "out_shardings unspecified, or use jax.sharding.auto_axes.",
     ),
 }
-# Module prefix -> message about any member used through it.
+_SHARDED_JIT = "Use jax.jit with in_shardings/out_shardings (NamedSharding) instead."
+_PUBLIC = "Use the public equivalents: jax.Array, jax.Device, jax.errors.JaxRuntimeError, "
+# Module prefix -> (message, detail) about any member used through it: reported once per file
+# and module, at the first use, with the count of the uses.
 MODULES = {
     "jax.experimental.sharded_jit": (
-        "jax.experimental.sharded_jit was removed in JAX 0.3.16; use jax.jit with "
-        "in_shardings/out_shardings (NamedSharding) instead"
+        "jax.experimental.sharded_jit was removed in JAX 0.3.16; use jax.jit with shardings",
+        _SHARDED_JIT,
     ),
     "jax.interpreters.sharded_jit": (
-        "jax.interpreters.sharded_jit was removed in JAX 0.3.16; use jax.jit with "
-        "in_shardings/out_shardings (NamedSharding) instead"
+        "jax.interpreters.sharded_jit was removed in JAX 0.3.16; use jax.jit with shardings",
+        _SHARDED_JIT,
     ),
     "jax.interpreters.pxla": (
-        "jax.interpreters.pxla is JAX-internal, deprecated since 0.8.2 and largely removed in "
-        "0.10.0/0.11.0; there is no public replacement: use jax.jit/jax.shard_map and "
-        "jax.sharding APIs"
+        "jax.interpreters.pxla is JAX-internal and going; use jax.jit, jax.shard_map, jax.sharding",
+        "jax.interpreters.pxla is deprecated since JAX 0.8.2 and largely removed in "
+        "0.10.0/0.11.0; there is no public replacement: use jax.jit/jax.shard_map and the "
+        "jax.sharding APIs.",
     ),
     "jax.lib.xla_extension": (
-        "jax.lib.xla_extension was removed (JAX 0.8.0; gone on 0.10.2); use the public "
-        "equivalents: jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
+        "jax.lib.xla_extension was removed in JAX 0.8.0; use public APIs (jax.Array, jax.Device)",
+        _PUBLIC + "jax.extend.backend.* (removed in 0.8.0; gone on 0.10.2).",
     ),
     "jaxlib.xla_extension": (
-        "jaxlib.xla_extension no longer exists; use the public equivalents: jax.Array, "
-        "jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
+        "jaxlib.xla_extension no longer exists; use public APIs (jax.Array, jax.Device)",
+        _PUBLIC + "jax.extend.backend.*.",
     ),
     "jax.lib.xla_client": (
-        "jax.lib.xla_client internals were deprecated in JAX 0.6.0 and removed in 0.8.0; "
-        "use the public equivalents: "
-        "jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend.*"
+        "jax.lib.xla_client was removed in JAX 0.8.0; use public APIs (jax.Array, jax.Device)",
+        _PUBLIC + "jax.extend.backend.* (deprecated in 0.6.0, removed in 0.8.0).",
     ),
     "jax.lib.xla_bridge": (
-        "jax.lib.xla_bridge internals were deprecated in JAX 0.6.0 and removed in 0.8.0; use "
-        "jax.devices()/jax.default_backend() or jax.extend.backend.get_backend()"
+        "jax.lib.xla_bridge was removed in JAX 0.8.0; use jax.devices() or jax.extend.backend",
+        "Use jax.devices()/jax.default_backend(), or jax.extend.backend.get_backend() "
+        "(deprecated in 0.6.0, removed in 0.8.0).",
     ),
 }
 GLOBAL_ARG_SHAPES = (
-    "pmap(global_arg_shapes=) was removed in JAX 0.4.8; drop it and move the computation to "
-    "jax.jit with NamedSharding inputs (or jax.shard_map), which see global shapes directly"
+    "pmap(global_arg_shapes=) was removed in JAX 0.4.8; drop it and use jax.jit or shard_map",
+    "Drop it and move the computation to jax.jit with NamedSharding inputs (or jax.shard_map), "
+    "which see global shapes directly.",
 )
 PMAP_NAMES = ("jax.pmap",)
 # Migrated by other rules (array types, sharding names, device_put); kept here as well so they
@@ -102,15 +108,16 @@ HANDLED_ELSEWHERE = frozenset(
 )
 
 
-def _message(qualname: str, handled_elsewhere: Callable[[str], bool]) -> Optional[str]:
+def _module(qualname: str, handled_elsewhere: Callable[[str], bool]) -> Optional[str]:
+    """The entry of EXACT or MODULES that reports ``qualname``, if any."""
     if qualname in EXACT:
-        return EXACT[qualname]
-    for module, message in MODULES.items():
+        return qualname
+    for module in MODULES:
         if qualname.startswith(module + "."):
             member = module + "." + qualname[len(module) + 1 :].split(".", 1)[0]
             if handled_elsewhere(member):
                 return None
-            return message
+            return module
     return None
 
 
@@ -134,7 +141,8 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
       replacement; use `jax.jit`, `jax.shard_map`, `jax.sharding`;
     * `jax.experimental.pjit.AUTO` (gone on current JAX).
 
-    Uses are reported, not the import lines; an import of these modules that nothing uses is
+    Uses are reported, not the import lines: a module's once per file, at its first use, with
+    the count of the uses (``(3 uses)``); an import of these modules that nothing uses is
     removed where the module is gone from some release of the target range (`jax.lib.xla_bridge`
     from 0.10.0; `jax.interpreters.pxla` still exists, so its import stays: it may be a
     re-export).  Names another rule migrates (`pxla.ShardedDeviceArray`, `pxla.Mesh`,
@@ -176,23 +184,26 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
             return
         qualname = ctx.qualname(func, scope)
         if qualname in PMAP_NAMES:
-            ctx.report(arg, GLOBAL_ARG_SHAPES)
+            ctx.report(arg, *GLOBAL_ARG_SHAPES)
             return
         if qualname == "functools.partial" and call.args and not call.args[0].keyword:
             if ctx.qualname(call.args[0].value, scope) in PMAP_NAMES:
-                ctx.report(arg, GLOBAL_ARG_SHAPES)
+                ctx.report(arg, *GLOBAL_ARG_SHAPES)
 
     def visit_module(self, ctx: Context) -> None:
         def handled_elsewhere(name: str) -> bool:
             return name in HANDLED_ELSEWHERE or ctx.owner(name) is not None
 
+        modules: Dict[str, List[cst.CSTNode]] = {}
         for node in _uses(ctx):
             qualname = ctx.qualname(node, ctx.scope_of(node))
-            if qualname is None:
-                continue
-            message = _message(qualname, handled_elsewhere)
-            if message is not None:
-                ctx.report(node, message)
+            entry = _module(qualname, handled_elsewhere) if qualname is not None else None
+            if entry in EXACT:
+                ctx.report(node, *EXACT[entry])
+            elif entry is not None:
+                modules.setdefault(entry, []).append(node)
+        for module, uses in modules.items():
+            report_once(ctx, uses, *MODULES[module])
 
 
 def _uses(ctx: Context) -> List[cst.CSTNode]:

@@ -325,6 +325,7 @@ def _report_dropped(qualname: str, call: cst.Call, ctx: Context) -> None:
             short = qualname.rsplit(".", 1)[1]
             ctx.report(
                 arg,
-                f"{short}() takes no {arg.keyword.value}= from JAX {gone} (TypeError there); "
-                f"see {qualname}'s signature in that release's documentation",
+                f"{short}() takes no {arg.keyword.value}= from JAX {gone}; see its signature",
+                f"{qualname} takes no {arg.keyword.value}= from JAX {gone} on (a TypeError "
+                "there); see its signature in that release's documentation for what replaced it.",
             )

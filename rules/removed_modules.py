@@ -70,34 +70,22 @@ REMOVED: Dict[str, str] = {
 
 # What to use instead of each module, for an import nothing could migrate.
 ADVICE: Dict[str, str] = {
-    "jax.experimental.maps": "use jax.sharding.Mesh/NamedSharding, jax.shard_map and jax.set_mesh",
-    "jax.experimental.global_device_array": (
-        "use jax.Array with a NamedSharding (jax.make_array_from_callback)"
-    ),
-    "jax._src.global_device_array": (
-        "use jax.Array with a NamedSharding (jax.make_array_from_callback)"
-    ),
+    "jax.experimental.maps": "use jax.sharding.Mesh, jax.shard_map, jax.set_mesh",
+    "jax.experimental.global_device_array": "use jax.Array with a NamedSharding",
+    "jax._src.global_device_array": "use jax.Array with a NamedSharding",
     "jax.experimental.gda_serialization": "use jax.experimental.array_serialization",
     "jax.experimental.sharded_jit": "use jax.jit with in_shardings/out_shardings",
     "jax.interpreters.sharded_jit": "use jax.jit with in_shardings/out_shardings",
-    "jax.xla": "use jax.interpreters.xla or the public jax.Array/jax.Device",
+    "jax.xla": "use jax.interpreters.xla or jax.Array/jax.Device",
     "jax.pxla": "use jax.sharding and jax.jit/jax.shard_map",
-    "jax.lib.xla_extension": (
-        "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend"
-    ),
-    "jax.lib.xla_client": (
-        "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend"
-    ),
-    "jax.lib.xla_bridge": "use jax.devices()/jax.default_backend() or jax.extend.backend",
-    "jaxlib.xla_extension": (
-        "use jax.Array, jax.Device, jax.errors.JaxRuntimeError, jax.extend.backend"
-    ),
+    "jax.lib.xla_extension": "use jax.Array, jax.Device, jax.extend.backend",
+    "jax.lib.xla_client": "use jax.Array, jax.Device, jax.extend.backend",
+    "jax.lib.xla_bridge": "use jax.devices() or jax.extend.backend",
+    "jaxlib.xla_extension": "use jax.Array, jax.Device, jax.extend.backend",
 }
 
 _MAPS_GENERIC = (
-    "jax.experimental.maps was removed in JAX 0.4.31 and {name} has no public replacement: "
-    "use jax.sharding.Mesh/NamedSharding, jax.shard_map, and jax.set_mesh(mesh) for an "
-    "ambient mesh"
+    "jax.experimental.maps.{name} was removed in JAX 0.4.31; use jax.sharding.Mesh, jax.shard_map"
 )
 # Module -> (message for a member, {member: specific message}).
 REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
@@ -105,35 +93,27 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
         _MAPS_GENERIC,
         {
             "thread_resources": (
-                "jax.experimental.maps was removed in JAX 0.4.31; thread_resources (the mesh "
-                "entered with `with mesh:`) has no public replacement: pass explicit "
-                "NamedSharding(mesh, P(...)) shardings, or enter the mesh with "
-                "`with jax.set_mesh(mesh):` and read it with jax.sharding.get_abstract_mesh()"
+                "jax.experimental.maps.thread_resources was removed in 0.4.31; "
+                "use NamedShardings or jax.set_mesh"
             ),
             **dict.fromkeys(
                 ("_positional_semantics", "_PositionalSemantics"),
-                "jax.experimental.maps was removed in JAX 0.4.31; positional semantics (local or "
-                "global, for GlobalDeviceArray inputs) went with GDA: every jax.Array is global, "
-                "so delete the code that saves, sets or restores them",
+                "maps' positional semantics went with GDA (JAX 0.4.31): every jax.Array is global; "
+                "delete that code",
             ),
         },
     ),
     "jax.experimental.global_device_array": (
-        "jax.experimental.global_device_array was removed in JAX 0.4.7 and {name} has no "
-        "direct replacement: use jax.Array (jax.make_array_from_callback / "
-        "jax.make_array_from_single_device_arrays with a NamedSharding; arr.addressable_shards "
-        "gives jax.Shard objects)",
+        "global_device_array.{name} was removed in JAX 0.4.7; use jax.Array with a NamedSharding",
         {},
     ),
     "jax._src.global_device_array": (
-        "jax._src.global_device_array was removed in JAX 0.4.7 and {name} has no direct "
-        "replacement: use jax.Array (jax.make_array_from_callback / "
-        "jax.make_array_from_single_device_arrays with a NamedSharding)",
+        "global_device_array.{name} was removed in JAX 0.4.7; use jax.Array with a NamedSharding",
         {},
     ),
     "jax.experimental.gda_serialization": (
-        "jax.experimental.gda_serialization was removed in JAX 0.4.11 and {name} has no "
-        "direct replacement: use jax.experimental.array_serialization",
+        "gda_serialization.{name} was removed in JAX 0.4.11; "
+        "use jax.experimental.array_serialization",
         {},
     ),
 }
@@ -269,8 +249,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
             ctx.replace(
                 statement,
                 new,  # type: ignore[arg-type]
-                f"removed the import of {gone}: "
-                "the module no longer exists in JAX and nothing uses it",
+                f"removed the unused import of {gone} (gone from JAX)",
             )
 
     # -- 2. members nobody migrates --------------------------------------------------------
@@ -358,8 +337,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
                 continue
             ctx.report(
                 hit,
-                f"{module} no longer exists (removed in JAX {REMOVED[module]}): this import fails "
-                f"with ModuleNotFoundError; {ADVICE[module]}",
+                f"{module} was removed in {REMOVED[module]}; {ADVICE[module]}",
             )
 
 

@@ -17,14 +17,15 @@ from jaxmigrate.migrator.version import parse_version
 REMOVED = {
     "jax.sharding.GSPMDSharding": (
         "0.7.0",
-        "GSPMDSharding was removed in JAX 0.7.0; describe the layout as "
-        "NamedSharding(mesh, PartitionSpec(...)) over a Mesh of the same devices",
+        "GSPMDSharding was removed in JAX 0.7.0; use NamedSharding(mesh, PartitionSpec(...))",
+        "Describe the layout as NamedSharding(mesh, PartitionSpec(...)) over a Mesh of the same "
+        "devices.",
     ),
     "jax.sharding.PmapSharding": (
         "0.10.0",
-        "PmapSharding was removed in JAX 0.10.0; use NamedSharding(Mesh(devices, ('x',)), P('x')) "
-        "over a stacked leading axis (shards keep a leading axis of size 1; see the pmap migration "
-        "guide)",
+        "PmapSharding was removed in JAX 0.10.0; use NamedSharding(Mesh(devices, ('x',)), P('x'))",
+        "Use NamedSharding(Mesh(devices, ('x',)), P('x')) over a stacked leading axis (shards "
+        "keep a leading axis of size 1; see the pmap migration guide).",
     ),
 }
 
@@ -66,6 +67,6 @@ class RemovedShardings(Rule, code="JAX609", safety=Safety.MANUAL):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        removed_in, message = REMOVED[site.qualname]
+        removed_in, message, detail = REMOVED[site.qualname]
         if ctx.reaches(parse_version(removed_in)):
-            ctx.report(site.node, message)
+            ctx.report(site.node, message, detail)

@@ -197,8 +197,9 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
         short = site.qualname.rsplit(".", 1)[1]
         if isinstance_position(site) is not None and row.predicate_class is not None:
             new = ctx.ref(row.predicate_class, site.scope)
-            message = f"{short} -> {row.predicate_class} in an isinstance check: {row.what_changes}"
-            ctx.replace(site.node, new, message, safety=Safety.UNSAFE)
+            message = f"{short} -> {row.predicate_class} in an isinstance check"
+            why = row.what_changes[:1].upper() + row.what_changes[1:] + "."
+            ctx.replace(site.node, new, message, safety=Safety.UNSAFE, detail=why)
         elif isinstance_position(site) is not None:
             self._predicate(site, row, short, ctx)
         elif in_type_expression(site, ctx) or self._is_type_alias(site):
@@ -207,13 +208,15 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
                 ctx.report(site.node, f"{short} was removed: {row.annotation} needs JAX 0.4.3")
                 return
             new = self._annotation(row, site, ctx)
-            message = f"{ctx.code(site.node)} -> {row.annotation} ({row.source})"
+            message = f"{ctx.code(site.node)} -> {row.annotation}"
             widens = row is _PLATFORM_DEVICE and not in_type_expression(site, ctx)
             ctx.replace(
                 site.node,
                 new,
-                message + (f"; an isinstance through it: {row.what_changes}" if widens else ""),
+                message,
                 safety=Safety.UNSAFE if widens else None,
+                detail=f"{row.source}"
+                + (f"; an isinstance through it: {row.what_changes}." if widens else "."),
             )
         elif is_class_base(site):
             ctx.report(
@@ -268,9 +271,19 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
             or receiver.star
             or dotted_parts(receiver.value) is None
         ):
-            ctx.report(site.node, f"{short} was removed: test a plain name with `{recipe}`")
+            ctx.report(
+                site.node,
+                f"{short} was removed; assign the checked value to a name, then fix by hand",
+                f"Test a plain name with `{recipe}`.",
+            )
             return
-        message = f"isinstance(..., {short}) -> {recipe}: {row.what_changes}"
+        head, sep, _rest = recipe.partition(" and ")
+        message = (
+            f"isinstance(..., {short}) -> {head} and ..."
+            if sep
+            else f"isinstance(..., {short}) -> {recipe}"
+        )
+        detail = f"The check becomes `{recipe}`: {row.what_changes}."
         x = ctx.code(receiver.value)
         text = _REFERENCE.sub(
             lambda m: expr_code(ctx.ref(m.group(1), site.scope)), row.predicate
@@ -282,4 +295,4 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
             new = new.with_changes(
                 lpar=call.lpar or [cst.LeftParen()], rpar=call.rpar or [cst.RightParen()]
             )
-        ctx.replace(call, new, message, safety=Safety.UNSAFE)
+        ctx.replace(call, new, message, safety=Safety.UNSAFE, detail=detail)

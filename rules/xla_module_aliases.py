@@ -149,8 +149,10 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
             if ctx.target < parse_version(DEVICE_SINCE):
                 ctx.report(
                     site.node,
-                    f"xla.Device was removed in JAX 0.4.11; jax.Device replaces it (named as the "
-                    f"replacement from {DEVICE_SINCE}, older than the target version)",
+                    f"xla.Device was removed in JAX 0.4.11; "
+                    f"use jax.Device (from JAX {DEVICE_SINCE})",
+                    f"jax.Device replaces it (named as the replacement from {DEVICE_SINCE}, "
+                    "newer than the target version).",
                 )
                 return
             ctx.replace(
@@ -161,6 +163,8 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         elif qualname in PXLA_DEVICE_PUT:
             ctx.report(
                 site.node,
+                "pxla.device_put was removed in JAX 0.4.14; "
+                "use jax.device_put with a NamedSharding",
                 "pxla.device_put(x, devices, replicate) was removed in JAX 0.4.14 "
                 "and returned a list of per-device buffers; "
                 "use jax.device_put(x, NamedSharding(mesh, P(...))) or "
@@ -173,8 +177,8 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         if not (isinstance(call, cst.Call) and call.func is site.node):
             ctx.report(
                 site.node,
-                "xla.device_put was removed in JAX 0.4.11; "
-                "use jax.device_put (it returns a jax.Array, not a tuple of buffers)",
+                "xla.device_put was removed in JAX 0.4.11; use jax.device_put",
+                "jax.device_put returns a jax.Array, not a tuple of buffers.",
             )
             return
         args = call.args
@@ -195,22 +199,21 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
             return
         new_call = call.with_changes(func=ctx.ref("jax.device_put", site.scope))
         parent = ctx.parent(call)
-        message = (
-            f"{ctx.code(site.node)}(...) -> jax.device_put(...) "
-            "(returns a jax.Array, not a tuple of one buffer)"
-        )
+        message = f"{ctx.code(site.node)}(...) -> jax.device_put(...)"
+        detail = "jax.device_put returns a jax.Array, not a tuple of one buffer."
         if isinstance(parent, cst.Subscript) and parent.value is call and _is_index_zero(parent):
             ctx.replace(
                 parent,
                 new_call.with_changes(lpar=parent.lpar, rpar=parent.rpar),
                 message,
                 safety=Safety.UNSAFE,
+                detail=detail,
             )
             return
         wrapped = cst.Tuple(elements=[cst.Element(value=new_call, comma=cst.Comma())])
         if call.lpar:
             wrapped = wrapped.with_changes(lpar=call.lpar, rpar=call.rpar)
-        ctx.replace(call, wrapped, message, safety=Safety.UNSAFE)
+        ctx.replace(call, wrapped, message, safety=Safety.UNSAFE, detail=detail)
 
     # -- the jax.xla / jax.pxla module aliases ------------------------------------------------
     def _module_alias(self, site: NameSite, ctx: Context, short: str) -> None:
@@ -225,9 +228,10 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         if member is not None and self._gone(ctx, short, member):
             ctx.report(
                 site.node,
+                f"{modern}.{member} is gone (jax.{short} too); find a public replacement",
                 f"jax.{short} was removed in JAX 0.4.14, "
                 f"and {modern}.{member} no longer exists either; "
-                f"find the public replacement of {member}",
+                f"find the public replacement of {member}.",
             )
             return
         if isinstance(site.node, cst.Name):
@@ -273,6 +277,7 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
                 site.node,
                 f"jax.{short} was removed in JAX 0.4.14; "
                 f"import it as `from jax.interpreters import {short}`",
+                "Not rewritten: the import shares its line with other statements.",
             )
             return
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)

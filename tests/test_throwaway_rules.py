@@ -86,7 +86,8 @@ def test_unsafe_fixes_are_findings_unless_enabled(throwaway):
     reported = migrate_source(source, Settings(select=("JAX993",)))
     assert reported.output == source
     assert [(f.line, f.code, f.safety) for f in reported.findings] == [(2, "JAX993", "unsafe")]
-    assert "--unsafe-fixes" in reported.findings[0].message
+    assert reported.findings[0].message == "a -> b [unsafe fix]"
+    assert "--unsafe-fixes applies it" in reported.findings[0].detail
     fixed = migrate_source(source, Settings(select=("JAX993",), unsafe_fixes=True))
     assert fixed.output == "import mod\nmod.b\n"
     assert not fixed.findings
