@@ -24,6 +24,9 @@ PROMPT_RE = re.compile(r"^(?P<indent>[ \t]*)>>>(?: |$)")
 _CONTINUATION_RE = re.compile(r"^(?P<indent>[ \t]*)\.\.\.(?: |$)")
 # A docstring that may hold a reST code block (a literal block, a code directive).
 CODE_BLOCK_RE = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::", re.M)
+# A docstring that may hold a Markdown fenced block (```python, ~~~py).
+_LANGS = "|".join(LANGUAGES)
+FENCE_HINT_RE = re.compile(rf"^[ \t]*(?:`{{3,}}|~{{3,}})[ \t]*\{{?\.?(?:{_LANGS})\b", re.M)
 
 
 @dataclasses.dataclass
@@ -205,7 +208,8 @@ def docstring_pieces(
             continue
         doc = value.value
         blocks = CODE_BLOCK_RE.search(doc) is not None
-        if ">>>" not in doc and not blocks:
+        fences = FENCE_HINT_RE.search(doc) is not None
+        if ">>>" not in doc and not blocks and not fences:
             continue
         start, end = value.lineno - 1, (value.end_lineno or value.lineno)
         if not source_lines:
@@ -220,7 +224,16 @@ def docstring_pieces(
                             piece, start=piece.start + start + 1, end=piece.end + start + 1
                         )
                     )
-            pieces.sort(key=lambda p: p.start)
+        if fences:  # Markdown fenced blocks (```python), as mkdocstrings renders them
+            taken = {p.start for p in pieces}
+            for piece in markdown_pieces(lines[start + 1 : end - 1]):
+                if not piece.doctest and (raw or "\\" not in piece.code):
+                    moved = piece.start + start + 1
+                    if moved not in taken:
+                        pieces.append(
+                            dataclasses.replace(piece, start=moved, end=piece.end + start + 1)
+                        )
+        pieces.sort(key=lambda p: p.start)
         # the docstring's first and last lines also hold the quotes: only whole lines inside
         pieces = [p for p in pieces if p.start > start and p.end < end]
         if pieces:

@@ -48,7 +48,10 @@ class Options:
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
 # A docstring may hold a reST code block (cheap test before the docstrings are looked at).
-_CODE_BLOCK_HINT = re.compile(r"::[ \t]*\r?$|(?:code-block|sourcecode|code)::", re.M)
+_CODE_BLOCK_HINT = re.compile(
+    r"::[ \t]*\r?$|(?:code-block|sourcecode|code)::|^[ \t]*(?:```|~~~)[ \t]*\{?\.?(?:py|ipy)",
+    re.M,
+)
 
 
 @dataclasses.dataclass

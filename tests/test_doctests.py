@@ -167,6 +167,44 @@ def test_rest_code_blocks_in_docstrings():
     assert migrate(out) == out
 
 
+def test_markdown_fences_in_docstrings():
+    """Markdown fences (as mkdocstrings renders docstrings) are code too: a ```python or
+    ~~~py block is migrated; a fence in another language, a doctest inside a fence (migrated
+    once, as a doctest) and the prose around them stay as they were."""
+    source = textwrap.dedent(
+        '''\
+        import jax
+
+
+        def scaled(tree):
+            """Scales a tree; see jax.tree_map.
+
+            ```python
+            g = jax.tree_map(jnp.sign, tree)
+            ```
+
+            ~~~py
+            leaves = jax.tree_leaves(tree)
+            ~~~
+
+            ```python
+            >>> jax.tree_map(jnp.sign, [1.0])
+            ```
+
+            ```bash
+            echo jax.tree_map
+            ```
+            """
+        '''
+    )
+    out = migrate(source)
+    assert "    g = jax.tree.map(jnp.sign, tree)\n" in out
+    assert "    leaves = jax.tree.leaves(tree)\n" in out
+    assert "    >>> jax.tree.map(jnp.sign, [1.0])\n" in out
+    assert "see jax.tree_map." in out and "echo jax.tree_map" in out
+    assert migrate(out) == out
+
+
 def test_unbound_jax_in_examples_is_jax():
     """Projects give doctest ``jax``/``jnp`` (pytest's doctest_namespace): an example that
     uses them unbound, in a module that imports neither, still migrates, adding nothing."""
