@@ -178,6 +178,7 @@ def requirement_results(
 
     newest = versions.target_upper or newest_release()
     results: List[FileResult] = []
+    edited = False
     for path in packaging_files(detected.source.parent):
         path = Path(shown(path))
         try:
@@ -189,6 +190,7 @@ def requirement_results(
         if raised is None:
             continue
         output, changes = raised
+        edited = edited or detected.source.name == path.name
         if not apply:
             for change in changes:
                 old, _, new = change.split(": ", 1)[-1].partition(" -> ")
@@ -217,7 +219,24 @@ def requirement_results(
             except FileError as error:
                 result.error = str(error)
         results.append(result)
+    if not edited and detected.source.name == "setup.py":
+        _note_built_requirement(detected, versions.target_lower, newest)
     return results
+
+
+def _note_built_requirement(detected: Detected, floor: str, newest: str) -> None:
+    """The requirement was read from a string the file builds (``f"jax=={JAX}"``), which no
+    edit can raise: say what it must become."""
+    from jaxmigrate.migrator.project_version import shown
+    from jaxmigrate.migrator.requirement_edit import raise_requirement
+
+    raised = raise_requirement("requirements.txt", detected.requirement, floor, newest)
+    if raised is not None:
+        new, where = raised[0].strip(), shown(detected.source)
+        sys.stderr.write(
+            f"jaxmigrate: {where} builds its requirement {detected.requirement} in code; "
+            f"the migrated code needs {new}: raise it by hand\n"
+        )
 
 
 def _line_of(text: str, change: str) -> int:

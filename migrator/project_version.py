@@ -173,7 +173,8 @@ def _setup_py(path: Path) -> Optional[tuple]:
     """The requirement in a ``setup.py``'s ``install_requires``, read with ``ast``: a literal
     list (or string), in a ``setup(...)`` call or a dict of keyword arguments
     (``setup(**setup_kwargs)``), or a module-level name bound to such a literal
-    (``install_requires = [...]``).  The file is never executed."""
+    (``install_requires = [...]``); strings built from module-level constants count too
+    (``f"jax>={JAX_VERSION}"``).  The file is never executed."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
@@ -195,18 +196,62 @@ def _setup_py(path: Path) -> Optional[tuple]:
                 if isinstance(k, ast.Constant) and k.value == "install_requires"
             ]
     for expression in values:
-        if isinstance(expression, ast.Name):
-            expression = literals.get(expression.id, expression)
-        try:
-            value = ast.literal_eval(expression)
-        except ValueError:
-            continue  # not a literal: never execute setup.py to find out
+        value = _static(expression, literals)
         if isinstance(value, str):
             value = value.splitlines()
         if isinstance(value, (list, tuple)):
-            found = from_requirements(str(v) for v in value)
+            found = from_requirements(v for v in value if isinstance(v, str))
             if found:
                 return found
+    return None
+
+
+def _static(node: ast.expr, literals: Dict[str, ast.expr], depth: int = 0) -> object:
+    """What ``node`` evaluates to when its text alone says so, else None (an item of a list
+    that cannot be known is left out): literals, module-level names bound to them, and the
+    strings built from those (``f"jax>={JAX}"``, ``"jax>=" + JAX``, ``"jax>={}".format(JAX)``,
+    ``"jax>=%s" % JAX``).  Nothing is executed."""
+    if depth > 20:
+        return None
+    again = lambda n: _static(n, literals, depth + 1)  # noqa: E731
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        bound = literals.get(node.id)
+        return None if bound is None else again(bound)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [item for item in map(again, node.elts) if isinstance(item, str)]
+    if isinstance(node, ast.JoinedStr):
+        pieces = []
+        for part in node.values:
+            value = again(part.value) if isinstance(part, ast.FormattedValue) else again(part)
+            if not isinstance(value, str) or (
+                isinstance(part, ast.FormattedValue) and (part.format_spec or part.conversion > 0)
+            ):
+                return None
+            pieces.append(value)
+        return "".join(pieces)
+    if isinstance(node, ast.BinOp):
+        left, right = again(node.left), again(node.right)
+        if isinstance(node.op, ast.Add) and isinstance(left, str) and isinstance(right, str):
+            return left + right
+        if isinstance(node.op, ast.Add) and isinstance(left, list) and isinstance(right, list):
+            return left + right
+        if isinstance(node.op, ast.Mod) and isinstance(left, str) and isinstance(right, str):
+            return left.replace("%s", right, 1) if left.count("%") == 1 else None
+        return None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and not node.keywords
+    ):
+        template, args = again(node.func.value), [again(a) for a in node.args]
+        if isinstance(template, str) and all(isinstance(a, str) for a in args):
+            try:
+                return template.format(*args)
+            except (IndexError, KeyError, ValueError):
+                return None
     return None
 
 

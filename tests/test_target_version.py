@@ -108,6 +108,40 @@ def test_setup_py_is_never_executed(tmp_path):
     assert not (tmp_path / "executed").exists()
 
 
+@pytest.mark.parametrize(
+    "setup, version",
+    [
+        ('JAX = "0.3.25"\nsetup(install_requires=[f"jax=={JAX}", "numpy"])\n', "0.3.25"),
+        ('V = "0.3.4"\nsetup(install_requires=["numpy", "jax>=" + V])\n', "0.3.4"),
+        ('V = "0.2.12"\nsetup(install_requires=["jax~={}".format(V)])\n', "0.2.12"),
+        ('V = "0.3.1"\nREQS = ["jax==%s" % V]\nsetup(install_requires=REQS + ["np"])\n', "0.3.1"),
+        # a built string it cannot know (a call, a format spec) is no requirement
+        ('setup(install_requires=[f"jax=={version()}"])\n', None),
+        ('V = 3\nsetup(install_requires=[f"jax==0.{V:d}.1"])\n', None),
+    ],
+)
+def test_setup_py_requirements_built_from_constants(tmp_path, setup, version):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "setup.py").write_text("from setuptools import setup\n" + setup)
+    found = detect([tmp_path])
+    assert (found.version if found else None) == version
+
+
+def test_a_requirement_built_in_code_gets_a_note_not_an_edit(tmp_path):
+    (tmp_path / ".git").mkdir()
+    setup = (
+        'from setuptools import setup\nJAX = "0.3.25"\nsetup(install_requires=[f"jax=={JAX}"])\n'
+    )
+    (tmp_path / "setup.py").write_text(setup)
+    (tmp_path / "m.py").write_text("import jax.numpy as jnp\n\ndef f(x: jnp.DeviceArray): ...\n")
+    run = invoke(".", "--diff", "--no-cache", "--update-requirements", cwd=tmp_path)
+    assert (
+        "setup.py builds its requirement jax==0.3.25 in code; the migrated code needs "
+        "jax>=0.4.1: raise it by hand" in run.stderr
+    )
+    assert "--- a/setup.py" not in run.stdout and "+def f(x: jax.Array)" in run.stdout
+
+
 # ---------------------------------------------------------------- the requirement is the source
 
 
