@@ -220,7 +220,7 @@ def migrate_notebook(
         findings = []
         for position in range(len(outputs)):
             outputs[position], mapping = todos.add_markers(
-                outputs[position], by_cell.get(position, [])
+                outputs[position], by_cell.get(position, []), settings.line_length or 88
             )
             findings += [(position, todos.shift(d, mapping)) for d in by_cell.get(position, [])]
         result = dataclasses.replace(result, fixes=fixes, findings=findings)

@@ -155,11 +155,17 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     if options.add_todos:
         from jaxmigrate.migrator import todos
 
-        output, mapping = todos.add_markers(output, findings)
+        output, mapping = todos.add_markers(output, findings, _line_length(settings))
         # fixes point at the lines they changed: lines of the text as read, markers included
         fixes = [todos.shift(d, unstripped) for d in fixes]
         findings = [todos.shift(d, mapping) for d in findings]
     return output, fixes, findings, None
+
+
+def _line_length(settings: Settings) -> int:
+    from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH
+
+    return settings.line_length or DEFAULT_LINE_LENGTH
 
 
 def _migrate_notebook(  # noqa: ANN202

@@ -21,6 +21,7 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 PREFIX = "# TODO(jaxmigrate): "
 MARKER_RE = re.compile(r"^[ \t]*# TODO\(jaxmigrate\): JAX\d{3} .*(\r?\n|$)")
 MAX_MESSAGE = 200
+_MIN_WORDS = 30  # a marker keeps this much of its message however deep its indentation
 
 
 def _comment_lines(text: str) -> Set[int]:
@@ -49,11 +50,19 @@ def strip_markers(text: str) -> Tuple[str, Dict[int, int]]:
     return "".join(kept), mapping
 
 
-def marker_text(diagnostic: Diagnostic) -> str:
+def marker_text(diagnostic: Diagnostic, width: int = len(PREFIX) + 8 + MAX_MESSAGE) -> str:
+    """The marker for ``diagnostic`` in at most ``width`` characters (the project's line
+    length less the indentation): the message is cut at a word, with "...", where it would
+    run past it (the whole finding is in the run's report and ``jaxmigrate explain``)."""
+    head = f"{PREFIX}{diagnostic.code} "
     message = " ".join(diagnostic.message.split())
-    if len(message) > MAX_MESSAGE:
-        message = message[: MAX_MESSAGE - 3].rstrip() + "..."
-    return f"{PREFIX}{diagnostic.code} {message}"
+    room = max(width - len(head), _MIN_WORDS)
+    if len(message) > room:
+        cut = message[: room - 3]
+        if " " in cut and message[room - 3] != " ":
+            cut = cut[: cut.rindex(" ")]
+        message = cut.rstrip(" ,;:(") + "..."
+    return head + message
 
 
 def _statement_starts(tree: ast.AST) -> List[Tuple[int, int, int]]:
@@ -81,8 +90,11 @@ def _anchor(spans: Sequence[Tuple[int, int, int]], line: int) -> Tuple[int, int]
     return best[0], best[2]
 
 
-def add_markers(text: str, findings: Sequence[Diagnostic]) -> Tuple[str, Dict[int, int]]:
-    """The text with markers, and old line -> new line for every line of ``text``."""
+def add_markers(
+    text: str, findings: Sequence[Diagnostic], line_length: int = 0
+) -> Tuple[str, Dict[int, int]]:
+    """The text with markers, and old line -> new line for every line of ``text``; each
+    marker within ``line_length`` (0: no limit but :data:`MAX_MESSAGE`)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -96,7 +108,8 @@ def add_markers(text: str, findings: Sequence[Diagnostic]) -> Tuple[str, Dict[in
         if first < 1 or first > len(lines):
             continue
         indent = lines[first - 1][: len(lines[first - 1]) - len(lines[first - 1].lstrip(" \t"))]
-        marker = indent + marker_text(diagnostic)
+        width = line_length - len(indent.expandtabs()) if line_length else 0
+        marker = indent + (marker_text(diagnostic, width) if width else marker_text(diagnostic))
         if marker not in wanted.setdefault(first, []):
             wanted[first].append(marker)
     out: List[str] = []

@@ -134,6 +134,23 @@ def test_add_todos_goes_above_the_statement(tmp_path):
     assert lines[3].startswith("# TODO(jaxmigrate): JAX101 ") and lines[4] == "@decorate("
 
 
+@pytest.mark.parametrize("length", [60, 79, 100])
+def test_add_todos_keeps_the_project_line_length(tmp_path, length):
+    """A marker ends within the project's line length however deep its statement, cut at a
+    word ("..."), and a second run neither duplicates nor grows it."""
+    (tmp_path / "setup.cfg").write_text(f"[flake8]\nmax-line-length = {length}\n")
+    path = tmp_path / "m.py"
+    body = "        if x:\n            return type(x) is jnp.DeviceArray\n"
+    path.write_text("import jax.numpy as jnp\n\n\nclass A:\n    def f(self, x):\n" + body)
+    invoke(path, "--add-todos", "--no-cache")
+    text = path.read_text()
+    markers = [line for line in text.splitlines() if "TODO(jaxmigrate)" in line]
+    assert len(markers) == 1 and markers[0].startswith("            # TODO(jaxmigrate): JAX101 ")
+    assert len(markers[0]) <= max(length, 12 + 27 + 30), markers[0]
+    invoke(path, "--add-todos", "--no-cache")
+    assert path.read_text() == text
+
+
 # ---------------------------------------------------------------- reports
 
 
