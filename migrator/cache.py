@@ -4,6 +4,12 @@ Only files that pass the textual prefilter reach the cache (for the others the p
 cheaper than a cache lookup), so a second run over an unchanged repository parses nothing.
 Entries are small JSON files under the user's cache directory, written atomically, so
 concurrent worker processes and concurrent runs never see a half-written entry.
+
+The cache is bounded: a read marks its entry used (its modification time), and at most once
+an hour a run sweeps the directory, and when it holds more than :func:`max_bytes` (64 MB, or
+``$JAXMIGRATE_CACHE_MAX_MB``) deletes the least recently used entries down to three quarters
+of it.  Entries of an older jaxmigrate or of settings no longer used are never read again, so
+they go first.
 """
 
 from __future__ import annotations
@@ -13,12 +19,25 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 from jaxmigrate.migrator import __version__
 
 _FORMAT = "v1"
+DEFAULT_MAX_MB = 64
+SWEEP_EVERY = 3600.0  # seconds between two sweeps of one cache directory
+_STAMP = "last-sweep"
+
+
+def max_bytes() -> int:
+    """The size the cache is kept under: ``$JAXMIGRATE_CACHE_MAX_MB`` megabytes, else 64."""
+    try:
+        megabytes = float(os.environ.get("JAXMIGRATE_CACHE_MAX_MB", DEFAULT_MAX_MB))
+    except ValueError:
+        megabytes = DEFAULT_MAX_MB
+    return max(0, int(megabytes * 2**20))
 
 
 def default_cache_dir() -> Path:
@@ -62,11 +81,17 @@ class ResultCache:
         return self.directory / key[:2] / f"{key[2:]}.json"
 
     def get(self, raw: bytes) -> Optional[dict]:
+        path = self._path(raw)
         try:
-            with open(self._path(raw), encoding="utf-8") as handle:
-                return json.load(handle)
+            with open(path, encoding="utf-8") as handle:
+                entry = json.load(handle)
         except (OSError, ValueError):
             return None
+        try:
+            os.utime(path)  # used now: the sweep deletes the least recently used first
+        except OSError:
+            pass
+        return entry
 
     def put(self, raw: bytes, entry: dict) -> None:
         path = self._path(raw)
@@ -78,3 +103,51 @@ class ResultCache:
             os.replace(temp, path)
         except OSError:
             pass  # a cache that cannot be written is only slower
+
+
+def sweep(root: Path, limit: Optional[int] = None, force: bool = False) -> int:
+    """Keep the cache under ``root`` (every format's entries) within ``limit`` bytes (default
+    :func:`max_bytes`): unless ``force``, only when the last sweep is an hour old.  Deletes the
+    least recently used entries down to three quarters of the limit, and temporary files
+    a killed writer left; returns the bytes freed.  Errors (a concurrent sweep, a read-only
+    directory) only leave more behind."""
+    limit = max_bytes() if limit is None else limit
+    stamp = root / _STAMP
+    now = time.time()
+    try:
+        if not force and now - stamp.stat().st_mtime < SWEEP_EVERY:
+            return 0
+    except OSError:
+        if not root.is_dir():
+            return 0
+    try:
+        stamp.touch()
+    except OSError:
+        return 0
+    entries: List[Tuple[float, int, str]] = []
+    total = freed = 0
+    for directory, _subdirectories, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            if name.endswith(".tmp") and now - info.st_mtime > SWEEP_EVERY:
+                entries.append((0.0, info.st_size, path))  # a killed writer's: first to go
+            elif name.endswith(".json"):
+                entries.append((info.st_mtime, info.st_size, path))
+            else:
+                continue
+            total += info.st_size
+    goal = limit * 3 // 4 if total > limit else total
+    for mtime, size, path in sorted(entries):  # a killed writer's files, then the oldest
+        if mtime and total <= goal:
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size
+        freed += size
+    return freed

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 import click
 
 from jaxmigrate.migrator import __version__
-from jaxmigrate.migrator.cache import default_cache_dir
+from jaxmigrate.migrator.cache import default_cache_dir, sweep
 from jaxmigrate.migrator.cli_config import excludes_for, settings_for
 from jaxmigrate.migrator.cli_versions import (
     check_known,
@@ -342,6 +342,8 @@ def migrate_command(
     )
     if report_path is not None:
         clirun.write_report(report_path, results, mode, settings, versions)
+    if cache is not None:
+        sweep(Path(cache))
     sys.exit(clirun.exit_code(results, clirun.FAIL_NEVER if exit_zero else fail_on))
 
 

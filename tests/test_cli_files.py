@@ -160,6 +160,56 @@ def test_cache_rewrites_from_a_warm_entry(tmp_path):
     assert (tmp_path / "a.py").read_text() == MIGRATED
 
 
+def test_the_cache_keeps_within_its_bound_least_recently_used_first(tmp_path):
+    """A sweep deletes the least recently used entries (a read counts as a use) down to three
+    quarters of the limit, and a killed writer's temporary files; it runs at most hourly."""
+    import time
+
+    from jaxmigrate.migrator.cache import ResultCache, sweep
+
+    cache = ResultCache(tmp_path, "settings")
+    now = time.time()
+    for index in range(40):
+        cache.put(f"file {index}".encode(), {"output": "x" * 1000})
+        path = cache._path(f"file {index}".encode())
+        os.utime(path, (now - 4000 + index, now - 4000 + index))  # file 0 the oldest
+    assert cache.get(b"file 0") is not None  # read now: the most recently used
+    stale = cache.directory / "ab" / "half.tmp"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text("{")
+    os.utime(stale, (now - 7200, now - 7200))
+    sizes = [p.stat().st_size for p in tmp_path.rglob("*.json")]
+    limit = sum(sizes) // 2
+    freed = sweep(tmp_path, limit, force=True)
+    kept = sum(p.stat().st_size for p in tmp_path.rglob("*.json"))
+    assert freed > 0 and kept <= limit * 3 // 4 and not stale.exists()
+    assert cache.get(b"file 0") is not None  # used last, kept
+    assert cache.get(b"file 1") is None and cache.get(b"file 39") is not None
+    cache.put(b"file 40", {"output": "y" * 100000})
+    assert sweep(tmp_path, 1) == 0  # swept less than an hour ago: not again
+    assert sweep(tmp_path, 1, force=True) > 0 and not list(tmp_path.rglob("*.json"))
+
+
+def test_runs_with_changing_settings_leave_a_bounded_cache(tmp_path, monkeypatch):
+    """Twenty runs under as many targets (each a new set of entries) stay within the bound
+    the environment sets, and the last run's entries are the ones kept."""
+    import jaxmigrate.migrator.cache as cache_module
+
+    monkeypatch.setattr(cache_module, "SWEEP_EVERY", 0.0)
+    monkeypatch.setenv("JAXMIGRATE_CACHE_MAX_MB", "0.02")  # about 20 kB
+    project, cache = tmp_path / "p", tmp_path / "cache"
+    project.mkdir()
+    for index in range(6):
+        (project / f"m{index}.py").write_text(LEGACY + f"\nX{index} = {index}\n")
+    targets = [f"0.4.{minor}" for minor in range(14, 34)]
+    for target in targets:
+        invoke(project, "--check", "--cache-dir", cache, "--target-version", target, "-j", "1")
+    total = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
+    assert 0 < total <= 0.02 * 2**20 + 4096
+    warm = invoke(project, "--check", "--cache-dir", cache, "--target-version", targets[-1])
+    assert warm.exit_code == 1 and len(list(cache.rglob("*.json"))) >= 6
+
+
 def test_cache_remembers_syntax_errors(tmp_path):
     cache = tmp_path / "cache"
     (tmp_path / "bad.py").write_text("import jax.numpy as jnp\nx = (jnp.DeviceArray\n")
