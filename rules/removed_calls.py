@@ -20,6 +20,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing, history
 from jaxmigrate.rules._arrays import expr_code
 from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
@@ -68,6 +69,8 @@ class CallRecipe:
     builtins: FrozenSet[str] = frozenset()
     low_precedence: bool = False  # the template is an ``or``: parenthesized unless it stands alone
     atoms: bool = False  # every argument is parenthesized unless an atom (``in {0}`` needs it)
+    # (release, arguments): appended to the call where every release of the target has them
+    stated_from: Optional[Tuple[str, str]] = None
 
     def uses(self) -> Tuple[str, ...]:
         return tuple(m[2:] for m in _PLACEHOLDER.findall(self.template) if m.startswith("q:"))
@@ -154,6 +157,10 @@ RECIPES: Tuple[CallRecipe, ...] = (
         safety=Safety.UNSAFE,
         why="JAX's host_callback deprecation names jax.pure_callback, which the compiler may skip "
         "or repeat; use jax.experimental.io_callback for side effects",
+        # host_callback.call had no batching rule; from 0.4.34 pure_callback asks how to batch
+        # (unstated: a DeprecationWarning in 0.4.35-0.5, NotImplementedError later).  Under
+        # vmap, "sequential" calls the host once per element, what the unbatched call meant.
+        stated_from=("0.4.34", 'vmap_method="sequential"'),
     ),
     CallRecipe(
         legacy="jax.experimental.compilation_cache.compilation_cache.initialize_cache",
@@ -216,7 +223,7 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
     | `host_callback.barrier_wait()` | `jax.effects_barrier()` | safe |
     | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x)`, `jax.debug.print("what: y\\n{}", x)` | unsafe: another format |
     | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(tapped, ()), x)` | unsafe: `f` gets no transforms |
-    | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` | unsafe: may be skipped or repeated |
+    | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` (with `vmap_method="sequential"` for a target from 0.4.34) | unsafe: may be skipped or repeated |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
     | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
     | `jax.util.unzip2(pairs)` | `tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())` | safe: the same tuples, the same errors |
@@ -293,6 +300,9 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
             return
         safety = _safety(recipe, call)
         message = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}"
+        if recipe.stated_from and ctx.target >= parse_version(recipe.stated_from[0]):
+            template = f"{recipe.template[:-1]}, {recipe.stated_from[1]})"
+            recipe = dataclasses.replace(recipe, template=template)
         if recipe.template.startswith("list(") and consumed_whole(call, site.scope, ctx):
             recipe = dataclasses.replace(recipe, template=recipe.template[len("list(") : -1])
         assignment = self._assignment(recipe, call, ctx) if recipe.statement_only else None
