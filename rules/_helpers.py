@@ -316,7 +316,9 @@ def is_class_base(site: NameSite) -> bool:
     )
 
 
-def report_once(ctx: Context, uses: Sequence[cst.CSTNode], message: str, detail: str = "") -> None:
+def report_once(
+    ctx: Context, uses: Sequence[cst.CSTNode], message: str, detail: str = "", cover: bool = True
+) -> None:
     """One finding for every use of a module (a removed or private one): at the first use a
     suppression comment does not silence, in the file's order, with the count of the uses when
     there are several (``... (3 uses)``).  The uses are reported, not their module, so that a
@@ -327,5 +329,6 @@ def report_once(ctx: Context, uses: Sequence[cst.CSTNode], message: str, detail:
     where = {id(n): (ctx.position(n).start.line, ctx.position(n).start.column) for n in kept}
     first = min(kept, key=lambda node: where[id(node)])
     count = len(set(where.values()))
-    ctx.covered_lines.update(line for line, _column in where.values())
+    if cover:  # a backstop is silent on the lines this finding counts (not when it is one)
+        ctx.covered_lines.update(line for line, _column in where.values())
     ctx.report(first, f"{message} ({count} uses)" if count > 1 else message, detail)

@@ -121,8 +121,10 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
             ctx.replace(
                 node,
                 suite_in_place(node, suite),
-                f"no branch of `if {_one_line(ctx.code(node.test))}` works on JAX {newest} "
-                f"({gone} is gone); kept {where}, the branch that runs there",
+                f"no branch of this hasattr test works on JAX {newest}; kept the one run there",
+                detail=f"No branch of `if {_one_line(ctx.code(node.test))}` works on JAX "
+                f"{newest}: the branch that runs there, {where}, names {gone}, which that "
+                "release no longer has.  That branch is kept, for the other rules to migrate.",
             )
 
 

@@ -14,7 +14,7 @@ that rule (the engine drops this rule's finding there), so each legacy site gets
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -24,7 +24,7 @@ from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate, under
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
-from jaxmigrate.rules._helpers import is_store
+from jaxmigrate.rules._helpers import is_store, report_once
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
@@ -158,6 +158,18 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
             qualname = _first_missing(binding.imported_name, self.names)
             if qualname is not None:
                 self._report(binding.node, qualname, ctx)
+        modules: Dict[str, Tuple[Absence, List[cst.CSTNode]]] = ctx.memo(
+            (self.code, "modules"), dict
+        )
+        if modules:  # a removed module: once, with its uses another rule does not speak to
+            spoken = {
+                ctx.position(finding[0]).start.line
+                for finding in ctx.findings
+                if finding[1] != self.code
+            } | ctx.covered_lines
+            for absence, nodes in modules.values():
+                left = [n for n in nodes if ctx.position(n).start.line not in spoken]
+                report_once(ctx, left, *_message(absence, ctx), cover=False)
 
     def _report(self, node: cst.CSTNode, qualname: str, ctx: Context) -> None:
         parent, _, name = qualname.rpartition(".")
@@ -201,6 +213,11 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
         if (line, absence.qualname) in seen:
             return
         seen.add((line, absence.qualname))
+        known = history().lookup(absence.qualname)
+        if known is not None and known.is_module:
+            modules = ctx.memo((self.code, "modules"), dict)
+            modules.setdefault(absence.qualname, (absence, []))[1].append(node)
+            return
         ctx.report(node, *_message(absence, ctx))
 
 
