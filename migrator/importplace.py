@@ -161,17 +161,24 @@ def _order_of(
 ) -> Optional[Callable[[ImportNode], Tuple]]:
     """The key ``nodes`` are sorted by: ``order`` within sections (isort's), else ``order``
     alone (a group that mixes sections, sorted as one), else the same with the other order;
-    None: not sorted."""
+    None: not sorted.  Sections are tried with the project's first-party names and without
+    them (a group that sorts its own package among the third-party ones, as Google's style
+    does in one group)."""
 
     other = _within_key if order is _default_key else _default_key
+    parties = (first_party, ()) if first_party else (first_party,)
     for plain in (order, other):
+        for party in parties:
 
-        def by_section(node: ImportNode, plain: Callable = plain) -> Tuple:
-            return (section_of(node, first_party), *plain(node))
+            def by_section(
+                node: ImportNode, plain: Callable = plain, party: Collection[str] = party
+            ) -> Tuple:
+                return (section_of(node, party), *plain(node))
 
-        for key in (by_section, plain):
-            if _sorted(nodes, key):
-                return key
+            if _sorted(nodes, by_section):
+                return by_section
+        if _sorted(nodes, plain):
+            return plain
     return None
 
 
