@@ -78,3 +78,55 @@ def test_a_capped_target_answers_for_its_own_newest_release():
         unsafe_fixes=True,
     )
     assert result.output == result.source and not result.findings
+
+
+_COLLECTIVES = """
+import jax
+jax.interpreters.pxla.multi_host_supported_collectives.add(jax.lax.pmax_p)
+x = jax.numpy.ones(2)
+"""
+
+
+def test_an_update_of_the_gone_collective_set_is_deleted_in_old_code():
+    # rlax 0.1.5: the set and the check that read it are gone from 0.4.16 on.
+    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.1", unsafe_fixes=True)
+    assert result.output == "\nimport jax\nx = jax.numpy.ones(2)\n"
+    (fix,) = [fix for fix in result.fixes if fix.code == "JAX805"]
+    assert "every collective is allowed on multiple hosts" in fix.detail
+
+
+def test_an_update_of_the_gone_collective_set_is_reported_without_unsafe_fixes():
+    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.1")
+    assert result.output == result.source
+    (finding,) = result.findings
+    assert finding.code == "JAX805" and "[unsafe fix" in finding.message
+
+
+def test_an_update_of_the_collective_set_in_newer_code_says_to_delete_it():
+    # A source stated at 0.4.16 or later: nothing says the statement was ever needed.
+    result = _run(
+        _COLLECTIVES,
+        source_version="0.4.20",
+        source_explicit=True,
+        target_version="0.4.20",
+        unsafe_fixes=True,
+    )
+    assert result.output == result.source
+    (finding,) = result.findings
+    assert "multi_host_supported_collectives is gone from JAX 0.4.16" in finding.message
+    assert finding.message.endswith("delete this")
+
+
+def test_an_update_of_the_collective_set_stays_on_a_range_that_still_has_it():
+    # 0.4.13..0.4.14: the set is there, the statement works; only pxla's own finding is left.
+    result = _run(
+        _COLLECTIVES,
+        source_version="0.3.25",
+        target_version="0.4.13",
+        target_upper="0.4.14",
+        unsafe_fixes=True,
+    )
+    assert result.output == result.source
+    assert [
+        f.message.startswith("jax.interpreters.pxla is JAX-internal") for f in result.findings
+    ] == [True]
