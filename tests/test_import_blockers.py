@@ -24,6 +24,32 @@ def test_a_removed_config_definer_names_what_to_write():
     assert finding.code == "JAX901"
     assert "no public successor" in finding.message
     assert "environment variable or an absl flag" in finding.message
+    assert "jax._src.config.bool_state(...) takes the same arguments" in finding.detail
+
+
+_DEFINER = """
+from jax import config as jax_config
+flag = jax_config.define_bool_state("flax_x", False, "help")
+"""
+
+
+def test_a_removed_config_definer_becomes_the_private_state_function_from_0_4_31():
+    result = _run(_DEFINER, target_version="0.4.31", unsafe_fixes=True)
+    assert result.output == (
+        '\nimport jax\nflag = jax._src.config.bool_state("flax_x", False, "help")\n'
+    )
+    (fix,) = [fix for fix in result.fixes if fix.code == "JAX901"]
+    assert fix.message.endswith("(private JAX API)") and "jax._src is private" in fix.detail
+    (finding,) = result.findings
+    assert finding.code == "JAX902"  # the private module the fix writes stays reported
+
+
+def test_a_removed_config_definer_is_an_unsafe_finding_without_unsafe_fixes():
+    result = _run(_DEFINER, target_version="0.4.31")
+    assert result.output == result.source
+    (finding,) = result.findings
+    assert finding.code == "JAX901" and "[unsafe fix" in finding.message
+    assert "environment variable or an absl flag" in finding.detail
 
 
 def test_a_dead_shim_says_which_name_is_gone_and_which_branch_stays():
