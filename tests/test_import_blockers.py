@@ -156,3 +156,46 @@ def test_an_update_of_the_collective_set_stays_on_a_range_that_still_has_it():
     assert [
         f.message.startswith("jax.interpreters.pxla is JAX-internal") for f in result.findings
     ] == [True]
+
+
+_SEMANTICS = """
+import contextlib
+from jax.experimental import maps
+
+@contextlib.contextmanager
+def global_semantics():
+    prev = maps._positional_semantics.val
+    try:
+        maps._positional_semantics.val = maps._PositionalSemantics.GLOBAL
+        yield
+    finally:
+        maps._positional_semantics.val = prev
+"""
+
+
+def test_code_that_saves_sets_and_restores_positional_semantics_is_deleted():
+    # dm-haiku 0.0.9's jaxpr_info.py: the try/finally gives way to its body.
+    result = _run(_SEMANTICS, target_version="0.4.13", unsafe_fixes=True)
+    assert result.output == (
+        "\nimport contextlib\n\n@contextlib.contextmanager\ndef global_semantics():\n    yield\n"
+    )
+    assert not result.findings
+
+
+def test_positional_semantics_code_is_an_unsafe_finding_without_unsafe_fixes():
+    result = _run(_SEMANTICS, target_version="0.4.13")
+    assert result.output == result.source
+    unsafe = [f for f in result.findings if "[unsafe fix" in f.message]
+    assert [f.line for f in unsafe] == [7, 8]  # the save, and the try it collapses
+    assert all(f.code == "JAX806" and "went with GlobalDeviceArray" in f.detail for f in unsafe)
+
+
+def test_positional_semantics_code_stays_where_the_stated_source_is_newer():
+    result = _run(
+        _SEMANTICS,
+        source_version="0.4.7",
+        source_explicit=True,
+        target_version="0.4.13",
+        unsafe_fixes=True,
+    )
+    assert result.output == result.source
