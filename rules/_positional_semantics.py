@@ -13,7 +13,8 @@ statement that sets the value (``maps._positional_semantics.val = <a name or att
 chain>``) and each that saves it in a variable only such statements read.  A block left
 empty is tidied: an ``if`` without ``else`` whose test runs nothing goes, a ``try`` whose
 ``finally`` is gone gives way to its body, other blocks get ``pass``.  Any other use of the
-two names leaves the whole module to the findings.
+two names, or one in compatibility code (``try: ... except AttributeError``, a feature
+test), leaves the whole module to the findings.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._helpers import in_compatibility_code
 
 GONE = "0.4.7"  # the first release without the setting (GlobalDeviceArray's removal)
 MAPS = "jax.experimental.maps"
@@ -88,7 +90,7 @@ def _statements(ctx: Context) -> Dict[int, cst.SimpleStatementLine]:
     restores: Set[int] = set()  # ids of Names read by the set statements
     for node in _references(ctx):
         line = _line_of(ctx, node)
-        if line is None:
+        if line is None or in_compatibility_code(ctx, line):
             return {}
         statement = line.body[0]
         if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:

@@ -31,7 +31,7 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts, guards_imports
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import report_once, up_to
+from jaxmigrate.rules._helpers import in_compatibility_code, report_once, up_to
 
 # Name -> (message, detail).
 EXACT = {
@@ -250,7 +250,6 @@ def _collective_statements(ctx: Context) -> Set[int]:
     handled: Set[int] = set()
     if not ctx.reaches(gone):
         return handled
-    guarded: Dict[int, bool] = {}
     for expr in ctx.all_nodes(cst.Expr):
         call = expr.value
         if not (
@@ -260,7 +259,7 @@ def _collective_statements(ctx: Context) -> Set[int]:
             and ctx.qualname(call.func.value, ctx.scope_of(call)) in COLLECTIVES
         ):
             continue
-        if up_to(ctx, ctx.parent(expr), guards_imports, guarded):
+        if in_compatibility_code(ctx, expr):
             continue
         handled.add(id(expr))
         written_before, why = ctx.written_before(gone)
