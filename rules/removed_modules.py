@@ -102,7 +102,7 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
             ),
             **dict.fromkeys(
                 ("_positional_semantics", "_PositionalSemantics"),
-                "maps' positional semantics went with GDA (JAX 0.4.31): every jax.Array is global; "
+                "maps' positional semantics went with GDA (JAX 0.4.7): every jax.Array is global; "
                 "delete that code",
             ),
         },
