@@ -7,7 +7,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVa
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.scope import Scope
+from jaxmigrate.migrator.scope import Scope, guards_imports, is_feature_test
 from jaxmigrate.migrator.traversal import structural_children
 
 N = TypeVar("N", bound=cst.CSTNode)
@@ -332,3 +332,16 @@ def report_once(
     if cover:  # a backstop is silent on the lines this finding counts (not when it is one)
         ctx.covered_lines.update(line for line, _column in where.values())
     ctx.report(first, f"{message} ({count} uses)" if count > 1 else message, detail)
+
+
+def in_compatibility_code(ctx: Context, node: cst.CSTNode) -> bool:
+    """Inside ``try: ... except ImportError/AttributeError`` or a feature or version test:
+    code written for several JAX releases, which rules leave alone."""
+    for ancestor in ctx.ancestors(node):
+        if guards_imports(ancestor):
+            return True
+        if isinstance(ancestor, (cst.If, cst.IfExp)) and is_feature_test(ancestor.test):
+            return True
+        if isinstance(ancestor, cst.BooleanOperation) and is_feature_test(ancestor.left):
+            return True
+    return False

@@ -7,8 +7,10 @@ migrated code still makes to a name that is missing from some release between th
 version and the newest JAX: removed names (with the release that removed them and JAX's own
 deprecation message) and, for an old target, names that appeared after it.
 
-It reports; it never rewrites.  A line where another rule already has a finding is left to
-that rule (the engine drops this rule's finding there), so each legacy site gets one message.
+It reports, but for two rewrites: a flag read as an attribute (safe) and, with
+``--unsafe-fixes``, jax.config's removed option definers (:mod:`rules._config_define`).  A
+line where another rule already has a finding is left to that rule (the engine drops this
+rule's finding there), so each legacy site gets one message.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate, under
 from jaxmigrate.migrator.version import Version
+from jaxmigrate.rules import _config_define as config_define
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
 from jaxmigrate.rules._helpers import is_store, report_once
 
@@ -73,9 +76,19 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
     a store stays a finding (``jax.config.update`` is the spelling).  Where some release of
     the range does make it an attribute, the finding suggests ``jax.config.values["name"]``
     (``read`` refuses those flags).
+
+    **Option definers.** ``jax.config.define_bool_state(name, default, help)`` and its
+    siblings (``define_enum_state``, ``define_int_state``, ``define_float_state``,
+    ``define_string_state``) left ``jax.config`` in 0.4.25 with no public successor.  From
+    0.4.31 on, ``jax._src.config.bool_state`` (and ``enum_state``, ...) takes the same
+    arguments and registers the option the same way.  With ``--unsafe-fixes``, where every
+    release of the target range is 0.4.31 or later, a call is rewritten to it (hooks passed by
+    position become keywords); a call with ``*args``, ``**kwargs`` or a keyword the new
+    function lacks stays a finding.  Unsafe because ``jax._src`` is private: JAX may change it
+    in any release.  Without the flag, or for an older target, the finding names this recipe.
     """
 
-    references = HISTORY_SOURCES
+    references = (*HISTORY_SOURCES, config_define.SOURCE)
     names_are_legacy = False
     backstop = True
     parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
@@ -182,6 +195,8 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
             return
         if parent == "jax.config" and self._read_by_name(node, name, absence, ctx):
             return
+        if qualname in config_define.DEFINERS and config_define.rewrite(node, qualname, ctx):
+            return
         self._record(node, absence, ctx)
 
     @staticmethod
@@ -254,9 +269,11 @@ def _message(absence: Absence, ctx: Context) -> Tuple[str, str]:
         None,
     )
     if successor is not None and absence.removed_in is not None:
+        detail = f"{absence.qualname} was removed in JAX {absence.removed_in}; {successor[1]}"
+        private = config_define.recipe(absence.qualname)
         return (
             f"{absence.qualname} has no public successor; {successor[0]}",
-            f"{absence.qualname} was removed in JAX {absence.removed_in}; {successor[1]}",
+            detail if private is None else f"{detail}; {private}",
         )
     short = text.split("; JAX says:", 1)[0].split(" (deprecated since", 1)[0]
     if absence.message is None and absence.removed_in is not None:

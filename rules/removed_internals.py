@@ -10,7 +10,10 @@ All need a person (release notes of the versions named):
   removed 0.8.0; ``jax.lib.xla_extension`` is gone on jax 0.10.2) and of
   ``jaxlib.xla_extension`` (gone);
 * members of ``jax.interpreters.pxla`` (deprecated 0.8.2, many removed 0.10.0/0.11.0);
-* ``jax.experimental.pjit.AUTO`` (gone on jax 0.10.2).
+* ``jax.experimental.pjit.AUTO`` (gone on jax 0.10.2);
+* ``jax.interpreters.pxla.multi_host_supported_collectives`` (the last release with it is
+  0.4.14): a statement that only adds to it is deleted (an unsafe fix) in code written before
+  0.4.16 for a target range that reaches 0.4.16.
 
 Names that other rules migrate (``pxla.ShardedDeviceArray``, ``pxla.Mesh``,
 ``xla_extension.DeviceArray``, ...) are never reported here: any name another registered rule
@@ -19,7 +22,7 @@ declares is skipped.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -27,7 +30,8 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts, guards_imports
-from jaxmigrate.rules._helpers import report_once, up_to
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._helpers import in_compatibility_code, report_once, up_to
 
 # Name -> (message, detail).
 EXACT = {
@@ -89,6 +93,23 @@ GLOBAL_ARG_SHAPES = (
     "which see global shapes directly.",
 )
 PMAP_NAMES = ("jax.pmap",)
+# The set of collectives pmap allowed across hosts, and the check that read it: both are in
+# jax 0.4.14's pxla and gone from 0.4.16 on, where every collective is allowed multi-host.
+COLLECTIVES = frozenset(
+    {
+        "jax.interpreters.pxla.multi_host_supported_collectives",
+        "jax._src.interpreters.pxla.multi_host_supported_collectives",
+    }
+)
+COLLECTIVES_GONE = "0.4.16"
+_SET_UPDATES = frozenset({"add", "update", "discard", "remove"})
+COLLECTIVES_FIX = "deleted an update of pxla.multi_host_supported_collectives (gone in JAX 0.4.16)"
+COLLECTIVES_REPORT = "pxla.multi_host_supported_collectives is gone from JAX 0.4.16; delete this"
+COLLECTIVES_DETAIL = (
+    "jax.interpreters.pxla.multi_host_supported_collectives and the check that read it are in "
+    "jax 0.4.14 and gone from 0.4.16 on, where every collective is allowed on multiple hosts: "
+    "a statement that only adds to the set has nothing left to do, and raises AttributeError."
+)
 # Migrated by other rules (array types, sharding names, device_put); kept here as well so they
 # are never reported even if those rules are renamed.
 HANDLED_ELSEWHERE = frozenset(
@@ -139,7 +160,13 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
       `jax.errors.JaxRuntimeError`, `jax.extend.backend.*`;
     * members of `jax.interpreters.pxla` (internal; deprecated 0.8.2) -> no public
       replacement; use `jax.jit`, `jax.shard_map`, `jax.sharding`;
-    * `jax.experimental.pjit.AUTO` (gone on current JAX).
+    * `jax.experimental.pjit.AUTO` (gone on current JAX);
+    * `jax.interpreters.pxla.multi_host_supported_collectives.add(p)` (the set and the check
+      that read it are gone from 0.4.16: every collective is allowed on multiple hosts).
+      With `--unsafe-fixes`, such a statement (`.add`, `.update`, `.discard`, `.remove` of
+      plain names) is deleted in code written for a JAX before 0.4.16 when the target range
+      reaches 0.4.16, where it raises AttributeError; unsafe because on older releases of the
+      range the statement allowed a collective across hosts.
 
     Uses are reported, not the import lines: a module's once per file, at its first use, with
     the count of the uses (``(3 uses)``); an import of these modules that nothing uses is
@@ -159,6 +186,11 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
         refs.release_notes("0.6.0", "jax.lib.xla_extension APIs deprecated"),
         refs.release_notes("0.8.0", "deprecated jax.lib functions removed"),
         refs.release_notes("0.8.2", "jax.interpreters.pxla deprecated"),
+        refs.source_at(
+            "0.4.14",
+            "jax/_src/interpreters/pxla.py",
+            "multi_host_supported_collectives and its check (gone in 0.4.16)",
+        ),
         refs.api_compatibility(),
     )
     names = frozenset(EXACT) | frozenset(MODULES)
@@ -194,8 +226,11 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
         def handled_elsewhere(name: str) -> bool:
             return name in HANDLED_ELSEWHERE or ctx.owner(name) is not None
 
+        handled = _collective_statements(ctx)
         modules: Dict[str, List[cst.CSTNode]] = {}
         for node in _uses(ctx):
+            if handled and _inside(ctx, node, handled):
+                continue  # one message per statement: the fix's, or its finding
             qualname = ctx.qualname(node, ctx.scope_of(node))
             entry = _module(qualname, handled_elsewhere) if qualname is not None else None
             if entry in EXACT:
@@ -204,6 +239,67 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
                 modules.setdefault(entry, []).append(node)
         for module, uses in modules.items():
             report_once(ctx, uses, *MODULES[module])
+
+
+def _collective_statements(ctx: Context) -> Set[int]:
+    """Delete (an unsafe fix) each statement that only updates pmap's multi-host collective
+    set, where the code was written before 0.4.16 and the target range reaches it (the
+    statement raises AttributeError there); report the others.  The ids of the statements
+    handled; none when the whole range has the set (the statement works there)."""
+    gone = parse_version(COLLECTIVES_GONE)
+    handled: Set[int] = set()
+    if not ctx.reaches(gone):
+        return handled
+    for expr in ctx.all_nodes(cst.Expr):
+        call = expr.value
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _SET_UPDATES
+            and ctx.qualname(call.func.value, ctx.scope_of(call)) in COLLECTIVES
+        ):
+            continue
+        if in_compatibility_code(ctx, expr):
+            continue
+        handled.add(id(expr))
+        written_before, why = ctx.written_before(gone)
+        if not (written_before and _plain_arguments(call)):
+            ctx.report(expr, COLLECTIVES_REPORT, COLLECTIVES_DETAIL)
+            continue
+        line = ctx.parent(expr)
+        target: cst.CSTNode = expr
+        new: object = cst.RemovalSentinel.REMOVE
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+            target = line
+            block = ctx.parent(line)
+            if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+                new = line.with_changes(body=[cst.Pass()])  # the block's only statement
+        ctx.replace(
+            target,
+            new,  # type: ignore[arg-type]
+            COLLECTIVES_FIX,
+            Safety.UNSAFE,
+            detail=f"Deleted `{ctx.code(call)}`. {COLLECTIVES_DETAIL} {why[:1].upper()}{why[1:]}; "
+            "unsafe because older releases of the range did read the set.",
+        )
+    return handled
+
+
+def _plain_arguments(call: cst.Call) -> bool:
+    """Only names and attribute chains (in tuples, lists or sets): deleting the call drops
+    nothing that runs."""
+    stack: List[cst.BaseExpression] = [arg.value for arg in call.args]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+            stack.extend(element.value for element in value.elements)
+        elif dotted_parts(value) is None:
+            return False
+    return True
+
+
+def _inside(ctx: Context, node: cst.CSTNode, ids: Set[int]) -> bool:
+    return any(id(ancestor) in ids for ancestor in ctx.ancestors(node))
 
 
 def _uses(ctx: Context) -> List[cst.CSTNode]:

@@ -27,6 +27,9 @@ Two things happen:
    once per import statement and once per attribute use, with what to do instead.  Members of
    the other modules are reported by JAX805/JAX104, which own them.
 
+3. Code that saves, sets or restores ``maps._positional_semantics`` (gone in 0.4.7) is deleted
+   where the code predates that release: an unsafe fix (:mod:`rules._positional_semantics`).
+
 Code inside ``try: ... except ImportError`` compatibility blocks is never touched.
 """
 
@@ -41,6 +44,7 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name, dotted_parts, guards_imports
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules import _positional_semantics as positional
 from jaxmigrate.rules._gda import GDA_HISTORY
 from jaxmigrate.rules._helpers import up_to
 from jaxmigrate.rules._import_chains import (
@@ -98,7 +102,7 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
             ),
             **dict.fromkeys(
                 ("_positional_semantics", "_PositionalSemantics"),
-                "maps' positional semantics went with GDA (JAX 0.4.31): every jax.Array is global; "
+                "maps' positional semantics went with GDA (JAX 0.4.7): every jax.Array is global; "
                 "delete that code",
             ),
         },
@@ -141,6 +145,15 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     * Any other import of these modules still there when nothing else changes (a name no rule
       could rewrite, a re-export, a use the user suppressed) is reported on its line: it fails
       with ModuleNotFoundError on the target.
+    * Code that saves, sets or restores xmap's positional semantics
+      (`maps._positional_semantics.val = maps._PositionalSemantics.GLOBAL`, dm-haiku 0.0.9)
+      is deleted with `--unsafe-fixes` where the code was written before 0.4.7 and the target
+      range reaches it: the setting went with GlobalDeviceArray in 0.4.7 (every `jax.Array`
+      is global).  A variable that only saves the value for its restore goes too, an `if`
+      left empty goes when its test runs nothing, a `try` left without `finally` gives way to
+      its body, other empty blocks keep `pass`; the `maps` import goes once nothing uses it.
+      Any other use of the two names leaves the module to the findings.  Unsafe because older
+      releases of the range did read the setting.
 
     Nothing inside `try: ... except ImportError` blocks is touched.  Below the release that
     removed a module (`--target-version`), the rule leaves its imports alone.
@@ -157,6 +170,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
         refs.release_notes("0.4.14", "jax.xla and jax.pxla removed"),
         refs.release_notes("0.4.26", "jax.experimental.maps deprecated"),
         GDA_HISTORY[1],
+        positional.SOURCE,
     )
     lifecycle = Lifecycle(removed=("0.4.31", "xmap and jax.experimental.maps deleted"))
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
@@ -190,6 +204,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     )
 
     def visit_module(self, ctx: Context) -> None:
+        deleted = positional.delete(ctx)  # (maps is still there before 0.4.31; the setting not)
         removed = tuple(m for m, v in REMOVED.items() if ctx.reaches(parse_version(v)))
         if not removed or not _imports_removed(ctx, removed):
             return
@@ -197,7 +212,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
         self._dotted_imports(ctx, removed, guarded)
         reported = tuple(m for m in REPORTED if m in removed)
         if reported:
-            self._report_members(ctx, reported, guarded)
+            self._report_members(ctx, reported, guarded, deleted)
         self._report_leftovers(ctx, removed, guarded)
 
     # -- 1. ``import a.b.c`` ------------------------------------------------------------------
@@ -254,7 +269,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
 
     # -- 2. members nobody migrates --------------------------------------------------------
     def _report_members(
-        self, ctx: Context, modules: Tuple[str, ...], guarded: Dict[int, bool]
+        self, ctx: Context, modules: Tuple[str, ...], guarded: Dict[int, bool], deleted: Set[int]
     ) -> None:
         for statement in ctx.all_nodes(cst.ImportFrom):
             if isinstance(statement.names, cst.ImportStar) or statement.relative:
@@ -283,6 +298,8 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
                 continue  # only the outermost chain counts
             if inside_import(ctx, node):
                 continue
+            if ctx.position(node).start.line in deleted:
+                continue  # the positional-semantics fix's message (or finding) is on the line
             scope = ctx.scope_of(node)
             # Report a member of a removed module reached through the module itself; a name
             # imported from the module was reported at its import.

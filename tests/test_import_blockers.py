@@ -24,6 +24,32 @@ def test_a_removed_config_definer_names_what_to_write():
     assert finding.code == "JAX901"
     assert "no public successor" in finding.message
     assert "environment variable or an absl flag" in finding.message
+    assert "jax._src.config.bool_state(...) takes the same arguments" in finding.detail
+
+
+_DEFINER = """
+from jax import config as jax_config
+flag = jax_config.define_bool_state("flax_x", False, "help")
+"""
+
+
+def test_a_removed_config_definer_becomes_the_private_state_function_from_0_4_31():
+    result = _run(_DEFINER, target_version="0.4.31", unsafe_fixes=True)
+    assert result.output == (
+        '\nimport jax\nflag = jax._src.config.bool_state("flax_x", False, "help")\n'
+    )
+    (fix,) = [fix for fix in result.fixes if fix.code == "JAX901"]
+    assert fix.message.endswith("(private JAX API)") and "jax._src is private" in fix.detail
+    (finding,) = result.findings
+    assert finding.code == "JAX902"  # the private module the fix writes stays reported
+
+
+def test_a_removed_config_definer_is_an_unsafe_finding_without_unsafe_fixes():
+    result = _run(_DEFINER, target_version="0.4.31")
+    assert result.output == result.source
+    (finding,) = result.findings
+    assert finding.code == "JAX901" and "[unsafe fix" in finding.message
+    assert "environment variable or an absl flag" in finding.detail
 
 
 def test_a_dead_shim_says_which_name_is_gone_and_which_branch_stays():
@@ -78,3 +104,98 @@ def test_a_capped_target_answers_for_its_own_newest_release():
         unsafe_fixes=True,
     )
     assert result.output == result.source and not result.findings
+
+
+_COLLECTIVES = """
+import jax
+jax.interpreters.pxla.multi_host_supported_collectives.add(jax.lax.pmax_p)
+x = jax.numpy.ones(2)
+"""
+
+
+def test_an_update_of_the_gone_collective_set_is_deleted_in_old_code():
+    # rlax 0.1.5: the set and the check that read it are gone from 0.4.16 on.
+    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.1", unsafe_fixes=True)
+    assert result.output == "\nimport jax\nx = jax.numpy.ones(2)\n"
+    (fix,) = [fix for fix in result.fixes if fix.code == "JAX805"]
+    assert "every collective is allowed on multiple hosts" in fix.detail
+
+
+def test_an_update_of_the_gone_collective_set_is_reported_without_unsafe_fixes():
+    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.1")
+    assert result.output == result.source
+    (finding,) = result.findings
+    assert finding.code == "JAX805" and "[unsafe fix" in finding.message
+
+
+def test_an_update_of_the_collective_set_in_newer_code_says_to_delete_it():
+    # A source stated at 0.4.16 or later: nothing says the statement was ever needed.
+    result = _run(
+        _COLLECTIVES,
+        source_version="0.4.20",
+        source_explicit=True,
+        target_version="0.4.20",
+        unsafe_fixes=True,
+    )
+    assert result.output == result.source
+    (finding,) = result.findings
+    assert "multi_host_supported_collectives is gone from JAX 0.4.16" in finding.message
+    assert finding.message.endswith("delete this")
+
+
+def test_an_update_of_the_collective_set_stays_on_a_range_that_still_has_it():
+    # 0.4.13..0.4.14: the set is there, the statement works; only pxla's own finding is left.
+    result = _run(
+        _COLLECTIVES,
+        source_version="0.3.25",
+        target_version="0.4.13",
+        target_upper="0.4.14",
+        unsafe_fixes=True,
+    )
+    assert result.output == result.source
+    assert [
+        f.message.startswith("jax.interpreters.pxla is JAX-internal") for f in result.findings
+    ] == [True]
+
+
+_SEMANTICS = """
+import contextlib
+from jax.experimental import maps
+
+@contextlib.contextmanager
+def global_semantics():
+    prev = maps._positional_semantics.val
+    try:
+        maps._positional_semantics.val = maps._PositionalSemantics.GLOBAL
+        yield
+    finally:
+        maps._positional_semantics.val = prev
+"""
+
+
+def test_code_that_saves_sets_and_restores_positional_semantics_is_deleted():
+    # dm-haiku 0.0.9's jaxpr_info.py: the try/finally gives way to its body.
+    result = _run(_SEMANTICS, target_version="0.4.13", unsafe_fixes=True)
+    assert result.output == (
+        "\nimport contextlib\n\n@contextlib.contextmanager\ndef global_semantics():\n    yield\n"
+    )
+    assert not result.findings
+
+
+def test_positional_semantics_code_is_an_unsafe_finding_without_unsafe_fixes():
+    result = _run(_SEMANTICS, target_version="0.4.13")
+    assert result.output == result.source
+    unsafe = [f for f in result.findings if "[unsafe fix" in f.message]
+    assert [f.line for f in unsafe] == [7, 8]  # the save, and the try it collapses
+    assert all(f.code == "JAX806" and "went with GlobalDeviceArray" in f.detail for f in unsafe)
+
+
+def test_positional_semantics_code_stays_where_the_stated_source_is_newer():
+    result = _run(
+        _SEMANTICS,
+        source_version="0.4.7",
+        source_explicit=True,
+        target_version="0.4.13",
+        unsafe_fixes=True,
+    )
+    assert result.output == result.source
