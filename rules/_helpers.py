@@ -7,6 +7,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVa
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import structural_children
 
@@ -122,16 +123,24 @@ def called(site: NameSite) -> Optional[cst.Call]:
     return None
 
 
-def called_or_report(site: NameSite, ctx: Context, message: str) -> Optional[cst.Call]:
+def called_or_report(
+    site: NameSite, ctx: Context, message: str, detail: str = ""
+) -> Optional[cst.Call]:
     """The call ``site(...)``, for a rule that rewrites calls.  None for an import (it goes once
     nothing uses it) and for any other use (``f = legacy``), which is reported with
-    ``message``: there is no call to rewrite."""
+    ``message`` (and ``detail``): there is no call to rewrite."""
     if site.is_import:
         return None
     call = called(site)
     if call is None:
-        ctx.report(site.node, message)
+        ctx.report(site.node, message, detail)
     return call
+
+
+def fitting(*candidates: str) -> str:
+    """The first of ``candidates`` (messages, most informative first) that fits in a finding's
+    one line (:data:`MESSAGE_LIMIT`); the last one when none does."""
+    return next((c for c in candidates if len(c) <= MESSAGE_LIMIT), candidates[-1])
 
 
 def call_target(
