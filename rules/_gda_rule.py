@@ -175,6 +175,11 @@ class BatchedCallbackRule(GdaRule):
             *self.tail(target, s, idx, shape, callback, jax_name, taken),
             *([f"return {target}\n"] if returned else []),
         ]
-        ctx.replace(line, statements(line, body), f"{what} -> {self.summary_of_fix}")
+        ctx.replace(
+            line,
+            statements(line, body),
+            fitting(f"{what} -> {MODERN}", f"{self.method} -> {MODERN}"),
+            detail=f"{what} -> {self.summary_of_fix}.",
+        )
 
     summary_of_fix: ClassVar[str] = ""

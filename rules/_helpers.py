@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
 import libcst as cst
@@ -137,10 +138,40 @@ def called_or_report(
     return call
 
 
-def fitting(*candidates: str) -> str:
+# What an unsafe fix's message may take: held back, it ends in " [unsafe fix]".
+UNSAFE_ROOM = MESSAGE_LIMIT - len(" [unsafe fix]")
+
+
+def call_messages(qualname: str, shown: str, room: int = MESSAGE_LIMIT) -> Tuple[str, str]:
+    """(``qualname is gone; use shown``, ``qualname(...) -> shown``) for a removed function whose
+    replacement is ``shown``; where one does not fit in ``room``, the replacement is named by
+    its head (``jax.debug.callback(...)``) and the function by its last part."""
+    head = _CALL_HEAD.match(shown)
+    brief = f"{head.group(1)}(...)" if head else shown
+    short = qualname.rpartition(".")[2]
+    gone = fitting(
+        f"{qualname} is gone; use {shown}",
+        f"{qualname} is gone; use {brief}",
+        f"{short} is gone; use {brief}",
+        room=room,
+    )
+    fixed = fitting(
+        f"{qualname}(...) -> {shown}",
+        f"{qualname}(...) -> {brief}",
+        f"{short}(...) -> {brief}",
+        room=room,
+    )
+    return gone, fixed
+
+
+_CALL_HEAD = re.compile(r"([A-Za-z_][\w.]*)\(")
+
+
+def fitting(*candidates: str, room: int = MESSAGE_LIMIT) -> str:
     """The first of ``candidates`` (messages, most informative first) that fits in a finding's
-    one line (:data:`MESSAGE_LIMIT`); the last one when none does."""
-    return next((c for c in candidates if len(c) <= MESSAGE_LIMIT), candidates[-1])
+    one line (``room``: :data:`MESSAGE_LIMIT`, :data:`UNSAFE_ROOM` for an unsafe fix); the
+    last one when none does."""
+    return next((c for c in candidates if len(c) <= room), candidates[-1])
 
 
 def call_target(

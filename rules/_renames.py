@@ -296,13 +296,18 @@ class RenameRule(Rule):
                 moved.setdefault(move.modern_module, []).append(new_alias)
         if not changes:
             return
-        message = "; ".join(changes)
+        message, detail = "; ".join(changes), ""
+        if len(message) > MESSAGE_LIMIT:  # several names: where they move, the rest in detail
+            targets = sorted(
+                {change.rpartition(" -> ")[2].rpartition(".")[0] for change in changes}
+            )
+            message, detail = f"imports from {module} -> {', '.join(targets)}", f"{message}."
         if not kept_legacy and len(moved) == 1 and not in_place:
             ((target_module, aliases),) = moved.items()
             new_statement = statement.with_changes(
                 module=dotted_expr(target_module), names=self._commas(aliases, statement)
             )
-            ctx.replace(statement, new_statement, message)
+            ctx.replace(statement, new_statement, message, detail=detail)
             return
         if not moved:
             if in_place:
@@ -310,11 +315,12 @@ class RenameRule(Rule):
                     statement,
                     statement.with_changes(names=self._commas(in_place, statement)),
                     message,
+                    detail=detail,
                 )
             else:
                 target = self._removal(statement, site, ctx)
                 if target is not None:
-                    ctx.replace(target, cst.RemovalSentinel.REMOVE, message)
+                    ctx.replace(target, cst.RemovalSentinel.REMOVE, message, detail=detail)
             return
         line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
         if not isinstance(line, cst.SimpleStatementLine):
@@ -340,7 +346,7 @@ class RenameRule(Rule):
                     leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
                 )
             lines.append(new_line)
-        ctx.replace(line, cst.FlattenSentinel(lines), message)
+        ctx.replace(line, cst.FlattenSentinel(lines), message, detail=detail)
 
     @staticmethod
     def _removal(statement: cst.ImportFrom, site: NameSite, ctx: Context) -> Optional[cst.CSTNode]:

@@ -166,7 +166,7 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
         if through_partial and not isinstance(ctx.parent(call), cst.Decorator):
             ctx.report(
                 call,
-                f"partial(pjit, ...) outside a decorator: its mesh is unknown; use {BY_HAND}",
+                f"partial(pjit, ...) outside a decorator: mesh unknown; use {BY_HAND}",
                 f"The mesh of its uses is unknown: {RECIPE}",
             )
             return
