@@ -28,7 +28,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
-from jaxmigrate.migrator.context import Context, Edit
+from jaxmigrate.migrator.context import Context, Edit, Replacement
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
@@ -119,7 +119,7 @@ def tidy(ctx: Context, produced: Produced, same_types: Dict[str, str]) -> int:
 
 
 def _record(
-    ctx: Context, node: cst.CSTNode, new: cst.CSTNode, code: str, message: str, detail: str = ""
+    ctx: Context, node: cst.CSTNode, new: Replacement, code: str, message: str, detail: str = ""
 ) -> None:
     if id(node) not in ctx.edits and not any(id(up) in ctx.edits for up in ctx.ancestors(node)):
         ctx.edits[id(node)] = Edit(node, new, code, message, Safety.SAFE, detail=detail)

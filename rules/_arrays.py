@@ -212,7 +212,7 @@ def type_reference(
             )
             return
         if alias is not None:
-            kind = use.partition(":")[0].partition(" (")[0]  # the rest is the detail's
+            kind = str(use).partition(":")[0].partition(" (")[0]  # the rest is the detail's
             ctx.report(
                 site.node,
                 f"{class_name} alias {alias} is used as {kind}; replace by hand",

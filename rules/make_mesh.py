@@ -286,8 +286,8 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
         if written_before is None:
             ctx.report(
                 call,
-                "jax.make_mesh makes Explicit axes from JAX 0.9.0: "
-                "older code needs axis_types=Auto",
+                "jax.make_mesh makes Explicit axes from 0.9.0: add Auto axis_types? "
+                "--source-version says which",
                 "jax.make_mesh makes Explicit axes from JAX 0.9.0 (Auto before): code written for "
                 "an older JAX needs axis_types=Auto; --source-version says which.",
             )

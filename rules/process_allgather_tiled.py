@@ -200,7 +200,8 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
 # A call whose meaning depends on the JAX the code was written for, which nothing states.
 def _unknown_source(change: str, effect: str) -> Tuple[str, str]:
     return (
-        f"process_allgather(x) {effect} from JAX {change}: older code needs tiled=True",
+        f"process_allgather(x) {effect} from JAX {change}: add tiled=True? "
+        "--source-version says which",
         f"process_allgather(x) {effect} from JAX {change}: code written for an older JAX needs "
         f"tiled=True, code for {change}+ stays; --source-version says which.",
     )
