@@ -30,10 +30,14 @@ RECIPE = (
 TO_GLOBAL = "host_local_array_to_global_array"  # what a message names as the fix
 
 
-def listed(names: Sequence[str], room: int = 24) -> str:
-    """``a, b`` for a message, or ``2 inputs`` when the names would take more than ``room``."""
+def listed(names: Sequence[str], room: int = 24, noun: str = "input") -> str:
+    """``input a`` / ``inputs a, b`` for a message; ``input`` / ``2 inputs`` when the names
+    would take more than ``room``."""
     text = ", ".join(names)
-    return text if len(text) <= room else f"{len(names)} inputs"
+    plural = f"{noun}s" if len(names) > 1 else noun
+    if len(text) <= room:
+        return f"{plural} {text}"
+    return f"{len(names)} {plural}" if len(names) > 1 else noun
 
 
 CONVERTERS = frozenset(
@@ -248,7 +252,7 @@ def _fix_legacy_site(
         if mesh is None or not _visible(ctx, mesh, site):
             ctx.report(
                 site,
-                f"per-process input {listed([ctx.code(arg.value)], 18)} has no known mesh; "
+                f"per-process {listed([ctx.code(arg.value)], 18)} has no known mesh; "
                 f"use {TO_GLOBAL}",
                 f"Per-process input {ctx.code(arg.value)} of a multi-process pjit "
                 f"({why}), but its mesh is unknown: {RECIPE}.",
@@ -282,7 +286,7 @@ def _fix_legacy_site(
     if wrapped:
         message = f"{listed(wrapped, 16)} -> {TO_GLOBAL}, and outputs back"
     else:
-        outputs = listed(names).replace("inputs", "outputs")
+        outputs = listed(names, 20, "output")
         message = f"{outputs} -> global_array_to_host_local_array (per-process data)"
     statement = entry.statement
     after = [

@@ -246,8 +246,7 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
             ctx.replace(
                 statement,
                 cst.FlattenSentinel(body),
-                f"FROM_GDA mixed: NumPy input(s) {mp.listed(names, 16)} "
-                "-> host_local_array_to_global_array",
+                f"FROM_GDA mixed: NumPy {mp.listed(names, 20)} -> host_local_array_to_global_array",
                 safety=_Safety.UNSAFE,
                 detail=f"NumPy input(s) {', '.join(names)} -> host_local_array_to_global_array.",
             )

@@ -217,7 +217,7 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
         codes = listed([code for code, _spec in unknown], 20)
         ctx.report(
             site,
-            f"input(s) {codes} may be per-process data; if so use {TO_GLOBAL}",
+            f"{codes} may be per-process data; if so use {TO_GLOBAL}",
             f"Partitioned input(s) {shown} may be per-process data, which the rule cannot check "
             f"statically: {self._recipe(ctx)}{note}.",
         )
@@ -274,7 +274,7 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
         if statement is None:
             ctx.report(
                 site,
-                f"host-local NumPy input(s) {listed(shown)}: use {TO_GLOBAL} by hand",
+                f"host-local NumPy {listed(shown)}: use {TO_GLOBAL} by hand",
                 f"Host-local NumPy input(s) {names}: {RECIPE}.",
             )
             return
@@ -291,8 +291,7 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
             if mesh is None:
                 ctx.report(
                     site,
-                    f"host-local NumPy input {listed([name], 18)} has no known mesh; "
-                    f"use {TO_GLOBAL}",
+                    f"host-local NumPy {listed([name], 18)} has no known mesh; use {TO_GLOBAL}",
                     f"Host-local NumPy input {name}, but its mesh is unknown: {RECIPE}.",
                 )
                 return
@@ -328,7 +327,7 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
         ctx.replace(
             statement,
             cst.FlattenSentinel(body),
-            f"host-local NumPy input(s) {listed(shown)} -> {TO_GLOBAL}",
+            f"host-local NumPy {listed(shown)} -> {TO_GLOBAL}",
             detail=f"Host-local NumPy input(s) {names} -> {TO_GLOBAL}: pjit no longer "
             "concatenates per-process inputs.",
         )

@@ -21,8 +21,10 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.rules._helpers import UNSAFE_ROOM, fitting
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
     PJIT_NAMES,
@@ -204,7 +206,7 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
             return
         mesh_expr: Optional[cst.BaseExpression] = None
         safety = Safety.SAFE
-        how = ""
+        how = mesh_from = ""
         if dry.needs_mesh:
             compiled = compiled_of(ctx, call, through_partial)
             mesh, why = find_mesh(ctx, compiled, call)
@@ -222,7 +224,7 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
                 )
                 return
             mesh_expr = mesh.expr
-            how = f" (mesh from {mesh.how})"
+            how, mesh_from = f" (mesh from {mesh.how})", mesh.how
             if mesh.unsafe:
                 safety = Safety.UNSAFE
         converter = Converter(ctx, site.scope, mesh_expr)
@@ -237,7 +239,14 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
             new = call.with_changes(args=new_args)
         else:
             new = call.with_changes(func=jit, args=new_args)
-        ctx.replace(call, new, f"pjit -> jax.jit with NamedShardings{how}", safety=safety)
+        message = fitting(
+            f"pjit -> jax.jit with NamedShardings{how}",
+            "pjit -> jax.jit with NamedShardings",
+            room=UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT,
+        )
+        said = mesh_from and mesh_from not in message  # where the line had no room for it
+        detail = f"The mesh comes from {mesh_from}." if said else ""
+        ctx.replace(call, new, message, safety=safety, detail=detail)
 
 
 BARE_FIX = "pjit -> jax.jit with bare PartitionSpecs"
