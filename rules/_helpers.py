@@ -7,12 +7,13 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVa
 
 import libcst as cst
 
+from jaxmigrate.migrator import diagnostics
 from jaxmigrate.migrator.context import Context, NameSite
-from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import structural_children
 
 N = TypeVar("N", bound=cst.CSTNode)
+MESSAGE_LIMIT = diagnostics.MESSAGE_LIMIT  # a finding's message: one line of at most this
 
 
 def is_builtin(name: str, scope: Scope) -> bool:
