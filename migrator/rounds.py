@@ -30,7 +30,7 @@ from jaxmigrate.migrator.context import (
     bound_name,
     names_in as _names_in,
 )
-from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT, Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, one_line
 from jaxmigrate.migrator.folds import fold_leftovers
 from jaxmigrate.migrator.imports import add_imports
@@ -304,10 +304,14 @@ def _report_exported_legacy(ctx: Context, analysis: Analysis, plan: Plan) -> Non
         if ctx.position(binding.node).start.line in covered:
             continue
         ctx.begin(rule)
+        message = f"{qualname} is in __all__ but was removed in JAX {rule.removed_in}"
+        if len(message) > MESSAGE_LIMIT - len("; export its replacement"):
+            message = (
+                f"{qualname.rpartition('.')[2]} in __all__ was removed in JAX {rule.removed_in}"
+            )
         ctx.report(
             binding.node,
-            f"{qualname} is in __all__ but was removed in JAX {rule.removed_in}; export its "
-            "replacement",
+            f"{message}; export its replacement",
             f"{qualname} is re-exported through __all__ but was removed in JAX {rule.removed_in}:"
             " this import fails with ImportError; export the replacement instead"
             f" ({rule.summary}).",

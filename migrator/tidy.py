@@ -28,7 +28,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
-from jaxmigrate.migrator.context import Context, Edit
+from jaxmigrate.migrator.context import Context, Edit, Replacement
+from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
 
@@ -117,9 +118,23 @@ def tidy(ctx: Context, produced: Produced, same_types: Dict[str, str]) -> int:
     return len(ctx.edits) - before
 
 
-def _record(ctx: Context, node: cst.CSTNode, new: cst.CSTNode, code: str, message: str) -> None:
+def _record(
+    ctx: Context, node: cst.CSTNode, new: Replacement, code: str, message: str, detail: str = ""
+) -> None:
     if id(node) not in ctx.edits and not any(id(up) in ctx.edits for up in ctx.ancestors(node)):
-        ctx.edits[id(node)] = Edit(node, new, code, message, Safety.SAFE)
+        ctx.edits[id(node)] = Edit(node, new, code, message, Safety.SAFE, detail=detail)
+
+
+def _message(ctx: Context, node: cst.CSTNode, what: str, subject: str) -> Tuple[str, str]:
+    """``<node's code> what``, or ``subject what`` with the code in the detail where the code
+    would not keep the message one short line."""
+    full = f"{ctx.code(node)} {what}"
+    if len(full) <= MESSAGE_LIMIT and "\n" not in full:
+        return full, ""
+    return f"{subject} {what}", f"{full}."
+
+
+_TWICE = "names a type twice after the rewrite: each member once"
 
 
 # -- repeated types -----------------------------------------------------------------------------
@@ -168,17 +183,18 @@ def _tidy_union(ctx: Context, node: cst.Subscript, code: str, same_types: Dict[s
     kept, swap = _unique(ctx, values, same_types)
     if len(kept) == len(values) and not swap:
         return
-    message = f"{ctx.code(node)} names a type twice after the rewrite: each member once"
+    message, detail = _message(ctx, node, _TWICE, "a union")
     members = [swap.get(i, values[i]) for i in kept]
     if len(members) == 1:
-        _record(ctx, node, members[0].with_changes(lpar=node.lpar, rpar=node.rpar), code, message)
+        new = members[0].with_changes(lpar=node.lpar, rpar=node.rpar)
+        _record(ctx, node, new, code, message, detail)
         return
     new_elements = [
         elements[i].with_changes(slice=elements[i].slice.with_changes(value=m))
         for i, m in zip(kept, members)
     ]
     new_elements[-1] = new_elements[-1].with_changes(comma=elements[-1].comma)
-    _record(ctx, node, node.with_changes(slice=new_elements), code, message)
+    _record(ctx, node, node.with_changes(slice=new_elements), code, message, detail)
 
 
 def _bitor_members(node: cst.BinaryOperation) -> Optional[List[cst.BaseExpression]]:
@@ -215,8 +231,7 @@ def _tidy_bitor(
         result = cst.BinaryOperation(left=result, operator=node.operator, right=member)
     if node.lpar:
         result = result.with_changes(lpar=node.lpar, rpar=node.rpar)
-    message = f"{ctx.code(node)} names a type twice after the rewrite: each member once"
-    _record(ctx, node, result, code, message)
+    _record(ctx, node, result, code, *_message(ctx, node, _TWICE, "a union"))
 
 
 def _tidy_class_tuple(ctx: Context, node: cst.Call, code: str, same_types: Dict[str, str]) -> None:
@@ -234,13 +249,15 @@ def _tidy_class_tuple(ctx: Context, node: cst.Call, code: str, same_types: Dict[
     if len(kept) == len(values) and not swap:
         return
     members = [swap.get(i, values[i]) for i in kept]
-    message = f"{ctx.code(classes)} names a class twice after the rewrite: each one once"
+    message, detail = _message(
+        ctx, classes, "names a class twice after the rewrite: each one once", "a class tuple"
+    )
     if len(members) == 1:
-        _record(ctx, classes, members[0], code, message)
+        _record(ctx, classes, members[0], code, message, detail)
         return
     new_elements = [classes.elements[i].with_changes(value=m) for i, m in zip(kept, members)]
     new_elements[-1] = new_elements[-1].with_changes(comma=classes.elements[-1].comma)
-    _record(ctx, classes, classes.with_changes(elements=new_elements), code, message)
+    _record(ctx, classes, classes.with_changes(elements=new_elements), code, message, detail)
 
 
 # -- absorbed tests -----------------------------------------------------------------------------
@@ -313,10 +330,10 @@ def _tidy_same_branches(ctx: Context, node: cst.If, code: str) -> None:
     statements = list(body.body)
     statements[0] = statements[0].with_changes(leading_lines=node.leading_lines)
     message = f"the branches of `if {ctx.code(node.test)}:` are the same after the rewrite: one"
-    if id(node) not in ctx.edits and not any(id(up) in ctx.edits for up in ctx.ancestors(node)):
-        ctx.edits[id(node)] = Edit(
-            node, cst.FlattenSentinel(statements), code, message, Safety.SAFE
-        )
+    detail = ""
+    if len(message) > MESSAGE_LIMIT or "\n" in message:
+        message, detail = "the branches of an if are the same after the rewrite: one", message
+    _record(ctx, node, cst.FlattenSentinel(statements), code, message, detail)
 
 
 def _class_members(node: cst.BaseExpression) -> List[cst.BaseElement]:
@@ -360,5 +377,5 @@ def _tidy_or_chain(ctx: Context, node: cst.BooleanOperation, code: str) -> None:
         result = cst.BooleanOperation(left=result, operator=node.operator, right=operand)
     if node.lpar and not getattr(result, "lpar", None):
         result = result.with_changes(lpar=node.lpar, rpar=node.rpar)
-    message = f"{ctx.code(node)} tests the same thing twice after the rewrite: once"
-    _record(ctx, node, result, code, message)
+    what = "tests the same thing twice after the rewrite: once"
+    _record(ctx, node, result, code, *_message(ctx, node, what, "a test"))

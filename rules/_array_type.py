@@ -74,8 +74,10 @@ class ArrayTypeRule(Rule):
         if is_type_identity_check(site):
             ctx.report(
                 site.node,
+                f"type(x) is {self.label}: the class no longer exists; "
+                "use isinstance(x, jax.Array)",
                 f"type(x) is {self.label} compares with an implementation class that no longer "
-                "exists; use isinstance(x, jax.Array)",
+                "exists; isinstance(x, jax.Array) accepts every array.",
             )
             return
         if is_called(site):
@@ -94,8 +96,9 @@ class ArrayTypeRule(Rule):
         if is_dispatch_key(site, ctx):
             ctx.report(
                 site.node,
-                f"{self.label} as a dispatch key: a table looked up by type(x) never sees "
-                "jax.Array (the concrete class is internal); key it by hand",
+                f"{self.label} as a dispatch key never matches a jax.Array; key it by hand",
+                "A table looked up by type(x) never sees jax.Array: the concrete class is "
+                "internal.  Dispatch on isinstance(x, jax.Array) instead.",
             )
             return
         position = isinstance_position(site)

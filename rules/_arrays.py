@@ -212,7 +212,13 @@ def type_reference(
             )
             return
         if alias is not None:
-            ctx.report(site.node, f"{class_name} alias {alias} is used as {use}; replace by hand")
+            kind = str(use).partition(":")[0].partition(" (")[0]  # the rest is the detail's
+            ctx.report(
+                site.node,
+                f"{class_name} alias {alias} is used as {kind}; replace by hand",
+                f"{alias} is used as {use}.  A later isinstance check through it would need "
+                f"{recipe}.",
+            )
             return
         ctx.report(
             site.node,

@@ -15,6 +15,7 @@ import libcst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.rules._config import branch_in_place, literal_bool
+from jaxmigrate.rules._helpers import UNSAFE_ROOM, fitting
 
 FLAG = "jax_array"
 PARAMETERIZED = "absl.testing.parameterized"
@@ -29,13 +30,14 @@ def flag_definition(ctx: Context, call: cst.Call, anchor: cst.CSTNode) -> None:
     """``flags.DEFINE_bool('jax_array', ...)``: a flag nothing can switch since JAX 0.4.7."""
     parent = ctx.parent(call)
     statement = ctx.parent(parent) if isinstance(parent, cst.Expr) else None
-    message = (
-        "deleted the absl definition of the jax_array flag: jax.Array is on in every JAX since "
+    detail = (
+        "Deleted the absl definition of the jax_array flag: jax.Array is on in every JAX since "
         "0.4.7 and the flag was removed in 0.4.14 (a command line that still passes "
-        "--jax_array no longer parses)"
+        "--jax_array no longer parses)."
     )
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-        ctx.replace(statement, cst.RemovalSentinel.REMOVE, message, Safety.UNSAFE)
+        message = "deleted the absl definition of the removed jax_array flag"
+        ctx.replace(statement, cst.RemovalSentinel.REMOVE, message, Safety.UNSAFE, detail=detail)
         return
     ctx.report(
         anchor,
@@ -81,12 +83,16 @@ def _parameterized(ctx: Context, function: cst.FunctionDef) -> None:
     kind = ctx.qualname(call.func, scope).rsplit(".", 1)[-1]  # type: ignore[union-attr]
     new_call = _cases(call, kind, positional.index(FLAG), len(positional))
     uses = _uses(function)
-    where = f"the test cases of {function.name.value} over jax_array"
+    name = function.name.value
     if new_call is None or uses is None:
         ctx.report(
             call,
-            f"{where}: jax.Array is always on since JAX 0.4.7; "
-            "delete the False cases and the parameter",
+            fitting(
+                f"jax_array cases of {name}: on since JAX 0.4.7; delete the False ones",
+                "test cases over jax_array: on since JAX 0.4.7; delete the False ones",
+            ),
+            f"The test cases of {name} over jax_array: jax.Array is always on since JAX "
+            "0.4.7; delete the False cases and the parameter.",
         )
         return
     kept = [d for d in function.decorators if d is not decorator]
@@ -105,10 +111,15 @@ def _parameterized(ctx: Context, function: cst.FunctionDef) -> None:
     ctx.replace(
         function,
         new,
-        f"deleted the jax_array=False cases of {function.name.value} and its jax_array parameter "
-        "(now True): jax.Array is on in every JAX since 0.4.7, the flag removed in 0.4.14; the "
-        "False cases no longer run",
+        fitting(
+            f"deleted the jax_array=False cases of {name}",
+            "deleted the jax_array=False test cases",
+            room=UNSAFE_ROOM,
+        ),
         Safety.UNSAFE,
+        detail=f"Deleted the jax_array=False cases of {name} and its jax_array parameter "
+        "(now True): jax.Array is on in every JAX since 0.4.7, the flag removed in 0.4.14; the "
+        "False cases no longer run.",
     )
 
 

@@ -31,7 +31,7 @@ from jaxmigrate.rules._gda import (
     statements,
     taken_names,
 )
-from jaxmigrate.rules._helpers import called_or_report
+from jaxmigrate.rules._helpers import called_or_report, fitting
 
 
 def gda_references(modern: str) -> Tuple[Reference, ...]:
@@ -65,17 +65,41 @@ def sharded_call(
     name in ``params``), with the bound arguments; None once it has reported why it cannot."""
     bound, reason = bind_arguments(call, params)
     if bound is None:
-        ctx.report(call, f"{what} cannot be rewritten ({reason}); use {recipe}")
+        ctx.report(
+            call,
+            _by_hand(what, "cannot be rewritten", modern),
+            f"{what} cannot be rewritten ({reason}); use {recipe}.",
+        )
         return None
     sharding = named_sharding(bound["global_mesh"], bound["mesh_axes"], ctx, site.scope)
     if sharding is None:
-        ctx.report(call, f"{what} with mesh_axes=None: choose a PartitionSpec and use {recipe}")
+        ctx.report(call, *_no_axes(what, recipe))
         return None
     values = [bound["global_shape"], sharding, bound[params[-1]]]
     new = call.with_changes(
         func=ctx.ref(modern, site.scope), args=positional_args(call.args, values)
     )
     return new, bound
+
+
+def _by_hand(what: str, why: str, modern: str) -> str:
+    """``what why; use modern`` in a message, shorter where it does not fit."""
+    method = what.rpartition(".")[2]
+    return fitting(
+        f"{what} {why}; use {modern}",
+        f"{what} -> {modern} by hand",
+        f"{method} -> {modern} by hand",
+    )
+
+
+def _no_axes(what: str, recipe: str) -> Tuple[str, str]:
+    return (
+        f"{what} with mesh_axes=None: choose a PartitionSpec by hand",
+        f"{what} with mesh_axes=None: choose a PartitionSpec and use {recipe}.",
+    )
+
+
+MODERN = "jax.make_array_from_single_device_arrays"  # what the batched callbacks become
 
 
 class BatchedCallbackRule(GdaRule):
@@ -100,7 +124,12 @@ class BatchedCallbackRule(GdaRule):
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         what = f"GlobalDeviceArray.{self.method}"
-        call = called_or_report(site, ctx, f"{what} no longer exists; use {self.recipe}")
+        call = called_or_report(
+            site,
+            ctx,
+            _by_hand(what, "no longer exists", MODERN),
+            f"Use {self.recipe}.",
+        )
         if call is None:
             return
         bound, reason = bind_arguments(call, METHOD_PARAMS)
@@ -108,7 +137,11 @@ class BatchedCallbackRule(GdaRule):
         returned = placed is None and returned_alone(call, ctx)
         if bound is None or (placed is None and not returned):
             why = reason or "it is not the value of a plain `name = ...` or `return` statement"
-            ctx.report(call, f"{what} cannot be rewritten here ({why}); use {self.recipe}")
+            ctx.report(
+                call,
+                _by_hand(what, "cannot be rewritten here", MODERN),
+                f"{what} cannot be rewritten here ({why}); use {self.recipe}.",
+            )
             return
         if returned:  # ``return GDA.from_batched_callback(...)``: build it, then return it
             returned_line = ctx.parent(ctx.parent(call))
@@ -117,9 +150,7 @@ class BatchedCallbackRule(GdaRule):
         assert placed is not None  # placed, or returned: checked above
         line, target = placed
         if isinstance(bound["mesh_axes"], cst.Name) and bound["mesh_axes"].value == "None":
-            ctx.report(
-                call, f"{what} with mesh_axes=None: choose a PartitionSpec and use {self.recipe}"
-            )
+            ctx.report(call, *_no_axes(what, self.recipe))
             return
         taken = taken_names(ctx)
         hoist, values = hoisted_arguments(call, bound, target, taken, ctx, site.scope)
@@ -144,6 +175,11 @@ class BatchedCallbackRule(GdaRule):
             *self.tail(target, s, idx, shape, callback, jax_name, taken),
             *([f"return {target}\n"] if returned else []),
         ]
-        ctx.replace(line, statements(line, body), f"{what} -> {self.summary_of_fix}")
+        ctx.replace(
+            line,
+            statements(line, body),
+            fitting(f"{what} -> {MODERN}", f"{self.method} -> {MODERN}"),
+            detail=f"{what} -> {self.summary_of_fix}.",
+        )
 
     summary_of_fix: ClassVar[str] = ""

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
 import libcst as cst
 
+from jaxmigrate.migrator import diagnostics
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Scope, guards_imports, is_feature_test
 from jaxmigrate.migrator.traversal import structural_children
 
 N = TypeVar("N", bound=cst.CSTNode)
+MESSAGE_LIMIT = diagnostics.MESSAGE_LIMIT  # a finding's message: one line of at most this
 
 
 def is_builtin(name: str, scope: Scope) -> bool:
@@ -122,16 +125,54 @@ def called(site: NameSite) -> Optional[cst.Call]:
     return None
 
 
-def called_or_report(site: NameSite, ctx: Context, message: str) -> Optional[cst.Call]:
+def called_or_report(
+    site: NameSite, ctx: Context, message: str, detail: str = ""
+) -> Optional[cst.Call]:
     """The call ``site(...)``, for a rule that rewrites calls.  None for an import (it goes once
     nothing uses it) and for any other use (``f = legacy``), which is reported with
-    ``message``: there is no call to rewrite."""
+    ``message`` (and ``detail``): there is no call to rewrite."""
     if site.is_import:
         return None
     call = called(site)
     if call is None:
-        ctx.report(site.node, message)
+        ctx.report(site.node, message, detail)
     return call
+
+
+# What an unsafe fix's message may take: held back, it ends in " [unsafe fix]".
+UNSAFE_ROOM = MESSAGE_LIMIT - len(" [unsafe fix]")
+
+
+def call_messages(qualname: str, shown: str, room: int = MESSAGE_LIMIT) -> Tuple[str, str]:
+    """(``qualname is gone; use shown``, ``qualname(...) -> shown``) for a removed function whose
+    replacement is ``shown``; where one does not fit in ``room``, the replacement is named by
+    its head (``jax.debug.callback(...)``) and the function by its last part."""
+    head = _CALL_HEAD.match(shown)
+    brief = f"{head.group(1)}(...)" if head else shown
+    short = qualname.rpartition(".")[2]
+    gone = fitting(
+        f"{qualname} is gone; use {shown}",
+        f"{qualname} is gone; use {brief}",
+        f"{short} is gone; use {brief}",
+        room=room,
+    )
+    fixed = fitting(
+        f"{qualname}(...) -> {shown}",
+        f"{qualname}(...) -> {brief}",
+        f"{short}(...) -> {brief}",
+        room=room,
+    )
+    return gone, fixed
+
+
+_CALL_HEAD = re.compile(r"([A-Za-z_][\w.]*)\(")
+
+
+def fitting(*candidates: str, room: int = MESSAGE_LIMIT) -> str:
+    """The first of ``candidates`` (messages, most informative first) that fits in a finding's
+    one line (``room``: :data:`MESSAGE_LIMIT`, :data:`UNSAFE_ROOM` for an unsafe fix); the
+    last one when none does."""
+    return next((c for c in candidates if len(c) <= room), candidates[-1])
 
 
 def call_target(

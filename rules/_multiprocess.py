@@ -27,6 +27,19 @@ RECIPE = (
     "mesh, spec)` before the call, and `multihost_utils.global_array_to_host_local_array(out, "
     "mesh, out_spec)` for outputs used as per-process data"
 )
+TO_GLOBAL = "host_local_array_to_global_array"  # what a message names as the fix
+
+
+def listed(names: Sequence[str], room: int = 24, noun: str = "input") -> str:
+    """``input a`` / ``inputs a, b`` for a message; ``input`` / ``2 inputs`` when the names
+    would take more than ``room``."""
+    text = ", ".join(names)
+    plural = f"{noun}s" if len(names) > 1 else noun
+    if len(text) <= room:
+        return f"{plural} {text}"
+    return f"{len(names)} {plural}" if len(names) > 1 else noun
+
+
 CONVERTERS = frozenset(
     {
         "jax.experimental.multihost_utils.global_array_to_host_local_array",
@@ -217,7 +230,8 @@ def _fix_legacy_site(
         if not entry.from_gda:
             ctx.report(
                 site,
-                f"partitioned inputs passed by keyword or unpacking cannot be checked: {RECIPE}",
+                "partitioned inputs by keyword or unpacking: check they are global arrays",
+                f"Partitioned inputs passed by keyword or unpacking cannot be checked: {RECIPE}.",
             )
         return
     utils = None
@@ -238,8 +252,10 @@ def _fix_legacy_site(
         if mesh is None or not _visible(ctx, mesh, site):
             ctx.report(
                 site,
-                f"per-process input {ctx.code(arg.value)} of a multi-process pjit "
-                f"({why}), but its mesh is unknown: {RECIPE}",
+                f"per-process {listed([ctx.code(arg.value)], 18)} has no known mesh; "
+                f"use {TO_GLOBAL}",
+                f"Per-process input {ctx.code(arg.value)} of a multi-process pjit "
+                f"({why}), but its mesh is unknown: {RECIPE}.",
             )
             return
         utils = utils or rule_module_ref(ctx, MULTIHOST, scope)
@@ -249,22 +265,29 @@ def _fix_legacy_site(
     if not wrapped and not entry.outputs:
         return
     utils = utils or rule_module_ref(ctx, MULTIHOST, scope)
-    message = (
-        f"multi-process program ({why}): before jax.Array, pjit took every input that "
+    detail = (
+        f"Multi-process program ({why}): before jax.Array, pjit took every input that "
         f"was not a GlobalDeviceArray as this process's share and returned this "
         f"process's share of each output"
     )
     if wrapped:
-        message += (
-            f"; {', '.join(wrapped)} -> host_local_array_to_global_array (an already "
-            f"global jax.Array passes unchanged)"
+        detail += (
+            f"; {', '.join(wrapped)} -> {TO_GLOBAL} (an already global jax.Array passes unchanged)"
         )
     new_site = site.with_changes(args=args)
     if not entry.outputs:
-        ctx.replace(site, new_site, message)
+        message = f"multi-process pjit: {listed(wrapped, 16)} -> {TO_GLOBAL}"
+        ctx.replace(site, new_site, message, detail=f"{detail}.")
         return
-    names = ", ".join(n for n, _m, _s in entry.outputs)
-    message += f"; {names} -> global_array_to_host_local_array (read as per-process data)"
+    names = [n for n, _m, _s in entry.outputs]
+    detail += (
+        f"; {', '.join(names)} -> global_array_to_host_local_array (read as per-process data)."
+    )
+    if wrapped:
+        message = f"{listed(wrapped, 16)} -> {TO_GLOBAL}, and outputs back"
+    else:
+        outputs = listed(names, 20, "output")
+        message = f"{outputs} -> global_array_to_host_local_array (per-process data)"
     statement = entry.statement
     after = [
         cst.SimpleStatementLine(
@@ -281,7 +304,7 @@ def _fix_legacy_site(
     ]
     assert statement is not None
     body = [statement.visit(ReplaceNode(site, new_site)), *after]
-    ctx.replace(statement, cst.FlattenSentinel(body), message)
+    ctx.replace(statement, cst.FlattenSentinel(body), message, detail=detail)
 
 
 def rule_module_ref(ctx: Context, qualname: str, scope) -> cst.BaseExpression:

@@ -84,24 +84,22 @@ def _handle(
     state: Dict[str, Dict[str, str]],
 ) -> None:
     name = function.name.value
-    old = ", ".join(sorted(renames))
-    new = ", ".join(renames[k] for k in sorted(renames))
+    old, new = _spelled(renames)
     blocked = _blocked(ctx, function, renames)
     calls = len(_call_sites(ctx, function)) if not blocked else 0
     where = f", the keywords at its {calls} call site(s) in this module" if calls else ""
-    message = (
-        f"{name}() forwards {old} to pjit, which renamed them {new} (deprecated in JAX 0.4.9, "
-        f"removed in 0.4.14): rename its parameters{where} and the keywords of its callers"
-        f"{' in other modules' if calls else ''}"
+    message = f"{name}() forwards {old} to pjit; rename to {new}"
+    detail = (
+        f"{name}() forwards {', '.join(sorted(renames))} to pjit, which renamed them "
+        f"{', '.join(renames[k] for k in sorted(renames))} (deprecated in JAX 0.4.9, removed "
+        f"in 0.4.14): rename its parameters{where} and the keywords of its callers"
+        f"{' in other modules' if calls else ''}."
     )
     if blocked:
-        ctx.findings.append(
-            Finding(
-                function.name,
-                ctx.rule.code,
-                f"{message} (not renamed: {blocked})",
-                Safety.MANUAL.value,
-            )
+        message = f"{message} by hand"
+        ctx.findings.append(Finding(function.name, ctx.rule.code, message, Safety.MANUAL.value))
+        ctx.details[(id(function.name), ctx.rule.code, message)] = (
+            f"{detail}  Not renamed: {blocked}."
         )
         return
     # The first parameter's renaming stands for the whole change: the engine applies it, or
@@ -110,7 +108,7 @@ def _handle(
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     first = next((p for p in every if p.name.value in renames), None)
     if first is not None and ctx.replace(
-        first.name, cst.Name(renames[first.name.value]), message, Safety.UNSAFE
+        first.name, cst.Name(renames[first.name.value]), message, Safety.UNSAFE, detail=detail
     ):
         state[name] = dict(renames)
 
@@ -224,13 +222,21 @@ def _rename(ctx: Context, function: cst.FunctionDef, renames: Dict[str, str], re
                     Safety.UNSAFE,
                 )
     if report and not function.name.value.startswith("_"):
-        new = ", ".join(renames[k] for k in sorted(renames))
+        old, new = _spelled(renames)
         ctx.report(
             function.name,
-            f"{function.name.value}() now takes {new} "
-            f"(renamed from {', '.join(sorted(renames))} with pjit's own keywords): "
-            "callers in other modules must rename their keywords too",
+            f"{function.name.value}() now takes {new}: rename its callers' {old} elsewhere",
+            f"{function.name.value}() now takes {', '.join(renames[k] for k in sorted(renames))} "
+            f"(renamed from {', '.join(sorted(renames))} with pjit's own keywords): callers in "
+            "other modules must rename their keywords too.",
         )
+
+
+def _spelled(renames: Dict[str, str]) -> Tuple[str, str]:
+    """The renamed keywords as a message names them: ``in/out_axis_resources`` for both."""
+    if len(renames) == 2 and all(k.startswith(("in_", "out_")) for k in renames):
+        return "in/out_axis_resources", "in/out_shardings"
+    return ", ".join(sorted(renames)), ", ".join(renames[k] for k in sorted(renames))
 
 
 def _references(

@@ -25,6 +25,7 @@ import libcst as cst
 
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name
 from jaxmigrate.migrator.version import parse_version
@@ -36,7 +37,8 @@ class Move:
     modern: str  # fully qualified replacement
     since: Optional[str] = None  # first JAX where ``modern`` exists
     until: Optional[str] = None  # first JAX where ``modern`` is gone again
-    note: str = ""  # what to do when the move cannot be applied on the target
+    note: str = ""  # what to do when the move cannot be applied on the target (the detail)
+    fix: str = ""  # that in a few words, for the message
 
     @property
     def renamed(self) -> bool:
@@ -93,21 +95,31 @@ class RenameRule(Rule):
             ctx.upper is None or ctx.upper >= parse_version(move.until)
         )
 
-    def cannot_message(self, move: Move, ctx: Context) -> str:
-        message = f"{move.legacy} no longer exists"
+    def cannot_message(self, move: Move, ctx: Context) -> Tuple[str, str]:
+        """The finding where the move cannot be applied on the target: (message, detail)."""
+        gone = f"{move.legacy} no longer exists"
         if move.until is not None and ctx.target >= parse_version(move.until):
-            message += f"; its rename {move.modern} is gone too from JAX {move.until}"
+            detail = f"{gone}; its rename {move.modern} is gone too from JAX {move.until}"
+            candidates = [f"{gone}; its rename {move.modern_name} is gone too"]
         elif self._gone_within(move, ctx) and self._arrived(move, ctx):
-            message += (
-                f"; its rename {move.modern} is gone from JAX {move.until}, "
+            detail = (
+                f"{gone}; its rename {move.modern} is gone from JAX {move.until}, "
                 f"inside the target range {ctx.target_range} "
                 f"(give an upper bound below {move.until} to rename)"
             )
+            candidates = [f"{gone}; cap the target below {move.until} to rename it"]
         elif move.since is not None:
-            message += f"; {move.modern} needs JAX {move.since}, newer than the target"
-        if move.note:
-            message += f": {move.note}"
-        return message
+            detail = f"{gone}; {move.modern} needs JAX {move.since}, newer than the target"
+            candidates = [
+                f"{gone}; {move.modern} needs JAX {move.since}",
+                f"{gone}; its rename needs JAX {move.since}",
+            ]
+        else:
+            detail, candidates = gone, [gone]
+        if move.fix:
+            candidates = [f"{c}; {move.fix}" for c in candidates] + [f"{gone}; {move.fix}"]
+        message = next((c for c in candidates if len(c) <= MESSAGE_LIMIT), candidates[-1])
+        return message, f"{detail}: {move.note}." if move.note else f"{detail}."
 
     # -- per-binding decisions (the import site and its references must agree) ----------
     def _local_for(self, alias: cst.ImportAlias, move: Move, ctx: Context) -> str:
@@ -178,7 +190,7 @@ class RenameRule(Rule):
         if not isinstance(statement, cst.ImportFrom):
             return
         if not self.allowed(move, ctx):
-            ctx.report(site.node, self.cannot_message(move, ctx))
+            ctx.report(site.node, *self.cannot_message(move, ctx))
             return
         self._rewrite_import(statement, site, ctx)
 
@@ -192,7 +204,7 @@ class RenameRule(Rule):
         if dotted_name(alias.name) != move.legacy:
             return
         if not self.allowed(move, ctx):
-            ctx.report(alias, self.cannot_message(move, ctx))
+            ctx.report(alias, *self.cannot_message(move, ctx))
             return
         ctx.replace(
             alias,
@@ -213,7 +225,7 @@ class RenameRule(Rule):
 
     def _visit_attribute_ref(self, site: NameSite, move: Move, ctx: Context) -> None:
         if not self.allowed(move, ctx):
-            ctx.report(site.node, self.cannot_message(move, ctx))
+            ctx.report(site.node, *self.cannot_message(move, ctx))
             return
         if self._pending(move, ctx):
             return  # the next round sees the rewritten import and reuses it
@@ -284,13 +296,18 @@ class RenameRule(Rule):
                 moved.setdefault(move.modern_module, []).append(new_alias)
         if not changes:
             return
-        message = "; ".join(changes)
+        message, detail = "; ".join(changes), ""
+        if len(message) > MESSAGE_LIMIT:  # several names: where they move, the rest in detail
+            targets = sorted(
+                {change.rpartition(" -> ")[2].rpartition(".")[0] for change in changes}
+            )
+            message, detail = f"imports from {module} -> {', '.join(targets)}", f"{message}."
         if not kept_legacy and len(moved) == 1 and not in_place:
             ((target_module, aliases),) = moved.items()
             new_statement = statement.with_changes(
                 module=dotted_expr(target_module), names=self._commas(aliases, statement)
             )
-            ctx.replace(statement, new_statement, message)
+            ctx.replace(statement, new_statement, message, detail=detail)
             return
         if not moved:
             if in_place:
@@ -298,11 +315,12 @@ class RenameRule(Rule):
                     statement,
                     statement.with_changes(names=self._commas(in_place, statement)),
                     message,
+                    detail=detail,
                 )
             else:
                 target = self._removal(statement, site, ctx)
                 if target is not None:
-                    ctx.replace(target, cst.RemovalSentinel.REMOVE, message)
+                    ctx.replace(target, cst.RemovalSentinel.REMOVE, message, detail=detail)
             return
         line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
         if not isinstance(line, cst.SimpleStatementLine):
@@ -328,7 +346,7 @@ class RenameRule(Rule):
                     leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
                 )
             lines.append(new_line)
-        ctx.replace(line, cst.FlattenSentinel(lines), message)
+        ctx.replace(line, cst.FlattenSentinel(lines), message, detail=detail)
 
     @staticmethod
     def _removal(statement: cst.ImportFrom, site: NameSite, ctx: Context) -> Optional[cst.CSTNode]:

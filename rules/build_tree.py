@@ -19,9 +19,10 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._tree import modern_tree_name
 
+MESSAGE = "jax.tree_util.build_tree was removed in JAX 0.7.0; use jax.tree.unflatten"
 RECIPE = (
     "jax.tree_util.build_tree was removed in JAX 0.7.0; use jax.tree.unflatten(treedef, leaves) "
-    "with the flat leaves (build_tree took a nested iterable mirroring the treedef)"
+    "with the flat leaves (build_tree took a nested iterable mirroring the treedef)."
 )
 
 
@@ -98,7 +99,7 @@ class BuildTree(Rule, code="JAX702", safety=Safety.UNSAFE):
         call = called(site)
         arguments = _arguments(call) if call is not None else None
         if call is None or arguments is None:
-            ctx.report(site.node, RECIPE)
+            ctx.report(site.node, MESSAGE, RECIPE)
             return
         treedef, xs = arguments
         unflatten = ctx.ref(modern_tree_name("unflatten", ctx.target), site.scope)
@@ -113,6 +114,7 @@ class BuildTree(Rule, code="JAX702", safety=Safety.UNSAFE):
         ctx.replace(
             call,
             new,
-            "build_tree(treedef, xs) -> unflatten(treedef, leaves(xs)); check that no leaf of xs "
-            "is a list/tuple/dict/None",
+            "build_tree(treedef, xs) -> unflatten(treedef, leaves(xs))",
+            detail="Check that no leaf of xs is a list/tuple/dict/None (leaves(xs) treats those "
+            "as subtrees).",
         )

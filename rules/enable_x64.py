@@ -15,7 +15,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
-from jaxmigrate.rules._helpers import called_or_report
+from jaxmigrate.rules._helpers import called_or_report, fitting
 
 DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64": "False"}
 
@@ -68,10 +68,14 @@ class EnableX64(Rule, code="JAX803", safety=Safety.SAFE):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         legacy = site.qualname.rsplit(".", 1)[-1]
         message = (
-            f"jax.experimental.{legacy} is deprecated since JAX 0.8.0 and gone on current JAX; "
-            f"use jax.enable_x64({DEFAULTS[site.qualname]}) (a context manager and decorator)"
+            f"jax.experimental.{legacy} is deprecated since JAX 0.8.0; "
+            f"use jax.enable_x64({DEFAULTS[site.qualname]})"
         )
-        call = called_or_report(site, ctx, message)
+        detail = (
+            f"jax.experimental.{legacy} is deprecated since JAX 0.8.0 and gone on current JAX; "
+            f"use jax.enable_x64({DEFAULTS[site.qualname]}) (a context manager and decorator)."
+        )
+        call = called_or_report(site, ctx, message, detail)
         if call is None:
             return
         modern = ctx.ref("jax.enable_x64", site.scope)
@@ -101,5 +105,8 @@ class EnableX64(Rule, code="JAX803", safety=Safety.SAFE):
         ctx.replace(
             call,
             call.with_changes(func=modern, args=args),
-            f"jax.experimental.{legacy}() -> jax.enable_x64({ctx.code(args[0].value)})",
+            fitting(
+                f"jax.experimental.{legacy}() -> jax.enable_x64({ctx.code(args[0].value)})",
+                f"jax.experimental.{legacy}() -> jax.enable_x64(...)",
+            ),
         )

@@ -41,6 +41,7 @@ RECIPE = (
     "`a, b = multihost_utils.host_local_array_to_global_array((a, b), mesh, (spec_a, spec_b))` "
     "(on a single process `jax.device_put(a, NamedSharding(mesh, spec_a))` is equivalent)"
 )
+BY_HAND = "drop in_shardings, make the other inputs global"  # RECIPE in a few words
 
 
 class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
@@ -139,8 +140,8 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
         if found is None:
             ctx.report(
                 site.node,
-                "FROM_GDA no longer exists (jax.Array inputs carry their sharding): "
-                "remove it; pass nothing for in_shardings",
+                "FROM_GDA no longer exists; remove it and pass nothing for in_shardings",
+                "jax.Array inputs carry their sharding: FROM_GDA has no successor.",
             )
             return
         call, through_partial = found
@@ -152,7 +153,7 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
         args = list(args if args is not None else call.args)
         in_arg = get_keyword(args, "in_shardings")
         if in_arg is None or not self._contains(ctx, in_arg.value, site):
-            ctx.report(site.node, f"FROM_GDA in an unusual place: {RECIPE}")
+            ctx.report(site.node, f"FROM_GDA in an unusual place: {BY_HAND}", f"{RECIPE}.")
             return
         leaves = self._leaves(in_arg.value)
         kinds = [qualname_of(ctx, leaf, site.scope) == FROM_GDA for leaf in leaves]
@@ -168,7 +169,8 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
             return
         ctx.report(
             call,
-            f"FROM_GDA mixed with specs (inputs {', '.join(positions)} are not GDAs): {RECIPE}",
+            f"FROM_GDA mixed with specs: {BY_HAND}",
+            f"FROM_GDA mixed with specs (inputs {', '.join(positions)} are not GDAs): {RECIPE}.",
         )
 
     def _fix_mixed(
@@ -229,9 +231,10 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
         ctx.replace(
             call,
             _without(call, args, in_arg),
-            "FROM_GDA mixed with specs: in_shardings dropped, the NumPy inputs are converted with "
-            "host_local_array_to_global_array at each call site",
+            "FROM_GDA mixed with specs: in_shardings dropped, NumPy inputs made global",
             safety=_Safety.UNSAFE,
+            detail="in_shardings dropped, the NumPy inputs are converted with "
+            "host_local_array_to_global_array at each call site.",
         )
         for statement, names, specs, mesh in plans:
             utils = module_ref(ctx, MULTIHOST, ctx.scope_of(statement))
@@ -243,9 +246,9 @@ class FromGda(Rule, code="JAX204", safety=Safety.SAFE):
             ctx.replace(
                 statement,
                 cst.FlattenSentinel(body),
-                f"FROM_GDA mixed with specs: NumPy input(s) {', '.join(names)} "
-                "-> host_local_array_to_global_array",
+                f"FROM_GDA mixed: NumPy {mp.listed(names, 20)} -> host_local_array_to_global_array",
                 safety=_Safety.UNSAFE,
+                detail=f"NumPy input(s) {', '.join(names)} -> host_local_array_to_global_array.",
             )
         return True
 

@@ -81,7 +81,9 @@ class GdaFromCallback(GdaRule, code="JAX301", safety=Safety.UNSAFE):
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         what = "GlobalDeviceArray.from_callback"
-        call = called_or_report(site, ctx, f"{what} no longer exists; call {RECIPE}")
+        call = called_or_report(
+            site, ctx, f"{what} no longer exists; use {MODERN}", f"Call {RECIPE}."
+        )
         if call is None:
             return
         rewritten = sharded_call(call, METHOD_PARAMS, MODERN, what, RECIPE, site, ctx)
@@ -93,7 +95,8 @@ class GdaFromCallback(GdaRule, code="JAX301", safety=Safety.UNSAFE):
         ctx.replace(
             call,
             new,
-            "GlobalDeviceArray.from_callback -> jax.make_array_from_callback; since JAX 0.4.19 the "
-            "callback runs once (not once per device) for fully replicated shardings",
+            "GlobalDeviceArray.from_callback -> jax.make_array_from_callback",
             safety=safety,
+            detail="Since JAX 0.4.19 the callback runs once (not once per device) for fully "
+            "replicated shardings.",
         )

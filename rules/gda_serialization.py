@@ -20,6 +20,7 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
 from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._gda import all_names
+from jaxmigrate.rules._helpers import fitting
 
 OLD = "jax.experimental.gda_serialization"
 NEW = "jax.experimental.array_serialization"
@@ -36,17 +37,21 @@ SAME = frozenset(
     }
 )
 # Names whose signature changed (meshes + mesh_axes -> shardings) or that are gone.
+# (the message, its detail)
 CHANGED = {
     "run_deserialization": (
+        "run_deserialization takes shardings now: pass NamedShardings",
         "run_deserialization(shardings, tensorstore_specs, global_shapes, dtypes) takes shardings "
-        "now: pass [NamedSharding(mesh, P(*axes)) ...] instead of (global_meshes, mesh_axes)"
+        "now: pass [NamedSharding(mesh, P(*axes)) ...] instead of (global_meshes, mesh_axes)",
     ),
     "async_deserialize": (
+        "async_deserialize takes a sharding now: pass NamedSharding(mesh, P(*mesh_axes))",
         "async_deserialize(sharding, tensorstore_spec, global_shape, dtype) takes a sharding now: "
-        "pass NamedSharding(mesh, P(*mesh_axes)) instead of (mesh, mesh_axes)"
+        "pass NamedSharding(mesh, P(*mesh_axes)) instead of (mesh, mesh_axes)",
     ),
     "create_async_gda_from_callback": (
-        "create_async_gda_from_callback is gone; build the array with jax.make_array_from_callback"
+        "create_async_gda_from_callback is gone; use jax.make_array_from_callback",
+        "create_async_gda_from_callback is gone; build the array with jax.make_array_from_callback",
     ),
 }
 KEYWORDS = {"async_serialize": {"gda_inp": "arr_inp"}, "run_serialization": {"gdas": "arrays"}}
@@ -131,8 +136,8 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
         statements = self._legacy_imports(ctx)
         blockers = self._blockers(ctx, sites, statements)
         if blockers:
-            for node, message in blockers:
-                ctx.report(node, f"{message}; {THEN}")
+            for node, message, detail in blockers:
+                ctx.report(node, message, f"{detail}; {THEN}.")
             return
         local_rename = False
         taken = all_names(ctx)
@@ -199,7 +204,7 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
                 and last in CHANGED
                 and not site.is_import
             ):
-                blockers.append((site.node, CHANGED[last]))
+                blockers.append((site.node, *CHANGED[last]))
             if last == "GlobalAsyncCheckpointManager":
                 manager = True
         for statement in statements:
@@ -207,12 +212,8 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
                 statement.names, cst.ImportStar
             ):
                 if isinstance(statement, cst.ImportFrom):
-                    blockers.append(
-                        (
-                            statement,
-                            "a star import from the old module cannot be checked name by name",
-                        )
-                    )
+                    star = "a star import from the old module cannot be checked name by name"
+                    blockers.append((statement, star, star))
                 continue
             module = dotted_name(statement.module)
             for alias in statement.names:
@@ -222,17 +223,23 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
                     else dotted_name(alias.name)
                 )
                 if module == f"{OLD}.serialization" and name not in SAME and name not in CHANGED:
-                    blockers.append((alias, f"{name} has no counterpart in {NEW}.serialization"))
+                    full = f"{name} has no counterpart in {NEW}.serialization"
+                    short = f"{name} has no counterpart in array_serialization"
+                    blockers.append((alias, fitting(full, short), full))
                 if module == OLD and name != "serialization":
-                    blockers.append((alias, f"{OLD}.{name} has no counterpart in {NEW}"))
+                    full = f"{OLD}.{name} has no counterpart in {NEW}"
+                    blockers.append(
+                        (alias, fitting(full, f"{name} has no counterpart in {NEW}"), full)
+                    )
         if manager:
             for node in _deserialize_calls(ctx):
                 blockers.append(
                     (
                         node,
-                        "GlobalAsyncCheckpointManager.deserialize("
-                        "shardings, tensorstore_specs, ...) "
-                        "takes shardings now, not (global_meshes, mesh_axes)",
+                        "GlobalAsyncCheckpointManager.deserialize takes shardings now: "
+                        "pass NamedShardings",
+                        "GlobalAsyncCheckpointManager.deserialize(shardings, tensorstore_specs, "
+                        "...) takes shardings now, not (global_meshes, mesh_axes)",
                     )
                 )
         return blockers

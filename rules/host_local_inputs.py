@@ -25,7 +25,7 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules import _multiprocess as mp
-from jaxmigrate.rules._multiprocess import MULTIHOST, RECIPE
+from jaxmigrate.rules._multiprocess import MULTIHOST, RECIPE, TO_GLOBAL, listed
 from jaxmigrate.rules._name_refs import module_ref
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
@@ -163,7 +163,9 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
             if not compiled.calls:
                 if is_pjit and not from_gda:
                     ctx.report(
-                        call, f"cannot find where this pjit-compiled function is called: {RECIPE}"
+                        call,
+                        "cannot find the calls of this pjit function; its inputs must be global",
+                        f"Cannot find where this pjit-compiled function is called: {RECIPE}.",
                     )
                 continue
             out_arg = get_keyword(call.args, "out_shardings") or get_keyword(
@@ -212,10 +214,12 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
                 f"`{out_name} = multihost_utils.global_array_to_host_local_array({out_name}, mesh, "
                 f"{ctx.code(out_spec)})` if the inputs were per-process"
             )
+        codes = listed([code for code, _spec in unknown], 20)
         ctx.report(
             site,
-            f"partitioned input(s) {shown} may be per-process data, which the rule cannot check "
-            f"statically: {self._recipe(ctx)}{note}",
+            f"{codes} may be per-process data; if so use {TO_GLOBAL}",
+            f"Partitioned input(s) {shown} may be per-process data, which the rule cannot check "
+            f"statically: {self._recipe(ctx)}{note}.",
         )
 
     # -- the fix --------------------------------------------------------------------------
@@ -238,8 +242,9 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
             ):
                 ctx.report(
                     site,
-                    "partitioned inputs passed by keyword or unpacking cannot be checked: "
-                    f"{self._recipe(ctx)}",
+                    "partitioned inputs by keyword or unpacking: check they are global arrays",
+                    "Partitioned inputs passed by keyword or unpacking cannot be checked: "
+                    f"{self._recipe(ctx)}.",
                 )
             return
         conversions: List[Tuple[str, Optional[cst.BaseExpression], cst.BaseExpression]] = []
@@ -264,9 +269,14 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
             return
         statement = mp.block_statement(ctx, site)
         with_mesh = innermost_mesh_with(ctx, site)
-        names = ", ".join(n for n, _m, _s in conversions)
+        shown = [n for n, _m, _s in conversions]
+        names = ", ".join(shown)
         if statement is None:
-            ctx.report(site, f"host-local NumPy input(s) {names}: {RECIPE}")
+            ctx.report(
+                site,
+                f"host-local NumPy {listed(shown)}: use {TO_GLOBAL} by hand",
+                f"Host-local NumPy input(s) {names}: {RECIPE}.",
+            )
             return
         utils = module_ref(ctx, MULTIHOST, scope)
         new_statements: List[cst.BaseStatement] = []
@@ -280,7 +290,9 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
                 mesh = None  # the sharding's mesh is not visible at the call site
             if mesh is None:
                 ctx.report(
-                    site, f"host-local NumPy input {name}, but its mesh is unknown: {RECIPE}"
+                    site,
+                    f"host-local NumPy {listed([name], 18)} has no known mesh; use {TO_GLOBAL}",
+                    f"Host-local NumPy input {name}, but its mesh is unknown: {RECIPE}.",
                 )
                 return
             new_statements.append(
@@ -315,8 +327,9 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
         ctx.replace(
             statement,
             cst.FlattenSentinel(body),
-            f"host-local NumPy input(s) {names} -> host_local_array_to_global_array "
-            "(pjit no longer concatenates per-process inputs)",
+            f"host-local NumPy {listed(shown)} -> {TO_GLOBAL}",
+            detail=f"Host-local NumPy input(s) {names} -> {TO_GLOBAL}: pjit no longer "
+            "concatenates per-process inputs.",
         )
 
     @staticmethod

@@ -32,6 +32,7 @@ from jaxmigrate.rules._config import (
     unwrap,
 )
 from jaxmigrate.rules._flag_tests import ABSL_DEFINES, flag_definition, parameterized_tests
+from jaxmigrate.rules._helpers import fitting
 
 # flag -> (what it switched, the value every JAX >= 0.4.7 has; None: a no-op flag, value unknown)
 FLAGS = {
@@ -43,16 +44,19 @@ ENV_VARS = {name.upper(): name for name in FLAGS}
 SWITCHES = frozenset({"jax._src.config"})  # the module whose flag states are context managers
 
 
-def _false_message(flag: str) -> str:
+def _false_message(flag: str) -> Tuple[str, str]:
+    """The finding for ``flag=False``: (message, detail)."""
     if flag == "jax_array":
         return (
+            "jax_array=False asks for pre-jax.Array arrays, gone since JAX 0.4.7: delete it",
             "jax_array=False asked for the pre-jax.Array arrays (DeviceArray, ShardedDeviceArray, "
             "GlobalDeviceArray), which no JAX since 0.4.7 can give (ValueError on 0.4.7-0.4.13, "
-            "AttributeError from 0.4.14): delete it and migrate the code that relied on them"
+            "AttributeError from 0.4.14): delete it and migrate the code that relied on them.",
         )
     return (
+        f"{flag}=False asks for separate jit/pjit, gone since JAX 0.4.7: delete it",
         f"{flag}=False asked for the separate jit/pjit implementations, which no JAX since "
-        "0.4.7 has: delete it and check the code that relied on them"
+        "0.4.7 has: delete it and check the code that relied on them.",
     )
 
 
@@ -237,7 +241,9 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
             statement_node = expression_statement(ctx, call)
             if statement_node is None:
                 ctx.report(
-                    call, f"{flag} was removed from JAX ({row}); this call now raises: delete it"
+                    call,
+                    f"{flag} was removed from JAX; this call now raises: delete it",
+                    f"{flag} ({row}) was removed from JAX; this call now raises: delete it.",
                 )
                 return
         value = (
@@ -245,13 +251,14 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
         )
         anchor = call if call is not None else statement_node
         if always is not None and value is False:
-            ctx.report(anchor, _false_message(flag))
+            ctx.report(anchor, *_false_message(flag))
             return
         if always is not None and value is None:
             ctx.report(
                 anchor,
+                f"{flag} was removed (on since JAX 0.4.7): delete this if it sets True",
                 f"{flag} was removed from JAX ({row}) and is always on since 0.4.7; the value set "
-                "here is not a literal: delete the statement if it can only be true",
+                "here is not a literal: delete the statement if it can only be true.",
             )
             return
         target = removal(ctx, statement_node)
@@ -270,8 +277,9 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
         if always is None:
             ctx.report(
                 expr,
+                f"{flag} was a no-op flag, removed in JAX 0.4.26: delete the read",
                 f"{flag} was a no-op flag, removed in JAX 0.4.26 ({row}); reading it now fails: "
-                "decide what the branch on it should do and delete the read",
+                "decide what the branch on it should do and delete the read.",
             )
             return
         parent = ctx.parent(expr)
@@ -280,30 +288,37 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
             return
         node, value = _negations(ctx, expr)
         parent = ctx.parent(node)
-        message = f"{flag} is always True since JAX 0.4.7 and was removed in 0.4.14 ({row})"
+        always_true = f"{flag}, always True since JAX 0.4.7"
+        detail = f"{flag} is always True since JAX 0.4.7 and was removed in 0.4.14 ({row})."
         if isinstance(parent, cst.BooleanOperation):
             new = _fold_boolean(ctx, parent, node, value)
             if new is not None:
-                ctx.replace(parent, new, f"simplified `{ctx.code(parent)}`: {message}")
+                message = f"simplified a test of {always_true}"
+                ctx.replace(
+                    parent, new, message, detail=f"Simplified `{ctx.code(parent)}`: {detail}"
+                )
                 return
         if isinstance(parent, cst.If) and parent.test is node:
             folded = fold_if(ctx, parent, value)
             if folded is not None:
-                ctx.replace(parent, folded, f"folded the branch on {flag}: {message}")
+                ctx.replace(parent, folded, f"folded the branch on {always_true}", detail=detail)
                 return
         if isinstance(parent, cst.IfExp) and parent.test is node:
             kept = parent.body if value else parent.orelse
-            ctx.replace(parent, kept, f"folded the conditional on {flag}: {message}")
+            ctx.replace(parent, kept, f"folded the conditional on {always_true}", detail=detail)
             return
         if isinstance(parent, cst.Assert) and parent.test is node and value:
             target = removal(ctx, parent)
             if target is not None:
-                ctx.replace(
-                    target, cst.RemovalSentinel.REMOVE, f"deleted an assert on {flag}: {message}"
-                )
+                message = f"deleted an assert on {always_true}"
+                ctx.replace(target, cst.RemovalSentinel.REMOVE, message, detail=detail)
                 return
         literal = cst.Name("True" if value else "False")
-        ctx.replace(node, literal, f"{ctx.code(node)} -> {literal.value}: {message}")
+        message = fitting(
+            f"{ctx.code(node)} -> {literal.value}: the flag is always True since JAX 0.4.7",
+            f"{flag} -> {literal.value}: always True since JAX 0.4.7",
+        )
+        ctx.replace(node, literal, message, detail=detail)
 
     def _switch(self, ctx: Context, call: cst.Call, flag: str) -> None:
         """``with config.jax_array(True):`` / ``@config.jax_array(True)``: the flag as a context
@@ -314,32 +329,31 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
         if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
             value = literal_bool(call.args[0].value, ctx.scope_of(call))
         if value is False:
-            ctx.report(call, _false_message(flag))
+            ctx.report(call, *_false_message(flag))
             return
         holder = ctx.parent(call)
-        message = (
-            f"removed the switch of {flag}, on in every JAX since 0.4.7 "
-            f"and removed in 0.4.14 ({row})"
-        )
+        message = f"removed the switch of {flag}, on in every JAX since 0.4.7"
+        detail = f"{flag} is on in every JAX since 0.4.7 and was removed in 0.4.14 ({row})."
         if value is True and isinstance(holder, cst.Decorator):
-            ctx.replace(holder, cst.RemovalSentinel.REMOVE, message)
+            ctx.replace(holder, cst.RemovalSentinel.REMOVE, message, detail=detail)
             return
         if value is True and isinstance(holder, cst.WithItem) and holder.asname is None:
             statement = ctx.parent(holder)
             if isinstance(statement, cst.With) and len(statement.items) > 1:
                 items = [item for item in statement.items if item is not holder]
                 items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                ctx.replace(statement, statement.with_changes(items=items), message)
+                ctx.replace(statement, statement.with_changes(items=items), message, detail=detail)
                 return
             if isinstance(statement, cst.With) and statement.asynchronous is None:
                 new = unwrap(ctx, statement)
                 if new is not None:
-                    ctx.replace(statement, new, message)
+                    ctx.replace(statement, new, message, detail=detail)
                     return
         ctx.report(
             call,
+            f"{flag} is on in every JAX since 0.4.7 and was removed: delete this switch",
             f"{flag} was removed from JAX ({row}) and is on everywhere since 0.4.7: "
-            "delete this switch",
+            "delete this switch.",
         )
 
 

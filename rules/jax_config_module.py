@@ -95,7 +95,10 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
         # ``jax`` + ``.config``: never reuse an alias of the submodule for the Config object.
         new = cst.Attribute(value=ctx.ref("jax", site.scope), attr=cst.Name("config"))
         ctx.replace(
-            site.node, new, f"{ctx.code(site.node)} -> {MODERN} (the jax.config submodule is gone)"
+            site.node,
+            new,
+            f"{ctx.code(site.node)} -> {MODERN}",
+            detail="The jax.config submodule is gone from JAX 0.4.29.",
         )
 
     def visit_module(self, ctx: Context) -> None:
@@ -149,8 +152,8 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
             ctx.replace(
                 statement,
                 cst.Import(names=[cst.ImportAlias(name=cst.Name("jax"))]),
-                "from jax.config import config -> import jax (in place: the module sets its "
-                "config flags before its own `import jax`)",
+                "from jax.config import config -> import jax (in place)",
+                detail="In place: the module sets its config flags before its own `import jax`.",
             )
 
     def _rewrite_import(self, statement: cst.Import, scope, ctx: Context) -> None:  # noqa: ANN001
@@ -171,8 +174,9 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
             if alias.asname is not None:
                 ctx.report(
                     alias,
-                    "the jax.config submodule is gone from JAX 0.4.29: use `import jax` and "
-                    "refer to the Config object as `jax.config`",
+                    "the jax.config submodule was removed in JAX 0.4.29; use `import jax`",
+                    "The jax.config submodule is gone from JAX 0.4.29: use `import jax` and "
+                    "refer to the Config object as `jax.config`.",
                 )
                 result.append(alias)
                 continue

@@ -146,8 +146,9 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
         if not _is_device(ctx, receiver, scope, 0):
             ctx.report(
                 call,
+                "live_buffers() returns [] since jax.Array; for a Device use jax.live_arrays()",
                 "live_buffers() returns [] on every JAX since jax.Array; if the receiver is a "
-                f"jax Device use {recipe(ctx.code(receiver))}",
+                f"jax Device use {recipe(ctx.code(receiver))}.",
             )
             return
         outer = ctx.parent(call)
@@ -161,21 +162,21 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
         ):
             ctx.report(
                 call,
+                "live_buffers() returns [] since jax.Array; use jax.live_arrays() on the device",
                 "live_buffers() returns [] on every JAX since jax.Array; use "
-                f"{recipe(ctx.code(receiver))} -- these are whole arrays, "
-                "not per-device buffers (their shape is global, .delete() frees every shard)",
+                f"{recipe(ctx.code(receiver))}: these are whole arrays, "
+                "not per-device buffers (their shape is global, .delete() frees every shard).",
             )
             return
         live_arrays = ctx.ref("jax.live_arrays", scope)
-        message = (
-            "device.live_buffers() (always [] since jax.Array) -> jax.live_arrays() on the device"
-        )
+        message = "device.live_buffers() -> jax.live_arrays() on the device"
+        detail = "device.live_buffers() is always [] since jax.Array."
         if isinstance(receiver, cst.Name):
-            ctx.replace(call, _comprehension(live_arrays, receiver), message)
+            ctx.replace(call, _comprehension(live_arrays, receiver), message, detail=detail)
             return
-        self._bind_then_count(ctx, call, receiver, live_arrays, scope, message)
+        self._bind_then_count(ctx, call, receiver, live_arrays, scope, message, detail)
 
-    def _bind_then_count(self, ctx, call, receiver, live_arrays, scope, message) -> None:  # noqa: ANN001
+    def _bind_then_count(self, ctx, call, receiver, live_arrays, scope, message, detail) -> None:  # noqa: ANN001
         line: Optional[Union[cst.SimpleStatementLine, cst.If]] = None
         previous: cst.CSTNode = call
         for ancestor in ctx.ancestors(call):
@@ -207,7 +208,7 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
                     ),
                 ),
             )
-            ctx.replace(call, new, message)
+            ctx.replace(call, new, message, detail=detail)
             return
         rewritten = line.visit(_ReplaceNode(call, _comprehension(live_arrays, cst.Name(name))))
         assert isinstance(rewritten, (cst.SimpleStatementLine, cst.If))  # one call swapped
@@ -216,7 +217,10 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
             leading_lines=line.leading_lines,
         )
         ctx.replace(
-            line, cst.FlattenSentinel([assign, rewritten.with_changes(leading_lines=())]), message
+            line,
+            cst.FlattenSentinel([assign, rewritten.with_changes(leading_lines=())]),
+            message,
+            detail=detail,
         )
 
 

@@ -286,25 +286,27 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
         if written_before is None:
             ctx.report(
                 call,
+                "jax.make_mesh makes Explicit axes from 0.9.0: add Auto axis_types? "
+                "--source-version says which",
                 "jax.make_mesh makes Explicit axes from JAX 0.9.0 (Auto before): code written for "
-                "an older JAX needs axis_types=Auto; --source-version says which",
+                "an older JAX needs axis_types=Auto; --source-version says which.",
             )
             return
         if count is None:
             ctx.report(
                 call,
+                "jax.make_mesh makes Explicit axes since JAX 0.9.0: pass Auto axis_types to keep",
                 "jax.make_mesh without axis_types makes Explicit axes since JAX 0.9.0 "
                 "(Auto before): add axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) "
-                "to keep the old behaviour",
+                "to keep the old behaviour.",
             )
             return
         axis_types = _auto_axes(count, ctx, site)
-        message = (
-            "jax.make_mesh without axis_types: spell out the Auto axes it made before JAX 0.9.0 "
-            f"({why})"
-        )
+        message = "jax.make_mesh(...) -> jax.make_mesh(..., axis_types=Auto axes)"
         ctx.replace(
             call,
             call.with_changes(args=append_arg(call.args, keyword_arg("axis_types", axis_types))),
             message,
+            detail="jax.make_mesh without axis_types: the Auto axes it made before JAX 0.9.0 "
+            f"are spelled out ({why}).",
         )

@@ -30,6 +30,7 @@ PXLA_MODULES = ("jax.interpreters.pxla", "jax.pxla", "jax._src.interpreters.pxla
 SPEC_MODULES = PXLA_MODULES + ("jax.sharding", "jax._src.sharding_specs")
 PARAMS = ("aval", "sharding_spec", "device_buffers", "indices")
 SHAPED_ARRAYS = frozenset({"jax.core.ShapedArray", "jax._src.core.ShapedArray"})
+MODERN = "jax.make_array_from_single_device_arrays"
 RECIPE = (
     "jax.make_array_from_single_device_arrays(aval.shape, "
     "NamedSharding(Mesh(np.array(devices), ('x',)), P('x')), [b[None] for b in bufs]) "
@@ -162,8 +163,8 @@ class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
     )
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        message = f"make_sharded_device_array no longer exists; use {RECIPE}"
-        call = called_or_report(site, ctx, message)
+        message = f"make_sharded_device_array no longer exists; use {MODERN}"
+        call = called_or_report(site, ctx, message, f"Use {RECIPE}.")
         if call is None:
             return
         bound, reason = bind_arguments(call, PARAMS)
@@ -171,15 +172,17 @@ class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
             bound, reason = bind_arguments(call, PARAMS[:3])
         if bound is None:
             ctx.report(
-                call, f"make_sharded_device_array cannot be rewritten ({reason}); use {RECIPE}"
+                call,
+                f"make_sharded_device_array cannot be rewritten; use {MODERN}",
+                f"make_sharded_device_array cannot be rewritten ({reason}); use {RECIPE}.",
             )
             return
         indices = bound.get("indices")
         if indices is not None and not (isinstance(indices, cst.Name) and indices.value == "None"):
             ctx.report(
                 call,
-                "make_sharded_device_array with explicit indices: choose the sharding by hand; "
-                f"use {RECIPE}",
+                "make_sharded_device_array with explicit indices: choose the sharding by hand",
+                f"Choose the sharding by hand; use {RECIPE}.",
             )
             return
         scope = site.scope
@@ -190,16 +193,17 @@ class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
         if not all(is_pmap_layout(s, ctx, scope) for s in specs):
             ctx.report(
                 call,
-                "make_sharded_device_array: the ShardingSpec is not the plain pmap layout "
-                f"written out here, so the sharding is unknown; use {RECIPE}",
+                "make_sharded_device_array: the sharding is unknown; choose it by hand",
+                "The ShardingSpec is not the plain pmap layout written out here, so the sharding "
+                f"is unknown; use {RECIPE}.",
             )
             return
         buffers = bound["device_buffers"]
         if not is_simple(buffers) or isinstance(buffers, (cst.Lambda, cst.Tuple, cst.List)):
             ctx.report(
                 call,
-                "make_sharded_device_array: bind the buffers to a name first "
-                f"(they are used twice); use {RECIPE}",
+                f"make_sharded_device_array -> {MODERN}: name the buffers first",
+                f"Bind the buffers to a name first (they are used twice); use {RECIPE}.",
             )
             return
         shape = self._shape(bound["aval"], ctx, scope)
@@ -230,13 +234,14 @@ class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
         new = call.with_changes(
             func=jax_func, args=positional_args(call.args, [shape, sharding, expanded])
         )
-        message = (
-            "make_sharded_device_array -> jax.make_array_from_single_device_arrays "
-            "over a 1-D mesh of the buffers' devices; shards are (1, ...) instead of rank-reduced"
+        message = f"make_sharded_device_array -> {MODERN}"
+        detail = (
+            f"make_sharded_device_array -> {MODERN} over a 1-D mesh of the buffers' devices; "
+            "shards are (1, ...) instead of rank-reduced."
         )
         spec_line = self._spec_line(spec, ctx, scope)
         if spec_line is None:
-            ctx.replace(call, new, message)
+            ctx.replace(call, new, message, detail=detail)
             return
         # ShardingSpec no longer exists in current JAX: drop ``spec = ShardingSpec(...)``,
         # whose only use was this call, and give its blank lines/comments to the next statement.
@@ -245,12 +250,12 @@ class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
             replacement = following.deep_replace(call, new)
         else:
             replacement = following
-            if not ctx.replace(call, new, message):
+            if not ctx.replace(call, new, message, detail=detail):
                 return
         replacement = replacement.with_changes(
             leading_lines=[*line.leading_lines, *following.leading_lines]
         )
-        if ctx.replace(following, replacement, message):
+        if ctx.replace(following, replacement, message, detail=detail):
             ctx.replace(
                 line,
                 cst.RemovalSentinel.REMOVE,

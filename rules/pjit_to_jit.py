@@ -21,8 +21,10 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
+from jaxmigrate.rules._helpers import UNSAFE_ROOM, fitting
 from jaxmigrate.rules._pjit import (
     FROM_GDA,
     PJIT_NAMES,
@@ -41,8 +43,9 @@ from jaxmigrate.rules._set_mesh import set_mesh_blocks, set_mesh_edit
 RECIPE = (
     "jax.jit(f, in_shardings=NamedSharding(mesh, P(...)), out_shardings=...): wrap every "
     "PartitionSpec leaf p as NamedSharding(mesh, p) and every None leaf as "
-    "NamedSharding(mesh, P()) (pjit's None meant replicated; jit's None means unspecified)"
+    "NamedSharding(mesh, P()) (pjit's None meant replicated; jit's None means unspecified)."
 )
+BY_HAND = "jax.jit with NamedShardings by hand"  # what a message says of RECIPE
 
 
 class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
@@ -157,7 +160,7 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
             return
         found = pjit_call_of(ctx, site.node, site.scope)
         if found is None:
-            ctx.report(site.node, f"pjit used without a call: replace it by {RECIPE}")
+            ctx.report(site.node, f"pjit used without a call: replace it by {BY_HAND}", RECIPE)
             return
         call, through_partial = found
         if id(call) in ctx.edits:
@@ -165,8 +168,8 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
         if through_partial and not isinstance(ctx.parent(call), cst.Decorator):
             ctx.report(
                 call,
-                "partial(pjit, ...) outside a decorator: the mesh of its uses is unknown; "
-                f"{RECIPE}",
+                f"partial(pjit, ...) outside a decorator: mesh unknown; use {BY_HAND}",
+                f"The mesh of its uses is unknown: {RECIPE}",
             )
             return
         if _mentions(ctx, call, FROM_GDA, site.scope):
@@ -177,15 +180,16 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
         args = list(args if args is not None else call.args)
         if any(a.star == "**" for a in args):
             if not any(kwargs_variable(ctx, a, site.scope) for a in args):
-                ctx.report(call, f"pjit with **kwargs of unknown content: {RECIPE}")
+                ctx.report(call, f"pjit with **kwargs of unknown content: use {BY_HAND}", RECIPE)
             else:
                 ctx.report(
                     call,
-                    f"pjit with a **kwargs dict: spell its shardings as keywords, then {RECIPE}",
+                    "pjit with a **kwargs dict: spell its shardings as keywords, then use jax.jit",
+                    f"Spell its shardings as keywords, then {RECIPE}",
                 )
             return
         if through_partial and any(a.keyword is None and not a.star for a in args[1:]):
-            ctx.report(call, f"partial(pjit, ...) with positional arguments: {RECIPE}")
+            ctx.report(call, f"partial(pjit, ...) with positional arguments: use {BY_HAND}", RECIPE)
             return
 
         dry = Converter(ctx, site.scope, None, dry=True)
@@ -196,12 +200,13 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
         if dry.mixed:
             ctx.report(
                 call,
-                f"a sharding tree held in a variable mixes Sharding objects and specs: {RECIPE}",
+                f"a sharding tree in a variable mixes Shardings and specs: use {BY_HAND}",
+                f"A sharding tree held in a variable mixes Sharding objects and specs: {RECIPE}",
             )
             return
         mesh_expr: Optional[cst.BaseExpression] = None
         safety = Safety.SAFE
-        how = ""
+        how = mesh_from = ""
         if dry.needs_mesh:
             compiled = compiled_of(ctx, call, through_partial)
             mesh, why = find_mesh(ctx, compiled, call)
@@ -219,7 +224,7 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
                 )
                 return
             mesh_expr = mesh.expr
-            how = f" (mesh from {mesh.how})"
+            how, mesh_from = f" (mesh from {mesh.how})", mesh.how
             if mesh.unsafe:
                 safety = Safety.UNSAFE
         converter = Converter(ctx, site.scope, mesh_expr)
@@ -234,7 +239,14 @@ class PjitToJit(Rule, code="JAX202", safety=Safety.SAFE):
             new = call.with_changes(args=new_args)
         else:
             new = call.with_changes(func=jit, args=new_args)
-        ctx.replace(call, new, f"pjit -> jax.jit with NamedShardings{how}", safety=safety)
+        message = fitting(
+            f"pjit -> jax.jit with NamedShardings{how}",
+            "pjit -> jax.jit with NamedShardings",
+            room=UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT,
+        )
+        said = mesh_from and mesh_from not in message  # where the line had no room for it
+        detail = f"The mesh comes from {mesh_from}." if said else ""
+        ctx.replace(call, new, message, safety=safety, detail=detail)
 
 
 BARE_FIX = "pjit -> jax.jit with bare PartitionSpecs"
@@ -254,18 +266,21 @@ def _under_set_mesh(
     blocks, why_not = set_mesh_blocks(ctx, compiled)
     if blocks is None:
         ctx.report(
-            call, f"pjit -> jax.jit needs the mesh, but {why}, and {why_not}; keep pjit or {RECIPE}"
+            call,
+            "pjit -> jax.jit needs a mesh not in sight; keep pjit or use NamedShardings by hand",
+            f"pjit -> jax.jit needs the mesh, but {why}, and {why_not}; keep pjit or {RECIPE}",
         )
         return
-    message = (
-        f"{BARE_FIX} (None -> P()): {why}, and every call runs in a "
-        "`with mesh:` block that creates no array eagerly, "
-        "which becomes `with jax.set_mesh(mesh):` "
-        "(JAX's replacement for `with mesh:`; it resolves bare specs at call time, as pjit did)"
+    message = f"{BARE_FIX}, `with mesh:` -> `with jax.set_mesh(mesh):`"
+    detail = (
+        f"{BARE_FIX} (None -> P()): {why}, and every call runs in a `with mesh:` block that "
+        "creates no array eagerly, which becomes `with jax.set_mesh(mesh):` (JAX's replacement "
+        "for `with mesh:`; it resolves bare specs at call time, as pjit did)."
     )
     if any(ctx.is_suppressed(b) for b in blocks):
         ctx.report(
             call,
+            "pjit -> jax.jit needs a mesh; a `with mesh:` around its calls is suppressed",
             f"pjit -> jax.jit needs the mesh, but {why}, "
             f"and a `with mesh:` block around its calls is suppressed; {RECIPE}",
         )
@@ -287,11 +302,15 @@ def _under_set_mesh(
         new = call.with_changes(args=new_args)
     else:
         new = call.with_changes(func=jit, args=new_args)
-    if not ctx.replace(call, new, message, safety=Safety.UNSAFE):
+    if not ctx.replace(call, new, message, safety=Safety.UNSAFE, detail=detail):
         return  # not applied (without --unsafe-fixes: one finding, at the pjit call)
     for block in blocks:
         ctx.replace(
-            block, set_mesh_edit(ctx, block, ctx.scope_of(block)), message, safety=Safety.UNSAFE
+            block,
+            set_mesh_edit(ctx, block, ctx.scope_of(block)),
+            message,
+            safety=Safety.UNSAFE,
+            detail=detail,
         )
 
 

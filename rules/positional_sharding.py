@@ -122,8 +122,8 @@ class PositionalShardingRule(Rule, code="JAX603", name="positional-sharding", sa
 
     # -- entry ------------------------------------------------------------------------------
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        message = f"PositionalSharding is removed in JAX 0.7.0: use NamedSharding ({TABLE})"
-        call = called_or_report(site, ctx, message)
+        message = "PositionalSharding was removed in JAX 0.7.0; use NamedSharding"
+        call = called_or_report(site, ctx, message, f"The equivalents: {TABLE}.")
         if call is None:
             return
         try:
@@ -131,8 +131,9 @@ class PositionalShardingRule(Rule, code="JAX603", name="positional-sharding", sa
         except Unsupported as reason:
             ctx.report(
                 call,
+                "PositionalSharding was removed in JAX 0.7.0; rewrite with NamedSharding by hand",
                 f"PositionalSharding is removed in JAX 0.7.0 and {reason}: "
-                f"rewrite by hand ({TABLE})",
+                f"rewrite by hand ({TABLE}).",
             )
             return
         for node, new in edits:

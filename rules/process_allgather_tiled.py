@@ -139,9 +139,10 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             if not isinstance(parent, (cst.Attribute, cst.Call)):
                 ctx.report(
                     site.node,
-                    "process_allgather used as a value: its tiled=False default changed in JAX "
-                    "0.5.0/0.8.0; use functools.partial(process_allgather, tiled=True) for global "
-                    "arrays or single-process code",
+                    "process_allgather used as a value: pass tiled=True via functools.partial",
+                    "Its tiled=False default changed in JAX 0.5.0/0.8.0; use "
+                    "functools.partial(process_allgather, tiled=True) for global arrays or "
+                    "single-process code.",
                 )
             return
         call = parent
@@ -165,7 +166,7 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             if answer is False:
                 return  # written for the default of the whole range
             if answer is None:
-                ctx.report(call, UNKNOWN_SOURCE.format(change="0.5.0", effect="stacks an axis"))
+                ctx.report(call, *_unknown_source("0.5.0", "stacks an axis"))
                 return
             reason = f"single-process code; {why}"
         else:
@@ -175,29 +176,35 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             tie = receiver_tie(ctx, positional[0].value, site.scope)
             if tie.source in GLOBAL_PRODUCERS:
                 if answer is None:
-                    ctx.report(call, UNKNOWN_SOURCE.format(change="0.8.0", effect="raises"))
+                    ctx.report(call, *_unknown_source("0.8.0", "raises"))
                     return
                 reason = f"a global array; {why}"
         if reason is None:
             ctx.report(
                 call,
+                "process_allgather(x) changed in JAX 0.5.0/0.8.0: "
+                "pass tiled=True for global arrays",
                 "process_allgather(x) changed in JAX 0.5.0/0.8.0: for a global jax.Array pass "
                 "tiled=True (tiled=False raises from 0.8.0); "
-                "for host-local values keep tiled=False (stacks one row per process)",
+                "for host-local values keep tiled=False (stacks one row per process).",
             )
             return
         ctx.replace(
             call,
             _with_tiled(call),
-            f"process_allgather(...) -> process_allgather(..., tiled=True) ({reason})",
+            "process_allgather(...) -> process_allgather(..., tiled=True)",
+            detail=f"It keeps the old result: {reason}.",
         )
 
 
 # A call whose meaning depends on the JAX the code was written for, which nothing states.
-UNKNOWN_SOURCE = (
-    "process_allgather(x) {effect} from JAX {change}: code written for an older JAX needs "
-    "tiled=True, code for {change}+ stays; --source-version says which"
-)
+def _unknown_source(change: str, effect: str) -> Tuple[str, str]:
+    return (
+        f"process_allgather(x) {effect} from JAX {change}: add tiled=True? "
+        "--source-version says which",
+        f"process_allgather(x) {effect} from JAX {change}: code written for an older JAX needs "
+        f"tiled=True, code for {change}+ stays; --source-version says which.",
+    )
 
 
 def _question(ctx: Context, change: Version) -> Tuple[Optional[bool], str]:

@@ -24,6 +24,7 @@ from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing, history
 from jaxmigrate.rules._arrays import expr_code
 from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
+from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import print_template, tap_template
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
@@ -294,12 +295,15 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         if problem is not None:
             ctx.report(
                 call,
+                call_messages(site.qualname, recipe.shown)[0],
                 f"{site.qualname} is gone; use {recipe.shown} ({recipe.why}); "
-                f"not rewritten: {problem}",
+                f"not rewritten: {problem}.",
             )
             return
         safety = _safety(recipe, call)
-        message = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}"
+        room = UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT
+        message = call_messages(site.qualname, recipe.shown, room)[1]
+        detail = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}."
         if recipe.stated_from and ctx.target >= parse_version(recipe.stated_from[0]):
             template = f"{recipe.template[:-1]}, {recipe.stated_from[1]})"
             recipe = dataclasses.replace(recipe, template=template)
@@ -308,7 +312,7 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         assignment = self._assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
             new = _render(recipe, call, site, ctx)
-            ctx.replace(call, new, message, safety=safety, builtins=recipe.builtins)
+            ctx.replace(call, new, message, safety, recipe.builtins, detail)
             return
         line, assign = assignment
         returned = call.args[recipe.returns].value  # type: ignore[index]
@@ -317,7 +321,7 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
             len(assign.targets) == 1 and ctx.code(assign.targets[0].target) == ctx.code(returned)
         ):
             lines.append(cst.SimpleStatementLine(body=[assign.with_changes(value=returned)]))
-        ctx.replace(line, cst.FlattenSentinel(lines), message, safety=safety)
+        ctx.replace(line, cst.FlattenSentinel(lines), message, safety=safety, detail=detail)
 
     @staticmethod
     def _assignment(

@@ -22,7 +22,12 @@ from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing
 from jaxmigrate.rules._arrays import expr_code
-from jaxmigrate.rules._helpers import in_type_expression, is_class_base, isinstance_position
+from jaxmigrate.rules._helpers import (
+    fitting,
+    in_type_expression,
+    is_class_base,
+    isinstance_position,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,7 +228,14 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
                 site.node, f"subclassing {short}: JAX removed the class; redesign without it"
             )
         else:
-            ctx.report(site.node, f"{site.qualname} was removed ({row.source}): {row.other_uses}")
+            ctx.report(
+                site.node,
+                fitting(
+                    f"{site.qualname} was removed; {row.other_uses}",
+                    f"{short} was removed; {row.other_uses}",
+                ),
+                f"{site.qualname} was removed ({row.source}): {row.other_uses}.",
+            )
 
     @staticmethod
     def _is_type_alias(site: NameSite) -> bool:
@@ -258,8 +270,13 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
         if row.predicate_needs is not None and ctx.target < parse_version(row.predicate_needs):
             ctx.report(
                 site.node,
+                fitting(
+                    f"{site.qualname} was removed; its replacement test needs "
+                    f"JAX {row.predicate_needs}",
+                    f"{short} was removed; its replacement test needs JAX {row.predicate_needs}",
+                ),
                 f"{site.qualname} was removed; its replacement test needs "
-                f"JAX {row.predicate_needs}, newer than the target",
+                f"JAX {row.predicate_needs}, newer than the target.",
             )
             return
         receiver = call.args[0]

@@ -18,7 +18,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._flow import local_function
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import UNSAFE_ROOM, call_target, fitting
 from jaxmigrate.rules._mesh import (
     append_arg,
     is_literal,
@@ -152,8 +152,9 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
         if target is None:
             ctx.report(
                 site.node,
-                "shard_map used as a value: call jax.shard_map(f, mesh=..., in_specs=..., "
-                "out_specs=...) instead (everything after f is keyword-only)",
+                "shard_map used as a value: use jax.shard_map (all but f keyword-only)",
+                "Call jax.shard_map(f, mesh=..., in_specs=..., out_specs=...) instead (everything "
+                "after f is keyword-only).",
             )
             return
         call, through_partial = target
@@ -167,8 +168,9 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
         if any(arg.star for arg in args):
             ctx.report(
                 call,
-                "shard_map with *args/**kwargs: "
-                "convert to jax.shard_map(f, mesh=..., in_specs=..., out_specs=...) by hand",
+                "shard_map with *args/**kwargs: convert to jax.shard_map by hand",
+                "Convert to jax.shard_map(f, mesh=..., in_specs=..., out_specs=...) by hand "
+                "(everything after f is keyword-only).",
             )
             return
         named = {}
@@ -194,6 +196,7 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
 
         safety = Safety.SAFE
         reasons: List[str] = []
+        change = ""  # what the message says of check_vma when the fix is unsafe
         check_rep = named.get("check_rep")
         check_vma: Optional[cst.BaseExpression] = None
         if check_rep is not None and is_literal(check_rep.value, "False"):
@@ -211,6 +214,7 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
                     else f"the mapped function uses {loop}"
                 )
                 reasons.append(f"{where}; {RECIPE}")
+                change = "(check_vma=False)"
         else:
             safety = Safety.UNSAFE
             check_vma = ctx.copy(check_rep.value)
@@ -218,6 +222,7 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
                 f"check_rep={ctx.code(check_rep.value)} is passed on as check_vma, "
                 f"whose meaning differs; {RECIPE}"
             )
+            change = ": check_rep -> check_vma, whose meaning differs"
 
         axis_names: Optional[cst.BaseExpression] = None
         auto = named.get("auto")
@@ -226,9 +231,10 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
             if mesh is None or not is_simple_reference(mesh.value):
                 ctx.report(
                     call,
-                    "shard_map(auto=A): "
-                    "use jax.shard_map(..., axis_names=frozenset(mesh.axis_names) - A) "
-                    "with the mesh bound to a name",
+                    "shard_map(auto=A): bind the mesh to a name, "
+                    "then use jax.shard_map(axis_names=)",
+                    "shard_map(auto=A): use jax.shard_map(..., "
+                    "axis_names=frozenset(mesh.axis_names) - A) with the mesh bound to a name.",
                 )
                 return
             axis_names = cst.BinaryOperation(
@@ -270,10 +276,11 @@ class ShardMap(Rule, code="JAX601", safety=Safety.SAFE):
             new_call = call.with_changes(args=with_separators(head + new_args))
         else:
             new_call = call.with_changes(func=modern, args=with_separators(new_args))
-        message = f"{LEGACY} -> {MODERN}"
-        if reasons:
-            message = f"{message}: {' '.join(reasons)}"
-        ctx.replace(call, new_call, message, safety=safety)
+        message = fitting(
+            f"{LEGACY} -> {MODERN}{change}", f"shard_map -> {MODERN}{change}", room=UNSAFE_ROOM
+        )
+        detail = f"{LEGACY} -> {MODERN}: {' '.join(reasons)}." if reasons else ""
+        ctx.replace(call, new_call, message, safety=safety, detail=detail)
 
     @staticmethod
     def _name_of(arg: cst.Arg, named: dict) -> str:

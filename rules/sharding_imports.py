@@ -19,6 +19,7 @@ _GSPMD_NOTE = (
     "build a NamedSharding(mesh, PartitionSpec(...)) instead (GSPMDSharding was removed in "
     "JAX 0.7.0)"
 )
+_GSPMD_FIX = "use NamedSharding(mesh, P(...))"
 
 MOVES = (
     # PartitionSpec (jax 0.4.1 release notes: out of experimental)
@@ -42,6 +43,7 @@ MOVES = (
         "0.4.5",
         "0.7.0",
         note=_GSPMD_NOTE,
+        fix=_GSPMD_FIX,
     ),
     # XLACompatibleSharding (jax 0.4.29 release notes: use Sharding)
     Move("jax.sharding.XLACompatibleSharding", "jax.sharding.Sharding", "0.4.1"),

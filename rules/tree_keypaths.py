@@ -14,21 +14,25 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
 
+# name -> (message, detail)
 MESSAGES = {
     "jax.tree_util.register_keypaths": (
+        "jax.tree_util.register_keypaths was removed in JAX 0.4.24; use register_pytree_with_keys",
         "jax.tree_util.register_keypaths was removed in JAX 0.4.24; register the type with "
         "jax.tree_util.register_pytree_with_keys(cls, flatten_with_keys, unflatten, flatten), "
         "where flatten_with_keys returns ((key, child), ...) pairs (keys: GetAttrKey, "
-        "SequenceKey, DictKey, FlattenedIndexKey)"
+        "SequenceKey, DictKey, FlattenedIndexKey).",
     ),
     "jax.tree_util.AttributeKeyPathEntry": (
+        "jax.tree_util.AttributeKeyPathEntry was removed in JAX 0.4.24; use GetAttrKey",
         "jax.tree_util.AttributeKeyPathEntry was removed in JAX 0.4.24; use "
-        "jax.tree_util.GetAttrKey(name) (its field is .name)"
+        "jax.tree_util.GetAttrKey(name) (its field is .name).",
     ),
     "jax.tree_util.GetitemKeyPathEntry": (
+        "jax.tree_util.GetitemKeyPathEntry was removed in JAX 0.4.24; use SequenceKey or DictKey",
         "jax.tree_util.GetitemKeyPathEntry was removed in JAX 0.4.24; use "
         "jax.tree_util.SequenceKey(idx) for list/tuple positions (.idx) or "
-        "jax.tree_util.DictKey(key) for dict keys (.key)"
+        "jax.tree_util.DictKey(key) for dict keys (.key).",
     ),
 }
 
@@ -71,4 +75,4 @@ class TreeKeypaths(Rule, code="JAX703", safety=Safety.MANUAL):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # report the uses, not the import line as well
-        ctx.report(site.node, MESSAGES[site.qualname])
+        ctx.report(site.node, *MESSAGES[site.qualname])

@@ -14,7 +14,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import called, fitting
 
 USE_MESH = "jax.sharding.use_mesh"
 OLD_SET_MESH = "jax.sharding.set_mesh"
@@ -84,8 +84,12 @@ class UseMesh(Rule, code="JAX605", safety=Safety.SAFE):
             if not present:
                 ctx.report(
                     site.node,
-                    f"{site.qualname} used as a value: "
-                    f"use {MODERN} (a global setter and a context manager)",
+                    fitting(
+                        f"{site.qualname} used as a value: use {MODERN}",
+                        f"{site.qualname.rpartition('.')[2]} used as a value: use {MODERN}",
+                    ),
+                    f"{site.qualname} used as a value: use {MODERN} (a global setter and a "
+                    "context manager).",
                 )
             return
         if site.qualname == OLD_SET_MESH:
@@ -95,9 +99,11 @@ class UseMesh(Rule, code="JAX605", safety=Safety.SAFE):
             if not isinstance(parent, (cst.Expr, cst.WithItem)):
                 ctx.report(
                     call,
+                    "jax.sharding.set_mesh's result changed in 0.7.1; "
+                    "use `with jax.set_mesh(mesh):`",
                     "jax.sharding.set_mesh returned the previous mesh before 0.7.1; "
                     "jax.set_mesh returns a context manager: "
-                    "use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards",
+                    "use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards.",
                 )
                 return
         if not present:

@@ -35,6 +35,8 @@ ORDER = (
     "mesh jax.jit and sharding-in-types read, and commits eagerly created arrays)"
 )
 
+BY_HAND = "`with mesh:` is deprecated in JAX 0.10.1; move its contents to NamedShardings first"
+
 
 class WithMesh(Rule, code="JAX607", safety=Safety.SAFE):
     """report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it
@@ -164,14 +166,20 @@ class WithMesh(Rule, code="JAX607", safety=Safety.SAFE):
         else:
             reason = needs_env(with_node.body, scope, ctx, depth=5, seen=set())
         if reason is not None:
-            ctx.report(with_node, f"`with mesh:` is deprecated in JAX 0.10.1 and {reason}; {ORDER}")
+            ctx.report(
+                with_node,
+                BY_HAND,
+                f"`with mesh:` is deprecated in JAX 0.10.1 and {reason}; {ORDER}.",
+            )
             return
         if not isinstance(with_node.body, cst.IndentedBlock):
             return  # a one-line body was reported above
         statements: List[cst.BaseStatement] = list(with_node.body.body)
         if item.asname is not None:
             if not isinstance(item.asname.name, cst.Name):
-                ctx.report(with_node, f"`with mesh:` is deprecated in JAX 0.10.1; {ORDER}")
+                ctx.report(
+                    with_node, BY_HAND, f"`with mesh:` is deprecated in JAX 0.10.1; {ORDER}."
+                )
                 return
             assign = cst.SimpleStatementLine(
                 body=[cst.Assign(targets=[cst.AssignTarget(item.asname.name)], value=item.item)]

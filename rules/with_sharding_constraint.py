@@ -18,6 +18,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import single_value
+from jaxmigrate.rules._helpers import UNSAFE_ROOM, fitting
 from jaxmigrate.rules._name_refs import local_name_for
 from jaxmigrate.rules._pjit import (
     MESH_CTORS,
@@ -184,10 +185,14 @@ def _pin_mesh(
     return ctx.replace(
         call,
         call.with_changes(func=func, args=args),
-        f"with_sharding_constraint: bare PartitionSpec -> NamedSharding({name}, ...): "
-        f"`{name}` (line {line}) is the only Mesh this module builds, "
-        "so the `with mesh:` resource env it was resolved against can only be that mesh",
+        fitting(
+            f"with_sharding_constraint: bare PartitionSpec -> NamedSharding({name}, ...)",
+            "with_sharding_constraint: bare PartitionSpec -> NamedSharding(mesh, ...)",
+            room=UNSAFE_ROOM,
+        ),
         safety=Safety.UNSAFE,
+        detail=f"`{name}` (line {line}) is the only Mesh this module builds, so the `with mesh:` "
+        "resource env the PartitionSpec was resolved against can only be that mesh.",
     )
 
 

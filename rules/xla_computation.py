@@ -19,8 +19,8 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._helpers import called
 
 RECIPE = (
-    "jax.xla_computation was removed in JAX 0.4.34; use jax.jit(f).lower(*args).compiler_ir('hlo') "
-    "(options like axis_env/return_shape/tuple_args have no direct equivalent)"
+    "jax.xla_computation was removed in JAX 0.4.34; use jax.jit(f).lower(*args).compiler_ir('hlo')",
+    "Options like axis_env/return_shape/tuple_args have no direct equivalent.",
 )
 # Options of xla_computation that mean the same on jax.jit.
 PASSTHROUGH = ("static_argnums",)
@@ -88,12 +88,12 @@ class XlaComputation(Rule, code="JAX802", safety=Safety.SAFE):
             return  # the import goes once nothing uses it
         inner = called(site)
         if inner is None:
-            ctx.report(site.node, RECIPE)
+            ctx.report(site.node, *RECIPE)
             return
         outer = ctx.parent(inner)
         jit_args = _jit_args(inner)
         if not isinstance(outer, cst.Call) or outer.func is not inner or jit_args is None:
-            ctx.report(inner, RECIPE)
+            ctx.report(inner, *RECIPE)
             return
         jit = cst.Call(func=ctx.ref("jax.jit", site.scope), args=jit_args)
         lowered = cst.Call(

@@ -20,7 +20,7 @@ from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._flow import local_function
-from jaxmigrate.rules._helpers import call_target, nodes_under
+from jaxmigrate.rules._helpers import UNSAFE_ROOM, call_target, fitting, nodes_under
 from jaxmigrate.rules._mesh import keyword_arg
 
 LEGACY = "jax.experimental.maps.xmap"
@@ -41,6 +41,7 @@ COLLECTIVES = frozenset(
         "pswapaxes",
     }
 )
+BY_HAND = "xmap was removed in JAX 0.4.31; rewrite with jax.vmap, jax.shard_map or jax.jit"
 GUIDANCE = (
     "rewrite by hand: jax.vmap(f, axis_name=name) for a named leading axis without resources, "
     "jax.shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x')) when each device should "
@@ -150,38 +151,46 @@ class Xmap(Rule, code="JAX606", safety=Safety.SAFE):
             return
         target = call_target(site)
         if target is None or target[1]:
-            ctx.report(site.node, f"xmap was removed in JAX 0.4.31; {GUIDANCE}")
+            ctx.report(site.node, BY_HAND, f"xmap was removed in JAX 0.4.31; {GUIDANCE}.")
             return
         call = target[0]
         self.unsure = False
         self.blocks: List[cst.With] = []
+        self.detail = ""  # what the fix's message leaves out
         why, new = self._convert(call, site.scope, ctx)
+        message = fitting(f"xmap -> {why}", "xmap -> jax.jit(jax.vmap(...))", room=UNSAFE_ROOM)
+        detail = (
+            f"xmap -> {why}{self.detail}." if self.detail or message != f"xmap -> {why}" else ""
+        )
         if new is None:
-            ctx.report(call, f"xmap was removed in JAX 0.4.31 and {why}; {GUIDANCE}")
+            ctx.report(call, BY_HAND, f"xmap was removed in JAX 0.4.31 and {why}; {GUIDANCE}.")
             return
         if self.blocks:
             from jaxmigrate.rules._context_mesh import set_mesh_item
 
-            ctx.replace(call, new, f"xmap -> {why}", safety=Safety.UNSAFE)
+            ctx.replace(call, new, message, safety=Safety.UNSAFE, detail=detail)
             for block in self.blocks:
                 node, item = set_mesh_item(ctx, block)
                 ctx.replace(
                     node,
                     item,
-                    "`with mesh:` -> `with jax.set_mesh(mesh):`: the xmap "
-                    "rewritten to jax.jit with bare PartitionSpecs, called here, reads that mesh",
+                    "`with mesh:` -> `with jax.set_mesh(mesh):` for the rewritten xmap",
                     safety=Safety.UNSAFE,
+                    detail="The xmap rewritten to jax.jit with bare PartitionSpecs, called here, "
+                    "reads that mesh.",
                 )
             return
         if self.unsure:
             ctx.replace(
                 call,
                 new,
-                f"xmap -> {why}; the `with` target is not visibly a Mesh built in this file",
+                message,
                 safety=Safety.UNSAFE,
+                detail=f"xmap -> {why}: the `with` target is not visibly a Mesh built in this "
+                "file.",
             )
             return
-        ctx.replace(call, new, f"xmap -> {why}")
+        ctx.replace(call, new, message, detail=detail)
 
     def _convert(
         self, call: cst.Call, scope: Scope, ctx: Context
@@ -280,11 +289,11 @@ class Xmap(Rule, code="JAX606", safety=Safety.SAFE):
         )
         axis_text = ctx.code(mesh_axis)
         if mesh is None:
-            return (
-                f"jax.jit(jax.vmap(axis_name='{name_in}'), out_shardings=P({axis_text})), resolved "
-                "against `with jax.set_mesh(mesh):` around its calls (was `with mesh:`; set_mesh "
-                "also commits arrays created eagerly in the block)"
-            ), jit
+            self.detail = (
+                ", resolved against `with jax.set_mesh(mesh):` around its calls (was `with mesh:`; "
+                "set_mesh also commits arrays created eagerly in the block)"
+            )
+            return f"jax.jit(jax.vmap(axis_name='{name_in}'), out_shardings=P({axis_text}))", jit
         return (
             f"jax.jit(jax.vmap(axis_name='{name_in}')) with NamedSharding(mesh, P({axis_text}))",
             jit,

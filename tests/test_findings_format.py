@@ -15,17 +15,9 @@ from jaxmigrate.migrator.report import as_json, as_sarif
 from jaxmigrate.migrator.runner import FileResult
 from tests.fixture_support import fixture_cases, fixture_settings
 
-# Rules whose messages are not all short yet (issue #28).  May only shrink: a code listed here
-# whose every fixture finding is short fails the test until it is taken off.
-PENDING = frozenset(
-    {
-        "JAX101", "JAX102", "JAX105", "JAX201", "JAX202", "JAX203", "JAX204", "JAX205",
-        "JAX301", "JAX302", "JAX303", "JAX304", "JAX305", "JAX306", "JAX308", "JAX401",
-        "JAX501", "JAX502", "JAX601", "JAX603", "JAX605", "JAX606",
-        "JAX607", "JAX608", "JAX702", "JAX703", "JAX802", "JAX803", "JAX903", "JAX904",
-        "JAX905",
-    }
-)  # fmt: skip
+# Rules whose messages are not all short yet (issue #28; none left).  May only shrink: a code
+# listed here whose every fixture finding is short fails the test until it is taken off.
+PENDING: frozenset = frozenset()
 
 
 def _fixture_findings():

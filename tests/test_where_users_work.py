@@ -108,7 +108,7 @@ def test_add_todos_lifecycle(tmp_path):
     assert "TODO(jaxmigrate)" not in path.read_text()  # never without the flag
     invoke(path, "--add-todos", "--no-cache")
     text = path.read_text()
-    marker = "    # TODO(jaxmigrate): JAX101 type(x) is DeviceArray compares"
+    marker = "    # TODO(jaxmigrate): JAX101 type(x) is DeviceArray: the class no longer"
     assert text.count("# TODO(jaxmigrate): JAX101") == 2
     assert text.splitlines()[4].startswith(marker)
     assert text.splitlines()[5] == "    return type(x) is jnp.DeviceArray"
