@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
+from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.version import parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,9 +40,17 @@ def beyond_target(
                 late.append((name, release))
     if not late:
         return message, detail
-    said = [f"{name} needs JAX {release}" for name, release in late if name in message]
-    if said:
-        message = f"{message} ({'; '.join(said)})"
+    said = [(name, release) for name, release in late if name in message]
+    if said:  # the longest note that keeps the message within its limit
+        releases = ", ".join(dict.fromkeys(release for _name, release in said))
+        for note in (
+            "; ".join(f"{name} needs JAX {release}" for name, release in said),
+            f"needs JAX {releases}",
+            "newer than the target",
+        ):
+            if len(message) + len(note) + 3 <= MESSAGE_LIMIT:
+                message = f"{message} ({note})"
+                break
     why = "; ".join(f"{name} needs JAX {release}" for name, release in late)
     note = f"{why}, newer than the target ({upper} at most)."
     return message, f"{detail} {note}" if detail else note

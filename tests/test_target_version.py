@@ -371,6 +371,23 @@ def test_a_requirement_that_admits_the_target_is_never_touched(tmp_path):
     assert "jax.tree.map" in (tmp_path / "m.py").read_text()  # the target kept 0.4.30
 
 
+@pytest.mark.parametrize("length", [40, 75, 85, 95])
+def test_the_newer_than_target_note_keeps_the_message_one_short_line(length):
+    """The note shortens (name and release, the release, "newer than the target") rather than
+    push a message past its limit; the detail always carries it whole."""
+    from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
+    from jaxmigrate.migrator.messages import beyond_target
+    from jaxmigrate.migrator.version import parse_version
+
+    message = "use jax.set_mesh; " + "x" * (length - len("use jax.set_mesh; "))
+    said, detail = beyond_target(message, "", parse_version("0.4.30"), parse_version("0.4.38"))
+    assert said.startswith(message) and len(said) <= max(MESSAGE_LIMIT, length)
+    assert said != message or length + len(" (newer than the target)") > MESSAGE_LIMIT
+    assert "jax.set_mesh needs JAX 0.7.1, newer than the target" in detail
+    if length == 40:
+        assert said.endswith("(jax.set_mesh needs JAX 0.7.1)")
+
+
 def test_a_finding_says_when_a_name_it_recommends_is_newer_than_the_target(tmp_path):
     """No message recommends a name newer than the target's upper bound without saying so."""
     (tmp_path / ".git").mkdir()
@@ -381,7 +398,8 @@ def test_a_finding_says_when_a_name_it_recommends_is_newer_than_the_target(tmp_p
     capped = invoke(
         "m.py", "--check", "--no-cache", "--target-version", "0.4.30..0.4.38", cwd=tmp_path
     )
-    assert "(jax.set_mesh needs JAX 0.7.1)" in capped.stdout  # the message, as the text shows
+    shown = [line for line in capped.stdout.splitlines() if "JAX806" in line]
+    assert shown and all(len(line.split(" JAX806 ", 1)[1]) <= 100 for line in shown)
     as_json = invoke(
         "m.py", "--format", "json", "--no-cache", "--target-version", "0.4.30..0.4.38", cwd=tmp_path
     )
