@@ -215,11 +215,14 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
             func=cst.Attribute(value=ctx.copy(node.value), attr=cst.Name("read")),
             args=[cst.Arg(cst.SimpleString(f'"{flag}"'))],
         )
-        message = (
-            f'jax.config.{flag} -> jax.config.read("{flag}"): the flag is defined by name only '
-            "on every release of the range, so it is no attribute of jax.config there"
+        ctx.replace(
+            node,
+            read,
+            f'jax.config.{flag} -> jax.config.read("{flag}")',
+            Safety.SAFE,
+            detail=f"{flag} is defined by name only on every release of the range, so it is no "
+            "attribute of jax.config there; jax.config.read serves it on each of them.",
         )
-        ctx.replace(node, read, message, Safety.SAFE)
         return True
 
     def _record(self, node: cst.CSTNode, absence: Absence, ctx: Context) -> None:

@@ -15,14 +15,10 @@ from jaxmigrate.migrator.report import as_json, as_sarif
 from jaxmigrate.migrator.runner import FileResult
 from tests.fixture_support import fixture_cases, fixture_settings
 
-# Rules whose messages are not all short yet (issue #28; none left).  May only shrink: a code
-# listed here whose every fixture finding is short fails the test until it is taken off.
-PENDING: frozenset = frozenset()
-
 
 def _fixture_findings():
-    """Every finding of every fixture, as its settings run it and, where they apply unsafe
-    fixes, without them too (the held-back fixes are findings then)."""
+    """Every finding and fix of every fixture, as its settings run it and, where they apply
+    unsafe fixes, without them too (the held-back fixes are findings then)."""
     for case, source, _expected in fixture_cases():
         text = source.read_text(encoding="utf-8")
         settings = fixture_settings(text)
@@ -30,8 +26,11 @@ def _fixture_findings():
         if settings.unsafe_fixes:
             variants.append(dataclasses.replace(settings, unsafe_fixes=False))
         for variant in variants:
-            for finding in migrate_source(text, variant).findings:
-                yield case, finding
+            result = migrate_source(text, variant)
+            for finding in result.findings:
+                yield case, finding, False
+            for fix in result.fixes:  # a fix's message is printed the same way (--show-fixes)
+                yield case, fix, True
 
 
 @pytest.fixture(scope="module")
@@ -41,17 +40,16 @@ def fixture_findings():
 
 def test_every_fixture_finding_is_one_short_line(fixture_findings):
     long = {}
-    for case, finding in fixture_findings:
+    for case, finding, _fix in fixture_findings:
         message = finding.message
         assert "\n" not in message and "\r" not in message, (case, finding)
         if len(message) > MESSAGE_LIMIT:
             long.setdefault(finding.code, []).append((case, finding.line, message))
-    assert not {code: sites for code, sites in long.items() if code not in PENDING}
-    assert not PENDING - set(long), f"short now, take off PENDING: {sorted(PENDING - set(long))}"
+    assert not long
 
 
 def test_an_unsafe_fix_held_back_says_so_briefly(fixture_findings):
-    unsafe = [f for _case, f in fixture_findings if f.safety == "unsafe"]
+    unsafe = [f for _case, f, fix in fixture_findings if f.safety == "unsafe" and not fix]
     assert unsafe and all(f.message.endswith(" [unsafe fix]") for f in unsafe)
 
 
