@@ -39,7 +39,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from jaxmigrate.rules._api_history import ApiHistory, release_key
 
-PROBE = r"""
+_LOOKUP = r"""
 import importlib, json, sys, types, warnings
 warnings.simplefilter("ignore")
 import jax
@@ -248,7 +248,7 @@ def preference(
 
 def probe(python: str, removed: List[str], kept: List[str]) -> Tuple[str, Dict[str, List[str]]]:
     out = subprocess.run(
-        [python, "-c", PROBE],
+        [python, "-c", _LOOKUP],
         input=json.dumps([removed, kept]),
         capture_output=True,
         text=True,
