@@ -32,6 +32,9 @@ NEEDS_ENV = frozenset(
         "jax.P",
     }
 )
+# The legacy resource env itself (``jax.experimental.maps.thread_resources``, renamed
+# ``jax.interpreters.pxla.thread_resources`` by JAX903): any name spelled so counts as a read.
+READS_ENV = "thread_resources"
 # Functions given the mesh and PartitionSpec as arguments (they never read the context).
 MESH_ARGUMENT = frozenset(
     {
@@ -117,6 +120,8 @@ def needs_env(
     transformed = _transformed_names(body, scope, ctx)
     for node in nodes:
         if isinstance(node, cst.Name):
+            if node.value == READS_ENV:  # ``maps.thread_resources.env``: the env itself
+                return f"it reads {READS_ENV}"
             if id(node) in calls_funcs:
                 continue
             # a function passed along (jax.jit(f), jax.vmap(f)) runs inside the block too

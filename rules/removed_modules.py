@@ -23,7 +23,8 @@ Two things happen:
    SAFE: the statement would raise ModuleNotFoundError on the target.
 2. Names imported from, or used through, ``jax.experimental.maps``,
    ``jax.experimental.global_device_array`` and ``jax.experimental.gda_serialization`` that no
-   other rule migrates (``thread_resources``, ``ResourceEnv``, ``Shard``, ...) are reported,
+   other rule migrates (``ResourceEnv``, ``Shard``, ...; ``thread_resources`` where JAX903
+   cannot rename it) are reported,
    once per import statement and once per attribute use, with what to do instead.  Members of
    the other modules are reported by JAX805/JAX104, which own them.
 
@@ -139,9 +140,11 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
       imports it.
     * Names from `jax.experimental.maps`, `jax.experimental.global_device_array` or
       `jax.experimental.gda_serialization` that no other rule migrates (for example
-      `thread_resources`) are reported with what to use instead.  `thread_resources` has no
-      public replacement: pass explicit `NamedSharding(mesh, P(...))` shardings, or enter the
-      mesh with `with jax.set_mesh(mesh):` (see JAX607).
+      `ResourceEnv`) are reported with what to use instead.  `thread_resources` is renamed by
+      JAX903 to `jax.interpreters.pxla.thread_resources`, the same object in every release
+      that had both (deprecated since JAX 0.8.2); where that cannot apply it is reported: pass
+      explicit `NamedSharding(mesh, P(...))` shardings, or enter the mesh with
+      `with jax.set_mesh(mesh):` (see JAX607).
     * Any other import of these modules still there when nothing else changes (a name no rule
       could rewrite, a re-export, a use the user suppressed) is reported on its line: it fails
       with ModuleNotFoundError on the target.
@@ -196,9 +199,10 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
         Example.reported(
             title="a member with no replacement is reported",
             code="""
-            from jax.experimental.maps import thread_resources
+            from jax.experimental.maps import ResourceEnv
 
-            mesh = thread_resources.env.physical_mesh
+            def is_env(value):
+                return isinstance(value, ResourceEnv)
             """,
         ),
     )

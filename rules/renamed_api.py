@@ -1,10 +1,11 @@
 """JAX903 renamed-api: removed JAX names whose replacement is the same object, renamed.
 
 The table, ``rules/data/jax_api_renames.json``, is made by ``scripts/verify_renames.py``: each
-row is a name JAX removed whose deprecation message names its replacement, confirmed to be the
-very same object in real JAX releases that had both.  The JAX versions in which the replacement
-exists come from the API history, so a rename is only written where the replacement exists on
-every release of the target range; elsewhere the name is reported.
+row is a name JAX removed whose deprecation message names its replacement, or (``"found": "same
+object"``) a removed re-export whose object the newest release still exports under another name,
+confirmed to be the very same object in real JAX releases that had both.  The JAX versions in
+which the replacement exists come from the API history, so a rename is only written where the
+replacement exists on every release of the target range; elsewhere the name is reported.
 """
 
 from __future__ import annotations
@@ -17,20 +18,21 @@ from typing import Dict, FrozenSet, Optional, Tuple
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Rule, Safety, owners
 from jaxmigrate.migrator.version import Version
-from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
+from jaxmigrate.rules._api_history import HISTORY_SOURCES, history, release_key
 from jaxmigrate.rules._renames import Move, RenameRule, names_of
 
 TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
 
 
 @functools.lru_cache(maxsize=1)
-def _rows() -> Tuple[Tuple[str, str, Tuple[str, ...]], ...]:
+def _rows() -> Tuple[Tuple[str, str, Tuple[str, ...], str], ...]:
     data = json.loads(TABLE.read_text(encoding="utf-8"))
     return tuple(
         (
             row["legacy"],
             row["modern"],
             tuple(row.get("same_object_in") or row["forwarding_module_in"]),
+            row.get("found", ""),
         )
         for row in data["renames"]
     )
@@ -40,7 +42,7 @@ def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
     """The table as moves, each with the releases its replacement exists in (from the history)."""
     h = history()
     found = []
-    for legacy, modern, _evidence in _rows():
+    for legacy, modern, evidence, how in _rows():
         if legacy in exclude:
             continue
         known = h.lookup(modern)
@@ -49,7 +51,12 @@ def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
         first, last = known.present[-1]
         since = h.releases[first]
         until = h.releases[last + 1] if last + 1 < len(h.releases) else None
-        found.append(Move(legacy, modern, since, until, "JAX's deprecation message names it"))
+        note = (
+            f"the same object in JAX {max(evidence, key=release_key)}"
+            if how == "same object"
+            else "JAX's deprecation message names it"
+        )
+        found.append(Move(legacy, modern, since, until, note))
     return tuple(found)
 
 
@@ -67,6 +74,9 @@ class RenamedApi(RenameRule, code="JAX903", safety=Safety.SAFE):
     **Why.** JAX removed these names after a deprecation period; its deprecation message
     named the replacement.  Every row of the table was checked in real JAX releases that had
     both names: the replacement is the same object, so the rename keeps behaviour exactly.
+    Re-exports JAX removed without naming a replacement move where the object still lives:
+    `jax.experimental.maps.thread_resources` (maps was removed in 0.4.31) was, in every
+    release that had both, `jax.interpreters.pxla.thread_resources`.
     Modules JAX left as a forwarding shim (`jax.experimental.stax` was only
     `from jax.example_libraries.stax import *` until JAX 0.3.15) move to the module they
     forwarded to.

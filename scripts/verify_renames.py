@@ -14,11 +14,18 @@ For a module, every public member of the old one must be the same in the new one
 A name that was an alias of a module and came back later as something else (``jax.ad``) has
 its members moved to that module, when old releases confirm the alias.
 
+Removed names no message redirects are found by identity (``scripts/same_object_renames.py``):
+the last installation that has the name shows which name of the newest release is the same
+object (``jax.experimental.maps.thread_resources`` -> ``jax.interpreters.pxla.thread_resources``);
+those rows say ``"found": "same object"`` and are confirmed like the others.
+
 Modules JAX removed without a deprecation table are found statically too: a module whose last
 release held nothing but ``from X import *`` (and a warning) is a rename to ``X`` when the
 newest release has ``X`` (``jax.experimental.stax`` -> ``jax.example_libraries.stax``).
 
-The rows record which releases showed it.
+The rows record which releases showed it.  Evidence an earlier table (``--keep``, by default
+the output file) has from releases no interpreter given now runs is kept, so a rerun with fewer
+installations loses no row.
 
 Usage::
 
@@ -42,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from jaxmigrate.rules._api_history import history  # noqa: E402
+from scripts.same_object_renames import discover  # noqa: E402
 
 OUTPUT = ROOT / "rules" / "data" / "jax_api_renames.json"
 # "Use X", "use X instead", "Please use X", "replaced by X", "moved to X", "alias of X", "is now X"
@@ -123,8 +131,8 @@ def one(a, b):
 
 import jax
 same = {}
-members = json.loads(sys.argv[2])  # legacy module -> the names the history lists in it
-for legacy, modern in json.loads(sys.argv[1]):
+pairs, members = json.load(sys.stdin)  # members: legacy module -> the names the history lists
+for legacy, modern in pairs:
     a, b = get(legacy), get(modern)
     if a is not None and b is not None:
         if isinstance(a, types.ModuleType) and isinstance(b, types.ModuleType):
@@ -274,15 +282,32 @@ def main(argv: List[str] = None) -> int:
         default=Path.home() / ".cache" / "jaxmigrate" / "sdists",
         help="jax sdists (as scripts/build_api_history.py downloads them), for forwarding modules",
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=OUTPUT,
+        help="an earlier table whose evidence from releases not probed now is kept",
+    )
     args = parser.parse_args(argv)
+    previous = json.loads(args.keep.read_text())["renames"] if args.keep.exists() else []
     aliases = reappeared_aliases()
     pairs = candidates() + aliases
     h = history()
+    taken = {legacy for legacy, _modern in pairs}
+    identical = [(old, new) for old, new, _ in discover(h, args.python, args.sdists, taken)]
+    identical += [  # found earlier in an installation not given now
+        (row["legacy"], row["modern"])
+        for row in previous
+        if row.get("found") == "same object"
+        and row["legacy"] not in taken | {old for old, _new in identical}
+    ]
+    pairs += identical
     members = {legacy: sorted(h._modules.get(legacy, {})) for legacy, _modern in pairs}
     seen: Dict[str, List[Tuple[str, bool]]] = {}
     for python in args.python:
         out = subprocess.run(
-            [python, "-c", _PROBE, json.dumps(pairs), json.dumps(members)],
+            [python, "-c", _PROBE],
+            input=json.dumps([pairs, members]),
             capture_output=True,
             text=True,
             check=True,
@@ -290,15 +315,32 @@ def main(argv: List[str] = None) -> int:
         report = json.loads(out.stdout.strip().splitlines()[-1])
         for legacy, same in report["same"].items():
             seen.setdefault(legacy, []).append((report["version"], same))
+    probed = {version for checks in seen.values() for version, _same in checks}
+    earlier = {
+        (row["legacy"], row["modern"]): [
+            v for v in row.get("same_object_in", ()) if v not in probed
+        ]
+        for row in previous
+    }
     rows = []
     for legacy, modern in pairs:
-        checks = seen.get(legacy, [])
+        checks = seen.get(legacy, []) + [(v, True) for v in earlier.get((legacy, modern), ())]
         if (legacy, modern) in aliases:  # only its first life is the alias
             back = h.releases[h.lookup(legacy).present[-1][0]]
             checks = [(v, same) for v, same in checks if version_key(v) < version_key(back)]
         if not (checks and all(same for _version, same in checks)):
             continue
         evidence = sorted(v for v, _ in checks)
+        if (legacy, modern) in identical:
+            rows.append(
+                {
+                    "legacy": legacy,
+                    "modern": modern,
+                    "found": "same object",
+                    "same_object_in": evidence,
+                }
+            )
+            continue
         if (legacy, modern) not in aliases:
             rows.append({"legacy": legacy, "modern": modern, "same_object_in": evidence})
             continue
@@ -325,9 +367,11 @@ def main(argv: List[str] = None) -> int:
     )
     members = sum(1 for row in rows if "same_object_in" in row) - confirmed
     forwarded = len(rows) - confirmed - members
+    same = sum(1 for row in rows if row.get("found") == "same object")
     print(
-        f"{args.out}: {confirmed} of {len(pairs)} candidates confirmed; "
-        f"{members} members of confirmed aliases; {forwarded} names of forwarding modules",
+        f"{args.out}: {confirmed} of {len(pairs)} candidates confirmed ({same} of "
+        f"{len(identical)} found as the same object); {members} members of confirmed aliases; "
+        f"{forwarded} names of forwarding modules",
         file=sys.stderr,
     )
     return 0

@@ -395,11 +395,11 @@ def test_split_by_rule_refuses_options_it_would_ignore(project, tmp_path):
 FINDING_BELOW_A_REMOVED_LINE = """\
 import jax.numpy as jnp
 from jax.experimental.pjit import pjit, PartitionSpec
-from jax.experimental.maps import Mesh, thread_resources
+from jax.experimental.maps import Mesh, ResourceEnv
 
 
 def spec():
-    return PartitionSpec("data"), Mesh, pjit, thread_resources
+    return PartitionSpec("data"), Mesh, pjit, ResourceEnv
 """
 
 
@@ -414,7 +414,7 @@ def test_findings_point_at_the_lines_of_the_file_the_user_opens(tmp_path, mode):
     lines = path.read_text().splitlines()
     assert (path.read_text() == FINDING_BELOW_A_REMOVED_LINE) == bool(mode)
     where = {f["code"]: lines[f["line"] - 1] for f in findings}
-    assert "thread_resources" in where["JAX806"] and "import" in where["JAX806"]
+    assert "ResourceEnv" in where["JAX806"] and "import" in where["JAX806"]
     assert where["JAX202"].lstrip().startswith("return PartitionSpec")
     moved = {f["code"]: f["line"] for f in findings}
     assert moved == ({"JAX806": 4, "JAX202": 9} if not mode else {"JAX806": 3, "JAX202": 7})
@@ -450,8 +450,8 @@ def test_diff_with_a_machine_format_keeps_stdout_one_json_document(project, outp
 
 
 FINDING_ONLY = (
-    "from jax.experimental.maps import thread_resources\n\n"
-    "def mesh():\n    return thread_resources.env.physical_mesh\n"
+    "from jax.experimental.maps import ResourceEnv\n\n"
+    "def is_env(value):\n    return isinstance(value, ResourceEnv)\n"
 )
 
 
