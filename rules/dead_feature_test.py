@@ -24,9 +24,11 @@ from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
 from jaxmigrate.rules._config import suite_in_place
+from jaxmigrate.rules._version_tests import version_answer
 
 _HASATTR = re.compile(r"hasattr\s*\(")
 _QUOTED = re.compile(r"""["'](\w+)["']""")
+_WORD = re.compile(r"\b[A-Za-z_]\w*")
 Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); None: the else
 
 
@@ -52,7 +54,8 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
 
     references = HISTORY_SOURCES
     text_gated = True  # ``hasattr(m, "name")``: a builtin call, no site kind the plan indexes
-    strings = frozenset({"hasattr"})  # the prefilter's word; the text and ast gates decide
+    # the prefilter's words (a feature test, a JAX version test); the text and ast gates decide
+    strings = frozenset({"hasattr", "__version__", "__version_info__"})
     needs_jax_import = True  # the shim tests a JAX module (a rule with strings defaults to False)
     absent: FrozenSet[str] = frozenset()  # what ``hasattr`` can ask that the newest JAX lacks
     examples = (
@@ -87,6 +90,8 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
 
     def text_gate(self, gate: TextGate) -> bool:
         text = gate.text
+        if "__version" in text and any(word in self.absent for word in _WORD.findall(text)):
+            return True  # a version test, and a word the newest JAX lacks: the ast gate reads
         for call in _HASATTR.finditer(text):
             asked = _QUOTED.finditer(_arguments(text, call.end()))
             if any(match.group(1) in self.absent for match in asked):
@@ -94,6 +99,8 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
         return False
 
     def ast_gate(self, facts: Facts) -> bool:
+        if facts.attributes & self.absent and _tests_a_version(facts):
+            return True
         for call in facts.calls:
             func = call.func
             if isinstance(func, ast.Name) and func.id == "hasattr" and len(call.args) == 2:
@@ -126,6 +133,18 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
                 f"{newest}: the branch that runs there, {where}, names {gone}, which that "
                 "release no longer has.  That branch is kept, for the other rules to migrate.",
             )
+
+
+def _tests_a_version(facts: Facts) -> bool:
+    """Does an ``if`` test read a JAX version (``jax.__version__``, ``__version_info__``)?"""
+    if facts.tree is None:
+        return True
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.If):
+            for inner in ast.walk(node.test):
+                if isinstance(inner, ast.Attribute) and inner.attr.startswith("__version"):
+                    return True
+    return False
 
 
 def _arguments(text: str, start: int) -> str:
@@ -186,6 +205,8 @@ def _taken(node: cst.If, ctx: Context, newest: str) -> Optional[Branch]:
         if test is None:
             return test, suite
         answer = _hasattr_answer(test, ctx, release)
+        if answer is None:
+            answer = version_answer(test, ctx, newest)
         if answer is None:
             return None
         if answer:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from jaxmigrate import Settings, migrate_source
 
 
@@ -199,3 +201,41 @@ def test_positional_semantics_code_stays_where_the_stated_source_is_newer():
         unsafe_fixes=True,
     )
     assert result.output == result.source
+
+
+@pytest.mark.parametrize(
+    "test, kept",
+    [
+        ('version.parse(jax.__version__) >= version.parse("0.3.1")', "register"),
+        ('packaging.version.Version(jax.__version__) < packaging.version.parse("0.3.1")', "None"),
+        ("tuple(map(int, jax.version.__version__.split('.'))) >= (0, 3, 1)", "register"),
+        ("not jax.__version_info__ >= (0, 3, 1)", "None"),
+        ("tuple(map(int, jaxlib.__version__.split('.'))) > (0, 1, 60)", "register"),
+    ],
+)
+def test_a_dead_version_shim_keeps_the_branch_the_newest_jax_runs(test, kept):
+    """flax 0.6.4's struct.py registered keypaths under a version test whose answer is the
+    same on every release of today's target: when its branch runs there and names what JAX
+    removed, the shim is replaced by it, and the name is reported; a shim whose branch today
+    works (``f = None``) stays."""
+    result = _run(
+        f"""
+        import jax
+        import jaxlib
+        import packaging.version
+        from packaging import version
+
+        if {test}:
+            f = jax.tree_util.register_keypaths
+        else:
+            f = None
+        """,
+        target_version="0.4.30",
+        unsafe_fixes=True,
+    )
+    if kept == "None":
+        assert result.output == result.source and not result.fixes
+        return
+    assert "if " not in result.output and "f = jax.tree_util.register_keypaths\n" in result.output
+    assert "JAX907" in [d.code for d in result.fixes]
+    assert any("register_keypaths" in d.message for d in result.findings)

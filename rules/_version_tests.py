@@ -1,0 +1,145 @@
+"""Answering a test of the JAX version for one release, for JAX907 (dead feature tests).
+
+A shim written for JAX 0.2 and 0.3 often tests the version instead of a feature::
+
+    if tuple(map(int, jax.version.__version__.split("."))) >= (0, 3, 1):
+        jax.tree_util.register_keypaths(cls, keypaths)
+
+On every release of today's target such a test has one answer, and when the branch it picks
+uses a name the newest release lacks, the module dies at import though no rule spoke (the
+branches of a version test are compatibility code, left to themselves).  This module answers
+the forms such shims take, exactly as Python would evaluate them on that release:
+
+* ``tuple(map(int, V.split(".")))`` and ``jax.__version_info__``, compared with a tuple of
+  ints;
+* ``version.parse(V)`` / ``packaging.version.parse(V)`` / ``packaging.version.Version(V)``,
+  compared with the same call of a string literal;
+
+where ``V`` is ``jax.__version__``, ``jax.version.__version__``, ``jaxlib.__version__`` or
+``jaxlib.version.__version__`` (jaxlib's version is taken to be JAX's: they are released
+together).  Anything else: None, the test is not answered.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Dict, Optional, Tuple
+
+import libcst as cst
+
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.scope import Scope
+
+_VERSION_STRINGS = frozenset(
+    {
+        "jax.__version__",
+        "jax.version.__version__",
+        "jaxlib.__version__",
+        "jaxlib.version.__version__",
+    }
+)
+_VERSION_TUPLES = frozenset({"jax.__version_info__", "jax.version._version_info"})
+_PARSERS = frozenset({"packaging.version.parse", "packaging.version.Version"})
+_OPERATORS: Dict[type, Callable[[Any, Any], Any]] = {
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+}
+
+
+def version_answer(test: cst.BaseExpression, ctx: Context, release: str) -> Optional[bool]:
+    """What ``test`` gives on JAX ``release`` (``not`` and one comparison of a JAX version
+    with a literal), or None when it is not such a test."""
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negated, test = not negated, test.expression
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    compare = _OPERATORS.get(type(test.comparisons[0].operator))
+    if compare is None:
+        return None
+    scope = ctx.scope_of(test)
+    left = _value(test.left, ctx, scope, release)
+    right = _value(test.comparisons[0].comparator, ctx, scope, release)
+    if left is None or right is None or left[0] != right[0] or not (left[1] or right[1]):
+        return None  # not one JAX version against a literal of the same kind
+    return bool(compare(left[2], right[2])) != negated
+
+
+# (kind, reads the JAX version, value): kind "ints" (a tuple of ints) or "parsed" (a Version)
+_Value = Tuple[str, bool, object]
+
+
+def _value(node: cst.BaseExpression, ctx: Context, scope: Scope, release: str) -> Optional[_Value]:
+    if isinstance(node, cst.Tuple):
+        items = [e.value for e in node.elements]
+        numbers = [i.evaluated_value for i in items if isinstance(i, cst.Integer)]
+        if items and len(numbers) == len(items):
+            return "ints", False, tuple(numbers)
+        return None
+    name = ctx.qualname(node, scope) if isinstance(node, (cst.Name, cst.Attribute)) else None
+    if name in _VERSION_TUPLES:
+        ints = _ints(release)
+        return None if ints is None else ("ints", True, ints)
+    if not isinstance(node, cst.Call) or len(node.args) != 1 or node.args[0].keyword:
+        return None
+    func = ctx.qualname(node.func, scope)
+    argument = node.args[0].value
+    if func in _PARSERS:
+        if isinstance(argument, cst.SimpleString):
+            text = argument.evaluated_value
+            parsed = _ints(text) if isinstance(text, str) else None
+            return None if parsed is None else ("parsed", False, _padded(parsed))
+        if ctx.qualname(argument, scope) in _VERSION_STRINGS:
+            parsed = _ints(release)
+            return None if parsed is None else ("parsed", True, _padded(parsed))
+        return None
+    if func == "builtins.tuple" or (isinstance(node.func, cst.Name) and node.func.value == "tuple"):
+        if scope.lookup("tuple") is not None or scope.lookup("map") is not None:
+            return None  # the module's own tuple or map
+        if _splits_jax_version(argument, ctx, scope, release):
+            ints = _ints(release)
+            return None if ints is None else ("ints", True, ints)
+    return None
+
+
+def _splits_jax_version(node: cst.BaseExpression, ctx: Context, scope: Scope, release: str) -> bool:
+    """``map(int, V.split("."))`` with ``V`` a JAX version string."""
+    if not (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "map"
+        and len(node.args) == 2
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == "int"
+        and scope.lookup("int") is None
+    ):
+        return False
+    split = node.args[1].value
+    return (
+        isinstance(split, cst.Call)
+        and isinstance(split.func, cst.Attribute)
+        and split.func.attr.value == "split"
+        and len(split.args) == 1
+        and isinstance(split.args[0].value, cst.SimpleString)
+        and split.args[0].value.evaluated_value == "."
+        and ctx.qualname(split.func.value, scope) in _VERSION_STRINGS
+    )
+
+
+def _ints(release: str) -> Optional[Tuple[int, ...]]:
+    try:
+        return tuple(int(part) for part in release.split("."))
+    except ValueError:
+        return None
+
+
+def _padded(version: Tuple[int, ...]) -> Tuple[int, ...]:
+    """A parsed version as packaging compares it: trailing zeros do not count."""
+    parts = list(version)
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
