@@ -62,10 +62,13 @@ def findings(
     """Every finding of JAX901 (``code``, looking for ``names`` and the flag ``strings`` in
     ``flag_calls``) in the view's file, as its LibCST hooks report them; None when unsure."""
     sites: List[_Site] = []
-    for item in view.imports:
-        alias = item.bound != item.qualname.rpartition(".")[2]
-        if alias and item.qualname in names and not item.top:
-            return None  # a Name is a site only after LibCST's analysis met its import
+    # Aliases of missing names LibCST's analysis knows before it meets any Name (imported by
+    # the module's own statements): another alias is a site only after its import.
+    prescanned = {
+        item.bound
+        for item in view.imports
+        if item.top and item.qualname in names and item.bound != item.qualname.rpartition(".")[2]
+    }
     resolved = _Resolver(view, names)
     func_chains: Dict[int, Chain] = {}
     for chain in view.chains:
@@ -77,6 +80,9 @@ def findings(
             node = chain.nodes[index]
             if not index and not isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
                 continue  # a name being bound: no site
+            if not index and chain.parts[0] != qualname.rpartition(".")[2]:
+                if chain.parts[0] not in prescanned:
+                    return None  # a site only if LibCST's analysis met the import first
             absence, fixes = judge(qualname)
             if fixes:
                 return None  # visit_name may rewrite it (MissingApi._read_by_name)

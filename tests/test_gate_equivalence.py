@@ -280,6 +280,11 @@ MISSING_CASES = [
     "import jax\nfrom jax.experimental import optix\nclass A:\n    optix = None\n    x = optix\n"
     "y = optix.adam\n",
     "def g():\n    import jax.experimental.optix as o\n    return o.adam\no = 1\n",
+    # an alias imported below the module's own statements: LibCST's analysis knows it late
+    "import jax\nif cond:\n    import jax.api as japi\nx = japi.jit\n",
+    "import jax\nx = japi.jit\nif cond:\n    import jax.api as japi\n",
+    "try:\n    from jax.extend import linear_util as lu\nexcept ImportError:\n"
+    "    from jax import linear_util as lu\nx = lu.wrap_init\ny = jax.api.jit\n",
     "import jax\nx = f'{jax.api.jit} {jax.core.full_lower!r:>{jax.api.w}} {{jax.api}}'\n"
     "y = f'{{}}{jax.api.grad}é{jax.api.vmap=}'\nz = f'''\n{jax.api.pmap}'''\n",
     # two sites of one name on a line, in and out of LibCST's traversal order
