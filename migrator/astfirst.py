@@ -42,6 +42,7 @@ def findings_on_ast(
     if backstops and any(d.code in backstops for d in found):  # rounds._without_backstop_repeats
         spoken = {d.line for d in found if d.code not in backstops}
         spoken.update(view.suppressed_lines())
+        spoken.update(view.covered_lines)
         found = [d for d in found if d.code not in backstops or d.line not in spoken]
     return sorted(set(found), key=lambda d: (d.line, d.column, d.code, d.message))
 

@@ -21,7 +21,17 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    NamedTuple,
+    Optional,
+    Set,
+    Tuple,
+)
 
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
@@ -106,6 +116,7 @@ class AstView:
         self._suppressions: Optional[Suppressions] = None
         self.chains: List[Chain] = []
         self.imports: List[ImportSite] = []
+        self.covered_lines: Set[int] = set()  # where a once-per-module finding counts a use
         # names bound otherwise than by an import, at module level / in a function or class
         self._module_other: set = set()
         self._inner: set = set()  # (imports in functions too, and global/nonlocal names)
@@ -139,16 +150,19 @@ class AstView:
         return Diagnostic(code, message, line, column + 1, Safety.MANUAL.value, end, detail)
 
     def report_once(
-        self, code: str, uses: List[ast.AST], message: str, detail: str = ""
+        self, code: str, uses: List[ast.AST], message: str, detail: str = "", cover: bool = True
     ) -> Optional[Diagnostic]:
         """One finding for every use of a module, as ``rules._helpers.report_once`` makes it:
-        at the first use no suppression comment silences, with the count of the uses."""
+        at the first use no suppression comment silences, with the count of the uses.  With
+        ``cover``, a backstop is silent on the lines it counts (:attr:`covered_lines`)."""
         kept = [node for node in uses if not self.suppressed(code, node)]
         if not kept:
             return None
         where = {id(node): self.start(node) for node in kept}
         first = min(kept, key=lambda node: where[id(node)])
         count = len(set(where.values()))
+        if cover:
+            self.covered_lines.update(line for line, _column in where.values())
         return self.report(
             code, first, f"{message} ({count} uses)" if count > 1 else message, detail
         )

@@ -16,18 +16,21 @@ rule's finding there), so each legacy site gets one message.
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
 from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import TextGate, under
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules import _config_define as config_define
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
 from jaxmigrate.rules._helpers import is_store, report_once
+from jaxmigrate.rules._missing_api_ast import findings as _ast_findings
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
@@ -184,6 +187,20 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
                 left = [n for n in nodes if ctx.position(n).start.line not in spoken]
                 report_once(ctx, left, *_message(absence, ctx), cover=False)
 
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_name`, :meth:`visit_string` and :meth:`visit_module` on ``ast``
+        (:mod:`rules._missing_api_ast`); None where they could differ, and wherever
+        :meth:`_report` may make a fix (:func:`_ast_absence`)."""
+        return _ast_findings(
+            view,
+            self.code,
+            self.names,
+            self.strings,
+            _FLAG_CALLS,
+            lambda qualname: _ast_absence(qualname, view),
+            lambda absence: _message(absence, view),
+        )
+
     def _report(self, node: cst.CSTNode, qualname: str, ctx: Context) -> None:
         parent, _, name = qualname.rpartition(".")
         if parent == "jax.config":
@@ -239,6 +256,19 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
         ctx.report(node, *_message(absence, ctx))
 
 
+def _ast_absence(qualname: str, view: AstView) -> Tuple[Optional[Absence], bool]:
+    """What :meth:`MissingApi._report` makes of a site of ``qualname``, for the ``ast`` path:
+    the absence it reports (None: nothing), and whether it may make a fix there instead, when
+    the ``ast`` path leaves the file to LibCST.  Keep in step with ``_report``: a name any of
+    whose sites may be rewritten must answer True."""
+    parent, _, name = qualname.rpartition(".")
+    if parent == "jax.config":
+        absence = history().attribute_flag_absence(name, view.target, view.upper)
+        # _read_by_name rewrites a plain read of a flag some release defines by name only
+        return absence, absence is not None and absence.by_name_only is not None
+    return history().absence(qualname, view.target, view.upper), False
+
+
 def _first_missing(qualname: str, missing: frozenset) -> Optional[str]:
     """The shortest dotted prefix of ``qualname`` (itself included) that is missing."""
     parts = qualname.split(".")
@@ -259,7 +289,7 @@ _CONFIG_DEFINE = (
 _NO_SUCCESSOR = {"jax.config.define_": _CONFIG_DEFINE, "jax.config.DEFINE_": _CONFIG_DEFINE}
 
 
-def _message(absence: Absence, ctx: Context) -> Tuple[str, str]:
+def _message(absence: Absence, ctx: Union[Context, AstView]) -> Tuple[str, str]:
     """One line (what is missing, since when, and the replacement JAX names, if it names one),
     and the detail (JAX's own words, or where the changelog is)."""
     target = ".".join(str(p) for p in ctx.target)
@@ -294,7 +324,7 @@ def _message(absence: Absence, ctx: Context) -> Tuple[str, str]:
 _USE = re.compile(r"\b[Uu]se (`?jax[\w.]*\w(?:\(\))?`?)")
 
 
-def _flag_recipe(flag: str, ctx: Context) -> str:
+def _flag_recipe(flag: str, ctx: Union[Context, AstView]) -> str:
     """How to read a flag on every release of the range.  JAX's ``Config.read`` refuses the
     flags that are attributes (those with a context manager) from 0.4 on, so it only serves
     where the flag is an attribute nowhere in the range; ``jax.config.values`` (a dict of every
@@ -308,7 +338,7 @@ def _flag_recipe(flag: str, ctx: Context) -> str:
     return f'read it by name (jax.config.read("{flag}") where it is no attribute)'
 
 
-def _attribute_nowhere(flag: str, ctx: Context) -> bool:
+def _attribute_nowhere(flag: str, ctx: Union[Context, AstView]) -> bool:
     """No release of the target range makes ``flag`` an attribute of ``jax.config``."""
     h = history()
     attribute = h.lookup(f"jax.config.{flag}")

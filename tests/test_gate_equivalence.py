@@ -238,3 +238,107 @@ PRIVATE_LINES = [
 def test_ast_first_reports_what_libcst_does_on_generated_programs(program, lines):
     text = "import jax\n" + "".join(lines) + program
     assert ast_first_difference(text, Settings()) is None
+
+
+# JAX901 (rules/_missing_api_ast.py): names, flag strings and imports the API history says the
+# target range lacks; removed modules once per file.  ``jax.api``, ``jax.experimental.optix``
+# and the flags below are JAX901's alone (no other rule is a candidate for them).
+MISSING_CASES = [
+    # a removed module used several times: one finding, at the first use, with the count
+    "from jax.experimental import optix\ndef f():\n    return optix.chain(optix.sgd(1))\n"
+    "x = optix.adam(2)\n",
+    "import jax\nimport jax.api\nimport jax.api as japi, jax.lax_linalg\njax.api.jit(f)\n"
+    "japi.grad(g); jax.api.vmap(h)\ndel jax.api.x\njax.api.y = 1\n",
+    "import jax\nfrom jax.experimental import optix, vectorize\n"
+    "from jax.experimental.optix import adam, sgd\nimport jax.experimental.optix\n"
+    "optix.x; vectorize.y\n",
+    # suppression comments: the code's own, any code's (the backstop leaves such a line alone)
+    "import jax\nimport jax.experimental.vectorize as v  # jaxmigrate: ignore[JAX901]\n"
+    "a = v.f(1)\nb = v.g(1)  # jaxmigrate: ignore\nc = v.h(2)\n",
+    "import jax\njax.config.update('jax_coordination_service', 1)  # jaxmigrate: ignore[JAX101]\n"
+    "x = jax.api.jit  # jaxmigrate: ignore[JAX1]\ny = jax.api.grad  # jaxmigrate: ignore[JAX9]\n",
+    "import jax\nx = jax.api.jit(\n    f)  # jaxmigrate: ignore[JAX901]\n"
+    "y = (jax.\n     api.vmap)\n",
+    # names (not modules): at each site, once per line
+    "import jax\nfrom jax import core\nfrom jax.core import full_lower, new_main as nm\n"
+    "x = core.full_lower(1); y = full_lower(2); z = nm\n"
+    "w = core.lattice_join(a, core.lattice_join(b, c))\n",
+    "import jax as j\ns = j.core.full_lower; t = j.api.jit(\n    f)\nv = 'é'; w = j.api.pmap\n",
+    # configuration flags set or read by name
+    "import jax\nfrom jax import config as cfg\njax.config.update('jax_coordination_service', 1)\n"
+    "v = jax.config.read('jax_cpu_backend_variant')\n"
+    "jax.config.update(name='jax_coordination_service', val=True)\n"
+    "cfg.update(('jax_coordination_service'), 1); cfg.update('jax_coordination_service', 2)\n"
+    "try:\n    jax.config.update('jax_cpu_backend_variant', 1)\nexcept AttributeError:\n    pass\n"
+    "print('jax_coordination_service')\n",
+    "import jax\njax.config.update('jax_' 'coordination_service', 1)\n",
+    "import jax\nx = jax.config.jax_coordination_service\njax.config.jax_cpu_backend_variant = 1\n",
+    # guards, shadowed and late-bound names, f-strings
+    "import jax\nif hasattr(jax, 'api'):\n    q = jax.api.vmap\n"
+    "try:\n    import jax.experimental.optix as o\nexcept ImportError:\n    o = None\n",
+    "import jax\ndef f(jax):\n    return jax.api.jit\ny = jax.api.grad\n",
+    "import jax\nfrom jax.experimental import optix\nclass A:\n    optix = None\n    x = optix\n"
+    "y = optix.adam\n",
+    "def g():\n    import jax.experimental.optix as o\n    return o.adam\no = 1\n",
+    # an alias imported below the module's own statements: LibCST's analysis knows it late
+    "import jax\nif cond:\n    import jax.api as japi\nx = japi.jit\n",
+    "import jax\nx = japi.jit\nif cond:\n    import jax.api as japi\n",
+    "try:\n    from jax.extend import linear_util as lu\nexcept ImportError:\n"
+    "    from jax import linear_util as lu\nx = lu.wrap_init\ny = jax.api.jit\n",
+    "import jax\nx = f'{jax.api.jit} {jax.core.full_lower!r:>{jax.api.w}} {{jax.api}}'\n"
+    "y = f'{{}}{jax.api.grad}é{jax.api.vmap=}'\nz = f'''\n{jax.api.pmap}'''\n",
+    # two sites of one name on a line, in and out of LibCST's traversal order
+    "import jax\nfrom jax.experimental import optix\nc = f(optix.A, optix.B)\n"
+    "a = optix.D(1) if optix.R else optix.T\nb = [optix.D(i) for i in optix.layers]\n",
+    "from jax.experimental import optix\n"
+    "def f(x: optix.D = optix.R, *a: optix.T, k: optix.U = optix.V): return optix.W\n"
+    "class A(optix.B, metaclass=optix.M): pass\n",
+    # beside JAX902 (its uses cover their lines) and JAX806 (which does not answer from ast)
+    "import jax\nx = jax._src.core.Tracer\ny = jax._src.core.X; z = jax.api.jit\n"
+    "w = jax.experimental.optix.adam; v = jax._src.util.x\nu = jax.experimental.optix.sgd\n",
+    "import jax\nfrom jax.experimental import maps, optix\nx = maps.thread_resources\n"
+    "y = optix.adam; z = maps.Mesh\n",
+]
+
+
+@pytest.mark.parametrize("text", MISSING_CASES)
+@pytest.mark.parametrize(
+    "options",
+    [ALL_RULES, Settings(), Settings(target_version="0.4.13", target_upper="0.4.20")],
+    ids=["unsafe", "default", "capped"],
+)
+def test_ast_first_reports_what_libcst_does_on_missing_names(text, options):
+    assert ast_first_difference(text, options) is None
+
+
+def test_ast_first_answers_for_missing_names(monkeypatch):
+    """Not vacuous: JAX901 answers from ``ast`` on most of the cases (alone, or with JAX902),
+    and on some of its fixtures."""
+    answered = _Answered(monkeypatch)
+    for text in MISSING_CASES:
+        outcome(text, Settings())
+    assert answered.count >= 10
+    answered.count = 0
+    for path in sorted((FIXTURES / "missing-api").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        outcome(text, fixture_settings(text))
+    assert answered.count >= 2
+
+
+MISSING_LINES = [
+    "from jax.experimental import optix\n",
+    "import jax.api as japi\n",
+    "x = jax.api.jit(f)  # jaxmigrate: ignore[JAX901]\n",
+    "y = optix.adam(jax.core.full_lower(z))\n",
+    "jax.config.update('jax_coordination_service', True)\n",
+    "try:\n    import jax.experimental.vectorize\nexcept ImportError:\n    pass\n",
+]
+
+
+@PROFILE
+@given(hypothesmith.from_node(), st.lists(st.sampled_from(MISSING_LINES), max_size=3))
+def test_ast_first_reports_what_libcst_does_on_generated_programs_with_missing_names(
+    program, lines
+):
+    text = "import jax\n" + "".join(lines) + program + "\nz = jax.api.grad\n"
+    assert ast_first_difference(text, Settings()) is None
