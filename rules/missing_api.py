@@ -264,8 +264,10 @@ def _ast_absence(qualname: str, view: AstView) -> Tuple[Optional[Absence], bool]
     parent, _, name = qualname.rpartition(".")
     if parent == "jax.config":
         absence = history().attribute_flag_absence(name, view.target, view.upper)
-        # _read_by_name rewrites a plain read of a flag some release defines by name only
-        return absence, absence is not None and absence.by_name_only is not None
+        # _read_by_name rewrites a plain read of a flag some release defines by name only;
+        # config_define rewrites (or holds back, as an unsafe fix) a removed option definer
+        fix = absence is not None and absence.by_name_only is not None
+        return absence, fix or qualname in config_define.DEFINERS
     return history().absence(qualname, view.target, view.upper), False
 
 
