@@ -36,9 +36,10 @@ class Move:
     legacy: str  # fully qualified legacy name
     modern: str  # fully qualified replacement
     since: Optional[str] = None  # first JAX where ``modern`` exists
-    until: Optional[str] = None  # first JAX where ``modern`` is gone again
+    until: Optional[str] = None  # first JAX where ``modern`` is gone again (or deprecated)
     note: str = ""  # what to do when the move cannot be applied on the target (the detail)
     fix: str = ""  # that in a few words, for the message
+    deprecated: bool = False  # ``until`` is where JAX deprecated ``modern``, not removed it
 
     @property
     def renamed(self) -> bool:
@@ -95,15 +96,24 @@ class RenameRule(Rule):
             ctx.upper is None or ctx.upper >= parse_version(move.until)
         )
 
+    def _cannot(self, node: cst.CSTNode, move: Move, ctx: Context) -> None:
+        """Report a move the target does not allow, unless only its replacement's deprecation
+        stops it: the removed name is then another rule's to report, with what to write
+        (a deprecated name is no replacement)."""
+        if not (move.deprecated and self._arrived(move, ctx)):
+            ctx.report(node, *self.cannot_message(move, ctx))
+
     def cannot_message(self, move: Move, ctx: Context) -> Tuple[str, str]:
         """The finding where the move cannot be applied on the target: (message, detail)."""
         gone = f"{move.legacy} no longer exists"
+        went = "is deprecated" if move.deprecated else "is gone too"
         if move.until is not None and ctx.target >= parse_version(move.until):
-            detail = f"{gone}; its rename {move.modern} is gone too from JAX {move.until}"
-            candidates = [f"{gone}; its rename {move.modern_name} is gone too"]
+            detail = f"{gone}; its rename {move.modern} {went} from JAX {move.until}"
+            candidates = [f"{gone}; its rename {move.modern_name} {went}"]
         elif self._gone_within(move, ctx) and self._arrived(move, ctx):
             detail = (
-                f"{gone}; its rename {move.modern} is gone from JAX {move.until}, "
+                f"{gone}; its rename {move.modern} {went.replace(' too', '')} from JAX "
+                f"{move.until}, "
                 f"inside the target range {ctx.target_range} "
                 f"(give an upper bound below {move.until} to rename)"
             )
@@ -190,7 +200,7 @@ class RenameRule(Rule):
         if not isinstance(statement, cst.ImportFrom):
             return
         if not self.allowed(move, ctx):
-            ctx.report(site.node, *self.cannot_message(move, ctx))
+            self._cannot(site.node, move, ctx)
             return
         self._rewrite_import(statement, site, ctx)
 
@@ -204,7 +214,7 @@ class RenameRule(Rule):
         if dotted_name(alias.name) != move.legacy:
             return
         if not self.allowed(move, ctx):
-            ctx.report(alias, *self.cannot_message(move, ctx))
+            self._cannot(alias, move, ctx)
             return
         ctx.replace(
             alias,
@@ -225,7 +235,7 @@ class RenameRule(Rule):
 
     def _visit_attribute_ref(self, site: NameSite, move: Move, ctx: Context) -> None:
         if not self.allowed(move, ctx):
-            ctx.report(site.node, *self.cannot_message(move, ctx))
+            self._cannot(site.node, move, ctx)
             return
         if self._pending(move, ctx):
             return  # the next round sees the rewritten import and reuses it

@@ -51,12 +51,16 @@ def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
         first, last = known.present[-1]
         since = h.releases[first]
         until = h.releases[last + 1] if last + 1 < len(h.releases) else None
+        # never a rename into a name JAX deprecates within the range: it warns, then goes
+        deprecated = known.deprecated_since is not None and known.deprecated_since <= last
+        if deprecated:
+            until = h.releases[known.deprecated_since]  # type: ignore[index]
         note = (
             f"the same object in JAX {max(evidence, key=release_key)}"
             if how == "same object"
             else "JAX's deprecation message names it"
         )
-        found.append(Move(legacy, modern, since, until, note))
+        found.append(Move(legacy, modern, since, until, note, deprecated=deprecated))
     return tuple(found)
 
 
