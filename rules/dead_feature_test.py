@@ -28,7 +28,11 @@ from jaxmigrate.rules._version_tests import version_answer
 
 _HASATTR = re.compile(r"hasattr\s*\(")
 _QUOTED = re.compile(r"""["'](\w+)["']""")
-_WORD = re.compile(r"\b[A-Za-z_]\w*")
+_IF = re.compile(r"\bif\b")
+# the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
+_ANSWERABLE = re.compile(
+    r"__version_info__|__version__\s*\.\s*split\s*\(|(?:parse|Version)\s*\(\s*[\w.\s]*__version__"
+)
 Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); None: the else
 
 
@@ -90,8 +94,8 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
 
     def text_gate(self, gate: TextGate) -> bool:
         text = gate.text
-        if "__version" in text and any(word in self.absent for word in _WORD.findall(text)):
-            return True  # a version test, and a word the newest JAX lacks: the ast gate reads
+        if "__version" in text and _version_in_an_if(text):
+            return True  # a version read near an ``if``: the ast gate reads the file
         for call in _HASATTR.finditer(text):
             asked = _QUOTED.finditer(_arguments(text, call.end()))
             if any(match.group(1) in self.absent for match in asked):
@@ -133,6 +137,15 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
                 f"{newest}: the branch that runs there, {where}, names {gone}, which that "
                 "release no longer has.  That branch is kept, for the other rules to migrate.",
             )
+
+
+def _version_in_an_if(text: str) -> bool:
+    """Is a JAX version read the way :func:`version_answer` reads it, at most 400 characters
+    after an ``if`` (a test over several lines included)?  A superset of what it answers."""
+    for read in _ANSWERABLE.finditer(text):
+        if _IF.search(text, max(0, read.start() - 400), read.start()):
+            return True
+    return False
 
 
 def _tests_a_version(facts: Facts) -> bool:
