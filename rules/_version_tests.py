@@ -38,7 +38,7 @@ _VERSION_STRINGS = frozenset(
         "jaxlib.version.__version__",
     }
 )
-_VERSION_TUPLES = frozenset({"jax.__version_info__", "jax.version._version_info"})
+_VERSION_TUPLES = frozenset({"jax.__version_info__"})
 _PARSERS = frozenset({"packaging.version.parse", "packaging.version.Version"})
 _OPERATORS: Dict[type, Callable[[Any, Any], Any]] = {
     cst.LessThan: operator.lt,

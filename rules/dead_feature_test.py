@@ -30,8 +30,10 @@ _HASATTR = re.compile(r"hasattr\s*\(")
 _QUOTED = re.compile(r"""["'](\w+)["']""")
 _IF = re.compile(r"\bif\b")
 # the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
+_GAP = r"(?:[\s\\]|#[^\n]*)*"  # white space, continuations and comments between tokens
 _ANSWERABLE = re.compile(
-    r"__version_info__|__version__\s*\.\s*split\s*\(|(?:parse|Version)\s*\(\s*[\w.\s]*__version__"
+    rf"__version_info__|__version__{_GAP}\.{_GAP}split{_GAP}\("
+    rf"|(?:parse|Version){_GAP}\((?:[\w.\s\\]|#[^\n]*)*__version__"
 )
 Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); None: the else
 
@@ -149,15 +151,33 @@ def _version_in_an_if(text: str) -> bool:
 
 
 def _tests_a_version(facts: Facts) -> bool:
-    """Does an ``if`` test read a JAX version (``jax.__version__``, ``__version_info__``)?"""
+    """Does an ``if`` test read a version the way :func:`version_answer` reads one
+    (``V.split(...)``, ``__version_info__``, ``parse(V)``/``Version(V)``)?"""
     if facts.tree is None:
         return True
     for node in ast.walk(facts.tree):
-        if isinstance(node, ast.If):
-            for inner in ast.walk(node.test):
-                if isinstance(inner, ast.Attribute) and inner.attr.startswith("__version"):
-                    return True
+        if isinstance(node, ast.If) and any(_answerable(n) for n in ast.walk(node.test)):
+            return True
     return False
+
+
+def _answerable(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute) and node.attr == "__version_info__":
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "split"
+        and isinstance(func.value, ast.Attribute)
+        and func.value.attr == "__version__"
+    ):
+        return True
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in ("parse", "Version") and any(
+        isinstance(a, ast.Attribute) and a.attr == "__version__" for a in node.args
+    )
 
 
 def _arguments(text: str, start: int) -> str:
