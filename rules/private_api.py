@@ -19,9 +19,9 @@ from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.scope import dotted_name, guards_imports, is_feature_test
+from jaxmigrate.migrator.scope import dotted_name
 from jaxmigrate.migrator.textgate import TextGate
-from jaxmigrate.rules._helpers import report_once
+from jaxmigrate.rules._helpers import in_compatibility_code, report_once
 
 PRIVATE = "jax._src"
 # ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
@@ -126,7 +126,7 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
                 private is None
                 or private.startswith(PRIVATE + ".")
                 or private == PRIVATE
-                or _guarded(attribute, ctx)
+                or in_compatibility_code(ctx, attribute)
             ):
                 continue
             underscored.append((attribute, private))
@@ -291,19 +291,6 @@ def _private_part(qualname: str) -> Optional[str]:
         if part.startswith("_") and not part.startswith("__"):
             return ".".join(parts[: index + 1])
     return None
-
-
-def _guarded(node: cst.CSTNode, ctx: Context) -> bool:
-    """Inside ``try: ... except ImportError/AttributeError`` or a feature or version test, as
-    the engine judges the sites it hands to rules."""
-    for ancestor in ctx.ancestors(node):
-        if guards_imports(ancestor):
-            return True
-        if isinstance(ancestor, (cst.If, cst.IfExp)) and is_feature_test(ancestor.test):
-            return True
-        if isinstance(ancestor, cst.BooleanOperation) and is_feature_test(ancestor.left):
-            return True
-    return False
 
 
 _CHAINS: Dict[str, "re.Pattern[str]"] = {}
