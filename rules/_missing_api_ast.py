@@ -95,7 +95,7 @@ def findings(
     for item in view.imports:
         if item.guarded:
             continue
-        missing = _first_missing(item.imported, names)
+        missing = first_missing(item.imported, names)
         if missing is None:
             continue
         absence, fixes = judge(missing)
@@ -151,7 +151,7 @@ def _spelled(head: str, parts: Tuple[str, ...], names: FrozenSet[str]) -> List[T
     return found
 
 
-def _first_missing(qualname: str, missing: FrozenSet[str]) -> Optional[str]:
+def first_missing(qualname: str, missing: FrozenSet[str]) -> Optional[str]:
     """The shortest dotted prefix of ``qualname`` (itself included) that is missing, as
     ``visit_module`` judges an import."""
     parts = qualname.split(".")

@@ -30,7 +30,10 @@ from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules import _config_define as config_define
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
 from jaxmigrate.rules._helpers import is_store, report_once
-from jaxmigrate.rules._missing_api_ast import findings as _ast_findings
+from jaxmigrate.rules._missing_api_ast import (
+    findings as _ast_findings,
+    first_missing as _first_missing,
+)
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
@@ -269,16 +272,6 @@ def _ast_absence(qualname: str, view: AstView) -> Tuple[Optional[Absence], bool]
         fix = absence is not None and absence.by_name_only is not None
         return absence, fix or qualname in config_define.DEFINERS
     return history().absence(qualname, view.target, view.upper), False
-
-
-def _first_missing(qualname: str, missing: frozenset) -> Optional[str]:
-    """The shortest dotted prefix of ``qualname`` (itself included) that is missing."""
-    parts = qualname.split(".")
-    for cut in range(2, len(parts) + 1):
-        prefix = ".".join(parts[:cut])
-        if prefix in missing:
-            return prefix
-    return None
 
 
 # Names JAX removed with no public successor (so says the changelog of the release that
