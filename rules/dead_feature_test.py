@@ -39,12 +39,15 @@ Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); No
 
 
 class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
-    """`if hasattr(<jax module>, "name"):` chains whose branch on the newest target JAX uses a
-    name gone there -> that branch, which the other rules then migrate
+    """`if hasattr(<jax module>, "name"):` or JAX-version shims whose branch on the newest
+    target JAX uses a name gone there -> that branch, which the other rules then migrate
 
     **What it does.** Reads each `if`/`elif` chain whose tests are all
-    `hasattr(<JAX module>, "<name>")` (or `not hasattr(...)`), answers the tests for the newest
-    JAX of the target range from JAX's API history, and looks at the branch that runs there.
+    `hasattr(<JAX module>, "<name>")` (or `not hasattr(...)`) or comparisons of the JAX version
+    with a literal (`tuple(map(int, jax.__version__.split(".")))`, `jax.__version_info__`,
+    packaging's `version.parse(jax.__version__)`/`Version(...)`), answers the tests for the
+    newest JAX of the target range (from JAX's API history, or as Python compares that
+    release's version), and looks at the branch that runs there.
     When that branch itself uses a JAX name the release no longer has, no branch of the shim
     can work on it: the chain is replaced by that branch, which the other rules then migrate
     (`A = xla.DeviceArray` becomes `A = jax.Array` where `A` is only used as a type).

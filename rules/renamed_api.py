@@ -86,7 +86,9 @@ class RenamedApi(RenameRule, code="JAX903", safety=Safety.SAFE):
     forwarded to.
 
     **Target range.** The replacement must exist on the target JAX (the API history knows
-    from which release); for an older target the name is reported instead.
+    from which release); for an older target the name is reported instead.  A replacement
+    JAX deprecates within the range is no replacement (migrated code must not warn): there
+    the name is left to the rule that reports its module, with what to write.
     """
 
     references = HISTORY_SOURCES
