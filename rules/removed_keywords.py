@@ -39,6 +39,14 @@ MAKE_MESH = "jax.make_mesh"
 SYM_POS_GONE = parse_version("0.4.14")
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
 
+# The keywords the rule rewrites, by function (it reports the others its history saw dropped).
+REWRITTEN: Dict[str, FrozenSet[str]] = {
+    SOLVE: frozenset({"sym_pos"}),
+    CLIP: frozenset({"a", "a_min", "a_max"}),
+    RESHAPE: frozenset({"newshape"}),
+    MAKE_MESH: frozenset({"axis_shapes"}),
+}
+
 
 class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
     """solve(sym_pos=True) -> solve(assume_a="pos"); clip(x, a_min=lo, a_max=hi) -> clip(x, lo, hi)
@@ -76,7 +84,10 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
     names = frozenset({SOLVE, CLIP, RESHAPE, MAKE_MESH})
     names_are_legacy = False  # the functions stay: never drop their imports
     dropped: Dict[str, FrozenSet[str]] = {}  # function -> the keywords the newest JAX lacks
-    by_word: Dict[str, FrozenSet[str]] = {}  # the same by the function's last name
+    # function -> the keywords a call of it must pass for the rule to act: the rewritten ones
+    # and (in the rule :meth:`for_range` gives) the dropped ones; and the same by last name
+    keywords_of: Dict[str, FrozenSet[str]] = REWRITTEN
+    by_word: Dict[str, FrozenSet[str]] = {q.rsplit(".", 1)[1]: k for q, k in REWRITTEN.items()}
     examples = (
         Example(
             before="""
@@ -110,13 +121,12 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
         return _with_history()
 
     def text_gate(self, gate: TextGate) -> bool:
-        """A rewritten function written at all, or one the history saw drop a keyword, with
-        one of its dropped keywords written ``name=`` somewhere in the text."""
+        """One of the functions (by its last name) written as a call that passes, in the text
+        of its arguments, ``keyword=`` for a keyword the rule rewrites or the history saw the
+        function drop."""
         text = gate.text
-        if any(name.rsplit(".", 1)[1] in text for name in RemovedKeywords.names):
-            return True
         for word, keywords in self.by_word.items():
-            if word not in text:
+            if not gate.has_word(word) or not any(keyword in text for keyword in keywords):
                 continue
             # ``import pjit as pj``, ``f = x.f``: the names it is called by
             names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
@@ -128,12 +138,16 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
         return False
 
     def ast_gate(self, facts: Facts) -> bool:
+        """A call of one of the functions passing a keyword the rule rewrites or the history
+        saw the function drop (``**kwargs`` included: the rule leaves those calls alone)."""
         for call in facts.calls:
+            if not call.keywords:
+                continue
             qualnames = facts.qualnames(call.func)
-            if qualnames & RemovedKeywords.names:
-                return True
+            if not qualnames:
+                continue
             passed = {k.arg for k in call.keywords}
-            if any(passed & self.dropped.get(q, frozenset()) for q in qualnames):
+            if any(passed & self.keywords_of.get(q, frozenset()) for q in qualnames):
                 return True
         return False
 
@@ -242,8 +256,12 @@ def _with_history() -> RemovedKeywords:
     rule = object.__new__(RemovedKeywords)
     rule.dropped = history().dropped_keywords()
     rule.names = RemovedKeywords.names | frozenset(rule.dropped)  # type: ignore[misc]
+    rule.keywords_of = {
+        qualname: rule.dropped.get(qualname, frozenset()) | REWRITTEN.get(qualname, frozenset())
+        for qualname in rule.names
+    }
     by_word: Dict[str, Set[str]] = {}
-    for qualname, keywords in rule.dropped.items():
+    for qualname, keywords in rule.keywords_of.items():
         by_word.setdefault(qualname.rsplit(".", 1)[1], set()).update(keywords)
     rule.by_word = {word: frozenset(keywords) for word, keywords in by_word.items()}
     return rule
@@ -264,8 +282,8 @@ def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
 
 @functools.lru_cache(maxsize=512)
 def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """``word(``, but not its definition (``def word(``)."""
-    return re.compile(rf"(?<!def )\b{re.escape(word)}\s*\(")
+    """``word(`` (spaces, a continuation or closing parentheses between), not ``def word(``."""
+    return re.compile(rf"(?<!def )\b{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
 
 
 @functools.lru_cache(maxsize=512)

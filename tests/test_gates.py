@@ -154,6 +154,11 @@ CASES = [
     ("JAX608", "import jax\njax.make_mesh((2,), ('x',))\n", True),
     ("JAX608", "import jax\njax.make_mesh((2,), ('x',), axis_types=t)\n", False),
     ("JAX608", "import jax\njax.make_mesh(*a)\n", False),
+    ("JAX906", "import jax.numpy as jnp\njnp.reshape(x, (2, 3))\njnp.clip(x, 0, 1)\n", False),
+    ("JAX906", "import jax.numpy as jnp\njnp.reshape(x, shape=(2, 3))\n", False),
+    ("JAX906", "import jax.numpy as jnp\njnp.clip(x, a_max=1)\n", True),
+    ("JAX906", "from jax.scipy.linalg import solve\nsolve(a, b, sym_pos=True)\n", True),
+    ("JAX906", "import jax\njax.make_mesh(axis_shapes=(2,), axis_names=('x',))\n", True),
 ]
 
 
@@ -314,6 +319,11 @@ TEXT_CASES = [
     ("JAX402", "import jax\nf(x).mesh\n", True),
     ("JAX402", "import jax\nx[0].mesh\n", True),
     ("JAX402", "import jax\ndef f(x):\n    return x.local_shards\n", True),
+    ("JAX906", "import jax.numpy as jnp\njnp.reshape(x, (2, 3))\njnp.clip(x, 0, 1)\n", False),
+    ("JAX906", "import jax.numpy as jnp\nnewshape = 1\njnp.reshape(x, s)\n", False),
+    ("JAX906", "import jax.numpy as jnp\n(jnp.reshape)(x, newshape=s)\n", True),
+    ("JAX906", "import jax.numpy as jnp\njnp.reshape \\\n (x, newshape=s)\n", True),
+    ("JAX906", "import jax.numpy as jnp\nr = jnp.reshape\nr(x, newshape=s)\n", True),
 ]
 
 
