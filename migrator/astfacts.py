@@ -40,10 +40,10 @@ def iter_nodes(tree: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = pop()
         yield node
-        _push_children(node, push)
+        push_children(node, push)
 
 
-def _push_children(node: ast.AST, push: Callable[[ast.AST], None]) -> None:
+def push_children(node: ast.AST, push: Callable[[ast.AST], None]) -> None:
     """Hand each child node of ``node`` (in the fields :func:`_fields` keeps) to ``push``."""
     kind = type(node)
     for field in _CHILD_FIELDS.get(kind) or _fields(kind):
@@ -239,7 +239,7 @@ def ast_facts(text: str) -> Optional[Facts]:
                     imports.add(qualname)
                     facts.names.add(qualname)
             continue
-        _push_children(node, push)
+        push_children(node, push)
     for annotation in annotations:
         _annotation_words(annotation, facts.annotation_words)
     names = facts.names

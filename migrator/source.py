@@ -138,11 +138,26 @@ def floor_of(text: str) -> Optional[Tuple[Version, str]]:
     """The oldest JAX on which every JAX name ``text`` references (outside compatibility
     code) exists, with the name that sets it; None when the text does not parse or names
     nothing newer than the oldest release the history knows."""
+    noted = _noted.entry
+    if noted is not None and noted[0] == text:
+        return noted[1]
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     return evidence(tree).since
+
+
+class _noted:
+    """The floor of the last text the engine left unchanged, from the tree it had parsed
+    (:func:`note_floor`): the survey asks for it next, and need not parse the text again."""
+
+    entry: Optional[Tuple[str, Optional[Tuple[Version, str]]]] = None  # (one tuple: atomic)
+
+
+def note_floor(text: str, tree: ast.Module) -> None:
+    """Remember :func:`floor_of` ``text`` (whose tree is ``tree``) for the next question."""
+    _noted.entry = (text, evidence(tree).since)
 
 
 def _key(release: str) -> Version:
@@ -161,24 +176,24 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
     aliases: Dict[str, Set[str]] = {}
     chains: List[List[str]] = []
     seen: Set[str] = set()
-    for node, guarded in _walk(tree):
-        if guarded:
-            continue
-        if isinstance(node, ast.Import):
-            for alias in node.names:
+    for node in _outside_compatibility_code(tree):
+        kind = type(node)
+        if kind is ast.Import:
+            for alias in node.names:  # type: ignore[attr-defined]
                 if _is_jax(alias.name):
                     bound = alias.asname or alias.name.split(".", 1)[0]
                     aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
                     seen.add(alias.name)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            if _is_jax(node.module):
-                for alias in node.names:
+        elif kind is ast.ImportFrom:
+            module = node.module  # type: ignore[attr-defined]
+            if module and not node.level and _is_jax(module):  # type: ignore[attr-defined]
+                for alias in node.names:  # type: ignore[attr-defined]
                     if alias.name == "*":
                         continue
-                    qualname = f"{node.module}.{alias.name}"
+                    qualname = f"{module}.{alias.name}"
                     aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
                     seen.add(qualname)
-        elif isinstance(node, ast.Attribute):
+        else:  # the outermost attribute of a chain
             parts = dotted(node)
             if parts is not None:
                 chains.append(parts)
@@ -193,26 +208,36 @@ def _is_jax(module: str) -> bool:
     return module in ("jax", "jaxlib") or module.startswith(("jax.", "jaxlib."))
 
 
-def _walk(tree: ast.AST) -> Iterator[Tuple[ast.AST, bool]]:
-    """Every node with whether it sits in compatibility code.  Only the outermost node of an
-    attribute chain is yielded (its inner attributes are parts of it)."""
-    stack: List[Tuple[ast.AST, bool]] = [(tree, False)]
+_TRIES = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_IFS = (ast.If, ast.IfExp)
+
+
+def _outside_compatibility_code(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every import, and the outermost attribute of every attribute chain, outside
+    compatibility code (whose subtrees are not entered).  The fields walked are those of
+    :func:`migrator.astfacts.iter_nodes`: none of the others holds a node."""
+    from jaxmigrate.migrator.astfacts import push_children
+
+    stack: List[ast.AST] = [tree]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, guarded = stack.pop()
-        yield node, guarded
-        if isinstance(node, ast.Attribute):
-            inner: ast.AST = node.value
-            while isinstance(inner, ast.Attribute):
+        node = pop()
+        kind = type(node)
+        if kind is ast.Attribute:
+            yield node
+            inner: ast.AST = node.value  # type: ignore[attr-defined]
+            while type(inner) is ast.Attribute:
                 inner = inner.value
-            stack.append((inner, guarded))
+            push(inner)
             continue
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and _guards(node):
-            stack.extend((child, True) for child in ast.iter_child_nodes(node))
+        if kind is ast.Import or kind is ast.ImportFrom:
+            yield node
             continue
-        if isinstance(node, (ast.If, ast.IfExp)) and feature_test(node.test):
-            stack.extend((child, True) for child in ast.iter_child_nodes(node))
+        if kind in _TRIES and _guards(node):
             continue
-        stack.extend((child, guarded) for child in ast.iter_child_nodes(node))
+        if kind in _IFS and feature_test(node.test):  # type: ignore[attr-defined]
+            continue
+        push_children(node, push)
 
 
 def _guards(node: ast.AST) -> bool:

@@ -365,3 +365,28 @@ def test_an_opt_in_rule_runs_only_when_selected_by_its_own_code() -> None:
         assert migrate_source(source, Settings(select=select)).output == source, select
     assert "jax.make_mesh" in migrate_source(source, Settings(select=("JAX604",))).output
     assert "jax.make_mesh" in migrate_source(source, Settings(select=("JAX6", "JAX604"))).output
+
+
+# -- the survey's floor, from the tree gate 2 parsed (migrator.source.note_floor) -------------
+SURVEYED = [
+    "import jax\njax.make_mesh((2,), ('x',), axis_types=t)\n",  # stopped at gate 2
+    "from jax._src import core\nimport jax\nprint(core, jax.numpy.zeros(2))\n",  # ast-first
+    "import jax\ntry:\n    from jax import ffi\nexcept ImportError:\n    ffi = None\n",
+]
+
+
+@pytest.mark.parametrize("text", SURVEYED)
+def test_the_survey_floor_of_an_unchanged_file_is_the_floor_of_its_text(text):
+    import ast
+
+    from jaxmigrate.migrator import source
+    from jaxmigrate.migrator.source import evidence, floor_of
+
+    survey = Settings(target_version="0.4.1", survey=True)
+    source._noted.entry = None
+    result = migrate_source(text, survey)
+    assert result.output == text
+    assert source._noted.entry is not None and source._noted.entry[0] == text  # noted, not parsed
+    assert floor_of(text) == evidence(ast.parse(text)).since
+    other = text.replace("jax.", "jax .")  # another text: never answered from the last one
+    assert floor_of(other) == evidence(ast.parse(other)).since
