@@ -88,6 +88,7 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
     # and (in the rule :meth:`for_range` gives) the dropped ones; and the same by last name
     keywords_of: Dict[str, FrozenSet[str]] = REWRITTEN
     by_word: Dict[str, FrozenSet[str]] = {q.rsplit(".", 1)[1]: k for q, k in REWRITTEN.items()}
+    called_words: FrozenSet[str] = frozenset(by_word)
     examples = (
         Example(
             before="""
@@ -125,8 +126,9 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
         of its arguments, ``keyword=`` for a keyword the rule rewrites or the history saw the
         function drop."""
         text = gate.text
-        for word, keywords in self.by_word.items():
-            if not gate.has_word(word) or not any(keyword in text for keyword in keywords):
+        for word in gate.words_among(self.called_words):
+            keywords = [k for k in self.by_word[word] if k in text and _KEYWORD(k).search(text)]
+            if not keywords:
                 continue
             # ``import pjit as pj``, ``f = x.f``: the names it is called by
             names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
@@ -264,6 +266,7 @@ def _with_history() -> RemovedKeywords:
     for qualname, keywords in rule.keywords_of.items():
         by_word.setdefault(qualname.rsplit(".", 1)[1], set()).update(keywords)
     rule.by_word = {word: frozenset(keywords) for word, keywords in by_word.items()}
+    rule.called_words = frozenset(rule.by_word)
     return rule
 
 
