@@ -24,7 +24,7 @@ _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
 _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
 
 
-def _fields(kind: type) -> Tuple[str, ...]:
+def child_fields(kind: type) -> Tuple[str, ...]:
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
         fields = tuple(f for f in kind._fields if f not in _SKIP_FIELDS)  # type: ignore[attr-defined]
@@ -44,9 +44,9 @@ def iter_nodes(tree: ast.AST) -> Iterator[ast.AST]:
 
 
 def push_children(node: ast.AST, push: Callable[[ast.AST], None]) -> None:
-    """Hand each child node of ``node`` (in the fields :func:`_fields` keeps) to ``push``."""
+    """Hand each child node of ``node`` (in the fields :func:`child_fields` keeps) to ``push``."""
     kind = type(node)
-    for field in _CHILD_FIELDS.get(kind) or _fields(kind):
+    for field in _CHILD_FIELDS.get(kind) or child_fields(kind):
         value = getattr(node, field, None)
         if type(value) is list:
             for item in value:
@@ -336,7 +336,7 @@ class _Scopes:
             inner = AstScope(scope, "comprehension")
             for generator in node.generators:  # type: ignore[attr-defined]
                 self.other(inner, generator.target)
-            for field in _fields(kind):
+            for field in child_fields(kind):
                 value = getattr(node, field)
                 if type(value) is list:
                     self.visit_all(value, inner)
@@ -380,7 +380,7 @@ class _Scopes:
         elif kind is ast.Global or kind is ast.Nonlocal:
             scope.declared.update(node.names)  # type: ignore[attr-defined]
             return
-        for field in _fields(kind):
+        for field in child_fields(kind):
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in value:

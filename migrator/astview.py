@@ -33,6 +33,7 @@ from typing import (
     Tuple,
 )
 
+from jaxmigrate.migrator.astfacts import child_fields
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.messages import beyond_target
@@ -289,9 +290,12 @@ class AstView:
 
 
 def _children(node: ast.AST) -> List[ast.AST]:
+    """The child nodes of ``node`` in source order, but for contexts and operators (the
+    fields :func:`migrator.astfacts.child_fields` keeps)."""
     found: List[ast.AST] = []
-    for _field, value in ast.iter_fields(node):
-        if isinstance(value, list):
+    for field in child_fields(type(node)):
+        value = getattr(node, field, None)
+        if type(value) is list:
             found.extend(item for item in value if isinstance(item, ast.AST))
         elif isinstance(value, ast.AST):
             found.append(value)
