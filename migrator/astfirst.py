@@ -33,8 +33,9 @@ def findings_on_ast(
         return None  # LibCST's positions there are mapped from its own code (migrator.lossless)
     view = AstView(text, facts, settings, tuple(rule.code for rule in rules))
     found: List[Diagnostic] = []
+    survey = settings.survey  # (which reads fixes alone: a rule that cannot fix has nothing)
     for rule in rules:
-        answer = rule.ast_findings(view)
+        answer = [] if survey and rule.fixes_nothing(settings) else rule.ast_findings(view)
         if answer is None:
             return None
         found.extend(answer)

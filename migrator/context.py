@@ -205,6 +205,8 @@ class Context:
         safety = safety or self.rule.safety
         if self.is_suppressed(node):
             return False
+        if self.rule.unsafe_fixes_only and safety is not Safety.UNSAFE:
+            raise ValueError(f"{self.rule.code}: unsafe fixes only, yet made a {safety.value} fix")
         if safety is Safety.UNSAFE and not self._unsafe_fixes:
             hint = f"{detail} {UNSAFE_HINT}" if detail else UNSAFE_HINT
             self._record(node, f"{message} {UNSAFE_NOTE}", hint, safety)

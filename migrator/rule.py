@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astview import AstView
     from jaxmigrate.migrator.context import Context, NameSite
     from jaxmigrate.migrator.diagnostics import Diagnostic
+    from jaxmigrate.migrator.settings import Settings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,6 +252,16 @@ class Rule:
     # A backstop rule speaks only where no other rule does: the engine drops its findings on
     # lines where another rule has a finding (see :func:`migrator.rounds.run_rounds`).
     backstop: ClassVar[bool] = False
+
+    # Every fix the rule records is UNSAFE (or it records none): without --unsafe-fixes it only
+    # reports.  :meth:`migrator.context.Context.replace` holds it to that; the default
+    # target's survey, which reads only fixes, skips such a rule there.
+    unsafe_fixes_only: ClassVar[bool] = False
+
+    def fixes_nothing(self, settings: "Settings") -> bool:
+        """Can the rule make no fix under ``settings`` (an unsafe-only rule without
+        --unsafe-fixes)?"""
+        return self.unsafe_fixes_only and not settings.unsafe_fixes
 
     # Codes of rules whose hooks must see a site before this rule's do (within a round, rules
     # are called site by site in this order, then ``visit_module`` in the same order): for a

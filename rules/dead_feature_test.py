@@ -61,6 +61,8 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
     the newest release (`if hasattr(jax, "Array"): ... else: ...`) is live and stays.
     """
 
+    unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
+
     references = HISTORY_SOURCES
     text_gated = True  # ``hasattr(m, "name")``: a builtin call, no site kind the plan indexes
     # the prefilter's words (a feature test, a JAX version test); the text and ast gates decide

@@ -53,6 +53,8 @@ class Pmap(Rule, code="JAX804", safety=Safety.MANUAL):
     with `# jaxmigrate: ignore[JAX804]` or the rule with `--ignore JAX804`.
     """
 
+    unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
+
     lifecycle = Lifecycle(
         needs=("0.8.0", "jax.pmap in maintenance mode, built on jax.jit and jax.shard_map")
     )

@@ -61,6 +61,8 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
     feature or version check.
     """
 
+    unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
+
     references = (refs.api_compatibility("What is not covered?"),)
     names = frozenset({PRIVATE})
     legacy_modules = frozenset({PRIVATE})

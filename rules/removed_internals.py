@@ -179,6 +179,8 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
     mechanical replacement.
     """
 
+    unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
+
     references = (
         refs.release_notes("0.3.18", "jax.soft_pmap deleted"),
         refs.release_notes("0.4.8", "pmap(global_arg_shapes=) removed"),

@@ -46,6 +46,8 @@ class RemovedShardings(Rule, code="JAX609", safety=Safety.MANUAL):
     one-axis mesh over the same devices with `P('x')` on a stacked leading axis.
     """
 
+    unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
+
     lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")
     references = (
         refs.source_at("0.6.0", "jax/sharding.py", "GSPMDSharding deprecated"),

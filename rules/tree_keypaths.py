@@ -54,6 +54,8 @@ class TreeKeypaths(Rule, code="JAX703", safety=Safety.MANUAL):
     `register_keypaths(cls, handler)` one, so this is not rewritten.
     """
 
+    unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
+
     lifecycle = Lifecycle(
         needs=added_in("jax.tree_util.keystr"),
         deprecated=("0.4.6", "register_pytree_with_keys and the key classes added"),
