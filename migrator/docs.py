@@ -253,17 +253,20 @@ def migrate_docstrings(
     text: str,
     settings: Settings,
     cache=None,  # noqa: ANN001
+    tree: Optional[ast.Module] = None,
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
-    """A Python module with the doctest examples of its docstrings migrated."""
+    """A Python module with the doctest examples of its docstrings migrated.  ``tree``:
+    CPython's tree of ``text``, when the caller has it (it is read, not changed)."""
     fixes: List[Diagnostic] = []
     findings: List[Diagnostic] = []
     if settings.gates and not _may_change(text, settings):
         return text, fixes, findings
     lines = text.splitlines(keepends=True)
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return text, fixes, findings
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return text, fixes, findings
     groups = docstring_pieces(text, lines, tree)
     module_imports = bindings(tree)
     del tree

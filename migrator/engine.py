@@ -61,6 +61,9 @@ class Result:
     # there were dropped while the other rules' fixes were kept.  Not empty means a bug to
     # report, and a run that ends with exit code 2.
     errors: List[Diagnostic] = dataclasses.field(default_factory=list)
+    # CPython's tree of ``source``, when the engine parsed it and left the file unchanged: the
+    # docstring pass reads it instead of parsing again (never cached, never compared)
+    tree: Optional[ast.Module] = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def changed(self) -> bool:
@@ -173,13 +176,13 @@ def _migrate_checked(
         candidates = ()  # the survey reads fixes alone, and these rules can only report
     if not candidates:
         _note_floor(text, facts, settings)
-        return unchanged
+        return unchanged if facts is None else Result(text, text, [], [], tree=facts.tree)
     plan = make_plan(candidates)
     if facts is not None and settings.gates and settings.ast_first:
         findings = findings_on_ast(text, facts, plan.rules, settings)
         if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
             _note_floor(text, facts, settings)
-            return Result(text, text, [], findings)
+            return Result(text, text, [], findings, tree=facts.tree)
     ast_parsed = facts is not None
     del facts  # CPython's tree (about 80 bytes a source byte), before LibCST's parser starts
     module = _parse(text, ast_parsed)

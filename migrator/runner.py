@@ -136,17 +136,21 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         from jaxmigrate.migrator import todos
 
         base, unstripped = todos.strip_markers(text)
+    tree = None  # CPython's tree of ``output``, when the engine has it
     if settings.gates and idle(base):  # what the engine gives back for it, without the engine
         output, fixes, findings = base, [], []
     else:
         migrated = migrate_source(base, settings, cache)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
+        tree = migrated.tree
+        del migrated
     if options.doctests and (">>>" in output or _CODE_BLOCK_HINT.search(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
-        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
+        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache, tree)
         fixes += doc_fixes
         findings += doc_findings
+    del tree
     if options.docs and options.doctests and "`j" in output:  # documentation text: --docs
         from jaxmigrate.migrator.docliterals import migrate_literals
 

@@ -281,3 +281,24 @@ def test_an_import_the_fix_leaves_unused_stays_in_the_module():
         "import jax\nimport jax.numpy as jnp\n"
     )
     assert migrate(source) == source.replace("jnp.DeviceArray", "jax.Array")
+
+
+def test_the_docstring_pass_reads_the_tree_the_engine_parsed(monkeypatch):
+    """A module the engine leaves unchanged hands its ``ast`` tree on: the examples are found
+    in it, not in a second parse, and migrated the same."""
+    import ast
+
+    from jaxmigrate.migrator.engine import migrate_source
+
+    source = DOCSTRING + "import jax\nimport jax.numpy as jnp\nprint(jax.devices())\n"
+    result = migrate_source(source, SETTINGS)
+    assert result.output == source and result.tree is not None
+    assert ast.dump(result.tree) == ast.dump(ast.parse(source))
+    expected = migrate(source)
+    parses = []
+    real_parse = ast.parse
+    monkeypatch.setattr(
+        ast, "parse", lambda text, *a, **k: parses.append(text) or real_parse(text, *a, **k)
+    )
+    assert migrate(source) == expected != source
+    assert parses.count(source) == 1  # by the engine's gate 2, not again for the examples
