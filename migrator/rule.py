@@ -15,7 +15,18 @@ import inspect
 import itertools
 import re
 import textwrap
-from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    ClassVar,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Tuple,
+    Union,
+)
 
 from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.references import Reference, release_notes
@@ -252,6 +263,11 @@ class Rule:
     # A backstop rule speaks only where no other rule does: the engine drops its findings on
     # lines where another rule has a finding (see :func:`migrator.rounds.run_rounds`).
     backstop: ClassVar[bool] = False
+
+    # Names outside JAX's public API history that the rule's fixes write, with the first
+    # release that has each: the default target's survey reads them for the floor
+    # (:func:`migrator.source.evidence`).
+    writes_since: ClassVar[Mapping[str, str]] = {}
 
     # Every fix the rule records is UNSAFE (or it records none): without --unsafe-fixes it only
     # reports.  :meth:`migrator.context.Context.replace` holds it to that; the default

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
@@ -121,6 +122,9 @@ def evidence(tree: ast.Module) -> Evidence:
     for qualname in jax_references(tree):
         known = h.lookup(qualname)
         if known is None or not known.present:
+            written = _written_since().get(qualname)  # a private name a fix writes
+            if written is not None and (since is None or written > since[0]):
+                since = (written, qualname)
             continue
         first, last = known.present[-1]  # the run of releases that reaches the newest
         if last < newest:
@@ -132,6 +136,19 @@ def evidence(tree: ast.Module) -> Evidence:
             if since is None or added > since[0]:
                 since = (added, qualname)
     return Evidence(before, since)
+
+
+@functools.lru_cache(maxsize=1)
+def _written_since() -> Dict[str, Version]:
+    """The names outside the API history that the rules' fixes write, with the release each
+    needs (:attr:`migrator.rule.Rule.writes_since`)."""
+    from jaxmigrate.migrator.rule import all_rules
+
+    return {
+        name: _key(release)
+        for rule in all_rules().values()
+        for name, release in rule.writes_since.items()
+    }
 
 
 def floor_of(text: str) -> Optional[Tuple[Version, str]]:

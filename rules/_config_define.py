@@ -55,6 +55,8 @@ DEFINERS: Dict[str, Tuple[str, Tuple[str, ...], FrozenSet[str]]] = {
         frozenset(_HOOKS),
     ),
 }
+# What the rewrite writes, outside JAX's public API history: the floor survey reads it.
+WRITTEN_SINCE = {f"{PRIVATE}.{new}": SINCE for new, _positional, _keywords in DEFINERS.values()}
 SOURCE = refs.source_at(SINCE, "jax/_src/config.py", "bool_state and the other *_state definers")
 _WHY = (
     "jax.config lost its option definers in JAX 0.4.25 (no public successor, says that "
@@ -83,8 +85,8 @@ def rewrite(node: cst.CSTNode, qualname: str, ctx: Context) -> bool:
     recorded) where it does not apply: the target range starts before the new function,
     ``node`` is not called, or the call passes what the new function does not take."""
     known = DEFINERS.get(qualname)
-    if known is None or ctx.target < parse_version(SINCE):
-        return False
+    if known is None or (ctx.target < parse_version(SINCE) and not ctx.survey):
+        return False  # (the floor survey writes it: its name then raises the floor to SINCE)
     call = ctx.parent(node)
     if not isinstance(call, cst.Call) or call.func is not node:
         return False

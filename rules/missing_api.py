@@ -95,6 +95,7 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
     """
 
     references = (*HISTORY_SOURCES, config_define.SOURCE)
+    writes_since = config_define.WRITTEN_SINCE
     names_are_legacy = False
     backstop = True
     parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word

@@ -434,3 +434,22 @@ def test_a_version_no_jax_release_has_is_a_usage_error(tmp_path, args, said):
     (tmp_path / "m.py").write_text("import jax\n")
     result = invoke("m.py", "--check", "--no-cache", *args, cwd=tmp_path)
     assert result.exit_code == 2 and said in result.stderr and "API history knows" in result.stderr
+
+
+def test_an_unsafe_fix_into_a_private_name_raises_the_floor_it_needs(tmp_path):
+    """flax 0.6.4 defined its options with jax.config.define_bool_state (gone in 0.4.25); the
+    --unsafe-fixes rewrite to jax._src.config.bool_state needs 0.4.31, a name outside the
+    public API history: the survey writes it, and the default target starts there."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("jax>=0.3.16\n")
+    source = "import jax\n\nflag = jax.config.define_bool_state('f', True, 'Help.')\n"
+    (tmp_path / "m.py").write_text(source)
+    safe = invoke(".", "--check", "--no-cache", cwd=tmp_path)
+    assert "migrating to 0.4.1.." in safe.stderr.splitlines()[0], safe.stderr
+    written = invoke(".", "--no-cache", "--unsafe-fixes", cwd=tmp_path)
+    note = written.stderr.splitlines()[0]
+    assert "migrating to 0.4.31.." in note and "jax._src.config.bool_state" in note, note
+    assert "jax._src.config.bool_state('f', True, 'Help.')" in (tmp_path / "m.py").read_text()
+    assert (tmp_path / "requirements.txt").read_text() == "jax>=0.4.31\n"
+    again = invoke(".", "--check", "--no-cache", "--unsafe-fixes", cwd=tmp_path)
+    assert "would rewrite" not in again.stderr, again.stderr
