@@ -179,6 +179,12 @@ class Context:
         """The engine is about to call one of ``rule``'s hooks."""
         self.rule = rule
 
+    @property
+    def unsafe_fixes(self) -> bool:
+        """Are unsafe fixes applied (``--unsafe-fixes``)?  A rule needs to know only to avoid
+        work an unapplied fix would waste, such as planning its imports."""
+        return self._unsafe_fixes
+
     # -- recording -------------------------------------------------------------------------
     def replace(
         self,

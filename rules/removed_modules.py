@@ -41,7 +41,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.context import CannotReference, Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name, dotted_parts, guards_imports
 from jaxmigrate.migrator.version import parse_version
@@ -58,6 +58,13 @@ from jaxmigrate.rules._import_chains import (
 
 # Module -> the first JAX release without it (the rule acts where the target reaches that
 # release: the import fails on part of the target).
+# ``maps.thread_resources`` is ``jax._src.mesh.thread_resources`` from 0.4.7 (its home since,
+# read in the sources of 0.4.7 through 0.12.0.1); the public spelling left, deprecated from
+# 0.8.2, is not written (JAX903).  Private: an unsafe fix, which JAX902 reports afterwards.
+ENV = "jax._src.mesh.thread_resources"
+ENV_SINCE = "0.4.7"
+
+
 REMOVED: Dict[str, str] = {
     "jax.experimental.maps": "0.4.31",
     "jax.experimental.global_device_array": "0.4.7",
@@ -142,8 +149,10 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
       `jax.experimental.gda_serialization` that no other rule migrates (for example
       `ResourceEnv`) are reported with what to use instead.  `thread_resources` is renamed by
       JAX903 to `jax.interpreters.pxla.thread_resources`, the same object in every release
-      that had both (deprecated since JAX 0.8.2); where that cannot apply it is reported: pass
-      explicit `NamedSharding(mesh, P(...))` shardings, or enter the mesh with
+      that had both (deprecated since JAX 0.8.2).  Where the target range reaches that
+      deprecation, `--unsafe-fixes` writes `jax._src.mesh.thread_resources`, the object's home
+      from 0.4.7 through the newest release (private: JAX902 reports it); otherwise it is
+      reported: pass explicit `NamedSharding(mesh, P(...))` shardings, or enter the mesh with
       `with jax.set_mesh(mesh):` (see JAX607).
     * Any other import of these modules still there when nothing else changes (a name no rule
       could rewrite, a re-export, a use the user suppressed) is reported on its line: it fails
@@ -178,6 +187,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     lifecycle = Lifecycle(removed=("0.4.31", "xmap and jax.experimental.maps deleted"))
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
     legacy_modules = frozenset(REMOVED)
+    writes_since = {ENV: ENV_SINCE}  # (read by the floor survey: migrator.source)
     examples = (
         Example(
             title="a dotted import left behind",
@@ -318,7 +328,8 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
                 continue  # a name imported from the module: reported at its import
             message = _message(ctx, owner, full)
             if message and not _is_guarded(ctx, node, guarded):
-                ctx.report(node, message)
+                if not _redirect_env(ctx, node, parts, owner):
+                    ctx.report(node, message)
 
     # -- 3. whatever import of a removed module is still there -------------------------------
     def _report_leftovers(
@@ -360,6 +371,35 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
                 hit,
                 f"{module} was removed in {REMOVED[module]}; {ADVICE[module]}",
             )
+
+
+def _redirect_env(ctx: Context, node: cst.Attribute, parts: List[str], owner: str) -> bool:
+    """``maps.thread_resources`` (inside the chain ``node``, whose names are ``parts``) ->
+    ``jax._src.mesh.thread_resources``, the same object, where the target range starts from
+    0.4.7 (or in the floor survey); False where it does not apply."""
+    if owner != "jax.experimental.maps" or len(parts) < 2 or parts[1] != "thread_resources":
+        return False
+    if ctx.target < parse_version(ENV_SINCE) and not ctx.survey:
+        return False
+    inner: cst.BaseExpression = node
+    while isinstance(inner, cst.Attribute) and len(dotted_parts(inner) or ()) > 2:
+        inner = inner.value
+    try:  # (an unsafe fix left unapplied becomes a finding: it plans no import)
+        new = ctx.ref(ENV, ctx.scope_of(node), direct=True) if ctx.unsafe_fixes else None
+    except CannotReference:
+        return False
+    new = new or dotted_expr(ENV.split("."))
+    return ctx.replace(
+        inner,
+        new,
+        f"maps.thread_resources -> {ENV}: the same object, but private",
+        Safety.UNSAFE,
+        detail=(
+            f"jax.experimental.maps went in JAX 0.4.31; its thread_resources is {ENV} from "
+            f"{ENV_SINCE} on. The public jax.interpreters.pxla.thread_resources is deprecated "
+            "since 0.8.2. Better: pass NamedSharding(mesh, P(...)) or use jax.set_mesh(mesh)."
+        ),
+    )
 
 
 def _imports_removed(ctx: Context, removed: Tuple[str, ...]) -> bool:
