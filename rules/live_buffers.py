@@ -63,8 +63,8 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
     `jax.devices()[i]`, `jax.local_devices()[i]`, a name assigned from one of those, a loop
     variable over `jax.devices()` (a slice of it, `sorted(...)` of it, or `x.devices()` of a JAX
     array), `x.device()` of a JAX array, or a parameter annotated `jax.Device`.  A parameter
-    with no annotation is a device on the evidence of its call sites: a plain function of the
-    module (not a method, never passed around) every call of which passes a device there; the
+    with no annotation is a device (or a device list) on the evidence of its call sites: a plain
+    function of the module (not a method, never passed around) every call of which passes one; the
     fix's detail names that evidence, and a report names the call that passes something else.
     A receiver that is not a plain name is bound once (`device = jax.devices()[0]` on the line
     before). Every other use of `live_buffers()`, and receivers that are not known devices, are
@@ -336,6 +336,7 @@ def _device_list(
 
         if bound_only_to(ctx, expr.value, scope, holds_devices):
             return f"{expr.value} = {found[0]}"
+        return _passed(ctx, expr, scope, depth, _device_list, "a device list")
     return None
 
 
@@ -412,23 +413,24 @@ def _name_is_device(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> O
 
     if bound_only_to(ctx, name.value, scope, holds_a_device):
         return f"{name.value}, {found[0]}"
-    return _passed_a_device(ctx, name, scope, depth)
+    return _passed(ctx, name, scope, depth, _is_device, "a device")
 
 
-def _passed_a_device(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Optional[str]:
-    """A parameter of a plain function of this module every call of which passes a device
-    there: the evidence of the call sites (a caller elsewhere may pass anything else)."""
+def _passed(ctx: Context, name: cst.Name, scope: Scope, depth: int, test, what: str):  # noqa: ANN001, ANN202
+    """A parameter of a plain function of this module every call of which passes there what
+    ``test`` (:func:`_is_device`, :func:`_device_list`) proves: the evidence of the call sites
+    (a caller elsewhere may pass anything else)."""
     if depth > 4:
         return None
     found = call_site_arguments(ctx, name, scope)
     if found is None:
         return None
     function, arguments = found
-    reasons = [_is_device(ctx, value, where, depth + 1) for value, where in arguments]
+    reasons = [test(ctx, value, where, depth + 1) for value, where in arguments]
     if not all(reasons):
         return None
     calls = "its one call" if len(reasons) == 1 else f"each of its {len(reasons)} calls"
-    return f"{name.value} of {function.name.value}(): {calls} here passes a device ({reasons[0]})"
+    return f"{name.value} of {function.name.value}(): {calls} here passes {what} ({reasons[0]})"
 
 
 def not_passed_a_device(ctx: Context, name: cst.BaseExpression, scope: Scope) -> Optional[str]:
