@@ -1,9 +1,11 @@
 # legacy: 0.4.13
 # findings: none
+# target: 0.4.34
 """A 2022 training loop that talks to the host through jax.experimental.host_callback: a
 metric computed by NumPy on the host (`hcb.call`), the loss tapped to a
 Python logger (`id_tap`) and printed (`id_print`), then `barrier_wait` before the log is read.
-host_callback is gone from today's JAX, so importing the module stopped the whole program."""
+host_callback is gone from today's JAX, so importing the module stopped the whole program.
+Migrated for JAX 0.4.34 on, where pure_callback asks how it batches (`vmap_method`)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
