@@ -137,6 +137,32 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
             """,  # noqa: E501
             unsafe_fixes=True,
         ),
+        Example(
+            title="a parameter every call of which passes a device",
+            before="""
+            import jax
+
+            def live(device):
+                return len(device.live_buffers())
+
+            def snapshot(devices):
+                return [live(d) for d in devices]
+
+            before = snapshot(jax.devices())
+            """,
+            after="""
+            import jax
+
+            def live(device):
+                return len([a for a in jax.live_arrays() if device in a.devices()])
+
+            def snapshot(devices):
+                return [live(d) for d in devices]
+
+            before = snapshot(jax.devices())
+            """,
+            unsafe_fixes=True,
+        ),
     )
 
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
