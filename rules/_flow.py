@@ -17,7 +17,7 @@ that holds for each), from :mod:`rules._flow_bindings`,
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -160,8 +160,33 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
     """A parameter of a plain function of this module (not a method) whose every use is a
     direct call passing, at that parameter's place, a tied value: *likely* (a caller in another
     module may pass anything), reason ``"arr, every call of describe() passes y, ..."``.  None
-    when the parameter is rebound in the body, has a default, or the function escapes (is
-    passed, returned, decorated or stored anywhere)."""
+    when :func:`call_site_arguments` finds no complete set of call sites."""
+    found = call_site_arguments(ctx, name, scope)
+    if found is None:
+        return None
+    function, arguments = found
+    ties = [tie_of(ctx, argument, where, depth + 1) for argument, where in arguments]
+    if not all(t.tied for t in ties):
+        return None
+    return Tie(
+        "likely",
+        f"{name.value}, every call of {function.name.value}() passes {ties[0].reason}",
+        pmap=any(t.pmap for t in ties),
+        named=all(t.named for t in ties),
+    )
+
+
+def call_site_arguments(
+    ctx: Context, name: cst.Name, scope: Scope
+) -> Optional[Tuple[cst.FunctionDef, List[Tuple[cst.BaseExpression, Scope]]]]:
+    """The function whose parameter ``name`` is, and what each of its call sites in this
+    module passes there (with the caller's scope): the evidence a parameter's callers give.
+
+    Only for a plain function (not a method, undecorated, not async, no ``*args``/``**kw``)
+    whose parameter has no default and is not rebound in the body, every use of which is a
+    direct call that passes the parameter by position or keyword; None otherwise (the function
+    escapes: it is passed, returned or stored, so someone else may call it), and None when it
+    is never called."""
     binding = scope.sole_binding(name.value)
     if binding is None:
         return None
@@ -185,7 +210,7 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
     position = positional.index(param) if param in positional else None
     defined_in = ctx.scope_of(function)
     def_binding = (defined_in.lookup(function.name.value) or (None,))[0]
-    ties = []
+    arguments = []
     for use in name_loads(ctx).get(function.name.value, ()):
         if (ctx.scope_of(use).lookup(function.name.value) or (None,))[0] is not def_binding:
             continue
@@ -195,15 +220,8 @@ def call_site_tie(ctx: Context, name: cst.Name, scope: Scope, tie_of: Callable, 
         argument = _argument(call, name.value, position)
         if argument is None:
             return None
-        ties.append(tie_of(ctx, argument, ctx.scope_of(call), depth + 1))
-    if not ties or not all(t.tied for t in ties):
-        return None
-    return Tie(
-        "likely",
-        f"{name.value}, every call of {function.name.value}() passes {ties[0].reason}",
-        pmap=any(t.pmap for t in ties),
-        named=all(t.named for t in ties),
-    )
+        arguments.append((argument, ctx.scope_of(call)))
+    return (function, arguments) if arguments else None
 
 
 def name_loads(ctx: Context) -> dict:

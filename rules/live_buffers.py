@@ -8,7 +8,7 @@ The jax.Array migration guide, "live_buffers replaced with live_arrays".  Run on
 
 from __future__ import annotations
 
-from typing import Optional, Set, Union
+from typing import List, Optional, Set, Union
 
 import libcst as cst
 
@@ -16,7 +16,8 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
-from jaxmigrate.rules._flow import bound_only_to
+from jaxmigrate.rules._flow import bound_only_to, call_site_arguments
+from jaxmigrate.rules._receivers import receiver_tie
 
 DEVICE_LISTS = frozenset(
     {
@@ -60,9 +61,14 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
     **What it does.** Rewrites the leak counter `len(device.live_buffers())` to `len([a for a in
     jax.live_arrays() if device in a.devices()])` when the receiver is certainly a JAX device:
     `jax.devices()[i]`, `jax.local_devices()[i]`, a name assigned from one of those, a loop
-    variable over `jax.devices()`, or a parameter annotated `jax.Device`. A receiver that is not
-    a plain name is bound once (`device = jax.devices()[0]` on the line before). Every other use
-    of `live_buffers()`, and receivers that are not known devices, are reported with the recipe.
+    variable over `jax.devices()` (a slice of it, `sorted(...)` of it, or `x.devices()` of a JAX
+    array), `x.device()` of a JAX array, or a parameter annotated `jax.Device`.  A parameter
+    with no annotation is a device (or a device list) on the evidence of its call sites: a plain
+    function of the module (not a method, never passed around) every call of which passes one; the
+    fix's detail names that evidence, and a report names the call that passes something else.
+    A receiver that is not a plain name is bound once (`device = jax.devices()[0]` on the line
+    before). Every other use of `live_buffers()`, and receivers that are not known devices, are
+    reported with the recipe.
 
     **Why.** `Device.live_buffers()` still exists but returns an empty list on every JAX
     since jax.Array (checked on 0.4.13, 0.4.30 and 0.10.2), so leak checks built on it
@@ -131,6 +137,32 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
             """,  # noqa: E501
             unsafe_fixes=True,
         ),
+        Example(
+            title="a parameter every call of which passes a device",
+            before="""
+            import jax
+
+            def live(device):
+                return len(device.live_buffers())
+
+            def snapshot(devices):
+                return [live(d) for d in devices]
+
+            before = snapshot(jax.devices())
+            """,
+            after="""
+            import jax
+
+            def live(device):
+                return len([a for a in jax.live_arrays() if device in a.devices()])
+
+            def snapshot(devices):
+                return [live(d) for d in devices]
+
+            before = snapshot(jax.devices())
+            """,
+            unsafe_fixes=True,
+        ),
     )
 
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
@@ -143,12 +175,14 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
         receiver = node.value
         if _is_client(ctx, receiver, scope, 0):
             return  # ``Client.live_buffers()`` still lists the backend's arrays (checked on 0.10.2)
-        if not _is_device(ctx, receiver, scope, 0):
+        evidence = _is_device(ctx, receiver, scope, 0)
+        if not evidence:
+            mixed = not_passed_a_device(ctx, receiver, scope)
             ctx.report(
                 call,
                 "live_buffers() returns [] since jax.Array; for a Device use jax.live_arrays()",
                 "live_buffers() returns [] on every JAX since jax.Array; if the receiver is a "
-                f"jax Device use {recipe(ctx.code(receiver))}.",
+                f"jax Device use {recipe(ctx.code(receiver))}" + (f" ({mixed})." if mixed else "."),
             )
             return
         outer = ctx.parent(call)
@@ -170,7 +204,7 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
             return
         live_arrays = ctx.ref("jax.live_arrays", scope)
         message = "device.live_buffers() -> jax.live_arrays() on the device"
-        detail = "device.live_buffers() is always [] since jax.Array."
+        detail = f"device.live_buffers() is always [] since jax.Array. The device: {evidence}."
         if isinstance(receiver, cst.Name):
             ctx.replace(call, _comprehension(live_arrays, receiver), message, detail=detail)
             return
@@ -191,7 +225,8 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
             if isinstance(ancestor, cst.BaseCompoundStatement):
                 break
             previous = ancestor
-        taken: Set[str] = ctx.memo(("live_buffers", "names"), set)  # picked earlier this round
+        # names picked earlier this round in this scope (a nested scope may shadow them)
+        taken: Set[str] = ctx.memo(("live_buffers", "names", id(scope.node)), set)
         name = _free_name(ctx, scope, "device", taken)
         taken.add(name)
         if line is None or not isinstance(ctx.parent(line), (cst.Module, cst.IndentedBlock)):
@@ -273,38 +308,94 @@ def _free_name(ctx: Context, scope: Scope, base: str, taken: Set[str]) -> str:
 
 
 # -- is this expression a JAX device? ------------------------------------------------------
+# Each test answers with the evidence, as a message's detail names it, or None.
+_ORDERING = frozenset({"list", "tuple", "sorted", "reversed"})  # a device list, reordered
+
+
 def _qual(ctx: Context, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
     return ctx.qualname(expr, scope) if dotted_parts(expr) else None
 
 
-def _is_device_list(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
-    """``jax.devices(...)``/``jax.local_devices(...)``, or a name bound only to one."""
-    if isinstance(expr, cst.Call):
-        return _qual(ctx, expr.func, scope) in DEVICE_LISTS
-    if isinstance(expr, cst.Name) and depth < 4:
-        return bound_only_to(
-            ctx,
-            expr.value,
-            scope,
-            lambda kind, value, home: (
-                kind == "value" and _is_device_list(ctx, value, home, depth + 1)
-            ),
-        )
-    return False
+def _builtin(expr: cst.BaseExpression, scope: Scope, names: frozenset) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in names and scope.lookup(expr.value) is None
 
 
-def _is_device(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int) -> bool:
+def _array_devices(ctx: Context, call: cst.Call, scope: Scope, depth: int) -> Optional[str]:
+    """``x.devices()`` of a JAX array ``x``: the set of devices it lives on."""
+    func = call.func
+    if call.args or not isinstance(func, cst.Attribute) or func.attr.value != "devices":
+        return None
+    tie = receiver_tie(ctx, func.value, scope, depth + 1)
+    if tie.kind not in ("array", "gda", "likely"):
+        return None
+    return f"{ctx.code(call)}, {tie.reason}"
+
+
+def _device_list(
+    ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int = 0
+) -> Optional[str]:
+    """``jax.devices(...)``/``jax.local_devices(...)`` (a slice of one, ``sorted``/``list`` of
+    one), ``x.devices()`` of a JAX array, or a name bound only to one of those."""
     if depth > 4:
-        return False
-    if isinstance(expr, cst.Subscript):
-        return (
-            len(expr.slice) == 1
-            and isinstance(expr.slice[0].slice, cst.Index)
-            and _is_device_list(ctx, expr.value, scope)
-        )
+        return None
+    if isinstance(expr, cst.Call):
+        if _qual(ctx, expr.func, scope) in DEVICE_LISTS:
+            return ctx.code(expr)
+        if _builtin(expr.func, scope, _ORDERING) and expr.args and not expr.args[0].keyword:
+            if expr.args[0].star:
+                return None
+            return _device_list(ctx, expr.args[0].value, scope, depth + 1)
+        return _array_devices(ctx, expr, scope, depth)
+    if (
+        isinstance(expr, cst.Subscript)
+        and len(expr.slice) == 1
+        and isinstance(expr.slice[0].slice, cst.Slice)
+    ):
+        return _device_list(ctx, expr.value, scope, depth + 1)
     if isinstance(expr, cst.Name):
-        return _name_is_device(ctx, expr.value, scope, depth)
-    return False
+        found: List[str] = []
+
+        def holds_devices(kind: str, value: cst.BaseExpression, home: Scope) -> bool:
+            reason = _device_list(ctx, value, home, depth + 1) if kind == "value" else None
+            found.extend([reason] if reason else [])
+            return reason is not None
+
+        if bound_only_to(ctx, expr.value, scope, holds_devices):
+            return f"{expr.value} = {found[0]}"
+        return _passed(ctx, expr, scope, depth, _device_list, "a device list")
+    return None
+
+
+def _is_device(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int) -> Optional[str]:
+    """Why ``expr`` is certainly a JAX device (the evidence), else None."""
+    if depth > 4:
+        return None
+    if isinstance(expr, cst.Subscript):
+        if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            if _device_list(ctx, expr.value, scope, depth + 1):
+                return ctx.code(expr)
+        return None
+    if isinstance(expr, cst.Name):
+        return _name_is_device(ctx, expr, scope, depth)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "device" and not expr.args:
+            tie = receiver_tie(ctx, func.value, scope, depth + 1)  # the legacy Array.device()
+            return f"{ctx.code(expr)}, {tie.reason}" if tie.kind in _ARRAYS else None
+        if _builtin(func, scope, frozenset({"next"})) and len(expr.args) == 1:
+            inner = expr.args[0].value  # next(iter(x.devices())), as JAX404 writes x.device()
+            if (
+                isinstance(inner, cst.Call)
+                and _builtin(inner.func, scope, frozenset({"iter"}))
+                and len(inner.args) == 1
+                and isinstance(inner.args[0].value, cst.Call)
+                and _array_devices(ctx, inner.args[0].value, scope, depth)
+            ):
+                return ctx.code(expr)
+    return None
+
+
+_ARRAYS = ("array", "gda", "likely")
 
 
 def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int) -> bool:
@@ -330,12 +421,54 @@ def _is_client(ctx: Context, expr: cst.BaseExpression, scope: Scope, depth: int)
     return False
 
 
-def _name_is_device(ctx: Context, name: str, scope: Scope, depth: int) -> bool:
+def _name_is_device(ctx: Context, name: cst.Name, scope: Scope, depth: int) -> Optional[str]:
+    """A name bound only to devices (assigned one, a loop over a device list, annotated
+    ``jax.Device``), else a parameter every call of whose function passes a device."""
+    found: List[str] = []
+
     def holds_a_device(kind: str, value: cst.BaseExpression, home: Scope) -> bool:
         if kind == "value":
-            return _is_device(ctx, value, home, depth + 1)
-        if kind == "iter":
-            return _is_device_list(ctx, value, home)
-        return kind != "annotation" or _qual(ctx, value, home) in DEVICE_TYPES
+            reason = _is_device(ctx, value, home, depth + 1)
+        elif kind == "iter":
+            reason = _device_list(ctx, value, home, depth + 1)
+            reason = reason and f"an element of {reason}"
+        else:
+            reason = "annotated jax.Device" if _qual(ctx, value, home) in DEVICE_TYPES else None
+        found.extend([reason] if reason else [])
+        return reason is not None
 
-    return bound_only_to(ctx, name, scope, holds_a_device)
+    if bound_only_to(ctx, name.value, scope, holds_a_device):
+        return f"{name.value}, {found[0]}"
+    return _passed(ctx, name, scope, depth, _is_device, "a device")
+
+
+def _passed(ctx: Context, name: cst.Name, scope: Scope, depth: int, test, what: str):  # noqa: ANN001, ANN202
+    """A parameter of a plain function of this module every call of which passes there what
+    ``test`` (:func:`_is_device`, :func:`_device_list`) proves: the evidence of the call sites
+    (a caller elsewhere may pass anything else)."""
+    if depth > 4:
+        return None
+    found = call_site_arguments(ctx, name, scope)
+    if found is None:
+        return None
+    function, arguments = found
+    reasons = [test(ctx, value, where, depth + 1) for value, where in arguments]
+    if not all(reasons):
+        return None
+    calls = "its one call" if len(reasons) == 1 else f"each of its {len(reasons)} calls"
+    return f"{name.value} of {function.name.value}(): {calls} here passes {what} ({reasons[0]})"
+
+
+def not_passed_a_device(ctx: Context, name: cst.BaseExpression, scope: Scope) -> Optional[str]:
+    """For a parameter some calls of whose function pass a device and some do not: the first
+    argument that is not one, as a report names it (None: no such call-site evidence)."""
+    if not isinstance(name, cst.Name):
+        return None
+    found = call_site_arguments(ctx, name, scope)
+    if found is None:
+        return None
+    function, arguments = found
+    others = [value for value, where in arguments if not _is_device(ctx, value, where, 1)]
+    if not others or len(others) == len(arguments):
+        return None
+    return f"{function.name.value}({ctx.code(others[0])}) passes what is not known to be a device"

@@ -235,7 +235,8 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
     every release of the target range; calls it does not fit (other keywords, a used result
     of `id_print`) are reported with the recipe.  `id_print` and `id_tap` returned their
     argument: as a statement, or as the value of `y = ...` or `return ...` when that argument
-    is a plain name, the call becomes the `jax.debug` statement, then `y = x` or `return x`.
+    is a plain name, the call becomes the `jax.debug` statement, then `y = x` or `return x`;
+    `y = id_print(<expression>)` becomes `y = <expression>`, then the statement on `y`.
 
     **Builtins.** Inside `list`, `tuple`, `set`, `sorted` or `dict` the recipe's `list(...)` is
     left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`).  Where the module imports the
@@ -316,6 +317,16 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
             return
         line, assign = assignment
         returned = call.args[recipe.returns].value  # type: ignore[index]
+        if dotted_parts(returned) is None:  # y = id_print(f(x)): y = f(x), then print y
+            assert isinstance(assign, cst.Assign)
+            held = assign.targets[0].target
+            args = list(call.args)
+            args[recipe.returns] = args[recipe.returns].with_changes(value=held)  # type: ignore[index]
+            printed = _render(recipe, call.with_changes(args=args), site, ctx)
+            first = line.with_changes(body=[assign.with_changes(value=returned)])
+            then = cst.SimpleStatementLine(body=[cst.Expr(printed)])
+            ctx.replace(line, cst.FlattenSentinel([first, then]), message, safety, detail=detail)
+            return
         lines = [line.with_changes(body=[cst.Expr(_render(recipe, call, site, ctx))])]
         if isinstance(assign, cst.Return) or not (
             len(assign.targets) == 1 and ctx.code(assign.targets[0].target) == ctx.code(returned)
@@ -328,7 +339,9 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         recipe: CallRecipe, call: cst.Call, ctx: Context
     ) -> Optional[Tuple[cst.SimpleStatementLine, Union[cst.Assign, cst.Return]]]:
         """``y = f(..., x, ...)`` or ``return f(..., x, ...)`` alone on its line, ``x`` (what
-        ``f`` returned) a plain name."""
+        ``f`` returned) a plain name; or ``y = f(..., <expression>)`` with ``y`` a plain name
+        and every other argument a name, literal or lambda (evaluated first, then or later
+        alike), which becomes ``y = <expression>`` and the statement on ``y``."""
         assign = ctx.parent(call)
         if recipe.returns is None or not isinstance(assign, (cst.Assign, cst.Return)):
             return None
@@ -338,11 +351,18 @@ class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None
         positional = [a for a in call.args if a.keyword is None]
-        if (
-            len(positional) <= recipe.returns
-            or dotted_parts(positional[recipe.returns].value) is None
-        ):
+        if len(positional) <= recipe.returns:
             return None
+        if dotted_parts(positional[recipe.returns].value) is None:
+            others = [a.value for a in call.args if a is not positional[recipe.returns]]
+            if not (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+                and positional[recipe.returns] is call.args[recipe.returns]
+                and all(_pure(v) or isinstance(v, cst.Lambda) for v in others)
+            ):
+                return None
         return line, assign
 
     def _rewritten_safely(self, ctx: Context) -> Callable[[str, cst.Call], bool]:

@@ -15,7 +15,12 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import all_rules
 from jaxmigrate.migrator.scope import Interest, Scope, catches_import_error
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.rules._flow import assignments, bound_values, single_assignment
+from jaxmigrate.rules._flow import (
+    assignments,
+    bound_values,
+    call_site_arguments,
+    single_assignment,
+)
 
 
 def _context(source: str) -> Context:
@@ -82,6 +87,32 @@ def test_single_assignment_needs_the_only_binding_to_be_a_plain_assignment() -> 
     assert ctx.scope_of(found) is _scope(ctx)
     for name in ("twice", "chained", "param", "np"):
         assert single_assignment(ctx, _load(ctx, name), inner) is None, name
+
+
+def test_call_site_arguments_gives_what_each_call_passes_or_none() -> None:
+    ctx = _context(
+        """
+        import jax
+        def count(dev, scale=1):
+            return dev
+        def escapes(dev):
+            return dev
+        def starred(*devs):
+            return devs
+        def g():
+            return count(jax.devices()[0]), count(dev=d), escapes(1), starred(2)
+        handlers = [escapes]
+        """
+    )
+    found = call_site_arguments(ctx, cst.Name("dev"), _scope(ctx, "count"))
+    assert found is not None
+    function, arguments = found
+    assert function.name.value == "count"
+    assert [ctx.code(value) for value, _ in arguments] == ["jax.devices()[0]", "d"]
+    assert all(where is _scope(ctx, "g") for _, where in arguments)
+    # a default, a function passed around, star parameters: no complete evidence
+    for name, function_name in (("scale", "count"), ("dev", "escapes"), ("devs", "starred")):
+        assert call_site_arguments(ctx, cst.Name(name), _scope(ctx, function_name)) is None
 
 
 def test_bound_values_follows_every_binding_kind_it_can_read() -> None:

@@ -6,13 +6,14 @@ deterministic results.  Its header comments say how it runs and what the migrati
     # legacy: 0.4.13          real old JAX (tests/runtime/venvs.py), or ``shim``
     # processes: 2            optional: two processes x 4 CPU devices, gloo, on loopback
     # findings: JAX203 JAX607 codes of the findings left after migration (``none``)
+    # target: 0.4.34          optional: ``--target-version`` of the migration (default: none)
     # xfail: <reason>         optional: the missing migration that makes it fail today
 
 * legacy side: the program on that JAX (``launch.py legacy``; ``shim``: the newest JAX with the
   test-only shim).  Its output is cached by content (program, launcher, shim, JAX version) in
   ``~/.cache/jaxmigrate/programs``: old JAX does not change.
-* modern side: the program migrated by the CLI (``jaxmigrate DIR --unsafe-fixes --format json``,
-  default target), run on the newest JAX with ``-W error::DeprecationWarning``.
+* modern side: the program migrated by the CLI (``jaxmigrate FILES --unsafe-fixes --format json``,
+  default target, or the header's), run on the newest JAX with ``-W error::DeprecationWarning``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ LAUNCH = HERE / "launch.py"
 SHIM = HERE.parent / "runtime" / "shim"
 REPO = HERE.parents[1]
 TIMEOUT = float(os.environ.get("JAXMIGRATE_PROGRAM_TIMEOUT", 180))
-_HEADER = re.compile(r"^#\s*(legacy|processes|findings|xfail):\s*(.*?)\s*$")
+_HEADER = re.compile(r"^#\s*(legacy|processes|findings|xfail|target):\s*(.*?)\s*$")
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Program:
     processes: int
     findings: List[str]
     xfail: Optional[str]
+    target: Optional[str] = None
 
     @property
     def text(self) -> str:
@@ -73,6 +75,7 @@ def read_program(path: Path) -> Program:
         int(fields.get("processes", 1)),
         findings,
         fields.get("xfail"),
+        fields.get("target"),
     )
 
 
@@ -101,13 +104,29 @@ def migrate(progs: Sequence[Program], out_dir: Path) -> Dict[str, List[str]]:
     out_dir.mkdir(parents=True, exist_ok=True)
     for prog in progs:
         shutil.copyfile(prog.path, out_dir / prog.path.name)
+    entries = []
+    for target in sorted({p.target for p in progs}, key=str):
+        paths = [str(out_dir / p.path.name) for p in progs if p.target == target]
+        entries += _migrate_files(paths, [] if target is None else ["--target-version", target])
+    found = {}
+    for entry in entries:
+        codes = sorted(f["code"] for f in entry["findings"])
+        if entry["error"]:  # a file (or one site) the tool could not migrate: never expected
+            codes.append(f"error: {entry['error']['message']}")
+        found[Path(entry["path"]).stem] = codes
+    return {p.name: found.get(p.name, []) for p in progs}
+
+
+def _migrate_files(paths: List[str], options: List[str]) -> List[dict]:
+    """The JSON report's file entries of one ``jaxmigrate --unsafe-fixes`` run over ``paths``."""
     done = subprocess.run(
         [
             sys.executable,
             "-c",
             "from jaxmigrate.migrator.cli import main; main()",
-            str(out_dir),
+            *paths,
             "--unsafe-fixes",
+            *options,
             "--format",
             "json",
             "-j",
@@ -119,16 +138,9 @@ def migrate(progs: Sequence[Program], out_dir: Path) -> Dict[str, List[str]]:
         env=dict(os.environ, PYTHONPATH=str(REPO)),
     )
     try:
-        report = json.loads(done.stdout)
+        return json.loads(done.stdout)["files"]
     except ValueError:
         raise RuntimeError(f"jaxmigrate failed ({done.returncode}):\n{done.stderr}") from None
-    found = {}
-    for entry in report["files"]:
-        codes = sorted(f["code"] for f in entry["findings"])
-        if entry["error"]:  # a file (or one site) the tool could not migrate: never expected
-            codes.append(f"error: {entry['error']['message']}")
-        found[Path(entry["path"]).stem] = codes
-    return {p.name: found.get(p.name, []) for p in progs}
 
 
 def _env(devices: int) -> Dict[str, str]:
