@@ -376,7 +376,8 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
 def _redirect_env(ctx: Context, node: cst.Attribute, parts: List[str], owner: str) -> bool:
     """``maps.thread_resources`` (inside the chain ``node``, whose names are ``parts``) ->
     ``jax._src.mesh.thread_resources``, the same object, where the target range starts from
-    0.4.7 (or in the floor survey); False where it does not apply."""
+    0.4.7 (or in the floor survey): the fix, or without --unsafe-fixes its finding; False
+    where it does not apply (the caller reports)."""
     if owner != "jax.experimental.maps" or len(parts) < 2 or parts[1] != "thread_resources":
         return False
     if ctx.target < parse_version(ENV_SINCE) and not ctx.survey:
@@ -389,7 +390,7 @@ def _redirect_env(ctx: Context, node: cst.Attribute, parts: List[str], owner: st
     except CannotReference:
         return False
     new = new or dotted_expr(ENV.split("."))
-    return ctx.replace(
+    ctx.replace(  # (applied, or a finding without --unsafe-fixes: either way, said here)
         inner,
         new,
         f"maps.thread_resources -> {ENV}: the same object, but private",
@@ -400,6 +401,7 @@ def _redirect_env(ctx: Context, node: cst.Attribute, parts: List[str], owner: st
             "since 0.8.2. Better: pass NamedSharding(mesh, P(...)) or use jax.set_mesh(mesh)."
         ),
     )
+    return True
 
 
 def _imports_removed(ctx: Context, removed: Tuple[str, ...]) -> bool:

@@ -239,3 +239,26 @@ def test_a_dead_version_shim_keeps_the_branch_the_newest_jax_runs(test, kept):
     assert "if " not in result.output and "f = jax.tree_util.register_keypaths\n" in result.output
     assert "JAX907" in [d.code for d in result.fixes]
     assert any("register_keypaths" in d.message for d in result.findings)
+
+
+FLAX_META = """
+    from jax.experimental import maps
+
+    def global_mesh_defined():
+        return maps.thread_resources.env.physical_mesh.devices.shape != ()
+    """
+
+
+def test_the_thread_resources_redirect_is_one_unsafe_finding_without_unsafe_fixes():
+    result = _run(FLAX_META, target_version="0.4.13")
+    assert result.output == textwrap.dedent(FLAX_META)
+    at_use = [d for d in result.findings if d.line == 5]
+    assert [(d.code, d.safety) for d in at_use] == [("JAX806", "unsafe")], result.findings
+    assert "jax._src.mesh.thread_resources" in at_use[0].message
+
+
+def test_thread_resources_below_its_private_home_is_reported_with_what_to_write():
+    result = _run(FLAX_META, target_version="0.4.1", unsafe_fixes=True)
+    assert result.output == textwrap.dedent(FLAX_META)  # jax._src.mesh came in 0.4.7
+    (at_use,) = [d for d in result.findings if d.line == 5]
+    assert "use NamedShardings or jax.set_mesh" in at_use.message
