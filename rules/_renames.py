@@ -139,8 +139,11 @@ class RenameRule(Rule):
         if not move.renamed:
             return move.modern_name
         legacy_name = move.legacy.rsplit(".", 1)[1]
-        if legacy_name in ctx.analysis.exported:
-            return legacy_name  # listed in ``__all__``: other modules import it by that name
+        if legacy_name in ctx.analysis.exported or _unused_at_module_level(alias, ctx):
+            # listed in ``__all__``, or imported and never used here (a re-export: flax's
+            # linen/activation.py imports jax.nn.normalize for linen/__init__.py): other
+            # modules import it by that name
+            return legacy_name
         if self._name_free(move.modern_name, move.modern, ctx):
             return move.modern_name
         return move.legacy.rsplit(".", 1)[1]  # ``from m import Modern as Legacy``
@@ -371,3 +374,12 @@ class RenameRule(Rule):
             kept = list(kept)
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return kept
+
+
+def _unused_at_module_level(alias: cst.ImportAlias, ctx: Context) -> bool:
+    """Is ``alias`` a module-level import whose name nothing in the module reads?"""
+    module_scope = ctx.analysis.scopes.get(id(ctx.module))
+    for binding in ctx.analysis.imports:
+        if binding.node is alias:
+            return binding.scope is module_scope and not ctx.analysis.is_used(binding)
+    return False
