@@ -16,7 +16,6 @@ signatures of jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2:
 from __future__ import annotations
 
 import functools
-import re
 from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
@@ -25,22 +24,25 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
-from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._pjit import keyword_arg
+from jaxmigrate.rules._text_gates import (
+    CLIP,
+    MAKE_MESH,
+    RESHAPE,
+    REWRITTEN,
+    SOLVE,
+    RemovedKeywordsGate,
+)
 
-SOLVE = "jax.scipy.linalg.solve"
-CLIP = "jax.numpy.clip"
-RESHAPE = "jax.numpy.reshape"
-MAKE_MESH = "jax.make_mesh"
 # The first release known without the keyword (present on the one before it that was measured).
 SYM_POS_GONE = parse_version("0.4.14")
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
 
 
-class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
+class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SAFE):
     """solve(sym_pos=True) -> solve(assume_a="pos"); clip(x, a_min=lo, a_max=hi) -> clip(x, lo, hi)
 
     **What it does.** Rewrites keyword arguments JAX removed from functions that remain:
@@ -73,10 +75,9 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
 
     lifecycle = Lifecycle(deprecated=("0.3.15", "sym_pos of jax.scipy.linalg.solve deprecated"))
     references = (refs.api(SOLVE), refs.api(CLIP))
-    names = frozenset({SOLVE, CLIP, RESHAPE, MAKE_MESH})
+    names = REWRITTEN
     names_are_legacy = False  # the functions stay: never drop their imports
     dropped: Dict[str, FrozenSet[str]] = {}  # function -> the keywords the newest JAX lacks
-    by_word: Dict[str, FrozenSet[str]] = {}  # the same by the function's last name
     examples = (
         Example(
             before="""
@@ -108,24 +109,6 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
 
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _with_history()
-
-    def text_gate(self, gate: TextGate) -> bool:
-        """A rewritten function written at all, or one the history saw drop a keyword, with
-        one of its dropped keywords written ``name=`` somewhere in the text."""
-        text = gate.text
-        if any(name.rsplit(".", 1)[1] in text for name in RemovedKeywords.names):
-            return True
-        for word, keywords in self.by_word.items():
-            if word not in text:
-                continue
-            # ``import pjit as pj``, ``f = x.f``: the names it is called by
-            names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
-            for name in names:
-                for match in _CALL(name).finditer(text):
-                    span = _arguments(text, match.end())
-                    if any(_KEYWORD(keyword).search(span) for keyword in keywords):
-                        return True
-        return False
 
     def ast_gate(self, facts: Facts) -> bool:
         for call in facts.calls:
@@ -255,62 +238,6 @@ def _owned_keywords() -> FrozenSet[str]:
     global_arg_shapes, ...): theirs, not reported twice."""
     others = (r for code, r in all_rules().items() if code != RemovedKeywords.code)
     return frozenset().union(*(r.keywords for r in others))
-
-
-@functools.lru_cache(maxsize=256)
-def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
-    return re.compile(rf"\b{re.escape(keyword)}\s*=(?!=)")
-
-
-@functools.lru_cache(maxsize=512)
-def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """``word(``, but not its definition (``def word(``)."""
-    return re.compile(rf"(?<!def )\b{re.escape(word)}\s*\(")
-
-
-@functools.lru_cache(maxsize=512)
-def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word``."""
-    escaped = re.escape(word)
-    return re.compile(rf"\b{escaped}\s+as\s+(\w+)|(?m:^\s*(\w+)\s*=\s*[\w.\s\\]*\b{escaped}\s*$)")
-
-
-def _escaped(text: str, index: int) -> bool:
-    """An odd run of backslashes just before ``index``."""
-    run = 0
-    while index - run - 1 >= 0 and text[index - run - 1] == "\\":
-        run += 1
-    return run % 2 == 1
-
-
-def _arguments(text: str, start: int) -> str:
-    """The text from ``start`` (just inside a call's ``(``) to its closing parenthesis, string
-    literals skipped while counting; the rest of the text when it never closes.  Holds every
-    keyword ``ast`` sees passed to the call."""
-    depth, index, end = 1, start, len(text)
-    while index < end:
-        char = text[index]
-        if char in "\"'":
-            triple = text[index : index + 3] == char * 3
-            close = text.find(char * 3 if triple else char, index + (3 if triple else 1))
-            while not triple and close > 0 and _escaped(text, close):
-                close = text.find(char, close + 1)
-            if close < 0:
-                return text[start:]
-            index = close + (3 if triple else 1)
-            continue
-        if char == "#":
-            newline = text.find("\n", index)
-            index = end if newline < 0 else newline
-            continue
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return text[start:index]
-        index += 1
-    return text[start:]
 
 
 def _report_dropped(qualname: str, call: cst.Call, ctx: Context) -> None:
