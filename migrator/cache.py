@@ -135,7 +135,7 @@ def sweep(root: Path, limit: Optional[int] = None, force: bool = False) -> int:
                 continue
             if name.endswith(".tmp") and now - info.st_mtime > SWEEP_EVERY:
                 entries.append((0.0, info.st_size, path))  # a killed writer's: first to go
-            elif name.endswith(".json"):
+            elif name.endswith((".json", ".gates")):  # results; gates (migrator.gateplan)
                 entries.append((info.st_mtime, info.st_size, path))
             else:
                 continue

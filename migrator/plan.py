@@ -54,17 +54,38 @@ def identifier_tokens(text: str) -> List[str]:
 class Plan:
     rules: Tuple[Rule, ...]
     words: Tuple[str, ...]
-    by_name: Dict[str, Tuple[Rule, ...]]
-    by_attribute: Dict[str, Tuple[Rule, ...]]
-    by_keyword: Dict[str, Tuple[Rule, ...]]
-    by_string: Dict[str, Tuple[Rule, ...]]
-    legacy_names: FrozenSet[str]
-    legacy_modules: FrozenSet[str]
     masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
 
     text_gated: Tuple[Rule, ...]  # rules gate 1 passes wherever "jax" occurs (Rule.text_gated)
     identifiers: FrozenSet[str]  # trigger words written as one identifier-like token
     substrings: Tuple[str, ...]  # other string-literal trigger words: searched as substrings
+
+    # What the traversal and the clean-up read, made on first use (the gates need none of it).
+    @functools.cached_property
+    def by_name(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "names")
+
+    @functools.cached_property
+    def by_attribute(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "attributes")
+
+    @functools.cached_property
+    def by_keyword(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "keywords")
+
+    @functools.cached_property
+    def by_string(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "strings")
+
+    @functools.cached_property
+    def legacy_names(self) -> FrozenSet[str]:
+        return frozenset().union(*(r.names for r in self.rules if r.names_are_legacy))
+
+    @functools.cached_property
+    def legacy_modules(self) -> FrozenSet[str]:
+        """Imports under these modules are removed when unused: only rules whose names are
+        legacy."""
+        return frozenset().union(*(r.legacy_modules for r in self.rules if r.names_are_legacy))
 
     @functools.cached_property
     def interest(self) -> Interest:
@@ -179,8 +200,6 @@ def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
 @functools.lru_cache(maxsize=64)
 def make_plan(rules: Tuple[Rule, ...]) -> Plan:
     rules = in_run_order(rules)  # code order, but after the rules each declares it runs after
-    # Imports under these modules are removed when unused: only rules whose names are legacy.
-    modules = frozenset().union(*(r.legacy_modules for r in rules if r.names_are_legacy))
     words = frozenset().union(*(r.trigger_words for r in rules))
     masks = tuple(
         (rule, re.compile("|".join(f"(?:{p})" for p in rule.modern_spellings)))
@@ -199,11 +218,5 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         substrings=tuple(sorted(string_words)),
         rules=rules,
         words=tuple(sorted(words)),
-        by_name=_index(rules, "names"),
-        by_attribute=_index(rules, "attributes"),
-        by_keyword=_index(rules, "keywords"),
-        by_string=_index(rules, "strings"),
-        legacy_names=frozenset().union(*(r.names for r in rules if r.names_are_legacy)),
-        legacy_modules=modules,
         masks=masks,
     )

@@ -23,6 +23,7 @@ R = TypeVar("R", bound="RuleGate")
 # What the gates read of every rule (the rule for the run's target range: ``for_target``).
 GATE_FIELDS = (
     "code",
+    "trigger_words",
     "names",
     "attributes",
     "keywords",

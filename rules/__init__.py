@@ -2,9 +2,6 @@
 (:func:`migrator.rule.all_rules` calls it).  Importing the package itself loads none of them,
 so that a light module of shared code (``rules._text_gates``) can be imported alone."""
 
-import importlib
-import pkgutil
-
 _LOADED = False
 
 
@@ -12,6 +9,9 @@ def load() -> None:
     """Import (and so register) every rule module, once."""
     global _LOADED
     if not _LOADED:
+        import importlib
+        import pkgutil
+
         for info in pkgutil.iter_modules(__path__):
             if not info.name.startswith("_"):
                 importlib.import_module(f"{__name__}.{info.name}")
