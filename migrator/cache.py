@@ -48,6 +48,7 @@ def default_cache_dir() -> Path:
     return Path(base) / "jaxmigrate"
 
 
+@functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Changes whenever the tool's own code changes (not only on a version bump)."""
     from jaxmigrate import migrator, rules

@@ -72,8 +72,8 @@ def passes_none(text: str, settings: "Settings", directory: Path) -> bool:
 
 def _load(where: Path) -> Optional["Plan"]:
     try:
-        with open(where, "rb") as handle:
-            kept: List[Entry] = marshal.load(handle)
+        with open(where, "rb") as handle:  # (marshal.load reads a Python file piece by piece)
+            kept: List[Entry] = marshal.loads(handle.read())
         os.utime(where)  # used now: the cache's sweep deletes the least recently used first
         return plan_of(kept)
     except Exception:  # noqa: BLE001  (unreadable, stale or foreign: the engine answers)
