@@ -119,7 +119,7 @@ def sweep(root: Path, limit: Optional[int] = None, force: bool = False) -> int:
         if not force and now - stamp.stat().st_mtime < SWEEP_EVERY:
             return 0
     except OSError:
-        if not root.is_dir():
+        if not os.path.isdir(root):  # (False too where it cannot be reached)
             return 0
     try:
         stamp.touch()
