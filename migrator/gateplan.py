@@ -61,13 +61,23 @@ def passes_none(text: str, settings: "Settings", directory: Path) -> bool:
     """True when gates 1 and 1b pass no rule for ``text``, told from the kept gates: the engine
     would give ``text`` back unchanged, with no fix and no finding.  False says nothing (no
     gates kept, or some rule passes: the engine decides)."""
-    if not settings.gates or "jaxmigrate.migrator.engine" in sys.modules:
-        return False  # (the rules are loaded already: the engine answers as fast)
+    plan = kept(settings, directory)
+    return plan is not None and not plan.candidates(text)
+
+
+def kept(settings: "Settings", directory: Path) -> Optional["Plan"]:
+    """The plan of the gates of ``settings`` kept under ``directory``; None when none are
+    kept, or when the rules are loaded already (their own plan answers as fast)."""
+    if not settings.gates or _rules_loaded():
+        return None
     where = path(directory, settings)
     if where not in _PLANS:
         _PLANS[where] = _load(where)
-    plan = _PLANS[where]
-    return plan is not None and not plan.candidates(text)
+    return _PLANS[where]
+
+
+def _rules_loaded() -> bool:
+    return bool(getattr(sys.modules.get("jaxmigrate.rules"), "_LOADED", False))
 
 
 def _load(where: Path) -> Optional["Plan"]:
@@ -130,16 +140,16 @@ def entries(rules: "Tuple[Rule, ...]") -> Optional[List[Entry]]:
 
 
 def save(settings: "Settings", directory: Path) -> None:
-    """Keep the gates of ``settings`` (once per process and settings; the rules are loaded:
-    the engine has just run), unless they are kept already or cannot be: a rule registered
-    at run time (a test's) is not among the shipped rules of :mod:`migrator.rule_index`."""
-    if not settings.gates:
+    """Keep the gates of ``settings`` (once per process and settings) if the rules are
+    loaded, unless they are kept already or cannot be: a rule registered at run time (a
+    test's) is not among the shipped rules of :mod:`migrator.rule_index`."""
+    if not settings.gates or not _rules_loaded():
         return
     where = path(directory, settings)
     if where in _SAVED:
         return
     _SAVED.add(where)
-    if where.exists() and _PLANS.get(where, True) is not None:  # (kept, and not found unreadable)
+    if os.path.exists(where) and _PLANS.get(where, True) is not None:  # (kept, and readable)
         return
     from jaxmigrate.migrator.rule import all_rules
 

@@ -147,14 +147,15 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     else:
         migrated = migrate_source(base, settings, cache)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
-        if kept is not None:
-            gateplan.save(settings, kept)  # for the next run's files like this one's
     if options.doctests and (">>>" in output or _CODE_BLOCK_HINT.search(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
-        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache)
+        gates = None if kept is None else gateplan.kept(settings, kept)
+        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache, gates)
         fixes += doc_fixes
         findings += doc_findings
+    if kept is not None:
+        gateplan.save(settings, kept)  # (if the rules were loaded) for later runs' files
     if options.docs and options.doctests and "`j" in output:  # documentation text: --docs
         from jaxmigrate.migrator.docliterals import migrate_literals
 

@@ -55,6 +55,10 @@ def test_the_kept_gates_pass_what_the_rules_pass(settings: Settings) -> None:
             got = [r.code for r in kept.candidates(variant)]
             if got != want:
                 differ.append((path.relative_to(ROOT), want, got))
+            for extra, jax in ((frozenset(), True), (frozenset({"pjit", "tree_map"}), False)):
+                want_parts = real.may_pass_parts(variant, extra, jax)  # (docstrings' gate 1)
+                if kept.may_pass_parts(variant, extra, jax) != want_parts:
+                    differ.append((path.relative_to(ROOT), "may_pass_parts", extra, jax))
     assert differ == []
 
 
@@ -84,6 +88,11 @@ import jax.numpy as jnp
 
 
 def f(x: jax.Array) -> jax.Array:
+    '''Sines.
+
+    >>> f(jnp.zeros(2))
+    Array([0., 0.], dtype=float32)
+    '''
     return jax.tree_util.tree_map(jnp.sin, x)
 """
 _LOADED = """
