@@ -112,23 +112,24 @@ class Evidence:
 def evidence(tree: ast.Module) -> Evidence:
     """The :class:`Evidence` of a parsed module: every JAX name it references outside
     compatibility code, looked up in JAX's API history."""
-    from jaxmigrate.rules._api_history import history
+    from jaxmigrate.migrator.rule_index import releases
+    from jaxmigrate.rules._api_runs import last_run  # (not the whole history: tens of ms)
 
-    h = history()
-    newest = len(h.releases) - 1
+    known = releases()
+    newest = len(known) - 1
     before: Optional[Tuple[Version, str]] = None
     since: Optional[Tuple[Version, str]] = None
     for qualname in jax_references(tree):
-        known = h.lookup(qualname)
-        if known is None or not known.present:
+        run = last_run(qualname)  # the run of releases that reaches the newest
+        if run is None:
             continue
-        first, last = known.present[-1]  # the run of releases that reaches the newest
+        first, last = run
         if last < newest:
-            removed = _key(h.releases[last + 1])
+            removed = _key(known[last + 1])
             if before is None or removed < before[0]:
                 before = (removed, qualname)
         elif first > 0:
-            added = _key(h.releases[first])
+            added = _key(known[first])
             if since is None or added > since[0]:
                 since = (added, qualname)
     return Evidence(before, since)
