@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Type, cast
 
 from jaxmigrate.migrator import rule_index
-from jaxmigrate.migrator.rulegate import GATE_FIELDS, RuleGate
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.plan import Plan
     from jaxmigrate.migrator.rule import Rule
+    from jaxmigrate.migrator.rulegate import RuleGate
     from jaxmigrate.migrator.settings import Settings
 
 _FORMAT = 1
@@ -99,7 +99,9 @@ def plan_of(kept: List[Entry]) -> "Plan":
     return make_plan(cast("Tuple[Rule, ...]", gates))
 
 
-def _gate(module: str, name: str, fields: Dict[str, Any]) -> RuleGate:
+def _gate(module: str, name: str, fields: Dict[str, Any]) -> "RuleGate":
+    from jaxmigrate.migrator.rulegate import RuleGate
+
     if module != __name__.rpartition(".")[0] + ".rulegate" and not module.startswith(
         "jaxmigrate.rules._"
     ):
@@ -112,11 +114,12 @@ def _gate(module: str, name: str, fields: Dict[str, Any]) -> RuleGate:
     return gate
 
 
-def gate_base(rule: RuleGate) -> Optional[Type[RuleGate]]:
+def gate_base(rule: "RuleGate") -> Optional[Type["RuleGate"]]:
     """The class whose gate hooks ``rule`` runs: the first gate base in its MRO that is not a
     rule (:class:`RuleGate` itself, or a ``rules._text_gates`` base); None when the rule or a
     rule class above it overrides what the gates call (then it cannot be kept)."""
     from jaxmigrate.migrator.rule import Rule
+    from jaxmigrate.migrator.rulegate import RuleGate
 
     kind = type(rule)
     base = next(c for c in kind.__mro__ if issubclass(c, RuleGate) and not issubclass(c, Rule))
@@ -129,6 +132,8 @@ def gate_base(rule: RuleGate) -> Optional[Type[RuleGate]]:
 def entries(rules: "Tuple[Rule, ...]") -> Optional[List[Entry]]:
     """What is kept of ``rules`` (the active rules of some settings); None when one of them
     cannot be kept."""
+    from jaxmigrate.migrator.rulegate import GATE_FIELDS
+
     kept: List[Entry] = []
     for rule in rules:
         base = gate_base(rule)
