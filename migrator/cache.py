@@ -48,6 +48,7 @@ def default_cache_dir() -> Path:
     return Path(base) / "jaxmigrate"
 
 
+@functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Changes whenever the tool's own code changes (not only on a version bump)."""
     from jaxmigrate import migrator, rules
@@ -118,7 +119,7 @@ def sweep(root: Path, limit: Optional[int] = None, force: bool = False) -> int:
         if not force and now - stamp.stat().st_mtime < SWEEP_EVERY:
             return 0
     except OSError:
-        if not root.is_dir():
+        if not os.path.isdir(root):  # (False too where it cannot be reached)
             return 0
     try:
         stamp.touch()
@@ -135,7 +136,7 @@ def sweep(root: Path, limit: Optional[int] = None, force: bool = False) -> int:
                 continue
             if name.endswith(".tmp") and now - info.st_mtime > SWEEP_EVERY:
                 entries.append((0.0, info.st_size, path))  # a killed writer's: first to go
-            elif name.endswith(".json"):
+            elif name.endswith((".json", ".gates")):  # results; gates (migrator.gateplan)
                 entries.append((info.st_mtime, info.st_size, path))
             else:
                 continue

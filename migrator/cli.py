@@ -175,7 +175,10 @@ def _output(flag: str, dest: str, metavar: str, text: str) -> Callable[[_F], _F]
 @_flag("--exit-zero", "Exit 0 even when files changed or findings remain (errors still exit 2).")
 @_flag("--show-fixes", "Also list every fix (text format).")
 @_flag("-q", "--quiet", "No summary line.")
-@_flag("--no-cache", "Do not read or write the result cache.")
+@_flag(
+    "--no-cache",
+    "Do not read or write the result cache (what the rules look for is still kept there).",
+)
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -275,7 +278,11 @@ def migrate_command(
         # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
         settings = dataclasses.replace(settings, locate_fixes=False)
     options = Options(
-        docs=docs, doctests=not no_doctests, add_todos=add_todos, diff_cells=diff_cells
+        docs=docs,
+        doctests=not no_doctests,
+        add_todos=add_todos,
+        diff_cells=diff_cells,
+        gates_dir=str(cache_dir or default_cache_dir()),
     )
     if stdin_mode:
 
@@ -344,6 +351,8 @@ def migrate_command(
         clirun.write_report(report_path, results, mode, settings, versions)
     if cache is not None:
         sweep(Path(cache))
+    elif options.gates_dir is not None:  # --no-cache: the gates kept there (migrator.gateplan)
+        sweep(Path(options.gates_dir) / "gates")
     sys.exit(clirun.exit_code(results, clirun.FAIL_NEVER if exit_zero else fail_on))
 
 

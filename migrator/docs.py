@@ -29,7 +29,7 @@ import ast
 import dataclasses
 import difflib
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.docpieces import (
@@ -41,7 +41,7 @@ from jaxmigrate.migrator.docpieces import (
     rst_pieces,
 )
 from jaxmigrate.migrator.doctest_output import rewrite_output
-from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.segments import MARKER, bindings, loads, migrate_segments
 from jaxmigrate.migrator.settings import Settings
 
@@ -110,18 +110,20 @@ def apply_pieces(
     settings: Settings,
     cache=None,
     prelude: str = "",  # noqa: ANN001
+    gates: Optional[Plan] = None,
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """Migrate the pieces as one program; the new text and diagnostics on its lines.
 
     ``prelude``: import statements the pieces run after (a docstring's module imports), given
     to the migration as a first segment that is not written back; an import the migration
-    adds to it goes to the top of the first piece instead."""
+    adds to it goes to the top of the first piece instead.  ``gates``: as for
+    :func:`migrator.segments.migrate_segments`."""
     if not pieces:
         return text, [], []
     lines = text.splitlines(keepends=True)
     lines, output_fixes = rewrite_outputs(lines, pieces, settings)
     codes = [p.code for p in pieces]
-    result = migrate_segments([prelude, *codes] if prelude else codes, settings, cache)
+    result = migrate_segments([prelude, *codes] if prelude else codes, settings, cache, gates)
     outputs, fixes, findings = result.outputs, result.fixes, result.findings
     added: List[str] = []
     if prelude:
@@ -207,7 +209,7 @@ def rewrite_outputs(
 ) -> Tuple[List[str], List[Diagnostic]]:
     """Old array reprs in the expected output of the doctest ``pieces`` (see
     :mod:`migrator.doctest_output`), under the code of the rule of the old type."""
-    active = {rule.code for rule in settings.active_rules()}
+    active: Optional[Set[str]] = None  # (the rules: asked only where an old repr is)
     result = list(lines)
     fixes: List[Diagnostic] = []
     for number, piece in enumerate(pieces):
@@ -219,7 +221,11 @@ def rewrite_outputs(
             continue
         bodies = [line_body(line) for line in lines[piece.end : end]]
         new_bodies, rewrites = rewrite_output(bodies, piece.indent)
-        if not rewrites or any(REPR_RULES[name] not in active for _l, _c, name in rewrites):
+        if not rewrites:
+            continue
+        if active is None:
+            active = {rule.code for rule in settings.active_rules()}
+        if any(REPR_RULES[name] not in active for _l, _c, name in rewrites):
             continue  # a rule left out by select/ignore: all or nothing per example
         for offset, (old, new) in enumerate(zip(lines[piece.end : end], new_bodies)):
             result[piece.end + offset] = new + old[len(line_body(old)) :]
@@ -253,13 +259,16 @@ def migrate_docstrings(
     text: str,
     settings: Settings,
     cache=None,  # noqa: ANN001
+    gates: Optional[Plan] = None,
     tree: Optional[ast.Module] = None,
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
-    """A Python module with the doctest examples of its docstrings migrated.  ``tree``:
-    CPython's tree of ``text``, when the caller has it (it is read, not changed)."""
+    """A Python module with the doctest examples of its docstrings migrated.  ``gates``: the
+    plan of the kept gates of ``settings`` (:mod:`migrator.gateplan`), which gate 1 asks
+    instead of the rules.  ``tree``: CPython's tree of ``text``, when the caller has it (it is
+    read, not changed)."""
     fixes: List[Diagnostic] = []
     findings: List[Diagnostic] = []
-    if settings.gates and not _may_change(text, settings):
+    if settings.gates and not _may_change(text, settings, gates=gates):
         return text, fixes, findings
     lines = text.splitlines(keepends=True)
     if tree is None:
@@ -275,10 +284,12 @@ def migrate_docstrings(
     imports = "\n".join(module_imports.values())
     gated = settings.gates and "DeviceArray" not in text  # (old reprs: see _may_change)
     for group in sorted(groups, key=lambda g: -g[0].start):
-        if gated and not _may_change(_examples_text(lines, group), settings, imports):
+        if gated and not _may_change(_examples_text(lines, group), settings, imports, gates):
             continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
-        new_text, new_fixes, new_findings = apply_pieces(text, group, settings, cache, prelude)
+        new_text, new_fixes, new_findings = apply_pieces(
+            text, group, settings, cache, prelude, gates
+        )
         if new_text == text:
             delta = 0
         else:
@@ -299,7 +310,9 @@ def _examples_text(lines: Sequence[str], group: Sequence[Piece]) -> str:
     return "".join(lines[group[0].start : max(piece.end for piece in group)])
 
 
-def _may_change(text: str, settings: Settings, imports: str = "") -> bool:
+def _may_change(
+    text: str, settings: Settings, imports: str = "", gates: Optional[Plan] = None
+) -> bool:
     """Gate 1 for the programs :func:`migrate_docstrings` builds from a module's examples and
     imports, before the module is parsed for them (most modules with examples hold nothing a
     rule acts on, and parsing them cost more than the rest of a ``--check``).  The examples
@@ -312,7 +325,7 @@ def _may_change(text: str, settings: Settings, imports: str = "") -> bool:
     extra = {"import", "from", "as", MARKER, *_ASCII_WORD.findall(imports)}
     if jax:
         extra |= set(_ASCII_WORD.findall(" ".join(CONVENTIONAL.values())))
-    plan = make_plan(tuple(settings.active_rules()))
+    plan = gates or make_plan(tuple(settings.active_rules()))
     return plan.may_pass_parts(text, frozenset(extra), jax=jax)
 
 

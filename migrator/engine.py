@@ -35,20 +35,15 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
-from jaxmigrate.migrator.plan import Plan, make_plan
+from jaxmigrate.migrator.plan import MAX_PARSE_CHARS, Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.source import note_floor
-from jaxmigrate.migrator.textgate import admitted
 from jaxmigrate.migrator.traversal import cached_children
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.cache import ResultCache
-
-# LibCST's parser peaks at about 750 bytes of memory per source byte (bench/memory.py): bigger
-# files (generated code) are refused.
-MAX_PARSE_CHARS = 20 * 10**6
 
 
 @dataclasses.dataclass
@@ -102,12 +97,7 @@ def migrate_source(
     """
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
-    if settings.gates:
-        candidates, hits, tokens = plan.prefilter_tokens(text)
-        if candidates and len(text) <= MAX_PARSE_CHARS:
-            candidates = admitted(text, candidates, hits, tokens)  # gate 1b: written as a site?
-    else:
-        candidates = plan.rules
+    candidates = plan.candidates(text) if settings.gates else plan.rules  # gates 1 and 1b
     if not candidates:
         return Result(text, text, [], [])
     if cache is None:

@@ -9,6 +9,7 @@ import dataclasses
 import functools
 import re
 from typing import (
+    TYPE_CHECKING,
     Dict,
     FrozenSet,
     List,
@@ -17,10 +18,17 @@ from typing import (
     Tuple,
 )
 
-from jaxmigrate.migrator.astfacts import Facts
-from jaxmigrate.migrator.rule import Rule, in_run_order
-from jaxmigrate.migrator.scope import Interest
-from jaxmigrate.migrator.textgate import under
+from jaxmigrate.migrator.rulegate import in_run_order
+from jaxmigrate.migrator.textgate import admitted, under
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astfacts import Facts
+    from jaxmigrate.migrator.rule import Rule
+    from jaxmigrate.migrator.scope import Interest
+
+# LibCST's parser peaks at about 750 bytes of memory per source byte (bench/memory.py): bigger
+# files (generated code) are refused (gate 1b does not read them either: they are refused).
+MAX_PARSE_CHARS = 20 * 10**6
 
 # Every trigger word is ASCII: a token of this pattern that equals one is that identifier (a
 # non-ASCII letter next to it only splits the token, which can add hits, never lose one).
@@ -45,19 +53,60 @@ def identifier_tokens(text: str) -> List[str]:
 @dataclasses.dataclass(frozen=True)
 class Plan:
     rules: Tuple[Rule, ...]
-    interest: Interest
     words: Tuple[str, ...]
-    by_name: Dict[str, Tuple[Rule, ...]]
-    by_attribute: Dict[str, Tuple[Rule, ...]]
-    by_keyword: Dict[str, Tuple[Rule, ...]]
-    by_string: Dict[str, Tuple[Rule, ...]]
-    legacy_names: FrozenSet[str]
-    legacy_modules: FrozenSet[str]
     masks: Tuple[Tuple[Rule, "re.Pattern[str]"], ...]  # rules with modern_spellings
 
     text_gated: Tuple[Rule, ...]  # rules gate 1 passes wherever "jax" occurs (Rule.text_gated)
     identifiers: FrozenSet[str]  # trigger words written as one identifier-like token
     substrings: Tuple[str, ...]  # other string-literal trigger words: searched as substrings
+
+    # What the traversal and the clean-up read, made on first use (the gates need none of it).
+    @functools.cached_property
+    def by_name(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "names")
+
+    @functools.cached_property
+    def by_attribute(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "attributes")
+
+    @functools.cached_property
+    def by_keyword(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "keywords")
+
+    @functools.cached_property
+    def by_string(self) -> Dict[str, Tuple[Rule, ...]]:
+        return _index(self.rules, "strings")
+
+    @functools.cached_property
+    def legacy_names(self) -> FrozenSet[str]:
+        return frozenset().union(*(r.names for r in self.rules if r.names_are_legacy))
+
+    @functools.cached_property
+    def legacy_modules(self) -> FrozenSet[str]:
+        """Imports under these modules are removed when unused: only rules whose names are
+        legacy."""
+        return frozenset().union(*(r.legacy_modules for r in self.rules if r.names_are_legacy))
+
+    @functools.cached_property
+    def interest(self) -> Interest:
+        """What the traversal looks for (imported with LibCST, when a file is parsed)."""
+        from jaxmigrate.migrator.scope import Interest
+
+        rules = self.rules
+        return Interest(
+            frozenset().union(*(r.names for r in rules)),
+            frozenset().union(*(r.attributes for r in rules)),
+            frozenset().union(*(r.keywords for r in rules)),
+            frozenset().union(*(r.strings for r in rules)),
+        )
+
+    def candidates(self, text: str) -> Tuple[Rule, ...]:
+        """Gates 1 and 1b: the rules whose trigger words ``text`` writes as one of their sites
+        (gate 1b only reads a text the engine parses: not over :data:`MAX_PARSE_CHARS`)."""
+        candidates, hits, tokens = self.prefilter_tokens(text)
+        if candidates and len(text) <= MAX_PARSE_CHARS:
+            candidates = admitted(text, candidates, hits, tokens)  # gate 1b: written as a site?
+        return candidates
 
     def prefilter(self, text: str) -> Tuple[Rule, ...]:
         """The rules whose trigger words occur in ``text`` outside their modern spellings."""
@@ -151,12 +200,6 @@ def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
 @functools.lru_cache(maxsize=64)
 def make_plan(rules: Tuple[Rule, ...]) -> Plan:
     rules = in_run_order(rules)  # code order, but after the rules each declares it runs after
-    names = frozenset().union(*(r.names for r in rules))
-    attributes = frozenset().union(*(r.attributes for r in rules))
-    keywords = frozenset().union(*(r.keywords for r in rules))
-    strings = frozenset().union(*(r.strings for r in rules))
-    # Imports under these modules are removed when unused: only rules whose names are legacy.
-    modules = frozenset().union(*(r.legacy_modules for r in rules if r.names_are_legacy))
     words = frozenset().union(*(r.trigger_words for r in rules))
     masks = tuple(
         (rule, re.compile("|".join(f"(?:{p})" for p in rule.modern_spellings)))
@@ -174,13 +217,6 @@ def make_plan(rules: Tuple[Rule, ...]) -> Plan:
         identifiers=frozenset(words - string_words),
         substrings=tuple(sorted(string_words)),
         rules=rules,
-        interest=Interest(names, attributes, keywords, strings),
         words=tuple(sorted(words)),
-        by_name=_index(rules, "names"),
-        by_attribute=_index(rules, "attributes"),
-        by_keyword=_index(rules, "keywords"),
-        by_string=_index(rules, "strings"),
-        legacy_names=frozenset().union(*(r.names for r in rules if r.names_are_legacy)),
-        legacy_modules=modules,
         masks=masks,
     )

@@ -30,7 +30,7 @@ from typing import (
 
 from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.references import Reference, release_notes
-from jaxmigrate.migrator.textgate import TextGate, WordSites, word_sites
+from jaxmigrate.migrator.rulegate import RuleGate, in_run_order
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,7 +141,7 @@ __all__ = [
 REGISTRY: Dict[str, "Rule"] = {}
 
 
-class Rule:
+class Rule(RuleGate):
     """Base class of every rule.
 
     A rule states who it is on its class line and documents itself in its docstring::
@@ -157,10 +157,10 @@ class Rule:
     The docstring's first paragraph is the rule's one-line ``summary`` (``jaxmigrate rules``,
     SARIF's short description), the rest its Markdown ``doc`` (what it does, why, what to use
     instead: ``jaxmigrate explain``).  A class without ``code`` is a helper base, not a rule.
-    Subclasses set the other class attributes below and override hooks.
+    Subclasses set the other class attributes below, and those the gates read (its sites,
+    declared in :class:`migrator.rulegate.RuleGate`), and override hooks.
     """
 
-    code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
     safety: ClassVar[Safety]
@@ -178,34 +178,6 @@ class Rule:
     doc: ClassVar[str] = ""  # from the docstring: Markdown, what it does, why, what to use
     examples: ClassVar[Tuple[Example, ...]] = ()
 
-    # What the rule wants to see.  The engine derives the textual prefilter, the cheap
-    # detection step and the dispatch of the single traversal from these sets.
-    names: ClassVar[FrozenSet[str]] = frozenset()  # fully qualified legacy names
-    attributes: ClassVar[FrozenSet[str]] = frozenset()  # ``<expr>.attr`` on any receiver
-    keywords: ClassVar[FrozenSet[str]] = frozenset()  # call keyword names
-    strings: ClassVar[FrozenSet[str]] = frozenset()  # exact string literal values
-    # Modules that no longer exist: an import of them left unused is removed.
-    legacy_modules: ClassVar[FrozenSet[str]] = frozenset()
-    # Words the rule reports where a string annotation spells them (``x: "jnp.DeviceArray"``),
-    # import or not: a string annotation that holds one is a site for the gates.
-    annotation_words: ClassVar[FrozenSet[str]] = frozenset()
-    # False when ``names`` are current APIs the rule only reads as context (for example
-    # ``jax.sharding.Mesh``): their unused imports are then not removed as legacy.
-    names_are_legacy: ClassVar[bool] = True
-    # True when the rule can only act in a file that imports something from ``jax`` or
-    # ``jaxlib``: its names are JAX names, and its attribute sites need JAX evidence (a
-    # receiver built or annotated with a JAX API).  The engine skips it for files without
-    # the word "jax" and for files whose imports name no JAX module.  A rule that can act
-    # without such an import (environment-variable or flag strings) sets False.  Left unset,
-    # it is True when every name and module the rule declares is a JAX one and it declares no
-    # strings.  ``tests/test_engine.py`` checks the claim on every fixture with its JAX
-    # imports removed.
-    needs_jax_import: ClassVar[bool] = True
-    # Regular expressions for modern text that contains a trigger word (for example
-    # ``tree_util\.tree_map``).  The prefilter masks them before looking for the words, so
-    # files that only use the modern spelling are never parsed.  Speed only: correctness
-    # never depends on them.
-    modern_spellings: ClassVar[Tuple[str, ...]] = ()
     # Names that are the same object as a name the rule writes, on every release the rule
     # runs for (``jax.numpy.ndarray`` is ``jax.Array``): where a fix leaves both in one
     # ``Union`` or ``isinstance`` tuple, the engine's tidying keeps one (:mod:`migrator.tidy`).
@@ -251,11 +223,6 @@ class Rule:
             )
         REGISTRY[cls.code] = cls()
 
-    # A rule whose sites no list of words can name (any private ``_x`` under ``jax``): gate 1
-    # passes it for every file with the word "jax", and its :meth:`text_gate` and
-    # :meth:`ast_gate` alone decide (it must keep both cheap and exact enough).
-    text_gated: ClassVar[bool] = False
-
     # An opt-in rule rewrites code that works on every JAX (a modernisation, not a migration):
     # it runs only when ``select`` names its code exactly, never through a prefix or ALL.
     opt_in: ClassVar[bool] = False
@@ -278,13 +245,6 @@ class Rule:
         """Can the rule make no fix under ``settings`` (an unsafe-only rule without
         --unsafe-fixes)?"""
         return self.unsafe_fixes_only and not settings.unsafe_fixes
-
-    # Codes of rules whose hooks must see a site before this rule's do (within a round, rules
-    # are called site by site in this order, then ``visit_module`` in the same order): for a
-    # rule that leaves alone what another rule has just edited.  Otherwise rules run in code
-    # order.  The engine orders the plan with :func:`in_run_order`; ``tests/test_rule_order.py``
-    # checks the declarations.
-    runs_after: ClassVar[FrozenSet[str]] = frozenset()
 
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
@@ -324,19 +284,6 @@ class Rule:
         ``tests/test_gate_equivalence.py`` checks the answers against the LibCST path."""
         return None
 
-    def text_gate(self, gate: TextGate) -> bool:
-        """Gate 1b, refined: False only when the rule certainly does nothing in a file whose text
-        reads like this (:class:`migrator.textgate.TextGate`), so not even ``ast`` parses it for
-        this rule.  It must over-approximate :meth:`ast_gate`; ``tests/test_gates.py`` checks
-        that it says True wherever gate 2 does."""
-        return True
-
-    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
-        """Gate 1b, narrowed: of the trigger ``words`` the text holds, those that can still make
-        one of the rule's sites (the others are not read further).  Must keep every word that
-        can; ``tests/test_gates.py`` checks it with the rest of gate 1b."""
-        return words
-
     def visit_name(self, site: "NameSite", ctx: "Context") -> None:
         """A reference (or ``from`` import) of one of :attr:`names`."""
 
@@ -353,43 +300,9 @@ class Rule:
         """Called once per file after the sites, for rules that look at the whole module."""
 
     # -- helpers --------------------------------------------------------------------------
-    @functools.cached_property
-    def word_sites(self) -> Dict[str, WordSites]:
-        """What each trigger word stands for, for gate 1b (:mod:`migrator.textgate`)."""
-        return word_sites(self)
-
-    @functools.cached_property
-    def trigger_words(self) -> FrozenSet[str]:
-        """Words one of which must occur in a file for this rule to have anything to do."""
-        names = {n.rsplit(".", 1)[-1] for n in self.names | self.legacy_modules}
-        return frozenset(
-            names | self.attributes | self.keywords | self.strings | self.annotation_words
-        )
-
     @property
     def slug(self) -> str:
         return f"{self.code}-{self.name}"
-
-
-def in_run_order(rules: Iterable[Rule]) -> Tuple[Rule, ...]:
-    """``rules`` in code order, except that each comes after the rules it ``runs_after``
-    (those among ``rules``; the others are switched off and do not matter)."""
-    pending = {rule.code: rule for rule in sorted(rules, key=lambda r: r.code)}
-    ordered: List[Rule] = []
-    while pending:
-        ready = next(
-            (
-                rule
-                for rule in pending.values()
-                if not (rule.runs_after & pending.keys()) - {rule.code}
-            ),
-            None,
-        )
-        if ready is None:
-            raise ValueError(f"rules {sorted(pending)} declare a cycle in runs_after")
-        ordered.append(ready)
-        del pending[ready.code]
-    return tuple(ordered)
 
 
 class Owners:
@@ -427,8 +340,9 @@ class Owners:
 
 def owners() -> Owners:
     """The index over the registry as it is now (built once per set of registered rules)."""
-    from jaxmigrate import rules  # noqa: F401  (importing registers the rules)
+    from jaxmigrate import rules
 
+    rules.load()  # (importing them registers the rules)
     return _owners(tuple(REGISTRY))
 
 
@@ -438,7 +352,9 @@ def _owners(codes: Tuple[str, ...]) -> Owners:
 
 
 def all_rules() -> Dict[str, Rule]:
-    """Every registered rule, by code (imports the ``rules`` package on first use)."""
-    from jaxmigrate import rules  # noqa: F401  (importing registers the rules)
+    """Every registered rule, by code (imports the rule modules on first use)."""
+    from jaxmigrate import rules
+
+    rules.load()  # (importing them registers the rules)
 
     return dict(sorted(REGISTRY.items()))

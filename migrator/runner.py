@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from jaxmigrate.migrator import guard, interrupt, linemap
+from jaxmigrate.migrator import gateplan, guard, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES
@@ -44,6 +44,9 @@ class Options:
     # --diff-cells: a notebook's diff shows each changed cell's source (for reading), not the
     # patch of its .ipynb file that git apply takes
     diff_cells: bool = False
+    # Where the gates of the run's settings are kept (migrator.gateplan): the cache directory,
+    # with --no-cache too (they hold nothing of any file).  None: neither kept nor read.
+    gates_dir: Optional[str] = None
 
 
 WRITE, DIFF, CHECK = "write", "diff", "check"
@@ -137,7 +140,10 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
 
         base, unstripped = todos.strip_markers(text)
     tree = None  # CPython's tree of ``output``, when the engine has it
-    if settings.gates and idle(base):  # what the engine gives back for it, without the engine
+    kept = Path(options.gates_dir) if options.gates_dir is not None else None
+    if (settings.gates and idle(base)) or (
+        kept is not None and gateplan.passes_none(base, settings, kept)
+    ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
     else:
         migrated = migrate_source(base, settings, cache)
@@ -147,10 +153,13 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     if options.doctests and (">>>" in output or _CODE_BLOCK_HINT.search(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
-        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache, tree)
+        gates = None if kept is None else gateplan.kept(settings, kept)
+        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache, gates, tree)
         fixes += doc_fixes
         findings += doc_findings
     del tree
+    if kept is not None:
+        gateplan.save(settings, kept)  # (if the rules were loaded) for later runs' files
     if options.docs and options.doctests and "`j" in output:  # documentation text: --docs
         from jaxmigrate.migrator.docliterals import migrate_literals
 

@@ -18,15 +18,26 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.engine import migrate_source
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.settings import Settings
 
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.engine import Result
+    from jaxmigrate.migrator.plan import Plan
+
 MARKER = "__jaxmigrate_segment__"
 _MARKER_RE = re.compile(r"^" + MARKER + r"\((\d+)\)\r?\n", re.MULTILINE)
+
+
+def migrate_source(text: str, settings: Settings, cache=None) -> "Result":  # noqa: ANN001
+    """:func:`migrator.engine.migrate_source`, imported on the first call (with LibCST and the
+    rules): a module whose examples no rule can act on never loads them."""
+    from jaxmigrate.migrator.engine import migrate_source as migrate
+
+    return migrate(text, settings, cache)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,8 +63,11 @@ def migrate_segments(
     segments: Sequence[str],
     settings: Settings,
     cache=None,  # noqa: ANN001
+    gates: Optional[Plan] = None,
 ) -> SegmentResult:
-    """Migrate the segments as one program; returns the new segments and located diagnostics."""
+    """Migrate the segments as one program; returns the new segments and located diagnostics.
+    ``gates``: the plan of the kept gates of ``settings`` (:mod:`migrator.gateplan`): where
+    they pass no rule, the engine is not asked (it would give the program back as it is)."""
     if not segments:
         return SegmentResult([], [], [], [])
     joined_parts = []
@@ -62,6 +76,8 @@ def migrate_segments(
             joined_parts.append(f"{MARKER}({index})\n")
         joined_parts.append(_with_newline(segment))
     joined = "".join(joined_parts)
+    if gates is not None and not gates.candidates(joined):  # the engine's gates 1 and 1b
+        return SegmentResult(list(segments), [], [], [])
     try:
         result = migrate_source(joined, settings, cache)
     except MigrationError:

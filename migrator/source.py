@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
@@ -113,42 +112,27 @@ class Evidence:
 def evidence(tree: ast.Module) -> Evidence:
     """The :class:`Evidence` of a parsed module: every JAX name it references outside
     compatibility code, looked up in JAX's API history."""
-    from jaxmigrate.rules._api_history import history
+    from jaxmigrate.migrator.rule_index import releases
+    from jaxmigrate.rules._api_runs import last_run  # (not the whole history: tens of ms)
 
-    h = history()
-    newest = len(h.releases) - 1
+    known = releases()
+    newest = len(known) - 1
     before: Optional[Tuple[Version, str]] = None
     since: Optional[Tuple[Version, str]] = None
     for qualname in jax_references(tree):
-        known = h.lookup(qualname)
-        if known is None or not known.present:
-            written = _written_since().get(qualname)  # a private name a fix writes
-            if written is not None and (since is None or written > since[0]):
-                since = (written, qualname)
+        run = last_run(qualname)  # the run of releases that reaches the newest
+        if run is None:
             continue
-        first, last = known.present[-1]  # the run of releases that reaches the newest
+        first, last = run
         if last < newest:
-            removed = _key(h.releases[last + 1])
+            removed = _key(known[last + 1])
             if before is None or removed < before[0]:
                 before = (removed, qualname)
         elif first > 0:
-            added = _key(h.releases[first])
+            added = _key(known[first])
             if since is None or added > since[0]:
                 since = (added, qualname)
     return Evidence(before, since)
-
-
-@functools.lru_cache(maxsize=1)
-def _written_since() -> Dict[str, Version]:
-    """The names outside the API history that the rules' fixes write, with the release each
-    needs (:attr:`migrator.rule.Rule.writes_since`)."""
-    from jaxmigrate.migrator.rule import all_rules
-
-    return {
-        name: _key(release)
-        for rule in all_rules().values()
-        for name, release in rule.writes_since.items()
-    }
 
 
 def floor_of(text: str) -> Optional[Tuple[Version, str]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 from typing import FrozenSet, List, Optional, Tuple
 
 import libcst as cst
@@ -20,25 +19,16 @@ from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts
-from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
 from jaxmigrate.rules._config import suite_in_place
+from jaxmigrate.rules._text_gates import DeadFeatureTestGate
 from jaxmigrate.rules._version_tests import version_answer
 
-_HASATTR = re.compile(r"hasattr\s*\(")
-_QUOTED = re.compile(r"""["'](\w+)["']""")
-_IF = re.compile(r"\bif\b")
-# the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
-_GAP = r"(?:[\s\\]|#[^\n]*)*"  # white space, continuations and comments between tokens
-_ANSWERABLE = re.compile(
-    rf"__version_info__|__version__{_GAP}\.{_GAP}split{_GAP}\("
-    rf"|(?:parse|Version){_GAP}\((?:[\w.\s\\]|#[^\n]*)*__version__"
-)
 Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); None: the else
 
 
-class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
+class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UNSAFE):
     """`if hasattr(<jax module>, "name"):` or JAX-version shims whose branch on the newest
     target JAX uses a name gone there -> that branch, which the other rules then migrate
 
@@ -68,7 +58,6 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
     # the prefilter's words (a feature test, a JAX version test); the text and ast gates decide
     strings = frozenset({"hasattr", "__version__", "__version_info__"})
     needs_jax_import = True  # the shim tests a JAX module (a rule with strings defaults to False)
-    absent: FrozenSet[str] = frozenset()  # what ``hasattr`` can ask that the newest JAX lacks
     examples = (
         Example(
             title="neither branch exists on today's JAX: the one that runs there is kept, "
@@ -98,16 +87,6 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
 
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _for_newest(_newest(high))
-
-    def text_gate(self, gate: TextGate) -> bool:
-        text = gate.text
-        if "__version" in text and _version_in_an_if(text):
-            return True  # a version read near an ``if``: the ast gate reads the file
-        for call in _HASATTR.finditer(text):
-            asked = _QUOTED.finditer(_arguments(text, call.end()))
-            if any(match.group(1) in self.absent for match in asked):
-                return True
-        return False
 
     def ast_gate(self, facts: Facts) -> bool:
         if facts.attributes & self.absent and _tests_a_version(facts):
@@ -146,15 +125,6 @@ class DeadFeatureTest(Rule, code="JAX907", safety=Safety.UNSAFE):
             )
 
 
-def _version_in_an_if(text: str) -> bool:
-    """Is a JAX version read the way :func:`version_answer` reads it, at most 400 characters
-    after an ``if`` (a test over several lines included)?  A superset of what it answers."""
-    for read in _ANSWERABLE.finditer(text):
-        if _IF.search(text, max(0, read.start() - 400), read.start()):
-            return True
-    return False
-
-
 def _tests_a_version(facts: Facts) -> bool:
     """Does an ``if`` test read a version the way :func:`version_answer` reads one
     (``V.split(...)``, ``__version_info__``, ``parse(V)``/``Version(V)``)?"""
@@ -183,21 +153,6 @@ def _answerable(node: ast.AST) -> bool:
     return name in ("parse", "Version") and any(
         isinstance(a, ast.Attribute) and a.attr == "__version__" for a in node.args
     )
-
-
-def _arguments(text: str, start: int) -> str:
-    """The text from ``start`` to the bracket that closes the call (or 2,000 characters):
-    comments and continuations between the arguments stay inside it."""
-    depth = 1
-    for at in range(start, min(len(text), start + 2000)):
-        char = text[at]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if not depth:
-                return text[start:at]
-    return text[start : start + 2000]
 
 
 def _one_line(code: str) -> str:

@@ -15,14 +15,14 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.rules._receiver_gate import ast_called_without_arguments
+from jaxmigrate.rules._text_gates import DeviceMethodGate
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
 
 MODERN = "next(iter(x.devices()))"
 
 
-class DeviceMethod(Rule, code="JAX404", safety=Safety.UNSAFE):
+class DeviceMethod(DeviceMethodGate, Rule, code="JAX404", safety=Safety.UNSAFE):
     """x.device() on a jax.Array -> next(iter(x.devices())) (never the .device property)
 
     **What it does.** Rewrites the removed `Array.device()` method to
@@ -80,9 +80,6 @@ class DeviceMethod(Rule, code="JAX404", safety=Safety.UNSAFE):
             """,
         ),
     )
-
-    def text_gate(self, gate: TextGate) -> bool:
-        return gate.of("device").empty_call  # ``.device()``, as ast_gate below asks
 
     def ast_gate(self, facts: Facts) -> bool:
         return ast_called_without_arguments(facts, "device")  # the .device property is modern

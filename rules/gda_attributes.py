@@ -15,11 +15,10 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.migrator.textgate import TextGate
-from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._gda import GDA_HISTORY
 from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._receiver_gate import ast_called, ast_imports_gda, ast_may_tie
+from jaxmigrate.rules._text_gates import GdaAttributesGate
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
 
 NEW = {
@@ -30,7 +29,7 @@ NEW = {
 }
 
 
-class GdaAttributes(Rule, code="JAX402", safety=Safety.SAFE):
+class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
     """GDA .local_shards/.local_data(i)/.mesh_axes/.mesh ->
     .addressable_shards/.addressable_data(i)/.sharding.spec/.sharding.mesh
 
@@ -105,29 +104,6 @@ class GdaAttributes(Rule, code="JAX402", safety=Safety.SAFE):
             """,
         ),
     )
-
-    def text_gate(self, gate: TextGate) -> bool:
-        # ast_gate below, read from the text: a .mesh/.mesh_axes receiver can only tie to an
-        # array if it is an expression (a call, a subscript), an attribute in ARRAY_PROPERTIES or
-        # ``.data``, or a name something assigns or annotates.  (ast_gate also says True when a
-        # module is too deeply nested to walk; that says nothing about the receivers, so the
-        # text gate does not copy it.)
-        if gate.of("local_shards").after_dot or gate.of("local_data").after_dot:
-            return True
-        if "global_device_array" in gate.text:  # a GDA import, maybe
-            return True
-        for attr in ("mesh", "mesh_axes"):
-            found = gate.of(attr)
-            if found.unknown or found.on_expression:
-                return True
-            for head, parent, direct in found.chains:
-                if direct and gate.assigned(head):
-                    return True
-                if not direct and (parent in ARRAY_PROPERTIES or parent == "data"):
-                    return True
-                if not direct and gate.assigned(parent):  # self.table = <array> in a method
-                    return True
-        return False
 
     def ast_gate(self, facts: Facts) -> bool:
         # .local_shards / .local_data(i) are reported on any receiver, and so is anything in a

@@ -22,7 +22,6 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules import _multiprocess as mp
 from jaxmigrate.rules._multiprocess import MULTIHOST, RECIPE, TO_GLOBAL, listed
@@ -37,11 +36,12 @@ from jaxmigrate.rules._pjit import (
 )
 from jaxmigrate.rules._pjit_inputs import JIT_NAMES, PjitInputs
 from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
+from jaxmigrate.rules._text_gates import HostLocalInputsGate
 
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 
 
-class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
+class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
     """multi-process pjit/jit with per-process NumPy inputs -> host_local_array_to_global_array
 
     **What it does.** In a multi-process program (the file calls `jax.distributed.initialize`,
@@ -120,9 +120,6 @@ class HostLocalInputs(PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
             unsafe_fixes=True,
         ),
     )
-
-    def text_gate(self, gate: TextGate) -> bool:
-        return gate.of("in_shardings").keyword or gate.of("in_axis_resources").keyword
 
     def ast_gate(self, facts: Facts) -> bool:
         # a multi-process call, and a jit/pjit call with in_shardings/in_axis_resources

@@ -25,7 +25,7 @@ from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.textgate import TextGate, under
+from jaxmigrate.migrator.textgate import under
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules import _config_define as config_define
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
@@ -34,12 +34,13 @@ from jaxmigrate.rules._missing_api_ast import (
     findings as _ast_findings,
     first_missing as _first_missing,
 )
+from jaxmigrate.rules._text_gates import MissingApiGate
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 
 
-class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
+class MissingApi(MissingApiGate, Rule, code="JAX901", safety=Safety.MANUAL):
     """report any JAX name missing from some release of the target range (from every release's API)
 
     **What it does.** Reports every reference (``import jax.x``, ``from jax.x import y``,
@@ -98,7 +99,6 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
     writes_since = config_define.WRITTEN_SINCE
     names_are_legacy = False
     backstop = True
-    parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
     examples = (
         Example.reported(
             title="a removed name, with JAX's message",
@@ -110,30 +110,6 @@ class MissingApi(Rule, code="JAX901", safety=Safety.MANUAL):
             """,
         ),
     )
-
-    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
-        """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
-        chain, or in the import that binds its head): a ``w`` without any of its parents is
-        some other ``w`` (``self.add``, ``np.shape``).  And every missing name is a JAX one, so
-        a ``w`` only written at the end of chains whose heads no import binds to something of
-        JAX (``np.random.shuffle``) is some other ``w`` too: gate 2 resolves a chain only
-        through the import of its head."""
-        parents = self.parents
-        kept = []
-        for word in words:
-            if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
-                continue
-            found = gate.of(word)
-            if found.unknown or found.quoted or found.imported_from or found.imported_parents:
-                kept.append(word)
-            elif found.chains and not gate.jax_bound().isdisjoint(
-                head for head, _p, _d in found.chains
-            ):
-                kept.append(word)
-        return frozenset(kept)
-
-    def text_gate(self, gate: TextGate) -> bool:
-        return bool(self.gate_words(gate, gate.hits))
 
     def ast_gate(self, facts: Facts) -> bool:
         """A flag name in a string is only read in a ``jax.config.update``/``read`` call

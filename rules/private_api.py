@@ -20,21 +20,13 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
-from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.rules._helpers import in_compatibility_code, report_once
+from jaxmigrate.rules._text_gates import PrivateApiGate
 
 PRIVATE = "jax._src"
-# ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
-# (Starts with a literal, which the regex engine finds fast; a ``from`` ending a longer word
-# only adds matches.)
-_FROM_JAX = re.compile(
-    r"from[ \t\\]+(jax(?:lib)?\b[\w.\s\\]*)\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)"
-)
-_PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _src``
-_PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
 
 
-class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
+class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
     """report uses of JAX's private jax._src modules (no compatibility promise)
 
     **What it does.** Reports each private JAX module (``jax._src.core``,
@@ -79,19 +71,6 @@ class PrivateApi(Rule, code="JAX902", safety=Safety.MANUAL):
             """,
         ),
     )
-
-    def text_gate(self, gate: TextGate) -> bool:
-        """``_src`` written as a site, or a private name at the end of a chain whose head an
-        import binds to JAX, or in a ``from jax... import`` list."""
-        if "_src" in gate.hits and gate.admits(self.word_sites, frozenset({"_src"})):
-            return True
-        text = gate.text
-        if any(_private_chain(head).search(text) for head in gate.jax_bound()):
-            return True
-        return any(
-            _PRIVATE_PART.search(match.group(1)) or _PRIVATE_WORD.search(match.group(2))
-            for match in _FROM_JAX.finditer(text)
-        )
 
     def ast_gate(self, facts: Facts) -> bool:
         return any(_private_part(name) is not None for name in facts.names)
@@ -293,17 +272,3 @@ def _private_part(qualname: str) -> Optional[str]:
         if part.startswith("_") and not part.startswith("__"):
             return ".".join(parts[: index + 1])
     return None
-
-
-_CHAINS: Dict[str, "re.Pattern[str]"] = {}
-
-
-def _private_chain(head: str) -> "re.Pattern[str]":
-    """``head.a.b._x`` (blanks and continuations between the parts).  One pattern per head, which
-    starts with the head's letters (found fast); ``xhead._x`` matches too: more is harmless."""
-    found = _CHAINS.get(head)
-    if found is None:
-        found = re.compile(rf"{re.escape(head)}(?:[\s\\]*\.[\s\\]*\w+)*?[\s\\]*\.[\s\\]*_(?!_)\w")
-        if len(_CHAINS) < 1024:
-            _CHAINS[head] = found
-    return found

@@ -16,7 +16,6 @@ signatures of jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2:
 from __future__ import annotations
 
 import functools
-import re
 from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
@@ -25,30 +24,25 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
-from jaxmigrate.migrator.textgate import TextGate
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._pjit import keyword_arg
+from jaxmigrate.rules._text_gates import (
+    CLIP,
+    MAKE_MESH,
+    RESHAPE,
+    REWRITTEN,
+    SOLVE,
+    RemovedKeywordsGate,
+)
 
-SOLVE = "jax.scipy.linalg.solve"
-CLIP = "jax.numpy.clip"
-RESHAPE = "jax.numpy.reshape"
-MAKE_MESH = "jax.make_mesh"
 # The first release known without the keyword (present on the one before it that was measured).
 SYM_POS_GONE = parse_version("0.4.14")
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
 
-# The keywords the rule rewrites, by function (it reports the others its history saw dropped).
-REWRITTEN: Dict[str, FrozenSet[str]] = {
-    SOLVE: frozenset({"sym_pos"}),
-    CLIP: frozenset({"a", "a_min", "a_max"}),
-    RESHAPE: frozenset({"newshape"}),
-    MAKE_MESH: frozenset({"axis_shapes"}),
-}
 
-
-class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
+class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SAFE):
     """solve(sym_pos=True) -> solve(assume_a="pos"); clip(x, a_min=lo, a_max=hi) -> clip(x, lo, hi)
 
     **What it does.** Rewrites keyword arguments JAX removed from functions that remain:
@@ -81,14 +75,12 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
 
     lifecycle = Lifecycle(deprecated=("0.3.15", "sym_pos of jax.scipy.linalg.solve deprecated"))
     references = (refs.api(SOLVE), refs.api(CLIP))
-    names = frozenset({SOLVE, CLIP, RESHAPE, MAKE_MESH})
+    names = frozenset(REWRITTEN)
     names_are_legacy = False  # the functions stay: never drop their imports
     dropped: Dict[str, FrozenSet[str]] = {}  # function -> the keywords the newest JAX lacks
     # function -> the keywords a call of it must pass for the rule to act: the rewritten ones
-    # and (in the rule :meth:`for_range` gives) the dropped ones; and the same by last name
+    # and (in the rule :meth:`for_range` gives) the dropped ones
     keywords_of: Dict[str, FrozenSet[str]] = REWRITTEN
-    by_word: Dict[str, FrozenSet[str]] = {q.rsplit(".", 1)[1]: k for q, k in REWRITTEN.items()}
-    called_words: FrozenSet[str] = frozenset(by_word)
     examples = (
         Example(
             before="""
@@ -120,24 +112,6 @@ class RemovedKeywords(Rule, code="JAX906", safety=Safety.SAFE):
 
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _with_history()
-
-    def text_gate(self, gate: TextGate) -> bool:
-        """One of the functions (by its last name) written as a call that passes, in the text
-        of its arguments, ``keyword=`` for a keyword the rule rewrites or the history saw the
-        function drop."""
-        text = gate.text
-        for word in gate.words_among(self.called_words):
-            keywords = [k for k in self.by_word[word] if k in text and _KEYWORD(k).search(text)]
-            if not keywords:
-                continue
-            # ``import pjit as pj``, ``f = x.f``: the names it is called by
-            names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
-            for name in names:
-                for match in _CALL(name).finditer(text):
-                    span = _arguments(text, match.end())
-                    if any(_KEYWORD(keyword).search(span) for keyword in keywords):
-                        return True
-        return False
 
     def ast_gate(self, facts: Facts) -> bool:
         """A call of one of the functions passing a keyword the rule rewrites or the history
@@ -276,62 +250,6 @@ def _owned_keywords() -> FrozenSet[str]:
     global_arg_shapes, ...): theirs, not reported twice."""
     others = (r for code, r in all_rules().items() if code != RemovedKeywords.code)
     return frozenset().union(*(r.keywords for r in others))
-
-
-@functools.lru_cache(maxsize=256)
-def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
-    return re.compile(rf"\b{re.escape(keyword)}\s*=(?!=)")
-
-
-@functools.lru_cache(maxsize=512)
-def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """``word(`` (spaces, a continuation or closing parentheses between), not ``def word(``."""
-    return re.compile(rf"(?<!def )\b{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
-
-
-@functools.lru_cache(maxsize=512)
-def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word``."""
-    escaped = re.escape(word)
-    return re.compile(rf"\b{escaped}\s+as\s+(\w+)|(?m:^\s*(\w+)\s*=\s*[\w.\s\\]*\b{escaped}\s*$)")
-
-
-def _escaped(text: str, index: int) -> bool:
-    """An odd run of backslashes just before ``index``."""
-    run = 0
-    while index - run - 1 >= 0 and text[index - run - 1] == "\\":
-        run += 1
-    return run % 2 == 1
-
-
-def _arguments(text: str, start: int) -> str:
-    """The text from ``start`` (just inside a call's ``(``) to its closing parenthesis, string
-    literals skipped while counting; the rest of the text when it never closes.  Holds every
-    keyword ``ast`` sees passed to the call."""
-    depth, index, end = 1, start, len(text)
-    while index < end:
-        char = text[index]
-        if char in "\"'":
-            triple = text[index : index + 3] == char * 3
-            close = text.find(char * 3 if triple else char, index + (3 if triple else 1))
-            while not triple and close > 0 and _escaped(text, close):
-                close = text.find(char, close + 1)
-            if close < 0:
-                return text[start:]
-            index = close + (3 if triple else 1)
-            continue
-        if char == "#":
-            newline = text.find("\n", index)
-            index = end if newline < 0 else newline
-            continue
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return text[start:index]
-        index += 1
-    return text[start:]
 
 
 def _report_dropped(qualname: str, call: cst.Call, ctx: Context) -> None:

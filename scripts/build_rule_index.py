@@ -1,20 +1,23 @@
 """Build ``migrator/rule_index.py``: what each rule declares for gate 1, and the releases of the
 API history, as a table the command line reads without importing the rules, LibCST or the
-history (``migrator/quickgate.py`` answers files with no trigger word from it).
+history (``migrator/quickgate.py`` answers files with no trigger word from it); and
+``rules/data/jax_api_runs.txt.gz``, the last run of releases of each name of the history
+(:mod:`rules._api_runs`: what a file's own JAX names prove, read without the history).
 
 Run it after adding a rule, changing a rule's trigger words or flags, or updating the API
-history; ``tests/test_rule_index.py`` fails while the shipped table differs from what this
+history; ``tests/test_rule_index.py`` fails while the shipped files differ from what this
 script writes.
 
 Usage::
 
-    python scripts/build_rule_index.py          # rewrite migrator/rule_index.py
-    python scripts/build_rule_index.py --check  # exit 1 if it is out of date
+    python scripts/build_rule_index.py          # rewrite both files
+    python scripts/build_rule_index.py --check  # exit 1 if one is out of date
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
 import sys
@@ -23,6 +26,7 @@ from typing import List
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "migrator" / "rule_index.py"
+RUNS = ROOT / "rules" / "data" / "jax_api_runs.txt.gz"  # (rules/_api_runs.py)
 WIDTH = 96  # the table's lines stay under the project's line length (100)
 _PLAIN = re.compile(r'[^\s"]+')
 
@@ -132,19 +136,36 @@ def render() -> str:
     return HEADER + "\n".join(rows) + "\n" + FOOTER.format(releases=releases)
 
 
+def render_runs() -> str:
+    """The text of ``rules/data/jax_api_runs.txt.gz`` (:mod:`rules._api_runs`) for the history
+    installed."""
+    from jaxmigrate.migrator.rule import all_rules
+    from jaxmigrate.rules._api_history import history
+    from jaxmigrate.rules._api_runs import render as runs
+
+    written = {n: v for rule in all_rules().values() for n, v in rule.writes_since.items()}
+    return runs(history(), written)
+
+
+def shipped_runs() -> str:
+    return gzip.decompress(RUNS.read_bytes()).decode("utf-8") if RUNS.exists() else ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file is stale")
     args = parser.parse_args()
-    text = render()
+    text, runs = render(), render_runs()
     if args.check:
         current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is out of date: run {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
+        checked = ((TARGET, current == text), (RUNS, shipped_runs() == runs))
+        stale = [path for path, same in checked if not same]
+        for path in stale:
+            print(f"{path} is out of date: run {Path(__file__).name}", file=sys.stderr)
+        return 1 if stale else 0
     TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET}")
+    RUNS.write_bytes(gzip.compress(runs.encode("utf-8"), mtime=0))  # (the same bytes each time)
+    print(f"wrote {TARGET} and {RUNS}")
     return 0
 
 

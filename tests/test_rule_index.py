@@ -1,5 +1,6 @@
-"""The rule index (``migrator/rule_index.py``) is what ``scripts/build_rule_index.py`` writes for
-the rules and the API history as they are, and gate 0 (``migrator/quickgate.py``), which reads
+"""The rule index (``migrator/rule_index.py``) and the last runs of the API history's names
+(``rules/data/jax_api_runs.txt.gz``) are what ``scripts/build_rule_index.py`` writes for the
+rules and the API history as they are, and gate 0 (``migrator/quickgate.py``), which reads
 it, says "idle" only for texts gate 1 passes no rule for."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from jaxmigrate.migrator.plan import make_plan
 from jaxmigrate.migrator.rule import REGISTRY, Rule, Safety, all_rules
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.rules._api_history import history
+from jaxmigrate.rules._api_runs import last_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,6 +33,29 @@ def _script():
 def test_the_shipped_index_is_what_the_script_writes():
     shipped = (ROOT / "migrator" / "rule_index.py").read_text(encoding="utf-8")
     assert shipped == _script().render(), "stale: run python scripts/build_rule_index.py"
+
+
+def test_the_shipped_runs_are_what_the_script_writes():
+    script = _script()
+    assert script.shipped_runs() == script.render_runs(), "stale: run scripts/build_rule_index.py"
+
+
+def test_the_runs_read_back_what_the_history_says():
+    """What ``migrator.source.evidence`` reads of each name: the history's last run of
+    releases, or nothing where that run is every release (or there is none)."""
+    h = history()
+    newest = len(h.releases) - 1
+    checked = 0
+    for module, names in h._modules.items():
+        for name in [*names, "not_a_name_jax_has"]:
+            known = h.lookup(f"{module}.{name}")
+            want = known.present[-1] if known is not None and known.present else None
+            if want == (0, newest):
+                want = None
+            assert last_run(f"{module}.{name}") == want, f"{module}.{name}"
+            checked += 1
+    assert last_run("no.such.module") is None
+    assert checked > 10000
 
 
 def test_the_index_reads_back_what_the_rules_declare():

@@ -1,0 +1,273 @@
+"""The gate 1b hooks of the rules that refine them (:meth:`RuleGate.text_gate`,
+:meth:`RuleGate.gate_words`), each in a light base the rule derives from.
+
+They read the text and what the rule declares for the gates, plus the per-range data each
+base names in ``gate_state``; this module imports neither LibCST, nor the rule modules, nor
+the API history, so that :mod:`migrator.gateplan` can answer the gates of a later run from
+what it kept, without them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Dict, FrozenSet
+
+from jaxmigrate.migrator.rulegate import RuleGate
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
+
+_NONE: FrozenSet[str] = frozenset()
+
+
+# -- JAX404 device-method ------------------------------------------------------------------------
+class DeviceMethodGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        return gate.of("device").empty_call  # ``.device()``, as ast_gate asks
+
+
+# -- JAX203 host-local-inputs --------------------------------------------------------------------
+class HostLocalInputsGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        return gate.of("in_shardings").keyword or gate.of("in_axis_resources").keyword
+
+
+# -- JAX402 gda-attributes -----------------------------------------------------------------------
+class GdaAttributesGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        # ast_gate, read from the text: a .mesh/.mesh_axes receiver can only tie to an
+        # array if it is an expression (a call, a subscript), an attribute in ARRAY_PROPERTIES or
+        # ``.data``, or a name something assigns or annotates.  (ast_gate also says True when a
+        # module is too deeply nested to walk; that says nothing about the receivers, so the
+        # text gate does not copy it.)
+        if gate.of("local_shards").after_dot or gate.of("local_data").after_dot:
+            return True
+        if "global_device_array" in gate.text:  # a GDA import, maybe
+            return True
+        for attr in ("mesh", "mesh_axes"):
+            found = gate.of(attr)
+            if found.unknown or found.on_expression:
+                return True
+            for head, parent, direct in found.chains:
+                if direct and gate.assigned(head):
+                    return True
+                if not direct and (parent in ARRAY_PROPERTIES or parent == "data"):
+                    return True
+                if not direct and gate.assigned(parent):  # self.table = <array> in a method
+                    return True
+        return False
+
+
+# -- JAX901 missing-api --------------------------------------------------------------------------
+class MissingApiGate(RuleGate):
+    gate_state = ("parents",)
+    parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
+
+    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
+        """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
+        chain, or in the import that binds its head): a ``w`` without any of its parents is
+        some other ``w`` (``self.add``, ``np.shape``).  And every missing name is a JAX one, so
+        a ``w`` only written at the end of chains whose heads no import binds to something of
+        JAX (``np.random.shuffle``) is some other ``w`` too: gate 2 resolves a chain only
+        through the import of its head."""
+        parents = self.parents
+        kept = []
+        for word in words:
+            if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
+                continue
+            found = gate.of(word)
+            if found.unknown or found.quoted or found.imported_from or found.imported_parents:
+                kept.append(word)
+            elif found.chains and not gate.jax_bound().isdisjoint(
+                head for head, _p, _d in found.chains
+            ):
+                kept.append(word)
+        return frozenset(kept)
+
+    def text_gate(self, gate: TextGate) -> bool:
+        return bool(self.gate_words(gate, gate.hits))
+
+
+# -- JAX902 private-api --------------------------------------------------------------------------
+# ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
+# (Starts with a literal, which the regex engine finds fast; a ``from`` ending a longer word
+# only adds matches.)
+_FROM_JAX = re.compile(
+    r"from[ \t\\]+(jax(?:lib)?\b[\w.\s\\]*)\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)"
+)
+_PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _src``
+_PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
+_CHAINS: Dict[str, "re.Pattern[str]"] = {}
+
+
+def _private_chain(head: str) -> "re.Pattern[str]":
+    """``head.a.b._x`` (blanks and continuations between the parts).  One pattern per head, which
+    starts with the head's letters (found fast); ``xhead._x`` matches too: more is harmless."""
+    found = _CHAINS.get(head)
+    if found is None:
+        found = re.compile(rf"{re.escape(head)}(?:[\s\\]*\.[\s\\]*\w+)*?[\s\\]*\.[\s\\]*_(?!_)\w")
+        if len(_CHAINS) < 1024:
+            _CHAINS[head] = found
+    return found
+
+
+class PrivateApiGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        """``_src`` written as a site, or a private name at the end of a chain whose head an
+        import binds to JAX, or in a ``from jax... import`` list."""
+        if "_src" in gate.hits and gate.admits(self.word_sites, frozenset({"_src"})):
+            return True
+        text = gate.text
+        if any(_private_chain(head).search(text) for head in gate.jax_bound()):
+            return True
+        return any(
+            _PRIVATE_PART.search(match.group(1)) or _PRIVATE_WORD.search(match.group(2))
+            for match in _FROM_JAX.finditer(text)
+        )
+
+
+# -- JAX906 removed-keywords ---------------------------------------------------------------------
+SOLVE = "jax.scipy.linalg.solve"
+CLIP = "jax.numpy.clip"
+RESHAPE = "jax.numpy.reshape"
+MAKE_MESH = "jax.make_mesh"
+# The keywords JAX906 rewrites, by function (it reports the others its history saw dropped).
+REWRITTEN: Dict[str, FrozenSet[str]] = {
+    SOLVE: frozenset({"sym_pos"}),
+    CLIP: frozenset({"a", "a_min", "a_max"}),
+    RESHAPE: frozenset({"newshape"}),
+    MAKE_MESH: frozenset({"axis_shapes"}),
+}
+
+
+class RemovedKeywordsGate(RuleGate):
+    gate_state = ("by_word", "called_words")
+    # function's last name -> the keywords a call of it must pass for the rule to act: the
+    # rewritten ones and (in the rule ``for_range`` gives) the ones a release lacks
+    by_word: Dict[str, FrozenSet[str]] = {q.rsplit(".", 1)[1]: k for q, k in REWRITTEN.items()}
+    called_words: FrozenSet[str] = frozenset(by_word)
+
+    def text_gate(self, gate: TextGate) -> bool:
+        """One of the functions (by its last name) written as a call that passes, in the text
+        of its arguments, ``keyword=`` for a keyword the rule rewrites or the history saw the
+        function drop."""
+        text = gate.text
+        for word in gate.words_among(self.called_words):
+            keywords = [k for k in self.by_word[word] if k in text and _KEYWORD(k).search(text)]
+            if not keywords:
+                continue
+            # ``import pjit as pj``, ``f = x.f``: the names it is called by
+            names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
+            for name in names:
+                for match in _CALL(name).finditer(text):
+                    span = _call_arguments(text, match.end())
+                    if any(_KEYWORD(keyword).search(span) for keyword in keywords):
+                        return True
+        return False
+
+
+@functools.lru_cache(maxsize=256)
+def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
+    return re.compile(rf"\b{re.escape(keyword)}\s*=(?!=)")
+
+
+@functools.lru_cache(maxsize=512)
+def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
+    """``word(`` (spaces, a continuation or closing parentheses between), not ``def word(``."""
+    return re.compile(rf"(?<!def )\b{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
+
+
+@functools.lru_cache(maxsize=512)
+def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
+    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word``."""
+    escaped = re.escape(word)
+    return re.compile(rf"\b{escaped}\s+as\s+(\w+)|(?m:^\s*(\w+)\s*=\s*[\w.\s\\]*\b{escaped}\s*$)")
+
+
+def _escaped(text: str, index: int) -> bool:
+    """An odd run of backslashes just before ``index``."""
+    run = 0
+    while index - run - 1 >= 0 and text[index - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
+def _call_arguments(text: str, start: int) -> str:
+    """The text from ``start`` (just inside a call's ``(``) to its closing parenthesis, string
+    literals skipped while counting; the rest of the text when it never closes.  Holds every
+    keyword ``ast`` sees passed to the call."""
+    depth, index, end = 1, start, len(text)
+    while index < end:
+        char = text[index]
+        if char in "\"'":
+            triple = text[index : index + 3] == char * 3
+            close = text.find(char * 3 if triple else char, index + (3 if triple else 1))
+            while not triple and close > 0 and _escaped(text, close):
+                close = text.find(char, close + 1)
+            if close < 0:
+                return text[start:]
+            index = close + (3 if triple else 1)
+            continue
+        if char == "#":
+            newline = text.find("\n", index)
+            index = end if newline < 0 else newline
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start:index]
+        index += 1
+    return text[start:]
+
+
+# -- JAX907 dead-feature-test --------------------------------------------------------------------
+_HASATTR = re.compile(r"hasattr\s*\(")
+_QUOTED = re.compile(r"""["'](\w+)["']""")
+_IF = re.compile(r"\bif\b")
+# the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
+_GAP = r"(?:[\s\\]|#[^\n]*)*"  # white space, continuations and comments between tokens
+_ANSWERABLE = re.compile(
+    rf"__version_info__|__version__{_GAP}\.{_GAP}split{_GAP}\("
+    rf"|(?:parse|Version){_GAP}\((?:[\w.\s\\]|#[^\n]*)*__version__"
+)
+
+
+class DeadFeatureTestGate(RuleGate):
+    gate_state = ("absent",)
+    absent: FrozenSet[str] = frozenset()  # what ``hasattr`` can ask that the newest JAX lacks
+
+    def text_gate(self, gate: TextGate) -> bool:
+        text = gate.text
+        if "__version" in text and _version_in_an_if(text):
+            return True  # a version read near an ``if``: the ast gate reads the file
+        for call in _HASATTR.finditer(text):
+            asked = _QUOTED.finditer(_hasattr_arguments(text, call.end()))
+            if any(match.group(1) in self.absent for match in asked):
+                return True
+        return False
+
+
+def _version_in_an_if(text: str) -> bool:
+    """Is a JAX version read the way :func:`version_answer` reads it, at most 400 characters
+    after an ``if`` (a test over several lines included)?  A superset of what it answers."""
+    for read in _ANSWERABLE.finditer(text):
+        if _IF.search(text, max(0, read.start() - 400), read.start()):
+            return True
+    return False
+
+
+def _hasattr_arguments(text: str, start: int) -> str:
+    """The text from ``start`` to the bracket that closes the call (or 2,000 characters):
+    comments and continuations between the arguments stay inside it."""
+    depth = 1
+    for at in range(start, min(len(text), start + 2000)):
+        char = text[at]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if not depth:
+                return text[start:at]
+    return text[start : start + 2000]
