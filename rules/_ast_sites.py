@@ -14,6 +14,8 @@ it gets there).
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.astview import AstView, Chain
@@ -106,3 +108,20 @@ def legacy_imports_stay(view: AstView, names: FrozenSet[str], modules: FrozenSet
         if not history().exists_throughout(item.qualname, view.target, view.upper):
             return False
     return True
+
+
+def one_string_token(view: AstView, node: ast.Constant) -> bool:
+    """Is ``node`` written as one string token (LibCST's ``SimpleString``), not an implicit
+    concatenation?"""
+    segment = ast.get_source_segment(view.text, node)
+    if segment is None:
+        return False
+    try:
+        tokens = [
+            t
+            for t in tokenize.generate_tokens(io.StringIO(segment).readline)
+            if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return len(tokens) == 1 and tokens[0].type == tokenize.STRING

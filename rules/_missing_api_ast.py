@@ -20,14 +20,12 @@ removed module beside a rule whose findings the grouping would have to leave out
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from jaxmigrate.migrator.astview import AstView, Chain
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.rules._api_history import Absence, history
-from jaxmigrate.rules._ast_sites import Resolver, name_sites
+from jaxmigrate.rules._ast_sites import Resolver, name_sites, one_string_token
 
 # (the absence a site of this missing name reports, and whether a fix may apply there instead)
 Judge = Callable[[str], Tuple[Optional[Absence], bool]]
@@ -132,27 +130,12 @@ def _flag_strings(
             return None
         if head is None or ".".join((head, *chain.parts[1:])) not in flag_calls:
             continue
-        if not _one_string_token(view, value):
+        if not one_string_token(view, value):
             return None  # implicitly concatenated (no site for LibCST), or odd
         absence = history().flag_absence(value.value, view.target, view.upper)
         if absence is not None:
             found.append(_Site(_STRINGS, value, absence))
     return found
-
-
-def _one_string_token(view: AstView, node: ast.Constant) -> bool:
-    segment = ast.get_source_segment(view.text, node)
-    if segment is None:
-        return False
-    try:
-        tokens = [
-            t
-            for t in tokenize.generate_tokens(io.StringIO(segment).readline)
-            if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)
-        ]
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    return len(tokens) == 1 and tokens[0].type == tokenize.STRING
 
 
 def _recorded(view: AstView, sites: List[_Site]) -> Optional[List[_Site]]:
