@@ -19,6 +19,7 @@ import tokenize
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.astview import AstView, Chain
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.textgate import under
 
 Site = Tuple[ast.expr, str]  # (the node of the name, its qualified name)
@@ -108,6 +109,19 @@ def legacy_imports_stay(view: AstView, names: FrozenSet[str], modules: FrozenSet
         if not history().exists_throughout(item.qualname, view.target, view.upper):
             return False
     return True
+
+
+def nothing_at_sites(
+    view: AstView, names: FrozenSet[str], modules: FrozenSet[str]
+) -> Optional[List[Diagnostic]]:
+    """The answer of a rule that acts only at the sites of its ``names`` (its ``visit_name``:
+    references, and imports outside compatibility code) when the file has none: nothing
+    (``[]``); None when it may have one, or the engine may drop one of its legacy imports."""
+    if any(not item.guarded and item.imported in names for item in view.imports):
+        return None  # an import site
+    if not legacy_imports_stay(view, names, modules):
+        return None
+    return [] if name_sites(view, Resolver(view, names)) == [] else None
 
 
 def one_string_token(view: AstView, node: ast.Constant) -> bool:

@@ -19,7 +19,7 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
 from jaxmigrate.migrator.textgate import under
-from jaxmigrate.rules._ast_sites import Resolver, legacy_imports_stay, name_sites
+from jaxmigrate.rules._ast_sites import nothing_at_sites
 from jaxmigrate.rules._config import removal
 from jaxmigrate.rules._pjit import module_facts
 
@@ -128,10 +128,7 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
                 item.imported == MODERN and item.node.name == "config"  # from jax import config
             ):
                 return None
-        if not legacy_imports_stay(view, self.names, self.legacy_modules):
-            return None
-        sites = name_sites(view, Resolver(view, self.names))
-        return None if sites is None or sites else []
+        return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def _import_jax_in_place(self, ctx: Context) -> None:
         """``from jax.config import config`` above the module's ``import jax`` (config flags set
