@@ -124,11 +124,15 @@ class AstView:
         self._walk()
 
     # -- positions -------------------------------------------------------------------------
-    def _column(self, line: int, offset: int) -> int:
-        """``ast``'s UTF-8 byte offset on ``line`` as a character count (LibCST's column)."""
+    def line(self, number: int) -> str:
+        """The text of line ``number`` (1-based, as ``ast`` counts lines), without its end."""
         if self._lines is None:
             self._lines = _NEWLINE.split(self.text)
-        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
+
+    def _column(self, line: int, offset: int) -> int:
+        """``ast``'s UTF-8 byte offset on ``line`` as a character count (LibCST's column)."""
+        text = self.line(line)
         if text.isascii():
             return offset
         return len(text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "replace"))
@@ -205,6 +209,15 @@ class AstView:
         if name in self._module_other or len(found) > 1:
             return True, None  # module-level bindings that disagree: unresolved everywhere
         return True, found.pop()
+
+    def binds(self, name: str) -> bool:
+        """Does the module bind ``name`` anywhere (an import, an assignment, a parameter, a
+        definition, in any scope)?  A builtin it binds is not Python's."""
+        return (
+            name in self._module_other
+            or name in self._inner
+            or any(i.bound == name for i in self.imports)
+        )
 
     def _walk(self) -> None:
         # (node, guarded, in f-string, module level, top-level statement)

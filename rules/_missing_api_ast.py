@@ -20,13 +20,12 @@ removed module beside a rule whose findings the grouping would have to leave out
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from jaxmigrate.migrator.astview import AstView, Chain
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.rules._api_history import Absence, history
+from jaxmigrate.rules._ast_sites import Resolver, name_sites, one_string_token
 
 # (the absence a site of this missing name reports, and whether a fix may apply there instead)
 Judge = Callable[[str], Tuple[Optional[Absence], bool]]
@@ -62,32 +61,17 @@ def findings(
     """Every finding of JAX901 (``code``, looking for ``names`` and the flag ``strings`` in
     ``flag_calls``) in the view's file, as its LibCST hooks report them; None when unsure."""
     sites: List[_Site] = []
-    # Aliases of missing names LibCST's analysis knows before it meets any Name (imported by
-    # the module's own statements): another alias is a site only after its import.
-    prescanned = {
-        item.bound
-        for item in view.imports
-        if item.top and item.qualname in names and item.bound != item.qualname.rpartition(".")[2]
-    }
-    resolved = _Resolver(view, names)
-    func_chains: Dict[int, Chain] = {}
-    for chain in view.chains:
-        func_chains[id(chain.nodes[-1])] = chain
-        hits = resolved.hits(chain)
-        if hits is None:
-            return None
-        for index, qualname in hits:
-            node = chain.nodes[index]
-            if not index and not isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
-                continue  # a name being bound: no site
-            if not index and chain.parts[0] != qualname.rpartition(".")[2]:
-                if chain.parts[0] not in prescanned:
-                    return None  # a site only if LibCST's analysis met the import first
-            absence, fixes = judge(qualname)
-            if fixes:
-                return None  # visit_name may rewrite it (MissingApi._read_by_name)
-            if absence is not None:
-                sites.append(_Site(_NAMES, node, absence))
+    resolved = Resolver(view, names)
+    found_names = name_sites(view, resolved)
+    if found_names is None:
+        return None
+    for node, qualname in found_names:
+        absence, fixes = judge(qualname)
+        if fixes:
+            return None  # visit_name may rewrite it (MissingApi._read_by_name)
+        if absence is not None:
+            sites.append(_Site(_NAMES, node, absence))
+    func_chains = {id(chain.nodes[-1]): chain for chain in view.chains}
     found = _flag_strings(view, strings, flag_calls, func_chains, resolved)
     if found is None:
         return None
@@ -109,48 +93,6 @@ def findings(
     return _report(view, code, recorded, message)
 
 
-class _Resolver:
-    """What a chain's head refers to, as the view resolves it, asked once per name."""
-
-    def __init__(self, view: AstView, names: FrozenSet[str]) -> None:
-        self.view, self.names = view, names
-        self.bound: Dict[str, Set[str]] = {}
-        for item in view.imports:
-            self.bound.setdefault(item.bound, set()).add(item.qualname)
-        self._answers: Dict[str, Tuple[bool, Optional[str]]] = {}
-
-    def resolve(self, name: str) -> Tuple[bool, Optional[str]]:
-        answer = self._answers.get(name)
-        if answer is None:
-            answer = self._answers[name] = self.view.resolve(name)
-        return answer
-
-    def hits(self, chain: Chain) -> Optional[List[Tuple[int, str]]]:
-        """(index in the chain, qualified name) of each missing name the chain spells where
-        the rule's hooks see it (none under a guard); None when the view cannot tell."""
-        parts = chain.parts
-        heads = self.bound.get(parts[0])
-        if not heads or chain.guarded:
-            return []  # never imported (no qualified name anywhere), or no site
-        if not any(_spelled(head, parts, self.names) for head in heads):
-            return []  # whatever the head refers to, no missing name
-        sure, head = self.resolve(parts[0])
-        if not sure or chain.in_fstring:
-            return None
-        return [] if head is None else _spelled(head, parts, self.names)
-
-
-def _spelled(head: str, parts: Tuple[str, ...], names: FrozenSet[str]) -> List[Tuple[int, str]]:
-    found = []
-    qualname = head
-    for index, part in enumerate(parts):
-        if index:
-            qualname = f"{qualname}.{part}"
-        if qualname in names:
-            found.append((index, qualname))
-    return found
-
-
 def first_missing(qualname: str, missing: FrozenSet[str]) -> Optional[str]:
     """The shortest dotted prefix of ``qualname`` (itself included) that is missing, as
     ``visit_module`` judges an import."""
@@ -167,7 +109,7 @@ def _flag_strings(
     strings: FrozenSet[str],
     flag_calls: FrozenSet[str],
     func_chains: Dict[int, Chain],
-    resolved: _Resolver,
+    resolved: Resolver,
 ) -> Optional[List[_Site]]:
     """``visit_string``: the first argument of a flag call, a plain string naming a flag the
     range lacks by name."""
@@ -188,27 +130,12 @@ def _flag_strings(
             return None
         if head is None or ".".join((head, *chain.parts[1:])) not in flag_calls:
             continue
-        if not _one_string_token(view, value):
+        if not one_string_token(view, value):
             return None  # implicitly concatenated (no site for LibCST), or odd
         absence = history().flag_absence(value.value, view.target, view.upper)
         if absence is not None:
             found.append(_Site(_STRINGS, value, absence))
     return found
-
-
-def _one_string_token(view: AstView, node: ast.Constant) -> bool:
-    segment = ast.get_source_segment(view.text, node)
-    if segment is None:
-        return False
-    try:
-        tokens = [
-            t
-            for t in tokenize.generate_tokens(io.StringIO(segment).readline)
-            if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)
-        ]
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    return len(tokens) == 1 and tokens[0].type == tokenize.STRING
 
 
 def _recorded(view: AstView, sites: List[_Site]) -> Optional[List[_Site]]:

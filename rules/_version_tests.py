@@ -30,7 +30,7 @@ import libcst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 
-_VERSION_STRINGS = frozenset(
+VERSION_STRINGS = frozenset(
     {
         "jax.__version__",
         "jax.version.__version__",
@@ -38,15 +38,24 @@ _VERSION_STRINGS = frozenset(
         "jaxlib.version.__version__",
     }
 )
-_VERSION_TUPLES = frozenset({"jax.__version_info__"})
-_PARSERS = frozenset({"packaging.version.parse", "packaging.version.Version"})
-_OPERATORS: Dict[type, Callable[[Any, Any], Any]] = {
-    cst.LessThan: operator.lt,
-    cst.LessThanEqual: operator.le,
-    cst.GreaterThan: operator.gt,
-    cst.GreaterThanEqual: operator.ge,
-    cst.Equal: operator.eq,
-    cst.NotEqual: operator.ne,
+VERSION_TUPLES = frozenset({"jax.__version_info__"})
+PARSERS = frozenset({"packaging.version.parse", "packaging.version.Version"})
+# the comparisons answered, by the name of their ``ast`` operator (LibCST's in brackets)
+OPERATORS: Dict[str, Callable[[Any, Any], Any]] = {
+    "Lt": operator.lt,  # (LessThan)
+    "LtE": operator.le,  # (LessThanEqual)
+    "Gt": operator.gt,  # (GreaterThan)
+    "GtE": operator.ge,  # (GreaterThanEqual)
+    "Eq": operator.eq,  # (Equal)
+    "NotEq": operator.ne,  # (NotEqual)
+}
+_CST_OPERATORS = {
+    cst.LessThan: "Lt",
+    cst.LessThanEqual: "LtE",
+    cst.GreaterThan: "Gt",
+    cst.GreaterThanEqual: "GtE",
+    cst.Equal: "Eq",
+    cst.NotEqual: "NotEq",
 }
 
 
@@ -58,22 +67,44 @@ def version_answer(test: cst.BaseExpression, ctx: Context, release: str) -> Opti
         negated, test = not negated, test.expression
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
-    compare = _OPERATORS.get(type(test.comparisons[0].operator))
-    if compare is None:
+    name = _CST_OPERATORS.get(type(test.comparisons[0].operator))
+    if name is None:
         return None
     scope = ctx.scope_of(test)
     left = _value(test.left, ctx, scope, release)
     right = _value(test.comparisons[0].comparator, ctx, scope, release)
-    if left is None or right is None or left[0] != right[0] or not (left[1] or right[1]):
-        return None  # not one JAX version against a literal of the same kind
-    return bool(compare(left[2], right[2])) != negated
+    return compared(name, left, right, negated)
 
 
 # (kind, reads the JAX version, value): kind "ints" (a tuple of ints) or "parsed" (a Version)
-_Value = Tuple[str, bool, object]
+Value = Tuple[str, bool, object]
 
 
-def _value(node: cst.BaseExpression, ctx: Context, scope: Scope, release: str) -> Optional[_Value]:
+def compared(
+    operator_name: str, left: Optional[Value], right: Optional[Value], negated: bool
+) -> Optional[bool]:
+    """The comparison's answer (both layers call this): None unless it compares one JAX
+    version with a literal of the same kind."""
+    if left is None or right is None or left[0] != right[0] or not (left[1] or right[1]):
+        return None  # not one JAX version against a literal of the same kind
+    return bool(OPERATORS[operator_name](left[2], right[2])) != negated
+
+
+def release_value(kind: str, release: str) -> Optional[Value]:
+    """The JAX ``release`` read as a version of ``kind`` ("ints" or "parsed")."""
+    ints = _ints(release)
+    if ints is None:
+        return None
+    return kind, True, ints if kind == "ints" else _padded(ints)
+
+
+def literal_value(text: str) -> Optional[Value]:
+    """A version string literal given to a parser (``parse("0.4.1")``)."""
+    parsed = _ints(text)
+    return None if parsed is None else ("parsed", False, _padded(parsed))
+
+
+def _value(node: cst.BaseExpression, ctx: Context, scope: Scope, release: str) -> Optional[Value]:
     if isinstance(node, cst.Tuple):
         items = [e.value for e in node.elements]
         numbers = [i.evaluated_value for i in items if isinstance(i, cst.Integer)]
@@ -81,28 +112,24 @@ def _value(node: cst.BaseExpression, ctx: Context, scope: Scope, release: str) -
             return "ints", False, tuple(numbers)
         return None
     name = ctx.qualname(node, scope) if isinstance(node, (cst.Name, cst.Attribute)) else None
-    if name in _VERSION_TUPLES:
-        ints = _ints(release)
-        return None if ints is None else ("ints", True, ints)
+    if name in VERSION_TUPLES:
+        return release_value("ints", release)
     if not isinstance(node, cst.Call) or len(node.args) != 1 or node.args[0].keyword:
         return None
     func = ctx.qualname(node.func, scope)
     argument = node.args[0].value
-    if func in _PARSERS:
+    if func in PARSERS:
         if isinstance(argument, cst.SimpleString):
             text = argument.evaluated_value
-            parsed = _ints(text) if isinstance(text, str) else None
-            return None if parsed is None else ("parsed", False, _padded(parsed))
-        if ctx.qualname(argument, scope) in _VERSION_STRINGS:
-            parsed = _ints(release)
-            return None if parsed is None else ("parsed", True, _padded(parsed))
+            return literal_value(text) if isinstance(text, str) else None
+        if ctx.qualname(argument, scope) in VERSION_STRINGS:
+            return release_value("parsed", release)
         return None
     if func == "builtins.tuple" or (isinstance(node.func, cst.Name) and node.func.value == "tuple"):
         if scope.lookup("tuple") is not None or scope.lookup("map") is not None:
             return None  # the module's own tuple or map
         if _splits_jax_version(argument, ctx, scope, release):
-            ints = _ints(release)
-            return None if ints is None else ("ints", True, ints)
+            return release_value("ints", release)
     return None
 
 
@@ -126,7 +153,7 @@ def _splits_jax_version(node: cst.BaseExpression, ctx: Context, scope: Scope, re
         and len(split.args) == 1
         and isinstance(split.args[0].value, cst.SimpleString)
         and split.args[0].value.evaluated_value == "."
-        and ctx.qualname(split.func.value, scope) in _VERSION_STRINGS
+        and ctx.qualname(split.func.value, scope) in VERSION_STRINGS
     )
 
 

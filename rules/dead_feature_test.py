@@ -16,12 +16,15 @@ from typing import FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
 from jaxmigrate.rules._config import suite_in_place
+from jaxmigrate.rules._dead_feature_ast import nothing_to_do
 from jaxmigrate.rules._text_gates import DeadFeatureTestGate
 from jaxmigrate.rules._version_tests import version_answer
 
@@ -98,6 +101,12 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
                 if isinstance(name, ast.Constant) and name.value in self.absent:
                     return True
         return False
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing, when :func:`rules._dead_feature_ast.nothing_to_do` reads on ``ast`` that
+        :meth:`visit_module` replaces no chain (the only thing it does, a fix or, without
+        ``--unsafe-fixes``, its report); None otherwise: LibCST decides."""
+        return [] if nothing_to_do(view, _newest(view.upper)) else None
 
     def visit_module(self, ctx: Context) -> None:
         newest = _newest(ctx.upper)

@@ -9,12 +9,17 @@ work; ``jax.experimental.enable_x64`` is gone there).  Safe for targets >= 0.8.
 
 from __future__ import annotations
 
+from typing import List, Optional
+
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._ast_sites import nothing_at_sites
 from jaxmigrate.rules._helpers import called_or_report, fitting
 
 DEFAULTS = {"jax.experimental.enable_x64": "True", "jax.experimental.disable_x64": "False"}
@@ -64,6 +69,12 @@ class EnableX64(Rule, code="JAX803", safety=Safety.SAFE):
             """,
         ),
     )
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing, read on ``ast``, in a file with no site of the experimental spellings
+        (``try: from jax import enable_x64 except ImportError: from jax.experimental import
+        enable_x64`` leaves the name unresolved: no site); None where there is one."""
+        return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         legacy = site.qualname.rsplit(".", 1)[-1]

@@ -9,13 +9,17 @@ Config object itself has always been the attribute ``jax.config`` of the ``jax``
 
 from __future__ import annotations
 
-from typing import List, Set
+from typing import List, Optional, Set
 
 import libcst as cst
 
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.migrator.textgate import under
+from jaxmigrate.rules._ast_sites import nothing_at_sites
 from jaxmigrate.rules._config import removal
 from jaxmigrate.rules._pjit import module_facts
 
@@ -112,6 +116,19 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
                 continue
             done.add(id(statement))
             self._rewrite_import(statement, binding.scope, ctx)
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing to do, read on ``ast``: the file reaches ``jax.config`` only through
+        ``from jax import config`` (the Config object on every release) and never names
+        ``jax.config.config``; None (LibCST decides) wherever :meth:`visit_name` or
+        :meth:`visit_module` may act: an ``import jax.config`` or an import from the
+        submodule, or a site of ``jax.config.config`` (or one the view cannot rule out)."""
+        for item in view.imports:
+            if under(item.imported, self.legacy_modules) and not (
+                item.imported == MODERN and item.node.name == "config"  # from jax import config
+            ):
+                return None
+        return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def _import_jax_in_place(self, ctx: Context) -> None:
         """``from jax.config import config`` above the module's ``import jax`` (config flags set

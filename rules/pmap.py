@@ -15,9 +15,14 @@ silence it per line with ``# jaxmigrate: ignore[JAX804]`` or per project with
 
 from __future__ import annotations
 
+from typing import List, Optional
+
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._ast_sites import Resolver, legacy_imports_stay, name_sites
 
 MESSAGE = "jax.pmap is in maintenance mode since JAX 0.8.0; consider jax.jit(jax.shard_map(...))"
 DETAIL = (
@@ -78,3 +83,15 @@ class Pmap(Rule, code="JAX804", safety=Safety.MANUAL):
         if site.is_import:
             return  # report the uses, not the import line as well
         ctx.report(site.node, MESSAGE, DETAIL)
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_name` on ``ast``: a finding at every site of ``jax.pmap``
+        (:func:`rules._ast_sites.name_sites`); None where the sites could differ, or where the
+        engine might drop an unused import of it."""
+        if not legacy_imports_stay(view, self.names, self.legacy_modules):
+            return None
+        sites = name_sites(view, Resolver(view, self.names))
+        if sites is None:
+            return None
+        found = [view.report(self.code, node, MESSAGE, DETAIL) for node, _qualname in sites]
+        return [finding for finding in found if finding is not None]

@@ -13,12 +13,15 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety, owners
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history, release_key
+from jaxmigrate.rules._ast_sites import nothing_at_sites
 from jaxmigrate.rules._renames import Move, RenameRule, names_of
 
 TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
@@ -125,6 +128,11 @@ class RenamedApi(RenameRule, code="JAX903", safety=Safety.SAFE):
 
     def move_for(self, qualname: str) -> Optional[Move]:
         return self._by_legacy.get(qualname)  # a dict look-up: the table is long
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing, read on ``ast``, in a file with no site (reference or import) of a name of
+        the table; None where there is one (a rename, or a report for an older target)."""
+        return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         parts = site.qualname.split(".")

@@ -93,7 +93,7 @@ class TreeKeypaths(Rule, code="JAX703", safety=Safety.MANUAL):
 
 REGISTER = "jax.tree_util.register_keypaths"
 GONE = parse_version("0.4.24")
-DROPPED = "register_keypaths(...) deleted: gone in JAX 0.4.24; this type's key paths become indices"
+DROPPED = "register_keypaths(...) deleted, gone in JAX 0.4.24: key paths become indices"
 DROPPED_DETAIL = (
     "jax.tree_util.register_keypaths was removed in JAX 0.4.24, and the call fails at import. "
     "Without it the type flattens and unflattens as before, but tree_flatten_with_path gives "
@@ -114,5 +114,5 @@ def _drop_registration(site: NameSite, ctx: Context) -> bool:
     block = ctx.parent(line)
     alone = isinstance(block, cst.IndentedBlock) and len(block.body) == 1
     new = line.with_changes(body=[cst.Pass()]) if alone else cst.RemovalSentinel.REMOVE
-    ctx.replace(line, new, DROPPED, Safety.UNSAFE, detail=DROPPED_DETAIL)  # type: ignore[arg-type]
+    ctx.replace(line, new, DROPPED, Safety.UNSAFE, detail=DROPPED_DETAIL)
     return True

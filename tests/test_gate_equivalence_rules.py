@@ -1,0 +1,260 @@
+"""Each rule's answer from ``ast`` (``Rule.ast_findings``) is what its LibCST hooks do.
+
+``tests/test_gate_equivalence.py`` compares the two pipelines' output, which only shows a
+rule's answer when every candidate of the file answers.  Here each candidate rule that
+answers is checked on its own, against the findings of its code the LibCST pipeline reports,
+in every file where that pipeline makes no fix (the only files the ``ast`` path serves): an
+answer of "nothing" is wrong when LibCST reports or fixes anything under that code.  Checked
+on every fixture and runtime program, on cases of JAX907, JAX804 and JAX502 (look-alikes
+where the answer must be None included), and on generated programs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Dict, List, Optional, Sequence
+
+import hypothesmith
+import pytest
+from hypothesis import given, strategies as st
+
+from jaxmigrate.migrator import MigrationError, Settings, migrate_source
+from jaxmigrate.migrator.diagnostics import Diagnostic
+from tests.fixture_support import FIXTURES, fixture_settings, property_profile
+from tests.test_gate_equivalence import ALL_RULES, PROGRAMS, ast_first_difference
+
+OPTIONS = [ALL_RULES, Settings(), Settings(target_version="0.4.13", target_upper="0.4.20")]
+OPTION_IDS = ["unsafe", "default", "capped"]
+Answers = Dict[str, Optional[List[Diagnostic]]]
+
+
+def rule_answers(text: str, options: Settings) -> Answers:
+    """Each candidate rule's ``ast_findings`` in ``text``, as the engine asks them."""
+    from jaxmigrate.migrator import engine
+    from jaxmigrate.migrator.astview import AstView
+
+    answers: Answers = {}
+    real = engine.findings_on_ast
+
+    def asking(text, facts, rules, settings):  # noqa: ANN001, ANN202
+        if facts.tree is not None:
+            view = AstView(text, facts, settings, tuple(rule.code for rule in rules))
+            answers.update((rule.code, rule.ast_findings(view)) for rule in rules)
+        return real(text, facts, rules, settings)
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(engine, "findings_on_ast", asking)
+        try:
+            migrate_source(text, options)
+        except MigrationError:
+            return {}
+    return answers
+
+
+def rule_difference(text: str, options: Settings) -> Optional[str]:
+    """None when every rule's answer is what the LibCST pipeline reports under its code
+    (checked where that pipeline makes no fix); else what differs."""
+    answers = rule_answers(text, options)
+    if not any(answer is not None for answer in answers.values()):
+        return None
+    try:
+        result = migrate_source(text, dataclasses.replace(options, ast_first=False))
+    except MigrationError as error:
+        return f"LibCST fails where a rule answered: {error.message}"
+    if result.fixes or result.output != text:
+        return None  # not a file the ast path can serve
+    problems = []
+    for code, answer in answers.items():
+        if answer is None or code == "JAX901":  # (a backstop: the rounds thin it out)
+            continue
+        libcst = sorted(repr(d) for d in result.findings if d.code == code)
+        if sorted(map(repr, set(answer))) != libcst:
+            problems.append(f"{code}: ast {answer!r} / LibCST {libcst!r}")
+    return "; ".join(problems) or None
+
+
+def answered(texts: Sequence[str], code: str, options: Settings) -> int:
+    return sum(rule_answers(t, options).get(code) is not None for t in texts)
+
+
+def test_every_rule_answers_as_libcst_on_the_fixtures_and_programs():
+    inputs = []
+    for path in sorted(FIXTURES.glob("*/*.py")):
+        if not path.name.endswith(".run.py"):
+            text = path.read_text(encoding="utf-8")
+            inputs.append((str(path.relative_to(FIXTURES)), text, fixture_settings(text)))
+    for path in sorted(PROGRAMS.glob("*.py")):
+        inputs.append((path.name, path.read_text(encoding="utf-8"), ALL_RULES))
+    offenders = [
+        f"{label}: {found}"
+        for label, text, options in inputs
+        for found in [rule_difference(text, options)]
+        if found is not None
+    ]
+    assert not offenders, "a rule's ast answer differs from LibCST:\n" + "\n".join(offenders)
+
+
+# JAX907 (rules/_dead_feature_ast.py): ``if`` chains of hasattr and JAX-version tests; the
+# answer is "nothing" unless a chain's branch that runs on the newest JAX may name a gone name.
+DEAD_FEATURE_CASES = [
+    # nothing to do: not a JAX module, a live shim, the branch that runs is modern
+    "import jax\ndef f(x):\n    if hasattr(x, 'device_buffer'):\n        return 1\n    return x\n",
+    "import jax\nif hasattr(jax, 'Array'):\n    A = jax.Array\nelse:\n    A = jax.numpy.ndarray\n"
+    "ok = hasattr(y, 'device_buffer')\n",
+    "import jax\nif jax.__version_info__ >= (0, 6, 2):\n"
+    "    from jax.sharding import NamedSharding\n"
+    "else:\n    NamedSharding = None\nz = hasattr(y, 'device_buffer')\n",
+    "import jax\nfrom packaging import version\n"
+    "if version.parse(jax.__version__) >= version.parse('0.4.1'):\n    x = jax.Array\n"
+    "z = hasattr(y, 'device_buffer')\n",
+    "import jax\nif tuple(map(int, jax.__version__.split('.'))) >= (0, 3, 1):\n"
+    "    f = jax.tree_util.tree_map\nz = hasattr(y, 'device_buffer')\n",
+    "import jax\nif jax.version.__version_info__ > (0, 4, 25):\n    pass\nelif x:\n    pass\n"
+    "z = hasattr(y, 'device_buffer')  # jaxmigrate: ignore\n",
+    "import jax\nif hasattr(jax, b'device_buffer'):\n    f = 1\nz = hasattr(y, 'device_buffer')\n",
+    "import jax\ns = 'é'; z = hasattr(y, 'device_buffer')\n"
+    "if hasattr(jax, 'Array'): f = jax.Array\n",
+    "import jax\nfrom jax._src import core\nif hasattr(core, 'device_buffer'):\n"
+    "    x = core.Tracer\n",
+    "import jax\nif jax.__version_info__ >= (True, 3):\n    f = jax.Array\n"
+    "z = hasattr(y, 'device_buffer')\n",
+    # the branch that runs names a gone name: a fix (reported without --unsafe-fixes)
+    "import jax\nif hasattr(jax.interpreters.xla, '_DeviceArray'):\n"
+    "    ArrayDevice = jax.interpreters.xla._DeviceArray\nelse:\n"
+    "    ArrayDevice = jax.interpreters.xla.DeviceArray\n",
+    "import jax\nif jax.__version_info__ < (0, 4, 24):\n    x = jax.Array\nelse:\n"
+    "    x = jax.interpreters.xla.DeviceArray\n",
+    "import jax\nif hasattr(jax, 'device_buffer'):\n    A = 1\nelif x:\n    A = 2\nelse:\n"
+    "    if hasattr(jax.interpreters.xla, '_DeviceArray'):\n        A = 3\n    else:\n"
+    "        A = jax.interpreters.xla.DeviceArray\n",
+    "import jax\nif jax.__version_info__ > (0, 1):\n    from jax.experimental import maps\n"
+    "z = hasattr(y, 'device_buffer')\n",
+    "import jax\nimport jax.experimental.maps as m\nif jax.__version_info__ > (0, 1):\n"
+    "    f = g(m.Mesh)\nz = hasattr(y, 'device_buffer')\n",
+    # look-alikes the view leaves to LibCST: rebound builtins, shadowed heads, odd strings
+    "import jax\ndef hasattr(a, b):\n    return True\n"
+    "if hasattr(jax.interpreters.xla, '_DeviceArray'):\n"
+    "    A = 1\n",
+    "import jax\nif hasattr(jax.interpreters.xla, '_Device' 'Array'):\n    A = 1\n",
+    "import jax\ndef f(jax):\n    if hasattr(jax, 'device_buffer'):\n        return 1\n",
+    "import jax\ntuple = list\nif tuple(map(int, jax.__version__.split('.'))) >= (0, 3, 1):\n"
+    "    f = 1\nz = hasattr(y, 'device_buffer')\n",
+    "import jax\nif tuple(map(int, jax.__version__.split(sep='.'))) >= (0, 3, 1):\n    f = 1\n"
+    "z = hasattr(y, 'device_buffer')\n",
+    "import jax\nif tuple(map(int, *[jax.__version__.split('.')])) >= (0, 3):\n    f = 1\n"
+    "z = hasattr(y, 'device_buffer')\n",
+    "from jax import __version_info__ as v\nif v >= (0, 3, 1):\n    f = 1\n"
+    "z = hasattr(y, 'device_buffer')\n",
+]
+DEAD_FEATURE_ANSWERED = 10  # cases JAX907 answers (the rest: a fix, or unsure)
+
+
+@pytest.mark.parametrize("text", DEAD_FEATURE_CASES)
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+def test_ast_first_reports_what_libcst_does_on_dead_feature_tests(text, options):
+    assert ast_first_difference(text, options) is None
+    assert rule_difference(text, options) is None
+
+
+def test_dead_feature_test_answers_from_ast():
+    count = answered(DEAD_FEATURE_CASES, "JAX907", Settings())
+    assert count >= DEAD_FEATURE_ANSWERED
+    assert count < len(DEAD_FEATURE_CASES), "the look-alikes must be left to LibCST"
+
+
+# JAX804 (a finding at every site of jax.pmap) and JAX502 (nothing to do where the file
+# reaches jax.config only through ``from jax import config``), on rules/_ast_sites.py.
+PMAP_CASES = [
+    "import jax\nstep = jax.pmap(update, axis_name='batch')\n",
+    "import jax\n@jax.pmap\ndef f(x):\n    return x\n"
+    "g = jax.pmap(f); h = jax.pmap(g)  # jaxmigrate: ignore[JAX804]\n",
+    "from jax import pmap\nimport functools\nf = functools.partial(pmap, axis_name='i')\n",
+    "from jax import pmap as pm\nf = pm(g)\n",
+    "from jax import pmap\n",
+    "import jax\ntry:\n    p = jax.pmap\nexcept AttributeError:\n    p = None\n",
+    "import jax\njax.pmap = 1\ndel jax.pmap\n",
+    "import jax\nx = jax.pmap(\n  f)  # jaxmigrate: ignore[JAX804]\ny = (jax.\n  pmap)\n",
+    "import jax\ns='é'; x = jax.pmap(f)\n",
+    "import jax\nx = jax.pmap(jax._src.core.x)\n",
+    # look-alikes left to LibCST: a late alias, a shadowed head, f-strings, __all__
+    "import jax\nif cond:\n    from jax import pmap as pm\nf = pm(g)\n",
+    "import jax\ndef f(jax):\n    return jax.pmap(g)\ny = jax.pmap\n",
+    "import jax\nx = f'{jax.pmap}'\ny = f'''\n{jax.pmap}'''\n",
+    "import jax\nfrom jax import pmap\n__all__ = ['pmap']\n",
+]
+CONFIG_CASES = [
+    "from jax import config\nconfig.update('jax_enable_x64', True)\n",
+    "from jax import config as jax_config\nimport jax\ndef setUp():\n"
+    "  jax_config.update('jax_enable_x64', True)\nx = jax.config.x64_enabled\n",
+    "from jax import config\n",
+    "from jax import config\nconfig.update('jax_enable_x64', True)\nx = jax._src.core\n"
+    "import jax\n",
+    # look-alikes left to LibCST (each has something to rewrite or report)
+    "from jax import config\n__all__ = ['config']\n",
+    "from jax.config import config\nconfig.update('jax_enable_x64', True)\n",
+    "import jax.config\njax.config.update('jax_enable_x64', True)\n",
+    "import jax.config as cfg\ncfg.update('a', 1)\n",
+    "import jax\njax.config.config.update('a', 1)\n",
+    "from jax import config\nx = config.config\n",
+    "from jax import config\ndef f(config):\n    return config.config\n",
+    "try:\n    from jax.config import config\nexcept ImportError:\n    from jax import config\n"
+    "config.update('a', 1)\n",
+]
+
+
+# JAX803 and JAX903: nothing to do in a file with no site of their names (rules._ast_sites)
+SITE_CASES = [
+    "try:\n    from jax import enable_x64\nexcept ImportError:\n"
+    "    from jax.experimental import enable_x64\nwith enable_x64():\n    pass\nx = jax.api.jit\n",
+    "import jax\nif hasattr(jax, 'enable_x64'):\n    enable_x64 = jax.enable_x64\nelse:\n"
+    "    enable_x64 = jax.experimental.enable_x64\n__all__ = ['enable_x64']\n",
+    "try:\n    from jax.extend.core import Primitive\nexcept ImportError:\n"
+    "    from jax.core import Primitive\np = Primitive('p')\n",
+    "import jax\nif hasattr(jax.core, 'Primitive'):\n    p = jax.core.Primitive\n",
+    # look-alikes left to LibCST: a site (a rewrite, or a report)
+    "from jax.experimental import enable_x64\nwith enable_x64():\n    pass\n",
+    "import jax\ncm = jax.experimental.enable_x64\n",
+    "import jax\nwith jax.experimental.disable_x64(1):\n    pass\n",
+    "from jax.experimental import enable_x64\n",
+    "from jax import core\np = core.Primitive('p')\n",
+    "from jax.core import Primitive\n",
+    "import jax\nx = jax.core.ShapedArray\ny = jax.numpy.product\n",
+]
+
+
+@pytest.mark.parametrize("text", PMAP_CASES + CONFIG_CASES + SITE_CASES)
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+def test_ast_first_reports_what_libcst_does_at_sites(text, options):
+    assert ast_first_difference(text, options) is None
+    assert rule_difference(text, options) is None
+
+
+def test_site_rules_answer_from_ast():
+    assert answered(PMAP_CASES, "JAX804", Settings()) == len(PMAP_CASES) - 4
+    assert answered(CONFIG_CASES, "JAX502", Settings()) == 4
+    assert answered(SITE_CASES, "JAX803", Settings()) == 2
+    assert answered(SITE_CASES, "JAX903", Settings()) == 2
+
+
+ANSWERED_LINES = [
+    "if hasattr(jax, 'Array'):\n    A = jax.Array\n",
+    "if jax.__version_info__ >= (0, 4, 24):\n    B = 1\nelse:\n    B = jax.tree_util.tree_map\n",
+    "ok = hasattr(y, 'device_buffer')  # jaxmigrate: ignore\n",
+    "step = jax.pmap(f, axis_name='i')\n",
+    "from jax import pmap as pm\n",
+    "from jax import config as jc\njc.update('jax_enable_x64', True)\n",
+    "try:\n    from jax import enable_x64\nexcept ImportError:\n"
+    "    from jax.experimental import enable_x64\n",
+    "if hasattr(jax.interpreters.xla, '_DeviceArray'):\n    C = 1\nelse:\n"
+    "    C = jax.interpreters.xla.DeviceArray\n",
+]
+PROFILE = property_profile(max(1, int(os.environ.get("JAXMIGRATE_PROPERTY_EXAMPLES", "40")) // 2))
+
+
+@PROFILE
+@given(hypothesmith.from_node(), st.lists(st.sampled_from(ANSWERED_LINES), max_size=3))
+def test_every_rule_answers_as_libcst_on_generated_programs(program, lines):
+    text = "import jax\n" + "".join(lines) + program + "\nz = hasattr(w, 'device_buffer')\n"
+    assert ast_first_difference(text, Settings()) is None
+    assert rule_difference(text, Settings()) is None
