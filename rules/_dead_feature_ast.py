@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Tuple, Union
 
+from jaxmigrate.migrator.astfacts import dotted
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import history
@@ -96,7 +97,7 @@ class _Reader:
     # -- names ---------------------------------------------------------------------------
     def _qualname(self, node: ast.AST) -> Union[None, str, _Unsure]:
         """``ctx.qualname`` of a dotted expression (None for anything else)."""
-        parts = _dotted(node)
+        parts = dotted(node)
         if parts is None:
             return None
         sure, head = self.view.resolve(parts[0])
@@ -267,18 +268,6 @@ def _odd_arguments(call: ast.Call) -> bool:
     )
 
 
-def _dotted(node: ast.AST) -> Optional[List[str]]:
-    parts: List[str] = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
-
-
 def _spellings(body: Body) -> List[Tuple[str, ...]]:
     """Every dotted name (``a.b.c``) and identifier (a parameter, a keyword, an imported
     module's parts, an attribute of a call's result, ...) written in ``body``."""
@@ -289,7 +278,7 @@ def _spellings(body: Body) -> List[Tuple[str, ...]]:
             if kind is ast.Constant:
                 continue
             if kind is ast.Attribute:
-                parts = _dotted(node)
+                parts = dotted(node)
                 found.append(tuple(parts) if parts else (node.attr,))  # type: ignore[attr-defined]
                 continue
             for _field, value in ast.iter_fields(node):
