@@ -44,8 +44,8 @@ MESSAGES = {
 
 
 class TreeKeypaths(Rule, code="JAX703", safety=Safety.MANUAL):
-    """register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: report with the key-path
-    recipe
+    """register_keypaths / AttributeKeyPathEntry / GetitemKeyPathEntry: the key-path recipe;
+    unsafe: a register_keypaths statement deleted
 
     **What it does.** Reports every use of the first key-path API:
     `jax.tree_util.register_keypaths`, `AttributeKeyPathEntry` and `GetitemKeyPathEntry`.
