@@ -76,7 +76,10 @@ class RenamedApi(RenameRule, code="JAX903", safety=Safety.SAFE):
     `jax.extend.core.Primitive`, `jax.ShapedArray` -> `jax.core.ShapedArray`,
     `jax.core.ConcretizationTypeError` -> `jax.errors.ConcretizationTypeError`,
     `jax.lib.xla_extension.Device` -> `jax.Device`, `jax.numpy.product` -> `jax.numpy.prod`,
-    `jax.linear_util` -> `jax.extend.linear_util`, ...  `from m import X as Y` keeps `Y`.
+    `jax.linear_util` -> `jax.extend.linear_util`, ...  `from m import X as Y` keeps `Y`, and
+    so does an import the module never reads or lists in `__all__` (a re-export other modules
+    import by that name): `from jax.nn import normalize` -> `from jax.nn import standardize as
+    normalize`.
 
     **Why.** JAX removed these names after a deprecation period; its deprecation message
     named the replacement.  Every row of the table was checked in real JAX releases that had
