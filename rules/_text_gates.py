@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Dict, FrozenSet
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import TextGate
@@ -153,35 +153,107 @@ class RemovedKeywordsGate(RuleGate):
         function drop."""
         text = gate.text
         for word in gate.words_among(self.called_words):
-            keywords = [k for k in self.by_word[word] if k in text and _KEYWORD(k).search(text)]
+            keywords = [k for k in self.by_word[word] if _keyword_in(text, k)]
             if not keywords:
                 continue
-            # ``import pjit as pj``, ``f = x.f``: the names it is called by
-            names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
-            for name in names:
-                for match in _CALL(name).finditer(text):
-                    span = _call_arguments(text, match.end())
-                    if any(_KEYWORD(keyword).search(span) for keyword in keywords):
-                        return True
+            if _passed(text, word, keywords):
+                return True
+            # ``import pjit as pj``, ``f = x.f``: the other names it is called by
+            if any(_passed(text, name, keywords) for name in _aliases(text, word) - {word}):
+                return True
         return False
+
+
+# The patterns below start with the word they look for, which CPython's ``re`` finds by a fast
+# literal search; what a leading word boundary or look-behind would ask (and made every position
+# of the text a start to try) is checked at each match instead.
+def _word_char(char: str) -> bool:
+    """Is ``char`` a word character, as ``re`` reads one in a str pattern?"""
+    return char.isalnum() or char == "_"
+
+
+def _starts_word(text: str, index: int) -> bool:
+    """A word boundary before ``text[index]`` (itself a word character)."""
+    return index == 0 or not _word_char(text[index - 1])
+
+
+def _keyword_in(text: str, keyword: str, start: int = 0, end: Optional[int] = None) -> bool:
+    """``keyword =`` (not ``==``) written in ``text[start:end]``, as a whole word."""
+    end = len(text) if end is None else end
+    if keyword not in text:
+        return False
+    return any(_starts_word(text, m.start()) for m in _KEYWORD(keyword).finditer(text, start, end))
+
+
+def _passed(text: str, name: str, keywords: List[str]) -> bool:
+    """Is ``name`` called somewhere in ``text`` with ``keyword=`` for one of ``keywords`` in the
+    text of its arguments?"""
+    for match in _CALL(name).finditer(text):
+        at = match.start()
+        if not _starts_word(text, at) or text[max(0, at - 4) : at] == "def ":
+            continue
+        span = _call_arguments(text, match.end())
+        if any(_keyword_in(span, keyword) for keyword in keywords):
+            return True
+    return False
+
+
+def _aliases(text: str, word: str) -> Set[str]:
+    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word`` (a chain of
+    words, dots, blanks and continuations ending a line, assigned to one name that starts a
+    line)."""
+    names: Set[str] = set()
+    for match in _ALIAS(word).finditer(text):
+        at = match.start()
+        if not _starts_word(text, at):
+            continue
+        if match.group(1):
+            names.add(match.group(1))
+            continue
+        name = _assigned_from(text, at)
+        if name is not None:
+            names.add(name)
+    return names
+
+
+def _assigned_from(text: str, at: int) -> Optional[str]:
+    """The NAME of ``NAME = chain`` when the chain that holds ``text[at]`` is assigned so."""
+    index = at - 1
+    while index >= 0 and (_word_char(text[index]) or text[index] in ".\\" or text[index].isspace()):
+        index -= 1
+    if index < 0 or text[index] != "=":
+        return None
+    index -= 1
+    while index >= 0 and text[index].isspace():
+        index -= 1
+    last = index
+    while index >= 0 and _word_char(text[index]):
+        index -= 1
+    if index == last:
+        return None
+    name = text[index + 1 : last + 1]
+    while index >= 0 and text[index] != "\n":
+        if not text[index].isspace():
+            return None
+        index -= 1
+    return name
 
 
 @functools.lru_cache(maxsize=256)
 def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
-    return re.compile(rf"\b{re.escape(keyword)}\s*=(?!=)")
+    return re.compile(rf"{re.escape(keyword)}\s*=(?!=)")
 
 
 @functools.lru_cache(maxsize=512)
 def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """``word(`` (spaces, a continuation or closing parentheses between), not ``def word(``."""
-    return re.compile(rf"(?<!def )\b{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
+    """``word(`` (spaces, a continuation or closing parentheses between)."""
+    return re.compile(rf"{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
 
 
 @functools.lru_cache(maxsize=512)
 def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word``."""
-    escaped = re.escape(word)
-    return re.compile(rf"\b{escaped}\s+as\s+(\w+)|(?m:^\s*(\w+)\s*=\s*[\w.\s\\]*\b{escaped}\s*$)")
+    """``word as NAME``, or ``word`` ending a line (blanks after it)."""
+    return re.compile(rf"{re.escape(word)}(?:\s+as\s+(\w+)|(?m:\s*$))")
 
 
 def _escaped(text: str, index: int) -> bool:
