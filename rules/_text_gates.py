@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import TextGate
@@ -58,34 +58,48 @@ class GdaAttributesGate(RuleGate):
         return False
 
 
-# -- JAX901 missing-api --------------------------------------------------------------------------
-class MissingApiGate(RuleGate):
-    gate_state = ("parents",)
-    parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
+# -- JAX901 missing-api, JAX903 renamed-api --------------------------------------------------
+class QualifiedNamesGate(RuleGate):
+    """Gate 1b for a rule whose sites are qualified JAX names (:attr:`names` and imports of
+    them), by the parts each reference must spell."""
 
-    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
+    gate_state = ("parents", "jax_only")
+
+    @functools.cached_property
+    def parents(self) -> Dict[str, FrozenSet[str]]:
+        """word -> the last parts of the P in each ``P.word`` of :attr:`names`."""
+        found: Dict[str, Set[str]] = {}
+        for qualname in self.names:
+            parent, _, word = qualname.rpartition(".")
+            found.setdefault(word, set()).add(parent.rpartition(".")[2])
+        return {word: frozenset(last) for word, last in found.items()}
+
+    @functools.cached_property
+    def jax_only(self) -> bool:
+        """Is every name one of ``jax``'s or ``jaxlib``'s?"""
+        return all(q.startswith(("jax.", "jaxlib.")) for q in self.names)
+
+    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> Iterator[str]:
         """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
         chain, or in the import that binds its head): a ``w`` without any of its parents is
-        some other ``w`` (``self.add``, ``np.shape``).  And every missing name is a JAX one, so
-        a ``w`` only written at the end of chains whose heads no import binds to something of
+        some other ``w`` (``self.add``, ``np.shape``).  And when every name is a JAX one, a
+        ``w`` only written at the end of chains whose heads no import binds to something of
         JAX (``np.random.shuffle``) is some other ``w`` too: gate 2 resolves a chain only
-        through the import of its head."""
-        parents = self.parents
-        kept = []
+        through the import of its head.  Lazily: gate 1b stops at the first word written as
+        a site, and most files hold many of the words (reading each one's occurrences is the
+        cost)."""
+        parents, jax_only = self.parents, self.jax_only
         for word in words:
             if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
                 continue
             found = gate.of(word)
             if found.unknown or found.quoted or found.imported_from or found.imported_parents:
-                kept.append(word)
-            elif found.chains and not gate.jax_bound().isdisjoint(
-                head for head, _p, _d in found.chains
+                yield word
+            elif found.chains and (
+                not jax_only
+                or not gate.jax_bound().isdisjoint(head for head, _p, _d in found.chains)
             ):
-                kept.append(word)
-        return frozenset(kept)
-
-    def text_gate(self, gate: TextGate) -> bool:
-        return bool(self.gate_words(gate, gate.hits))
+                yield word
 
 
 # -- JAX902 private-api --------------------------------------------------------------------------

@@ -34,13 +34,13 @@ from jaxmigrate.rules._missing_api_ast import (
     findings as _ast_findings,
     first_missing as _first_missing,
 )
-from jaxmigrate.rules._text_gates import MissingApiGate
+from jaxmigrate.rules._text_gates import QualifiedNamesGate
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 
 
-class MissingApi(MissingApiGate, Rule, code="JAX901", safety=Safety.MANUAL):
+class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
     """report any JAX name missing from some release of the target range (from every release's API)
 
     **What it does.** Reports every reference (``import jax.x``, ``from jax.x import y``,
