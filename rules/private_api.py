@@ -155,10 +155,12 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
             if not private and parts[0] not in aliases:
                 continue
             sure, head = view.resolve(parts[0])
-            if not sure or chain.in_fstring:
+            if not sure:
                 return None
-            if head is None:
+            if head is None:  # not bound by an import: no JAX name (the f-string's too)
                 continue
+            if chain.in_fstring:
+                return None  # (positions inside an f-string: LibCST's may differ)
             full = ".".join((head, *parts[1:]))
             named = parts[0] == "_src" or parts[0] in aliases
             if not chain.guarded and head == PRIVATE and named:
