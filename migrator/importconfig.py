@@ -43,13 +43,21 @@ def first_party_for(path: Path) -> Tuple[str, ...]:
     return _for_directory(str(start.resolve()))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _for_directory(directory: str) -> Tuple[str, ...]:
     here = Path(directory)
     while not any((here / marker).exists() for marker in _ROOT_MARKERS):
         if here.parent == here:
             return ()
         here = here.parent
+    return _for_root(str(here))
+
+
+@functools.lru_cache(maxsize=256)
+def _for_root(root: str) -> Tuple[str, ...]:
+    """The names of one project root (read once per root, not once per folder under it: a
+    project's folders are many, its roots few)."""
+    here = Path(root)
     names = _own_modules(here) | _own_modules(here / "src") | _configured(here)
     return tuple(sorted(names))
 
