@@ -161,7 +161,7 @@ def _migrate_checked(
     text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int
 ) -> Result:
     unchanged = Result(text, text, [], [])
-    candidates, facts = _ast_gate(text, plan, candidates, limit, settings.gates)
+    candidates, facts = _ast_gate(text, plan, candidates, settings.gates)
     if not candidates:
         _note_floor(text, facts, settings)
         return unchanged if facts is None else Result(text, text, [], [], tree=facts.tree)
@@ -172,6 +172,11 @@ def _migrate_checked(
             _note_floor(text, facts, settings)
             return Result(text, text, [], findings, tree=facts.tree)
     ast_parsed = facts is not None
+    # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped); a
+    # file answered on ``ast`` above never reaches it (the walk is 7 ms on a large file).
+    problem = guard.nesting_problem(text, facts.tree if facts is not None else None, limit)
+    if problem is not None:
+        raise MigrationError(problem)
     del facts  # CPython's tree (about 80 bytes a source byte), before LibCST's parser starts
     module = _parse(text, ast_parsed)
     errors: List[Diagnostic] = []
@@ -206,12 +211,12 @@ def _on_own_lines(diagnostics: List[Diagnostic], lost: Lost) -> List[Diagnostic]
 
 
 def _ast_gate(
-    text: str, plan: Plan, candidates: Tuple[Rule, ...], limit: int, gated: bool = True
+    text: str, plan: Plan, candidates: Tuple[Rule, ...], gated: bool = True
 ) -> Tuple[Tuple[Rule, ...], Optional[Facts]]:
-    """Gate 2 (unless not ``gated``), and the nesting check: the rules still wanted, and
-    CPython's facts of the file (None when it does not parse), for the rules that answer from
-    them (:mod:`migrator.astfirst`); the caller drops them before LibCST's parser, the peak of
-    a file's memory, starts."""
+    """Gate 2 (unless not ``gated``): the rules still wanted, and CPython's facts of the file
+    (None when it does not parse), for the rules that answer from them
+    (:mod:`migrator.astfirst`); the caller drops them before LibCST's parser, the peak of a
+    file's memory, starts."""
     facts = ast_facts(text)
     if facts is not None and gated:
         jax_imported = imports_jax(facts)
@@ -220,12 +225,6 @@ def _ast_gate(
             for rule in candidates
             if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
         )
-        if not candidates:
-            return candidates, facts
-    # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped).
-    problem = guard.nesting_problem(text, facts.tree if facts is not None else None, limit)
-    if problem is not None:
-        raise MigrationError(problem)
     return candidates, facts
 
 

@@ -473,3 +473,15 @@ def test_a_read_only_file_is_not_counted_as_changed(tree):
     data = json.loads(invoke(tree, "--no-cache", "--format", "json").stdout)
     assert data["summary"] == {"files": 2, "changed": 1, "fixes": 2, "findings": 0, "errors": 1}
     path.chmod(0o644)
+
+
+def test_a_deep_file_answered_on_ast_is_reported_not_refused(tree):
+    """The nesting limit guards LibCST's parser; a file whose findings CPython's ``ast``
+    answers (a private import) never reaches it, so it gets its findings, not an error."""
+    path = tree / "deep.py"
+    path.write_text(
+        "import jax\nfrom jax._src import core\n\nz = " + " + ".join(["a"] * 3000) + "\n"
+    )
+    result = run_tree(tree, "-j", "1", "--target-version", "0.4.30")
+    assert result.exit_code == 1, result.stderr
+    assert "JAX902" in result.stdout and "too deeply nested" not in result.stderr
