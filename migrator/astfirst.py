@@ -38,6 +38,11 @@ def findings_on_ast(
         if answer is None:
             return None
         found.extend(answer)
+    for code, lines in view.unless_spoken.items():
+        spoken = {d.line for d in found if d.code != code}
+        spoken.update(*(lines for c, lines in view.covered_by.items() if c != code))
+        if not spoken.isdisjoint(lines):
+            return None
     backstops = {rule.code for rule in rules if rule.backstop}
     if backstops and any(d.code in backstops for d in found):  # rounds._without_backstop_repeats
         spoken = {d.line for d in found if d.code not in backstops}

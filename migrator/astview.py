@@ -118,6 +118,10 @@ class AstView:
         self.chains: List[Chain] = []
         self.imports: List[ImportSite] = []
         self.covered_lines: Set[int] = set()  # where a once-per-module finding counts a use
+        # code -> lines where that rule's findings stand only if no other rule speaks there
+        # (LibCST's hooks then decide: which spoke first depends on when each hook ran)
+        self.unless_spoken: Dict[str, Set[int]] = {}
+        self.covered_by: Dict[str, Set[int]] = {}  # code -> the lines its findings count
         # names bound otherwise than by an import, at module level / in a function or class
         self._module_other: set = set()
         self._inner: set = set()  # (imports in functions too, and global/nonlocal names)
@@ -167,7 +171,9 @@ class AstView:
         first = min(kept, key=lambda node: where[id(node)])
         count = len(set(where.values()))
         if cover:
-            self.covered_lines.update(line for line, _column in where.values())
+            lines = {line for line, _column in where.values()}
+            self.covered_lines.update(lines)
+            self.covered_by.setdefault(code, set()).update(lines)
         return self.report(
             code, first, f"{message} ({count} uses)" if count > 1 else message, detail
         )

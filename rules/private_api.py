@@ -169,8 +169,10 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
             if chain.guarded or module is None or (module + ".").startswith(PRIVATE + "."):
                 continue
             underscored.append((chain.nodes[attributes[-1]], module))  # the outermost first
-        if underscored and len(view.codes) > 1:
-            return None  # visit_module leaves a line where another rule speaks to that rule
+        if underscored and len(view.codes) > 1:  # visit_module leaves a line where another
+            view.unless_spoken.setdefault(self.code, set()).update(  # rule spoke first to it
+                view.start(node)[0] for node, _module in underscored
+            )
         by_module: Dict[str, List[ast.AST]] = {}
         for node, module in sites + uses + underscored:
             by_module.setdefault(module, []).append(node)

@@ -214,6 +214,11 @@ PRIVATE_CASES = [
     # private-looking chains in f-strings whose heads no import binds (answered on ast)
     "from jax._src import core\nx = f'{self._cache} {core.Tracer}'\ny = f'''\n{obj._x}'''\n",
     "import jax\ndef f(jax):\n    return f'{jax._src.x}'\n",
+    # a private attribute beside another rule's finding: on other lines (answered on
+    # ast), on the same line (left to LibCST: which rule spoke first decides)
+    "import jax\nstep = jax.pmap(f)\nx = jax.lax._foo(1)\n",
+    "import jax\nx = jax.pmap(jax.lax._foo)\n",
+    "import jax\nfrom jax._src import core\nx = jax.lax._foo(core)\n",
 ]
 
 

@@ -40,7 +40,17 @@ def rule_answers(text: str, options: Settings) -> Answers:
     def asking(text, facts, rules, settings):  # noqa: ANN001, ANN202
         if facts.tree is not None:
             view = AstView(text, facts, settings, tuple(rule.code for rule in rules))
-            answers.update((rule.code, rule.ast_findings(view)) for rule in rules)
+            asked = {rule.code: rule.ast_findings(view) for rule in rules}
+            for code, lines in view.unless_spoken.items():  # as findings_on_ast reads them
+                others = [answer for other, answer in asked.items() if other != code]
+                if any(answer is None for answer in others):
+                    asked[code] = None
+                    continue
+                spoken = {d.line for answer in others for d in answer}  # type: ignore[union-attr]
+                spoken.update(*(v for c, v in view.covered_by.items() if c != code))
+                if not spoken.isdisjoint(lines):
+                    asked[code] = None  # (the engine leaves the file to LibCST)
+            answers.update(asked)
         return real(text, facts, rules, settings)
 
     with pytest.MonkeyPatch.context() as patched:
