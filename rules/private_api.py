@@ -153,6 +153,8 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
                 continue
             sure, head = view.resolve(parts[0])
             if not sure:
+                if _inside_private(view, parts[0]):
+                    continue  # whichever scope decides, the chain names nothing more
                 return None
             if head is None:  # not bound by an import: no JAX name (the f-string's too)
                 continue
@@ -196,6 +198,17 @@ def _texts(module: str) -> Tuple[str, str]:
         f"{module} is {what}, with no compatibility promise: it can change or disappear "
         "in any release.  Use a public equivalent (jax.extend, jax.core, jax.tree_util, "
         "jax.sharding, ...) or pin the JAX version this code was tested with.",
+    )
+
+
+def _inside_private(view: AstView, name: str) -> bool:
+    """Is every import of ``name`` one of a module or name inside ``jax._src``, or not of JAX
+    at all?  Then a chain on it reports nothing in any scope: resolved through such an import
+    it is private already (the import is the use reported) or no JAX name, and otherwise bound
+    it names no JAX module either."""
+    found = [item.qualname for item in view.imports if item.bound == name]
+    return bool(found) and all(
+        q.startswith(PRIVATE + ".") or q.split(".", 1)[0] not in ("jax", "jaxlib") for q in found
     )
 
 

@@ -218,6 +218,12 @@ PRIVATE_CASES = [
     # ast), on the same line (left to LibCST: which rule spoke first decides)
     "import jax\nstep = jax.pmap(f)\nx = jax.lax._foo(1)\n",
     "import jax\nx = jax.pmap(jax.lax._foo)\n",
+    # a head bound in a function only, to something inside jax._src or outside JAX
+    "import jax\ndef f(x):\n    from jax._src.lax import lax\n    return lax._zero(x)\n"
+    "def g(x):\n    return lax._one(x)\ny = jax._src.core\n",
+    "import jax\ndef f(s):\n    import re\n    return re._compile(s)\nz = re._x\nw = jax.lax._p\n",
+    "import jax\ndef f(x):\n    import jax.lax as lax\n    return lax._zero(x)\n"
+    "def g(lax):\n    return lax._one\n",
     "import jax\nfrom jax._src import core\nx = jax.lax._foo(core)\n",
 ]
 
