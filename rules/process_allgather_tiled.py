@@ -9,14 +9,18 @@ multi-process host-local inputs it changes the result, so those calls are only r
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+import ast
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import Version, parse_version
+from jaxmigrate.rules._ast_sites import Resolver, legacy_imports_stay, name_sites
 from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._receivers import receiver_tie
 
@@ -127,6 +131,32 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             source_version="0.4.30",
         ),
     )
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing, read on ``ast``, where the code was written for the default of the whole
+        range, or every reference is the function of a call that passes ``tiled=`` or unpacks
+        its arguments (:meth:`visit_name` leaves all of these alone); None wherever else it
+        may report or fix."""
+        sites = name_sites(view, Resolver(view, self.names))
+        if sites is None or not legacy_imports_stay(view, self.names, self.legacy_modules):
+            return None
+        if not sites or all(
+            (view.upper is not None and view.upper < change) or view.written_before(change) is False
+            for change in (STACKS_FROM, RAISES_FROM)
+        ):
+            return []  # (as _question says: the default means what the code was written for)
+        calls = {id(node.func): node for node in ast.walk(view.tree) if type(node) is ast.Call}
+        for node, _qualname in sites:
+            call = calls.get(id(node))
+            if call is None:
+                return None
+            words = [keyword.arg for keyword in call.keywords]
+            if "titled" in words:
+                return None  # the 0.3.1 misspelling: reported
+            starred = None in words or any(type(arg) is ast.Starred for arg in call.args)
+            if not starred and "tiled" not in words:
+                return None
+        return []
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:

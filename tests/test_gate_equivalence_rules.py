@@ -233,6 +233,33 @@ SITE_CASES = [
 ]
 
 
+# JAX306: nothing where every call passes tiled= (or unpacks its arguments), or where the code
+# was written for the default of the whole range (its source stated, or proven by its names)
+MH = "from jax.experimental import multihost_utils as mh\n"
+ALLGATHER_CASES = [
+    MH + "x = mh.process_allgather(y, tiled=True)\nz = mh.process_allgather(*a, **k)\n",
+    "from jax.experimental.multihost_utils import process_allgather as pa\nz = pa(y, **k)\n",
+    # look-alikes left to LibCST (it may report or fix): a plain call, a value, a misspelling
+    MH + "import jax\nx = mh.process_allgather(y)\n",
+    MH + "x = mh.process_allgather(y)\n",
+    MH + "f = mh.process_allgather\ng = [mh.process_allgather]\n",
+    MH + "x = mh.process_allgather(y, titled=True)\n",
+]
+SOURCED = Settings(source_version="0.9.0", source_explicit=True)
+
+
+@pytest.mark.parametrize("text", ALLGATHER_CASES)
+@pytest.mark.parametrize("options", [*OPTIONS, SOURCED], ids=[*OPTION_IDS, "sourced"])
+def test_ast_first_reports_what_libcst_does_on_process_allgather(text, options):
+    assert ast_first_difference(text, options) is None
+    assert rule_difference(text, options) is None
+
+
+def test_process_allgather_answers_from_ast():
+    assert answered(ALLGATHER_CASES, "JAX306", Settings()) == 2
+    assert answered(ALLGATHER_CASES, "JAX306", SOURCED) == len(ALLGATHER_CASES)
+
+
 @pytest.mark.parametrize("text", PMAP_CASES + CONFIG_CASES + SITE_CASES)
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 def test_ast_first_reports_what_libcst_does_at_sites(text, options):
