@@ -39,20 +39,23 @@ def realign_written(ctx: Context, produced: Produced, original: str, limit: int)
         for node, code in produced.nodes.values()
         if isinstance(node, cst.BaseExpression) and ctx.parent(node) is not None
     ]
-    if not candidates:
+    written = [(node, code, ctx.code(node)) for node, code in candidates]
+    # an expression on one line needs nothing (and its position, which generates its whole
+    # statement, is not asked)
+    written = [entry for entry in written if "\n" in entry[2] or "\r" in entry[2]]
+    if not written:
         return 0
     lines = (ctx.generated_code() or module_code(ctx.module)).splitlines()
     unit = continuation_unit(ctx.module.default_indent)
     black = closes_alone(original, ctx.module.default_indent)
     mine = laid_out(ctx)
     before = len(ctx.edits)
-    for node, rule_code in candidates:
+    for node, rule_code, text in written:
         span = ctx.position(node)
         if span.start.line == span.end.line or any(node is done for done in mine):
             continue
         if id(node) in ctx.edits or any(id(up) in ctx.edits for up in ctx.ancestors(node)):
             continue
-        text = ctx.code(node)
         if "#" in text or '"""' in text or "'''" in text or "\\\n" in text:
             continue
         block = block_indent(ctx, node)
