@@ -45,7 +45,15 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
     if not any(len(line) > limit for line in lines):
         return 0
     original_lines = original.splitlines()
-    to_before = None
+    to_before = line_map(original, code)
+    long = set()  # the long lines the rewrite made (the user's own long lines stay)
+    for number, line in enumerate(lines, start=1):
+        if len(line) > limit:
+            was = to_before(number)
+            if not (0 < was <= len(original_lines) and len(original_lines[was - 1]) > limit):
+                long.add(number)
+    if not long:
+        return 0  # (before asking any node's position: each generates its whole statement)
     unit = continuation_unit(ctx.module.default_indent)
     black = closes_alone(original, ctx.module.default_indent)
     before = len(ctx.edits)
@@ -58,14 +66,8 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
             continue  # this pass's own layout: once is enough (the rounds must settle)
         span = ctx.position(node)
         for number in range(span.start.line, span.end.line + 1):
-            if number in done or number > len(lines) or len(lines[number - 1]) <= limit:
+            if number in done or number not in long:
                 continue
-            if to_before is None:
-                to_before = line_map(original, code)
-            was = to_before(number)
-            if 0 < was <= len(original_lines) and len(original_lines[was - 1]) > limit:
-                done.add(number)
-                continue  # the user's long line
             root = _root(ctx, node, number)
             if root is None:
                 continue
