@@ -35,9 +35,13 @@ from jaxmigrate.migrator.tidy import Produced
 _OPENING, _CLOSING = "([{", ")]}"
 
 
-def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
+def wrap(
+    ctx: Context, produced: Produced, original: str, limit: int, style: Optional[str] = None
+) -> int:
     """Records in ``ctx.edits`` a new layout for the written expressions on lines the rewrite
-    made longer than ``limit``; returns how many."""
+    made longer than ``limit``; returns how many.  ``style``: the text whose brackets tell the
+    file's style (the whole file, where ``original`` is a reduced module; default
+    ``original``)."""
     if not produced or not limit:
         return 0
     code = ctx.generated_code() or module_code(ctx.module)
@@ -47,7 +51,7 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
     original_lines = original.splitlines()
     to_before = None
     unit = continuation_unit(ctx.module.default_indent)
-    black = closes_alone(original, ctx.module.default_indent)
+    black = closes_alone(original if style is None else style, ctx.module.default_indent)
     before = len(ctx.edits)
     done: set = set()
     written = laid_out(ctx)
