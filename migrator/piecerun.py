@@ -12,12 +12,14 @@ cannot parse, rounds that do not settle: the whole module decides how to report 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import TYPE_CHECKING, Callable, List, Optional, Set
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.piecewise import LineMap, NotEquivalent, Pieces, new_words
 from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.source import note_floor
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.engine import Result
@@ -68,9 +70,22 @@ def _attempt(
         errors = _moved(reduced.errors, after)
     except NotEquivalent:
         return None
+    if settings.survey and "jax" in output:
+        _note_floor(output, reduced.output)
     return dataclasses.replace(
         reduced, source=text, output=output, fixes=fixes, findings=findings, errors=errors
     )
+
+
+def _note_floor(output: str, reduced: str) -> None:
+    """The survey asks next for the floor of ``output`` (:func:`migrator.source.floor_of`):
+    the JAX names it spells are those of the reduced output (the statements left out name
+    no import and hold no "jax"), whose parse is small."""
+    try:
+        tree = ast.parse(reduced)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return
+    note_floor(output, tree)
 
 
 def _reads_whole_module(called: Set[str], settings: Settings) -> bool:

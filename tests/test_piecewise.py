@@ -242,3 +242,20 @@ def test_the_reduced_module_splices_back_to_the_file():
 
 def test_the_threshold_keeps_small_files_on_the_whole_path():
     assert piecewise.PIECEWISE_CHARS >= 10**6
+
+
+def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
+    """The floor noted from the reduced output is the one the whole output gives."""
+    from jaxmigrate.migrator import migrate_source, source
+
+    monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", 0)
+    text = "import jax\nimport jax.numpy as jnp\n\nx = jax.tree_map(jnp.asarray, y)\n" + (
+        FILLER.format(n=0)
+    )
+    before = piecerun.STATS["taken"]
+    result = migrate_source(text, Settings(survey=True))
+    assert piecerun.STATS["taken"] == before + 1 and result.changed
+    noted = source._noted.entry
+    assert noted is not None and noted[0] == result.output
+    assert noted[1] == source.evidence(ast.parse(result.output)).since
+    assert noted[1] is not None
