@@ -4,8 +4,9 @@ back together, or saying None: then the engine parses the whole module, as it wo
 The run counts as the whole module's only when, besides the checks made while reducing:
 no rule that reads the whole module (:attr:`migrator.rule.Rule.whole_module`) had a hook
 called (every other rule's hooks read only its sites and the names they resolve, which the
-reduction keeps whole); no fix wrote a name that a statement left out binds at module level
-(the whole module would have seen it taken); LibCST inferred the file's own indentation;
+reduction keeps whole); the migrated statements share no module-level name with those left
+out (a fix that writes a name one of them binds: the whole module would have seen it taken);
+LibCST inferred the file's own indentation;
 every marker came back as written; and nothing raised.  A rule that raises, a file LibCST
 cannot parse, rounds that do not settle: the whole module decides how to report them.
 """
@@ -17,7 +18,8 @@ import dataclasses
 from typing import TYPE_CHECKING, Callable, List, Optional, Set
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.piecewise import LineMap, NotEquivalent, Pieces, new_words
+from jaxmigrate.migrator.piecescan import Unsure
+from jaxmigrate.migrator.piecewise import LineMap, NotEquivalent, Pieces, couples
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.source import note_floor
 
@@ -53,11 +55,15 @@ def _attempt(
         return None
     if _reads_whole_module(called, settings):
         return None
+    try:
+        tree = ast.parse(reduced.output)  # (small: the reduced module)
+        if couples(tree, pieces):
+            return None
+    except (SyntaxError, ValueError, MemoryError, RecursionError, Unsure):
+        return None
     if reduced.output == pieces.text:
         output = text
     else:
-        if new_words(pieces.text, reduced.output) & pieces.dropped_binds:
-            return None
         spliced = pieces.splice(reduced.output)
         if spliced is None:
             return None
@@ -71,21 +77,13 @@ def _attempt(
     except NotEquivalent:
         return None
     if settings.survey and "jax" in output:
-        _note_floor(output, reduced.output)
+        # the survey asks next for the floor of ``output`` (migrator.source.floor_of): the
+        # JAX names it spells are the reduced output's (the statements left out name no
+        # import and hold no "jax")
+        note_floor(output, tree)
     return dataclasses.replace(
         reduced, source=text, output=output, fixes=fixes, findings=findings, errors=errors
     )
-
-
-def _note_floor(output: str, reduced: str) -> None:
-    """The survey asks next for the floor of ``output`` (:func:`migrator.source.floor_of`):
-    the JAX names it spells are those of the reduced output (the statements left out name
-    no import and hold no "jax"), whose parse is small."""
-    try:
-        tree = ast.parse(reduced)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return
-    note_floor(output, tree)
 
 
 def _reads_whole_module(called: Set[str], settings: Settings) -> bool:

@@ -53,6 +53,9 @@ _SPECIAL = frozenset(
     | {"__builtins__", "__getattr__", "__name__", "__path__", "__spec__", "__loader__"}
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Characters str.splitlines breaks lines at, besides "\n" and "\r" (the engine's passes count
+# lines both ways: only a file without them gives the same numbers in both paths).
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _GAP = re.compile(r"[ \t\f]*(#[^\r\n]*)?\r?\n?\Z")
 _INDENTED_COMMENT = re.compile(r"[ \t\f]+#")
 
@@ -69,6 +72,7 @@ class Pieces:
     runs: List[str]  # the text of each run left out, in order
     markers: List[str]  # the line standing for each run (with the run's line ending)
     dropped_binds: FrozenSet[str]  # module-level names the runs bind
+    dropped_reads: FrozenSet[str]  # module-level names the runs read
     indent: Optional[str]  # the file's first indentation (LibCST's default_indent), if any
 
     def splice(self, output: str) -> Optional[str]:
@@ -130,8 +134,8 @@ def reduce(
     cannot be split safely or nothing would be left out."""
     if _MARKER in text or text.startswith("\ufeff") or not tree.body:
         return None
-    if text.count("\r") != text.count("\r\n"):
-        return None  # a lone carriage return: CPython's lines are not ours
+    if text.count("\r") != text.count("\r\n") or _OTHER_BREAKS.search(text):
+        return None  # a lone carriage return, or what str.splitlines also breaks at
     starts = _line_starts(text)
     units = _units(tree)
     if units is None or not _splits_cleanly(text, starts, units):
@@ -302,6 +306,7 @@ def _build(
     runs: List[str] = []
     markers: List[str] = []
     dropped: Set[str] = set()
+    dropped_reads: Set[str] = set()
     cursor = 0  # offset of the text not yet copied
     index = 0
     while index < len(units):
@@ -311,6 +316,7 @@ def _build(
         begin = index
         while index < len(units) and not kept[index]:
             dropped |= scans[index].binds
+            dropped_reads |= scans[index].reads
             index += 1
         first, end = units[begin][0], units[index - 1][1]
         upto = units[index][0] if index < len(units) else len(starts)
@@ -333,6 +339,7 @@ def _build(
         runs,
         markers,
         frozenset(dropped),
+        frozenset(dropped_reads),
         first_block[1] if first_block is not None else None,
     )
 
@@ -350,6 +357,15 @@ def site_words(rules: Iterable["Rule"]) -> Tuple[FrozenSet[str], Tuple[str, ...]
     return frozenset(identifiers), tuple(sorted(others))
 
 
-def new_words(before: str, after: str) -> Set[str]:
-    """Identifier-like words ``after`` has that ``before`` has not (what fixes wrote)."""
-    return words(after) - words(before)
+def couples(output: ast.Module, pieces: Pieces) -> bool:
+    """Whether the migrated reduced module (``output``) shares a module-level name with the
+    statements left out: reads or binds one they bind, or binds one they read.  The reduced
+    module shared none (:func:`_close`), so a fix made it: one that the whole module would
+    have seen taken, or used."""
+    for statement in output.body:
+        scan = Scan.of(statement)  # Unsure: the caller falls back
+        if not pieces.dropped_binds.isdisjoint(scan.reads | scan.binds):
+            return True
+        if not pieces.dropped_reads.isdisjoint(scan.binds):
+            return True
+    return False

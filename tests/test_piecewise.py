@@ -159,6 +159,14 @@ KEPT_OR_FALLBACK = [
     "    return multihost_utils.host_local_array_to_global_array(params, mesh, None)\n"
     + FILLER.format(n=0)
     + "\nPartitionSpec = None\n",
+    # the same, with the name already written on the changed line (a comment)
+    "from jax.experimental import multihost_utils\n\n\ndef replicate(params, mesh):\n"
+    "    return multihost_utils.host_local_array_to_global_array(\n"
+    "        params, mesh, None)  # PartitionSpec\n"
+    + FILLER.format(n=0)
+    + "\nPartitionSpec = None\n",
+    # form feeds: str.splitlines breaks lines there, CPython does not
+    LEGACY + "\x0c\n" + FILLER.format(n=0),
     # the marker's name in the file
     LEGACY + FILLER.format(n=0) + "\n__jm_piece_0__ = 1\n",
     # a module-level name a kept statement reads, bound far away
@@ -199,10 +207,12 @@ def test_piecewise_agrees_on_cases_that_keep_more_or_fall_back(text):
 def test_which_path_the_cases_take():
     assert path_of(LEGACY + FILLER.format(n=0)) == "piecewise"
     assert path_of('"""Doc."""\n' + FILLER.format(n=0) + "\n" + LEGACY) == "piecewise"
-    assert path_of(KEPT_OR_FALLBACK[9]) == "piecewise"  # CRLF
+    assert path_of(KEPT_OR_FALLBACK[11]) == "piecewise"  # CRLF
     # a fix writes PartitionSpec, which a statement left out binds
     assert path_of(KEPT_OR_FALLBACK[0]) == "fell back"
-    assert path_of(KEPT_OR_FALLBACK[1]) == "whole"  # the marker's name
+    assert path_of(KEPT_OR_FALLBACK[1]) == "fell back"
+    assert path_of(KEPT_OR_FALLBACK[2]) == "whole"  # a form feed
+    assert path_of(KEPT_OR_FALLBACK[3]) == "whole"  # the marker's name
     assert path_of(KEPT_OR_FALLBACK[-1]) == "whole"  # a rule that reads the whole module
 
 
