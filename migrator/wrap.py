@@ -51,7 +51,7 @@ def wrap(
     original_lines = original.splitlines()
     to_before = None
     unit = continuation_unit(ctx.module.default_indent)
-    black = closes_alone(original if style is None else style, ctx.module.default_indent)
+    black: Optional[bool] = None  # the file's style: a tokenize of all of it, on first need
     before = len(ctx.edits)
     done: set = set()
     written = laid_out(ctx)
@@ -74,6 +74,10 @@ def wrap(
             if root is None:
                 continue
             done.add(number)
+            if black is None:
+                black = closes_alone(
+                    original if style is None else style, ctx.module.default_indent
+                )
             _relayout(ctx, root, lines[number - 1], limit, unit, black, rule_code)
     return len(ctx.edits) - before
 
