@@ -198,7 +198,12 @@ def _pieces(text: str, facts: Optional[Facts], plan: Plan, settings: Settings) -
     if not settings.gates or any(rule.whole_module for rule in plan.rules):
         return None
     identifiers, strings = piecewise.site_words(settings.active_rules())  # the later rounds'
-    return piecewise.reduce(text, facts.tree, identifiers, strings)
+    try:
+        return piecewise.reduce(text, facts.tree, identifiers, strings)
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001  (a bug there must not cost the file: parse it whole)
+        return None
 
 
 def _rewrite(
