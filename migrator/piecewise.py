@@ -1,7 +1,7 @@
 """Giving LibCST only the top-level statements of a big module that can change.
 
 LibCST's native parser peaks at about 740 bytes of memory per source byte, CPython's ``ast``
-at about a third of that: a 6 MB generated file with one legacy line would need 4.5 GB to be
+at about a quarter of that: a 6 MB generated file with one legacy line would need 4.5 GB to be
 parsed whole.  For a module over :data:`PIECEWISE_CHARS`, the engine splits it at its
 top-level statements (from CPython's tree, which gate 2 already made) and keeps:
 
@@ -26,8 +26,9 @@ the lines each run took.
 Whatever cannot be shown equivalent falls back to parsing the whole module: a marker name in
 the source, a construct the scan does not model, text that does not split into whole lines,
 a rule that reads the whole module (:attr:`migrator.rule.Rule.whole_module`) called on any
-site, a fix that writes a name a left-out statement binds, an indent LibCST would infer
-differently, any error, or a marker that does not come back as written.
+site, migrated statements that share a module-level name with those left out (a fix wrote
+it), an indent LibCST would infer differently, any error, or a marker that does not come back
+as written.
 """
 
 from __future__ import annotations
@@ -238,12 +239,28 @@ def _initial(
             or "jax" in unit_text
             or any(word in unit_text for word in substrings)
             or not wanted.isdisjoint(words(unit_text))
+            or "\\" in unit_text
+            and _escaped_site(units[index][2], identifiers, substrings)
         )
         kept.append(keep)
     first_block = _first_block(units, text, starts)
     if first_block is not None:
         kept[first_block[0]] = True
     return kept
+
+
+def _escaped_site(
+    statements: List[ast.stmt], identifiers: FrozenSet[str], substrings: Tuple[str, ...]
+) -> bool:
+    """A string literal written with escapes does not spell its value in the text, where the
+    words are looked for: whether the value of one holds a site word."""
+    wanted = (*identifiers, *substrings)
+    for statement in statements:
+        for node in ast.walk(statement):
+            if type(node) is ast.Constant and type(node.value) is str:
+                if any(word in node.value for word in wanted):
+                    return True
+    return False
 
 
 def _first_block(units: List[Unit], text: str, starts: List[int]) -> Optional[Tuple[int, str]]:

@@ -269,3 +269,20 @@ def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
     assert noted is not None and noted[0] == result.output
     assert noted[1] == source.evidence(ast.parse(result.output)).since
     assert noted[1] is not None
+
+
+def test_statements_with_a_site_are_kept_however_it_is_written():
+    """A string site written with escapes, and one in an annotation, stay in the reduced
+    module, as do a statement naming an import and one shadowing it."""
+    identifiers, strings = piecewise.site_words(ALL_RULES.active_rules())
+    tails = [
+        'flag = "JAX\\x5fARRAY"\n',  # "JAX_ARRAY", the value of a string site
+        "def k(a: 'DeviceArray'):\n    pass\n",
+        "def m():\n    return jax\n",
+        "jax = None\n",
+    ]
+    for tail in tails:
+        text = LEGACY + FILLER.format(n=0) + "\n" + tail
+        pieces = piecewise.reduce(text, ast.parse(text), identifiers, strings)
+        assert pieces is not None and tail in pieces.text, tail
+        assert "def filler_decorated_0" not in pieces.text
