@@ -240,7 +240,7 @@ def _initial(
             or any(word in unit_text for word in substrings)
             or not wanted.isdisjoint(words(unit_text))
             or "\\" in unit_text
-            and _escaped_site(units[index][2], identifiers, substrings)
+            and _escaped_site(units[index][2], wanted, substrings)
         )
         kept.append(keep)
     first_block = _first_block(units, text, starts)
@@ -253,7 +253,8 @@ def _escaped_site(
     statements: List[ast.stmt], identifiers: FrozenSet[str], substrings: Tuple[str, ...]
 ) -> bool:
     """A string literal written with escapes does not spell its value in the text, where the
-    words are looked for: whether the value of one holds a site word."""
+    words are looked for: whether the value of one holds a site word (or an imported name: a
+    rule may look for those among the module's strings, ``__all__``'s say)."""
     wanted = (*identifiers, *substrings)
     for statement in statements:
         for node in ast.walk(statement):
