@@ -31,8 +31,6 @@ def findings_on_ast(
     path reports them; None when one of the rules cannot tell without LibCST."""
     if facts.tree is None or (SUSPECT.search(text) and _loses_except(text, facts.tree)):
         return None  # LibCST's positions there are mapped from its own code (migrator.lossless)
-    if settings.survey:  # it reads fixes alone: a rule that cannot fix has nothing to say
-        rules = [rule for rule in rules if not rule.fixes_nothing(settings)]
     if any(_never_answers(rule) for rule in rules):
         return None  # before the view's walk of the whole tree (seconds on a big file)
     view = AstView(text, facts, settings, tuple(rule.code for rule in rules))

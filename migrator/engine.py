@@ -168,8 +168,6 @@ def _migrate_checked(
 ) -> Result:
     unchanged = Result(text, text, [], [])
     candidates, facts = _ast_gate(text, plan, candidates, limit, settings.gates)
-    if settings.survey and all(rule.fixes_nothing(settings) for rule in candidates):
-        candidates = ()  # the survey reads fixes alone, and these rules can only report
     if not candidates:
         _note_floor(text, facts, settings)
         return unchanged if facts is None else Result(text, text, [], [], tree=facts.tree)

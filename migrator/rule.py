@@ -40,7 +40,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astview import AstView
     from jaxmigrate.migrator.context import Context, NameSite
     from jaxmigrate.migrator.diagnostics import Diagnostic
-    from jaxmigrate.migrator.settings import Settings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,11 +249,6 @@ class Rule(RuleGate):
     # both paths on every fixture).
     whole_module: ClassVar[bool] = True
 
-    def fixes_nothing(self, settings: "Settings") -> bool:
-        """Can the rule make no fix under ``settings`` (an unsafe-only rule without
-        --unsafe-fixes)?"""
-        return self.unsafe_fixes_only and not settings.unsafe_fixes
-
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
@@ -275,6 +269,14 @@ class Rule(RuleGate):
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> "Rule":
         """:meth:`for_target` with every argument given (all hashable: a subclass may cache its
         copies by them): the rule itself unless overridden."""
+        return self
+
+    def for_survey(self, low: Version, high: Optional[Version], unsafe_fixes: bool) -> "Rule":
+        """The rule as the default target's survey runs it (after :meth:`for_target`), where
+        only fixes count (they and the migrated text set the floor; findings are never
+        read): itself, unless it can leave out sites where it never fixes (a report-only
+        backstop returns a copy looking only for the names it may rewrite).  The survey must
+        give every file the same output and floor (``tests/test_survey.py``)."""
         return self
 
     # -- hooks, called by the engine ------------------------------------------------------

@@ -92,10 +92,11 @@ class RuleGate:
         that it says True wherever gate 2 does."""
         return True
 
-    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
+    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> Iterable[str]:
         """Gate 1b, narrowed: of the trigger ``words`` the text holds, those that can still make
-        one of the rule's sites (the others are not read further).  Must keep every word that
-        can; ``tests/test_gates.py`` checks it with the rest of gate 1b."""
+        one of the rule's sites (the others are not read further; an iterator is read only as
+        far as gate 1b needs).  Must keep every word that can; ``tests/test_gates.py`` checks
+        it with the rest of gate 1b."""
         return words
 
     @functools.cached_property

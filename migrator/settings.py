@@ -118,6 +118,7 @@ class Settings:
                 self.target_upper,
                 len(REGISTRY),
                 self.survey,
+                self.survey and self.unsafe_fixes,
             )
         )
 
@@ -144,10 +145,14 @@ def _active_rules(
     target_upper: Optional[str],
     _registered: int,
     survey: bool = False,
+    unsafe_fixes: bool = False,
 ) -> Tuple[Rule, ...]:
     """Cached per selection (the engine asks once per file); keyed on the registry's size too,
     so a rule registered later (a test's) is seen.  ``survey``: rules whose replacement needs
-    a JAX newer than the target run too (their fixes tell how far the target must rise)."""
+    a JAX newer than the target run too (their fixes tell how far the target must rise), and
+    a rule that can fix nothing there (``Rule.unsafe_fixes_only`` without ``unsafe_fixes``)
+    does not run: the survey reads only fixes.  Its names are set aside like those of a rule
+    the user switched off, so the backstop leaves them alone as it does in the real run."""
     from jaxmigrate.migrator.rule import all_rules
 
     target = parse_version(target_version)
@@ -159,13 +164,17 @@ def _active_rules(
         if (not select or _matches(code, select))
         and not _matches(code, ignore)
         and (not rules[code].opt_in or code in select)
+        and not (survey and rules[code].unsafe_fixes_only and not unsafe_fixes)
     }
     set_aside = frozenset().union(*(rules[code].names for code in rules if code not in chosen))
-    return tuple(
+    active = tuple(
         rule.for_target(target, set_aside, upper)
         for code, rule in rules.items()
         if code in chosen and (survey or rule.runs_on(target))
     )
+    if survey:  # it reads only fixes: each rule as it runs there
+        active = tuple(rule.for_survey(target, upper, unsafe_fixes) for rule in active)
+    return active
 
 
 def _known_prefix(code: str) -> bool:

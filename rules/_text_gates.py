@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Dict, FrozenSet
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import TextGate
@@ -58,34 +58,48 @@ class GdaAttributesGate(RuleGate):
         return False
 
 
-# -- JAX901 missing-api --------------------------------------------------------------------------
-class MissingApiGate(RuleGate):
-    gate_state = ("parents",)
-    parents: Dict[str, FrozenSet[str]] = {}  # word -> last parts of the P in each missing P.word
+# -- JAX901 missing-api, JAX903 renamed-api --------------------------------------------------
+class QualifiedNamesGate(RuleGate):
+    """Gate 1b for a rule whose sites are qualified JAX names (:attr:`names` and imports of
+    them), by the parts each reference must spell."""
 
-    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> FrozenSet[str]:
+    gate_state = ("parents", "jax_only")
+
+    @functools.cached_property
+    def parents(self) -> Dict[str, FrozenSet[str]]:
+        """word -> the last parts of the P in each ``P.word`` of :attr:`names`."""
+        found: Dict[str, Set[str]] = {}
+        for qualname in self.names:
+            parent, _, word = qualname.rpartition(".")
+            found.setdefault(word, set()).add(parent.rpartition(".")[2])
+        return {word: frozenset(last) for word, last in found.items()}
+
+    @functools.cached_property
+    def jax_only(self) -> bool:
+        """Is every name one of ``jax``'s or ``jaxlib``'s?"""
+        return all(q.startswith(("jax.", "jaxlib.")) for q in self.names)
+
+    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> Iterator[str]:
         """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
         chain, or in the import that binds its head): a ``w`` without any of its parents is
-        some other ``w`` (``self.add``, ``np.shape``).  And every missing name is a JAX one, so
-        a ``w`` only written at the end of chains whose heads no import binds to something of
+        some other ``w`` (``self.add``, ``np.shape``).  And when every name is a JAX one, a
+        ``w`` only written at the end of chains whose heads no import binds to something of
         JAX (``np.random.shuffle``) is some other ``w`` too: gate 2 resolves a chain only
-        through the import of its head."""
-        parents = self.parents
-        kept = []
+        through the import of its head.  Lazily: gate 1b stops at the first word written as
+        a site, and most files hold many of the words (reading each one's occurrences is the
+        cost)."""
+        parents, jax_only = self.parents, self.jax_only
         for word in words:
             if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
                 continue
             found = gate.of(word)
             if found.unknown or found.quoted or found.imported_from or found.imported_parents:
-                kept.append(word)
-            elif found.chains and not gate.jax_bound().isdisjoint(
-                head for head, _p, _d in found.chains
+                yield word
+            elif found.chains and (
+                not jax_only
+                or not gate.jax_bound().isdisjoint(head for head, _p, _d in found.chains)
             ):
-                kept.append(word)
-        return frozenset(kept)
-
-    def text_gate(self, gate: TextGate) -> bool:
-        return bool(self.gate_words(gate, gate.hits))
+                yield word
 
 
 # -- JAX902 private-api --------------------------------------------------------------------------
@@ -153,35 +167,107 @@ class RemovedKeywordsGate(RuleGate):
         function drop."""
         text = gate.text
         for word in gate.words_among(self.called_words):
-            keywords = [k for k in self.by_word[word] if k in text and _KEYWORD(k).search(text)]
+            keywords = [k for k in self.by_word[word] if _keyword_in(text, k)]
             if not keywords:
                 continue
-            # ``import pjit as pj``, ``f = x.f``: the names it is called by
-            names = {word} | {name for pair in _ALIAS(word).findall(text) for name in pair if name}
-            for name in names:
-                for match in _CALL(name).finditer(text):
-                    span = _call_arguments(text, match.end())
-                    if any(_KEYWORD(keyword).search(span) for keyword in keywords):
-                        return True
+            if _passed(text, word, keywords):
+                return True
+            # ``import pjit as pj``, ``f = x.f``: the other names it is called by
+            if any(_passed(text, name, keywords) for name in _aliases(text, word) - {word}):
+                return True
         return False
+
+
+# The patterns below start with the word they look for, which CPython's ``re`` finds by a fast
+# literal search; what a leading word boundary or look-behind would ask (and made every position
+# of the text a start to try) is checked at each match instead.
+def _word_char(char: str) -> bool:
+    """Is ``char`` a word character, as ``re`` reads one in a str pattern?"""
+    return char.isalnum() or char == "_"
+
+
+def _starts_word(text: str, index: int) -> bool:
+    """A word boundary before ``text[index]`` (itself a word character)."""
+    return index == 0 or not _word_char(text[index - 1])
+
+
+def _keyword_in(text: str, keyword: str, start: int = 0, end: Optional[int] = None) -> bool:
+    """``keyword =`` (not ``==``) written in ``text[start:end]``, as a whole word."""
+    end = len(text) if end is None else end
+    if keyword not in text:
+        return False
+    return any(_starts_word(text, m.start()) for m in _KEYWORD(keyword).finditer(text, start, end))
+
+
+def _passed(text: str, name: str, keywords: List[str]) -> bool:
+    """Is ``name`` called somewhere in ``text`` with ``keyword=`` for one of ``keywords`` in the
+    text of its arguments?"""
+    for match in _CALL(name).finditer(text):
+        at = match.start()
+        if not _starts_word(text, at) or text[max(0, at - 4) : at] == "def ":
+            continue
+        span = _call_arguments(text, match.end())
+        if any(_keyword_in(span, keyword) for keyword in keywords):
+            return True
+    return False
+
+
+def _aliases(text: str, word: str) -> Set[str]:
+    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word`` (a chain of
+    words, dots, blanks and continuations ending a line, assigned to one name that starts a
+    line)."""
+    names: Set[str] = set()
+    for match in _ALIAS(word).finditer(text):
+        at = match.start()
+        if not _starts_word(text, at):
+            continue
+        if match.group(1):
+            names.add(match.group(1))
+            continue
+        name = _assigned_from(text, at)
+        if name is not None:
+            names.add(name)
+    return names
+
+
+def _assigned_from(text: str, at: int) -> Optional[str]:
+    """The NAME of ``NAME = chain`` when the chain that holds ``text[at]`` is assigned so."""
+    index = at - 1
+    while index >= 0 and (_word_char(text[index]) or text[index] in ".\\" or text[index].isspace()):
+        index -= 1
+    if index < 0 or text[index] != "=":
+        return None
+    index -= 1
+    while index >= 0 and text[index].isspace():
+        index -= 1
+    last = index
+    while index >= 0 and _word_char(text[index]):
+        index -= 1
+    if index == last:
+        return None
+    name = text[index + 1 : last + 1]
+    while index >= 0 and text[index] != "\n":
+        if not text[index].isspace():
+            return None
+        index -= 1
+    return name
 
 
 @functools.lru_cache(maxsize=256)
 def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
-    return re.compile(rf"\b{re.escape(keyword)}\s*=(?!=)")
+    return re.compile(rf"{re.escape(keyword)}\s*=(?!=)")
 
 
 @functools.lru_cache(maxsize=512)
 def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """``word(`` (spaces, a continuation or closing parentheses between), not ``def word(``."""
-    return re.compile(rf"(?<!def )\b{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
+    """``word(`` (spaces, a continuation or closing parentheses between)."""
+    return re.compile(rf"{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
 
 
 @functools.lru_cache(maxsize=512)
 def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """The names ``word`` is bound to: ``word as NAME``, ``NAME = [...].word``."""
-    escaped = re.escape(word)
-    return re.compile(rf"\b{escaped}\s+as\s+(\w+)|(?m:^\s*(\w+)\s*=\s*[\w.\s\\]*\b{escaped}\s*$)")
+    """``word as NAME``, or ``word`` ending a line (blanks after it)."""
+    return re.compile(rf"{re.escape(word)}(?:\s+as\s+(\w+)|(?m:\s*$))")
 
 
 def _escaped(text: str, index: int) -> bool:

@@ -34,13 +34,13 @@ from jaxmigrate.rules._missing_api_ast import (
     findings as _ast_findings,
     first_missing as _first_missing,
 )
-from jaxmigrate.rules._text_gates import MissingApiGate
+from jaxmigrate.rules._text_gates import QualifiedNamesGate
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"
 
 
-class MissingApi(MissingApiGate, Rule, code="JAX901", safety=Safety.MANUAL):
+class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
     """report any JAX name missing from some release of the target range (from every release's API)
 
     **What it does.** Reports every reference (``import jax.x``, ``from jax.x import y``,
@@ -124,10 +124,14 @@ class MissingApi(MissingApiGate, Rule, code="JAX901", safety=Safety.MANUAL):
             or any(under(q, self.legacy_modules) for q in facts.imports)
         ):
             return True
-        return next(facts.calls_of(set(_FLAG_CALLS)), None) is not None
+        return bool(self.strings) and next(facts.calls_of(set(_FLAG_CALLS)), None) is not None
 
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _for_target(self, low, aside, high)
+
+    def for_survey(self, low: Version, high: Optional[Version], unsafe_fixes: bool) -> Rule:
+        """Only what it may rewrite: everything else it finds, it only reports."""
+        return _for_survey(self, low, high)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if not site.is_import:  # imports are judged whole in visit_module (a missing prefix too)
@@ -321,6 +325,7 @@ def _attribute_nowhere(flag: str, ctx: Union[Context, AstView]) -> bool:
 
 
 _COPIES: Dict[tuple, MissingApi] = {}  # per target range and selection
+_SURVEY_COPIES: Dict[tuple, MissingApi] = {}
 # Calls whose first argument names a configuration flag.
 _FLAG_CALLS = frozenset({"jax.config.update", "jax.config.read", "jax.config.config.update"})
 
@@ -333,21 +338,45 @@ def _for_target(
 ) -> MissingApi:
     """The rule for one target range.  Names of rules the user switched off are left out: a
     user who ignores JAX101 has decided about DeviceArray."""
-    copy = _COPIES.get((target, upper, set_aside))
+    key = (target, upper, set_aside)
+    copy = _COPIES.get(key)
     if copy is None:
-        copy = object.__new__(MissingApi)
-        copy.names = history().first_missing(target, upper) - set_aside  # type: ignore[misc]
-        parents: Dict[str, Set[str]] = {}
-        for qualname in copy.names:
-            parent, _, word = qualname.rpartition(".")
-            parents.setdefault(word, set()).add(parent.rpartition(".")[2])
-        copy.parents = {word: frozenset(found) for word, found in parents.items()}
-        # Imports of and from a missing name (``from jax.lib.xla_extension import Device``,
-        # ``import jax.experimental.sharded_jit as sj``): judged at the import.
-        copy.legacy_modules = copy.names  # type: ignore[misc]
+        names = history().first_missing(target, upper) - set_aside
         # Flags set or read by name: ``jax.config.update("jax_array", True)``.
-        copy.strings = frozenset(  # type: ignore[misc]
-            q.rpartition(".")[2] for q in copy.names if q.startswith("jax.config.jax_")
+        strings = frozenset(q.rpartition(".")[2] for q in names if q.startswith("jax.config.jax_"))
+        copy = _COPIES[key] = _looking_for(names, strings)
+    return copy
+
+
+def _for_survey(rule: MissingApi, target: Version, upper: Optional[Version]) -> MissingApi:
+    """The rule looking only for the names :meth:`MissingApi._report` may rewrite (flags read
+    as attributes where releases define them by name only, and the option definers), and for
+    no flag string (those are only reported)."""
+    key = (target, upper, rule.names)
+    copy = _SURVEY_COPIES.get(key)
+    if copy is None:
+        fixable = frozenset(
+            q
+            for q in rule.names
+            if q in config_define.DEFINERS
+            or q.startswith("jax.config.")
+            and q.count(".") == 2
+            and _by_name_only(q.rpartition(".")[2], target, upper)
         )
-        _COPIES[(target, upper, set_aside)] = copy
+        copy = _SURVEY_COPIES[key] = _looking_for(fixable, frozenset())
+    return copy
+
+
+def _by_name_only(flag: str, target: Version, upper: Optional[Version]) -> bool:
+    absence = history().attribute_flag_absence(flag, target, upper)
+    return absence is not None and absence.by_name_only is not None
+
+
+def _looking_for(names: FrozenSet[str], strings: FrozenSet[str]) -> MissingApi:
+    copy = object.__new__(MissingApi)
+    copy.names = names  # type: ignore[misc]
+    # Imports of and from a missing name (``from jax.lib.xla_extension import Device``,
+    # ``import jax.experimental.sharded_jit as sj``): judged at the import.
+    copy.legacy_modules = names  # type: ignore[misc]
+    copy.strings = strings  # type: ignore[misc]
     return copy

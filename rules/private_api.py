@@ -135,10 +135,7 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
         they could differ: a private chain whose head the module binds in more than one way or
         reads inside an f-string, a private name beside another rule's findings (which
         :meth:`visit_module` leaves to them), or an unused private import it may delete."""
-        if view.written_before(view.target) and any(
-            isinstance(s, ast.ImportFrom) and not s.level and (s.module or "").startswith(PRIVATE)
-            for s in view.tree.body
-        ):
+        if _may_delete(view) and view.written_before(view.target):
             return None  # _unused_private_imports may have a fix to make
         aliases = {i.bound for i in view.imports if i.qualname == PRIVATE and i.bound != "_src"}
         uses: List[Tuple[ast.AST, str]] = []  # name sites first, as visit_name records them
@@ -159,10 +156,12 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
             if not private and parts[0] not in aliases:
                 continue
             sure, head = view.resolve(parts[0])
-            if not sure or chain.in_fstring:
+            if not sure:
                 return None
-            if head is None:
+            if head is None:  # not bound by an import: no JAX name (the f-string's too)
                 continue
+            if chain.in_fstring:
+                return None  # (positions inside an f-string: LibCST's may differ)
             full = ".".join((head, *parts[1:]))
             named = parts[0] == "_src" or parts[0] in aliases
             if not chain.guarded and head == PRIVATE and named:
@@ -200,6 +199,27 @@ def _texts(module: str) -> Tuple[str, str]:
         "in any release.  Use a public equivalent (jax.extend, jax.core, jax.tree_util, "
         "jax.sharding, ...) or pin the JAX version this code was tested with.",
     )
+
+
+def _may_delete(view: AstView) -> bool:
+    """Is there a module-level ``from jax._src... import`` that :func:`_unused_private_imports`
+    could find unused?  Not where each binds a name the module spells elsewhere (every
+    ``ast.Name`` starts one of the view's chains; LibCST's analysis counts it as used), which
+    spares reading the file's JAX history (:meth:`AstView.written_before`)."""
+    spelled: Optional[Set[str]] = None
+    for statement in view.tree.body:
+        if not isinstance(statement, ast.ImportFrom) or statement.level:
+            continue
+        if not (statement.module or "").startswith(PRIVATE):
+            continue
+        bound = [alias.asname or alias.name for alias in statement.names]
+        if "*" in bound:
+            continue
+        if spelled is None:
+            spelled = {chain.parts[0] for chain in view.chains}
+        if spelled.isdisjoint(bound):
+            return True
+    return False
 
 
 def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:

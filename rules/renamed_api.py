@@ -23,6 +23,7 @@ from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history, release_key
 from jaxmigrate.rules._ast_sites import nothing_at_sites
 from jaxmigrate.rules._renames import Move, RenameRule, names_of
+from jaxmigrate.rules._text_gates import QualifiedNamesGate
 
 TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
 
@@ -67,7 +68,7 @@ def moves(exclude: frozenset = frozenset()) -> Tuple[Move, ...]:
     return tuple(found)
 
 
-class RenamedApi(RenameRule, code="JAX903", safety=Safety.SAFE):
+class RenamedApi(QualifiedNamesGate, RenameRule, code="JAX903", safety=Safety.SAFE):
     """removed names whose replacement is the same object (jax.core.Primitive ->
     jax.extend.core.Primitive, ...): renamed
 

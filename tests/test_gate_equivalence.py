@@ -211,6 +211,9 @@ PRIVATE_CASES = [
     "import jax\ntry:\n    pass\nexcept ValueError :\n    pass\nx = jax._src.core\n",
     "import jax\nclass A:\n    jax = None\n    x = jax._src\n",
     "import jax\nx = [jax._src.core for jax in y]\n",
+    # private-looking chains in f-strings whose heads no import binds (answered on ast)
+    "from jax._src import core\nx = f'{self._cache} {core.Tracer}'\ny = f'''\n{obj._x}'''\n",
+    "import jax\ndef f(jax):\n    return f'{jax._src.x}'\n",
 ]
 
 

@@ -1,6 +1,7 @@
 """The default target's survey reads only fixes and what the migrated text names: a rule that
-can only report there (``Rule.unsafe_fixes_only`` without --unsafe-fixes) is skipped, and the
-survey must still give every file the output and fixes it gives with the rule run."""
+can only report there (``Rule.unsafe_fixes_only`` without --unsafe-fixes) does not run in it,
+a rule may look only for what it can rewrite (``Rule.for_survey``), and the survey must still
+give every file the output and floor it gives with every rule looking for everything."""
 
 from __future__ import annotations
 
@@ -13,9 +14,15 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.rule import Rule, all_rules
+from jaxmigrate.migrator.settings import _active_rules
+from jaxmigrate.migrator.target import file_floor
 from tests.fixture_support import fixture_cases, fixture_settings
 
 UNSAFE_ONLY = sorted(code for code, rule in all_rules().items() if rule.unsafe_fixes_only)
+# rules that look for less in the survey (only what they may rewrite)
+NARROWED = sorted(
+    code for code, rule in all_rules().items() if type(rule).for_survey is not Rule.for_survey
+)
 
 
 def _survey(text: str) -> Settings:
@@ -28,24 +35,40 @@ def _outcome(text: str, settings: Settings):  # noqa: ANN202
         result = migrate_source(text, settings)
     except MigrationError as error:
         return ("error", error.message)
-    return result.output, sorted((d.line, d.code, d.message) for d in result.fixes)
+    # what the survey reads: the migrated text, and its floor (from the text and what the
+    # fixes' rules need; which rule a removed dead import is credited to may differ)
+    return result.output, file_floor(result.output, result.fixes)
 
 
-def test_some_rules_only_report_without_unsafe_fixes():
+def _codes(settings: Settings) -> set:
+    return {rule.code for rule in settings.active_rules()}
+
+
+def test_the_survey_runs_the_report_only_rules_only_with_unsafe_fixes():
     assert {"JAX804", "JAX902", "JAX907"} <= set(UNSAFE_ONLY)
-    rule = all_rules()["JAX907"]
-    assert rule.fixes_nothing(Settings()) and not rule.fixes_nothing(Settings(unsafe_fixes=True))
+    assert "JAX901" in NARROWED
+    survey = Settings(survey=True)
+    assert not _codes(survey) & set(UNSAFE_ONLY)
+    assert set(UNSAFE_ONLY) <= _codes(dataclasses.replace(survey, unsafe_fixes=True))
 
 
 @pytest.mark.parametrize(
     "before", [case[1] for case in fixture_cases() if case[1].parent.name != "noop"]
 )
-def test_the_survey_skipping_report_only_rules_gives_the_same_fixes(before, monkeypatch):
+def test_the_survey_without_report_only_rules_gives_the_same_floor(before, monkeypatch):
     text = before.read_text(encoding="utf-8")
     settings = _survey(text)
     skipped = _outcome(text, settings)
-    monkeypatch.setattr(Rule, "fixes_nothing", lambda self, settings: False)
-    assert skipped == _outcome(text, settings)
+    for code in UNSAFE_ONLY:  # run them all (without --unsafe-fixes they still fix nothing)
+        monkeypatch.setattr(type(all_rules()[code]), "unsafe_fixes_only", False)
+    for code in NARROWED:  # each looking for all it reports
+        monkeypatch.setattr(type(all_rules()[code]), "for_survey", Rule.for_survey)
+    _active_rules.cache_clear()
+    try:
+        assert skipped == _outcome(text, settings)
+    finally:
+        monkeypatch.undo()
+        _active_rules.cache_clear()
 
 
 def test_a_rule_of_unsafe_fixes_only_cannot_record_a_safe_fix(monkeypatch):
