@@ -31,6 +31,8 @@ def findings_on_ast(
     path reports them; None when one of the rules cannot tell without LibCST."""
     if facts.tree is None or (SUSPECT.search(text) and _loses_except(text, facts.tree)):
         return None  # LibCST's positions there are mapped from its own code (migrator.lossless)
+    if any(_never_answers(rule) for rule in rules):
+        return None  # before the view's walk of the whole tree (seconds on a big file)
     view = AstView(text, facts, settings, tuple(rule.code for rule in rules))
     found: List[Diagnostic] = []
     for rule in rules:
@@ -50,6 +52,13 @@ def findings_on_ast(
         spoken.update(view.covered_lines)
         found = [d for d in found if d.code not in backstops or d.line not in spoken]
     return sorted(set(found), key=lambda d: (d.line, d.column, d.code, d.message))
+
+
+def _never_answers(rule: "Rule") -> bool:
+    """The rule keeps :meth:`migrator.rule.Rule.ast_findings` as the base class has it (None)."""
+    from jaxmigrate.migrator.rule import Rule
+
+    return type(rule).ast_findings is Rule.ast_findings
 
 
 def _loses_except(text: str, tree: ast.Module) -> bool:

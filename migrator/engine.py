@@ -6,7 +6,10 @@ Cost is proportional to what there is to change.  Each file goes through three g
 2. CPython's ``ast`` (about five times cheaper than LibCST's parser) resolves imports and
    tells whether any rule's names, attributes, keywords or strings really occur;
 3. only then LibCST parses the file once, one traversal collects every rule's sites, all fixes
-   are applied in one transformer pass, and rounds repeat until nothing changes.
+   are applied in one transformer pass, and rounds repeat until nothing changes.  A file over
+   :data:`migrator.piecewise.PIECEWISE_CHARS` is parsed in pieces: only the top-level
+   statements that may change (:mod:`migrator.piecewise`, :mod:`migrator.piecerun`), with the
+   whole module as the fallback.
 
 This module holds the entry point, the gates and the error handling around one file.  The
 parts live next to it: :mod:`migrator.plan` (what the active rules want), :mod:`migrator.rounds`
@@ -23,18 +26,21 @@ from typing import (
     TYPE_CHECKING,
     List,
     Optional,
+    Set,
     Tuple,
 )
 
 import libcst as cst
 
-from jaxmigrate.migrator import guard
+from jaxmigrate.migrator import guard, piecewise
 from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
 from jaxmigrate.migrator.astfirst import findings_on_ast
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
+from jaxmigrate.migrator.piecerun import migrate_pieces
+from jaxmigrate.migrator.piecewise import Pieces
 from jaxmigrate.migrator.plan import MAX_PARSE_CHARS, Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import Rule
@@ -177,11 +183,50 @@ def _migrate_checked(
     problem = guard.nesting_problem(text, facts.tree if facts is not None else None, limit)
     if problem is not None:
         raise MigrationError(problem)
+    pieces = _pieces(text, facts, plan, settings)
     del facts  # CPython's tree (about 80 bytes a source byte), before LibCST's parser starts
+    if pieces is not None:
+        result = migrate_pieces(text, pieces, plan, settings, _rewrite)
+        if result is not None:
+            return result
+    return _rewrite(text, plan, settings, ast_parsed)
+
+
+def _pieces(text: str, facts: Optional[Facts], plan: Plan, settings: Settings) -> Optional[Pieces]:
+    """The big module reduced to the statements that may change (:mod:`migrator.piecewise`);
+    None for the whole-module path: a small file, one CPython does not parse, or a rule the
+    gates passed that reads the whole module."""
+    if len(text) <= piecewise.PIECEWISE_CHARS or facts is None or facts.tree is None:
+        return None
+    if not settings.gates or any(rule.whole_module for rule in plan.rules):
+        return None
+    identifiers, strings = piecewise.site_words(settings.active_rules())  # the later rounds'
+    try:
+        return piecewise.reduce(text, facts.tree, identifiers, strings)
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001  (a bug there must not cost the file: parse it whole)
+        return None
+
+
+def _rewrite(
+    text: str,
+    plan: Plan,
+    settings: Settings,
+    ast_parsed: bool,
+    whole: Optional[str] = None,
+    called: Optional[Set[str]] = None,
+    indent: Optional[str] = None,
+) -> Result:
+    """LibCST's parse of ``text`` and the rounds.  For a reduced module (the piecewise path):
+    ``whole``, the file's whole text; ``called``, what collects the codes of the rules whose
+    hooks run; ``indent``, the indentation LibCST would infer from the whole file."""
     module = _parse(text, ast_parsed)
+    if whole is not None and indent is not None and module.default_indent != indent:
+        raise piecewise.NotEquivalent("LibCST infers another indentation")
     errors: List[Diagnostic] = []
     with cached_children():
-        output, fixes, findings = run_rounds(module, text, plan, settings, errors)
+        output, fixes, findings = run_rounds(module, text, plan, settings, errors, whole, called)
     lost = Lost(text, module.code) if SUSPECT.search(text) else None
     del module  # the first round's tree: not needed while the output is checked
     if lost is not None and lost.blocks:  # LibCST did not give the file back as written

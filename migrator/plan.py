@@ -36,6 +36,9 @@ _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 _LAST_TOKENS: Tuple[Optional[str], List[str]] = (None, [])
+# A bigger text's tokens (about 10 bytes a source byte) are not kept: they would stay through
+# gate 2's parse, the peak of such a file's memory.
+KEEP_TOKENS_CHARS = 10**6
 
 
 def identifier_tokens(text: str) -> List[str]:
@@ -45,7 +48,7 @@ def identifier_tokens(text: str) -> List[str]:
     last, tokens = _LAST_TOKENS
     if last is not text:
         tokens = _ASCII_IDENTIFIER.findall(text)
-        _LAST_TOKENS = (text, tokens)
+        _LAST_TOKENS = (text, tokens) if len(text) <= KEEP_TOKENS_CHARS else (None, [])
     return tokens
 
 

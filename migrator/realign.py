@@ -47,7 +47,7 @@ def realign_written(ctx: Context, produced: Produced, original: str, limit: int)
         return 0
     lines = (ctx.generated_code() or module_code(ctx.module)).splitlines()
     unit = continuation_unit(ctx.module.default_indent)
-    black = closes_alone(original, ctx.module.default_indent)
+    black: Optional[bool] = None  # the file's style: a tokenize of all of it, on first need
     mine = laid_out(ctx)
     before = len(ctx.edits)
     for node, rule_code, text in written:
@@ -64,6 +64,8 @@ def realign_written(ctx: Context, produced: Produced, original: str, limit: int)
         segment = lines[span.start.line - 1 : span.end.line]
         if _aligned(segment, span.start.column, block, unit):
             continue
+        if black is None:
+            black = closes_alone(original, ctx.module.default_indent)
         new = _laid_out_again(ctx, node, segment, span.start.column, block, unit, black, limit)
         if new is not None:
             message = "laid out again an expression the rewrite left misaligned"

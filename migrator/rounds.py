@@ -56,10 +56,17 @@ def run_rounds(
     plan: Plan,
     settings: Settings,
     errors: Optional[List[Diagnostic]] = None,
+    whole: Optional[str] = None,
+    called: Optional[Set[str]] = None,
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """The rounds of rewriting: the output, the fixes and the findings.  A rule hook that
     raises loses its site, not the file: the failure goes to ``errors`` (code, message, and
-    the line in the output, like a finding; 0 for a failure only an earlier round had)."""
+    the line in the output, like a finding; 0 for a failure only an earlier round had).
+
+    ``whole``: when ``module`` holds only some statements of a file (:mod:`migrator.piecewise`),
+    the file's whole text, which the layout passes read for its style and for the text the user
+    wrote.  ``called``: collects the code of every rule whose hook runs."""
+    style = text if whole is None else whole
     errors = [] if errors is None else errors
     failed_before: Dict[Tuple[str, str], None] = {}  # (code, message) of earlier rounds' failures
     fixes: List[Diagnostic] = []
@@ -93,7 +100,7 @@ def run_rounds(
             ctx.source = text  # the module is its parse until a round applies edits
         if settings.locate_fixes and origins is None:
             origins = Origins(ctx)
-        failures = _dispatch(ctx, analysis, plan, enabled)
+        failures = _dispatch(ctx, analysis, plan, enabled, called)
         removals = unused_imports(ctx, analysis, plan, originally_used, added_imports)
         removals.update(dead_submodule_imports(ctx, analysis, removals))
         if not ctx.edits and not removals and produced:
@@ -101,13 +108,13 @@ def run_rounds(
         if not ctx.edits and not removals and (fixes or _round):
             fold_leftovers(ctx, produced)
         if not ctx.edits and not removals and (fixes or _round):
-            order_imports(ctx, text, settings.first_party or ())
+            order_imports(ctx, style, settings.first_party or ())
         if not ctx.edits and not removals and produced and settings.line_length:
-            realign_written(ctx, produced, text, settings.line_length)
+            realign_written(ctx, produced, style, settings.line_length)
         if not ctx.edits and not removals and produced and settings.line_length:
-            wrap(ctx, produced, text, settings.line_length)
+            wrap(ctx, produced, text, settings.line_length, style)
         if not ctx.edits and not removals and (fixes or _round) and settings.line_length:
-            layout_imports(ctx, produced, text, settings.line_length)
+            layout_imports(ctx, produced, style, settings.line_length)
         if not ctx.edits and not removals:
             errors.extend(_failures(ctx, failures, failed_before))
             _report_exported_legacy(ctx, analysis, plan)
@@ -173,7 +180,11 @@ def _paths_to(ctx: Context, nodes: Iterable[cst.CSTNode]) -> Set[int]:
 
 
 def _dispatch(
-    ctx: Context, analysis: Analysis, plan: Plan, enabled: Set[Rule]
+    ctx: Context,
+    analysis: Analysis,
+    plan: Plan,
+    enabled: Set[Rule],
+    called: Optional[Set[str]] = None,
 ) -> List[Tuple[cst.CSTNode, str, Exception]]:
     """Calls every rule hook on this round's sites.  ``enabled`` (kept across rounds, and
     updated here) holds the rules whose ``visit_module`` runs: the ones gate 2 let through,
@@ -186,6 +197,8 @@ def _dispatch(
 
     def call(rule: Rule, site_node: cst.CSTNode, hook, *args) -> None:  # noqa: ANN001
         ctx.begin(rule)
+        if called is not None:
+            called.add(rule.code)
         # what the hook may add to, so that a hook that raises leaves nothing behind
         edits, findings, planned = len(ctx.edits), len(ctx.findings), dict(ctx.planned_imports)
         try:

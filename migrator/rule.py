@@ -240,6 +240,15 @@ class Rule(RuleGate):
     # target's survey, which reads only fixes, skips such a rule there.
     unsafe_fixes_only: ClassVar[bool] = False
 
+    # The rule's hooks may read more of the module than their sites and the module-level names
+    # those resolve to (every call, def or name of the module, ``report_once``, names that
+    # must not clash, the file's whole text).  On a big file the engine gives LibCST only the
+    # statements that may change (:mod:`migrator.piecewise`): such a rule, if the gates pass
+    # it or any of its hooks runs there, sends the file back to the whole-module path.  True
+    # until a rule's hooks are shown to read only that (``tests/test_piecewise.py`` compares
+    # both paths on every fixture).
+    whole_module: ClassVar[bool] = True
+
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target

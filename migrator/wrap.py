@@ -35,9 +35,13 @@ from jaxmigrate.migrator.tidy import Produced
 _OPENING, _CLOSING = "([{", ")]}"
 
 
-def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
+def wrap(
+    ctx: Context, produced: Produced, original: str, limit: int, style: Optional[str] = None
+) -> int:
     """Records in ``ctx.edits`` a new layout for the written expressions on lines the rewrite
-    made longer than ``limit``; returns how many."""
+    made longer than ``limit``; returns how many.  ``style``: the text whose brackets tell the
+    file's style (the whole file, where ``original`` is a reduced module; default
+    ``original``)."""
     if not produced or not limit:
         return 0
     code = ctx.generated_code() or module_code(ctx.module)
@@ -55,7 +59,7 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
     if not long:
         return 0  # (before asking any node's position: each generates its whole statement)
     unit = continuation_unit(ctx.module.default_indent)
-    black = closes_alone(original, ctx.module.default_indent)
+    black: Optional[bool] = None  # the file's style: a tokenize of all of it, on first need
     before = len(ctx.edits)
     done: set = set()
     written = laid_out(ctx)
@@ -72,6 +76,10 @@ def wrap(ctx: Context, produced: Produced, original: str, limit: int) -> int:
             if root is None:
                 continue
             done.add(number)
+            if black is None:
+                black = closes_alone(
+                    original if style is None else style, ctx.module.default_indent
+                )
             _relayout(ctx, root, lines[number - 1], limit, unit, black, rule_code)
     return len(ctx.edits) - before
 

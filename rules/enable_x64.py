@@ -43,6 +43,8 @@ class EnableX64(Rule, code="JAX803", safety=Safety.SAFE):
     works there.  `jax.enable_x64(...)` needs its argument: there is no default.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(
         needs=added_in("jax.enable_x64"),
         deprecated=("0.8.0", "jax.experimental.enable_x64 and disable_x64 deprecated"),

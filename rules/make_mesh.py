@@ -71,6 +71,8 @@ class MakeMesh(_WritesMakeMesh, code="JAX604"):
     devices or options.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(needs=added_in("jax.make_mesh"))
     # create_device_mesh is not deprecated: code using it works on every JAX, and a run on
     # today's code must change nothing (the newest flax examples build meshes this way).
@@ -203,6 +205,8 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
     axis_types=(jax.sharding.AxisType.Auto,) * len(names))`, or adopt explicit sharding on
     purpose (`AxisType.Explicit`, with `jax.set_mesh` and `out_sharding=` where needed).
     """
+
+    whole_module = False  # hooks read their sites and the names those resolve to
 
     lifecycle = Lifecycle(needs=added_in("jax.sharding.AxisType"))
     names = frozenset({"jax.make_mesh"})

@@ -95,6 +95,8 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
     in any release.  Without the flag, or for an older target, the finding names this recipe.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     references = (*HISTORY_SOURCES, config_define.SOURCE)
     writes_since = config_define.WRITTEN_SINCE
     names_are_legacy = False

@@ -34,6 +34,8 @@ class MultihostNonePspec(Rule, code="JAX307", safety=Safety.SAFE):
     **Use instead.** `jax.sharding.PartitionSpec()` (`P()`) for a replicated input or output.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(needs="0.4.1")
     references = (
         refs.release_notes(

@@ -31,6 +31,8 @@ class Pvary(Rule, code="JAX602", safety=Safety.SAFE):
     **Use instead.** `jax.lax.pcast(x, axis_name, to='varying')`.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(
         needs=added_in("jax.lax.pcast"),
         deprecated=("0.8.2", "jax.lax.pvary deprecated; use jax.lax.pcast(..., to='varying')"),

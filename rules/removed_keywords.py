@@ -73,6 +73,8 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     JAX you support has them).
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(deprecated=("0.3.15", "sym_pos of jax.scipy.linalg.solve deprecated"))
     references = (refs.api(SOLVE), refs.api(CLIP))
     names = frozenset(REWRITTEN)

@@ -46,6 +46,8 @@ class RemovedShardings(Rule, code="JAX609", safety=Safety.MANUAL):
     one-axis mesh over the same devices with `P('x')` on a stacked leading axis.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
 
     lifecycle = Lifecycle(deprecated="0.6.0", removed="0.7.0")

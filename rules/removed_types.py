@@ -150,6 +150,8 @@ class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
     changes where the target range still has the name.
     """  # noqa: E501
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     names = frozenset(TABLE)
     references = (
         refs.release_notes("0.4.16", "jax.random.KeyArray deprecated"),

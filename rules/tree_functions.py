@@ -43,6 +43,8 @@ class TreeFunctions(Rule, code="JAX701", safety=Safety.SAFE):
     `tree_map`) are left alone.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     # no gate: jax.tree_util.tree_* exists on every supported JAX; the spelling follows the target
     lifecycle = Lifecycle(
         deprecated=("0.4.26", "jax.tree_map deprecated"),

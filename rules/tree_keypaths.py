@@ -63,6 +63,8 @@ class TreeKeypaths(Rule, code="JAX703", safety=Safety.MANUAL):
     `register_keypaths(cls, handler)` one, so this is not rewritten.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
 
     lifecycle = Lifecycle(

@@ -42,6 +42,8 @@ class UseMesh(Rule, code="JAX605", safety=Safety.SAFE):
     **Use instead.** `with jax.set_mesh(mesh): ...` or `jax.set_mesh(mesh)`.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(
         needs=added_in("jax.set_mesh"),
         removed=("0.7.1", "jax.set_mesh added, jax.sharding.use_mesh removed"),

@@ -53,6 +53,8 @@ class XlaComputation(Rule, code="JAX802", safety=Safety.SAFE):
     `xla_computation_f`.  Text comparisons against a stored HLO dump may need updating.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(
         needs="0.4.1",
         deprecated=("0.4.30", "jax.xla_computation deprecated"),

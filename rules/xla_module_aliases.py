@@ -71,6 +71,8 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
     `xla.Device` and `xla.device_put` were removed in 0.4.11, `pxla.device_put` in 0.4.14.
     """
 
+    whole_module = False  # hooks read their sites and the names those resolve to
+
     lifecycle = Lifecycle(
         deprecated=("0.4.4", "jax.interpreters.xla.Device deprecated"),
         removed=("0.4.14", "jax.xla and jax.pxla removed"),

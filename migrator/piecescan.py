@@ -1,0 +1,226 @@
+"""What each top-level statement of a module reads and binds at module level, from ``ast``.
+
+The piecewise path of the engine (:mod:`migrator.piecewise`) gives LibCST only some of a big
+module's top-level statements.  Name resolution stays exact only if no statement left out
+shares a module-level name with one kept: LibCST's scope analysis would otherwise see a name
+unbound, or an assignment without its other uses.  So every top-level statement is scanned
+once for the names it reads from the module's scope and the names it binds there.
+
+Both sets over-approximate, which only keeps more: a name read inside a function counts
+unless that function (or an enclosing one) binds it; a read in a class body always counts;
+``global``, ``nonlocal`` and ``:=`` names count as read and bound; every identifier-like
+word of a string constant counts as read (LibCST resolves names in string annotations).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import unicodedata
+from typing import Iterable, List, Set, Tuple
+
+# Identifier-like words, Unicode included (Python's own identifiers).
+WORD = re.compile(r"[^\W\d]\w*")
+
+Chain = Tuple[Set[str], ...]  # the locals of the enclosing function-like scopes
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
+_MATCH_NAMED = tuple(getattr(ast, k) for k in ("MatchAs", "MatchStar") if hasattr(ast, k))
+_MATCH_MAPPING = getattr(ast, "MatchMapping", None)
+
+
+class Unsure(Exception):
+    """A construct the scan does not model (type parameters, ``type`` aliases): the caller
+    parses the whole module."""
+
+
+def words(text: str) -> Set[str]:
+    """The identifier-like words of ``text``, also in NFKC form where not ASCII (Python
+    normalises identifiers: the ``ast`` spells them that way)."""
+    found = set(WORD.findall(text))
+    if not text.isascii():
+        found.update([unicodedata.normalize("NFKC", w) for w in found if not w.isascii()])
+    return found
+
+
+class Scan:
+    """What one top-level statement reads from and binds in the module's scope."""
+
+    __slots__ = ("reads", "binds", "imports", "imported", "defines")
+
+    def __init__(self) -> None:
+        self.reads: Set[str] = set()
+        self.binds: Set[str] = set()
+        self.imports = False  # an import statement anywhere inside
+        self.imported: Set[str] = set()  # the names imports inside bind, in any scope
+        self.defines = False  # a top-level def or class (where imports stop: migrator.imports)
+
+    @classmethod
+    def of(cls, statement: ast.stmt) -> "Scan":
+        scan = cls()
+        scan.defines = isinstance(statement, (*_FUNCTIONS, ast.ClassDef))
+        scan.visit(statement, (), True)
+        return scan
+
+    # -- the walk -------------------------------------------------------------------------
+    def visit_all(self, nodes: Iterable[object], chain: Chain, top: bool) -> None:
+        for node in nodes:
+            if isinstance(node, ast.AST):
+                self.visit(node, chain, top)
+
+    def visit(self, node: ast.AST, chain: Chain, top: bool) -> None:
+        """``top``: ``node`` runs in the module's own scope (its bindings are module-level)."""
+        kind = type(node)
+        if kind is ast.Name:
+            self._name(node.id, node.ctx, chain, top)  # type: ignore[attr-defined]
+            return
+        if kind is ast.Constant:
+            if type(node.value) is str:  # type: ignore[attr-defined]
+                self.reads.update(words(node.value))  # type: ignore[attr-defined]
+            return
+        if kind in _FUNCTIONS or kind is ast.Lambda:
+            self._function(node, chain, top)
+            return
+        if kind is ast.ClassDef:
+            if getattr(node, "type_params", None):
+                raise Unsure("type parameters")
+            if top:
+                self.binds.add(node.name)  # type: ignore[attr-defined]
+            self.visit_all(node.decorator_list, chain, top)  # type: ignore[attr-defined]
+            self.visit_all(node.bases, chain, top)  # type: ignore[attr-defined]
+            self.visit_all(node.keywords, chain, top)  # type: ignore[attr-defined]
+            self.visit_all(node.body, chain, False)  # type: ignore[attr-defined]
+            return
+        if kind in _COMPREHENSIONS:
+            self._comprehension(node, chain, top)
+            return
+        if kind is ast.NamedExpr:
+            target = node.target.id  # type: ignore[attr-defined]
+            self.reads.add(target)
+            self.binds.add(target)
+            self.visit(node.value, chain, top)  # type: ignore[attr-defined]
+            return
+        if kind is ast.Global or kind is ast.Nonlocal:
+            self.reads.update(node.names)  # type: ignore[attr-defined]
+            self.binds.update(node.names)  # type: ignore[attr-defined]
+            return
+        if kind is ast.Import or kind is ast.ImportFrom:
+            self.imports = True
+            for alias in node.names:  # type: ignore[attr-defined]
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                self.imported.add(bound)
+                if top:
+                    self.binds.add(bound)
+            return
+        if kind is ast.AugAssign and type(node.target) is ast.Name:  # type: ignore[attr-defined]
+            self._name(node.target.id, ast.Load(), chain, top)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler and node.name and top:  # type: ignore[attr-defined]
+            self.binds.add(node.name)  # type: ignore[attr-defined]
+        elif kind.__name__ in ("TypeAlias", "TypeVar", "ParamSpec", "TypeVarTuple"):
+            raise Unsure(kind.__name__)
+        elif _MATCH_NAMED and kind in _MATCH_NAMED and node.name and top:  # type: ignore[attr-defined]
+            self.binds.add(node.name)  # type: ignore[attr-defined]
+        elif kind is _MATCH_MAPPING and node.rest and top:  # type: ignore[attr-defined]
+            self.binds.add(node.rest)  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            self.visit(node.value, chain, top)  # type: ignore[attr-defined]
+            return
+        for field in kind._fields:
+            if field in _SKIP_FIELDS:
+                continue
+            value = getattr(node, field, None)
+            if type(value) is list:
+                self.visit_all(value, chain, top)
+            elif isinstance(value, ast.AST):
+                self.visit(value, chain, top)
+
+    def _name(self, ident: str, ctx: ast.expr_context, chain: Chain, top: bool) -> None:
+        if type(ctx) is ast.Load:
+            for local in chain:
+                if ident in local:
+                    return
+            self.reads.add(ident)
+        elif top:
+            self.binds.add(ident)
+
+    def _function(self, node: ast.AST, chain: Chain, top: bool) -> None:
+        if getattr(node, "type_params", None):
+            raise Unsure("type parameters")
+        args: ast.arguments = node.args  # type: ignore[attr-defined]
+        self.visit_all(args.defaults, chain, top)
+        self.visit_all(args.kw_defaults, chain, top)
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        params.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+        if type(node) is ast.Lambda:
+            self.visit(node.body, (*chain, params), False)
+            return
+        if top:
+            self.binds.add(node.name)  # type: ignore[attr-defined]
+        self.visit_all(node.decorator_list, chain, top)  # type: ignore[attr-defined]
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None and arg.annotation is not None:
+                self.visit(arg.annotation, chain, top)
+        if node.returns is not None:  # type: ignore[attr-defined]
+            self.visit(node.returns, chain, top)  # type: ignore[attr-defined]
+        body: List[ast.stmt] = node.body  # type: ignore[attr-defined]
+        self.visit_all(body, (*chain, params | local_names(body)), False)
+
+    def _comprehension(self, node: ast.AST, chain: Chain, top: bool) -> None:
+        generators: List[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+        self.visit(generators[0].iter, chain, top)  # evaluated in the enclosing scope
+        targets: Set[str] = set()
+        for generator in generators:
+            targets.update(n.id for n in ast.walk(generator.target) if type(n) is ast.Name)
+        inner = (*chain, targets)
+        for index, generator in enumerate(generators):
+            if index:
+                self.visit(generator.iter, inner, False)
+            self.visit_all(generator.ifs, inner, False)
+        for field in ("elt", "key", "value"):
+            value = getattr(node, field, None)
+            if value is not None:
+                self.visit(value, inner, False)
+
+
+def local_names(body: List[ast.stmt]) -> Set[str]:
+    """Names a function body certainly binds in its own scope (an under-approximation: a
+    name missed here only counts as read from the module).  Nested functions, classes and
+    comprehensions are not entered."""
+    found: Set[str] = set()
+    stack: List[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                found.add(node.id)  # type: ignore[attr-defined]
+            continue
+        if kind in _FUNCTIONS or kind is ast.ClassDef:
+            found.add(node.name)  # type: ignore[attr-defined]
+            continue
+        if kind is ast.Lambda or kind in _COMPREHENSIONS:
+            continue
+        if kind is ast.Import or kind is ast.ImportFrom:
+            found.update(
+                a.asname or a.name.split(".", 1)[0]
+                for a in node.names  # type: ignore[attr-defined]
+                if a.name != "*"
+            )
+            continue
+        if kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+            found.add(node.name)  # type: ignore[attr-defined]
+        elif _MATCH_NAMED and kind in _MATCH_NAMED and node.name:  # type: ignore[attr-defined]
+            found.add(node.name)  # type: ignore[attr-defined]
+        elif kind is _MATCH_MAPPING and node.rest:  # type: ignore[attr-defined]
+            found.add(node.rest)  # type: ignore[attr-defined]
+        for field in kind._fields:
+            if field in _SKIP_FIELDS:
+                continue
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return found

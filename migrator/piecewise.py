@@ -1,0 +1,389 @@
+"""Giving LibCST only the top-level statements of a big module that can change.
+
+LibCST's native parser peaks at about 740 bytes of memory per source byte, CPython's ``ast``
+at about a quarter of that: a 6 MB generated file with one legacy line would need 4.5 GB to be
+parsed whole.  For a module over :data:`PIECEWISE_CHARS`, the engine splits it at its
+top-level statements (from CPython's tree, which gate 2 already made) and keeps:
+
+- the first statement (a docstring decides where imports go), every statement with an import
+  anywhere inside (also in a ``try``/``if`` block, kept whole), ``__all__``, and any statement
+  that names ``globals``, ``locals``, ``vars``, ``exec``, ``eval``, ``__dict__`` ...;
+- every statement that holds a name an import binds anywhere in the module (a name site
+  resolves through an import), a word that makes an attribute, keyword, string or string
+  annotation site of an active rule (the later rounds look for every active rule's sites), or
+  "jax" anywhere (the text-gated rules);
+- the first statement whose block starts an indented line (LibCST's ``default_indent``);
+- then, to a fixed point, every statement that shares a module-level name that some
+  statement binds with one kept (:mod:`migrator.piecescan`): name resolution, the uses of a
+  binding and the unused-import cleanup see exactly what they would see in the whole module.
+
+Each run of statements left out becomes one marker line (a ``def`` when the run defines
+something, where imports stop being looked for; else ``pass``), the blank and comment lines
+around it stay.  The reduced module goes through the unchanged rounds, and the output is
+spliced: each marker line gives way to its run, byte for byte.  Positions are moved back by
+the lines each run took.
+
+Whatever cannot be shown equivalent falls back to parsing the whole module: a marker name in
+the source, a construct the scan does not model, text that does not split into whole lines,
+a rule that reads the whole module (:attr:`migrator.rule.Rule.whole_module`) called on any
+site, migrated statements that share a module-level name with those left out (a fix wrote
+it), an indent LibCST would infer differently, any error, or a marker that does not come back
+as written.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from jaxmigrate.migrator.piecescan import Scan, Unsure, words
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.rule import Rule
+
+# Files longer than this go piecewise; smaller ones keep the whole-module path (their parse
+# costs at most about 740 MB).
+PIECEWISE_CHARS = 1_000_000
+
+_MARKER = "__jm_piece_"
+# Words that make name resolution dynamic, or that the rules read module-wide.
+_SPECIAL = frozenset(
+    {"__all__", "globals", "locals", "vars", "exec", "eval", "__dict__", "__import__"}
+    | {"__builtins__", "__getattr__", "__name__", "__path__", "__spec__", "__loader__"}
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Characters str.splitlines breaks lines at, besides "\n" and "\r" (the engine's passes count
+# lines both ways: only a file without them gives the same numbers in both paths).
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_GAP = re.compile(r"[ \t\f]*(#[^\r\n]*)?\r?\n?\Z")
+_INDENTED_COMMENT = re.compile(r"[ \t\f]+#")
+
+
+class NotEquivalent(Exception):
+    """The piecewise run cannot be shown to give what the whole module would."""
+
+
+@dataclasses.dataclass
+class Pieces:
+    """A module reduced to the statements that may change, and how to put it back."""
+
+    text: str  # the reduced module: kept statements, the lines between, marker lines
+    runs: List[str]  # the text of each run left out, in order
+    markers: List[str]  # the line standing for each run (with the run's line ending)
+    dropped_binds: FrozenSet[str]  # module-level names the runs bind
+    dropped_reads: FrozenSet[str]  # module-level names the runs read
+    indent: Optional[str]  # the file's first indentation (LibCST's default_indent), if any
+
+    def splice(self, output: str) -> Optional[str]:
+        """``output`` (of the reduced module) with each marker line given back its run; None
+        when a marker is not found where it can only be, whole, in order."""
+        parts: List[str] = []
+        cursor = 0
+        for marker, run in zip(self.markers, self.runs):
+            at = output.find(marker, cursor)
+            if at < 0 or (at and output[at - 1] != "\n"):
+                return None
+            if not marker.endswith("\n") and at + len(marker) != len(output):
+                return None
+            parts += [output[cursor:at], run]
+            cursor = at + len(marker)
+        parts.append(output[cursor:])
+        return "".join(parts)
+
+    def line_map(self, text: str) -> "LineMap":
+        """Lines of ``text`` (the reduced module or its output) as lines once spliced."""
+        shifts: List[Tuple[int, int]] = []
+        cursor, line = 0, 1
+        for marker, run in zip(self.markers, self.runs):
+            at = text.find(marker, cursor)
+            if at < 0:
+                raise NotEquivalent("a marker went missing")
+            line += text.count("\n", cursor, at)
+            cursor = at
+            taken = run.count("\n") + (0 if run.endswith("\n") else 1)
+            shifts.append((line, taken - 1))
+        return LineMap(shifts)
+
+
+@dataclasses.dataclass
+class LineMap:
+    shifts: List[Tuple[int, int]]  # (line of a marker, lines its run adds)
+
+    def __call__(self, line: int) -> int:
+        if line <= 0:
+            return line
+        moved = line
+        for at, extra in self.shifts:
+            if at > line:
+                break
+            if at == line:
+                raise NotEquivalent("a position on a marker line")
+            moved += extra
+        return moved
+
+
+def reduce(
+    text: str,
+    tree: ast.Module,
+    identifiers: FrozenSet[str],
+    substrings: Iterable[str],
+) -> Optional[Pieces]:
+    """The module ``text`` (whose tree is ``tree``) reduced to the statements that may change,
+    given the words that make a site of an active rule (:func:`site_words`); None when it
+    cannot be split safely or nothing would be left out."""
+    if _MARKER in text or text.startswith("\ufeff") or not tree.body:
+        return None
+    if text.count("\r") != text.count("\r\n") or _OTHER_BREAKS.search(text):
+        return None  # a lone carriage return, or what str.splitlines also breaks at
+    starts = _line_starts(text)
+    units = _units(tree)
+    if units is None or not _splits_cleanly(text, starts, units):
+        return None
+    try:
+        scans = [_scan(statements) for _first, _end, statements in units]
+    except (Unsure, RecursionError):
+        return None
+    unit_texts = [text[starts[first] : _at(starts, end, text)] for first, end, _s in units]
+    kept = _initial(units, scans, unit_texts, text, starts, identifiers, tuple(substrings))
+    _close(scans, kept)
+    if all(kept):
+        return None
+    return _build(text, starts, units, scans, kept)
+
+
+def _line_starts(text: str) -> List[int]:
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _at(starts: List[int], line: int, text: str) -> int:
+    """Offset of 0-based ``line`` (the end of the text past the last one)."""
+    return starts[line] if line < len(starts) else len(text)
+
+
+Unit = Tuple[int, int, List[ast.stmt]]  # 0-based first line, line after the last, statements
+
+
+def _units(tree: ast.Module) -> Optional[List[Unit]]:
+    """The top-level statements grouped into whole lines (``a; b`` share one)."""
+    units: List[List] = []
+    for statement in tree.body:
+        first = min(
+            [statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))]
+        )
+        end = statement.end_lineno
+        if end is None:
+            return None
+        if units and first - 1 < units[-1][1]:
+            units[-1][1] = max(units[-1][1], end)
+            units[-1][2].append(statement)
+        else:
+            if statement.col_offset != 0:
+                return None
+            units.append([first - 1, end, [statement]])
+    return [(first, end, statements) for first, end, statements in units]
+
+
+def _splits_cleanly(text: str, starts: List[int], units: List[Unit]) -> bool:
+    """Only blank and comment lines between the statements, and no statement ending in a
+    backslash continuation."""
+    previous = 0
+    for first, end, _statements in units:
+        for line in range(previous, first):
+            if not _GAP.match(text, starts[line], _at(starts, line + 1, text)):
+                return False
+        last = text[starts[end - 1] : _at(starts, end, text)].rstrip("\r\n")
+        if last.endswith("\\"):
+            return False
+        previous = end
+    return True
+
+
+def _scan(statements: List[ast.stmt]) -> Scan:
+    scan = Scan.of(statements[0])
+    for statement in statements[1:]:
+        more = Scan.of(statement)
+        scan.reads |= more.reads
+        scan.binds |= more.binds
+        scan.imported |= more.imported
+        scan.imports = scan.imports or more.imports
+        scan.defines = scan.defines or more.defines
+    return scan
+
+
+def _initial(
+    units: List[Unit],
+    scans: List[Scan],
+    unit_texts: List[str],
+    text: str,
+    starts: List[int],
+    identifiers: FrozenSet[str],
+    substrings: Tuple[str, ...],
+) -> List[bool]:
+    """The statements kept for themselves (see the module's docstring)."""
+    imported: Set[str] = set()
+    for scan in scans:
+        imported |= scan.imported
+    wanted = identifiers | imported | _SPECIAL
+    kept = []
+    for index, (scan, unit_text) in enumerate(zip(scans, unit_texts)):
+        keep = (
+            index == 0
+            or scan.imports
+            or "jax" in unit_text
+            or any(word in unit_text for word in substrings)
+            or not wanted.isdisjoint(words(unit_text))
+            or "\\" in unit_text
+            and _escaped_site(units[index][2], wanted, substrings)
+        )
+        kept.append(keep)
+    first_block = _first_block(units, text, starts)
+    if first_block is not None:
+        kept[first_block[0]] = True
+    return kept
+
+
+def _escaped_site(
+    statements: List[ast.stmt], identifiers: FrozenSet[str], substrings: Tuple[str, ...]
+) -> bool:
+    """A string literal written with escapes does not spell its value in the text, where the
+    words are looked for: whether the value of one holds a site word (or an imported name: a
+    rule may look for those among the module's strings, ``__all__``'s say)."""
+    wanted = (*identifiers, *substrings)
+    for statement in statements:
+        for node in ast.walk(statement):
+            if type(node) is ast.Constant and type(node.value) is str:
+                if any(word in node.value for word in wanted):
+                    return True
+    return False
+
+
+def _first_block(units: List[Unit], text: str, starts: List[int]) -> Optional[Tuple[int, str]]:
+    """The unit holding the module's first indented block, and that block's indentation
+    (what LibCST takes for the module's ``default_indent``)."""
+    for index, (_first, _end, statements) in enumerate(units):
+        for statement in statements:
+            found = _indentation(statement, text, starts)
+            if found is not None:
+                return index, found
+    return None
+
+
+def _indentation(statement: ast.stmt, text: str, starts: List[int]) -> Optional[str]:
+    """The indentation of the first block of ``statement`` that starts a line of its own."""
+    blocks = [getattr(statement, field, None) for field in ("body", "orelse", "finalbody")]
+    blocks += [handler.body for handler in getattr(statement, "handlers", ())]
+    blocks += [case.body for case in getattr(statement, "cases", ())]
+    best: Optional[Tuple[int, str]] = None
+    for block in blocks:
+        if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
+            continue
+        inner = block[0]
+        line = starts[inner.lineno - 1]
+        lead = text[line : line + inner.col_offset]
+        if lead and not lead.strip(" \t\f") and (best is None or inner.lineno < best[0]):
+            best = (inner.lineno, lead)
+    return best[1] if best is not None else None
+
+
+def _close(scans: List[Scan], kept: List[bool]) -> None:
+    """Keep, to a fixed point, every statement sharing a module-level name (that some
+    statement binds) with a kept one."""
+    bound_by: Dict[str, List[int]] = {}
+    for index, scan in enumerate(scans):
+        for name in scan.binds:
+            bound_by.setdefault(name, []).append(index)
+    users: Dict[str, List[int]] = {name: [] for name in bound_by}
+    for index, scan in enumerate(scans):
+        for name in scan.reads | scan.binds:
+            if name in users:
+                users[name].append(index)
+    work = [index for index, keep in enumerate(kept) if keep]
+    done: Set[str] = set()
+    while work:
+        scan = scans[work.pop()]
+        for name in scan.reads | scan.binds:
+            if name in users and name not in done:
+                done.add(name)
+                for other in users[name]:
+                    if not kept[other]:
+                        kept[other] = True
+                        work.append(other)
+
+
+def _build(
+    text: str, starts: List[int], units: List[Unit], scans: List[Scan], kept: List[bool]
+) -> Pieces:
+    parts: List[str] = []
+    runs: List[str] = []
+    markers: List[str] = []
+    dropped: Set[str] = set()
+    dropped_reads: Set[str] = set()
+    cursor = 0  # offset of the text not yet copied
+    index = 0
+    while index < len(units):
+        if kept[index]:
+            index += 1
+            continue
+        begin = index
+        while index < len(units) and not kept[index]:
+            dropped |= scans[index].binds
+            dropped_reads |= scans[index].reads
+            index += 1
+        first, end = units[begin][0], units[index - 1][1]
+        upto = units[index][0] if index < len(units) else len(starts)
+        for line in range(end, upto):  # comment lines LibCST would give the run's block
+            if _INDENTED_COMMENT.match(text, starts[line], _at(starts, line + 1, text)):
+                end = line + 1
+        run = text[starts[first] : _at(starts, end, text)]
+        newline = run[len(run.rstrip("\r\n")) :]
+        number = len(runs)
+        defines = any(scans[u].defines for u in range(begin, index))
+        body = f"def {_MARKER}{number}__(): pass" if defines else f"pass  # {_MARKER}{number}__"
+        parts += [text[cursor : starts[first]], body + newline]
+        runs.append(run)
+        markers.append(body + newline)
+        cursor = starts[first] + len(run)
+    parts.append(text[cursor:])
+    first_block = _first_block(units, text, starts)
+    return Pieces(
+        "".join(parts),
+        runs,
+        markers,
+        frozenset(dropped),
+        frozenset(dropped_reads),
+        first_block[1] if first_block is not None else None,
+    )
+
+
+def site_words(rules: Iterable["Rule"]) -> Tuple[FrozenSet[str], Tuple[str, ...]]:
+    """The words that can make a site of one of ``rules`` in a statement that reads no
+    imported name (an attribute, a keyword, a string or a string annotation's word; a name
+    site resolves through an import), as identifiers and as other strings."""
+    identifiers: Set[str] = set()
+    others: Set[str] = set()
+    for rule in rules:
+        identifiers |= rule.attributes | rule.keywords | rule.annotation_words
+        for value in rule.strings:
+            (identifiers if _IDENTIFIER.fullmatch(value) else others).add(value)
+    return frozenset(identifiers), tuple(sorted(others))
+
+
+def couples(output: ast.Module, pieces: Pieces) -> bool:
+    """Whether the migrated reduced module (``output``) shares a module-level name with the
+    statements left out: reads or binds one they bind, or binds one they read.  The reduced
+    module shared none (:func:`_close`), so a fix made it: one that the whole module would
+    have seen taken, or used."""
+    for statement in output.body:
+        scan = Scan.of(statement)  # Unsure: the caller falls back
+        if not pieces.dropped_binds.isdisjoint(scan.reads | scan.binds):
+            return True
+        if not pieces.dropped_reads.isdisjoint(scan.binds):
+            return True
+    return False

@@ -1,0 +1,288 @@
+"""The piecewise path (:mod:`migrator.piecewise`) gives what parsing the whole module gives.
+
+Every fixture (inputs, look-alikes, expected outputs), every runtime program and the cases
+the gate-equivalence tests collect are migrated twice: with the piecewise threshold at 0
+(every file that can go piecewise does) and with it out of reach (the whole-module path);
+the output, fixes, findings and errors must be identical.  A small file rarely leaves a
+statement out, so each file is also run with unrelated statements added before its first
+def or class and at its end: there the piecewise path leaves them out, and every position
+after them moves.  Generated programs (hypothesmith) with legacy lines are compared the same
+way, and a big file is checked to be parsed by LibCST in pieces.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Iterator, List, Optional, Tuple
+
+import hypothesmith
+import libcst
+import pytest
+from hypothesis import given, strategies as st
+
+from jaxmigrate.migrator import Settings, engine, piecerun, piecewise
+from tests.fixture_support import FIXTURES, fixture_settings, property_profile
+from tests.test_gate_equivalence import (
+    ALL_RULES,
+    ESCAPED,
+    LEGACY_LINES,
+    PRIVATE_CASES,
+    PROGRAMS,
+    outcome,
+)
+
+FILLER = '''
+
+# statements no rule looks at ({n})
+
+def filler_{n}(a, b=None):
+    """Docstring {n}."""
+    total = 0
+    for i in range(a):
+        total += i
+    return [x for x in (total, b) if x]
+
+
+@staticmethod
+def filler_decorated_{n}(x,
+                         y=2):  # a comment
+    return x * \\
+        y
+
+
+class Filler{n}:
+    value = {n}
+
+    def method(self):
+        return self.value
+    # the end of the class
+
+counter_{n} = 0; other_{n} = 1
+if counter_{n}:
+    counter_{n} += 1
+'''
+
+
+def run(text: str, options: Settings, threshold: int) -> Tuple[object, ...]:
+    saved = piecewise.PIECEWISE_CHARS
+    piecewise.PIECEWISE_CHARS = threshold
+    try:
+        return outcome(text, options)
+    finally:
+        piecewise.PIECEWISE_CHARS = saved
+
+
+def difference(text: str, options: Settings) -> Optional[str]:
+    """None when the piecewise and the whole-module runs agree; else both outcomes."""
+    pieces = run(text, options, 0)
+    whole = run(text, options, 10**12)
+    return None if pieces == whole else f"piecewise {pieces!r}\n  whole {whole!r}"
+
+
+def padded(text: str, n: int = 0) -> List[str]:
+    """``text`` with unrelated statements before its first def or class, and at its end."""
+    variants = [text.rstrip("\n") + "\n" + FILLER.format(n=n)]
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return variants
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    first = next((node for node in tree.body if isinstance(node, defs)), None)
+    if first is not None:
+        line = min([first.lineno, *(d.lineno for d in first.decorator_list)]) - 1
+        lines = text.splitlines(keepends=True)
+        variants.append("".join(lines[:line]) + FILLER.format(n=n + 1) + "".join(lines[line:]))
+    return variants
+
+
+def _files() -> Iterator[Tuple[str, str, Settings]]:
+    for path in sorted(FIXTURES.glob("*/*.py")):
+        if path.name.endswith(".run.py"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        yield str(path.relative_to(FIXTURES)), text, fixture_settings(text)
+    for path in sorted(PROGRAMS.glob("*.py")):
+        yield path.name, path.read_text(encoding="utf-8"), ALL_RULES
+    for index, text in enumerate(ESCAPED + PRIVATE_CASES):
+        yield f"case {index}", text, ALL_RULES
+
+
+def _compare(inputs: Iterator[Tuple[str, str, Settings]]) -> Tuple[int, List[str]]:
+    count, offenders = 0, []
+    for label, text, options in inputs:
+        for variant, variant_text in enumerate([text, *padded(text)]):
+            count += 1
+            found = difference(variant_text, options)
+            if found is not None:
+                offenders.append(f"{label} (variant {variant}): {found[:1500]}")
+    return count, offenders
+
+
+def test_piecewise_changes_nothing_on_fixtures_programs_and_cases():
+    before = dict(piecerun.STATS)
+    count, offenders = _compare(_files())
+    assert count >= 1800, "the fixtures went missing"
+    assert not offenders, "piecewise and whole-module runs differ:\n" + "\n".join(offenders)
+    taken = piecerun.STATS["taken"] - before["taken"]
+    assert taken >= 150, f"only {taken} files went piecewise: the check is nearly vacuous"
+
+
+EXAMPLES = max(1, int(os.environ.get("JAXMIGRATE_PROPERTY_EXAMPLES", "40")) // 2)
+
+
+@property_profile(EXAMPLES)
+@given(hypothesmith.from_node(), st.lists(st.sampled_from(LEGACY_LINES), max_size=4), st.booleans())
+def test_piecewise_changes_nothing_on_generated_programs(program, lines, before):
+    legacy = "".join(lines)
+    text = legacy + program if before else program + "\n" + legacy
+    assert difference(text, ALL_RULES) is None
+    assert difference(text + FILLER.format(n=0), ALL_RULES) is None
+
+
+# -- what the reduction keeps, and where it falls back -------------------------------------------
+def path_of(text: str, options: Settings = ALL_RULES) -> str:
+    """Which path ``text`` takes at threshold 0 ("piecewise", "fell back" or "whole"), after
+    checking that it gives what the whole module does."""
+    assert difference(text, options) is None
+    before = dict(piecerun.STATS)
+    run(text, options, 0)
+    if piecerun.STATS["taken"] > before["taken"]:
+        return "piecewise"
+    return "fell back" if piecerun.STATS["fell_back"] > before["fell_back"] else "whole"
+
+
+LEGACY = "import jax\n\nx = jax.tree_map(f, y)\n"
+KEPT_OR_FALLBACK = [
+    # a fix would write a name that a statement left out binds: the whole module decides
+    "from jax.experimental import multihost_utils\n\n\ndef replicate(params, mesh):\n"
+    "    return multihost_utils.host_local_array_to_global_array(params, mesh, None)\n"
+    + FILLER.format(n=0)
+    + "\nPartitionSpec = None\n",
+    # the same, with the name already written on the changed line (a comment)
+    "from jax.experimental import multihost_utils\n\n\ndef replicate(params, mesh):\n"
+    "    return multihost_utils.host_local_array_to_global_array(\n"
+    "        params, mesh, None)  # PartitionSpec\n"
+    + FILLER.format(n=0)
+    + "\nPartitionSpec = None\n",
+    # form feeds: str.splitlines breaks lines there, CPython does not
+    LEGACY + "\x0c\n" + FILLER.format(n=0),
+    # the marker's name in the file
+    LEGACY + FILLER.format(n=0) + "\n__jm_piece_0__ = 1\n",
+    # a module-level name a kept statement reads, bound far away
+    LEGACY + FILLER.format(n=0) + "\ndef f(a):\n    return a\n",
+    # a name shadowing an import, later in the file
+    LEGACY + FILLER.format(n=0) + "\njax = None\n",
+    # globals, exec and star imports
+    LEGACY + FILLER.format(n=0) + "\ndef g():\n    global y\n    y = 1\n",
+    LEGACY + FILLER.format(n=0) + "\nexec('y = 1')\n",
+    "from os import *\n" + LEGACY + FILLER.format(n=0),
+    # __all__ naming a statement otherwise left out
+    LEGACY + FILLER.format(n=0) + "\n__all__ = ['filler_0']\n",
+    # a string annotation naming a module-level class
+    LEGACY + "\ndef h(a: 'Filler0') -> None:\n    return jax.tree_leaves(a)\n" + FILLER.format(n=0),
+    # CRLF, a tab indent, an encoding cookie, no final newline
+    ("# -*- coding: utf-8 -*-\n" + LEGACY + FILLER.format(n=0)).replace("\n", "\r\n"),
+    LEGACY + "if y:\n\tz = 1\n" + FILLER.format(n=0).replace("    ", "\t"),
+    LEGACY + FILLER.format(n=0).rstrip("\n"),
+    # the legacy line at the end, after everything left out, and a docstring first
+    '"""Module docstring."""\n' + FILLER.format(n=0) + "\n" + LEGACY,
+    # suppression comments and except clauses LibCST loses
+    LEGACY.replace("y)", "y)  # jaxmigrate: ignore[JAX701]") + FILLER.format(n=0),
+    LEGACY + "try:\n    pass\nexcept ValueError :\n    pass\n" + FILLER.format(n=0),
+    # a look-alike: nothing to change, nothing to report
+    "import jax\n\nx = tree_map(f, y)\n" + FILLER.format(n=0),
+    # rules that read the whole module (a pjit call) fall back
+    "from jax.experimental.pjit import pjit\n\nz = pjit(f, in_axis_resources=None)\n"
+    + FILLER.format(n=0),
+]
+
+
+@pytest.mark.parametrize("text", KEPT_OR_FALLBACK)
+def test_piecewise_agrees_on_cases_that_keep_more_or_fall_back(text):
+    assert difference(text, ALL_RULES) is None
+    assert difference(text, Settings()) is None
+
+
+def test_which_path_the_cases_take():
+    assert path_of(LEGACY + FILLER.format(n=0)) == "piecewise"
+    assert path_of('"""Doc."""\n' + FILLER.format(n=0) + "\n" + LEGACY) == "piecewise"
+    assert path_of(KEPT_OR_FALLBACK[11]) == "piecewise"  # CRLF
+    # a fix writes PartitionSpec, which a statement left out binds
+    assert path_of(KEPT_OR_FALLBACK[0]) == "fell back"
+    assert path_of(KEPT_OR_FALLBACK[1]) == "fell back"
+    assert path_of(KEPT_OR_FALLBACK[2]) == "whole"  # a form feed
+    assert path_of(KEPT_OR_FALLBACK[3]) == "whole"  # the marker's name
+    assert path_of(KEPT_OR_FALLBACK[-1]) == "whole"  # a rule that reads the whole module
+
+
+def test_a_big_file_is_parsed_in_pieces(monkeypatch):
+    """A few hundred KB with one legacy line: LibCST parses a few hundred characters."""
+    filler = "".join(FILLER.format(n=n) for n in range(700))
+    text = LEGACY + filler
+    assert len(text) > 300_000
+    parsed: List[int] = []
+    real = libcst.parse_module
+
+    def counting(source, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        parsed.append(len(source))
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", 100_000)
+    pieces = outcome(text, Settings())
+    assert parsed and max(parsed) < 5_000, parsed
+    monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", 10**12)
+    parsed.clear()
+    whole = outcome(text, Settings())
+    assert parsed == [len(text)]
+    assert pieces == whole
+    assert whole[0] != text and "jax.tree.map(f, y)" in whole[0]
+
+
+def test_the_reduced_module_splices_back_to_the_file():
+    for text in KEPT_OR_FALLBACK:
+        tree = ast.parse(text)
+        identifiers, strings = piecewise.site_words(ALL_RULES.active_rules())
+        pieces = piecewise.reduce(text, tree, identifiers, strings)
+        if pieces is not None:
+            assert pieces.splice(pieces.text) == text
+            ast.parse(pieces.text)
+
+
+def test_the_threshold_keeps_small_files_on_the_whole_path():
+    assert piecewise.PIECEWISE_CHARS >= 10**6
+
+
+def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
+    """The floor noted from the reduced output is the one the whole output gives."""
+    from jaxmigrate.migrator import migrate_source, source
+
+    monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", 0)
+    text = "import jax\nimport jax.numpy as jnp\n\nx = jax.tree_map(jnp.asarray, y)\n" + (
+        FILLER.format(n=0)
+    )
+    before = piecerun.STATS["taken"]
+    result = migrate_source(text, Settings(survey=True))
+    assert piecerun.STATS["taken"] == before + 1 and result.changed
+    noted = source._noted.entry
+    assert noted is not None and noted[0] == result.output
+    assert noted[1] == source.evidence(ast.parse(result.output)).since
+    assert noted[1] is not None
+
+
+def test_statements_with_a_site_are_kept_however_it_is_written():
+    """A string site written with escapes, and one in an annotation, stay in the reduced
+    module, as do a statement naming an import and one shadowing it."""
+    identifiers, strings = piecewise.site_words(ALL_RULES.active_rules())
+    tails = [
+        'flag = "JAX\\x5fARRAY"\n',  # "JAX_ARRAY", the value of a string site
+        "def k(a: 'DeviceArray'):\n    pass\n",
+        "def m():\n    return jax\n",
+        "jax = None\n",
+    ]
+    for tail in tails:
+        text = LEGACY + FILLER.format(n=0) + "\n" + tail
+        pieces = piecewise.reduce(text, ast.parse(text), identifiers, strings)
+        assert pieces is not None and tail in pieces.text, tail
+        assert "def filler_decorated_0" not in pieces.text
