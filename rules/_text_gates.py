@@ -191,12 +191,11 @@ def _starts_word(text: str, index: int) -> bool:
     return index == 0 or not _word_char(text[index - 1])
 
 
-def _keyword_in(text: str, keyword: str, start: int = 0, end: Optional[int] = None) -> bool:
-    """``keyword =`` (not ``==``) written in ``text[start:end]``, as a whole word."""
-    end = len(text) if end is None else end
+def _keyword_in(text: str, keyword: str) -> bool:
+    """``keyword =`` (not ``==``) written in ``text``, as a whole word."""
     if keyword not in text:
         return False
-    return any(_starts_word(text, m.start()) for m in _KEYWORD(keyword).finditer(text, start, end))
+    return any(_starts_word(text, m.start()) for m in _KEYWORD(keyword).finditer(text))
 
 
 def _passed(text: str, name: str, keywords: List[str]) -> bool:
