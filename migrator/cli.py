@@ -28,7 +28,6 @@ from jaxmigrate.migrator.fileio import SourceFile
 from jaxmigrate.migrator.interrupt import Interrupted
 from jaxmigrate.migrator.project_version import detect
 from jaxmigrate.migrator.settings import ConfigError, Settings
-from jaxmigrate.migrator.target import floor_of_results
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.rule import Rule
@@ -326,7 +325,7 @@ def migrate_command(
                 files, survey_settings(settings, detected), CHECK, jobs or default_jobs(), cache,
                 dataclasses.replace(options, floor=True, add_todos=False),
             )  # fmt: skip
-            versions = surveyed(floor_of_results(survey), settings, detected)
+            versions = surveyed(clirun.floor_of_survey(survey), settings, detected)
         settings = with_target(settings, versions)
         versions = say(versions, settings, quiet)
         if split_dir is not None:

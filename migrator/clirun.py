@@ -36,7 +36,7 @@ from jaxmigrate.migrator.runner import (
     unified_diff,
 )
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.target import Versions, floor_of_results, newest_release
+from jaxmigrate.migrator.target import Versions, floor_of_results, newest_release, settle_floors
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.project_version import Detected
@@ -248,6 +248,20 @@ def _line_of(text: str, change: str) -> int:
     return 1
 
 
+def floor_of_survey(results: Sequence[FileResult]) -> Optional[Tuple[str, str, str]]:
+    """The floor a survey over files found (:func:`floor_of_results`), once the floors it left
+    open that may set it are read from the files again."""
+    settle_floors(results, _text_of)
+    return floor_of_results(results)
+
+
+def _text_of(path: str) -> Optional[str]:
+    try:
+        return read_source(Path(path)).text
+    except (FileError, MemoryError):
+        return None
+
+
 def survey_text(
     source: SourceFile, name: str, settings: Settings, options: Options
 ) -> Optional[Tuple[str, str, str]]:
@@ -255,6 +269,7 @@ def survey_text(
     result = migrate_text(
         source, name, settings, CHECK, options=dataclasses.replace(options, floor=True)
     )
+    settle_floors([result], lambda _: source.text)
     return floor_of_results([result])
 
 

@@ -45,7 +45,6 @@ from jaxmigrate.migrator.plan import MAX_PARSE_CHARS, Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.source import note_floor
 from jaxmigrate.migrator.traversal import cached_children
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -169,13 +168,11 @@ def _migrate_checked(
     unchanged = Result(text, text, [], [])
     candidates, facts = _ast_gate(text, plan, candidates, settings.gates)
     if not candidates:
-        _note_floor(text, facts, settings)
         return unchanged if facts is None else Result(text, text, [], [], tree=facts.tree)
     plan = make_plan(candidates)
     if facts is not None and settings.gates and settings.ast_first:
         findings = findings_on_ast(text, facts, plan.rules, settings)
         if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
-            _note_floor(text, facts, settings)
             return Result(text, text, [], findings, tree=facts.tree)
     ast_parsed = facts is not None
     # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped); a
@@ -236,13 +233,6 @@ def _rewrite(
     if output != text:
         _verify_parses(output, ast_parsed=ast_parsed)
     return Result(text, output, fixes, findings, errors)
-
-
-def _note_floor(text: str, facts: Optional[Facts], settings: Settings) -> None:
-    """In the survey, the floor of a file left unchanged, from the tree in hand (the survey
-    asks for it next: :func:`migrator.source.floor_of`)."""
-    if settings.survey and facts is not None and facts.tree is not None and "jax" in text:
-        note_floor(text, facts.tree)
 
 
 def _on_own_lines(diagnostics: List[Diagnostic], lost: Lost) -> List[Diagnostic]:

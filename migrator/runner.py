@@ -71,6 +71,9 @@ class FileResult:
     output: Optional[str] = None  # the migrated text; kept only for the stdin mode
     # with Options.floor: the oldest JAX the migrated file runs on, and what sets it
     floor: Optional[Tuple[str, str]] = None
+    # ... or, for a text left unchanged, what its fixes need and the newest release the floor
+    # of its names can be: read later if it may decide (migrator.target.settle_floors)
+    floor_bound: Optional[str] = None
 
 
 def unified_diff(path: str, before: str, after: str, label: str = "") -> str:
@@ -276,10 +279,12 @@ def migrate_text(
         return result
     result.changed = output != source.text
     if options.floor:
-        from jaxmigrate.migrator.target import file_floor
+        from jaxmigrate.migrator.target import survey_floor
 
         python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)
-        result.floor = file_floor(output if python else None, fixes)
+        result.floor, result.floor_bound = survey_floor(
+            output if python else None, fixes, settle=result.changed
+        )
     if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
         findings = linemap.as_read(findings, source.text, output)
         internal = linemap.as_read(internal, source.text, output)  # located like findings

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+import functools
+import re
+import unicodedata
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.version import Version, parse_version
@@ -147,6 +150,60 @@ def floor_of(text: str) -> Optional[Tuple[Version, str]]:
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     return evidence(tree).since
+
+
+def floor_noted(text: str) -> bool:
+    """Is :func:`floor_of` ``text`` in hand, from the tree the engine parsed (no parse)?"""
+    noted = _noted.entry
+    return noted is not None and noted[0] == text
+
+
+_WORD = re.compile(r"\w+")
+
+
+def floor_bound(text: str) -> Optional[Version]:
+    """A version no older than :func:`floor_of` ``text``'s, read from the words of the text
+    without parsing it (None: no name newer than the oldest release can be referenced).
+
+    Every name the floor counts is spelled in the text part by part: the import that binds
+    its head spells the module's parts, the attribute chain or ``from`` import the rest.  So
+    the newest name added to JAX whose parts are all words of the text (in code, strings or
+    comments alike) is at least as new as the newest one the text references.  Identifiers
+    are read as Python reads them (NFKC), so a non-ASCII spelling is no way round it."""
+    words: Set[str] = set(_WORD.findall(text))
+    if not text.isascii():
+        words = {unicodedata.normalize("NFKC", word) for word in words}
+    index = _added_names()
+    best: Optional[Version] = None
+    for word in words.intersection(index):
+        for added, parts in index[word]:  # newest first
+            if best is not None and added <= best:
+                break
+            if parts <= words:
+                best = added
+                break
+    return best
+
+
+@functools.lru_cache(maxsize=1)
+def _added_names() -> Dict[str, List[Tuple[Version, FrozenSet[str]]]]:
+    """Every name whose run of releases reaching the newest starts after the oldest (the
+    names :func:`evidence` dates), by its last part: (release added, the module's parts),
+    newest first."""
+    from jaxmigrate.migrator.rule_index import releases
+    from jaxmigrate.rules._api_runs import runs_by_module
+
+    known = releases()
+    newest = len(known) - 1
+    index: Dict[str, List[Tuple[Version, FrozenSet[str]]]] = {}
+    for module, runs in runs_by_module():
+        parts = frozenset(module.split("."))
+        for name, (first, last) in runs:
+            if last == newest and first > 0:
+                index.setdefault(name, []).append((_key(known[first]), parts))
+    for entries in index.values():
+        entries.sort(key=lambda entry: entry[0], reverse=True)
+    return index
 
 
 class _noted:

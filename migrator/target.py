@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Protocol, Sequence, Tuple
 
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
-from jaxmigrate.migrator.source import SourceRange, floor_of
+from jaxmigrate.migrator.source import SourceRange, floor_bound, floor_noted, floor_of
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,6 +76,55 @@ def file_floor(output: Optional[str], fixes: Sequence[Diagnostic]) -> Optional[F
         if named is not None:
             candidates.append((_text(named[0]), named[1]))
     return _newest(c for c in candidates if c is not None)
+
+
+def survey_floor(
+    output: Optional[str], fixes: Sequence[Diagnostic], settle: bool
+) -> Tuple[Optional[Floor], Optional[str]]:
+    """The survey's answer for one file: (its floor, None) as :func:`file_floor`, or (what its
+    fixes need, a bound) where the floor of the names in ``output`` would take a parse that may
+    decide nothing.  The bound (:func:`migrator.source.floor_bound`) is the newest that floor
+    can be; the run reads it only if it reaches the newest floor of the others
+    (:func:`settle_floors`).  ``settle``: read it now whatever the bound (the text is one the
+    run cannot read again, as a migrated one).  A named floor that cannot pass the first
+    jax.Array release, nor what the fixes need, is never read: it cannot set the target."""
+    fixed = fix_floor(fixes)
+    if output is None or "jax" not in output or floor_noted(output):
+        return file_floor(output, fixes), None
+    bound = floor_bound(output)
+    low = max(parse_version(ARRAY_FLOOR), parse_version(fixed[0]) if fixed else (0,))
+    if bound is None or bound <= low:
+        return fixed, None
+    if settle:
+        return file_floor(output, fixes), None
+    return fixed, _text(bound)
+
+
+class Surveyed(Protocol):
+    """What :func:`settle_floors` reads and writes of a survey's result (a ``FileResult``)."""
+
+    path: str
+    floor: Optional[Floor]
+    floor_bound: Optional[str]
+
+
+def settle_floors(results: Sequence[Surveyed], read: Callable[[str], Optional[str]]) -> None:
+    """Reads the named floors the survey left open (``floor_bound``, with the text ``read``
+    gives for a path) where they may set the run's: newest bound first, while a bound reaches
+    the newest floor known (a tie too: the first file that reaches it names the floor)."""
+    floors = [parse_version(r.floor[0]) for r in results if r.floor]
+    best = max([parse_version(ARRAY_FLOOR), *floors])
+    bounded = [(parse_version(r.floor_bound), r) for r in results if r.floor_bound]
+    bounded.sort(key=lambda entry: entry[0], reverse=True)
+    for bound, result in bounded:
+        result.floor_bound = None
+        if bound < best:
+            continue
+        text = read(result.path)
+        named = floor_of(text) if text is not None else None
+        if named is not None:
+            result.floor = _newest(f for f in (result.floor, (_text(named[0]), named[1])) if f)
+            best = max(best, parse_version(result.floor[0]))  # type: ignore[index]
 
 
 def floor_of_results(results: Iterable[object]) -> Optional[Tuple[str, str, str]]:

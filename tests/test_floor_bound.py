@@ -1,0 +1,161 @@
+"""The default target's survey reads the floor of a file's JAX names only where it may decide:
+each file gets a bound from its words (``migrator.source.floor_bound``), and the run parses a
+file again only while its bound reaches the newest floor found (``settle_floors``).  The bound
+must never be below the floor, and settling must give the floor, file and reason that reading
+every file gives."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+import shutil
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from jaxmigrate.migrator.runner import CHECK, FileResult, Options, process_file
+from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.source import floor_bound, floor_of
+from jaxmigrate.migrator.target import (
+    ARRAY_FLOOR,
+    file_floor,
+    floor_of_results,
+    settle_floors,
+    survey_floor,
+)
+from jaxmigrate.migrator.version import parse_version
+from tests.fixture_support import FIXTURES
+
+PROGRAMS = Path(__file__).resolve().parent / "programs" / "cases"
+
+
+def _texts() -> List[Path]:
+    paths = sorted(FIXTURES.rglob("*.py")) + sorted(PROGRAMS.glob("*.py"))
+    jax_sources = Path(__import__("jax").__file__).parent  # names from every release
+    return paths + sorted(jax_sources.rglob("*.py"))[::7]
+
+
+@pytest.mark.parametrize("path", _texts(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_bound_is_never_below_the_floor(path):
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    floor = floor_of(text)
+    if floor is not None:
+        bound = floor_bound(text)
+        assert bound is not None and bound >= floor[0], (floor, bound)
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("import jax\njax.tree.map(f, x)\n", "jax.tree"),
+        ("from jax import tree as t\nt.map(f, x)\n", "jax.tree"),
+        ("import jax.random as jr\nk = jr.key(0)\n", "jax.random.key"),
+        ("from jax.random import key\n", "jax.random.key"),
+        (
+            "import jax\nk = (jax\n     .random  # a comment between\n     .key(0))\n",
+            "jax.random.key",
+        ),
+        ("import jax\nk = ｊａｘ.random.ｋｅｙ(0)\n", "jax.random.key"),  # NFKC, as Python reads it
+    ],
+)
+def test_every_spelling_of_a_name_reaches_the_bound(text, name):
+    floor = floor_of(text)
+    assert floor is not None and floor[1] == name
+    assert floor_bound(text) == floor[0]
+
+
+def test_a_text_without_late_names_has_no_bound_and_look_alikes_only_raise_it():
+    assert floor_bound("import jax\nx = jax.numpy.ones(3)\n") is None
+    # the words alone: a comment naming jax.tree counts, which only costs a parse
+    text = "import jax\n# see jax.tree.map\nx = jax.tree_util.tree_map(f, y)\n"
+    assert floor_of(text) is None and floor_bound(text) is not None
+
+
+def _survey(tmp_path: Path) -> Dict[str, object]:
+    """The survey of every fixture and program, lazily (its bounds left open) and with every
+    floor read: ``{"lazy": [...], "exact": [...], "texts": {path: text}}``."""
+    root = tmp_path / "project"
+    paths: List[Path] = []
+    for number, source in enumerate(
+        sorted(FIXTURES.rglob("before*.py")) + sorted(PROGRAMS.glob("*.py"))
+    ):
+        copied = root / f"f{number:04d}_{source.name}"
+        copied.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, copied)
+        paths.append(copied)
+    settings = dataclasses.replace(Settings(), survey=True, locate_fixes=False, first_party=())
+    options = Options(floor=True, keep_output=True)
+    lazy = [process_file(path, settings, CHECK, options=options) for path in paths]
+    exact = [
+        dataclasses.replace(r, floor=file_floor(r.output, r.fixes), floor_bound=None)
+        if r.error is None
+        else r
+        for r in lazy
+    ]
+    texts = {str(path): path.read_text(encoding="utf-8") for path in paths}
+    return {"lazy": lazy, "exact": exact, "texts": texts}
+
+
+def test_settling_the_bounds_gives_the_floor_of_reading_every_file(tmp_path):
+    survey = _survey(tmp_path)
+    lazy: List[FileResult] = survey["lazy"]  # type: ignore[assignment]
+    exact: List[FileResult] = survey["exact"]  # type: ignore[assignment]
+    texts: Dict[str, str] = survey["texts"]  # type: ignore[assignment]
+    open_bounds = [r for r in lazy if r.floor_bound]
+    assert open_bounds, "no file left its floor open: the test compares nothing"
+    for result in lazy:  # a floor left unread cannot set the target: not above the fixes'
+        if result.floor_bound is None and not result.changed and result.output is not None:
+            named = floor_of(result.output)  # nor above the first jax.Array release
+            low = max(parse_version(ARRAY_FLOOR), parse_version((result.floor or ("0",))[0]))
+            assert result.floor is None or named is None or named[0] <= low
+    chooser = random.Random(29)
+    for size in [len(lazy)] + [3, 8, 40, 200] * 5:  # projects of many sizes and orders
+        picked = sorted(chooser.sample(range(len(lazy)), min(size, len(lazy))))
+        if size != len(lazy):
+            chooser.shuffle(picked)
+        mine = [copy.deepcopy(lazy[i]) for i in picked]
+        settle_floors(mine, texts.get)
+        assert not any(r.floor_bound for r in mine)
+        assert _found(mine) == _found([exact[i] for i in picked])
+
+
+def _found(results: List[FileResult]):  # noqa: ANN202
+    """What the default target reads of a survey: its floor, when above the first jax.Array
+    release, with what sets it and where."""
+    found = floor_of_results(results)
+    if found is None or parse_version(found[0]) <= parse_version(ARRAY_FLOOR):
+        return None
+    return found
+
+
+def test_a_migrated_text_is_read_at_once_and_a_file_later():
+    text = "import jax\nk = jax.random.key(0)\n"
+    floor = floor_of(text)
+    assert floor is not None
+    shown = ".".join(map(str, floor[0]))
+    assert survey_floor(text, [], settle=False) == (None, shown)
+    assert survey_floor(text, [], settle=True) == ((shown, "jax.random.key"), None)
+
+
+def test_a_tie_is_read_so_that_the_first_file_names_the_floor_and_a_lower_bound_is_not():
+    key = "import jax\nk = jax.random.key(0)\n"
+    version = ".".join(map(str, floor_of(key)[0]))  # type: ignore[index]
+    texts = {"a.py": key, "b.py": key, "c.py": "import jax\n# jax.random.key\n"}
+    read: List[str] = []
+
+    def reader(path: str) -> str:
+        read.append(path)
+        return texts[path]
+
+    results = [
+        FileResult("c.py", floor_bound=version),  # a bound only: the name is in a comment
+        FileResult("a.py", floor_bound=version),
+        FileResult("b.py", floor=(version, "jax.random.key")),  # read at once (migrated)
+        FileResult("d.py", floor_bound="0.4.2"),  # below the floor found: never read
+    ]
+    settle_floors(results, reader)
+    assert floor_of_results(results) == (version, "jax.random.key", "a.py")
+    assert sorted(read) == ["a.py", "c.py"]
+    assert results[0].floor is None and results[3].floor is None
