@@ -44,6 +44,7 @@ from jaxmigrate.migrator.textscan import (
     bound_names,
     ident_char,
     import_list_module,
+    import_targets,
     jax_bound_names,
     keyword_before,
     next_significant,
@@ -243,6 +244,7 @@ class TextGate:
         self._seen: Dict[str, Occurrences] = {}
         self._bound: Optional[Dict[str, Set[str]]] = None
         self._jax_bound: Optional[Set[str]] = None
+        self._targets: Optional[Dict[str, Set[str]]] = None
 
     def has_word(self, word: str) -> bool:
         """Does the identifier ``word`` occur in the text as a whole word?"""
@@ -278,6 +280,12 @@ class TextGate:
         if self._jax_bound is None:
             self._jax_bound = jax_bound_names(self.text)
         return self._jax_bound
+
+    def import_targets(self) -> Dict[str, Set[str]]:
+        """The qualified names an import may bind each name to (:func:`import_targets`)."""
+        if self._targets is None:
+            self._targets = import_targets(self.text)
+        return self._targets
 
     def of(self, word: str) -> Occurrences:
         """How ``word`` (an ASCII identifier) is written in the file."""

@@ -201,6 +201,42 @@ def jax_bound_names(text: str) -> Set[str]:
     return bound
 
 
+UNTOLD = "?"  # in :func:`import_targets`: an import whose module the text does not tell
+
+
+def import_targets(text: str) -> Dict[str, Set[str]]:
+    """Every name an absolute import statement in ``text`` binds -> the qualified names it may
+    be bound to, as CPython's ``ast`` resolves them (``import a.b`` binds a -> {a}; ``import
+    a.b as c`` c -> {a.b}; ``from m import n as o`` o -> {m.n}); :data:`UNTOLD` for a ``from``
+    import whose module the text does not tell.  Relative imports bind nothing here, as gate 2
+    resolves no chain through them; imports inside strings count: more is harmless."""
+    bound: Dict[str, Set[str]] = {}
+    modules: Dict[int, Optional[str]] = {}  # import position -> module ('': plain, None: untold)
+    for start, item in _imported_items(text):
+        if start not in modules:
+            module: Optional[str] = _from_module(text, start)
+            if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
+                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+                if keyword_before(text, "from", start) >= line:
+                    module = None
+            elif module is None:  # relative: no binding gate 2 resolves through
+                module = "."
+            modules[start] = module
+        module = modules[start]
+        if module == ".":
+            continue
+        dotted = _DOTTED_BLANKS.sub("", item.group(1))
+        alias = item.group(2)
+        if module is None:
+            bound.setdefault(alias or dotted.rpartition(".")[2], set()).add(UNTOLD)
+        elif module:
+            bound.setdefault(alias or dotted, set()).add(f"{module}.{dotted}")
+        else:
+            head = dotted.split(".", 1)[0]
+            bound.setdefault(alias or head, set()).add(dotted if alias else head)
+    return bound
+
+
 def _is_jax(module: str) -> bool:
     head = module.split(".", 1)[0]
     return head == "jax" or head == "jaxlib"

@@ -14,7 +14,8 @@ import re
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
-from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
+from jaxmigrate.migrator.textscan import UNTOLD
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 
 _NONE: FrozenSet[str] = frozenset()
@@ -63,16 +64,24 @@ class QualifiedNamesGate(RuleGate):
     """Gate 1b for a rule whose sites are qualified JAX names (:attr:`names` and imports of
     them), by the parts each reference must spell."""
 
-    gate_state = ("parents", "jax_only")
+    gate_state = ("parents", "jax_only", "qualified_parents")
 
     @functools.cached_property
     def parents(self) -> Dict[str, FrozenSet[str]]:
         """word -> the last parts of the P in each ``P.word`` of :attr:`names`."""
+        return {
+            word: frozenset(parent.rpartition(".")[2] for parent in found)
+            for word, found in self.qualified_parents.items()
+        }
+
+    @functools.cached_property
+    def qualified_parents(self) -> Dict[str, FrozenSet[str]]:
+        """word -> the P of each ``P.word`` of :attr:`names`."""
         found: Dict[str, Set[str]] = {}
         for qualname in self.names:
             parent, _, word = qualname.rpartition(".")
-            found.setdefault(word, set()).add(parent.rpartition(".")[2])
-        return {word: frozenset(last) for word, last in found.items()}
+            found.setdefault(word, set()).add(parent)
+        return {word: frozenset(parents) for word, parents in found.items()}
 
     @functools.cached_property
     def jax_only(self) -> bool:
@@ -82,24 +91,48 @@ class QualifiedNamesGate(RuleGate):
     def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> Iterator[str]:
         """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
         chain, or in the import that binds its head): a ``w`` without any of its parents is
-        some other ``w`` (``self.add``, ``np.shape``).  And when every name is a JAX one, a
-        ``w`` only written at the end of chains whose heads no import binds to something of
-        JAX (``np.random.shuffle``) is some other ``w`` too: gate 2 resolves a chain only
-        through the import of its head.  Lazily: gate 1b stops at the first word written as
-        a site, and most files hold many of the words (reading each one's occurrences is the
-        cost)."""
+        some other ``w`` (``self.add``, ``np.shape``).  And when every name is a JAX one, gate
+        2 resolves a ``w`` only through an import: ``from M import w`` names ``M.w``, and a
+        chain ``head. ... .w`` names what an import binds its head to, followed by the rest
+        (``from jax._src import core`` makes ``core.Primitive`` no ``jax.core.Primitive``).
+        Lazily: gate 1b stops at the first word written as a site, and most files hold many
+        of the words (reading each one's occurrences is the cost)."""
         parents, jax_only = self.parents, self.jax_only
         for word in words:
             if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
                 continue
             found = gate.of(word)
-            if found.unknown or found.quoted or found.imported_from or found.imported_parents:
+            if found.unknown or found.quoted or found.imported_parents:
                 yield word
-            elif found.chains and (
-                not jax_only
-                or not gate.jax_bound().isdisjoint(head for head, _p, _d in found.chains)
-            ):
+            elif found.imported_from and (not jax_only or self._imports(word, found)):
                 yield word
+            elif found.chains and (not jax_only or self._names_in_chain(gate, word, found)):
+                yield word
+
+    def _imports(self, word: str, found: Occurrences) -> bool:
+        """Does one ``from M import word`` name one of :attr:`names`?"""
+        for module in found.imported_from:
+            if not module or module == FROM_HEAD or module in self.qualified_parents[word]:
+                return True  # (``import word``, ``from word...``: rare, kept)
+        return False
+
+    def _names_in_chain(self, gate: TextGate, word: str, found: Occurrences) -> bool:
+        """Can one chain ``head. ... .part.word`` name one of :attr:`names`, with ``head``
+        bound as an import binds it?"""
+        targets = gate.import_targets()
+        qualified = self.qualified_parents[word]
+        for head, part, direct in found.chains:
+            for target in targets.get(head, _NONE):
+                if target == UNTOLD:
+                    return True
+                if direct and target in qualified:
+                    return True
+                if not direct and any(
+                    parent.startswith(target + ".") and parent.rpartition(".")[2] == part
+                    for parent in qualified
+                ):
+                    return True
+        return False
 
 
 # -- JAX902 private-api --------------------------------------------------------------------------

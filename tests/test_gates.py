@@ -486,3 +486,33 @@ def test_gated_and_ungated_runs_agree_with_awkward_comments_strings_and_continua
     except MigrationError:
         assume(False)
     assert gated == _ungated(variant, settings_), f"{label} with {edits}:\n{variant}"
+
+
+# Gate 2 resolves a chain through the import that binds its head: JAX903's names, at 0.10.0
+QUALIFIED_CASES = [
+    ("from jax._src import core\nv = core.DropVar\n", False),
+    ("import jax._src.core as core\nv = core.DropVar\n", False),
+    ("from jax._src import core as jc\nv = jc.DropVar\n", False),
+    ("from jax._src.core import DropVar\n", False),
+    ("import jax\nfrom . import core\nv = core.DropVar\n", False),
+    ("import jax\nv = jax.core.DropVar\n", True),
+    ("import jax.core\nv = jax.core.DropVar\n", True),
+    ("import jax as j\nv = j.core.DropVar\n", True),
+    ("from jax import core\nv = core.DropVar\n", True),
+    ("from jax import core as jc\nv = jc.DropVar\n", True),
+    ("import jax.core as jc\nv = jc.DropVar\n", True),
+    ("from jax.core import DropVar\n", True),
+    ("from jax.core import (\n    Jaxpr,  # a comment\n    DropVar,\n)\n", True),
+    ("from jax._src import core\ndef f():\n    from jax import core\n    core.DropVar\n", True),
+    ("from jax.\\\n    core import DropVar\n", True),
+]
+
+
+@pytest.mark.parametrize("source, expected", QUALIFIED_CASES)
+def test_a_qualified_name_is_read_through_the_import_of_its_head(source, expected):
+    rule = next(r for r in Settings(target_version="0.10.0").active_rules() if r.code == "JAX903")
+    plan = make_plan((rule,))
+    candidates, hits = plan.prefilter_hits(source)
+    assert candidates == (rule,)
+    assert bool(admitted(source, candidates, hits)) is expected
+    assert plan.wanted_by(rule, ast_facts(source)) is expected  # as gate 2 answers
