@@ -314,7 +314,10 @@ def _examples_text(lines: Sequence[str], group: Sequence[Piece]) -> str:
 
 
 def _may_change(
-    text: str, settings: Settings, imports: str = "", gates: Optional[Plan] = None
+    text: str,
+    settings: Settings,
+    imports: str = "",
+    gates: Optional[Plan] = None,
 ) -> bool:
     """Gate 1 for the programs :func:`migrate_docstrings` builds from a module's examples and
     imports, before the module is parsed for them (most modules with examples hold nothing a
@@ -329,7 +332,27 @@ def _may_change(
     if jax:
         extra |= set(_ASCII_WORD.findall(" ".join(CONVENTIONAL.values())))
     plan = gates or make_plan(tuple(settings.active_rules()))
-    return plan.may_pass_parts(text, frozenset(extra), jax=jax)
+    if not plan.may_pass_parts(text, frozenset(extra), jax=jax):
+        return False
+    return bool(plan.candidates(_programs_text(text, imports)))  # gates 1 and 1b
+
+
+def _programs_text(text: str, imports: str) -> str:
+    """A text that holds the sites of every program made from the examples and code blocks
+    in ``text`` (one docstring's, or a module's), for gate 1b: each line without its leading
+    blanks and ``>>>``/``...`` prompt, then the module's imports (``text``'s own when it is a
+    module), the conventional ones and a segment marker.  A program is some of these lines,
+    as blocks and examples give them, after some of these imports.  Gate 1b reads sites: more
+    lines only add some, and without the indentation a program keeps a line starts where it
+    did (``name = ...``) and its parts stand no farther apart."""
+    lines = []
+    for line in text.splitlines():
+        body = line.lstrip()
+        if body.startswith((">>>", "...")) and body[3:4] in ("", " "):
+            body = body[4:].lstrip()
+        lines.append(body)
+    conventional = "\n".join(CONVENTIONAL.values())
+    return "\n".join(lines) + f"\n{imports}\n{conventional}\n{MARKER}(0)\n"
 
 
 def module_prelude(group: Sequence[Piece], module_imports: Dict[str, str]) -> str:

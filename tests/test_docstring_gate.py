@@ -117,3 +117,25 @@ def test_the_gate_lets_unbound_jnp_through():
     output, fixes, _findings = migrate_docstrings(text, Settings(target_version="0.4.30"))
     assert output == text.replace("jnp.product", "jnp.prod")
     assert [fix.code for fix in fixes] == ["JAX903"]
+
+
+# A site over two example lines (the call's keyword on the continuation line), and a
+# look-alike gate 1b turns away before the module is parsed.
+ACROSS_PROMPTS = (
+    'def f(x):\n    """\n    >>> import jax.numpy as jnp\n    >>> y = jnp.reshape(x,\n'
+    '    ...       newshape=(2, 3))\n    """\n'
+)
+LOOK_ALIKE = (
+    'def f():\n    """\n    >>> import jax\n    >>> from mylib import core\n'
+    '    >>> core.DropVar(jax.numpy.ones(3))\n    """\n'
+)
+
+
+def test_gate_1b_reads_the_examples_as_their_program_does():
+    settings = Settings(target_version="0.10.0")
+    assert _may_change(ACROSS_PROMPTS, settings)
+    gated = _outcome(ACROSS_PROMPTS, settings)
+    assert gated[0] != ACROSS_PROMPTS and gated[1]  # JAX906 rewrites the keyword
+    assert gated == _outcome(ACROSS_PROMPTS, dataclasses.replace(settings, gates=False))
+    assert not _may_change(LOOK_ALIKE, settings)
+    assert _outcome(LOOK_ALIKE, dataclasses.replace(settings, gates=False)) == (LOOK_ALIKE, [], [])
