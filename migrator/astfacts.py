@@ -71,6 +71,7 @@ class Facts:
     calls: List[ast.Call] = dataclasses.field(default_factory=list)
     with_items: List[ast.withitem] = dataclasses.field(default_factory=list)
     attribute_nodes: Dict[str, List[ast.Attribute]] = dataclasses.field(default_factory=dict)
+    ifs: List[ast.If] = dataclasses.field(default_factory=list)  # every ``if`` statement
     # what a gate derives from these facts, once per file (keyed by the gate's own name)
     derived: Dict[str, Any] = dataclasses.field(default_factory=dict)
     tree: Optional[ast.Module] = None
@@ -169,7 +170,7 @@ def ast_facts(text: str) -> Optional[Facts]:
         facts.imports,
     )
     attribute_nodes = facts.attribute_nodes
-    calls, with_items = facts.calls, facts.with_items
+    calls, with_items, ifs = facts.calls, facts.with_items, facts.ifs
     heads: Set[str] = set()
     chains: Set[Tuple[str, ...]] = set()
     annotations: List[ast.AST] = []  # annotations of arguments, returns and ``x: T`` statements
@@ -181,6 +182,7 @@ def ast_facts(text: str) -> Optional[Facts]:
         ast.Call,
     )
     Import, ImportFrom, With, AsyncWith = ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith
+    If = ast.If
     # iter_nodes' loop with its own stack: this walk must skip what is below an import or an
     # attribute chain, which a generator cannot be told.
     stack: List[ast.AST] = [tree]
@@ -220,6 +222,8 @@ def ast_facts(text: str) -> Optional[Facts]:
             continue
         elif kind is With or kind is AsyncWith:
             with_items.extend(node.items)  # type: ignore[attr-defined]
+        elif kind is If:
+            ifs.append(node)  # type: ignore[arg-type]
         elif kind in _ANNOTATED:
             found = getattr(node, _ANNOTATED[kind])
             if found is not None:

@@ -47,8 +47,8 @@ def nothing_to_do(view: AstView, newest: str) -> bool:
     """True when no ``if`` chain of the file runs, on JAX ``newest``, a branch that may name a
     JAX name gone there (the rule then makes no fix and reports nothing)."""
     reader = _Reader(view, newest)
-    for node in ast.walk(view.tree):
-        if type(node) is not ast.If or reader.is_elif(node):
+    for node in view.facts.ifs:
+        if reader.is_elif(node):
             continue
         taken = reader.taken(node)
         if taken is None:

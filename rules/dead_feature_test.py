@@ -139,10 +139,7 @@ def _tests_a_version(facts: Facts) -> bool:
     (``V.split(...)``, ``__version_info__``, ``parse(V)``/``Version(V)``)?"""
     if facts.tree is None:
         return True
-    for node in ast.walk(facts.tree):
-        if isinstance(node, ast.If) and any(_answerable(n) for n in ast.walk(node.test)):
-            return True
-    return False
+    return any(any(_answerable(n) for n in ast.walk(node.test)) for node in facts.ifs)
 
 
 def _answerable(node: ast.AST) -> bool:
