@@ -21,7 +21,7 @@ _DIRECTIVE_RE = re.compile(
     r"^(?P<indent>[ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<lang>[\w+-]*)"
 )
 PROMPT_RE = re.compile(r"^(?P<indent>[ \t]*)>>>(?: |$)")
-_CONTINUATION_RE = re.compile(r"^(?P<indent>[ \t]*)\.\.\.(?: |$)")
+CONTINUATION_RE = re.compile(r"^(?P<indent>[ \t]*)\.\.\.(?: |$)")
 # A docstring that may hold a reST code block (a literal block, a code directive).
 CODE_BLOCK_RE = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode)::", re.M)
 # A docstring that may hold a Markdown fenced block (```python, ~~~py).
@@ -83,7 +83,7 @@ def _doctest_pieces(lines: Sequence[str], start: int, end: int, raw: bool = Fals
         ellipsis = False
         while last < end:
             follow = line_body(lines[last])
-            cont = _CONTINUATION_RE.match(follow)
+            cont = CONTINUATION_RE.match(follow)
             if not cont or cont.group("indent") != indent:
                 break
             code_lines.append(follow[len(indent) + 4 :] if len(follow) > len(indent) + 3 else "")

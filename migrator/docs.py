@@ -33,6 +33,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.docpieces import (
+    CONTINUATION_RE,
     PROMPT_RE,
     Piece,
     docstring_pieces,
@@ -287,7 +288,9 @@ def migrate_docstrings(
     imports = "\n".join(module_imports.values())
     gated = settings.gates and "DeviceArray" not in text  # (old reprs: see _may_change)
     for group in sorted(groups, key=lambda g: -g[0].start):
-        if gated and not _may_change(_examples_text(lines, group), settings, imports, gates):
+        doctests_only = all(piece.doctest for piece in group)
+        examples = _examples_text(lines, group)
+        if gated and not _may_change(examples, settings, imports, gates, doctests_only):
             continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
         new_text, new_fixes, new_findings = apply_pieces(
@@ -318,6 +321,7 @@ def _may_change(
     settings: Settings,
     imports: str = "",
     gates: Optional[Plan] = None,
+    doctests_only: Optional[bool] = None,
 ) -> bool:
     """Gate 1 for the programs :func:`migrate_docstrings` builds from a module's examples and
     imports, before the module is parsed for them (most modules with examples hold nothing a
@@ -334,25 +338,74 @@ def _may_change(
     plan = gates or make_plan(tuple(settings.active_rules()))
     if not plan.may_pass_parts(text, frozenset(extra), jax=jax):
         return False
-    return bool(plan.candidates(_programs_text(text, imports)))  # gates 1 and 1b
+    if doctests_only is None:  # a module's docstrings
+        doctests_only = not _may_hold_blocks(text)
+    if not doctests_only:
+        return True
+    return bool(plan.candidates(_examples_program(text, imports)))  # gates 1 and 1b
 
 
-def _programs_text(text: str, imports: str) -> str:
-    """A text that holds the sites of every program made from the examples and code blocks
-    in ``text`` (one docstring's, or a module's), for gate 1b: each line without its leading
-    blanks and ``>>>``/``...`` prompt, then the module's imports (``text``'s own when it is a
-    module), the conventional ones and a segment marker.  A program is some of these lines,
-    as blocks and examples give them, after some of these imports.  Gate 1b reads sites: more
-    lines only add some, and without the indentation a program keeps a line starts where it
-    did (``name = ...``) and its parts stand no farther apart."""
-    lines = []
+def _may_hold_blocks(text: str) -> bool:
+    """Can a docstring in ``text`` hold a reST code block or a Markdown fence (as
+    :func:`migrator.docpieces.docstring_pieces` finds them, line by line)?"""
+    if "```" in text or "~~~" in text or _DIRECTIVE.search(text):
+        return True
+    return "::" in text and any(
+        line.rstrip().endswith("::") for line in text.splitlines() if "::" in line
+    )
+
+
+_DIRECTIVE = re.compile(r"(?:code-block|sourcecode|code)::")
+
+
+def _examples_program(text: str, imports: str) -> str:
+    """For gate 1b, a program that holds the sites of every program made of the doctest
+    examples in ``text`` (one docstring's, or a module's): the conventional imports, then each
+    ``>>>`` example's code (its ``...`` lines with it) after a segment marker, as the programs
+    hold them, then the module's imports (``imports``, else the lines of ``text`` that may
+    hold one).  Gate 1b reads sites: more text only adds some."""
+    parts = ["\n".join(CONVENTIONAL.values()) + "\n"]
+    indent: Optional[str] = None  # the prompt's, inside an example
     for line in text.splitlines():
-        body = line.lstrip()
-        if body.startswith((">>>", "...")) and body[3:4] in ("", " "):
-            body = body[4:].lstrip()
-        lines.append(body)
-    conventional = "\n".join(CONVENTIONAL.values())
-    return "\n".join(lines) + f"\n{imports}\n{conventional}\n{MARKER}(0)\n"
+        prompt = PROMPT_RE.match(line)
+        if prompt is not None:
+            indent = prompt.group("indent")
+            parts.append(f"{MARKER}(0)\n")
+        else:
+            more = CONTINUATION_RE.match(line) if indent is not None else None
+            if more is None or more.group("indent") != indent:
+                indent = None
+                continue
+        parts.append(line[len(indent) + 4 :] + "\n")  # type: ignore[arg-type]
+    parts.append(f"{MARKER}(0)\n{imports or _top_level_imports(text)}\n")
+    return "".join(parts)
+
+
+def _top_level_imports(text: str) -> str:
+    """The lines that may hold a module-level import statement (the prelude's): every line
+    that starts unindented and spells ``import``, with the lines its brackets or a trailing
+    backslash continue it on."""
+    found: List[str] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if "import" not in line or line[:1].isspace():
+            continue
+        found.append(line)
+        depth = _depth(line)
+        while (depth > 0 or line.rstrip().endswith("\\")) and index < len(lines):
+            line = lines[index]
+            index += 1
+            found.append(line)
+            depth += _depth(line)
+    return "\n".join(found)
+
+
+def _depth(line: str) -> int:
+    code = line.split("#", 1)[0]
+    return code.count("(") - code.count(")")
 
 
 def module_prelude(group: Sequence[Piece], module_imports: Dict[str, str]) -> str:

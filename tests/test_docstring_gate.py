@@ -139,3 +139,18 @@ def test_gate_1b_reads_the_examples_as_their_program_does():
     assert gated == _outcome(ACROSS_PROMPTS, dataclasses.replace(settings, gates=False))
     assert not _may_change(LOOK_ALIKE, settings)
     assert _outcome(LOOK_ALIKE, dataclasses.replace(settings, gates=False)) == (LOOK_ALIKE, [], [])
+
+
+def test_prose_and_quotes_around_the_examples_do_not_hide_them():
+    """The prose line before an example ends in a dot, the docstring's quotes open on it: the
+    example's chain must still read as ``jax.tree_map``, not ``Use.jax.tree_map``."""
+    settings = Settings(target_version="0.4.30")
+    for text in (
+        '"""Use.\n>>> jax.tree_map(f, x)\n"""\n',
+        'def f():\n    """Use it like this.\n    >>> y = (jax\n'
+        '    ...      .tree_map(f, x))\n    """\n',
+    ):
+        assert _may_change(text, settings)
+        gated = _outcome(text, settings)
+        assert "jax.tree.map" in gated[0]  # type: ignore[operator]
+        assert gated == _outcome(text, dataclasses.replace(settings, gates=False))
