@@ -16,8 +16,8 @@ import re
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 LANGUAGES = ("python", "py", "python3", "pycon", "ipython", "ipython3")
-_FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<info>[\w+-]*)")
-_DIRECTIVE_RE = re.compile(
+FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<info>[\w+-]*)")
+DIRECTIVE_RE = re.compile(
     r"^(?P<indent>[ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode)::[ \t]*(?P<lang>[\w+-]*)"
 )
 PROMPT_RE = re.compile(r"^(?P<indent>[ \t]*)>>>(?: |$)")
@@ -112,7 +112,7 @@ def markdown_pieces(lines: Sequence[str]) -> List[Piece]:
     pieces: List[Piece] = []
     index = 0
     while index < len(lines):
-        match = _FENCE_RE.match(line_body(lines[index]))
+        match = FENCE_RE.match(line_body(lines[index]))
         if not match:
             index += 1
             continue
@@ -129,7 +129,7 @@ def markdown_pieces(lines: Sequence[str]) -> List[Piece]:
     return pieces
 
 
-def _indent_width(body: str) -> int:
+def indent_width(body: str) -> int:
     return len(body) - len(body.lstrip(" \t"))
 
 
@@ -138,7 +138,7 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
     index = 0
     while index < len(lines):
         body = line_body(lines[index])
-        directive = _DIRECTIVE_RE.match(body)
+        directive = DIRECTIVE_RE.match(body)
         literal = (
             not directive and body.rstrip().endswith("::") and not body.lstrip().startswith("..")
         )
@@ -148,7 +148,7 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
         if directive and directive.group("lang").lower() not in LANGUAGES:
             index += 1
             continue
-        base = _indent_width(body)
+        base = indent_width(body)
         first = index + 1
         # directive options (":linenos:") come right after the directive line
         while directive and first < len(lines) and line_body(lines[first]).strip().startswith(":"):
@@ -156,7 +156,7 @@ def rst_pieces(lines: Sequence[str]) -> List[Piece]:
         last = first
         while last < len(lines):
             current = line_body(lines[last])
-            if current.strip() and _indent_width(current) <= base:
+            if current.strip() and indent_width(current) <= base:
                 break
             last += 1
         while last > first and not line_body(lines[last - 1]).strip():

@@ -34,9 +34,12 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.docpieces import (
     CONTINUATION_RE,
+    DIRECTIVE_RE,
+    FENCE_RE,
     PROMPT_RE,
     Piece,
     docstring_pieces,
+    indent_width,
     line_body,
     markdown_pieces,
     rst_pieces,
@@ -288,9 +291,9 @@ def migrate_docstrings(
     imports = "\n".join(module_imports.values())
     gated = settings.gates and "DeviceArray" not in text  # (old reprs: see _may_change)
     for group in sorted(groups, key=lambda g: -g[0].start):
-        doctests_only = all(piece.doctest for piece in group)
+        codes = [piece.code for piece in group]
         examples = _examples_text(lines, group)
-        if gated and not _may_change(examples, settings, imports, gates, doctests_only):
+        if gated and not _may_change(examples, settings, imports, gates, codes):
             continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
         new_text, new_fixes, new_findings = apply_pieces(
@@ -321,14 +324,15 @@ def _may_change(
     settings: Settings,
     imports: str = "",
     gates: Optional[Plan] = None,
-    doctests_only: Optional[bool] = None,
+    pieces: Optional[Sequence[str]] = None,
 ) -> bool:
-    """Gate 1 for the programs :func:`migrate_docstrings` builds from a module's examples and
-    imports, before the module is parsed for them (most modules with examples hold nothing a
-    rule acts on, and parsing them cost more than the rest of a ``--check``).  The examples
-    and the import lines are the module's own words; a used ``jax``/``jnp`` adds
-    :data:`CONVENTIONAL`'s imports; the segment markers name no rule's word.  ``imports``:
-    the module's import statements, when ``text`` is one docstring's examples."""
+    """Gates 1 and 1b for the programs :func:`migrate_docstrings` builds from a module's
+    examples and imports, before the module is parsed for them (most modules with examples
+    hold nothing a rule acts on, and parsing them cost more than the rest of a ``--check``).
+    Gate 1 reads the words: the examples and the import lines are the module's own; a used
+    ``jax``/``jnp`` adds :data:`CONVENTIONAL`'s imports; the segment markers name no rule's
+    word.  Gate 1b reads :func:`_program`.  ``imports``: the module's import statements, and
+    ``pieces`` the code of the examples, when ``text`` is one docstring's examples."""
     if "DeviceArray" in text:  # an old repr in an example's output (REPR_RULES)
         return True
     jax = "jax" in text or "jax" in imports or _JNP.search(text) is not None
@@ -338,47 +342,72 @@ def _may_change(
     plan = gates or make_plan(tuple(settings.active_rules()))
     if not plan.may_pass_parts(text, frozenset(extra), jax=jax):
         return False
-    if doctests_only is None:  # a module's docstrings
-        doctests_only = not _may_hold_blocks(text)
-    if not doctests_only:
-        return True
-    return bool(plan.candidates(_examples_program(text, imports)))  # gates 1 and 1b
+    if pieces is None:
+        pieces = _pieces_in(text)
+        if pieces is None:
+            return True  # (too many nested blocks to read cheaply: the parse decides)
+    return bool(plan.candidates(_program(pieces, imports or _top_level_imports(text))))
 
 
-def _may_hold_blocks(text: str) -> bool:
-    """Can a docstring in ``text`` hold a reST code block or a Markdown fence (as
-    :func:`migrator.docpieces.docstring_pieces` finds them, line by line)?"""
-    if "```" in text or "~~~" in text or _DIRECTIVE.search(text):
-        return True
-    return "::" in text and any(
-        line.rstrip().endswith("::") for line in text.splitlines() if "::" in line
-    )
+def _program(pieces: Sequence[str], imports: str) -> str:
+    """A program that holds the sites of every program made of some of ``pieces`` after some
+    of ``imports``: the conventional imports, each piece after a segment marker (as the
+    programs hold them: a piece's lines stay together, apart from prose and quotes), then the
+    imports.  Gate 1b reads sites: more pieces and lines only add some."""
+    conventional = "\n".join(CONVENTIONAL.values())
+    body = "".join(f"{MARKER}(0)\n{piece}\n" for piece in pieces)
+    return f"{conventional}\n{body}{MARKER}(0)\n{imports}\n"
 
 
-_DIRECTIVE = re.compile(r"(?:code-block|sourcecode|code)::")
-
-
-def _examples_program(text: str, imports: str) -> str:
-    """For gate 1b, a program that holds the sites of every program made of the doctest
-    examples in ``text`` (one docstring's, or a module's): the conventional imports, then each
-    ``>>>`` example's code (its ``...`` lines with it) after a segment marker, as the programs
-    hold them, then the module's imports (``imports``, else the lines of ``text`` that may
-    hold one).  Gate 1b reads sites: more text only adds some."""
-    parts = ["\n".join(CONVENTIONAL.values()) + "\n"]
+def _pieces_in(text: str) -> Optional[List[str]]:
+    """What may be the code of the examples and code blocks of ``text``'s docstrings, read
+    line by line as :mod:`migrator.docpieces` reads them (without the docstrings' bounds):
+    each ``>>>`` example with its ``...`` lines, and the lines each ``::`` line, code directive
+    or fence may open a block of, without their indentation (a program keeps less of it: its
+    parts stand no farther apart).  None when blocks nest too deep to read cheaply."""
+    lines = text.splitlines()
+    pieces: List[str] = []
     indent: Optional[str] = None  # the prompt's, inside an example
-    for line in text.splitlines():
+    for line in lines:
         prompt = PROMPT_RE.match(line)
         if prompt is not None:
             indent = prompt.group("indent")
-            parts.append(f"{MARKER}(0)\n")
+            pieces.append("")
         else:
             more = CONTINUATION_RE.match(line) if indent is not None else None
             if more is None or more.group("indent") != indent:
                 indent = None
                 continue
-        parts.append(line[len(indent) + 4 :] + "\n")  # type: ignore[arg-type]
-    parts.append(f"{MARKER}(0)\n{imports or _top_level_imports(text)}\n")
-    return "".join(parts)
+        pieces[-1] += line[len(indent) + 4 :] + "\n"  # type: ignore[arg-type]
+    budget = 20 * len(lines) + 1000  # lines read for blocks (a block inside a block is read again)
+    for index, line in enumerate(lines):
+        fence = FENCE_RE.match(line)
+        if fence is not None:
+            mark = fence.group("fence")
+            block = []
+            for follow in lines[index + 1 :]:
+                body = follow.strip()
+                if body.startswith(mark) and not body.strip(mark[0]):
+                    break
+                block.append(follow.lstrip())
+        elif line.rstrip().endswith("::") or DIRECTIVE_RE.match(line):
+            base = indent_width(line)
+            block = []
+            for follow in lines[index + 1 :]:
+                if follow.strip() and indent_width(follow) <= base:
+                    break
+                block.append(follow.lstrip())
+        else:
+            continue
+        budget -= len(block)
+        if budget < 0:
+            return None
+        pieces.append("\n".join(_unprompted(b) for b in block))
+    return pieces
+
+
+def _unprompted(line: str) -> str:
+    return line[4:] if line.startswith((">>>", "...")) and line[3:4] in ("", " ") else line
 
 
 def _top_level_imports(text: str) -> str:

@@ -154,3 +154,19 @@ def test_prose_and_quotes_around_the_examples_do_not_hide_them():
         gated = _outcome(text, settings)
         assert "jax.tree.map" in gated[0]  # type: ignore[operator]
         assert gated == _outcome(text, dataclasses.replace(settings, gates=False))
+
+
+def test_code_blocks_are_read_apart_from_their_prose():
+    """A reST literal block and a Markdown fence, each right after its prose line: gate 1b
+    reads each block's lines as a program of their own."""
+    settings = Settings(target_version="0.4.30")
+    text = (
+        'def f():\n    """Use it like this.  Example::\n\n        y = jax.tree_map(f, x)\n\n'
+        "    Or in Markdown.\n    ```python\n    z = (jax.\n         tree_map(g, x))\n    ```\n"
+        '    """\n'
+    )
+    assert _may_change(text, settings)
+    gated = _outcome(text, settings)
+    assert gated[0].count("jax.tree.map") == 1 and "tree.map(g" in gated[0]  # type: ignore
+    assert gated == _outcome(text, dataclasses.replace(settings, gates=False))
+    assert not _may_change(text.replace("tree_map", "tree.map"), settings)  # migrated already
