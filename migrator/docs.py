@@ -273,7 +273,7 @@ def migrate_docstrings(
     read, not changed)."""
     fixes: List[Diagnostic] = []
     findings: List[Diagnostic] = []
-    if settings.gates and not _may_change(text, settings, gates=gates):
+    if settings.gates and not _may_change(text, settings, gates=gates, sites=tree is None):
         return text, fixes, findings
     lines = text.splitlines(keepends=True)
     if tree is None:
@@ -291,9 +291,7 @@ def migrate_docstrings(
     imports = "\n".join(module_imports.values())
     gated = settings.gates and "DeviceArray" not in text  # (old reprs: see _may_change)
     for group in sorted(groups, key=lambda g: -g[0].start):
-        codes = [piece.code for piece in group]
-        examples = _examples_text(lines, group)
-        if gated and not _may_change(examples, settings, imports, gates, codes):
+        if gated and not _may_change(_examples_text(lines, group), settings, imports, gates):
             continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
         new_text, new_fixes, new_findings = apply_pieces(
@@ -324,15 +322,16 @@ def _may_change(
     settings: Settings,
     imports: str = "",
     gates: Optional[Plan] = None,
-    pieces: Optional[Sequence[str]] = None,
+    sites: bool = False,
 ) -> bool:
     """Gates 1 and 1b for the programs :func:`migrate_docstrings` builds from a module's
     examples and imports, before the module is parsed for them (most modules with examples
     hold nothing a rule acts on, and parsing them cost more than the rest of a ``--check``).
     Gate 1 reads the words: the examples and the import lines are the module's own; a used
     ``jax``/``jnp`` adds :data:`CONVENTIONAL`'s imports; the segment markers name no rule's
-    word.  Gate 1b reads :func:`_program`.  ``imports``: the module's import statements, and
-    ``pieces`` the code of the examples, when ``text`` is one docstring's examples."""
+    word.  ``sites``: gate 1b too, on :func:`_program` (where it saves a parse of the module:
+    a docstring's program meets the engine's own gates).  ``imports``: the module's import
+    statements, when ``text`` is one docstring's examples."""
     if "DeviceArray" in text:  # an old repr in an example's output (REPR_RULES)
         return True
     jax = "jax" in text or "jax" in imports or _JNP.search(text) is not None
@@ -342,10 +341,11 @@ def _may_change(
     plan = gates or make_plan(tuple(settings.active_rules()))
     if not plan.may_pass_parts(text, frozenset(extra), jax=jax):
         return False
+    if not sites:
+        return True
+    pieces = _pieces_in(text)
     if pieces is None:
-        pieces = _pieces_in(text)
-        if pieces is None:
-            return True  # (too many nested blocks to read cheaply: the parse decides)
+        return True  # (too many nested blocks to read cheaply: the parse decides)
     return bool(plan.candidates(_program(pieces, imports or _top_level_imports(text))))
 
 
