@@ -74,6 +74,9 @@ class Facts:
     ifs: List[ast.If] = dataclasses.field(default_factory=list)  # every ``if`` statement
     # what a gate derives from these facts, once per file (keyed by the gate's own name)
     derived: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    # what the engine derives from the tree alone (its nesting, the piecewise scans), kept
+    # with the facts when they are handed to the next run on the text (migrator.handoff)
+    of_tree: Dict[str, Any] = dataclasses.field(default_factory=dict)
     tree: Optional[ast.Module] = None
     _scopes: Optional["_Scopes"] = None
 

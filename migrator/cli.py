@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
 import click
 
-from jaxmigrate.migrator import __version__
+from jaxmigrate.migrator import __version__, handoff
 from jaxmigrate.migrator.cache import default_cache_dir, sweep
 from jaxmigrate.migrator.cli_config import excludes_for, settings_for
 from jaxmigrate.migrator.cli_versions import (
@@ -295,8 +295,8 @@ def migrate_command(
             )
             return with_target(settings, say(chosen, settings, quiet))
 
-        sys.exit(
-            clirun.run_stdin(
+        with handoff.handing_on():  # the survey's parse of a big text serves the run too
+            status = clirun.run_stdin(
                 settings,
                 mode,
                 check,
@@ -306,7 +306,7 @@ def migrate_command(
                 decide,
                 clirun.FAIL_NEVER if exit_zero else fail_on,
             )  # fmt: skip
-        )
+        sys.exit(status)
     if not paths:
         click.echo("No paths given: nothing to do.", err=True)
         if report_path is not None:
@@ -320,17 +320,20 @@ def migrate_command(
     results = [FileResult(path, error=reason) for path, reason in missing]
     cache = None if no_cache else str(cache_dir or default_cache_dir())
     try:
-        if versions is None:  # the default target: survey the files for the floor first
-            survey = clirun.run_files(
-                files, survey_settings(settings, detected), CHECK, jobs or default_jobs(), cache,
-                dataclasses.replace(options, floor=True, add_todos=False),
-            )  # fmt: skip
-            versions = surveyed(clirun.floor_of_survey(survey), settings, detected)
-        settings = with_target(settings, versions)
-        versions = say(versions, settings, quiet)
-        if split_dir is not None:
-            sys.exit(clirun.split_run(files, settings, split_dir, results, quiet, options))
-        results += clirun.run_files(files, settings, mode, jobs or default_jobs(), cache, options)
+        with handoff.handing_on(len(files) == 1):  # one file: a big module is parsed once
+            if versions is None:  # the default target: survey the files for the floor first
+                survey = clirun.run_files(
+                    files, survey_settings(settings, detected), CHECK, jobs or default_jobs(),
+                    cache, dataclasses.replace(options, floor=True, add_todos=False),
+                )  # fmt: skip
+                versions = surveyed(clirun.floor_of_survey(survey), settings, detected)
+            settings = with_target(settings, versions)
+            versions = say(versions, settings, quiet)
+            if split_dir is not None:
+                sys.exit(clirun.split_run(files, settings, split_dir, results, quiet, options))
+            results += clirun.run_files(
+                files, settings, mode, jobs or default_jobs(), cache, options
+            )
         results += clirun.requirement_results(
             detected, versions, mode, update_requirements or settings.unsafe_fixes
         )

@@ -32,7 +32,7 @@ from typing import (
 
 import libcst as cst
 
-from jaxmigrate.migrator import guard, piecewise
+from jaxmigrate.migrator import guard, handoff, piecewise
 from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
 from jaxmigrate.migrator.astfirst import findings_on_ast
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -177,7 +177,7 @@ def _migrate_checked(
     ast_parsed = facts is not None
     # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped); a
     # file answered on ``ast`` above never reaches it (the walk is 7 ms on a large file).
-    problem = guard.nesting_problem(text, facts.tree if facts is not None else None, limit)
+    problem = _nesting_problem(text, facts, limit)
     if problem is not None:
         raise MigrationError(problem)
     pieces = _pieces(text, facts, plan, settings)
@@ -186,7 +186,18 @@ def _migrate_checked(
         result = migrate_pieces(text, pieces, plan, settings, _rewrite)
         if result is not None:
             return result
+    handoff.drop()  # a kept tree must not sit under LibCST's parse of the whole module
     return _rewrite(text, plan, settings, ast_parsed)
+
+
+def _nesting_problem(text: str, facts: Optional[Facts], limit: int) -> Optional[str]:
+    """:func:`migrator.guard.nesting_problem`, once per tree and limit."""
+    if facts is None or facts.tree is None:
+        return guard.nesting_problem(text, None, limit)
+    key = f"nesting {limit}"
+    if key not in facts.of_tree:
+        facts.of_tree[key] = guard.nesting_problem(text, facts.tree, limit)
+    return facts.of_tree[key]
 
 
 def _pieces(text: str, facts: Optional[Facts], plan: Plan, settings: Settings) -> Optional[Pieces]:
@@ -199,7 +210,7 @@ def _pieces(text: str, facts: Optional[Facts], plan: Plan, settings: Settings) -
         return None
     identifiers, strings = piecewise.site_words(settings.active_rules())  # the later rounds'
     try:
-        return piecewise.reduce(text, facts.tree, identifiers, strings)
+        return piecewise.reduce(text, facts.tree, identifiers, strings, facts.of_tree)
     except MemoryError:
         raise
     except Exception:  # noqa: BLE001  (a bug there must not cost the file: parse it whole)
@@ -252,7 +263,7 @@ def _ast_gate(
     (None when it does not parse), for the rules that answer from them
     (:mod:`migrator.astfirst`); the caller drops them before LibCST's parser, the peak of a
     file's memory, starts."""
-    facts = ast_facts(text)
+    facts = _facts(text)
     if facts is not None and gated:
         jax_imported = imports_jax(facts)
         candidates = tuple(
@@ -261,6 +272,22 @@ def _ast_gate(
             if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
         )
     return candidates, facts
+
+
+def _facts(text: str) -> Optional[Facts]:
+    """:func:`ast_facts`, or those a run before this one kept for the same big module
+    (:mod:`migrator.handoff`); what gates derived from them is not kept (a rule may run
+    for another target there)."""
+    if len(text) <= piecewise.PIECEWISE_CHARS:
+        return ast_facts(text)
+    facts = handoff.take(text)
+    if facts is not None:
+        facts.derived.clear()
+        return facts
+    facts = ast_facts(text)
+    if facts is not None and handoff.enabled():
+        handoff.keep(text, facts)
+    return facts
 
 
 def _parse(text: str, ast_parsed: bool) -> cst.Module:

@@ -129,10 +129,12 @@ def reduce(
     tree: ast.Module,
     identifiers: FrozenSet[str],
     substrings: Iterable[str],
+    memo: Optional[Dict[str, object]] = None,
 ) -> Optional[Pieces]:
     """The module ``text`` (whose tree is ``tree``) reduced to the statements that may change,
     given the words that make a site of an active rule (:func:`site_words`); None when it
-    cannot be split safely or nothing would be left out."""
+    cannot be split safely or nothing would be left out.  ``memo``: where the statements'
+    scans, which depend on the tree alone, are kept for another call on the same tree."""
     if _MARKER in text or text.startswith("\ufeff") or not tree.body:
         return None
     if text.count("\r") != text.count("\r\n") or _OTHER_BREAKS.search(text):
@@ -141,9 +143,8 @@ def reduce(
     units = _units(tree)
     if units is None or not _splits_cleanly(text, starts, units):
         return None
-    try:
-        scans = [_scan(statements) for _first, _end, statements in units]
-    except (Unsure, RecursionError):
+    scans = _scans(units, {} if memo is None else memo)
+    if scans is None:
         return None
     unit_texts = [text[starts[first] : _at(starts, end, text)] for first, end, _s in units]
     kept = _initial(units, scans, unit_texts, text, starts, identifiers, tuple(substrings))
@@ -203,6 +204,16 @@ def _splits_cleanly(text: str, starts: List[int], units: List[Unit]) -> bool:
             return False
         previous = end
     return True
+
+
+def _scans(units: List[Unit], memo: Dict[str, object]) -> Optional[List[Scan]]:
+    """Each unit's scan (read only once made), or None when a statement is not modelled."""
+    if "scans" not in memo:
+        try:
+            memo["scans"] = [_scan(statements) for _first, _end, statements in units]
+        except (Unsure, RecursionError):
+            memo["scans"] = None
+    return memo["scans"]  # type: ignore[return-value]
 
 
 def _scan(statements: List[ast.stmt]) -> Scan:
