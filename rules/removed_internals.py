@@ -1,6 +1,6 @@
-"""JAX805 removed-internals: removed or internal parallelism-era APIs (report only).
+"""JAX805 removed-internals: removed or internal parallelism-era APIs.
 
-All need a person (release notes of the versions named):
+All but the last need a person (release notes of the versions named):
 * ``jax.soft_pmap`` (deleted 0.3.18);
 * ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (deprecated 0.3.5, file
   gone at 0.3.16);
@@ -12,8 +12,9 @@ All need a person (release notes of the versions named):
 * members of ``jax.interpreters.pxla`` (deprecated 0.8.2, many removed 0.10.0/0.11.0);
 * ``jax.experimental.pjit.AUTO`` (gone on jax 0.10.2);
 * ``jax.interpreters.pxla.multi_host_supported_collectives`` (the last release with it is
-  0.4.14): a statement that only adds to it is deleted (an unsafe fix) in code written before
-  0.4.16 for a target range that reaches 0.4.16.
+  0.4.14): where the target range reaches 0.4.16, a statement that only updates it is kept
+  under ``if hasattr(pxla, "multi_host_supported_collectives"):`` when the range also holds
+  older releases, and deleted when it does not (both safe: see ``_collective_statements``).
 
 Names that other rules migrate (``pxla.ShardedDeviceArray``, ``pxla.Mesh``,
 ``xla_extension.DeviceArray``, ...) are never reported here: any name another registered rule
@@ -103,7 +104,11 @@ COLLECTIVES = frozenset(
 )
 COLLECTIVES_GONE = "0.4.16"
 _SET_UPDATES = frozenset({"add", "update", "discard", "remove"})
+_COLLECTIVES_SET = "multi_host_supported_collectives"
 COLLECTIVES_FIX = "deleted an update of pxla.multi_host_supported_collectives (gone in JAX 0.4.16)"
+COLLECTIVES_GUARD = (
+    "guarded an update of pxla.multi_host_supported_collectives (gone in JAX 0.4.16)"
+)
 COLLECTIVES_REPORT = "pxla.multi_host_supported_collectives is gone from JAX 0.4.16; delete this"
 COLLECTIVES_DETAIL = (
     "jax.interpreters.pxla.multi_host_supported_collectives and the check that read it are in "
@@ -144,10 +149,10 @@ def _module(qualname: str, handled_elsewhere: Callable[[str], bool]) -> Optional
 
 class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
     """soft_pmap, sharded_jit, pmap(global_arg_shapes=), pxla/xla_bridge/xla_client internals,
-    clear_backends, pjit.AUTO: report
+    clear_backends, pjit.AUTO: report; guard or drop updates of pxla's multi-host set
 
     **What it does.** Reports uses of removed or internal APIs from the pmap/pjit era, each
-    with what to use instead:
+    with what to use instead (and fixes the last of these):
 
     * `jax.soft_pmap` (removed 0.3.18) -> `jax.jit(jax.shard_map(...))` or `jax.vmap`;
     * `jax.experimental.sharded_jit` (removed 0.3.16) -> `jax.jit` with shardings;
@@ -162,11 +167,14 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
       replacement; use `jax.jit`, `jax.shard_map`, `jax.sharding`;
     * `jax.experimental.pjit.AUTO` (gone on current JAX);
     * `jax.interpreters.pxla.multi_host_supported_collectives.add(p)` (the set and the check
-      that read it are gone from 0.4.16: every collective is allowed on multiple hosts).
-      With `--unsafe-fixes`, such a statement (`.add`, `.update`, `.discard`, `.remove` of
-      plain names) is deleted in code written for a JAX before 0.4.16 when the target range
-      reaches 0.4.16, where it raises AttributeError; unsafe because on older releases of the
-      range the statement allowed a collective across hosts.
+      that read it are gone from 0.4.16: every collective is allowed on multiple hosts, and
+      the statement raises AttributeError).  Where the target range reaches 0.4.16, such a
+      statement (`.add`, `.update`, `.discard`, `.remove`) is rewritten as a safe fix:
+      kept under `if hasattr(pxla, "multi_host_supported_collectives"):` when the range
+      also holds older releases (it runs there as before), deleted when it does not (in code
+      written for a JAX before 0.4.16, with arguments that are plain names).  Where neither
+      form applies, a range with older releases deletes it with `--unsafe-fixes` only (those
+      releases read the set).
 
     Uses are reported, not the import lines: a module's once per file, at its first use, with
     the count of the uses (``(3 uses)``); an import of these modules that nothing uses is
@@ -175,11 +183,9 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
     re-export).  Names another rule migrates (`pxla.ShardedDeviceArray`, `pxla.Mesh`,
     `xla_extension.DeviceArray`, ...) are left to that rule.
 
-    **Why.** These fail with AttributeError/ImportError/TypeError on current JAX, and none has a
-    mechanical replacement.
+    **Why.** These fail with AttributeError/ImportError/TypeError on current JAX, and none but
+    the multi-host set has a mechanical replacement.
     """
-
-    unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)
 
     references = (
         refs.release_notes("0.3.18", "jax.soft_pmap deleted"),
@@ -244,10 +250,20 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
 
 
 def _collective_statements(ctx: Context) -> Set[int]:
-    """Delete (an unsafe fix) each statement that only updates pmap's multi-host collective
-    set, where the code was written before 0.4.16 and the target range reaches it (the
-    statement raises AttributeError there); report the others.  The ids of the statements
-    handled; none when the whole range has the set (the statement works there)."""
+    """Each statement that only updates pmap's multi-host collective set, where the target
+    range reaches 0.4.16 (the set is gone there and the statement raises AttributeError):
+
+    * a range that also holds older releases keeps it under ``if hasattr(<pxla>, "...")``,
+      which does what it did where the set exists and nothing where every collective is
+      allowed (safe; the module reached through an import that exists throughout the range);
+    * a range that starts at 0.4.16 or later deletes it (safe: it ran on no release of the
+      range), in code written before 0.4.16 and when its arguments run nothing;
+    * where neither applies, a range with older releases deletes it as an unsafe fix (those
+      releases read the set); else it is reported.
+
+    One that compatibility code holds (a ``try`` or a feature test: such as the guard above)
+    is left alone and not reported.  The ids of the statements handled, compatibility code's
+    included; none when the whole range has the set."""
     gone = parse_version(COLLECTIVES_GONE)
     handled: Set[int] = set()
     if not ctx.reaches(gone):
@@ -261,30 +277,82 @@ def _collective_statements(ctx: Context) -> Set[int]:
             and ctx.qualname(call.func.value, ctx.scope_of(call)) in COLLECTIVES
         ):
             continue
+        handled.add(id(expr))  # (under a feature test or ``try``, it needs nothing)
         if in_compatibility_code(ctx, expr):
             continue
-        handled.add(id(expr))
+        if ctx.target < gone and _guard(ctx, expr, call):
+            continue
         written_before, why = ctx.written_before(gone)
         if not (written_before and _plain_arguments(call)):
             ctx.report(expr, COLLECTIVES_REPORT, COLLECTIVES_DETAIL)
             continue
-        line = ctx.parent(expr)
-        target: cst.CSTNode = expr
-        new: object = cst.RemovalSentinel.REMOVE
-        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
-            target = line
-            block = ctx.parent(line)
-            if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
-                new = line.with_changes(body=[cst.Pass()])  # the block's only statement
-        ctx.replace(
-            target,
-            new,  # type: ignore[arg-type]
-            COLLECTIVES_FIX,
-            Safety.UNSAFE,
-            detail=f"Deleted `{ctx.code(call)}`. {COLLECTIVES_DETAIL} {why[:1].upper()}{why[1:]}; "
-            "unsafe because older releases of the range did read the set.",
-        )
+        _delete(ctx, expr, call, why, ctx.target >= gone)
     return handled
+
+
+def _guard(ctx: Context, expr: cst.Expr, call: cst.Call) -> bool:
+    """Puts the statement of ``expr`` under a test that the set exists; False when it cannot
+    (a statement sharing its line, or a set not read as an attribute of a module that exists
+    on every release of the range)."""
+    line = ctx.parent(expr)
+    owner = call.func.value  # type: ignore[attr-defined]
+    if not (
+        isinstance(line, cst.SimpleStatementLine)
+        and len(line.body) == 1
+        and isinstance(owner, cst.Attribute)
+        and owner.attr.value == _COLLECTIVES_SET
+    ):
+        return False
+    module = ctx.qualname(owner.value, ctx.scope_of(call))
+    if module is None or not ctx.exists_throughout(module):
+        return False
+    test = cst.Call(
+        func=cst.Name("hasattr"),
+        args=[
+            cst.Arg(
+                ctx.copy(owner.value), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            ),
+            cst.Arg(cst.SimpleString(f'"{_COLLECTIVES_SET}"')),
+        ],
+    )
+    guarded = cst.If(
+        test=test,
+        body=cst.IndentedBlock(body=[line.with_changes(leading_lines=[])]),
+        leading_lines=line.leading_lines,
+    )
+    ctx.replace(
+        line,
+        guarded,
+        COLLECTIVES_GUARD,
+        Safety.SAFE,
+        detail=f"Kept `{ctx.code(call)}` under a test that the set exists. {COLLECTIVES_DETAIL} "
+        "On the older releases of the range the statement runs as before.",
+    )
+    return True
+
+
+def _delete(ctx: Context, expr: cst.Expr, call: cst.Call, why: str, safe: bool) -> None:
+    line = ctx.parent(expr)
+    target: cst.CSTNode = expr
+    new: object = cst.RemovalSentinel.REMOVE
+    if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+        target = line
+        block = ctx.parent(line)
+        if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+            new = line.with_changes(body=[cst.Pass()])  # the block's only statement
+    why = f"{why[:1].upper()}{why[1:]}"
+    ctx.replace(
+        target,
+        new,  # type: ignore[arg-type]
+        COLLECTIVES_FIX,
+        Safety.SAFE if safe else Safety.UNSAFE,
+        detail=f"Deleted `{ctx.code(call)}`. {COLLECTIVES_DETAIL} {why}; "
+        + (
+            "no release of the range has the set, so the statement ran on none of them."
+            if safe
+            else "unsafe because older releases of the range did read the set."
+        ),
+    )
 
 
 def _plain_arguments(call: cst.Call) -> bool:

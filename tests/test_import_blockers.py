@@ -115,19 +115,27 @@ x = jax.numpy.ones(2)
 """
 
 
-def test_an_update_of_the_gone_collective_set_is_deleted_in_old_code():
-    # rlax 0.1.5: the set and the check that read it are gone from 0.4.16 on.
-    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.1", unsafe_fixes=True)
+def test_an_update_of_the_gone_collective_set_is_guarded_where_older_releases_remain():
+    # rlax 0.1.5: the set and the check that read it are gone from 0.4.16 on; 0.4.1..0.4.15
+    # still read it.  A safe fix: no --unsafe-fixes needed.
+    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.1")
+    assert result.output == (
+        "\nimport jax\n"
+        'if hasattr(jax.interpreters.pxla, "multi_host_supported_collectives"):\n'
+        "    jax.interpreters.pxla.multi_host_supported_collectives.add(jax.lax.pmax_p)\n"
+        "x = jax.numpy.ones(2)\n"
+    )
+    (fix,) = [fix for fix in result.fixes if fix.code == "JAX805"]
+    assert fix.safety == "safe" and fix.message.startswith("guarded an update")
+    assert "every collective is allowed on multiple hosts" in fix.detail
+    assert result.findings == []  # the guarded statement needs nothing more
+
+
+def test_an_update_of_the_gone_collective_set_is_deleted_where_no_release_has_it():
+    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.30")
     assert result.output == "\nimport jax\nx = jax.numpy.ones(2)\n"
     (fix,) = [fix for fix in result.fixes if fix.code == "JAX805"]
-    assert "every collective is allowed on multiple hosts" in fix.detail
-
-
-def test_an_update_of_the_gone_collective_set_is_reported_without_unsafe_fixes():
-    result = _run(_COLLECTIVES, source_version="0.3.25", target_version="0.4.1")
-    assert result.output == result.source
-    (finding,) = result.findings
-    assert finding.code == "JAX805" and "[unsafe fix" in finding.message
+    assert fix.safety == "safe" and "ran on none of them" in fix.detail
 
 
 def test_an_update_of_the_collective_set_in_newer_code_says_to_delete_it():
