@@ -340,6 +340,10 @@ def _delete(ctx: Context, expr: cst.Expr, call: cst.Call, why: str, safe: bool) 
         block = ctx.parent(line)
         if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
             new = line.with_changes(body=[cst.Pass()])  # the block's only statement
+    elif isinstance(line, cst.SimpleStatementLine):  # ``a = 1; <update>``: no ``;`` left over
+        rest = [statement for statement in line.body if statement is not expr]
+        rest[-1] = rest[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        target, new = line, line.with_changes(body=rest)
     why = f"{why[:1].upper()}{why[1:]}"
     ctx.replace(
         target,

@@ -138,6 +138,16 @@ def test_an_update_of_the_gone_collective_set_is_deleted_where_no_release_has_it
     assert fix.safety == "safe" and "ran on none of them" in fix.detail
 
 
+def test_an_update_sharing_its_line_is_deleted_only_with_unsafe_fixes():
+    shared = _COLLECTIVES.replace("jax.interpreters", "y = 1; jax.interpreters")
+    result = _run(shared, source_version="0.3.25", target_version="0.4.1")
+    assert result.output == result.source
+    (finding,) = result.findings
+    assert finding.code == "JAX805" and "[unsafe fix" in finding.message
+    fixed = _run(shared, source_version="0.3.25", target_version="0.4.1", unsafe_fixes=True)
+    assert fixed.output == "\nimport jax\ny = 1\nx = jax.numpy.ones(2)\n"
+
+
 def test_an_update_of_the_collective_set_in_newer_code_says_to_delete_it():
     # A source stated at 0.4.16 or later: nothing says the statement was ever needed.
     result = _run(
