@@ -20,6 +20,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, Edit
+from jaxmigrate.migrator.linemap import line_map
 from jaxmigrate.migrator.positions import module_code
 from jaxmigrate.migrator.prettyprint import Builder, render
 from jaxmigrate.migrator.rule import Safety
@@ -66,12 +67,79 @@ def realign_written(ctx: Context, produced: Produced, original: str, limit: int)
             continue
         if black is None:
             black = closes_alone(original, ctx.module.default_indent)
-        new = _laid_out_again(ctx, node, segment, span.start.column, block, unit, black, limit)
-        if new is not None:
-            message = "laid out again an expression the rewrite left misaligned"
-            ctx.edits[id(node)] = Edit(node, new, rule_code, message, Safety.SAFE)
-            mine.append(new)
+        layout = (segment, span.start.column, block, unit, black, limit)
+        _lay_out_again(ctx, node, layout, rule_code, "an expression the rewrite left misaligned")
     return len(ctx.edits) - before
+
+
+def relayout_long_calls(
+    ctx: Context, produced: Produced, source: str, style: str, limit: int
+) -> int:
+    """Records in ``ctx.edits`` a new layout for each call over several lines whose callee a
+    fix wrote, where a continuation line is now longer than ``limit`` and was not in the file
+    as read: a longer name moved the call's continuation lines right to keep them aligned
+    with its bracket (:mod:`migrator.layout`).  ``source``: the text the module was parsed
+    from; ``style``: the file's whole text (its bracket style).  Returns how many."""
+    if not produced or not limit:
+        return 0
+    calls = []
+    for node, rule_code in produced.nodes.values():
+        call = ctx.parent(node)
+        if isinstance(call, cst.Call) and call.func is node and "\n" in ctx.code(call):
+            calls.append((call, rule_code))
+    if not calls:
+        return 0
+    code = ctx.generated_code() or module_code(ctx.module)
+    lines = code.splitlines()
+    if not any(len(line) > limit for line in lines):
+        return 0
+    original_lines, to_before = source.splitlines(), line_map(source, code)
+    unit = continuation_unit(ctx.module.default_indent)
+    black: Optional[bool] = None
+    mine = laid_out(ctx)
+    before = len(ctx.edits)
+    for call, rule_code in calls:
+        if any(call is done for done in mine) or id(call) in ctx.edits:
+            continue
+        if any(id(up) in ctx.edits for up in ctx.ancestors(call)):
+            continue
+        text = ctx.code(call)
+        if "#" in text or '"""' in text or "'''" in text or "\\\n" in text:
+            continue
+        span = ctx.position(call)
+        block = block_indent(ctx, call)
+        if block is None or span.end.line > len(lines):
+            continue
+        made_long = False
+        for number in range(span.start.line + 1, span.end.line + 1):
+            was = to_before(number)
+            if len(lines[number - 1]) > limit and not (
+                0 < was <= len(original_lines) and len(original_lines[was - 1]) > limit
+            ):
+                made_long = True
+        if not made_long:
+            continue
+        if black is None:
+            black = closes_alone(style, ctx.module.default_indent)
+        segment = lines[span.start.line - 1 : span.end.line]
+        layout = (segment, span.start.column, block, unit, black, limit)
+        _lay_out_again(ctx, call, layout, rule_code, "a call the rewrite made too long")
+    return len(ctx.edits) - before
+
+
+def _lay_out_again(
+    ctx: Context,
+    node: cst.BaseExpression,
+    layout: Tuple[List[str], int, int, int, bool, int],
+    rule_code: str,
+    what: str,
+) -> None:
+    """Records the new layout of ``node`` (:func:`_laid_out_again` with ``layout``), if any,
+    as an edit and among this pass's own (:func:`migrator.wrap.laid_out`)."""
+    new = _laid_out_again(ctx, node, *layout)
+    if new is not None:
+        ctx.edits[id(node)] = Edit(node, new, rule_code, f"laid out again {what}", Safety.SAFE)
+        laid_out(ctx).append(new)
 
 
 def _aligned(segment: List[str], column: int, block: int, unit: int) -> bool:

@@ -39,7 +39,7 @@ from jaxmigrate.migrator.layout import realignments
 from jaxmigrate.migrator.origins import Origins, diagnostics_of, located_fix
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.positions import module_code
-from jaxmigrate.migrator.realign import realign_written
+from jaxmigrate.migrator.realign import realign_written, relayout_long_calls
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.submodules import dead_submodule_imports
@@ -111,6 +111,8 @@ def run_rounds(
             order_imports(ctx, style, settings.first_party or ())
         if not ctx.edits and not removals and produced and settings.line_length:
             realign_written(ctx, produced, style, settings.line_length)
+        if not ctx.edits and not removals and produced and settings.line_length:
+            relayout_long_calls(ctx, produced, text, style, settings.line_length)
         if not ctx.edits and not removals and produced and settings.line_length:
             wrap(ctx, produced, text, settings.line_length, style)
         if not ctx.edits and not removals and (fixes or _round) and settings.line_length:
