@@ -9,6 +9,7 @@ in pxla's deprecation table excluded).
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional
 
 import libcst as cst
@@ -17,6 +18,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._api_history import history
 
 # Members of jax.interpreters.{xla,pxla} on JAX 0.10.2 (pxla ones are deprecated since 0.8.2).
 MODERN_MEMBERS = {
@@ -228,12 +230,15 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         if isinstance(parent, cst.Attribute) and parent.value is site.node:
             member = parent.attr.value
         if member is not None and self._gone(ctx, short, member):
+            detail = (
+                f"jax.{short} was removed in JAX 0.4.14, and {modern}.{member} no longer "
+                f"exists either; find the public replacement of {member}."
+            )
+            said = jax_says(f"{modern}.{member}", ctx)
             ctx.report(
                 site.node,
                 f"{modern}.{member} is gone (jax.{short} too); find a public replacement",
-                f"jax.{short} was removed in JAX 0.4.14, "
-                f"and {modern}.{member} no longer exists either; "
-                f"find the public replacement of {member}.",
+                f"{detail} {said}" if said else detail,
             )
             return
         if isinstance(site.node, cst.Name):
@@ -319,3 +324,23 @@ def _is_index_zero(subscript: cst.Subscript) -> bool:
         and isinstance(index.value, cst.Integer)
         and index.value.value == "0"
     )
+
+
+_JAX_NAME = re.compile(r"\bjax(?:\.\w+)+")
+
+
+def jax_says(qualname: str, ctx: Context) -> str:
+    """JAX's own deprecation message for ``qualname`` (from the API history), and that of each
+    name it points to that is itself gone from some release of the target range (so that the
+    advice does not end at a removed name); empty when JAX said nothing."""
+    known = history().lookup(qualname)
+    if known is None or not known.message:
+        return ""
+    said = [f'JAX\'s deprecation message: "{known.message}"']
+    for name in dict.fromkeys(_JAX_NAME.findall(known.message)):
+        other = history().lookup(name)
+        if name == qualname or other is None or not other.message:
+            continue
+        if not ctx.exists_throughout(name):
+            said.append(f'And of {name}: "{other.message}"')
+    return " ".join(said)

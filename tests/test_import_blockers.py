@@ -280,3 +280,14 @@ def test_thread_resources_below_its_private_home_is_reported_with_what_to_write(
     assert result.output == textwrap.dedent(FLAX_META)  # jax._src.mesh came in 0.4.7
     (at_use,) = [d for d in result.findings if d.line == 5]
     assert "use NamedShardings or jax.set_mesh" in at_use.message
+
+
+def test_a_gone_xla_member_cites_what_jax_said_and_where_that_led():
+    # distrax 0.1.3's utils/jittable.py: JAX's message points at jax.core.get_aval, itself
+    # removed since; the finding carries both messages, so the advice ends at a live name.
+    result = _run("import jax\n\nx = jax.xla.abstractify(y)\n", target_version="0.4.30")
+    (finding,) = result.findings
+    assert finding.code == "JAX104"
+    assert "jax.core.get_aval can be used as a replacement" in finding.detail
+    assert 'And of jax.core.get_aval: "' in finding.detail
+    assert "use jax.typeof instead" in finding.detail
