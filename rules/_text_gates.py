@@ -378,14 +378,34 @@ def _version_in_an_if(text: str) -> bool:
 
 def _hasattr_arguments(text: str, start: int) -> str:
     """The text from ``start`` to the bracket that closes the call (or 2,000 characters):
-    comments and continuations between the arguments stay inside it."""
-    depth = 1
-    for at in range(start, min(len(text), start + 2000)):
+    comments and continuations between the arguments stay inside it.  A bracket in a
+    comment or a one-line string does not count; a triple quote gives up (the 2,000
+    characters: more text can only let more files through)."""
+    depth, at, stop = 1, start, min(len(text), start + 2000)
+    while at < stop:
         char = text[at]
+        if char == "#":
+            line_end = text.find("\n", at, stop)
+            at = stop if line_end < 0 else line_end
+            continue
+        if char in "\"'":
+            if text.startswith(char * 3, at):
+                break
+            at = _string_end(text, at, stop)
+            continue
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
             if not depth:
                 return text[start:at]
+        at += 1
     return text[start : start + 2000]
+
+
+def _string_end(text: str, at: int, stop: int) -> int:
+    """Just past the one-line string literal opening at ``at`` (its line's end if open)."""
+    quote, at = text[at], at + 1
+    while at < stop and text[at] not in (quote, "\n"):
+        at += 2 if text[at] == "\\" else 1
+    return at + 1

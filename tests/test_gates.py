@@ -371,6 +371,24 @@ def test_a_comment_ending_in_a_dot_does_not_hide_an_import():
     assert _gated(text, Settings()) == _ungated(text, Settings())
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '(  # )\njax.interpreters.pxla, "_ShardedDeviceArray")',  # found by the property below
+        '(jax.interpreters.pxla,  # the private name :)\n        "_ShardedDeviceArray")',
+    ],
+)
+def test_a_bracket_in_a_comment_does_not_end_a_hasattr_call(arguments):
+    text = (FIXTURES / "dead-feature-test" / "sharded_shim.before.py").read_text(encoding="utf-8")
+    shim = 'hasattr(jax.interpreters.pxla, "_ShardedDeviceArray")'
+    assert shim in text
+    text = text.replace(shim, "hasattr" + arguments)
+    settings = fixture_settings(text)
+    gated = _gated(text, settings)
+    assert gated == _ungated(text, settings)
+    assert any(code == "JAX907" for code, _line, _message in gated[1])
+
+
 # Text that reads like code, for the places the gates read around: comments, strings.
 AWKWARD = [
     "x.", "a,", "(", ")", "import", "from jax import", "jax.", "'", '"', "\\", ".", "as x.",
@@ -516,3 +534,13 @@ def test_a_qualified_name_is_read_through_the_import_of_its_head(source, expecte
     assert candidates == (rule,)
     assert bool(admitted(source, candidates, hits)) is expected
     assert plan.wanted_by(rule, ast_facts(source)) is expected  # as gate 2 answers
+
+
+def test_the_hasattr_arguments_skip_brackets_in_strings_and_comments():
+    from jaxmigrate.rules._text_gates import _hasattr_arguments
+
+    assert _hasattr_arguments('x, ")", "name") + y', 0) == 'x, ")", "name"'
+    assert _hasattr_arguments("x, '\\')(', \"name\") + y", 0) == "x, '\\')(', \"name\""
+    assert _hasattr_arguments('x,  # :)\n "name") + y', 0) == 'x,  # :)\n "name"'
+    # a triple quote: the whole window (more text can only let more files through)
+    assert _hasattr_arguments('x, """)""", "name") + y', 0) == 'x, """)""", "name") + y'
