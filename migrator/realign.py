@@ -20,12 +20,17 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, Edit
-from jaxmigrate.migrator.linemap import line_map
 from jaxmigrate.migrator.positions import module_code
 from jaxmigrate.migrator.prettyprint import Builder, render
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.tidy import Produced
-from jaxmigrate.migrator.wrap import block_indent, closes_alone, continuation_unit, laid_out
+from jaxmigrate.migrator.wrap import (
+    block_indent,
+    closes_alone,
+    continuation_unit,
+    laid_out,
+    lines_made_long,
+)
 
 _OPENING, _CLOSING = "([{", ")]}"
 
@@ -93,7 +98,9 @@ def relayout_long_calls(
     lines = code.splitlines()
     if not any(len(line) > limit for line in lines):
         return 0
-    original_lines, to_before = source.splitlines(), line_map(source, code)
+    long = lines_made_long(lines, code, source, limit)
+    if not long:
+        return 0
     unit = continuation_unit(ctx.module.default_indent)
     black: Optional[bool] = None
     mine = laid_out(ctx)
@@ -110,15 +117,8 @@ def relayout_long_calls(
         block = block_indent(ctx, call)
         if block is None or span.end.line > len(lines):
             continue
-        made_long = False
-        for number in range(span.start.line + 1, span.end.line + 1):
-            was = to_before(number)
-            if len(lines[number - 1]) > limit and not (
-                0 < was <= len(original_lines) and len(original_lines[was - 1]) > limit
-            ):
-                made_long = True
-        if not made_long:
-            continue
+        if long.isdisjoint(range(span.start.line + 1, span.end.line + 1)):
+            continue  # no continuation line of the call that the rewrite made too long
         if black is None:
             black = closes_alone(style, ctx.module.default_indent)
         segment = lines[span.start.line - 1 : span.end.line]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -48,14 +48,7 @@ def wrap(
     lines = code.splitlines()
     if not any(len(line) > limit for line in lines):
         return 0
-    original_lines = original.splitlines()
-    to_before = line_map(original, code)
-    long = set()  # the long lines the rewrite made (the user's own long lines stay)
-    for number, line in enumerate(lines, start=1):
-        if len(line) > limit:
-            was = to_before(number)
-            if not (0 < was <= len(original_lines) and len(original_lines[was - 1]) > limit):
-                long.add(number)
+    long = lines_made_long(lines, code, original, limit)
     if not long:
         return 0  # (before asking any node's position: each generates its whole statement)
     unit = continuation_unit(ctx.module.default_indent)
@@ -82,6 +75,20 @@ def wrap(
                 )
             _relayout(ctx, root, lines[number - 1], limit, unit, black, rule_code)
     return len(ctx.edits) - before
+
+
+def lines_made_long(lines: List[str], code: str, original: str, limit: int) -> Set[int]:
+    """The numbers of the lines of ``code`` (split as ``lines``) over ``limit`` that the
+    rewrite made so: a line already over it in ``original`` is the user's and stays."""
+    original_lines = original.splitlines()
+    to_before = line_map(original, code)
+    long = set()
+    for number, line in enumerate(lines, start=1):
+        if len(line) > limit:
+            was = to_before(number)
+            if not (0 < was <= len(original_lines) and len(original_lines[was - 1]) > limit):
+                long.add(number)
+    return long
 
 
 def closes_alone(text: str, default_indent: str) -> bool:
