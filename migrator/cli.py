@@ -293,9 +293,11 @@ def migrate_command(
                 settings,
                 detected,
             )
+            handoff.stop_keeping_modules()
             return with_target(settings, say(chosen, settings, quiet))
 
-        with handoff.handing_on():  # the survey's parse of a big text serves the run too
+        # the survey's parses of the text serve the run too (migrator.handoff)
+        with handoff.handing_on(modules=versions is None):
             status = clirun.run_stdin(
                 settings,
                 mode,
@@ -320,20 +322,23 @@ def migrate_command(
     results = [FileResult(path, error=reason) for path, reason in missing]
     cache = None if no_cache else str(cache_dir or default_cache_dir())
     try:
-        with handoff.handing_on(len(files) == 1):  # one file: a big module is parsed once
+        workers = jobs or default_jobs()
+        # one file: a big module is parsed once; one process: the survey's LibCST trees serve
+        # the run (migrator.handoff)
+        in_process = versions is None and (workers <= 1 or len(files) < 2)
+        with handoff.handing_on(len(files) == 1, modules=in_process):
             if versions is None:  # the default target: survey the files for the floor first
                 survey = clirun.run_files(
-                    files, survey_settings(settings, detected), CHECK, jobs or default_jobs(),
-                    cache, dataclasses.replace(options, floor=True, add_todos=False),
+                    files, survey_settings(settings, detected), CHECK, workers, cache,
+                    dataclasses.replace(options, floor=True, add_todos=False),
                 )  # fmt: skip
+                handoff.stop_keeping_modules()
                 versions = surveyed(clirun.floor_of_survey(survey), settings, detected)
             settings = with_target(settings, versions)
             versions = say(versions, settings, quiet)
             if split_dir is not None:
                 sys.exit(clirun.split_run(files, settings, split_dir, results, quiet, options))
-            results += clirun.run_files(
-                files, settings, mode, jobs or default_jobs(), cache, options
-            )
+            results += clirun.run_files(files, settings, mode, workers, cache, options)
         results += clirun.requirement_results(
             detected, versions, mode, update_requirements or settings.unsafe_fixes
         )

@@ -45,7 +45,7 @@ from jaxmigrate.migrator.plan import MAX_PARSE_CHARS, Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.traversal import cached_children
+from jaxmigrate.migrator.traversal import Caches, cached_children, statement_caches
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.cache import ResultCache
@@ -229,12 +229,18 @@ def _rewrite(
     """LibCST's parse of ``text`` and the rounds.  For a reduced module (the piecewise path):
     ``whole``, the file's whole text; ``called``, what collects the codes of the rules whose
     hooks run; ``indent``, the indentation LibCST would infer from the whole file."""
-    module = _parse(text, ast_parsed)
+    module, caches = _parse(text, ast_parsed)
     if whole is not None and indent is not None and module.default_indent != indent:
         raise piecewise.NotEquivalent("LibCST infers another indentation")
     errors: List[Diagnostic] = []
-    with cached_children():
+    parsed = caches is None
+    with cached_children(caches) as caches:
         output, fixes, findings = run_rounds(module, text, plan, settings, errors, whole, called)
+    if parsed and whole is None and len(text) <= piecewise.PIECEWISE_CHARS:
+        # for the next run on this text (the run after the survey): the tree, and the code and
+        # spans of its statements (a reduced module is never parsed again)
+        handoff.keep_module(text, (module, statement_caches(caches, module)))
+    del caches
     lost = Lost(text, module.code) if SUSPECT.search(text) else None
     del module  # the first round's tree: not needed while the output is checked
     if lost is not None and lost.blocks:  # LibCST did not give the file back as written
@@ -290,8 +296,13 @@ def _facts(text: str) -> Optional[Facts]:
     return facts
 
 
-def _parse(text: str, ast_parsed: bool) -> cst.Module:
-    """LibCST's tree of ``text``; its parser's scratch memory is handed back at once."""
+def _parse(text: str, ast_parsed: bool) -> Tuple[cst.Module, Optional[Caches]]:
+    """LibCST's tree of ``text``; its parser's scratch memory is handed back at once.  A tree
+    an earlier run on the same text kept is taken instead, with what the read-only passes
+    found in it (:mod:`migrator.handoff`)."""
+    kept = handoff.take_module(text)
+    if kept is not None:
+        return kept
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -305,7 +316,7 @@ def _parse(text: str, ast_parsed: bool) -> cst.Module:
         raise SourceSyntaxError(f"not valid Python: {message}", line, column) from None
     finally:
         release_freed_memory(len(text))
-    return module
+    return module, None
 
 
 def _python_says(text: str, error: cst.ParserSyntaxError) -> Tuple[int, int, str]:

@@ -1,4 +1,4 @@
-"""Handing a big module's ``ast`` facts from one engine run on its text to the next.
+"""Handing what one engine run parsed to the next run on the same text.
 
 A run with the default target migrates each file twice: the survey that finds the floor
 (:mod:`migrator.target`), then the run itself.  For a module over
@@ -12,6 +12,13 @@ Only a run over one file asks for it (:mod:`migrator.cli`): over many files, a t
 go of it before it parses such a module whole with LibCST (the fallback of the piecewise
 path), whose peak is many times the tree's.
 
+The same holds, for any module the whole-module path parses with LibCST, of LibCST's tree:
+about 32 bytes a source byte, where its parse costs most of a fix's time.  A run in one process
+(``-j 1``, or one file) keeps up to :data:`MODULE_CHARS` of source in such trees, each taken
+back by the next run that parses the same text; a tree is immutable, so the run that takes it
+computes exactly what it would have from its own parse.  Worker processes never keep one: the
+survey and the run of a file may land in different workers.
+
 Nothing here imports the engine: the command line opens the context before it knows whether
 any file needs the engine at all.
 """
@@ -19,26 +26,35 @@ any file needs the engine at all.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple
+
+# The source, in characters, whose LibCST trees a run keeps at most (about 130 MB of trees).
+MODULE_CHARS = 4_000_000
 
 _enabled = False
+_modules_enabled = False
 _depth = 0  # open contexts: the outermost decides
 _slot: Optional[Tuple[str, Any]] = None  # (the module's text, its Facts)
+_modules: Dict[str, Any] = {}  # text -> LibCST's tree of it
+_module_chars = 0  # the source kept in _modules
 
 
 @contextlib.contextmanager
-def handing_on(enabled: bool = True) -> Iterator[None]:
-    """Within: the engine keeps a big module's facts for the next run on the same text."""
-    global _enabled, _depth, _slot
+def handing_on(enabled: bool = True, modules: bool = False) -> Iterator[None]:
+    """Within: the engine keeps a big module's facts (``enabled``) and, with ``modules``,
+    LibCST's trees (up to :data:`MODULE_CHARS`), each for the next run on the same text."""
+    global _enabled, _modules_enabled, _depth, _slot, _module_chars
     if _depth == 0:
-        _enabled = enabled
+        _enabled, _modules_enabled = enabled, modules
     _depth += 1
     try:
         yield
     finally:
         _depth -= 1
         if _depth == 0:
-            _enabled, _slot = False, None
+            _enabled, _modules_enabled, _slot = False, False, None
+            _modules.clear()
+            _module_chars = 0
 
 
 def enabled() -> bool:
@@ -64,3 +80,30 @@ def drop() -> None:
     """Let go of what is kept (before a parse whose peak must not have it underneath)."""
     global _slot
     _slot = None
+
+
+def stop_keeping_modules() -> None:
+    """No more trees are kept (the survey is over: the run takes what it kept)."""
+    global _modules_enabled
+    _modules_enabled = False
+
+
+def keep_module(text: str, module: Any) -> None:
+    """Keep LibCST's tree of ``text`` for the next run that parses it, while the source kept
+    stays within :data:`MODULE_CHARS`."""
+    global _module_chars
+    if _modules_enabled and text not in _modules and _module_chars + len(text) <= MODULE_CHARS:
+        _modules[text] = module
+        _module_chars += len(text)
+
+
+def take_module(text: str) -> Optional[Any]:
+    """LibCST's tree of ``text`` if one was kept, which is let go (each run of a file takes it
+    once: the survey's parse serves the run)."""
+    global _module_chars
+    if not _modules:
+        return None
+    module = _modules.pop(text, None)
+    if module is not None:
+        _module_chars -= len(text)
+    return module

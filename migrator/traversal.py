@@ -63,17 +63,37 @@ TRIVIA = frozenset(
 )
 
 
+Caches = Tuple[
+    Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]],
+    Dict[str, Dict[int, Tuple[cst.CSTNode, object]]],
+    Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]],
+]
+
+
 @contextlib.contextmanager
-def cached_children() -> Iterator[None]:
+def cached_children(caches: Optional[Caches] = None) -> Iterator[Caches]:
     """Within this block, :func:`children`, :func:`structural_children` and
-    :func:`subtree_cache` remember what they found (one file at a time)."""
+    :func:`subtree_cache` remember what they found (one file at a time), in ``caches`` when
+    given (what an earlier block on the same tree found); yields the caches."""
     global _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE
     previous = _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE
-    _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE = {}, {}, {}
+    caches = caches or ({}, {}, {})
+    _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE = caches
     try:
-        yield
+        yield caches
     finally:
         _CHILDREN_CACHE, _SUBTREE_CACHE, _STRUCTURAL_CACHE = previous
+
+
+def statement_caches(caches: Caches, module: cst.Module) -> Caches:
+    """What ``caches`` found of ``module``'s own top-level statements (their code, spans and
+    walks), for a later block on the same tree; what later rounds' trees made is left out."""
+    body = {id(statement) for statement in module.body}
+    kept = {
+        purpose: {key: entry for key, entry in found.items() if key in body}
+        for purpose, found in caches[1].items()
+    }
+    return {}, kept, {}
 
 
 def structural_children(node: cst.CSTNode) -> List[cst.CSTNode]:

@@ -127,7 +127,7 @@ def test_a_one_file_run_parses_a_big_module_once(parses, tmp_path, monkeypatch):
     assert len(parses) == 4  # many files: each pass parses each file
     parses.clear()
     real = handoff.handing_on
-    monkeypatch.setattr(handoff, "handing_on", lambda enabled=True: real(False))
+    monkeypatch.setattr(handoff, "handing_on", lambda enabled=True, modules=False: real(False))
     alone = _cli([str(one)])
     assert parses == [len(text)] * 2
     assert (handed.exit_code, handed.output) == (alone.exit_code, alone.output)

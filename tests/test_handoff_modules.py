@@ -1,0 +1,128 @@
+"""LibCST's trees handed from the survey to the run (migrator.handoff, ``modules``).
+
+A default-target run in one process migrates each file twice, for the survey and for the run.
+Within ``handoff.handing_on(modules=True)`` the run takes the tree (and the code and spans of
+its statements) the survey's parse made of the same text.  It must give exactly what a run of
+its own gives, on every fixture; it must parse each text once, keep nothing outside the
+context, keep nothing once the survey is over, and stay within its budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import List
+
+import pytest
+from click.testing import CliRunner
+
+from jaxmigrate.migrator import engine, handoff
+from jaxmigrate.migrator.cli import cli
+from jaxmigrate.migrator.settings import Settings
+from tests.fixture_support import FIXTURES, fixture_settings
+from tests.test_gate_equivalence import outcome
+
+LEGACY = "import jax\n\n\ndef f(x, y):\n    return jax.tree_map(x, y)\n"
+
+
+@pytest.fixture
+def parses(monkeypatch) -> List[int]:
+    """Lengths of the texts LibCST parses."""
+    made: List[int] = []
+    real = engine.cst.parse_module
+
+    def counting(text: str, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        made.append(len(text))
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(engine.cst, "parse_module", counting)
+    return made
+
+
+def _fixtures() -> List[Path]:
+    return [
+        path
+        for path in sorted(FIXTURES.glob("*/*.py"))
+        if not path.name.endswith(".run.py") and path.parent.name != "noop"
+    ]
+
+
+@pytest.mark.parametrize("before", _fixtures(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_run_on_the_surveys_tree_gives_what_a_run_of_its_own_gives(before):
+    text = before.read_text(encoding="utf-8")
+    final = fixture_settings(text)
+    survey = dataclasses.replace(final, survey=True, target_version="0.4.1", target_upper=None)
+    alone = outcome(text, final)
+    with handoff.handing_on(False, modules=True):
+        surveyed = outcome(text, survey)
+        handoff.stop_keeping_modules()
+        handed = outcome(text, final)
+    assert handed == alone
+    assert surveyed == outcome(text, survey)
+
+
+def test_one_parse_serves_both_runs_and_nothing_stays(parses):
+    with handoff.handing_on(False, modules=True):
+        first = outcome(LEGACY, Settings(survey=True, target_version="0.4.1"))
+        handoff.stop_keeping_modules()
+        assert set(handoff._modules) == {LEGACY}
+        second = outcome(LEGACY, Settings(target_version="0.4.1"))
+        assert not handoff._modules  # the run took it
+        outcome(LEGACY, Settings(target_version="0.4.1"))  # the survey is over: not kept
+        assert not handoff._modules
+    assert parses == [len(LEGACY), len(LEGACY)]
+    assert first[0] == second[0] == LEGACY.replace("jax.tree_map", "jax.tree_util.tree_map")
+    with handoff.handing_on(False, modules=True):
+        outcome(LEGACY, Settings())
+    assert not handoff._modules and handoff._module_chars == 0  # the context let it go
+
+
+def test_the_budget_bounds_what_is_kept(parses, monkeypatch):
+    other = LEGACY + "\n\ny = jax.tree_map(f, x)\n"
+    monkeypatch.setattr(handoff, "MODULE_CHARS", len(other) + 1)
+    with handoff.handing_on(False, modules=True):
+        outcome(other, Settings())
+        outcome(LEGACY, Settings())  # over the budget with the first: parsed, not kept
+        assert set(handoff._modules) == {other}
+        handoff.stop_keeping_modules()
+        outcome(LEGACY, Settings())
+        outcome(other, Settings())
+        assert not handoff._modules
+    assert parses == [len(other), len(LEGACY), len(LEGACY)]
+
+
+def test_without_modules_nothing_is_kept(parses):
+    with handoff.handing_on():
+        outcome(LEGACY, Settings())
+        assert not handoff._modules
+        outcome(LEGACY, Settings())
+    assert parses == [len(LEGACY)] * 2
+
+
+def _cli(paths: List[str], *extra: str):  # noqa: ANN202
+    return CliRunner().invoke(cli, [*paths, "--diff", "--no-cache", *extra])
+
+
+def test_a_run_in_one_process_parses_each_module_once(parses, tmp_path, monkeypatch):
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text(LEGACY, encoding="utf-8")
+    two.write_text(LEGACY.replace("x, y)", "x, z)"), encoding="utf-8")
+    handed = _cli([str(one), str(two)], "-j", "1")
+    assert sorted(parses) == sorted([len(LEGACY), len(LEGACY)])  # the survey's, taken by the run
+    parses.clear()
+    stated = _cli([str(one), str(two)], "-j", "1", "--target-version", "0.4.1")
+    assert len(parses) == 2  # no survey: nothing kept, each parsed once
+    parses.clear()
+    monkeypatch.setattr(handoff, "MODULE_CHARS", 0)
+    alone = _cli([str(one), str(two)], "-j", "1")
+    assert len(parses) == 4  # nothing kept: each pass parses each file
+    assert (handed.exit_code, handed.output) == (alone.exit_code, alone.output)
+    assert handed.output.count("+    return jax.tree_util.tree_map(x, ") == 2
+    assert stated.exit_code == handed.exit_code
+
+
+def test_stdin_parses_once(parses):
+    result = CliRunner().invoke(cli, ["-", "--no-cache"], input=LEGACY)
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert parses == [len(LEGACY)]
+    assert "jax.tree_util.tree_map(x, y)" in result.output
