@@ -43,6 +43,27 @@ def iter_nodes(tree: ast.AST) -> Iterator[ast.AST]:
         push_children(node, push)
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def iter_statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every statement under ``tree`` (a module, or a statement: itself included), in no
+    particular order, without looking into expressions (only a block holds a statement)."""
+    stack = [tree]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        yield node
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if type(block) is list:
+                for item in block:
+                    if type(item) in (ast.ExceptHandler, ast.match_case):
+                        extend(item.body)
+                    else:
+                        extend((item,))
+
+
 def push_children(node: ast.AST, push: Callable[[ast.AST], None]) -> None:
     """Hand each child node of ``node`` (in the fields :func:`child_fields` keeps) to ``push``."""
     kind = type(node)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet, Optional
 
-from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted
+from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted, iter_statements
 from jaxmigrate.rules._array_names import (
     ARRAY_PROPERTIES,
     ARRAY_TYPES,
@@ -121,7 +121,7 @@ def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> boo
     stores = facts.derived.get("receivers: attribute stores")
     if stores is None:
         stores = facts.derived["receivers: attribute stores"] = {}
-        for node in ast.walk(facts.tree) if facts.tree is not None else ():
+        for node in iter_statements(facts.tree) if facts.tree is not None else ():
             if type(node) is ast.Assign:
                 targets, value = node.targets, node.value
             elif type(node) is ast.AnnAssign and node.value is not None:

@@ -396,3 +396,23 @@ def test_the_survey_leaves_the_floor_of_an_unchanged_file_to_be_read_if_it_decid
     assert survey_floor(text, [], settle=False)[0] is None  # what fixes need: nothing
     other = text.replace("jax.", "jax .")  # another text: never answered from the last one
     assert floor_of(other) == evidence(ast.parse(other)).since
+
+
+def test_iter_statements_finds_every_statement_of_every_fixture():
+    """The statement walk the gates use instead of ``ast.walk`` misses none, in any block."""
+    import ast
+
+    from jaxmigrate.migrator.astfacts import iter_statements
+    from tests.fixture_support import FIXTURES
+
+    extra = (
+        "try:\n    a = 1\nexcept E:\n    b = 2\nelse:\n    c = 3\nfinally:\n    d = 4\n"
+        "match x:\n    case 1:\n        e = 5\n"
+        "while x:\n    f = 6\nelse:\n    g = 7\n"
+        "class C:\n    def m(self):\n        async with a:\n            self.h = 8\n"
+    )
+    texts = [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("*/*.py"))] + [extra]
+    for text in texts:
+        tree = ast.parse(text)
+        expected = {id(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)} | {id(tree)}
+        assert {id(n) for n in iter_statements(tree)} == expected
