@@ -40,7 +40,8 @@ def parses(monkeypatch) -> List[int]:
     return made
 
 
-def _fixtures() -> List[Path]:
+def fixture_paths() -> List[Path]:
+    """Every fixture's before and after file (not the runtime drivers, not the noop ones)."""
     return [
         path
         for path in sorted(FIXTURES.glob("*/*.py"))
@@ -48,7 +49,7 @@ def _fixtures() -> List[Path]:
     ]
 
 
-@pytest.mark.parametrize("before", _fixtures(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("before", fixture_paths(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_run_after_the_survey_gives_what_a_run_of_its_own_gives(before, parses):
     text = before.read_text(encoding="utf-8") + FILLER.format(n=0)
     final = fixture_settings(text)

@@ -10,7 +10,6 @@ context, keep nothing once the survey is over, and stay within its budget.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import List
 
 import pytest
@@ -19,8 +18,9 @@ from click.testing import CliRunner
 from jaxmigrate.migrator import engine, handoff
 from jaxmigrate.migrator.cli import cli
 from jaxmigrate.migrator.settings import Settings
-from tests.fixture_support import FIXTURES, fixture_settings
+from tests.fixture_support import fixture_settings
 from tests.test_gate_equivalence import outcome
+from tests.test_handoff import fixture_paths
 
 LEGACY = "import jax\n\n\ndef f(x, y):\n    return jax.tree_map(x, y)\n"
 
@@ -39,15 +39,7 @@ def parses(monkeypatch) -> List[int]:
     return made
 
 
-def _fixtures() -> List[Path]:
-    return [
-        path
-        for path in sorted(FIXTURES.glob("*/*.py"))
-        if not path.name.endswith(".run.py") and path.parent.name != "noop"
-    ]
-
-
-@pytest.mark.parametrize("before", _fixtures(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("before", fixture_paths(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_run_on_the_surveys_tree_gives_what_a_run_of_its_own_gives(before):
     text = before.read_text(encoding="utf-8")
     final = fixture_settings(text)
