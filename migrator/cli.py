@@ -235,7 +235,15 @@ def migrate_command(
 ) -> None:
     """Migrate PATHS (files or directories; '-' reads stdin and writes stdout)."""
     from jaxmigrate.migrator import clirun
-    from jaxmigrate.migrator.runner import CHECK, DIFF, WRITE, FileResult, Options, default_jobs
+    from jaxmigrate.migrator.runner import (
+        CHECK,
+        DIFF,
+        WRITE,
+        FileResult,
+        Options,
+        default_jobs,
+        in_process,
+    )
 
     stdin_mode = paths == ("-",)
     if "-" in paths and not stdin_mode:
@@ -325,8 +333,8 @@ def migrate_command(
         workers = jobs or default_jobs()
         # one file: a big module is parsed once; one process: the survey's LibCST trees serve
         # the run (migrator.handoff)
-        in_process = versions is None and (workers <= 1 or len(files) < 2)
-        with handoff.handing_on(len(files) == 1, modules=in_process):
+        keep = versions is None and in_process(workers, len(files))
+        with handoff.handing_on(len(files) == 1, modules=keep):
             if versions is None:  # the default target: survey the files for the floor first
                 survey = clirun.run_files(
                     files, survey_settings(settings, detected), CHECK, workers, cache,

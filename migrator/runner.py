@@ -374,7 +374,7 @@ def run(
     A signal (see :mod:`migrator.interrupt`) stops the run with :class:`Interrupted`, whose
     ``results`` are the files finished by then that were not yielded yet."""
     tasks = [(path, settings, mode, cache_dir, options) for path in files]
-    if jobs <= 1 or len(files) < 2:
+    if in_process(jobs, len(files)):
         for task in tasks:
             yield _process_star(task)
             interrupt.release()  # the result reached the caller: a signal may act now
@@ -386,6 +386,11 @@ def run(
 
     pool = Pool(tasks, min(jobs, len(files)), process_file, _worker_died)
     yield from pool.results(progress)
+
+
+def in_process(jobs: int, files: int) -> bool:
+    """Does :func:`run` migrate ``files`` files in this process (else in worker processes)?"""
+    return jobs <= 1 or files < 2
 
 
 def _worker_died(path: str, message: str) -> FileResult:
