@@ -16,6 +16,7 @@ import dataclasses
 import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
+from jaxmigrate.migrator import astparse
 from jaxmigrate.migrator.binding import Binding
 
 # Only these fields of a node can hold the nodes the facts are made of (not ``ctx``, not
@@ -182,7 +183,7 @@ def imports_jax(facts: Facts) -> bool:
 def ast_facts(text: str) -> Optional[Facts]:
     """Over-approximate what the rules could see, with ``ast``; None if it cannot parse."""
     try:
-        tree = ast.parse(text)
+        tree = astparse.parse(text)  # (a big text in pieces: see migrator.astparse)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     aliases: Dict[str, Set[str]] = {}
