@@ -233,12 +233,12 @@ def _rewrite(
     if whole is not None and indent is not None and module.default_indent != indent:
         raise piecewise.NotEquivalent("LibCST infers another indentation")
     errors: List[Diagnostic] = []
-    parsed = caches is None
     with cached_children(caches) as caches:
         output, fixes, findings = run_rounds(module, text, plan, settings, errors, whole, called)
-    if parsed and whole is None and len(text) <= piecewise.PIECEWISE_CHARS:
+    if handoff.keeping_modules() and whole is None and len(text) <= piecewise.PIECEWISE_CHARS:
         # for the next run on this text (the run after the survey): the tree, and the code and
-        # spans of its statements (a reduced module is never parsed again)
+        # spans of its statements (a reduced module is never parsed again); a tree taken from
+        # the survey of a copy of this text is kept once more, for this copy's run
         handoff.keep_module(text, (module, statement_caches(caches, module)))
     del caches
     lost = Lost(text, module.code) if SUSPECT.search(text) else None

@@ -26,7 +26,7 @@ any file needs the engine at all.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 # The source, in characters, whose LibCST trees a run keeps at most (about 130 MB of trees).
 MODULE_CHARS = 4_000_000
@@ -35,7 +35,7 @@ _enabled = False
 _modules_enabled = False
 _depth = 0  # open contexts: the outermost decides
 _slot: Optional[Tuple[str, Any]] = None  # (the module's text, its Facts)
-_modules: Dict[str, Any] = {}  # text -> LibCST's tree of it
+_modules: Dict[str, List[Any]] = {}  # text -> [LibCST's tree of it, the runs to take it]
 _module_chars = 0  # the source kept in _modules
 
 
@@ -88,22 +88,41 @@ def stop_keeping_modules() -> None:
     _modules_enabled = False
 
 
+def keeping_modules() -> bool:
+    """Does :func:`keep_module` keep trees now (a survey in one process)?"""
+    return _modules_enabled
+
+
 def keep_module(text: str, module: Any) -> None:
     """Keep LibCST's tree of ``text`` for the next run that parses it, while the source kept
-    stays within :data:`MODULE_CHARS`."""
+    stays within :data:`MODULE_CHARS`.  A text kept already (a copy of a file elsewhere in the
+    tree, or the same file named twice) gets one more use of its tree, and ``module``'s caches
+    in place of the ones kept."""
     global _module_chars
-    if _modules_enabled and text not in _modules and _module_chars + len(text) <= MODULE_CHARS:
-        _modules[text] = module
+    if not _modules_enabled:
+        return
+    entry = _modules.get(text)
+    if entry is not None:
+        entry[0] = module
+        entry[1] += 1
+    elif _module_chars + len(text) <= MODULE_CHARS:
+        _modules[text] = [module, 1]
         _module_chars += len(text)
 
 
 def take_module(text: str) -> Optional[Any]:
-    """LibCST's tree of ``text`` if one was kept, which is let go (each run of a file takes it
-    once: the survey's parse serves the run)."""
+    """LibCST's tree of ``text`` if one was kept.  Once the survey is over, each take uses it
+    up once (each run of a file takes it once: the survey's parse serves the run), and the
+    last lets it go; during the survey, the run on a copy of the text keeps it again."""
     global _module_chars
     if not _modules:
         return None
-    module = _modules.pop(text, None)
-    if module is not None:
-        _module_chars -= len(text)
-    return module
+    entry = _modules.get(text)
+    if entry is None:
+        return None
+    if not _modules_enabled:
+        entry[1] -= 1
+        if entry[1] == 0:
+            del _modules[text]
+            _module_chars -= len(text)
+    return entry[0]

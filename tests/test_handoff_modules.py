@@ -69,6 +69,22 @@ def test_one_parse_serves_both_runs_and_nothing_stays(parses):
     assert not handoff._modules and handoff._module_chars == 0  # the context let it go
 
 
+def test_copies_of_a_text_share_one_parse_and_each_run_takes_it(parses):
+    run = Settings(target_version="0.4.1")
+    alone = outcome(LEGACY, run)
+    parses.clear()
+    with handoff.handing_on(False, modules=True):
+        for _copy in range(3):  # the survey of three files with the same text
+            outcome(LEGACY, Settings(survey=True, target_version="0.4.1"))
+        handoff.stop_keeping_modules()
+        assert handoff._modules[LEGACY][1] == 3
+        handed = [outcome(LEGACY, run) for _copy in range(3)]
+        assert not handoff._modules and handoff._module_chars == 0  # the last run let it go
+        outcome(LEGACY, run)  # a fourth run: nothing kept for it
+    assert parses == [len(LEGACY), len(LEGACY)]
+    assert handed == [alone] * 3
+
+
 def test_the_budget_bounds_what_is_kept(parses, monkeypatch):
     other = LEGACY + "\n\ny = jax.tree_map(f, x)\n"
     monkeypatch.setattr(handoff, "MODULE_CHARS", len(other) + 1)
@@ -111,6 +127,12 @@ def test_a_run_in_one_process_parses_each_module_once(parses, tmp_path, monkeypa
     assert (handed.exit_code, handed.output) == (alone.exit_code, alone.output)
     assert handed.output.count("+    return jax.tree_util.tree_map(x, ") == 2
     assert stated.exit_code == handed.exit_code
+    parses.clear()
+    monkeypatch.setattr(handoff, "MODULE_CHARS", len(LEGACY))  # room for one text only
+    two.write_text(LEGACY, encoding="utf-8")  # a copy of the first file
+    copies = _cli([str(one), str(two)], "-j", "1")
+    assert parses == [len(LEGACY)]  # one parse for both files, both passes
+    assert copies.output.count("+    return jax.tree_util.tree_map(x, y)") == 2
 
 
 def test_stdin_parses_once(parses):
