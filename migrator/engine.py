@@ -61,8 +61,9 @@ class Result:
     # there were dropped while the other rules' fixes were kept.  Not empty means a bug to
     # report, and a run that ends with exit code 2.
     errors: List[Diagnostic] = dataclasses.field(default_factory=list)
-    # CPython's tree of ``source``, when the engine parsed it and left the file unchanged: the
-    # docstring pass reads it instead of parsing again (never cached, never compared)
+    # CPython's tree of ``output``, when the engine has one (it parsed the source and left it
+    # unchanged, or parsed the output to check it): the docstring pass and the survey's floor
+    # read it instead of parsing again (never cached, never compared)
     tree: Optional[ast.Module] = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
@@ -247,9 +248,8 @@ def _rewrite(
         if output != text:
             output = lost.restore(output) or output
         fixes, findings, errors = (_on_own_lines(d, lost) for d in (fixes, findings, errors))
-    if output != text:
-        _verify_parses(output, ast_parsed=ast_parsed)
-    return Result(text, output, fixes, findings, errors)
+    tree = _verify_parses(output, ast_parsed=ast_parsed) if output != text else None
+    return Result(text, output, fixes, findings, errors, tree=tree)
 
 
 def _on_own_lines(diagnostics: List[Diagnostic], lost: Lost) -> List[Diagnostic]:
@@ -331,12 +331,14 @@ def _python_says(text: str, error: cst.ParserSyntaxError) -> Tuple[int, int, str
     return error.raw_line, error.raw_column + 1, error.message
 
 
-def _verify_parses(output: str, ast_parsed: bool) -> None:
+def _verify_parses(output: str, ast_parsed: bool) -> Optional[ast.Module]:
+    """CPython's tree of ``output`` (None where CPython did not parse the input: LibCST's
+    parser checks it); raises :class:`MigrationError` when it does not parse."""
     try:
         if ast_parsed:
-            ast.parse(output)
-        else:
-            cst.parse_module(output)
+            return ast.parse(output)
+        cst.parse_module(output)
+        return None
     except (SyntaxError, cst.ParserSyntaxError) as error:
         raise MigrationError(
             f"internal error: the migrated text does not parse ({error})"

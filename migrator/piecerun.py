@@ -82,7 +82,13 @@ def _attempt(
         # import and hold no "jax")
         note_floor(output, tree)
     return dataclasses.replace(
-        reduced, source=text, output=output, fixes=fixes, findings=findings, errors=errors
+        reduced,
+        source=text,
+        output=output,
+        fixes=fixes,
+        findings=findings,
+        errors=errors,
+        tree=None,  # (the reduced module's: not the file's)
     )
 
 
