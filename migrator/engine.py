@@ -26,6 +26,7 @@ from typing import (
     TYPE_CHECKING,
     List,
     Optional,
+    Sequence,
     Set,
     Tuple,
 )
@@ -45,6 +46,7 @@ from jaxmigrate.migrator.plan import MAX_PARSE_CHARS, Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.sourcecode import First, first_lines, seed_statement_code
 from jaxmigrate.migrator.traversal import Caches, cached_children, statement_caches
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,13 +184,15 @@ def _migrate_checked(
     if problem is not None:
         raise MigrationError(problem)
     pieces = _pieces(text, facts, plan, settings)
+    # where each statement starts: the first round's statement code is cut from the source
+    firsts = first_lines(facts.tree) if facts is not None and facts.tree is not None else None
     del facts  # CPython's tree (about 80 bytes a source byte), before LibCST's parser starts
     if pieces is not None:
         result = migrate_pieces(text, pieces, plan, settings, _rewrite)
         if result is not None:
             return result
     handoff.drop()  # a kept tree must not sit under LibCST's parse of the whole module
-    return _rewrite(text, plan, settings, ast_parsed)
+    return _rewrite(text, plan, settings, ast_parsed, firsts=firsts)
 
 
 def _nesting_problem(text: str, facts: Optional[Facts], limit: int) -> Optional[str]:
@@ -226,15 +230,19 @@ def _rewrite(
     whole: Optional[str] = None,
     called: Optional[Set[str]] = None,
     indent: Optional[str] = None,
+    firsts: Optional[Sequence[First]] = None,
 ) -> Result:
     """LibCST's parse of ``text`` and the rounds.  For a reduced module (the piecewise path):
     ``whole``, the file's whole text; ``called``, what collects the codes of the rules whose
-    hooks run; ``indent``, the indentation LibCST would infer from the whole file."""
+    hooks run; ``indent``, the indentation LibCST would infer from the whole file.  ``firsts``:
+    where CPython's tree says each statement of ``text`` starts (:mod:`migrator.sourcecode`)."""
     module, caches = _parse(text, ast_parsed)
     if whole is not None and indent is not None and module.default_indent != indent:
         raise piecewise.NotEquivalent("LibCST infers another indentation")
     errors: List[Diagnostic] = []
     with cached_children(caches) as caches:
+        if firsts is not None:
+            seed_statement_code(module, text, firsts)
         output, fixes, findings = run_rounds(module, text, plan, settings, errors, whole, called)
     if handoff.keeping_modules() and whole is None and len(text) <= piecewise.PIECEWISE_CHARS:
         # for the next run on this text (the run after the survey): the tree, and the code and
