@@ -65,6 +65,8 @@ def seed_statement_code(module: cst.Module, text: str, firsts: Sequence[First]) 
         return False
     if module.default_newline != "\n" or SUSPECT.search(text):
         return False
+    if all(id(statement) in codes for statement in module.body):
+        return True  # (a tree a survey cut already: migrator.handoff)
     starts = [0, *(match.end() for match in _LINE_END.finditer(text))]  # line n at starts[n-1]
     lines = len(starts) - 1  # (the text ends with a line break)
     bounds = _bounds(module, text, starts, firsts)
