@@ -114,17 +114,26 @@ def settle_floors(results: Sequence[Surveyed], read: Callable[[str], Optional[st
     the newest floor known (a tie too: the first file that reaches it names the floor)."""
     floors = [parse_version(r.floor[0]) for r in results if r.floor]
     best = max([parse_version(ARRAY_FLOOR), *floors])
-    bounded = [(parse_version(r.floor_bound), r) for r in results if r.floor_bound]
+    # where the first file whose floor is ``best`` stands: a later one can only tie
+    holder = next((i for i, r in enumerate(results) if r.floor and _at(r, best)), len(results))
+    bounded = [(parse_version(r.floor_bound), i, r) for i, r in enumerate(results) if r.floor_bound]
     bounded.sort(key=lambda entry: entry[0], reverse=True)
-    for bound, result in bounded:
+    for bound, index, result in bounded:
         result.floor_bound = None
-        if bound < best:
+        if bound < best or (bound == best and index > holder):
             continue
         text = read(result.path)
         named = floor_of(text) if text is not None else None
         if named is not None:
             result.floor = _newest(f for f in (result.floor, (_text(named[0]), named[1])) if f)
-            best = max(best, parse_version(result.floor[0]))  # type: ignore[index]
+            if parse_version(result.floor[0]) > best:  # type: ignore[index]
+                best, holder = parse_version(result.floor[0]), index  # type: ignore[index]
+            elif _at(result, best):
+                holder = min(holder, index)
+
+
+def _at(result: Surveyed, version: Version) -> bool:
+    return result.floor is not None and parse_version(result.floor[0]) == version
 
 
 def floor_of_results(results: Iterable[object]) -> Optional[Tuple[str, str, str]]:

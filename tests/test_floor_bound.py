@@ -159,3 +159,26 @@ def test_a_tie_is_read_so_that_the_first_file_names_the_floor_and_a_lower_bound_
     assert floor_of_results(results) == (version, "jax.random.key", "a.py")
     assert sorted(read) == ["a.py", "c.py"]
     assert results[0].floor is None and results[3].floor is None
+
+
+def test_a_tie_after_the_file_that_names_the_floor_is_not_read():
+    key = "import jax\nk = jax.random.key(0)\n"
+    version = ".".join(map(str, floor_of(key)[0]))  # type: ignore[index]
+    texts = {name: key for name in ("a.py", "c.py", "e.py")}
+    read: List[str] = []
+
+    def reader(path: str) -> str:
+        read.append(path)
+        return texts[path]
+
+    results = [
+        FileResult("a.py", floor_bound=version),
+        FileResult("b.py", floor=(version, "jax.random.key")),  # read at once (migrated)
+        FileResult("c.py", floor_bound=version),  # after b: it could only tie
+        FileResult("d.py", floor_bound="0.4.2"),
+        FileResult("e.py", floor_bound=version),
+    ]
+    settle_floors(results, reader)
+    assert floor_of_results(results) == (version, "jax.random.key", "a.py")
+    assert read == ["a.py"]  # a names it first: c and e cannot come before it
+    assert not any(r.floor_bound for r in results)
