@@ -139,7 +139,7 @@ def reduce(
         return None
     if text.count("\r") != text.count("\r\n") or _OTHER_BREAKS.search(text):
         return None  # a lone carriage return, or what str.splitlines also breaks at
-    starts = _line_starts(text)
+    starts = line_starts(text)
     units = _units(tree)
     if units is None or not _splits_cleanly(text, starts, units):
         return None
@@ -154,7 +154,9 @@ def reduce(
     return _build(text, starts, units, scans, kept)
 
 
-def _line_starts(text: str) -> List[int]:
+def line_starts(text: str) -> List[int]:
+    """The offset of each line of ``text`` (lines end at "\\n"; a final one, if the text ends
+    with a line break, starts at its end)."""
     starts = [0]
     at = text.find("\n")
     while at >= 0:

@@ -20,17 +20,16 @@ per-file cache as it was, and the code is generated, as before.
 from __future__ import annotations
 
 import ast
-import re
 from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from jaxmigrate.migrator.lossless import SUSPECT
+from jaxmigrate.migrator.piecewise import line_starts
 from jaxmigrate.migrator.traversal import subtree_cache
 
-First = Tuple[int, bool]  # (the line of a statement's first token, decorated)
+First = Tuple[int, bool]  # (the line of a statement's first token, compound)
 
-_LINE_END = re.compile("\n")
 _COMPOUND = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,
@@ -67,7 +66,7 @@ def seed_statement_code(module: cst.Module, text: str, firsts: Sequence[First]) 
         return False
     if all(id(statement) in codes for statement in module.body):
         return True  # (a tree a survey cut already: migrator.handoff)
-    starts = [0, *(match.end() for match in _LINE_END.finditer(text))]  # line n at starts[n-1]
+    starts = line_starts(text)  # line n at starts[n - 1]
     lines = len(starts) - 1  # (the text ends with a line break)
     bounds = _bounds(module, text, starts, firsts)
     if bounds is None:
