@@ -188,6 +188,8 @@ class _Reader:
                 return UNSURE
             return release_value("parsed", self.newest) if read in VERSION_STRINGS else None
         if func == "builtins.tuple" or (type(node.func) is ast.Name and node.func.id == "tuple"):
+            if not _calls_map(argument):
+                return None  # ``tuple(range(n))``: no split version, whatever binds tuple
             if self.view.binds("tuple") or self.view.binds("map"):
                 return UNSURE  # the module's own tuple or map
             splits = self._splits_version(argument)
@@ -259,6 +261,12 @@ def _negation(test: ast.expr) -> Tuple[bool, ast.expr]:
     while type(test) is ast.UnaryOp and type(test.op) is ast.Not:
         negated, test = not negated, test.operand
     return negated, test
+
+
+def _calls_map(node: ast.expr) -> bool:
+    """``map(...)``: the only argument of ``tuple`` LibCST's reading may take for a split
+    version (``_splits_jax_version``); it says no to anything else, in any scope."""
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "map"
 
 
 def _odd_arguments(call: ast.Call) -> bool:

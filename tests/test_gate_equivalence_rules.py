@@ -105,6 +105,11 @@ def test_every_rule_answers_as_libcst_on_the_fixtures_and_programs():
     assert not offenders, "a rule's ast answer differs from LibCST:\n" + "\n".join(offenders)
 
 
+# A module with its own ``map`` (JAX's lax.py) whose ``tuple(...)`` tests read no version.
+OWN_MAP = (
+    "import jax\nmap = jax.util.safe_map\nif tuple(sorted(p)) != tuple(range(n)):\n"
+    "    f = 1\nz = hasattr(y, 'device_buffer')\n"
+)
 # JAX907 (rules/_dead_feature_ast.py): ``if`` chains of hasattr and JAX-version tests; the
 # answer is "nothing" unless a chain's branch that runs on the newest JAX may name a gone name.
 DEAD_FEATURE_CASES = [
@@ -120,6 +125,7 @@ DEAD_FEATURE_CASES = [
     "z = hasattr(y, 'device_buffer')\n",
     "import jax\nif tuple(map(int, jax.__version__.split('.'))) >= (0, 3, 1):\n"
     "    f = jax.tree_util.tree_map\nz = hasattr(y, 'device_buffer')\n",
+    OWN_MAP,
     "import jax\nif jax.version.__version_info__ > (0, 4, 25):\n    pass\nelif x:\n    pass\n"
     "z = hasattr(y, 'device_buffer')  # jaxmigrate: ignore\n",
     "import jax\nif hasattr(jax, b'device_buffer'):\n    f = 1\nz = hasattr(y, 'device_buffer')\n",
@@ -148,6 +154,9 @@ DEAD_FEATURE_CASES = [
     "    A = 1\n",
     "import jax\nif hasattr(jax.interpreters.xla, '_Device' 'Array'):\n    A = 1\n",
     "import jax\ndef f(jax):\n    if hasattr(jax, 'device_buffer'):\n        return 1\n",
+    "import jax\nmap = jax.util.safe_map\n"
+    "if tuple(map(int, jax.__version__.split('.'))) > (0, 3):\n"
+    "    f = 1\nz = hasattr(y, 'device_buffer')\n",
     "import jax\ntuple = list\nif tuple(map(int, jax.__version__.split('.'))) >= (0, 3, 1):\n"
     "    f = 1\nz = hasattr(y, 'device_buffer')\n",
     "import jax\nif tuple(map(int, jax.__version__.split(sep='.'))) >= (0, 3, 1):\n    f = 1\n"
@@ -171,6 +180,8 @@ def test_dead_feature_test_answers_from_ast():
     count = answered(DEAD_FEATURE_CASES, "JAX907", Settings())
     assert count >= DEAD_FEATURE_ANSWERED
     assert count < len(DEAD_FEATURE_CASES), "the look-alikes must be left to LibCST"
+    # a ``tuple(...)`` of no ``map(...)`` is no version, whatever binds ``map``
+    assert rule_answers(OWN_MAP, Settings())["JAX907"] == []
 
 
 # JAX804 (a finding at every site of jax.pmap) and JAX502 (nothing to do where the file
