@@ -278,6 +278,8 @@ def _ast_gate(
     (:mod:`migrator.astfirst`); the caller drops them before LibCST's parser, the peak of a
     file's memory, starts."""
     facts = _facts(text)
+    if facts is None and gated:  # LibCST decides: gate 1b reads each rule gate 2 would have
+        candidates = tuple(r for r in plan.every_candidate(text) if r in candidates)
     if facts is not None and gated:
         jax_imported = imports_jax(facts)
         candidates = tuple(

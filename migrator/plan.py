@@ -105,10 +105,19 @@ class Plan:
 
     def candidates(self, text: str) -> Tuple[Rule, ...]:
         """Gates 1 and 1b: the rules whose trigger words ``text`` writes as one of their sites
-        (gate 1b only reads a text the engine parses: not over :data:`MAX_PARSE_CHARS`)."""
+        (gate 1b only reads a text the engine parses: not over :data:`MAX_PARSE_CHARS`).  Once
+        one rule passes, gate 2 reads the file anyway: the rules not read yet pass unread
+        (:func:`migrator.textgate.admitted`; :meth:`every_candidate` reads them all)."""
+        return self._candidates(text, then_all=True)
+
+    def every_candidate(self, text: str) -> Tuple[Rule, ...]:
+        """:meth:`candidates`, each rule read by gate 1b (where gate 2 has no tree to read)."""
+        return self._candidates(text, then_all=False)
+
+    def _candidates(self, text: str, then_all: bool) -> Tuple[Rule, ...]:
         candidates, hits, tokens = self.prefilter_tokens(text)
-        if candidates and len(text) <= MAX_PARSE_CHARS:
-            candidates = admitted(text, candidates, hits, tokens)  # gate 1b: written as a site?
+        if candidates and len(text) <= MAX_PARSE_CHARS:  # gate 1b: written as a site?
+            candidates = admitted(text, candidates, hits, tokens, then_all=then_all)
         return candidates
 
     def prefilter(self, text: str) -> Tuple[Rule, ...]:
