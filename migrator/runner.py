@@ -152,10 +152,12 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         migrated = migrate_source(base, settings, cache)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
         tree = migrated.tree
-        if tree is not None and settings.survey and migrated.changed and "jax" in output:
+        if tree is not None and settings.survey and "jax" in output:
             from jaxmigrate.migrator.source import note_floor
 
-            note_floor(output, tree)  # the survey asks for its floor next (migrator.source)
+            # the survey asks for its floor next (migrator.source): from the tree in hand, a
+            # seventh of a parse, where settling the floors would parse the file again
+            note_floor(output, tree)
         del migrated
     if options.doctests and (">>>" in output or _CODE_BLOCK_HINT.search(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings

@@ -182,3 +182,18 @@ def test_a_tie_after_the_file_that_names_the_floor_is_not_read():
     assert floor_of_results(results) == (version, "jax.random.key", "a.py")
     assert read == ["a.py"]  # a names it first: c and e cannot come before it
     assert not any(r.floor_bound for r in results)
+
+
+def test_a_file_the_survey_parsed_has_its_floor_at_once_and_another_a_bound(tmp_path):
+    # ``.mesh`` of a value that may be a GDA: the engine reads it on ``ast`` (no fix)
+    parsed = "import jax\nk = jax.random.key(0)\narr = f()\nm = arr.mesh\n"
+    skipped = "import jax\nk = jax.random.key(0)\n"  # gate 1 stops it: nothing was parsed
+    settings = dataclasses.replace(Settings(), survey=True, locate_fixes=False, first_party=())
+    results = []
+    for name, text in (("parsed.py", parsed), ("skipped.py", skipped)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        results.append(process_file(tmp_path / name, settings, CHECK, options=Options(floor=True)))
+    floor = file_floor(skipped, [])
+    assert floor is not None and floor == file_floor(parsed, [])
+    assert (results[0].floor, results[0].floor_bound) == (floor, None)
+    assert (results[1].floor, results[1].floor_bound) == (None, floor[0])
