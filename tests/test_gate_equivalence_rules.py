@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
+from jaxmigrate.migrator.astview import MULTILINE_FSTRINGS_PLACED
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from tests.fixture_support import FIXTURES, fixture_settings, property_profile
 from tests.test_gate_equivalence import ALL_RULES, PROGRAMS, ast_first_difference
@@ -201,8 +202,9 @@ PMAP_CASES = [
     # look-alikes left to LibCST: a late alias, a shadowed head, f-strings, __all__
     "import jax\nif cond:\n    from jax import pmap as pm\nf = pm(g)\n",
     "import jax\ndef f(jax):\n    return jax.pmap(g)\ny = jax.pmap\n",
-    "import jax\nx = f'{jax.pmap}'\ny = f'''\n{jax.pmap}'''\n",
     "import jax\nfrom jax import pmap\n__all__ = ['pmap']\n",
+    # answered where CPython places a multi-line f-string's parts (3.11 on)
+    "import jax\nx = f'{jax.pmap}'\ny = f'''\n{jax.pmap}'''\n",
 ]
 CONFIG_CASES = [
     "from jax import config\nconfig.update('jax_enable_x64', True)\n",
@@ -225,6 +227,16 @@ CONFIG_CASES = [
 
 
 # JAX803 and JAX903: nothing to do in a file with no site of their names (rules._ast_sites)
+# Chains inside multi-line f-strings (JAX902, JAX804, JAX901), as JAX's own loops.py writes
+# them: concatenated parts, triple quotes, a brace that opens a line, specs, ``=``, nesting.
+FSTRING_CASES = [
+    "import jax\nfrom jax._src.util import _avals_short\nraise E(\n      f'a: '\n"
+    "      f'\\n{_avals_short(x)}\\nvs\\n{_avals_short(y)}')\n",
+    "import jax\nfrom jax._src import core\ns = f'''é\n  {core._x:{w}} {{ }}\n{\ncore._y!r}'''\n",
+    "import jax\nx = (f'a{jax.lax._p}'\n     f'b{y}' 'c' f'{jax.lax._q=}')\n",
+    "import jax\nx = f'''\n{f'{jax._src.core.x}'} {(jax.pmap\n  + 1)}'''\n",
+    "import jax\nx = f'''\n{jax.api.vmap}'''\ny = jax.lax._p\n",
+]
 SITE_CASES = [
     "try:\n    from jax import enable_x64\nexcept ImportError:\n"
     "    from jax.experimental import enable_x64\nwith enable_x64():\n    pass\nx = jax.api.jit\n",
@@ -271,7 +283,7 @@ def test_process_allgather_answers_from_ast():
     assert answered(ALLGATHER_CASES, "JAX306", SOURCED) == len(ALLGATHER_CASES)
 
 
-@pytest.mark.parametrize("text", PMAP_CASES + CONFIG_CASES + SITE_CASES)
+@pytest.mark.parametrize("text", PMAP_CASES + CONFIG_CASES + SITE_CASES + FSTRING_CASES)
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 def test_ast_first_reports_what_libcst_does_at_sites(text, options):
     assert ast_first_difference(text, options) is None
@@ -279,7 +291,11 @@ def test_ast_first_reports_what_libcst_does_at_sites(text, options):
 
 
 def test_site_rules_answer_from_ast():
-    assert answered(PMAP_CASES, "JAX804", Settings()) == len(PMAP_CASES) - 4
+    assert answered(PMAP_CASES, "JAX804", Settings()) == len(PMAP_CASES) - 4 + (
+        MULTILINE_FSTRINGS_PLACED
+    )
+    if MULTILINE_FSTRINGS_PLACED:
+        assert answered(FSTRING_CASES, "JAX902", Settings()) == len(FSTRING_CASES)
     assert answered(CONFIG_CASES, "JAX502", Settings()) == 4
     assert answered(SITE_CASES, "JAX803", Settings()) == 2
     assert answered(SITE_CASES, "JAX903", Settings()) == 2
