@@ -34,7 +34,7 @@ from typing import (
     Tuple,
 )
 
-from jaxmigrate.migrator.astfacts import child_fields
+from jaxmigrate.migrator.astfacts import child_fields, iter_statements
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.messages import beyond_target
@@ -92,7 +92,8 @@ def suppresses(suppressions: Optional[Suppressions], code: str, lines: Iterable[
 # -- what the view collects in one walk ---------------------------------------------------------
 class Chain(NamedTuple):
     """A dotted chain ``a.b.c`` (a lone name too), outermost node first in ``nodes``' last slot:
-    ``nodes[i]`` is the node of ``parts[: i + 1]``."""
+    ``nodes[i]`` is the node of ``parts[: i + 1]``.  The view keeps only the chains whose head
+    an import binds somewhere in the module (the others name no qualified name anywhere)."""
 
     parts: Tuple[str, ...]
     nodes: Tuple[ast.expr, ...]
@@ -232,21 +233,45 @@ class AstView:
         )
 
     def _walk(self) -> None:
+        # A chain whose head no import binds (anywhere in the module) names nothing: every
+        # reader resolves such a head to no qualified name and skips it, so it is not kept.
+        imported = _imported_names(self.tree)
+        chains, module_other, inner = self.chains, self._module_other, self._inner
+        Attribute, Name, Constant, Load = ast.Attribute, ast.Name, ast.Constant, ast.Load
         # (node, guarded, in f-string, module level, top-level statement)
         stack: List[Tuple[ast.AST, bool, bool, bool, bool]] = [
             (node, False, False, True, True) for node in reversed(self.tree.body)
         ]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, guarded, fstring, module_level, top = stack.pop()
+            node, guarded, fstring, module_level, top = pop()
             kind = type(node)
-            if kind is ast.Attribute or kind is ast.Name:
-                self._chain(node, guarded, fstring, stack, module_level)  # type: ignore[arg-type]
+            if kind is Name:
+                name = node.id  # type: ignore[attr-defined]
+                if type(node.ctx) is not Load:  # type: ignore[attr-defined]
+                    (module_other if module_level else inner).add(name)
+                if name in imported:
+                    chains.append(Chain((name,), (node,), guarded, fstring))  # type: ignore[arg-type]
+                continue
+            if kind is Attribute:
+                current = node.value  # type: ignore[attr-defined]
+                while type(current) is Attribute:
+                    current = current.value  # type: ignore[attr-defined]
+                if type(current) is not Name:
+                    push((current, guarded, fstring, module_level, False))
+                    continue
+                if type(current.ctx) is not Load:  # type: ignore[attr-defined]
+                    (module_other if module_level else inner).add(current.id)
+                if current.id in imported:
+                    self._chain(node, guarded, fstring)  # type: ignore[arg-type]
+                continue
+            if kind is Constant:
                 continue
             if kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node, guarded, module_level, top)
                 continue
             inner_level = module_level and not isinstance(node, _SCOPES)
-            other = self._module_other if module_level else self._inner
+            other = module_other if module_level else inner
             children = _children(node)
             if kind in _TRY:
                 guarded = guarded or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
@@ -260,31 +285,25 @@ class AstView:
             elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 other.add(node.name)  # type: ignore[attr-defined]
             elif kind is ast.arg:
-                self._inner.add(node.arg)  # type: ignore[attr-defined]
+                inner.add(node.arg)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
                 other.add(node.name)  # type: ignore[attr-defined]
             elif kind in (ast.Global, ast.Nonlocal):
-                self._inner.update(node.names)  # type: ignore[attr-defined]
+                inner.update(node.names)  # type: ignore[attr-defined]
             elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
                 other.add(node.name)  # type: ignore[attr-defined]
             elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
                 other.add(node.rest)  # type: ignore[attr-defined]
             for child in reversed(children):
-                stack.append((child, guarded, fstring, inner_level, False))
+                push((child, guarded, fstring, inner_level, False))
 
-    def _chain(
-        self, node: ast.expr, guarded: bool, fstring: bool, stack: list, level: bool
-    ) -> None:
+    def _chain(self, node: ast.Attribute, guarded: bool, fstring: bool) -> None:
+        """Keep the chain ``a.b.c`` whose outermost node is ``node`` (its head a Name)."""
         nodes: List[ast.expr] = []
-        current = node
+        current: ast.expr = node
         while type(current) is ast.Attribute:
             nodes.append(current)
-            current = current.value
-        if type(current) is not ast.Name:
-            stack.append((current, guarded, fstring, level, False))
-            return
-        if not isinstance(current.ctx, ast.Load):
-            (self._module_other if level else self._inner).add(current.id)
+            current = current.value  # type: ignore[attr-defined]
         nodes.append(current)
         nodes.reverse()
         parts = tuple(n.id if type(n) is ast.Name else n.attr for n in nodes)  # type: ignore[attr-defined]
@@ -312,6 +331,19 @@ class AstView:
             )
             if not module_level:
                 self._inner.add(bound)
+
+
+def _imported_names(tree: ast.Module) -> Set[str]:
+    """Every name an import statement binds, in any scope (statements only: no expression
+    holds an import)."""
+    found: Set[str] = set()
+    for node in iter_statements(tree):
+        kind = type(node)
+        if kind is ast.Import:
+            found.update(a.asname or a.name.split(".", 1)[0] for a in node.names)  # type: ignore[attr-defined]
+        elif kind is ast.ImportFrom:
+            found.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
+    return found
 
 
 def _children(node: ast.AST) -> List[ast.AST]:
