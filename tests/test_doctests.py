@@ -302,3 +302,20 @@ def test_the_docstring_pass_reads_the_tree_the_engine_parsed(monkeypatch):
     )
     assert migrate(source) == expected != source
     assert parses.count(source) == 1  # by the engine's gate 2, not again for the examples
+
+
+def test_the_code_block_hint_is_the_one_pattern_it_replaces():
+    import re
+
+    from jaxmigrate.migrator.runner import may_hold_code_block
+
+    one = re.compile(
+        r"::[ \t]*\r?$|(?:code-block|sourcecode|code)::|^[ \t]*(?:```|~~~)[ \t]*\{?\.?(?:py|ipy)",
+        re.M,
+    )
+    pieces = ["x = a[::2]\n", "Example::\n", "Example:: \r\n", "Example::  x\n", ".. code:: py",
+              ".. code-block::", ".. sourcecode::", "  ```python\n", "```\n", " ~~~ {.py}\n",
+              "~~~ipython", "``` js\n", "s = '::'", "x::y", "\t```py", "cod e::"]  # fmt: skip
+    texts = [a + b for a in pieces for b in pieces] + [a + "\n" + b for a in pieces for b in pieces]
+    assert {may_hold_code_block(t) for t in texts} == {True, False}
+    assert all(may_hold_code_block(t) == bool(one.search(t)) for t in texts)
