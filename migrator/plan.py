@@ -52,6 +52,20 @@ def identifier_tokens(text: str) -> List[str]:
     return tokens
 
 
+def tokens_in_hand(text: str) -> Optional[List[str]]:
+    """:func:`identifier_tokens` of ``text`` if they are kept (it was the last text asked)."""
+    last, tokens = _LAST_TOKENS
+    return tokens if last is text else None
+
+
+def keep_tokens(text: str, tokens: Optional[List[str]]) -> None:
+    """Keep ``tokens`` (:func:`tokens_in_hand` of ``text`` earlier) as the last text's again,
+    once other texts were asked in between (a module's docstring programs)."""
+    global _LAST_TOKENS
+    if tokens is not None and len(text) <= KEEP_TOKENS_CHARS:
+        _LAST_TOKENS = (text, tokens)
+
+
 # -- planning: what the active rules want ----------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Plan:

@@ -173,9 +173,15 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         from jaxmigrate.migrator.docs import migrate_docstrings
 
         gates = None if kept is None else gateplan.kept(settings, kept)
+        before = output
+        tokens = _tokens_in_hand(output) if settings.survey else None
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache, gates, tree)
         fixes += doc_fixes
         findings += doc_findings
+        if tokens is not None and output == before:  # for the survey's floor (migrate_text)
+            from jaxmigrate.migrator.plan import keep_tokens
+
+            keep_tokens(output, tokens)
     del tree
     if kept is not None:
         gateplan.save(settings, kept)  # (if the rules were loaded) for later runs' files
@@ -192,6 +198,12 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         fixes = [todos.shift(d, unstripped) for d in fixes]
         findings = [todos.shift(d, mapping) for d in findings]
     return output, fixes, findings, None
+
+
+def _tokens_in_hand(text: str) -> Optional[List[str]]:
+    from jaxmigrate.migrator.plan import tokens_in_hand
+
+    return tokens_in_hand(text)
 
 
 def _line_length(settings: Settings) -> int:
@@ -295,11 +307,12 @@ def migrate_text(
         return result
     result.changed = output != source.text
     if options.floor:
+        from jaxmigrate.migrator.plan import tokens_in_hand
         from jaxmigrate.migrator.target import survey_floor
 
         python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)
         result.floor, result.floor_bound = survey_floor(
-            output if python else None, fixes, settle=result.changed
+            output if python else None, fixes, result.changed, tokens_in_hand(output)
         )
     if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
         findings = linemap.as_read(findings, source.text, output)

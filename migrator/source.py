@@ -161,7 +161,7 @@ def floor_noted(text: str) -> bool:
 _WORD = re.compile(r"\w+")
 
 
-def floor_bound(text: str) -> Optional[Version]:
+def floor_bound(text: str, tokens: Optional[Sequence[str]] = None) -> Optional[Version]:
     """A version no older than :func:`floor_of` ``text``'s, read from the words of the text
     without parsing it (None: no name newer than the oldest release can be referenced).
 
@@ -169,10 +169,17 @@ def floor_bound(text: str) -> Optional[Version]:
     its head spells the module's parts, the attribute chain or ``from`` import the rest.  So
     the newest name added to JAX whose parts are all words of the text (in code, strings or
     comments alike) is at least as new as the newest one the text references.  Identifiers
-    are read as Python reads them (NFKC), so a non-ASCII spelling is no way round it."""
-    words: Set[str] = set(_WORD.findall(text))
-    if not text.isascii():
-        words = {unicodedata.normalize("NFKC", word) for word in words}
+    are read as Python reads them (NFKC), so a non-ASCII spelling is no way round it.
+
+    ``tokens``: the identifier-like tokens gate 1 read in ``text``, if it has them (they stand
+    for its words in an ASCII text: every word a name can be made of is one of them, and a
+    word that starts with a digit only adds tokens, which can only raise the bound)."""
+    if tokens is not None and text.isascii():
+        words: Set[str] = set(tokens)
+    else:
+        words = set(_WORD.findall(text))
+        if not text.isascii():
+            words = {unicodedata.normalize("NFKC", word) for word in words}
     index = _added_names()
     best: Optional[Version] = None
     for word in words.intersection(index):

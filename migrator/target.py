@@ -79,7 +79,10 @@ def file_floor(output: Optional[str], fixes: Sequence[Diagnostic]) -> Optional[F
 
 
 def survey_floor(
-    output: Optional[str], fixes: Sequence[Diagnostic], settle: bool
+    output: Optional[str],
+    fixes: Sequence[Diagnostic],
+    settle: bool,
+    tokens: Optional[Sequence[str]] = None,
 ) -> Tuple[Optional[Floor], Optional[str]]:
     """The survey's answer for one file: (its floor, None) as :func:`file_floor`, or (what its
     fixes need, a bound) where the floor of the names in ``output`` would take a parse that may
@@ -87,11 +90,12 @@ def survey_floor(
     can be; the run reads it only if it reaches the newest floor of the others
     (:func:`settle_floors`).  ``settle``: read it now whatever the bound (the text is one the
     run cannot read again, as a migrated one).  A named floor that cannot pass the first
-    jax.Array release, nor what the fixes need, is never read: it cannot set the target."""
+    jax.Array release, nor what the fixes need, is never read: it cannot set the target.
+    ``tokens``: gate 1's identifier-like tokens of ``output``, when it has them."""
     fixed = fix_floor(fixes)
     if output is None or "jax" not in output or floor_noted(output):
         return file_floor(output, fixes), None
-    bound = floor_bound(output)
+    bound = floor_bound(output, tokens)
     low = max(parse_version(ARRAY_FLOOR), parse_version(fixed[0]) if fixed else (0,))
     if bound is None or bound <= low:
         return fixed, None

@@ -15,6 +15,7 @@ from typing import Dict, List
 
 import pytest
 
+from jaxmigrate.migrator.plan import identifier_tokens
 from jaxmigrate.migrator.runner import CHECK, FileResult, Options, process_file
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.source import floor_bound, floor_of
@@ -44,6 +45,9 @@ def test_the_bound_is_never_below_the_floor(path):
     if floor is not None:
         bound = floor_bound(text)
         assert bound is not None and bound >= floor[0], (floor, bound)
+        tokens = identifier_tokens(text)  # gate 1's, as the survey hands them on
+        from_tokens = floor_bound(text, tokens)
+        assert from_tokens is not None and from_tokens >= floor[0], (floor, from_tokens)
 
 
 @pytest.mark.parametrize(
@@ -197,3 +201,26 @@ def test_a_file_the_survey_parsed_has_its_floor_at_once_and_another_a_bound(tmp_
     assert floor is not None and floor == file_floor(parsed, [])
     assert (results[0].floor, results[0].floor_bound) == (floor, None)
     assert (results[1].floor, results[1].floor_bound) == (None, floor[0])
+
+
+def test_the_survey_reads_the_bound_from_gate_1s_tokens_past_the_doctests(tmp_path, monkeypatch):
+    from jaxmigrate.migrator import target
+
+    asked = []
+    real = target.floor_bound
+
+    def spy(text, tokens=None):  # noqa: ANN001, ANN202
+        asked.append(tokens)
+        return real(text, tokens)
+
+    monkeypatch.setattr(target, "floor_bound", spy)
+    text = (
+        'import jax\n"""Keys.\n\n>>> import jax\n>>> k = jax.random.key(0)\n"""\n'
+        "k = jax.random.key(0)\nt = jax.tree_util.tree_map\n"
+    )
+    (tmp_path / "m.py").write_text(text, encoding="utf-8")
+    settings = dataclasses.replace(Settings(), survey=True, locate_fixes=False, first_party=())
+    result = process_file(tmp_path / "m.py", settings, CHECK, options=Options(floor=True))
+    assert result.floor_bound is not None and not result.changed
+    assert asked and asked[-1] is not None  # the module's tokens, not a docstring program's
+    assert set(asked[-1]) == set(identifier_tokens(text))
