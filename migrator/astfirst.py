@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
+from jaxmigrate.migrator.astfacts import iter_statements
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.lossless import SUSPECT
@@ -61,12 +62,21 @@ def _never_answers(rule: "Rule") -> bool:
     return type(rule).ast_findings is Rule.ast_findings
 
 
+_TRY = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+
+
 def _loses_except(text: str, tree: ast.Module) -> bool:
     """Does an ``except`` clause without ``as`` have white space (or a continuation) before
     its colon, which LibCST's parser drops (:mod:`migrator.lossless`)?"""
     lines = None
-    for node in ast.walk(tree):
-        if type(node) is not ast.ExceptHandler or node.name is not None:
+    handlers = (
+        handler
+        for statement in iter_statements(tree)  # (an except clause is only a statement's)
+        if type(statement) in _TRY
+        for handler in statement.handlers  # type: ignore[attr-defined]
+    )
+    for node in handlers:
+        if node.name is not None:
             continue
         if lines is None:
             lines = text.splitlines(keepends=True) if "\r" not in text else None

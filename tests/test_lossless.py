@@ -79,3 +79,26 @@ def test_lost_lines_map_onto_the_file():
     assert [lost.line(n) for n in (1, 2, 3, 4, 5)] == [1, 2, 3, 5, 6]
     assert lost.restore("try:\n    a\nexcept E:\n    b\nC\n") == source.replace("c\n", "C\n")
     assert lost.restore("try:\n    a\nexcept F:\n    b\nc\n") is None  # a fix on the lost line
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "{}",
+        "def f():\n    {}",
+        "class C:\n    def m(self):\n        {}",
+        "try:\n    pass\nexcept E:\n    {}",
+        "with c:\n    for x in y:\n        {}",
+        "match v:\n    case 1:\n        {}",
+    ],
+)
+@pytest.mark.parametrize("header", ["except :", "except (A, B) :", "except* E :"])
+def test_the_ast_path_finds_the_header_at_any_depth(where, header):
+    from jaxmigrate.migrator.astfirst import _loses_except
+
+    indent = where.rsplit("\n", 1)[-1].split("{}")[0]
+    block = f"try:\n    pass\n{header}\n    pass\n".replace("\n", "\n" + indent).rstrip(" ")
+    text = "import jax\n" + where.format(block)
+    tree = ast.parse(text)
+    assert _loses_except(text, tree)
+    assert not _loses_except(text.replace(" :", ":"), ast.parse(text.replace(" :", ":")))
