@@ -36,11 +36,13 @@ Code inside ``try: ... except ImportError`` compatibility blocks is never touche
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+import ast
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import iter_statements
 from jaxmigrate.migrator.context import CannotReference, Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name, dotted_parts, guards_imports
@@ -55,6 +57,10 @@ from jaxmigrate.rules._import_chains import (
     module_of,
     used_through,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astview import AstView
+    from jaxmigrate.migrator.diagnostics import Diagnostic
 
 # Module -> the first JAX release without it (the rule acts where the target reaches that
 # release: the import fails on part of the target).
@@ -216,6 +222,20 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
             """,
         ),
     )
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing where no import statement, in any scope, names a removed module or
+        something in one: :meth:`visit_module` then returns before it reads anything (its
+        deletions too need an import of ``maps``).  None otherwise: LibCST decides."""
+        modules = tuple(REMOVED)
+        for item in view.imports:
+            if module_of(item.qualname, modules) or module_of(item.imported, modules):
+                return None
+        for statement in iter_statements(view.tree):  # ``from M import *`` (not in imports)
+            if type(statement) is ast.ImportFrom and not statement.level:
+                if module_of(statement.module or "", modules):
+                    return None
+        return []
 
     def visit_module(self, ctx: Context) -> None:
         deleted = positional.delete(ctx)  # (maps is still there before 0.4.31; the setting not)

@@ -256,6 +256,21 @@ SITE_CASES = [
 ]
 
 
+# JAX806: nothing where no import names a removed module (chex's guarded ``jax.pxla`` reads)
+REMOVED_MODULE_CASES = [
+    "import jax\nok = hasattr(jax, 'pxla') and isinstance(x, jax.pxla.ShardedDeviceArray)\n",
+    "import jax\nfrom . import maps\nx = jax.xla.DeviceArray\n",
+    "import jax\nimport jax.experimental\nm = jax.lib.xla_bridge.get_backend()\n",
+    # left to LibCST: an import of a removed module, in any scope or form
+    "import jax.experimental.maps\nimport jax\n",
+    "def f():\n    from jax.lib import xla_bridge\n    return xla_bridge.x\n",
+    "from jax.experimental.maps import *\nimport jax\n",
+    "import jax.pxla as p\n",
+    "try:\n    from jax.experimental import maps\nexcept ImportError:\n    maps = None\n",
+]
+REMOVED_MODULE_ANSWERED = 3
+
+
 # JAX306: nothing where every call passes tiled= (or unpacks its arguments), or where the code
 # was written for the default of the whole range (its source stated, or proven by its names)
 MH = "from jax.experimental import multihost_utils as mh\n"
@@ -283,7 +298,9 @@ def test_process_allgather_answers_from_ast():
     assert answered(ALLGATHER_CASES, "JAX306", SOURCED) == len(ALLGATHER_CASES)
 
 
-@pytest.mark.parametrize("text", PMAP_CASES + CONFIG_CASES + SITE_CASES + FSTRING_CASES)
+@pytest.mark.parametrize(
+    "text", PMAP_CASES + CONFIG_CASES + SITE_CASES + FSTRING_CASES + REMOVED_MODULE_CASES
+)
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 def test_ast_first_reports_what_libcst_does_at_sites(text, options):
     assert ast_first_difference(text, options) is None
@@ -296,6 +313,11 @@ def test_site_rules_answer_from_ast():
     )
     if MULTILINE_FSTRINGS_PLACED:
         assert answered(FSTRING_CASES, "JAX902", Settings()) == len(FSTRING_CASES)
+    for options in OPTIONS:
+        answers = [rule_answers(text, options).get("JAX806") for text in REMOVED_MODULE_CASES]
+        assert [a is not None for a in answers] == [True] * REMOVED_MODULE_ANSWERED + [False] * (
+            len(REMOVED_MODULE_CASES) - REMOVED_MODULE_ANSWERED
+        ), answers
     assert answered(CONFIG_CASES, "JAX502", Settings()) == 4
     assert answered(SITE_CASES, "JAX803", Settings()) == 2
     assert answered(SITE_CASES, "JAX903", Settings()) == 2
