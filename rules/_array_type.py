@@ -9,13 +9,14 @@ neither depends on the other.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, List, Optional
 
 import libcst as cst
 
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Rule, Safety
 from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference
+from jaxmigrate.rules._ast_sites import nothing_at_sites
 from jaxmigrate.rules._helpers import (
     class_tuple,
     dedupe_elements,
@@ -25,6 +26,10 @@ from jaxmigrate.rules._helpers import (
     is_type_identity_check,
     isinstance_position,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astview import AstView
+    from jaxmigrate.migrator.diagnostics import Diagnostic
 
 MODERN = "jax.Array"
 # Every spelling of the pre-jax.Array ``DeviceArray`` (JAX101's names): other array-type rules
@@ -150,6 +155,14 @@ class PredicateTypeRule(Rule):
     def leaves_alone(self, site: NameSite) -> bool:
         """True for the uses another rule handles."""
         return False
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing, read on ``ast``, where no string annotation spells the class (what
+        :meth:`visit_module` reports; its aliases need an import, a site) and the file has no
+        site of :attr:`names`; None otherwise."""
+        if self.label in view.facts.annotation_words:
+            return None
+        return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def visit_module(self, ctx: Context) -> None:
         report_string_annotations(ctx, self.label, MODERN, self.names)

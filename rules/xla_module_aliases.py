@@ -10,7 +10,7 @@ in pxla's deprecation table excluded).
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import libcst as cst
 
@@ -19,6 +19,11 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import history
+from jaxmigrate.rules._ast_sites import nothing_at_sites
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astview import AstView
+    from jaxmigrate.migrator.diagnostics import Diagnostic
 
 # Members of jax.interpreters.{xla,pxla} on JAX 0.10.2 (pxla ones are deprecated since 0.8.2).
 MODERN_MEMBERS = {
@@ -141,6 +146,12 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
             """,
         ),
     )
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing, read on ``ast``, in a file with no site of the aliases (every hook is
+        :meth:`visit_name`'s): chex's ``hasattr(jax, "pxla")`` checks are compatibility code;
+        None where there is one."""
+        return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         qualname = site.qualname

@@ -269,6 +269,19 @@ REMOVED_MODULE_CASES = [
     "try:\n    from jax.experimental import maps\nexcept ImportError:\n    maps = None\n",
 ]
 REMOVED_MODULE_ANSWERED = 3
+# JAX102 and JAX104 (a legacy class and the module aliases): nothing where every site is in
+# compatibility code and no string annotation spells the class
+ALIAS_CASES = [
+    "import jax\nok = (\n    hasattr(jax, 'pxla')\n"
+    "    and hasattr(jax.pxla, 'ShardedDeviceArray')\n"
+    "    and isinstance(x, jax.pxla.ShardedDeviceArray)\n)\n",
+    "import jax\ntry:\n    from jax.pxla import ShardedDeviceArray\nexcept ImportError:\n"
+    "    ShardedDeviceArray = None\n",
+    # left to LibCST: a site, a string annotation, an import under another name
+    "import jax\nok = isinstance(x, jax.pxla.ShardedDeviceArray)\n",
+    "import jax\ndef f(x: 'ShardedDeviceArray') -> int:\n    return jax.pxla.x\n",
+    "import jax\nfrom jax.interpreters.pxla import ShardedDeviceArray as SDA\n",
+]
 
 
 # JAX306: nothing where every call passes tiled= (or unpacks its arguments), or where the code
@@ -299,7 +312,8 @@ def test_process_allgather_answers_from_ast():
 
 
 @pytest.mark.parametrize(
-    "text", PMAP_CASES + CONFIG_CASES + SITE_CASES + FSTRING_CASES + REMOVED_MODULE_CASES
+    "text",
+    PMAP_CASES + CONFIG_CASES + SITE_CASES + FSTRING_CASES + REMOVED_MODULE_CASES + ALIAS_CASES,
 )
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 def test_ast_first_reports_what_libcst_does_at_sites(text, options):
@@ -313,6 +327,10 @@ def test_site_rules_answer_from_ast():
     )
     if MULTILINE_FSTRINGS_PLACED:
         assert answered(FSTRING_CASES, "JAX902", Settings()) == len(FSTRING_CASES)
+    for code in ("JAX102", "JAX104"):  # (JAX104 reads no name in the guarded import)
+        answers = [rule_answers(text, Settings()).get(code) for text in ALIAS_CASES]
+        assert answers[0] == [] and answers[2:] == [None] * 3, (code, answers)
+        assert answers[1] == ([] if code == "JAX102" else None), (code, answers)
     for options in OPTIONS:
         answers = [rule_answers(text, options).get("JAX806") for text in REMOVED_MODULE_CASES]
         assert [a is not None for a in answers] == [True] * REMOVED_MODULE_ANSWERED + [False] * (
