@@ -256,11 +256,11 @@ class AstView:
             if kind is Attribute:
                 current = node.value  # type: ignore[attr-defined]
                 while type(current) is Attribute:
-                    current = current.value  # type: ignore[attr-defined]
+                    current = current.value
                 if type(current) is not Name:
                     push((current, guarded, fstring, module_level, False))
                     continue
-                if type(current.ctx) is not Load:  # type: ignore[attr-defined]
+                if type(current.ctx) is not Load:
                     (module_other if module_level else inner).add(current.id)
                 if current.id in imported:
                     self._chain(node, guarded, fstring)  # type: ignore[arg-type]
@@ -303,7 +303,7 @@ class AstView:
         current: ast.expr = node
         while type(current) is ast.Attribute:
             nodes.append(current)
-            current = current.value  # type: ignore[attr-defined]
+            current = current.value
         nodes.append(current)
         nodes.reverse()
         parts = tuple(n.id if type(n) is ast.Name else n.attr for n in nodes)  # type: ignore[attr-defined]
