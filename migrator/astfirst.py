@@ -15,7 +15,7 @@ import ast
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from jaxmigrate.migrator.astfacts import iter_statements
-from jaxmigrate.migrator.astview import AstView
+from jaxmigrate.migrator.astview import TRY_STATEMENTS, AstView
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.lossless import SUSPECT
 
@@ -62,9 +62,6 @@ def _never_answers(rule: "Rule") -> bool:
     return type(rule).ast_findings is Rule.ast_findings
 
 
-_TRY = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
-
-
 def _loses_except(text: str, tree: ast.Module) -> bool:
     """Does an ``except`` clause without ``as`` have white space (or a continuation) before
     its colon, which LibCST's parser drops (:mod:`migrator.lossless`)?"""
@@ -72,7 +69,7 @@ def _loses_except(text: str, tree: ast.Module) -> bool:
     handlers = (
         handler
         for statement in iter_statements(tree)  # (an except clause is only a statement's)
-        if type(statement) in _TRY
+        if type(statement) in TRY_STATEMENTS
         for handler in statement.handlers  # type: ignore[attr-defined]
     )
     for node in handlers:

@@ -54,7 +54,7 @@ _GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeE
 # the names and attributes inside the multi-line f-strings of the legacy and modern corpora and
 # of an environment's site-packages (24,236) all sit where their text is.
 MULTILINE_FSTRINGS_PLACED = sys.version_info >= (3, 11)
-_TRY = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+TRY_STATEMENTS = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
            ast.SetComp, ast.GeneratorExp, ast.DictComp)  # fmt: skip
 
@@ -273,7 +273,7 @@ class AstView:
             inner_level = module_level and not isinstance(node, _SCOPES)
             other = module_other if module_level else inner
             children = _children(node)
-            if kind in _TRY:
+            if kind in TRY_STATEMENTS:
                 guarded = guarded or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
             elif kind is ast.If or kind is ast.IfExp:
                 guarded = guarded or _feature_test(node.test)  # type: ignore[attr-defined]

@@ -201,6 +201,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
 
 
 def _tokens_in_hand(text: str) -> Optional[List[str]]:
+    """Gate 1's tokens of ``text``, if kept (imported on use: the plan comes with the rules)."""
     from jaxmigrate.migrator.plan import tokens_in_hand
 
     return tokens_in_hand(text)
@@ -307,12 +308,11 @@ def migrate_text(
         return result
     result.changed = output != source.text
     if options.floor:
-        from jaxmigrate.migrator.plan import tokens_in_hand
         from jaxmigrate.migrator.target import survey_floor
 
         python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)
         result.floor, result.floor_bound = survey_floor(
-            output if python else None, fixes, result.changed, tokens_in_hand(output)
+            output if python else None, fixes, result.changed, _tokens_in_hand(output)
         )
     if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
         findings = linemap.as_read(findings, source.text, output)
