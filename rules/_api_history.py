@@ -18,15 +18,11 @@ import functools
 import gzip
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple, Type
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Type
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.version import Version
-
-if TYPE_CHECKING:  # pragma: no cover
-    from jaxmigrate.migrator.astview import AstView
-    from jaxmigrate.migrator.diagnostics import Diagnostic
 
 DATA = Path(__file__).resolve().parent / "data" / "jax_api_history.json.gz"
 FORMAT = 2
@@ -395,13 +391,6 @@ class ActsWhereMissing(Rule):
     """
 
     gone_modules: Tuple[str, ...] = ()
-
-    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
-        """Nothing, read on ``ast``, in a file with no site of a name the range lacks (these
-        rules act only in :meth:`visit_name`); None where there is one."""
-        from jaxmigrate.rules._ast_sites import nothing_at_sites
-
-        return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         # a class is hashable: mypy checks the instances' __hash__ against Hashable instead

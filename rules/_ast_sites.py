@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import ClassVar, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.astview import AstView, Chain
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -122,6 +122,17 @@ def nothing_at_sites(
     if not legacy_imports_stay(view, names, modules):
         return None
     return [] if name_sites(view, Resolver(view, names)) == [] else None
+
+
+class AnswersAtSites:
+    """For a rule (listed before its ``Rule`` base) whose only hook is ``visit_name``:
+    :func:`nothing_at_sites` is its :meth:`migrator.rule.Rule.ast_findings`."""
+
+    names: ClassVar[FrozenSet[str]]
+    legacy_modules: ClassVar[FrozenSet[str]]
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        return nothing_at_sites(view, self.names, self.legacy_modules)
 
 
 def one_string_token(view: AstView, node: ast.Constant) -> bool:

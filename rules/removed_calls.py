@@ -23,6 +23,7 @@ from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing, history
 from jaxmigrate.rules._arrays import expr_code
+from jaxmigrate.rules._ast_sites import AnswersAtSites
 from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
 from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import print_template, tap_template
@@ -210,7 +211,7 @@ RECIPES: Tuple[CallRecipe, ...] = (
 TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 
 
-class RemovedCalls(ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
+class RemovedCalls(AnswersAtSites, ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
     """calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback,
     jax.util.safe_map, ...) rewritten
 

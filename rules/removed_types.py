@@ -22,6 +22,7 @@ from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing
 from jaxmigrate.rules._arrays import expr_code
+from jaxmigrate.rules._ast_sites import AnswersAtSites
 from jaxmigrate.rules._helpers import (
     fitting,
     in_type_expression,
@@ -124,7 +125,7 @@ TABLE: Dict[str, TypeReplacement] = {
 _REFERENCE = re.compile(r"\{q:([\w.]+)\}")
 
 
-class RemovedTypes(ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
+class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safety.SAFE):
     """jax.random.KeyArray, batching.BatchTracer, core.Shape -> jax.Array, jax.core.Tracer,
     Sequence[int] in types
 
