@@ -180,37 +180,51 @@ def floor_bound(text: str, tokens: Optional[Sequence[str]] = None) -> Optional[V
         words = set(_WORD.findall(text))
         if not text.isascii():
             words = {unicodedata.normalize("NFKC", word) for word in words}
-    index = _added_names()
     best: Optional[Version] = None
-    for word in words.intersection(index):
-        for added, parts in index[word]:  # newest first
-            if best is not None and added <= best:
-                break
-            if parts <= words:
-                best = added
-                break
+    for module in _modules_within(words):
+        added = _added_in(module)
+        for name in words.intersection(added):
+            if best is None or added[name] > best:
+                best = added[name]
     return best
 
 
 @functools.lru_cache(maxsize=1)
-def _added_names() -> Dict[str, List[Tuple[Version, FrozenSet[str]]]]:
-    """Every name whose run of releases reaching the newest starts after the oldest (the
-    names :func:`evidence` dates), by its last part: (release added, the module's parts),
-    newest first."""
+def _modules_by_last_part() -> Dict[str, List[Tuple[str, FrozenSet[str]]]]:
+    """Every module the API history dates names of, with its parts, by its last part."""
+    from jaxmigrate.rules._api_runs import modules
+
+    table: Dict[str, List[Tuple[str, FrozenSet[str]]]] = {}
+    for module in modules():
+        parts = frozenset(module.split("."))
+        table.setdefault(module.rpartition(".")[2], []).append((module, parts))
+    return table
+
+
+def _modules_within(words: Set[str]) -> Iterator[str]:
+    """The modules all of whose parts are among ``words`` (the only ones whose names a text of
+    these words can reference)."""
+    table = _modules_by_last_part()
+    for last in words.intersection(table):
+        for module, parts in table[last]:
+            if parts <= words:
+                yield module
+
+
+@functools.cache
+def _added_in(module: str) -> Dict[str, Version]:
+    """The names of ``module`` whose run of releases reaching the newest starts after the oldest
+    (the names :func:`evidence` dates), with the release that run starts at."""
     from jaxmigrate.migrator.rule_index import releases
-    from jaxmigrate.rules._api_runs import runs_by_module
+    from jaxmigrate.rules._api_runs import runs_of
 
     known = releases()
     newest = len(known) - 1
-    index: Dict[str, List[Tuple[Version, FrozenSet[str]]]] = {}
-    for module, runs in runs_by_module():
-        parts = frozenset(module.split("."))
-        for name, (first, last) in runs:
-            if last == newest and first > 0:
-                index.setdefault(name, []).append((_key(known[first]), parts))
-    for entries in index.values():
-        entries.sort(key=lambda entry: entry[0], reverse=True)
-    return index
+    return {
+        name: _key(known[first])
+        for name, (first, last) in runs_of(module)
+        if last == newest and first > 0
+    }
 
 
 class _noted:

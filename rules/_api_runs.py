@@ -54,10 +54,14 @@ def last_run(qualname: str) -> Optional[Tuple[int, int]]:
     return _runs(module).get(name)
 
 
-def runs_by_module() -> Iterator[Tuple[str, Iterator[Tuple[str, Tuple[int, int]]]]]:
-    """Every module with its names' runs, as :func:`last_run` answers for each."""
-    for module in _modules():
-        yield module, iter(_runs(module).items())
+def modules() -> Iterator[str]:
+    """Every module that has a name whose run is not every release."""
+    return iter(_modules())
+
+
+def runs_of(module: str) -> Iterator[Tuple[str, Tuple[int, int]]]:
+    """The names of ``module`` with their runs, as :func:`last_run` answers for each."""
+    return iter(_runs(module).items())
 
 
 def render(history: object, written: Optional[Dict[str, str]] = None) -> str:
