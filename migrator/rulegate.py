@@ -14,9 +14,9 @@ neither.
 from __future__ import annotations
 
 import functools
-from typing import ClassVar, Dict, FrozenSet, Iterable, List, Tuple, TypeVar
+from typing import ClassVar, FrozenSet, Iterable, List, Tuple, TypeVar
 
-from jaxmigrate.migrator.textgate import TextGate, WordSites, word_sites
+from jaxmigrate.migrator.textgate import SiteTable, TextGate, word_sites
 
 R = TypeVar("R", bound="RuleGate")
 
@@ -100,7 +100,7 @@ class RuleGate:
         return words
 
     @functools.cached_property
-    def word_sites(self) -> Dict[str, WordSites]:
+    def word_sites(self) -> SiteTable:
         """What each trigger word stands for, for gate 1b (:mod:`migrator.textgate`)."""
         return word_sites(self)
 

@@ -33,6 +33,7 @@ from typing import (
     Dict,
     FrozenSet,
     Iterable,
+    List,
     Optional,
     Sequence,
     Set,
@@ -205,29 +206,58 @@ def under(qualname: str, modules: FrozenSet[str]) -> bool:
     return False
 
 
-def word_sites(rule: object) -> Dict[str, WordSites]:
+def word_sites(rule: object) -> "SiteTable":
     """What a rule's trigger words stand for: attributes, keywords, strings, qualified names."""
-    table: Dict[str, WordSites] = {}
-    modules = frozenset(rule.legacy_modules)  # type: ignore[attr-defined]
+    return SiteTable(rule)
 
-    def entry(word: str) -> WordSites:
-        return table.setdefault(word, WordSites(modules))
 
-    for qualnames, legacy in ((rule.names, False), (modules, True)):  # type: ignore[attr-defined]
-        for qualname in qualnames:
-            parent, _, word = qualname.rpartition(".")
-            site = entry(word)
-            (site.module_parents if legacy else site.parents).add(parent.rpartition(".")[2])
+class SiteTable:
+    """The :class:`WordSites` of a rule's trigger words, each made when gate 1b first asks for it:
+    a rule may declare thousands of names, and a file holds a few of their words."""
+
+    def __init__(self, rule: object) -> None:
+        self._rule = rule
+        self._modules = frozenset(rule.legacy_modules)  # type: ignore[attr-defined]
+        self._made: Dict[str, Optional[WordSites]] = {}
+        self._by_word: Optional[Dict[str, List[Tuple[str, bool]]]] = None
+
+    def get(self, word: str) -> Optional[WordSites]:
+        """The sites ``word`` stands for, None when it is none of the rule's trigger words."""
+        try:
+            return self._made[word]
+        except KeyError:
+            made = self._made[word] = self._make(word)
+            return made
+
+    def _make(self, word: str) -> Optional[WordSites]:
+        rule = self._rule
+        named = self._qualnames().get(word, ())
+        flags = (
+            word in rule.attributes,  # type: ignore[attr-defined]
+            word in rule.keywords,  # type: ignore[attr-defined]
+            word in rule.strings,  # type: ignore[attr-defined]
+            word in getattr(rule, "annotation_words", ()),
+        )
+        if not named and not any(flags):
+            return None
+        site = WordSites(self._modules)
+        for qualname, legacy in named:
+            parent = qualname.rpartition(".")[0].rpartition(".")[2]
+            (site.module_parents if legacy else site.parents).add(parent)
             site.qualnames.add(qualname)
-    for word in rule.attributes:  # type: ignore[attr-defined]
-        entry(word).attribute = True
-    for word in rule.keywords:  # type: ignore[attr-defined]
-        entry(word).keyword = True
-    for word in rule.strings:  # type: ignore[attr-defined]
-        entry(word).string = True
-    for word in getattr(rule, "annotation_words", ()):
-        entry(word).annotation = True
-    return table
+        site.attribute, site.keyword, site.string, site.annotation = flags
+        return site
+
+    def _qualnames(self) -> Dict[str, List[Tuple[str, bool]]]:
+        """The rule's names and legacy modules (with True for the latter), by their last part."""
+        if self._by_word is None:
+            table: Dict[str, List[Tuple[str, bool]]] = {}
+            names = self._rule.names  # type: ignore[attr-defined]
+            for qualnames, legacy in ((names, False), (self._modules, True)):
+                for qualname in qualnames:
+                    table.setdefault(qualname.rpartition(".")[2], []).append((qualname, legacy))
+            self._by_word = table
+        return self._by_word
 
 
 class TextGate:
@@ -310,7 +340,7 @@ class TextGate:
             i = text.find(name, after)
         return False
 
-    def admits(self, sites: Dict[str, WordSites], words: Iterable[str]) -> bool:
+    def admits(self, sites: SiteTable, words: Iterable[str]) -> bool:
         """Is one of ``words`` written as one of ``sites``?"""
         for word in words:
             site = sites.get(word)
