@@ -18,7 +18,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple, Union
@@ -95,6 +94,8 @@ class ResultCache:
         return entry
 
     def put(self, raw: bytes, entry: dict) -> None:
+        import tempfile  # (on use: a run that writes nothing never loads it)
+
         path = self._path(raw)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,6 @@ import dataclasses
 import io
 import os
 import stat
-import tempfile
 import tokenize
 from pathlib import Path
 
@@ -81,6 +80,8 @@ def is_read_only(path: Path) -> bool:
 
 def write_source(source: SourceFile, text: str) -> None:
     """Atomically replace the file (through a symlink, the link's target) with ``text``."""
+    import tempfile  # (on use: a run that writes nothing never loads it)
+
     data = source.encode(text)
     real = Path(os.path.realpath(source.path))
     if is_read_only(real):

@@ -21,7 +21,6 @@ import importlib
 import marshal
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Type, cast
 
@@ -165,6 +164,8 @@ def save(settings: "Settings", directory: Path) -> None:
     if kept is None:
         return
     try:
+        import tempfile  # (on use: most runs keep nothing)
+
         data = marshal.dumps(kept)
         where.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=where.parent, suffix=".tmp")

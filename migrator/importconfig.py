@@ -18,16 +18,11 @@ Everything else that is not the standard library is third party, as both tools d
 
 from __future__ import annotations
 
-import configparser
 import functools
-import sys
 from pathlib import Path
 from typing import Iterable, Set, Tuple
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from jaxmigrate.migrator import tomlfile
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", ".isort.cfg", ".git")
 _INI = {
@@ -82,8 +77,8 @@ def _configured(root: Path) -> Set[str]:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         try:
-            tool = tomllib.loads(pyproject.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, tomllib.TOMLDecodeError):
+            tool = tomlfile.loads(pyproject.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, ValueError):
             tool = {}
         tool = tool.get("tool", {}) if isinstance(tool, dict) else {}
         ruff = tool.get("ruff", {}) if isinstance(tool, dict) else {}
@@ -97,6 +92,8 @@ def _configured(root: Path) -> Set[str]:
         path = root / name
         if not path.is_file():
             continue
+        import configparser
+
         parser = configparser.ConfigParser(strict=False, interpolation=None)
         try:
             parser.read_string(path.read_text(encoding="utf-8", errors="replace"))

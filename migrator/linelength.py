@@ -20,17 +20,12 @@ wrapped; a line that was already longer is the user's and stays as it is.
 
 from __future__ import annotations
 
-import configparser
 import functools
 import re
-import sys
 from pathlib import Path
 from typing import Optional
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from jaxmigrate.migrator import tomlfile
 
 DEFAULT_LINE_LENGTH = 88
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -79,8 +74,8 @@ def configured_in(directory: Path) -> Optional[int]:
 
 def _from_pyproject(path: Path) -> Optional[int]:
     try:
-        tool = tomllib.loads(path.read_text(encoding="utf-8", errors="replace")).get("tool", {})
-    except (OSError, tomllib.TOMLDecodeError):
+        tool = tomlfile.loads(path.read_text(encoding="utf-8", errors="replace")).get("tool", {})
+    except (OSError, ValueError):
         return None
     pylint = tool.get("pylint", {})
     for table, key in (
@@ -97,6 +92,8 @@ def _from_pyproject(path: Path) -> Optional[int]:
 
 
 def _from_ini(path: Path, sections: tuple) -> Optional[int]:
+    import configparser
+
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     try:
         parser.read_string(path.read_text(encoding="utf-8", errors="replace"))

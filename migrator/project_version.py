@@ -22,22 +22,16 @@ requirement without a version (``jax``, ``jax @ git+...``) is found, but gives n
 from __future__ import annotations
 
 import ast
-import configparser
 import dataclasses
 import re
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from jaxmigrate.migrator import tomlfile
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.source import SourceRange
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 _REQUIREMENT_RE = re.compile(
     r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;#]*)"
@@ -144,8 +138,8 @@ def from_requirements(lines: Iterable[str]) -> Optional[tuple]:
 
 def _pyproject(path: Path) -> Optional[tuple]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = tomlfile.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
     found = from_requirements(data.get("project", {}).get("dependencies", []) or [])
     if found and found[0] is not None:
@@ -159,6 +153,8 @@ def _pyproject(path: Path) -> Optional[tuple]:
 
 
 def _setup_cfg(path: Path) -> Optional[tuple]:
+    import configparser
+
     parser = configparser.ConfigParser()
     try:
         parser.read(path, encoding="utf-8")

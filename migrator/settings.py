@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from jaxmigrate.migrator import rule_index
+from jaxmigrate.migrator import rule_index, tomlfile
 from jaxmigrate.migrator.source import SourceRange, source_range
 from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.rule import Rule
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 class ConfigError(Exception):
@@ -224,8 +218,8 @@ def _common_parent(paths: Sequence[Path]) -> str:
 def load_config(path: Path) -> Optional[Dict[str, Any]]:
     """The ``[tool.jaxmigrate]`` table of a pyproject.toml as Settings keywords (None if absent)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        data = tomlfile.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ConfigError(f"{path}: cannot read configuration: {error}") from None
     table = data.get("tool", {}).get("jaxmigrate")
     if table is None:
