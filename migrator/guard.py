@@ -51,7 +51,7 @@ def nesting_problem(text: str, tree: Optional[ast.AST], limit: int) -> Optional[
     if len(text) <= min(limit, MAX_BRACKETS):  # a level takes at least a character
         return None
     if tree is not None:
-        depth, brackets = tree_depth(tree, limit), 0  # (CPython allows MAX_BRACKETS at most)
+        depth, brackets = tree_depth(tree, limit, text), 0  # (CPython: MAX_BRACKETS at most)
     else:
         depth, brackets = token_depth(text, limit)
     if brackets > MAX_BRACKETS:
@@ -180,13 +180,18 @@ class _Call:
 
 
 # -- measuring the nesting ---------------------------------------------------------------------
-def tree_depth(tree: ast.AST, limit: int) -> int:
+def tree_depth(tree: ast.AST, limit: int, text: Optional[str] = None) -> int:
     """How deeply ``tree`` nests, counted so that LibCST's tree is no deeper: one level per
     node, plus the operands of an ``and``/``or`` chain and the ``for`` clauses of a
     comprehension (flat lists in ``ast``, nested nodes in LibCST).  Stops early past ``limit``.
-    (Implicitly concatenated strings, flat in ``ast`` too, are bounded by LibCST's parser.)"""
-    AST = ast.AST
+    (Implicitly concatenated strings, flat in ``ast`` too, are bounded by LibCST's parser.)
+
+    With ``text`` (the source of ``tree``), a statement whose source is too short to nest past
+    ``limit`` is not walked (:func:`_short_enough`), so that the answer is the depth when it
+    is over ``limit``, and some depth no greater than ``limit`` otherwise."""
+    AST, stmt = ast.AST, ast.stmt
     BoolOp, comprehensions = ast.BoolOp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+    starts = _line_starts(text) if text is not None else None
     deepest = 0
     stack: List[Tuple[ast.AST, int]] = [(tree, 1)]
     pop, push = stack.pop, stack.append
@@ -201,6 +206,9 @@ def tree_depth(tree: ast.AST, limit: int) -> int:
             deepest = depth
             if deepest > limit:
                 return deepest
+        if starts is not None and isinstance(node, stmt):
+            if _short_enough(node, starts, limit - depth):
+                continue  # (it cannot reach past the limit)
         below = depth + 1
         for field in node._fields:
             value = getattr(node, field, None)
@@ -211,6 +219,38 @@ def tree_depth(tree: ast.AST, limit: int) -> int:
             elif isinstance(value, AST):
                 push((value, below))
     return deepest
+
+
+def _line_starts(text: str) -> Optional[List[int]]:
+    """Where each line of ``text`` starts, in the units of ``ast``'s column offsets (UTF-8 bytes):
+    for an ASCII text whose lines end at ``\n`` (``\r\n`` included), its characters.  None for
+    any other text (its statements are walked)."""
+    if not text.isascii() or text.count("\r") != text.count("\r\n"):
+        return None
+    starts, at = [0], 0
+    for line in text.split("\n"):
+        at += len(line) + 1
+        starts.append(at)
+    return starts
+
+
+def _short_enough(node: ast.stmt, starts: List[int], levels: int) -> bool:
+    """Can the statement ``node`` have no more than ``levels`` levels below it, by its length?
+
+    Each level of ``ast`` below a statement takes at least one character of it, apart from a
+    few that take none and never nest in one another (an expression statement, a context or
+    an operator, the arguments of a definition, a keyword argument, a ``with`` item): so twice
+    its characters, and a margin, bound its levels (``tests/test_guard_depth.py`` builds the
+    constructs that nest most for their length).  A definition's decorators come before its
+    own line: they are counted in."""
+    line, column = node.lineno, node.col_offset
+    for decorator in getattr(node, "decorator_list", ()):
+        line, column = min((line, column), (decorator.lineno, decorator.col_offset))
+    end_line, end_column = node.end_lineno, node.end_col_offset
+    if end_line is None or end_column is None or end_line >= len(starts):
+        return False
+    length = starts[end_line - 1] + end_column - starts[line - 1] - column
+    return 2 * length + 8 <= levels
 
 
 # Tokens that can open a level of LibCST's tree within a statement: operators (binary,
