@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from typing import Iterable, List, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Set, Tuple
 
 # Identifier-like words, Unicode included (Python's own identifiers).
 WORD = re.compile(r"[^\W\d]\w*")
@@ -76,65 +76,85 @@ class Scan:
         if kind is ast.Name:
             self._name(node.id, node.ctx, chain, top)  # type: ignore[attr-defined]
             return
+        if kind is ast.Attribute:
+            self.visit(node.value, chain, top)  # type: ignore[attr-defined]
+            return
         if kind is ast.Constant:
             if type(node.value) is str:  # type: ignore[attr-defined]
                 self.reads.update(words(node.value))  # type: ignore[attr-defined]
             return
-        if kind in _FUNCTIONS or kind is ast.Lambda:
-            self._function(node, chain, top)
-            return
-        if kind is ast.ClassDef:
-            if getattr(node, "type_params", None):
-                raise Unsure("type parameters")
-            if top:
-                self.binds.add(node.name)  # type: ignore[attr-defined]
-            self.visit_all(node.decorator_list, chain, top)  # type: ignore[attr-defined]
-            self.visit_all(node.bases, chain, top)  # type: ignore[attr-defined]
-            self.visit_all(node.keywords, chain, top)  # type: ignore[attr-defined]
-            self.visit_all(node.body, chain, False)  # type: ignore[attr-defined]
-            return
-        if kind in _COMPREHENSIONS:
-            self._comprehension(node, chain, top)
-            return
-        if kind is ast.NamedExpr:
-            target = node.target.id  # type: ignore[attr-defined]
-            self.reads.add(target)
-            self.binds.add(target)
-            self.visit(node.value, chain, top)  # type: ignore[attr-defined]
-            return
-        if kind is ast.Global or kind is ast.Nonlocal:
-            self.reads.update(node.names)  # type: ignore[attr-defined]
-            self.binds.update(node.names)  # type: ignore[attr-defined]
-            return
-        if kind is ast.Import or kind is ast.ImportFrom:
-            self.imports = True
-            for alias in node.names:  # type: ignore[attr-defined]
-                bound = alias.asname or alias.name.split(".", 1)[0]
-                self.imported.add(bound)
-                if top:
-                    self.binds.add(bound)
-            return
-        if kind is ast.AugAssign and type(node.target) is ast.Name:  # type: ignore[attr-defined]
-            self._name(node.target.id, ast.Load(), chain, top)  # type: ignore[attr-defined]
-        elif kind is ast.ExceptHandler and node.name and top:  # type: ignore[attr-defined]
-            self.binds.add(node.name)  # type: ignore[attr-defined]
-        elif kind.__name__ in ("TypeAlias", "TypeVar", "ParamSpec", "TypeVarTuple"):
+        special = _SPECIAL.get(kind)
+        if special is not None:
+            if special(self, node, chain, top):
+                return
+        elif kind in _UNSURE:
             raise Unsure(kind.__name__)
-        elif _MATCH_NAMED and kind in _MATCH_NAMED and node.name and top:  # type: ignore[attr-defined]
-            self.binds.add(node.name)  # type: ignore[attr-defined]
-        elif kind is _MATCH_MAPPING and node.rest and top:  # type: ignore[attr-defined]
-            self.binds.add(node.rest)  # type: ignore[attr-defined]
-        elif kind is ast.Attribute:
-            self.visit(node.value, chain, top)  # type: ignore[attr-defined]
-            return
-        for field in kind._fields:
-            if field in _SKIP_FIELDS:
-                continue
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIP_FIELDS)
+        visit = self.visit
+        for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                self.visit_all(value, chain, top)
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        visit(item, chain, top)
             elif isinstance(value, ast.AST):
-                self.visit(value, chain, top)
+                visit(value, chain, top)
+
+    # The kinds :meth:`visit` does not merely walk into: each returns True when it walked the
+    # node's children itself.
+    def _class(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        if getattr(node, "type_params", None):
+            raise Unsure("type parameters")
+        if top:
+            self.binds.add(node.name)  # type: ignore[attr-defined]
+        self.visit_all(node.decorator_list, chain, top)  # type: ignore[attr-defined]
+        self.visit_all(node.bases, chain, top)  # type: ignore[attr-defined]
+        self.visit_all(node.keywords, chain, top)  # type: ignore[attr-defined]
+        self.visit_all(node.body, chain, False)  # type: ignore[attr-defined]
+        return True
+
+    def _named_expr(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        target = node.target.id  # type: ignore[attr-defined]
+        self.reads.add(target)
+        self.binds.add(target)
+        self.visit(node.value, chain, top)  # type: ignore[attr-defined]
+        return True
+
+    def _declaration(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        self.reads.update(node.names)  # type: ignore[attr-defined]
+        self.binds.update(node.names)  # type: ignore[attr-defined]
+        return True
+
+    def _import(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        self.imports = True
+        for alias in node.names:  # type: ignore[attr-defined]
+            bound = alias.asname or alias.name.split(".", 1)[0]
+            self.imported.add(bound)
+            if top:
+                self.binds.add(bound)
+        return True
+
+    def _aug_assign(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        if type(node.target) is ast.Name:  # type: ignore[attr-defined]
+            self._name(node.target.id, ast.Load(), chain, top)  # type: ignore[attr-defined]
+        return False
+
+    def _handler(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        if node.name and top:  # type: ignore[attr-defined]
+            self.binds.add(node.name)  # type: ignore[attr-defined]
+        return False
+
+    def _match_named(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        if node.name and top:  # type: ignore[attr-defined]
+            self.binds.add(node.name)  # type: ignore[attr-defined]
+        return False
+
+    def _match_mapping(self, node: ast.AST, chain: Chain, top: bool) -> bool:
+        if node.rest and top:  # type: ignore[attr-defined]
+            self.binds.add(node.rest)  # type: ignore[attr-defined]
+        return False
 
     def _name(self, ident: str, ctx: ast.expr_context, chain: Chain, top: bool) -> None:
         if type(ctx) is ast.Load:
@@ -145,7 +165,7 @@ class Scan:
         elif top:
             self.binds.add(ident)
 
-    def _function(self, node: ast.AST, chain: Chain, top: bool) -> None:
+    def _function(self, node: ast.AST, chain: Chain, top: bool) -> bool:
         if getattr(node, "type_params", None):
             raise Unsure("type parameters")
         args: ast.arguments = node.args  # type: ignore[attr-defined]
@@ -155,7 +175,7 @@ class Scan:
         params.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
         if type(node) is ast.Lambda:
             self.visit(node.body, (*chain, params), False)
-            return
+            return True
         if top:
             self.binds.add(node.name)  # type: ignore[attr-defined]
         self.visit_all(node.decorator_list, chain, top)  # type: ignore[attr-defined]
@@ -166,8 +186,9 @@ class Scan:
             self.visit(node.returns, chain, top)  # type: ignore[attr-defined]
         body: List[ast.stmt] = node.body  # type: ignore[attr-defined]
         self.visit_all(body, (*chain, params | local_names(body)), False)
+        return True
 
-    def _comprehension(self, node: ast.AST, chain: Chain, top: bool) -> None:
+    def _comprehension(self, node: ast.AST, chain: Chain, top: bool) -> bool:
         generators: List[ast.comprehension] = node.generators  # type: ignore[attr-defined]
         self.visit(generators[0].iter, chain, top)  # evaluated in the enclosing scope
         targets: Set[str] = set()
@@ -182,6 +203,30 @@ class Scan:
             value = getattr(node, field, None)
             if value is not None:
                 self.visit(value, inner, False)
+        return True
+
+
+_SPECIAL: Dict[type, Callable[[Scan, ast.AST, Chain, bool], bool]] = {
+    **{kind: Scan._function for kind in (*_FUNCTIONS, ast.Lambda)},
+    **{kind: Scan._comprehension for kind in _COMPREHENSIONS},
+    ast.ClassDef: Scan._class,
+    ast.NamedExpr: Scan._named_expr,
+    ast.Global: Scan._declaration,
+    ast.Nonlocal: Scan._declaration,
+    ast.Import: Scan._import,
+    ast.ImportFrom: Scan._import,
+    ast.AugAssign: Scan._aug_assign,
+    ast.ExceptHandler: Scan._handler,
+    **{kind: Scan._match_named for kind in _MATCH_NAMED},
+    **({_MATCH_MAPPING: Scan._match_mapping} if _MATCH_MAPPING is not None else {}),
+}
+# Type parameters and ``type`` aliases (Python 3.12): not modelled.
+_UNSURE = frozenset(
+    getattr(ast, name)
+    for name in ("TypeAlias", "TypeVar", "ParamSpec", "TypeVarTuple")
+    if hasattr(ast, name)
+)
+_FIELDS: Dict[type, Tuple[str, ...]] = {}  # each kind's fields that are walked
 
 
 def local_names(body: List[ast.stmt]) -> Set[str]:
@@ -190,12 +235,15 @@ def local_names(body: List[ast.stmt]) -> Set[str]:
     comprehensions are not entered."""
     found: Set[str] = set()
     stack: List[ast.AST] = list(body)
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
+        node = pop()
         kind = type(node)
         if kind is ast.Name:
             if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
                 found.add(node.id)  # type: ignore[attr-defined]
+            continue
+        if kind is ast.Constant:
             continue
         if kind in _FUNCTIONS or kind is ast.ClassDef:
             found.add(node.name)  # type: ignore[attr-defined]
@@ -215,12 +263,15 @@ def local_names(body: List[ast.stmt]) -> Set[str]:
             found.add(node.name)  # type: ignore[attr-defined]
         elif kind is _MATCH_MAPPING and node.rest:  # type: ignore[attr-defined]
             found.add(node.rest)  # type: ignore[attr-defined]
-        for field in kind._fields:
-            if field in _SKIP_FIELDS:
-                continue
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIP_FIELDS)
+        for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                stack.extend(v for v in value if isinstance(v, ast.AST))
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
             elif isinstance(value, ast.AST):
-                stack.append(value)
+                push(value)
     return found
