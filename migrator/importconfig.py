@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable, Set, Tuple
 
 from jaxmigrate.migrator import tomlfile
+from jaxmigrate.migrator.linelength import folder_of
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", ".isort.cfg", ".git")
 _INI = {
@@ -34,11 +35,10 @@ _INI = {
 
 def first_party_for(path: Path) -> Tuple[str, ...]:
     """The first-party top-level names of the project ``path`` (a file or folder) is in."""
-    start = path if path.is_dir() else path.parent
-    return _for_directory(str(start.resolve()))
+    return _for_directory(folder_of(path))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)  # (a folder each: a big tree has thousands)
 def _for_directory(directory: str) -> Tuple[str, ...]:
     here = Path(directory)
     while not any((here / marker).exists() for marker in _ROOT_MARKERS):

@@ -40,12 +40,24 @@ _INI_SECTIONS = {
 
 def line_length_for(path: Path) -> int:
     """The line length configured for the project ``path`` (a file or folder) is in."""
-    start = path if path.is_dir() else path.parent
-    found = _for_directory(str(start.resolve()))
+    found = _for_directory(folder_of(path))
     return DEFAULT_LINE_LENGTH if found is None else found
 
 
-@functools.lru_cache(maxsize=256)
+def folder_of(path: Path) -> str:
+    """The real path of ``path``'s folder (``path`` itself if it is one), resolved once per
+    folder as a run names it: its files share it."""
+    if path.is_dir():
+        return _resolved(str(path))
+    return _resolved(str(path.parent))
+
+
+@functools.lru_cache(maxsize=4096)  # (a folder each: a big tree has thousands)
+def _resolved(folder: str) -> str:
+    return str(Path(folder).resolve())
+
+
+@functools.lru_cache(maxsize=4096)  # (a folder each: a big tree has thousands)
 def _for_directory(directory: str) -> Optional[int]:
     here = Path(directory)
     found = configured_in(here)
