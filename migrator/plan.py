@@ -79,20 +79,20 @@ class Plan:
 
     # What the traversal and the clean-up read, made on first use (the gates need none of it).
     @functools.cached_property
-    def by_name(self) -> Dict[str, Tuple[Rule, ...]]:
-        return _index(self.rules, "names")
+    def by_name(self) -> "RulesBy":
+        return RulesBy(self.rules, "names")
 
     @functools.cached_property
-    def by_attribute(self) -> Dict[str, Tuple[Rule, ...]]:
-        return _index(self.rules, "attributes")
+    def by_attribute(self) -> "RulesBy":
+        return RulesBy(self.rules, "attributes")
 
     @functools.cached_property
-    def by_keyword(self) -> Dict[str, Tuple[Rule, ...]]:
-        return _index(self.rules, "keywords")
+    def by_keyword(self) -> "RulesBy":
+        return RulesBy(self.rules, "keywords")
 
     @functools.cached_property
-    def by_string(self) -> Dict[str, Tuple[Rule, ...]]:
-        return _index(self.rules, "strings")
+    def by_string(self) -> "RulesBy":
+        return RulesBy(self.rules, "strings")
 
     @functools.cached_property
     def legacy_names(self) -> FrozenSet[str]:
@@ -215,12 +215,21 @@ class Plan:
         return None
 
 
-def _index(rules: Sequence[Rule], field: str) -> Dict[str, Tuple[Rule, ...]]:
-    table: Dict[str, List[Rule]] = {}
-    for rule in rules:
-        for key in getattr(rule, field):
-            table.setdefault(key, []).append(rule)
-    return {key: tuple(value) for key, value in table.items()}
+class RulesBy:
+    """The rules (in run order) whose ``field`` (``names``, ``attributes``, ...) holds a key,
+    found for each key the traversal asks about.  A plan is made for each set of candidates a
+    file leaves, and an index of every key of every rule (JAX901 and JAX907 have thousands)
+    cost more than a file's look-ups: 0.8 s over the legacy corpus."""
+
+    def __init__(self, rules: Sequence[Rule], field: str) -> None:
+        self._keys = [(rule, getattr(rule, field)) for rule in rules]
+        self._found: Dict[object, Tuple[Rule, ...]] = {}
+
+    def get(self, key: object, default: Tuple[Rule, ...] = ()) -> Tuple[Rule, ...]:
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = tuple(rule for rule, keys in self._keys if key in keys)
+        return found or default
 
 
 @functools.lru_cache(maxsize=64)
