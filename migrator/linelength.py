@@ -21,6 +21,7 @@ wrapped; a line that was already longer is the user's and stays as it is.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path
 from typing import Optional
@@ -46,10 +47,10 @@ def line_length_for(path: Path) -> int:
 
 def folder_of(path: Path) -> str:
     """The real path of ``path``'s folder (``path`` itself if it is one), resolved once per
-    folder as a run names it: its files share it."""
-    if path.is_dir():
-        return _resolved(str(path))
-    return _resolved(str(path.parent))
+    folder: its files share it.  (Made absolute first: a relative path means another folder
+    once the working directory changes.)"""
+    folder = path if path.is_dir() else path.parent
+    return _resolved(os.path.abspath(folder))
 
 
 @functools.lru_cache(maxsize=4096)  # (a folder each: a big tree has thousands)

@@ -70,3 +70,15 @@ def test_cli_wraps_by_the_projects_line_length(tmp_path: Path, length: int) -> N
     else:
         assert longest <= 60
         assert "jax.tree_util.tree_map(\n" in path.read_text()
+
+
+def test_a_relative_path_is_looked_up_where_it_points_now(tmp_path: Path, monkeypatch) -> None:
+    """The folders' answers are kept for a run's files, by real folder: the same relative path
+    from another working directory is another folder (a process that runs twice, as tests and
+    library callers do)."""
+    for name, length in (("a", 100), ("b", 120)):
+        (tmp_path / name / "src").mkdir(parents=True)
+        (tmp_path / name / "pyproject.toml").write_text(f"[tool.ruff]\nline-length = {length}\n")
+    for name, length in (("a", 100), ("b", 120), ("a", 100)):
+        monkeypatch.chdir(tmp_path / name)
+        assert line_length_for(Path("src") / "m.py") == length
