@@ -231,6 +231,12 @@ class RulesBy:
             found = self._found[key] = tuple(rule for rule, keys in self._keys if key in keys)
         return found or default
 
+    def __getitem__(self, key: object) -> Tuple[Rule, ...]:
+        found = self.get(key)
+        if not found:
+            raise KeyError(key)
+        return found
+
 
 @functools.lru_cache(maxsize=64)
 def make_plan(rules: Tuple[Rule, ...]) -> Plan:
