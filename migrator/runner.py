@@ -23,6 +23,7 @@ from jaxmigrate.migrator.importconfig import first_party_for
 from jaxmigrate.migrator.linelength import line_length_for
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
+from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.engine import Result
@@ -162,7 +163,12 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         migrated = migrate_source(base, settings, cache)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
         tree = migrated.tree
-        if tree is not None and settings.survey and "jax" in output:
+        if (
+            tree is not None
+            and settings.survey
+            and "jax" in output
+            and (output != base or _may_set_floor(output))
+        ):
             from jaxmigrate.migrator.source import note_floor
 
             # the survey asks for its floor next (migrator.source): from the tree in hand, a
@@ -198,6 +204,26 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         fixes = [todos.shift(d, unstripped) for d in fixes]
         findings = [todos.shift(d, mapping) for d in findings]
     return output, fixes, findings, None
+
+
+class _Seen:
+    """The newest floor of the files a survey in this process has given back so far, in the
+    order of the run (:func:`run`, one process): a later file whose floor cannot reach it
+    cannot set the target, nor name what sets it (the first file at the newest floor does)."""
+
+    floor: Optional[Version] = None
+
+
+def _may_set_floor(text: str) -> bool:
+    """Can the floor of the names of ``text``, which the engine left unchanged, set the
+    survey's?  Not when its bound (:func:`migrator.source.floor_bound`) is None (it names
+    nothing dated) or older than a floor an earlier file has: then no floor need be read from
+    its tree (:func:`migrator.target.survey_floor` keeps the bound, which settling the floors
+    never reads)."""
+    from jaxmigrate.migrator.source import floor_bound
+
+    bound = floor_bound(text, _tokens_in_hand(text))
+    return bound is not None and (_Seen.floor is None or bound >= _Seen.floor)
 
 
 def _tokens_in_hand(text: str) -> Optional[List[str]]:
@@ -404,12 +430,20 @@ def run(
     ``results`` are the files finished by then that were not yielded yet."""
     tasks = [(path, settings, mode, cache_dir, options) for path in files]
     if in_process(jobs, len(files)):
-        for task in tasks:
-            yield _process_star(task)
-            interrupt.release()  # the result reached the caller: a signal may act now
-            interrupt.checkpoint()
-            if progress:
-                progress(1)
+        _Seen.floor = None
+        try:
+            for task in tasks:
+                result = _process_star(task)
+                if options.floor and result.floor is not None:
+                    found = parse_version(result.floor[0])
+                    _Seen.floor = found if _Seen.floor is None else max(_Seen.floor, found)
+                yield result
+                interrupt.release()  # the result reached the caller: a signal may act now
+                interrupt.checkpoint()
+                if progress:
+                    progress(1)
+        finally:
+            _Seen.floor = None
         return
     from jaxmigrate.migrator.pool import Pool
 

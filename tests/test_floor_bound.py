@@ -224,3 +224,36 @@ def test_the_survey_reads_the_bound_from_gate_1s_tokens_past_the_doctests(tmp_pa
     assert result.floor_bound is not None and not result.changed
     assert asked and asked[-1] is not None  # the module's tokens, not a docstring program's
     assert set(asked[-1]) == set(identifier_tokens(text))
+
+
+def test_a_run_skips_the_floors_that_an_earlier_file_outranks(tmp_path, monkeypatch):
+    """In one process the survey does not read, from the tree in hand, the floor of an unchanged
+    file whose bound is older than a floor an earlier file has: settling never reads it, and
+    the floor, file and reason found are the ones reading every floor gives."""
+    from jaxmigrate.migrator import runner
+    from jaxmigrate.migrator.clirun import floor_of_survey
+
+    root = tmp_path / "project"
+    paths: List[Path] = []
+    for number, source in enumerate(_texts()):
+        copied = root / f"f{number:04d}_{source.name}"
+        copied.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, copied)
+        paths.append(copied)
+    settings = dataclasses.replace(Settings(), survey=True, locate_fixes=False, first_party=())
+    options = Options(floor=True)
+    asked = []
+    real = runner._may_set_floor
+
+    def counted(text: str) -> bool:
+        asked.append(real(text))
+        return asked[-1]
+
+    monkeypatch.setattr(runner, "_may_set_floor", counted)
+    skipping = list(runner.run(paths, settings, CHECK, 1, options=options))
+    assert runner._Seen.floor is None  # (nothing kept for the next run)
+    assert asked.count(False) > 10, asked.count(False)
+    monkeypatch.setattr(runner, "_may_set_floor", lambda text: True)
+    reading = list(runner.run(paths, settings, CHECK, 1, options=options))
+    assert floor_of_survey(skipping) == floor_of_survey(reading)
+    assert floor_of_survey(reading) is not None
