@@ -222,16 +222,14 @@ def tree_depth(tree: ast.AST, limit: int, text: Optional[str] = None) -> int:
 
 
 def _line_starts(text: str) -> Optional[List[int]]:
-    """Where each line of ``text`` starts, in the units of ``ast``'s column offsets (UTF-8 bytes):
-    for an ASCII text whose lines end at ``\n`` (``\r\n`` included), its characters.  None for
-    any other text (its statements are walked)."""
+    """Where each line of ``text`` starts (:func:`migrator.piecewise.line_starts`), in the units
+    of ``ast``'s column offsets (UTF-8 bytes): for an ASCII text whose lines end at ``\n``
+    (``\r\n`` included), its characters.  None for any other text (its statements are walked)."""
     if not text.isascii() or text.count("\r") != text.count("\r\n"):
         return None
-    starts, at = [0], 0
-    for line in text.split("\n"):
-        at += len(line) + 1
-        starts.append(at)
-    return starts
+    from jaxmigrate.migrator.piecewise import line_starts  # (the engine's: loaded by then)
+
+    return line_starts(text)
 
 
 def _short_enough(node: ast.stmt, starts: List[int], levels: int) -> bool:
@@ -247,7 +245,7 @@ def _short_enough(node: ast.stmt, starts: List[int], levels: int) -> bool:
     for decorator in getattr(node, "decorator_list", ()):
         line, column = min((line, column), (decorator.lineno, decorator.col_offset))
     end_line, end_column = node.end_lineno, node.end_col_offset
-    if end_line is None or end_column is None or end_line >= len(starts):
+    if end_line is None or end_column is None or end_line > len(starts):
         return False
     length = starts[end_line - 1] + end_column - starts[line - 1] - column
     return 2 * length + 8 <= levels
