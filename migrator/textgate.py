@@ -324,21 +324,29 @@ class TextGate:
             found = self._seen[word] = occurrences(self.text, word)
         return found
 
-    def assigned(self, name: str) -> bool:
+    def assigned(self, name: str, after_dot: bool = False) -> bool:
         """Is ``name`` ever followed by ``=`` (not ``==``) or ``:``, as where an assignment, an
-        annotation or a walrus binds it?  (``name`` is an identifier.)"""
+        annotation or a walrus binds it?  (``name`` is an identifier.)  ``after_dot``: only
+        where a dot precedes it (:meth:`stored`)."""
         text, n, size = self.text, len(self.text), len(name)
         i = text.find(name)
         while i >= 0:
             after = i + size
-            if (i == 0 or not ident_char(text[i - 1])) and (
-                after >= n or not ident_char(text[after])
+            if (
+                (i == 0 or not ident_char(text[i - 1]))
+                and (after >= n or not ident_char(text[after]))
+                and (not after_dot or _after_dot(text, i))
             ):
                 k = next_significant(text, after)
                 if k < n and (text[k] == ":" or (text[k] == "=" and text[k + 1 : k + 2] != "=")):
                     return True
             i = text.find(name, after)
         return False
+
+    def stored(self, attr: str) -> bool:
+        """Is ``.attr`` ever followed by ``=`` (not ``==``) or ``:``, as where an assignment or
+        an annotated one stores an attribute?  (``attr`` is an identifier.)"""
+        return self.assigned(attr, after_dot=True)
 
     def admits(self, sites: SiteTable, words: Iterable[str]) -> bool:
         """Is one of ``words`` written as one of ``sites``?"""
@@ -380,6 +388,12 @@ class TextGate:
 
 
 _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _after_dot(text: str, i: int) -> bool:
+    """Does a dot come right before index ``i`` (or can the text not tell)?"""
+    j = previous_significant(text, i)
+    return j == UNKNOWN or (j >= 0 and text[j] == ".")
 
 
 def admitted(

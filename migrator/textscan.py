@@ -12,7 +12,7 @@ to skip work, never to decide a rewrite.
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _BLANK = " \t\f"
@@ -240,3 +240,85 @@ def import_targets(text: str) -> Dict[str, Set[str]]:
 def _is_jax(module: str) -> bool:
     head = module.split(".", 1)[0]
     return head == "jax" or head == "jaxlib"
+
+
+# -- the items of ``with`` statements -----------------------------------------------------------
+_WITH = re.compile(r"(?<![^\W])with(?![^\W])")
+# One token of a ``with`` statement's header: blanks, continuations and comments (skipped), a
+# string (with its prefix, escapes and continued lines; a triple-quoted one not closed: the
+# caller is told it cannot tell), a name, a line break, any other character.
+_HEADER_TOKEN = re.compile(
+    r"""[ \t\f]+|\\(?:\r\n?|\n)|\#[^\r\n]*
+    |(?P<string>[rRbBuUfF]{0,2}(?:'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+        |'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*"))
+    |(?P<triple>[rRbBuUfF]{0,2}(?:'''|\"\"\"))
+    |(?P<name>[^\W\d]\w*)
+    |(?P<newline>\r\n?|\n)
+    |(?P<other>.)""",
+    re.X | re.S,
+)
+_OPENERS, _CLOSERS = "([{", ")]}"
+HeaderItem = Tuple[str, ...]  # an item's tokens before its ``as``: names and other characters
+
+
+def with_items(text: str) -> Iterator[Optional[HeaderItem]]:
+    """The items of every ``with`` statement of ``text`` (``with a, b as c:`` gives ``a`` and
+    ``b``; ``with (a, b):`` the same), each as its tokens before ``as``, strings as ``'``;
+    None where a header cannot be read (a triple-quoted string left open, the end of the
+    text).  Every occurrence of the word ``with`` is read as one, in strings and comments
+    too (their "headers" end at the first line break): more items are harmless."""
+    for found in _WITH.finditer(text):
+        header = _header(text, found.end())
+        if header is None:
+            yield None
+            continue
+        tokens, depths = header
+        if tokens and tokens[0] == "(" and _closing(depths, 0) == len(tokens) - 1:
+            tokens, depths = tokens[1:-1], [d - 1 for d in depths[1:-1]]  # with (a, b):
+        start = 0
+        for index in range(len(tokens) + 1):
+            if index == len(tokens) or (tokens[index] == "," and depths[index] == 0):
+                item = tokens[start:index]
+                if "as" in item:
+                    item = item[: item.index("as")]  # (a name inside brackets is no ``as``)
+                yield tuple(item)
+                start = index + 1
+
+
+def _header(text: str, position: int) -> Optional[Tuple[List[str], List[int]]]:
+    """The tokens from ``position`` to the first ``:`` outside brackets, and the depth of each
+    (a line break outside brackets or a closing bracket first: no tokens, not a header); None
+    where it cannot tell."""
+    tokens: List[str] = []
+    depths: List[int] = []
+    depth = 0
+    for match in _HEADER_TOKEN.finditer(text, position):
+        kind = match.lastgroup
+        if kind is None:
+            continue  # blanks, a continuation, a comment
+        if kind == "triple":
+            return None
+        if kind == "newline":
+            if depth == 0:
+                return [], []
+            continue
+        token = "'" if kind == "string" else match.group()
+        if token == ":" and depth == 0:
+            return tokens, depths
+        if token in _CLOSERS:
+            depth -= 1
+            if depth < 0:  # a header's brackets open before they close: prose, not code
+                return [], []
+        tokens.append(token)
+        depths.append(depth)
+        if token in _OPENERS:
+            depth += 1
+    return None
+
+
+def _closing(depths: List[int], opener: int) -> int:
+    """The index of the bracket that closes the one at ``opener`` (-1 if none)."""
+    for index in range(opener + 1, len(depths)):
+        if depths[index] == depths[opener]:
+            return index
+    return -1

@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
-from jaxmigrate.migrator.textscan import UNTOLD
+from jaxmigrate.migrator.textscan import UNTOLD, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 
 _NONE: FrozenSet[str] = frozenset()
@@ -54,8 +54,30 @@ class GdaAttributesGate(RuleGate):
                     return True
                 if not direct and (parent in ARRAY_PROPERTIES or parent == "data"):
                     return True
-                if not direct and gate.assigned(parent):  # self.table = <array> in a method
+                if not direct and gate.stored(parent):  # self.table = <array> in a method
                     return True
+        return False
+
+
+# -- JAX607 with-mesh ---------------------------------------------------------------------------
+_MESH_MAKERS = frozenset(
+    {"Mesh", "make_mesh"}
+)  # the last parts of jax.sharding.Mesh, jax.make_mesh
+
+
+class WithMeshGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        # ast_gate, read from the text: a ``with`` item that is a name, or a call whose callee
+        # resolves to a Mesh maker through an import (its chain ends in the maker's name, or
+        # it is a name an import binds to one: ``from jax.sharding import Mesh as M``).
+        makers = _MESH_MAKERS | {n for n, parts in gate.bound().items() if parts & _MESH_MAKERS}
+        for item in with_items(gate.text):
+            if item is None or not makers.isdisjoint(item):
+                return True
+            while len(item) > 2 and item[0] == "(" and item[-1] == ")":
+                item = item[1:-1]  # ``with (mesh) as m:``
+            if len(item) == 1 and item[0].isidentifier():
+                return True
         return False
 
 

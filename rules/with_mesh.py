@@ -24,6 +24,7 @@ from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import ScopeBodyVisitor, called
 from jaxmigrate.rules._mesh_env import needs_env
+from jaxmigrate.rules._text_gates import WithMeshGate
 
 MESH_MAKERS = frozenset({"jax.sharding.Mesh", "jax.make_mesh"})
 DEPRECATED_FROM = parse_version("0.10.1")
@@ -38,7 +39,7 @@ ORDER = (
 BY_HAND = "`with mesh:` is deprecated in JAX 0.10.1; move its contents to NamedShardings first"
 
 
-class WithMesh(Rule, code="JAX607", safety=Safety.SAFE):
+class WithMesh(WithMeshGate, Rule, code="JAX607", safety=Safety.SAFE):
     """report `with mesh:` (deprecated in 0.10.1); remove it when nothing inside needs it
 
     **What it does.** For targets that reach JAX 0.10.1 (the migrated code will run where it

@@ -319,11 +319,57 @@ TEXT_CASES = [
     ("JAX402", "import jax\nf(x).mesh\n", True),
     ("JAX402", "import jax\nx[0].mesh\n", True),
     ("JAX402", "import jax\ndef f(x):\n    return x.local_shards\n", True),
+    ("JAX402", "import jax\ndef f(x, y):\n    sharding = y\n    return x.sharding.mesh\n", False),
+    ("JAX402", "import jax\ndef f(x):\n    g(sharding=x)\n    return x.sharding.mesh\n", False),
+    (
+        "JAX402",
+        "import jax\nclass A:\n    def f(self):\n        self.arr = jax.device_put(1)\n"
+        "    def g(self):\n        return self.arr.mesh\n",
+        True,
+    ),
+    (
+        "JAX402",
+        "import jax\nclass A:\n    arr: jax.Array\n    def g(self):\n"
+        "        return self.arr.mesh\n",
+        False,
+    ),
     ("JAX906", "import jax.numpy as jnp\njnp.reshape(x, (2, 3))\njnp.clip(x, 0, 1)\n", False),
     ("JAX906", "import jax.numpy as jnp\nnewshape = 1\njnp.reshape(x, s)\n", False),
     ("JAX906", "import jax.numpy as jnp\n(jnp.reshape)(x, newshape=s)\n", True),
     ("JAX906", "import jax.numpy as jnp\njnp.reshape \\\n (x, newshape=s)\n", True),
     ("JAX906", "import jax.numpy as jnp\nr = jnp.reshape\nr(x, newshape=s)\n", True),
+    ("JAX607", "from jax.sharding import Mesh\nmesh = Mesh(d, ('x',))\nf(mesh)\n", False),
+    (
+        "JAX607",
+        "from jax.sharding import Mesh\nm = Mesh(d, 'x')\nwith jax.set_mesh(m):\n  f()\n",
+        False,
+    ),
+    ("JAX607", "from jax.sharding import Mesh\nwith open('a:b') as f:\n  Mesh(d, 'x')\n", False),
+    ("JAX607", "from jax.sharding import Mesh\n# run it with mesh\nMesh(d, 'x')\n", False),
+    ("JAX607", "from jax.sharding import Mesh\nmesh = Mesh(d, 'x')\nwith mesh:\n  f()\n", True),
+    ("JAX607", "from jax.sharding import Mesh\nwith Mesh(d, 'x') as m:\n  f()\n", True),
+    ("JAX607", "from jax.sharding import Mesh as M\nwith M(d, 'x'):\n  f()\n", True),
+    (
+        "JAX607",
+        "import jax\nm = jax.make_mesh((2,), 'x')\nwith open(p) as f, (m) as n:\n  g()\n",
+        True,
+    ),
+    (
+        "JAX607",
+        "import jax\nm = jax.make_mesh((2,), 'x')\n"
+        "with (\n  open(p) as f,  # it's\n  m,\n):\n  g()\n",
+        True,
+    ),
+    (
+        "JAX607",
+        'import jax\nm = jax.make_mesh((2,), \'x\')\nwith f("""a:\n)""") as g, m:\n  h()\n',
+        True,
+    ),
+    (
+        "JAX607",
+        'import jax\nm = jax.make_mesh((2,), \'x\')\nwith f("""a:\n)""") as g:\n  h()\n',
+        False,
+    ),
 ]
 
 
