@@ -115,6 +115,19 @@ class Facts:
             if self.qualnames(call.func) & qualnames:
                 yield call
 
+    def release(self) -> None:
+        """Break the cycles of the scopes (a scope holds its bindings, each binding its scope)
+        once the engine is done with them: CPython's tree then goes with the last reference to
+        it, not at the next collection of the cyclic garbage collector.  Scopes asked for
+        again are built again."""
+        scopes, self._scopes = self._scopes, None
+        if scopes is not None:
+            scopes.module.bindings = {}
+            for bindings in scopes.merged.values():
+                for binding in bindings:
+                    if binding.scope is not None:
+                        binding.scope.bindings = {}
+
     def scopes(self) -> Optional["_Scopes"]:
         """Every scope of the module and the scope of each attribute node, built on first use;
         None when the module is too deeply nested to walk (a gate then answers True)."""

@@ -257,6 +257,16 @@ class Context:
             self._positions = Positions(self.module, self.parent, self.source)
         return self._positions[node]
 
+    def release(self) -> None:
+        """Once the rounds are over, break the cycles this round's context made (its position
+        pass holds one of its methods; its analysis, scopes that hold their bindings: see
+        :meth:`migrator.scopewalk.ScopeWalker.release`) and let go of everything it holds: a
+        rule's local class or closure that captured it is a cycle of its own, which then
+        holds nothing of the file.  The context is not used again."""
+        self._positions = None
+        self.analysis.release()
+        self.__dict__.clear()
+
     def generated_code(self) -> Optional[str]:
         """The module's code, if this round's position pass generated it (else None)."""
         return self._positions.text if self._positions is not None else None

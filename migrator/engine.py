@@ -170,22 +170,26 @@ def _migrate_checked(
 ) -> Result:
     unchanged = Result(text, text, [], [])
     candidates, facts = _ast_gate(text, plan, candidates, settings.gates)
-    if not candidates:
-        return unchanged if facts is None else Result(text, text, [], [], tree=facts.tree)
-    plan = make_plan(candidates)
-    if facts is not None and settings.gates and settings.ast_first:
-        findings = findings_on_ast(text, facts, plan.rules, settings)
-        if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
-            return Result(text, text, [], findings, tree=facts.tree)
-    ast_parsed = facts is not None
-    # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped); a
-    # file answered on ``ast`` above never reaches it (the walk is 7 ms on a large file).
-    problem = _nesting_problem(text, facts, limit)
-    if problem is not None:
-        raise MigrationError(problem)
-    pieces = _pieces(text, facts, plan, settings)
-    # where each statement starts: the first round's statement code is cut from the source
-    firsts = first_lines(facts.tree) if facts is not None and facts.tree is not None else None
+    try:
+        if not candidates:
+            return unchanged if facts is None else Result(text, text, [], [], tree=facts.tree)
+        plan = make_plan(candidates)
+        if facts is not None and settings.gates and settings.ast_first:
+            findings = findings_on_ast(text, facts, plan.rules, settings)
+            if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
+                return Result(text, text, [], findings, tree=facts.tree)
+        ast_parsed = facts is not None
+        # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped); a
+        # file answered on ``ast`` above never reaches it (the walk is 7 ms on a large file).
+        problem = _nesting_problem(text, facts, limit)
+        if problem is not None:
+            raise MigrationError(problem)
+        pieces = _pieces(text, facts, plan, settings)
+        # where each statement starts: the first round's statement code is cut from the source
+        firsts = first_lines(facts.tree) if facts is not None and facts.tree is not None else None
+    finally:
+        if facts is not None:
+            facts.release()
     del facts  # CPython's tree (about 80 bytes a source byte), before LibCST's parser starts
     if pieces is not None:
         result = migrate_pieces(text, pieces, plan, settings, _rewrite)

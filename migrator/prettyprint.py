@@ -175,25 +175,31 @@ def _outermost_breakable(node: cst.CSTNode) -> List[cst.CSTNode]:
 
 def _operands(node: cst.BooleanOperation) -> Tuple[List[cst.BaseExpression], List[str]]:
     """The operands of a chain of one boolean operator (parenthesised parts whole)."""
-    kind = type(node.operator)
     operands: List[cst.BaseExpression] = []
     operators: List[str] = []
-
-    def walk(part: cst.BaseExpression, top: bool) -> None:
-        # ``(a and b) and c`` is ``a and b and c`` (same values, same order of evaluation)
-        if (
-            isinstance(part, cst.BooleanOperation)
-            and isinstance(part.operator, kind)
-            and (top or len(part.lpar) <= 1)
-        ):
-            walk(part.left, False)
-            operators.append("and" if kind is cst.And else "or")
-            walk(part.right, False)
-        else:
-            operands.append(part)
-
-    walk(node, True)
+    _walk_operands(node, True, type(node.operator), operands, operators)
     return operands, operators
+
+
+def _walk_operands(
+    part: cst.BaseExpression,
+    top: bool,
+    kind: type,
+    operands: List[cst.BaseExpression],
+    operators: List[str],
+) -> None:
+    # ``(a and b) and c`` is ``a and b and c`` (same values, same order of evaluation).  (Not
+    # a closure: a recursive one is a cycle that would hold the nodes until a collection.)
+    if (
+        isinstance(part, cst.BooleanOperation)
+        and isinstance(part.operator, kind)
+        and (top or len(part.lpar) <= 1)
+    ):
+        _walk_operands(part.left, False, kind, operands, operators)
+        operators.append("and" if kind is cst.And else "or")
+        _walk_operands(part.right, False, kind, operands, operators)
+    else:
+        operands.append(part)
 
 
 class _Mark(cst.CSTTransformer):

@@ -66,6 +66,24 @@ def run_rounds(
     ``whole``: when ``module`` holds only some statements of a file (:mod:`migrator.piecewise`),
     the file's whole text, which the layout passes read for its style and for the text the user
     wrote.  ``called``: collects the code of every rule whose hook runs."""
+    contexts: List[Context] = []  # each round's, released once the rounds are over
+    try:
+        return _rounds(module, text, plan, settings, errors, whole, called, contexts)
+    finally:
+        for ctx in contexts:
+            ctx.release()
+
+
+def _rounds(
+    module: cst.Module,
+    text: str,
+    plan: Plan,
+    settings: Settings,
+    errors: Optional[List[Diagnostic]],
+    whole: Optional[str],
+    called: Optional[Set[str]],
+    contexts: List[Context],
+) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     style = text if whole is None else whole
     errors = [] if errors is None else errors
     failed_before: Dict[Tuple[str, str], None] = {}  # (code, message) of earlier rounds' failures
@@ -95,6 +113,7 @@ def run_rounds(
                 (used_keys if analysis.is_used(b) else unused_keys).add((b.name, b.qualname or ""))
             originally_used = used_keys - unused_keys
         ctx = Context(module, analysis, settings, settings.target, suppressions)
+        contexts.append(ctx)
         ctx.file_state = file_state
         if not _round:
             ctx.source = text  # the module is its parse until a round applies edits

@@ -59,6 +59,13 @@ class ScopeWalker(cst.CSTVisitor):
         # Every visited node, by type, in traversal order (see :meth:`nodes`).
         self.by_type: Dict[type, List[cst.CSTNode]] = {}
 
+    def release(self) -> None:
+        """Break the cycles of the scopes (a scope holds its bindings, each binding its scope),
+        so that the tree they reach is freed with the last reference to it, not at the next
+        collection of the cyclic garbage collector (rarely, with the command's thresholds)."""
+        for scope in self.scopes.values():
+            scope.bindings = {}
+
     def nodes(self, kind: Type[N]) -> List[N]:
         """The nodes of exactly type ``kind`` this traversal visited, in source order (except
         that a comprehension's first iterable comes before its element).

@@ -63,11 +63,15 @@ def tap_template(tap: cst.BaseExpression, template: str) -> str:
 
 
 def _names(node: cst.CSTNode) -> List[str]:
-    found: List[str] = []
+    names = _Names()
+    node.visit(names)
+    return names.found
 
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name.value)
 
-    node.visit(Names())
-    return found
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[str] = []
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.found.append(name.value)

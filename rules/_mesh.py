@@ -130,18 +130,9 @@ def hoist_point(
     scope = ctx.scope_of(with_node)
     before = ctx.position(statement).start.line
 
-    names: List[cst.Name] = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            names.append(node)
-
-    with_node.items[0].item.visit(_Names())
-    for name in names:
+    heads = _ChainHeads()
+    with_node.items[0].item.visit(heads)
+    for name in heads.found:
         bindings = scope.lookup(name.value)
         if not bindings:
             continue  # a builtin
@@ -165,3 +156,18 @@ def _is_parameter(scope: Scope, name: str) -> bool:
         p.name.value == name
         for p in (*params.posonly_params, *params.params, *params.kwonly_params)
     )
+
+
+class _ChainHeads(cst.CSTVisitor):
+    """The names an expression reads, attribute names left out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.Name] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.append(node)

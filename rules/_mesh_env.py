@@ -10,7 +10,7 @@ or passed along in the block are followed a few levels deep.
 from __future__ import annotations
 
 import builtins
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -106,16 +106,9 @@ def needs_env(
     if id(body) in seen:
         return None
     seen.add(id(body))
-    nodes: List[cst.CSTNode] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            nodes.append(node)
-
-        def visit_Name(self, node: cst.Name) -> None:
-            nodes.append(node)
-
-    fast_visit(body, _Collect())
+    collect = _CallsAndNames()
+    fast_visit(body, collect)
+    nodes = collect.found
     calls_funcs = {id(n.func) for n in nodes if isinstance(n, cst.Call)}
     transformed = _transformed_names(body, scope, ctx)
     for node in nodes:
@@ -144,20 +137,41 @@ def needs_env(
 
 def _transformed_names(body: cst.CSTNode, scope: Scope, ctx: Context) -> Set[str]:
     """Names assigned (only) the result of a jax.jit/jax.vmap/... call inside ``body``."""
-    assigned: dict = {}
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    ok = (
-                        isinstance(node.value, cst.Call)
-                        and ctx.qualname(node.value.func, scope) in TRANSFORMS
-                    )
-                    assigned[target.target.value] = assigned.get(target.target.value, True) and ok
-
-    fast_visit(body, _Collect())
+    collect = _Transformed(scope, ctx)
+    fast_visit(body, collect)
+    assigned = collect.assigned
     return {name for name, ok in assigned.items() if ok and len(scope.lookup(name) or ()) <= 1}
+
+
+class _CallsAndNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.CSTNode] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.append(node)
+
+
+class _Transformed(cst.CSTVisitor):
+    """Each name an assignment binds: whether every assignment of it is a transform's result."""
+
+    def __init__(self, scope: Scope, ctx: Context) -> None:
+        super().__init__()
+        self.scope, self.ctx = scope, ctx
+        self.assigned: Dict[str, bool] = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                ok = (
+                    isinstance(node.value, cst.Call)
+                    and self.ctx.qualname(node.value.func, self.scope) in TRANSFORMS
+                )
+                name = target.target.value
+                self.assigned[name] = self.assigned.get(name, True) and ok
 
 
 def call_needs_env(

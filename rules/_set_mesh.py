@@ -147,37 +147,9 @@ def eager_work(
     if id(body) in seen:
         return None
     seen.add(id(body))
-    found: List[cst.CSTNode] = []
-    helper = depth < 2
-
-    class _Collect(ScopeBodyVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            found.append(node)
-
-        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-            if not helper:
-                found.append(node)
-
-        def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-            if not helper:
-                found.append(node)
-
-        def visit_Subscript(self, node: cst.Subscript) -> None:
-            if not helper:
-                found.append(node)
-
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if not helper and node.attr.value in ARRAY_PROPERTIES:
-                found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-    fast_visit(body, _Collect())
-    for node in found:
+    collect = _EagerWork(helper=depth < 2)
+    fast_visit(body, collect)
+    for node in collect.found:
         if isinstance(node, cst.BinaryOperation):
             if not (_constant(node.left) and _constant(node.right)):
                 return f"computes `{ctx.code(node)}`"
@@ -195,6 +167,42 @@ def eager_work(
             if why is not None:
                 return why
     return None
+
+
+class _EagerWork(ScopeBodyVisitor):
+    """What may create an array in one scope's body: its calls, and (unless ``helper``, a
+    same-file helper, where only calls are checked) operators, subscripts and array
+    properties."""
+
+    def __init__(self, helper: bool) -> None:
+        super().__init__()
+        self.helper = helper
+        self.found: List[cst.CSTNode] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if not self.helper:
+            self.found.append(node)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if not self.helper:
+            self.found.append(node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self.helper:
+            self.found.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if not self.helper and node.attr.value in ARRAY_PROPERTIES:
+            self.found.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
 
 
 def _call_work(ctx: Context, call: cst.Call, depth: int, seen: Set[int]) -> Optional[str]:

@@ -242,31 +242,36 @@ def _hasattr_answer(test: cst.BaseExpression, ctx: Context, release: Version) ->
 def _gone_name(suite: cst.BaseSuite, ctx: Context, newest: str) -> Optional[str]:
     """A JAX name ``suite`` uses that ``newest`` lacks (the outermost chain's first missing
     prefix); None when every name it uses is there or unknown."""
-    release = parse_version(newest)
-    h = history()
-    found: List[str] = []
+    uses = _GoneNames(ctx, parse_version(newest))
+    suite.visit(uses)
+    return uses.found[0] if uses.found else None
 
-    class Uses(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            return self._chain(node)
 
-        def visit_Name(self, node: cst.Name) -> bool:
-            return self._chain(node)
+class _GoneNames(cst.CSTVisitor):
+    """The JAX names a suite uses that ``release`` lacks (each chain's first missing prefix)."""
 
-        def _chain(self, node: cst.BaseExpression) -> bool:
-            parts = dotted_parts(node)
-            if parts is None:
-                return True
-            qualname = ctx.qualname(node, ctx.scope_of(node))
-            if qualname is None or not qualname.startswith(("jax.", "jaxlib.")):
-                return False
-            pieces = qualname.split(".")
-            for cut in range(2, len(pieces) + 1):
-                prefix = ".".join(pieces[:cut])
-                if h.present_in(prefix, release) is False:
-                    found.append(prefix)
-                    break
+    def __init__(self, ctx: Context, release: Version) -> None:
+        super().__init__()
+        self.ctx, self.release, self.history = ctx, release, history()
+        self.found: List[str] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return self._chain(node)
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        return self._chain(node)
+
+    def _chain(self, node: cst.BaseExpression) -> bool:
+        parts = dotted_parts(node)
+        if parts is None:
+            return True
+        qualname = self.ctx.qualname(node, self.ctx.scope_of(node))
+        if qualname is None or not qualname.startswith(("jax.", "jaxlib.")):
             return False
-
-    suite.visit(Uses())
-    return found[0] if found else None
+        pieces = qualname.split(".")
+        for cut in range(2, len(pieces) + 1):
+            prefix = ".".join(pieces[:cut])
+            if self.history.present_in(prefix, self.release) is False:
+                self.found.append(prefix)
+                break
+        return False

@@ -323,20 +323,24 @@ def _mentions(ctx: Context, call: cst.Call, qualname: str, scope: Scope) -> bool
 
 
 def _names_in(expr: cst.CSTNode) -> List[cst.BaseExpression]:
-    found: List[cst.BaseExpression] = []
+    names = _NamesIn()
+    expr.visit(names)
+    return names.found
 
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            found.append(node)
 
-        def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
-            if dotted_parts(node):
-                found.append(node)
-                return False
-            return True
+class _NamesIn(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.BaseExpression] = []
 
-    expr.visit(_V())
-    return found
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        if dotted_parts(node):
+            self.found.append(node)
+            return False
+        return True
 
 
 def _hoist_mesh(ctx: Context, mesh) -> None:  # noqa: ANN001

@@ -204,21 +204,25 @@ class WithMesh(WithMeshGate, Rule, code="JAX607", safety=Safety.SAFE):
 
 def _yields(body: cst.CSTNode) -> bool:
     """``yield`` in ``body`` itself (not in a function, lambda or class defined there)."""
-    found: List[bool] = []
+    find = _FindYield()
+    fast_visit(body, find)
+    return find.found
 
-    class _Find(ScopeBodyVisitor):  # (a comprehension cannot yield)
-        def visit_Yield(self, node: cst.Yield) -> bool:
-            found.append(True)
-            return False
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
+class _FindYield(ScopeBodyVisitor):  # (a comprehension cannot yield)
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
 
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        self.found = True
+        return False
 
-    fast_visit(body, _Find())
-    return bool(found)
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
 
 
 def _parameter_blocks(ctx: Context, name: str, binding) -> List[tuple]:  # noqa: ANN001

@@ -440,35 +440,39 @@ def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
 
 def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
     """Why the axis name is used other than as a collective's axis, or None."""
-    problems: List[str] = []
-
-    class _Check(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.allowed: set = set()
-
-        def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            attr = (
-                func.attr.value
-                if isinstance(func, cst.Attribute)
-                else func.value
-                if isinstance(func, cst.Name)
-                else ""
-            )
-            if attr in COLLECTIVES:
-                for arg in node.args:
-                    for string in nodes_under(arg.value, cst.SimpleString):
-                        self.allowed.add(id(string))
-
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            if node.evaluated_value == name and id(node) not in self.allowed:
-                problems.append(node.value)
-
-    fast_visit(body, _Check())
-    if problems:
+    check = _AxisNameUses(name)
+    fast_visit(body, check)
+    if check.problems:
         return (
-            f"the axis name {problems[0]} is used outside collectives "
+            f"the axis name {check.problems[0]} is used outside collectives "
             "(named-axis reductions have no vmap equivalent)"
         )
     return None
+
+
+class _AxisNameUses(cst.CSTVisitor):
+    """The strings spelling the axis ``name`` outside a collective's arguments."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.allowed: set = set()
+        self.problems: List[str] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        attr = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else func.value
+            if isinstance(func, cst.Name)
+            else ""
+        )
+        if attr in COLLECTIVES:
+            for arg in node.args:
+                for string in nodes_under(arg.value, cst.SimpleString):
+                    self.allowed.add(id(string))
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if node.evaluated_value == self.name and id(node) not in self.allowed:
+            self.problems.append(node.value)
