@@ -462,10 +462,12 @@ def explain_command(code: str, markdown: bool) -> None:
 # The cyclic garbage collector's thresholds for a run (the process is the command's own; the
 # library leaves the caller's alone).  By default CPython scans every tracked object of the
 # oldest generation each time it has grown by a quarter: with LibCST's trees, the rules and
-# JAX's API history alive, that was a sixth of a run over many files.  The trees are acyclic
-# and freed by reference counting, so collecting less often costs little memory
-# (docs/measurements.md).  Forked workers inherit them.
-GC_THRESHOLDS = (50_000, 20, 100)
+# JAX's API history alive, that was a sixth of a run over many files.  The engine breaks the
+# cycles it makes (tests/test_garbage.py), so a file's trees are freed by reference counting
+# and collecting seldom costs no memory; a young generation of a million objects, more than
+# most files' trees, is then rarely walked while one is alive (docs/measurements.md).
+# Forked workers inherit them.
+GC_THRESHOLDS = (1_000_000, 20, 100)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
