@@ -3,9 +3,11 @@ removed-calls): the tap function, and the keywords id_print printed before the v
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
 import libcst as cst
+
+from jaxmigrate.rules._helpers import nodes_under
 
 _PRINT = "{q:jax.debug.print}"
 
@@ -47,9 +49,8 @@ def tap_template(tap: cst.BaseExpression, template: str) -> str:
     if any(p.default is not None for p in plain):
         return template
     ignored = plain[1].name.value
-    for node in _names(tap.body):
-        if node == ignored:
-            return template
+    if any(name.value == ignored for name in nodes_under(tap.body, cst.Name)):
+        return template
     lambda_code = cst.Module(body=[]).code_for_node(
         tap.with_changes(
             params=params.with_changes(
@@ -60,18 +61,3 @@ def tap_template(tap: cst.BaseExpression, template: str) -> str:
     return template.replace(
         "lambda tapped: {0}(tapped, ())", lambda_code.replace("{", "{{").replace("}", "}}")
     )
-
-
-def _names(node: cst.CSTNode) -> List[str]:
-    names = _Names()
-    node.visit(names)
-    return names.found
-
-
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: List[str] = []
-
-    def visit_Name(self, name: cst.Name) -> None:
-        self.found.append(name.value)
