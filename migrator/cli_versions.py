@@ -54,13 +54,16 @@ def _source(settings: Settings, detected: Optional[Detected]) -> SourceRange:
 
 
 def survey_settings(settings: Settings, detected: Optional[Detected]) -> Settings:
-    """The settings of the survey that finds the floor of the default target."""
+    """The settings of the survey that finds the floor of the default target.  It reads only
+    what the fixes need and the names of the migrated text, so it lays nothing out again
+    (``line_length=0``: no realigning, rewrapping or import layout, which move no name)."""
     return dataclasses.replace(
         settings,
         target_version=survey_lower(detected),
         target_upper=None,
         survey=True,
         locate_fixes=False,
+        line_length=0,
     )
 
 

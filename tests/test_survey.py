@@ -78,3 +78,20 @@ def test_a_rule_of_unsafe_fixes_only_cannot_record_a_safe_fix(monkeypatch):
     monkeypatch.setattr(Context, "is_suppressed", lambda self, node: False)
     with pytest.raises(ValueError, match="unsafe fixes only, yet made a safe fix"):
         context.replace(object(), object(), "x -> y", Safety.SAFE)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "before", [case[1] for case in fixture_cases() if case[1].parent.name != "noop"]
+)
+def test_the_survey_lays_nothing_out_and_finds_the_same_floor(before):
+    """``survey_settings`` turns the layout passes off (``line_length=0``): realigning,
+    rewrapping and laying out imports move no name, so the floor is the one a survey that lays
+    the text out at a narrow width (most wrapping) finds."""
+    from jaxmigrate.migrator.cli_versions import survey_settings
+
+    text = before.read_text(encoding="utf-8")
+    settings = _survey(text)
+    assert survey_settings(settings, None).line_length == 0
+    bare = _outcome(text, dataclasses.replace(settings, line_length=0))
+    laid_out = _outcome(text, dataclasses.replace(settings, line_length=60))
+    assert bare[-1] == laid_out[-1]
