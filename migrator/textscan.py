@@ -243,7 +243,7 @@ def _is_jax(module: str) -> bool:
 
 
 # -- the items of ``with`` statements -----------------------------------------------------------
-_WITH = re.compile(r"(?<![^\W])with(?![^\W])")
+_WITH = re.compile(r"(?<!\w)with(?!\w)")
 # One token of a ``with`` statement's header: blanks, continuations and comments (skipped), a
 # string (with its prefix, escapes and continued lines; a triple-quoted one not closed: the
 # caller is told it cannot tell), a name, a line break, any other character.
