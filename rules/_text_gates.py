@@ -157,6 +157,22 @@ class QualifiedNamesGate(RuleGate):
         return False
 
 
+class NamesAndModulesGate(QualifiedNamesGate):
+    """:class:`QualifiedNamesGate` for a rule that also removes the imports of its
+    :attr:`legacy_modules`: the last part of each such module is kept for gate 1b's own reading
+    of an import (``import jax.util``), whatever the names say."""
+
+    gate_state = (*QualifiedNamesGate.gate_state, "module_words")
+
+    @functools.cached_property
+    def module_words(self) -> FrozenSet[str]:
+        return frozenset(module.rpartition(".")[2] for module in self.legacy_modules)
+
+    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> Iterator[str]:
+        yield from words & self.module_words
+        yield from super().gate_words(gate, words)
+
+
 # -- JAX902 private-api --------------------------------------------------------------------------
 # ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
 # (Starts with a literal, which the regex engine finds fast; a ``from`` ending a longer word

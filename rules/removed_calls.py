@@ -27,6 +27,7 @@ from jaxmigrate.rules._ast_sites import AnswersAtSites
 from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
 from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import print_template, tap_template
+from jaxmigrate.rules._text_gates import NamesAndModulesGate
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
 _ATOMS = (
@@ -211,7 +212,9 @@ RECIPES: Tuple[CallRecipe, ...] = (
 TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 
 
-class RemovedCalls(AnswersAtSites, ActsWhereMissing, code="JAX905", safety=Safety.SAFE):
+class RemovedCalls(
+    NamesAndModulesGate, AnswersAtSites, ActsWhereMissing, code="JAX905", safety=Safety.SAFE
+):
     """calls of removed functions (jax.ops.index_update, lax.tie_in, host_callback,
     jax.util.safe_map, ...) rewritten
 

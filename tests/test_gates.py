@@ -20,6 +20,7 @@ from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import all_rules
 from jaxmigrate.migrator.textgate import admitted
+from jaxmigrate.migrator.version import parse_version
 from tests.fixture_support import FIXTURES, fixture_settings
 
 _site_wanted = Plan.has_site  # gate 2 without the rule's own refinement
@@ -293,6 +294,13 @@ TEXT_CASES = [
     ("JAX701", "import jax\r\njax.tree_map(f, x)\r\n", True),
     ("JAX701", "import jax\rjax.tree_map(f, x)\r", True),
     ("JAX701", "import jax\ns = 'x#y'; (jax  # note\n .tree_map)\n", True),  # cannot tell: keep
+    ("JAX905", "from jax.util import safe_map\nsafe_map(f, xs)\n", True),
+    ("JAX905", "from jax import util as u\nu.safe_map(f, xs)\n", True),
+    ("JAX905", "import jax\njax.util.safe_map(f, xs)\n", True),
+    ("JAX905", "import jax\nx = jax.ops.index[0]\n", True),
+    ("JAX905", "from jax._src.util import safe_map\nsafe_map(f, xs)\n", False),
+    ("JAX905", "from jax._src import util\nutil.safe_map(f, xs)\n", False),
+    ("JAX905", "import jax\nx = y.index(0)\n", False),
     ("JAX502", "import jax\njax.config.update('jax_enable_x64', True)\n", False),
     ("JAX502", "from jax.config import config\n", True),
     ("JAX502", "import jax.config\n", True),
@@ -383,6 +391,28 @@ def test_text_gate_decisions(code, source, expected):
     facts = ast_facts(source)
     if not expected:  # what the text gate turns away, gate 2 turns away too
         assert not plan.wanted_by(rule, facts)
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import jax.util\n", True),
+        ("from jax import util\n", True),
+        ("import jax.experimental.host_callback as hcb\n", True),
+        ("from jax._src import util\n", False),
+    ],
+)
+def test_jax905_text_gate_reads_the_imports_of_its_gone_modules(source, expected):
+    """The modules' words go to gate 1b's reading of imports, whatever the names say: an
+    import of a gone module is a site (its removal), for the rule of a range that lacks it."""
+    rule = all_rules()["JAX905"].for_target(parse_version("0.4.1"))
+    assert "util" in rule.trigger_words and rule.legacy_modules
+    plan = make_plan((rule,))
+    candidates, hits = plan.prefilter_hits(source)
+    assert candidates == (rule,)
+    assert bool(admitted(source, candidates, hits)) is expected
+    if not expected:
+        assert not plan.wanted_by(rule, ast_facts(source))
 
 
 # -- end to end: a gated run and a run with every gate bypassed give the same result ----------
