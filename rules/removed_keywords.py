@@ -115,6 +115,10 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _with_history()
 
+    def for_survey(self, low: Version, high: Optional[Version], unsafe_fixes: bool) -> Rule:
+        """Only the functions whose keywords it rewrites: the others it only reports."""
+        return _rewrites_only()
+
     def ast_gate(self, facts: Facts) -> bool:
         """A call of one of the functions passing a keyword the rule rewrites or the history
         saw the function drop (``**kwargs`` included: the rule leaves those calls alone)."""
@@ -226,6 +230,12 @@ def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
         message = f"{short}({keyword}=...) -> by position: JAX renamed the parameter"
         return ctx.replace(call, call.with_changes(args=args), message)
     return False
+
+
+@functools.lru_cache(maxsize=1)
+def _rewrites_only() -> RemovedKeywords:
+    """The rule without the API history: the survey's (see :meth:`RemovedKeywords.for_survey`)."""
+    return RemovedKeywords()
 
 
 @functools.lru_cache(maxsize=1)

@@ -46,7 +46,7 @@ def _codes(settings: Settings) -> set:
 
 def test_the_survey_runs_the_report_only_rules_only_with_unsafe_fixes():
     assert {"JAX804", "JAX902", "JAX907"} <= set(UNSAFE_ONLY)
-    assert "JAX901" in NARROWED
+    assert {"JAX901", "JAX906"} <= set(NARROWED)
     survey = Settings(survey=True)
     assert not _codes(survey) & set(UNSAFE_ONLY)
     assert set(UNSAFE_ONLY) <= _codes(dataclasses.replace(survey, unsafe_fixes=True))
@@ -69,6 +69,25 @@ def test_the_survey_without_report_only_rules_gives_the_same_floor(before, monke
     finally:
         monkeypatch.undo()
         _active_rules.cache_clear()
+
+
+def test_the_survey_reads_only_the_keywords_jax906_rewrites():
+    """A keyword the API history saw dropped is only reported: the survey's JAX906 does not
+    look for it, and no gate sends the file on for it."""
+    from jaxmigrate.migrator.plan import make_plan
+
+    text = "import jax\n\ng = jax.checkpoint(f, concrete=True)\n"
+    reported = migrate_source(text, Settings())
+    assert [d.code for d in reported.findings] == ["JAX906"] and not reported.fixes
+    survey = Settings(survey=True)
+    assert "JAX906" in _codes(survey)
+    assert "JAX906" not in {
+        rule.code for rule in make_plan(tuple(survey.active_rules())).candidates(text)
+    }
+    rewritten = "import jax.numpy as jnp\n\ny = jnp.clip(x, a_min=0)\n"
+    assert "JAX906" in {
+        rule.code for rule in make_plan(tuple(survey.active_rules())).candidates(rewritten)
+    }
 
 
 def test_a_rule_of_unsafe_fixes_only_cannot_record_a_safe_fix(monkeypatch):
