@@ -124,8 +124,10 @@ class QualifiedNamesGate(RuleGate):
             if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
                 continue
             found = gate.of(word)
-            if found.unknown or found.quoted or found.imported_parents:
+            if found.unknown or found.imported_parents:
                 yield word
+            elif found.quoted and (word in self.strings or word in self.annotation_words):
+                yield word  # (a quoted word is a site only as a string: a name needs its import)
             elif found.imported_from and (not jax_only or self._imports(word, found)):
                 yield word
             elif found.chains and (not jax_only or self._names_in_chain(gate, word, found)):
