@@ -153,7 +153,8 @@ def _rounds(
                 ctx, [e.node for e in ctx.edits.values()] + [r[0] for r in removals.values()]
             ),
         )
-        applied.realign = realignments(ctx, ctx.edits)
+        if settings.line_length != 0:  # (0: the survey's, which lays nothing out)
+            applied.realign = realignments(ctx, ctx.edits)
         if origins is not None:
             applied.trace = origins.tracer(ctx)
         module = module.visit(applied)

@@ -50,7 +50,9 @@ class Settings:
     ast_first: bool = True
     # Lines a rewrite makes longer than this are wrapped (see migrator.wrap).  The runner
     # sets each file's project's own (migrator.linelength); None (a caller of the engine
-    # that knows no project): no wrapping, the rewritten lines as the rules write them.
+    # that knows no project): no wrapping, the rewritten lines as the rules write them.  0 (the
+    # default target's survey, which reads only names): no layout at all, not even the
+    # realigning of a call's continuation lines after its callee's rewrite.
     line_length: Optional[int] = None
     # The top-level names the project imports as its own (isort's first party), so that an
     # import a fix adds joins the right group; the runner sets them (migrator.importconfig).
