@@ -40,6 +40,42 @@ from jaxmigrate.migrator.traversal import (
 N = TypeVar("N", bound=cst.CSTNode)
 
 
+# Node types this traversal visits wherever they occur in a module (the exceptions its
+# ``nodes`` lists are other types: names, parameters, import internals, operators, trivia),
+# so a tree holds such a node exactly when the traversal recorded its parent
+# (tests/test_engine_index.py checks it on every fixture).  An ``Attribute`` is visited
+# everywhere but inside import statements.
+ALWAYS_VISITED = frozenset(
+    {
+        cst.Call,
+        cst.Subscript,
+        cst.BinaryOperation,
+        cst.BooleanOperation,
+        cst.UnaryOperation,
+        cst.Comparison,
+        cst.IfExp,
+        cst.Lambda,
+        cst.Tuple,
+        cst.List,
+        cst.Set,
+        cst.Dict,
+        cst.SimpleString,
+        cst.Integer,
+        cst.Float,
+        cst.Expr,
+        cst.Assign,
+        cst.Return,
+        cst.Import,
+        cst.ImportFrom,
+        cst.SimpleStatementLine,
+        cst.If,
+        cst.With,
+        cst.FunctionDef,
+        cst.ClassDef,
+    }
+)
+
+
 class ScopeWalker(cst.CSTVisitor):
     """Walks a module once; afterwards holds its scopes, their bindings and its loads."""
 

@@ -32,6 +32,8 @@ from jaxmigrate.migrator.context import Context, Edit, Replacement
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.migrator.scopewalk import ALWAYS_VISITED
+from jaxmigrate.migrator.walk import all_parents
 
 _UNION_NAMES = frozenset({"typing.Union", "typing_extensions.Union"})
 _CHECKS = ("isinstance", "issubclass")
@@ -52,7 +54,7 @@ class Produced:
         for edit in edits:
             new = edit.new
             for node in new.nodes if isinstance(new, cst.FlattenSentinel) else (new,):
-                if isinstance(node, cst.CSTNode) and ctx.parent(node) is None:
+                if isinstance(node, cst.CSTNode) and not _in_tree(ctx, node):
                     self.nodes[id(node)] = (node, edit.code)
                 elif isinstance(node, cst.BaseStatement):
                     self.moved[id(node)] = (node, edit.code)
@@ -67,6 +69,27 @@ class Produced:
 
     def __bool__(self) -> bool:
         return bool(self.nodes)
+
+
+def _in_tree(ctx: Context, node: cst.CSTNode) -> bool:
+    """``ctx.parent(node) is not None``, from the analysis where it tells
+    (:data:`migrator.scopewalk.ALWAYS_VISITED`): a fix's new nodes would otherwise cost the
+    round a walk of the whole tree."""
+    if id(node) in ctx.analysis.parents:
+        return True
+    kind = type(node)
+    if kind in ALWAYS_VISITED:
+        return False
+    if kind is cst.Attribute:  # visited everywhere but inside import statements
+        return id(node) in ctx.memo(("tidy", "inside imports"), lambda: _inside_imports(ctx))
+    return ctx.parent(node) is not None
+
+
+def _inside_imports(ctx: Context) -> Set[int]:
+    found: Set[int] = set()
+    for statement in (*ctx.nodes(cst.Import), *ctx.nodes(cst.ImportFrom)):
+        found.update(all_parents(statement))
+    return found
 
 
 class _Touched:

@@ -15,6 +15,7 @@ import pytest
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source
 from jaxmigrate.migrator.analysis import analyze
 from jaxmigrate.migrator.scope import Interest
+from tests.fixture_support import fixture_cases
 
 ONLY_101 = Settings(select=("JAX101",))
 
@@ -84,6 +85,47 @@ def test_all_nodes_and_parents_match_a_libcst_visitor() -> None:
     # every parent, whitespace and punctuation included (those from a walk made on demand)
     for node in expected.order[1:]:
         assert ctx.parent(node) is expected.parents[id(node)]
+
+
+@pytest.mark.parametrize("before", [case[1] for case in fixture_cases()])
+def test_the_analysis_visits_every_node_of_the_types_it_always_visits(before) -> None:
+    """What the tidying's ``_in_tree`` reads instead of a walk: every node of a type in
+    ``ALWAYS_VISITED`` has its parent in the analysis, and so has every ``Attribute`` outside
+    import statements.  (A type the analysis may step over, such as a binding's name, is
+    asked of the full walk.)"""
+    from jaxmigrate.migrator.scopewalk import ALWAYS_VISITED
+    from jaxmigrate.migrator.traversal import children
+
+    module = cst.parse_module(before.read_text(encoding="utf-8"))
+    visited = analyze(module, Interest()).parents
+    stack = [(module, False)]
+    while stack:
+        node, in_import = stack.pop()
+        for child in children(node):
+            inside = in_import or isinstance(child, (cst.Import, cst.ImportFrom))
+            stack.append((child, inside))
+            kind = type(child)
+            if kind in ALWAYS_VISITED or (kind is cst.Attribute and not in_import):
+                assert id(child) in visited, (kind.__name__, type(node).__name__)
+
+
+@pytest.mark.parametrize(
+    "source, written",
+    [
+        ("import jax\nx = jax.tree_map(f, y)\n", "jax.tree.map"),
+        ("from jax import tree_map\nx = tree_map(f, y)\n", "jax.tree.map"),
+    ],
+)
+def test_the_tidying_knows_a_fix_s_new_nodes_without_the_walk(source, written) -> None:
+    from jaxmigrate.migrator.tidy import _in_tree
+
+    ctx = _context(source)
+    for node in (*ctx.all_nodes(cst.Attribute), *ctx.nodes(cst.Call), *ctx.all_nodes(cst.Name)):
+        assert _in_tree(ctx, node)  # (import internals and binding names included)
+    new = cst.parse_expression(written)
+    call = ctx.nodes(cst.Call)[0]
+    assert not _in_tree(ctx, new) and not _in_tree(ctx, call.with_changes(func=new))
+    assert not _in_tree(ctx, ctx.module)
 
 
 def test_analysis_nodes_are_in_source_order_and_cover_statements() -> None:
