@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set
+from typing import ClassVar, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
@@ -86,7 +86,7 @@ class QualifiedNamesGate(RuleGate):
     """Gate 1b for a rule whose sites are qualified JAX names (:attr:`names` and imports of
     them), by the parts each reference must spell."""
 
-    gate_state = ("parents", "jax_only", "qualified_parents")
+    gate_state: ClassVar[Tuple[str, ...]] = ("parents", "jax_only", "qualified_parents")
 
     @functools.cached_property
     def parents(self) -> Dict[str, FrozenSet[str]]:
