@@ -271,12 +271,22 @@ class Rule(RuleGate):
         copies by them): the rule itself unless overridden."""
         return self
 
-    def for_survey(self, low: Version, high: Optional[Version], unsafe_fixes: bool) -> "Rule":
+    def for_survey(
+        self, low: Version, high: Optional[Version], unsafe_fixes: bool
+    ) -> Optional["Rule"]:
         """The rule as the default target's survey runs it (after :meth:`for_target`), where
         only fixes count (they and the migrated text set the floor; findings are never
         read): itself, unless it can leave out sites where it never fixes (a report-only
         backstop returns a copy looking only for the names it may rewrite).  The survey must
-        give every file the same output and floor (``tests/test_survey.py``)."""
+        give every file the same output and floor (``tests/test_survey.py``).
+
+        None: the survey runs without the rule, because nothing it could do there moves the
+        floor past the first jax.Array release, the lowest any default target starts at
+        (:func:`migrator.target.dated_no_later_than_array_floor`): every name it writes for
+        ``low`` and every name it rewrites is that old or gone from the newest JAX, its
+        fixes need no newer JAX, and no other rule acts on what it writes.  Only the floor
+        must then stay the same (``tests/test_survey.py``): the survey's output is not
+        written, and the run applies the rule as always."""
         return self
 
     # -- hooks, called by the engine ------------------------------------------------------

@@ -168,8 +168,9 @@ def _active_rules(
         for code, rule in rules.items()
         if code in chosen and (survey or rule.runs_on(target))
     )
-    if survey:  # it reads only fixes: each rule as it runs there
-        active = tuple(rule.for_survey(target, upper, unsafe_fixes) for rule in active)
+    if survey:  # it reads only fixes: each rule as it runs there (None: it cannot move the floor)
+        surveyed = (rule.for_survey(target, upper, unsafe_fixes) for rule in active)
+        active = tuple(rule for rule in surveyed if rule is not None)
     return active
 
 

@@ -41,6 +41,15 @@ ARRAY_FLOOR = "0.4.1"
 Floor = Tuple[str, str]  # (X.Y.Z, what sets it)
 
 
+def dated_no_later_than_array_floor(qualnames: Iterable[str]) -> bool:
+    """Does every one of these JAX names count for no floor past :data:`ARRAY_FLOOR` (the
+    release that added it is no later, or it is gone from the newest JAX, which the floor does
+    not date)?  Read from the API history, as the survey's floor reads the migrated text."""
+    lines = [f"import {q.partition('.')[0]}\n{q}\n" for q in sorted(set(qualnames))]
+    found = floor_of("".join(lines)) if lines else None
+    return found is None or found[0] <= parse_version(ARRAY_FLOOR)
+
+
 def newest_release() -> str:
     """The newest JAX release the API history knows: the top of every default target."""
     from jaxmigrate.migrator.rule_index import releases  # the history's, without loading it

@@ -11,9 +11,14 @@ module exists from 0.4.25 (release notes; jax 0.4.13 has none), so older targets
 
 from __future__ import annotations
 
+import functools
+from typing import Optional
+
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.migrator.target import dated_no_later_than_array_floor
+from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._tree import TREE_FUNCTIONS, replacement_for
 
 
@@ -88,8 +93,24 @@ class TreeFunctions(Rule, code="JAX701", safety=Safety.SAFE):
         ),
     )
 
+    def for_survey(
+        self, low: Version, high: Optional[Version], unsafe_fixes: bool
+    ) -> Optional[Rule]:
+        """Not in a survey starting before ``jax.tree`` (no requirement, or an older one): the
+        ``jax.tree_util`` spellings it writes there and the names it replaces date from before
+        the first jax.Array release or are gone, it needs no newer JAX, and no rule acts on
+        ``jax.tree_util`` names, so its fixes cannot move the floor (most legacy files it
+        fixes are then never parsed by the survey)."""
+        return None if _floor_neutral(low) else self
+
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # the import goes once nothing uses it
         modern = replacement_for(site.qualname, ctx.target)
         ctx.replace(site.node, ctx.ref(modern, site.scope), f"{site.qualname} -> {modern}")
+
+
+@functools.cache
+def _floor_neutral(low: Version) -> bool:
+    written = (replacement_for(legacy, low) for legacy in TREE_FUNCTIONS)
+    return dated_no_later_than_array_floor((*TREE_FUNCTIONS, *written))

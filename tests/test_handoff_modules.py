@@ -20,7 +20,7 @@ from jaxmigrate.migrator.cli import cli
 from jaxmigrate.migrator.settings import Settings
 from tests.fixture_support import fixture_settings
 from tests.test_gate_equivalence import outcome
-from tests.test_handoff import fixture_paths
+from tests.test_handoff import _require_jax_tree, fixture_paths
 
 LEGACY = "import jax\n\n\ndef f(x, y):\n    return jax.tree_map(x, y)\n"
 
@@ -55,27 +55,27 @@ def test_the_run_on_the_surveys_tree_gives_what_a_run_of_its_own_gives(before):
 
 def test_one_parse_serves_both_runs_and_nothing_stays(parses):
     with handoff.handing_on(False, modules=True):
-        first = outcome(LEGACY, Settings(survey=True, target_version="0.4.1"))
+        first = outcome(LEGACY, Settings(survey=True, target_version="0.4.30"))
         handoff.stop_keeping_modules()
         assert set(handoff._modules) == {LEGACY}
-        second = outcome(LEGACY, Settings(target_version="0.4.1"))
+        second = outcome(LEGACY, Settings(target_version="0.4.30"))
         assert not handoff._modules  # the run took it
-        outcome(LEGACY, Settings(target_version="0.4.1"))  # the survey is over: not kept
+        outcome(LEGACY, Settings(target_version="0.4.30"))  # the survey is over: not kept
         assert not handoff._modules
     assert parses == [len(LEGACY), len(LEGACY)]
-    assert first[0] == second[0] == LEGACY.replace("jax.tree_map", "jax.tree_util.tree_map")
+    assert first[0] == second[0] == LEGACY.replace("jax.tree_map", "jax.tree.map")
     with handoff.handing_on(False, modules=True):
         outcome(LEGACY, Settings())
     assert not handoff._modules and handoff._module_chars == 0  # the context let it go
 
 
 def test_copies_of_a_text_share_one_parse_and_each_run_takes_it(parses):
-    run = Settings(target_version="0.4.1")
+    run = Settings(target_version="0.4.30")
     alone = outcome(LEGACY, run)
     parses.clear()
     with handoff.handing_on(False, modules=True):
         for _copy in range(3):  # the survey of three files with the same text
-            outcome(LEGACY, Settings(survey=True, target_version="0.4.1"))
+            outcome(LEGACY, Settings(survey=True, target_version="0.4.30"))
         handoff.stop_keeping_modules()
         assert handoff._modules[LEGACY][1] == 3
         handed = [outcome(LEGACY, run) for _copy in range(3)]
@@ -113,6 +113,7 @@ def _cli(paths: List[str], *extra: str):  # noqa: ANN202
 
 def test_a_run_in_one_process_parses_each_module_once(parses, tmp_path, monkeypatch):
     one, two = tmp_path / "one.py", tmp_path / "two.py"
+    _require_jax_tree(tmp_path)
     one.write_text(LEGACY, encoding="utf-8")
     two.write_text(LEGACY.replace("x, y)", "x, z)"), encoding="utf-8")
     handed = _cli([str(one), str(two)], "-j", "1")
@@ -125,14 +126,14 @@ def test_a_run_in_one_process_parses_each_module_once(parses, tmp_path, monkeypa
     alone = _cli([str(one), str(two)], "-j", "1")
     assert len(parses) == 4  # nothing kept: each pass parses each file
     assert (handed.exit_code, handed.output) == (alone.exit_code, alone.output)
-    assert handed.output.count("+    return jax.tree_util.tree_map(x, ") == 2
+    assert handed.output.count("+    return jax.tree.map(x, ") == 2
     assert stated.exit_code == handed.exit_code
     parses.clear()
     monkeypatch.setattr(handoff, "MODULE_CHARS", len(LEGACY))  # room for one text only
     two.write_text(LEGACY, encoding="utf-8")  # a copy of the first file
     copies = _cli([str(one), str(two)], "-j", "1")
     assert parses == [len(LEGACY)]  # one parse for both files, both passes
-    assert copies.output.count("+    return jax.tree_util.tree_map(x, y)") == 2
+    assert copies.output.count("+    return jax.tree.map(x, y)") == 2
 
 
 def test_stdin_parses_once(parses):

@@ -15,8 +15,9 @@ from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.rule import Rule, all_rules
 from jaxmigrate.migrator.settings import _active_rules
-from jaxmigrate.migrator.target import file_floor
-from tests.fixture_support import fixture_cases, fixture_settings
+from jaxmigrate.migrator.target import ARRAY_FLOOR, file_floor
+from jaxmigrate.migrator.version import parse_version
+from tests.fixture_support import FIXTURES, fixture_cases, fixture_settings
 
 UNSAFE_ONLY = sorted(code for code, rule in all_rules().items() if rule.unsafe_fixes_only)
 # rules that look for less in the survey (only what they may rewrite)
@@ -61,7 +62,8 @@ def test_the_survey_without_report_only_rules_gives_the_same_floor(before, monke
     skipped = _outcome(text, settings)
     for code in UNSAFE_ONLY:  # run them all (without --unsafe-fixes they still fix nothing)
         monkeypatch.setattr(type(all_rules()[code]), "unsafe_fixes_only", False)
-    for code in NARROWED:  # each looking for all it reports
+    for code in set(NARROWED) - set(LEFT_OUT):  # each looking for all it reports (a rule
+        # left out changes the output, not the floor: see the tests of LEFT_OUT below)
         monkeypatch.setattr(type(all_rules()[code]), "for_survey", Rule.for_survey)
     _active_rules.cache_clear()
     try:
@@ -114,3 +116,68 @@ def test_the_survey_lays_nothing_out_and_finds_the_same_floor(before):
     bare = _outcome(text, dataclasses.replace(settings, line_length=0))
     laid_out = _outcome(text, dataclasses.replace(settings, line_length=60))
     assert bare[-1] == laid_out[-1]
+
+
+# -- rules the survey leaves out (``Rule.for_survey`` gives None) ------------------------------
+def _visible(floor):  # noqa: ANN001, ANN202
+    """A file's floor as the default target can show it: none at or below the first
+    jax.Array release, where every default target starts anyway."""
+    if floor is None or parse_version(floor[0]) <= parse_version(ARRAY_FLOOR):
+        return None
+    return floor
+
+
+def _floors_without_and_with(code: str, text: str) -> tuple:
+    """The floor the default survey (no requirement: it starts at the first jax.Array release)
+    finds in ``text`` as it runs, and with the rule ``code`` running in it as in the run."""
+    settings = dataclasses.replace(_survey(text), target_version=ARRAY_FLOOR)
+    _active_rules.cache_clear()
+    as_run = _outcome(text, settings)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(all_rules()[code]), "for_survey", Rule.for_survey)
+        _active_rules.cache_clear()
+        every = _outcome(text, settings)
+    _active_rules.cache_clear()
+    return _visible(as_run[-1]), _visible(every[-1])
+
+
+# the rules the default survey runs without (not the report-only ones it never runs)
+LEFT_OUT = sorted(
+    {code for code, rule in all_rules().items() if not rule.unsafe_fixes_only and not rule.opt_in}
+    - _codes(Settings(survey=True, target_version=ARRAY_FLOOR))
+)
+
+
+def test_the_survey_leaves_out_jax701_only_before_jax_tree():
+    """JAX701 writes ``jax.tree_util`` spellings for a target before 0.4.25: names as old as
+    the first jax.Array release, so the survey (which starts there) runs without it; from
+    0.4.25 it writes ``jax.tree.*`` (added in 0.4.25), which may set the floor."""
+    assert LEFT_OUT == ["JAX701"]
+    for low, present in (("0.4.1", False), ("0.4.13", False), ("0.4.25", True), ("0.4.30", True)):
+        survey = Settings(survey=True, target_version=low)
+        assert ("JAX701" in _codes(survey)) is present, low
+        assert "JAX701" in _codes(Settings(target_version=low))  # the run always has it
+    text = "import jax\n\nout = jax.tree_map(f, x)\n"
+    assert migrate_source(text, Settings(survey=True, target_version="0.4.1")).output == text
+    assert "jax.tree.map" in migrate_source(text, Settings(target_version="0.4.30")).output
+
+
+@pytest.mark.parametrize(
+    "before", [case[1] for case in fixture_cases() if case[1].parent.name != "noop"]
+)
+@pytest.mark.parametrize("code", LEFT_OUT)
+def test_a_rule_the_survey_leaves_out_never_moves_its_floor(code, before):
+    without, every = _floors_without_and_with(code, before.read_text(encoding="utf-8"))
+    assert without == every
+
+
+def test_the_floor_check_sees_a_rule_that_moves_the_floor():
+    """The comparison above can fail: JAX601's fix writes ``jax.shard_map`` (0.6.1), so a
+    survey run without it finds an older floor."""
+    texts = [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.glob("shard-map/*.before.py"))]
+    assert all(a == b for a, b in (_floors_without_and_with("JAX601", t) for t in texts))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(all_rules()["JAX601"]), "for_survey", lambda *args: None)
+        floors = [_floors_without_and_with("JAX601", t) for t in texts]
+    _active_rules.cache_clear()
+    assert any(without != every for without, every in floors)
