@@ -289,6 +289,15 @@ class Rule(RuleGate):
         written, and the run applies the rule as always."""
         return self
 
+    def survey_writes(self, words: FrozenSet[str]) -> FrozenSet[str]:
+        """The words of the JAX names the rule's fixes may write in the default target's
+        survey, in a file of ``words``, beyond what the survey's lower bound and ``needs_jax``
+        have (:func:`migrator.target.survey_reach`): a rule that writes from a table whatever
+        release added the replacement (a rename) gives the words of those it may write there.
+        The default: the words of :attr:`writes_since` (the rule's other names exist where
+        its version gate lets it run: ``tests/test_emitted_names.py``)."""
+        return frozenset(word for name in self.writes_since for word in name.split("."))
+
     # -- hooks, called by the engine ------------------------------------------------------
     def ast_gate(self, facts: "Facts") -> bool:
         """Gate 2, refined: False only when the rule certainly does nothing in a module with

@@ -155,10 +155,15 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         base, unstripped = todos.strip_markers(text)
     tree = None  # CPython's tree of ``output``, when the engine has it
     kept = Path(options.gates_dir) if options.gates_dir is not None else None
-    if (settings.gates and idle(base)) or (
-        kept is not None and gateplan.passes_none(base, settings, kept)
-    ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
+    beyond = settings.survey and _Seen.floor is not None and _cannot_pass(base, settings)
+    if (
+        beyond
+        or (settings.gates and idle(base))
+        or (kept is not None and gateplan.passes_none(base, settings, kept))
+    ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates;
+        # in the survey, a file that cannot set the floor: its output is only read for that)
         output, fixes, findings = base, [], []
+        _Seen.passed_over = base if beyond else None
     else:
         migrated = migrate_source(base, settings, cache)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
@@ -175,7 +180,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
             # seventh of a parse, where settling the floors would parse the file again
             note_floor(output, tree)
         del migrated
-    if options.doctests and (">>>" in output or may_hold_code_block(output)):
+    if not beyond and options.doctests and (">>>" in output or may_hold_code_block(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
         gates = None if kept is None else gateplan.kept(settings, kept)
@@ -212,6 +217,7 @@ class _Seen:
     cannot set the target, nor name what sets it (the first file at the newest floor does)."""
 
     floor: Optional[Version] = None
+    passed_over: Optional[str] = None  # the text the survey just left alone for it
 
 
 def _may_set_floor(text: str) -> bool:
@@ -224,6 +230,18 @@ def _may_set_floor(text: str) -> bool:
 
     bound = floor_bound(text, _tokens_in_hand(text))
     return bound is not None and (_Seen.floor is None or bound >= _Seen.floor)
+
+
+def _cannot_pass(text: str, settings: Settings) -> bool:
+    """Can the survey's floor of ``text`` not pass the newest an earlier file gave back
+    (:class:`_Seen`)?  Then the survey need not migrate it: it cannot set the target, nor name
+    what sets it (the earlier file does).  :func:`migrator.target.survey_reach` bounds it."""
+    from jaxmigrate.migrator.plan import identifier_tokens
+    from jaxmigrate.migrator.target import survey_reach
+
+    rules = settings.active_rules()
+    reach = survey_reach(text, identifier_tokens(text), rules, settings.target)
+    return _Seen.floor is not None and reach <= _Seen.floor
 
 
 def _tokens_in_hand(text: str) -> Optional[List[str]]:
@@ -333,7 +351,9 @@ def migrate_text(
         )
         return result
     result.changed = output != source.text
-    if options.floor:
+    if options.floor and output is _Seen.passed_over:
+        _Seen.passed_over = None  # (below the floor found: no floor to give back)
+    elif options.floor:
         from jaxmigrate.migrator.target import survey_floor
 
         python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)
@@ -430,7 +450,7 @@ def run(
     ``results`` are the files finished by then that were not yielded yet."""
     tasks = [(path, settings, mode, cache_dir, options) for path in files]
     if in_process(jobs, len(files)):
-        _Seen.floor = None
+        _Seen.floor = _Seen.passed_over = None
         try:
             for task in tasks:
                 result = _process_star(task)
@@ -443,7 +463,7 @@ def run(
                 if progress:
                     progress(1)
         finally:
-            _Seen.floor = None
+            _Seen.floor = _Seen.passed_over = None
         return
     from jaxmigrate.migrator.pool import Pool
 

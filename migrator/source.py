@@ -189,12 +189,23 @@ class _bounded:
 
 
 def _bound(text: str, tokens: Optional[Sequence[str]]) -> Optional[Version]:
+    return bound_of_words(words_of(text, tokens))
+
+
+def words_of(text: str, tokens: Optional[Sequence[str]] = None) -> Set[str]:
+    """The words of ``text`` a name can be made of, as Python reads identifiers (NFKC).
+    ``tokens``: gate 1's identifier-like tokens of ``text``, if in hand (:func:`floor_bound`)."""
     if tokens is not None and text.isascii():
-        words: Set[str] = set(tokens)
-    else:
-        words = set(_WORD.findall(text))
-        if not text.isascii():
-            words = {unicodedata.normalize("NFKC", word) for word in words}
+        return set(tokens)
+    words = set(_WORD.findall(text))
+    if not text.isascii():
+        words = {unicodedata.normalize("NFKC", word) for word in words}
+    return words
+
+
+def bound_of_words(words: Set[str]) -> Optional[Version]:
+    """The release that added the newest JAX name all of whose parts are among ``words``
+    (None: no such name newer than the oldest release)."""
     best: Optional[Version] = None
     for module in _modules_within(words):
         added = _added_in(module)

@@ -17,15 +17,24 @@ whatever its needs (:attr:`Settings.survey`), its output read and never written.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Protocol, Sequence, Tuple
 
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
-from jaxmigrate.migrator.source import SourceRange, floor_bound, floor_noted, floor_of
+from jaxmigrate.migrator.source import (
+    SourceRange,
+    bound_of_words,
+    floor_bound,
+    floor_noted,
+    floor_of,
+    words_of,
+)
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.project_version import Detected
+    from jaxmigrate.migrator.rule import Rule
 
 
 def shown(path: Path) -> str:
@@ -48,6 +57,33 @@ def dated_no_later_than_array_floor(qualnames: Iterable[str]) -> bool:
     lines = [f"import {q.partition('.')[0]}\n{q}\n" for q in sorted(set(qualnames))]
     found = floor_of("".join(lines)) if lines else None
     return found is None or found[0] <= parse_version(ARRAY_FLOOR)
+
+
+def survey_reach(
+    text: str, tokens: Optional[Sequence[str]], rules: Sequence["Rule"], low: Version
+) -> Version:
+    """A release no older than the floor the survey (its ``rules``, from ``low``) can find in
+    ``text``: what a fix of any of the rules needs; ``low``, where every other name a rule
+    writes exists (``tests/test_emitted_names.py``); and the newest JAX name made of the
+    text's words (:func:`migrator.source.floor_bound`'s reading) together with those the
+    rules' tables may write there whatever release added them (:meth:`Rule.survey_writes`).
+    Its docstrings' programs add the conventional imports.  ``tokens``: gate 1's tokens of
+    ``text``, if in hand."""
+    from jaxmigrate.migrator.docs import CONVENTIONAL
+
+    words = words_of(text, tokens)
+    words.update(*(line.split() for line in CONVENTIONAL.values()))
+    frozen = frozenset(words)
+    for rule in rules:
+        words |= rule.survey_writes(frozen)
+    named = bound_of_words(words)
+    return max(low, _needs(tuple(rules)) or low, named or low)
+
+
+@functools.lru_cache(maxsize=8)
+def _needs(rules: Tuple["Rule", ...]) -> Optional[Version]:
+    """The newest ``needs_jax`` among ``rules`` (None: none has one)."""
+    return max((parse_version(rule.needs_jax) for rule in rules if rule.needs_jax), default=None)
 
 
 def newest_release() -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import ClassVar, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -28,7 +28,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name
-from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.migrator.version import Version, parse_version
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +58,54 @@ def names_of(moves: Sequence[Move]) -> frozenset:
     return frozenset(move.legacy for move in moves)
 
 
+@dataclasses.dataclass(frozen=True)
+class _MoveIndex:
+    """A table's moves for :meth:`RenameRule.survey_writes`: by the last part of the legacy
+    name, (its parts, the words of the replacement); and the replacement words of the moves
+    whose legacy name the newest JAX still has."""
+
+    by_last: Dict[str, List[Tuple[FrozenSet[str], FrozenSet[str]]]]
+    always: FrozenSet[str]
+
+
+_INDEXES: Dict[int, Tuple[Tuple[Move, ...], _MoveIndex]] = {}
+
+
+def _move_index(moves: Tuple[Move, ...]) -> _MoveIndex:
+    kept = _INDEXES.get(id(moves))
+    if kept is not None and kept[0] is moves:
+        return kept[1]
+    from jaxmigrate.rules._api_history import history
+
+    newest = parse_version(history().newest)
+    by_last: Dict[str, List[Tuple[FrozenSet[str], FrozenSet[str]]]] = {}
+    always: Set[str] = set()
+    for move in moves:
+        written = frozenset(move.modern.split("."))
+        if maybe_present(move.legacy, newest):
+            always |= written
+        parts = move.legacy.split(".")
+        by_last.setdefault(parts[-1], []).append((frozenset(parts), written))
+    index = _MoveIndex(by_last, frozenset(always))
+    _INDEXES[id(moves)] = (moves, index)
+    return index
+
+
+def maybe_present(qualname: str, release: Version) -> bool:
+    """May ``release`` have ``qualname``?  Where the history does not know the name, only when
+    its parent is a module ``release`` has (whose every public name the history records)."""
+    from jaxmigrate.rules._api_history import history
+
+    present = history().present_in(qualname, release)
+    if present is not None:
+        return present
+    parent = qualname.rpartition(".")[0]
+    known = history().lookup(parent) if parent else None
+    if known is None:
+        return bool(parent) and maybe_present(parent, release)
+    return known.is_module and bool(history().present_in(parent, release))
+
+
 _BUILTINS = frozenset(dir(builtins))
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
@@ -69,6 +117,19 @@ class RenameRule(Rule):
     # True when modern names may live in submodules their package does not import (the
     # reference then imports the name from its own module, see ``Context.ref``).
     import_directly: ClassVar[bool] = False
+
+    def survey_writes(self, words: FrozenSet[str]) -> FrozenSet[str]:
+        """In the survey every move applies, its replacement whatever release added it: the
+        words of the replacements of the legacy names all of whose parts are ``words`` (a
+        removed name no fix writes, so it can only be the file's own), and of those whose
+        legacy name the newest JAX still has (another fix might write it)."""
+        index = _move_index(self.moves)
+        found: Set[str] = set(index.always) | super().survey_writes(words)
+        for word in words.intersection(index.by_last):
+            for legacy_parts, modern_words in index.by_last[word]:
+                if legacy_parts <= words:
+                    found |= modern_words
+        return frozenset(found)
 
     # -- table lookups -------------------------------------------------------------------
     def move_for(self, qualname: str) -> Optional[Move]:

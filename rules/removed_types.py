@@ -10,8 +10,9 @@ take the predicate JAX names; other uses are reported with it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
-from typing import Dict, Optional, Tuple
+from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -29,6 +30,24 @@ from jaxmigrate.rules._helpers import (
     is_class_base,
     isinstance_position,
 )
+from jaxmigrate.rules._renames import maybe_present
+
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@functools.lru_cache(maxsize=1)
+def _rows_written() -> Tuple[Tuple[FrozenSet[str], FrozenSet[str], bool], ...]:
+    """For each row: the parts of its removed name, the words it writes, and whether the
+    newest JAX may still have the removed name."""
+    from jaxmigrate.rules._api_history import history
+
+    newest = parse_version(history().newest)
+    rows = []
+    for legacy, row in TABLE.items():
+        spelled = (row.annotation, row.predicate or "", row.predicate_class or "")
+        written = frozenset(word for text in spelled for word in _WORDS.findall(text))
+        rows.append((frozenset(legacy.split(".")), written, maybe_present(legacy, newest)))
+    return tuple(rows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,6 +173,18 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
     whole_module = False  # hooks read their sites and the names those resolve to
 
     names = frozenset(TABLE)
+
+    def survey_writes(self, words: FrozenSet[str]) -> FrozenSet[str]:
+        """The survey writes a row's annotation whatever release added it (and with
+        --unsafe-fixes, its predicate): the words of the rows whose removed name can be in a
+        file of ``words`` (all its parts are) or written by another fix (the newest JAX may
+        still have it)."""
+        found: Set[str] = set(super().survey_writes(words))
+        for legacy_parts, written, always in _rows_written():
+            if always or legacy_parts <= words:
+                found |= written
+        return frozenset(found)
+
     references = (
         refs.release_notes("0.4.16", "jax.random.KeyArray deprecated"),
         refs.release_notes("0.4.24", "jax.random.KeyArray removed"),

@@ -1,0 +1,126 @@
+"""The survey passes over a file whose floor cannot pass the newest one an earlier file gave
+back (``migrator.runner._cannot_pass``): its bound, ``migrator.target.survey_reach``, must be
+no older than the floor the survey finds in any file, and the run must say and do the same
+with and without passing over."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import List
+
+import pytest
+from click.testing import CliRunner
+
+from jaxmigrate.migrator import MigrationError, Settings, migrate_source, runner
+from jaxmigrate.migrator.cli import cli
+from jaxmigrate.migrator.rule import Rule
+from jaxmigrate.migrator.target import ARRAY_FLOOR, file_floor, survey_reach
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._renames import RenameRule
+from tests.fixture_support import fixture_cases, fixture_settings
+
+
+def _surveyed_floor(text: str, settings: Settings):  # noqa: ANN202
+    """The floor the survey with ``settings`` finds in ``text`` (None: none, or an error)."""
+    try:
+        result = migrate_source(text, settings)
+    except MigrationError:
+        return None
+    floor = file_floor(result.output, result.fixes)
+    return None if floor is None else parse_version(floor[0])
+
+
+def _reach(text: str, settings: Settings):  # noqa: ANN202
+    return survey_reach(text, None, settings.active_rules(), settings.target)
+
+
+BEFORE = [case[1] for case in fixture_cases() if case[1].parent.name != "noop"]
+
+
+@pytest.mark.parametrize("before", BEFORE, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_reach_bounds_the_floor_the_survey_finds(before: Path):
+    text = before.read_text(encoding="utf-8")
+    own = dataclasses.replace(fixture_settings(text), target_upper=None, survey=True)
+    for low in (own.target_version, ARRAY_FLOOR):  # its target; the survey with no requirement
+        settings = dataclasses.replace(own, target_version=low, locate_fixes=False)
+        floor = _surveyed_floor(text, settings)
+        assert floor is None or floor <= _reach(text, settings), low
+
+
+def test_the_reach_holds_a_rename_newer_than_every_rules_needs(monkeypatch):
+    """JAX903 writes ``jax.extend.core.DropVar`` (JAX 0.10.0) in the survey, newer than any
+    rule's ``needs_jax``: only the words its table may write there (``survey_writes``) make
+    the reach cover it."""
+    text = "from jax.core import DropVar\n\n\ndef f(v):\n    return isinstance(v, DropVar)\n"
+    settings = Settings(survey=True, target_version=ARRAY_FLOOR, locate_fixes=False)
+    floor = _surveyed_floor(text, settings)
+    assert floor == parse_version("0.10.0")
+    assert floor <= _reach(text, settings)
+    monkeypatch.setattr(RenameRule, "survey_writes", Rule.survey_writes)
+    assert _reach(text, settings) < floor  # the check fails without it
+
+
+# jax.get_mesh: JAX 0.11.1; the fix gives the survey a tree, so its floor is read at once
+FIRST = (
+    "import jax\nimport jax.numpy as jnp\n\n\n"
+    "def mesh(x: jnp.DeviceArray):\n    return jax.get_mesh()\n"
+)
+LEGACY = (
+    "import jax.numpy as jnp\n\n\ndef f(x: jnp.DeviceArray) -> jnp.DeviceArray:\n    return x\n"
+)
+
+
+def _runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+def _project(root: Path) -> List[str]:
+    files = {"a.py": FIRST, "b.py": LEGACY, "c.py": FIRST.replace("def mesh", "def other")}
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return [str(root / name) for name in sorted(files)]
+
+
+def test_a_file_that_cannot_pass_the_floor_is_not_surveyed(tmp_path, monkeypatch):
+    """a.py sets the floor (0.11.1); b.py's fixes need no newer JAX, and c.py's are a.py's:
+    the survey passes over both, and the run says and writes what it says and writes
+    when the survey migrates every file (a.py still names the floor)."""
+    paths = _project(tmp_path)
+    surveyed: List[str] = []
+    real = runner.migrate_source
+
+    def recording(text: str, settings: Settings, cache=None):  # noqa: ANN001, ANN202
+        if settings.survey:
+            surveyed.append(text)
+        return real(text, settings, cache)
+
+    monkeypatch.setattr(runner, "migrate_source", recording)
+    args = [*paths, "--diff", "--no-cache", "-j", "1"]
+    passed_over = _runner().invoke(cli, args)
+    assert surveyed == [FIRST]
+    surveyed.clear()
+    monkeypatch.setattr(runner, "_cannot_pass", lambda text, settings: False)
+    every = _runner().invoke(cli, args)
+    assert len(surveyed) == 3
+    assert (passed_over.exit_code, passed_over.stdout, passed_over.stderr) == (
+        every.exit_code,
+        every.stdout,
+        every.stderr,
+    )
+    assert "jax.get_mesh in a.py" in every.stderr.replace(str(tmp_path) + "/", "")
+    assert "+def f(x: jax.Array) -> jax.Array:" in every.stdout
+
+
+def test_nothing_is_passed_over_before_a_floor_is_found(tmp_path, monkeypatch):
+    """The legacy file first: no earlier floor, so the survey migrates it."""
+    (tmp_path / "a.py").write_text(LEGACY, encoding="utf-8")
+    (tmp_path / "b.py").write_text(FIRST, encoding="utf-8")
+    calls: List[bool] = []
+    real = runner._cannot_pass
+    monkeypatch.setattr(runner, "_cannot_pass", lambda t, s: calls.append(real(t, s)) or calls[-1])
+    result = _runner().invoke(cli, [str(tmp_path), "--check", "--no-cache", "-j", "1"])
+    assert result.exit_code == 1 and calls == [False]  # b.py: a.py's floor is 0.4.1
