@@ -73,17 +73,28 @@ def survey_reach(
 
     words = words_of(text, tokens)
     words.update(*(line.split() for line in CONVENTIONAL.values()))
+    needs, writers = _of_rules(tuple(rules))
     frozen = frozenset(words)
-    for rule in rules:
+    for rule in writers:
         words |= rule.survey_writes(frozen)
     named = bound_of_words(words)
-    return max(low, _needs(tuple(rules)) or low, named or low)
+    return max(low, needs or low, named or low)
 
 
 @functools.lru_cache(maxsize=8)
-def _needs(rules: Tuple["Rule", ...]) -> Optional[Version]:
-    """The newest ``needs_jax`` among ``rules`` (None: none has one)."""
-    return max((parse_version(rule.needs_jax) for rule in rules if rule.needs_jax), default=None)
+def _of_rules(rules: Tuple["Rule", ...]) -> Tuple[Optional[Version], Tuple["Rule", ...]]:
+    """The newest ``needs_jax`` among ``rules`` (None: none has one), and the rules that may
+    write words beyond it (those overriding :meth:`Rule.survey_writes`, or with
+    ``writes_since``)."""
+    from jaxmigrate.migrator.rule import Rule
+
+    needs = max((parse_version(r.needs_jax) for r in rules if r.needs_jax), default=None)
+    writers = tuple(
+        rule
+        for rule in rules
+        if type(rule).survey_writes is not Rule.survey_writes or rule.writes_since
+    )
+    return needs, writers
 
 
 def newest_release() -> str:
