@@ -72,7 +72,7 @@ def survey_reach(
     from jaxmigrate.migrator.docs import CONVENTIONAL
 
     words = words_of(text, tokens)
-    words.update(*(line.split() for line in CONVENTIONAL.values()))
+    words |= words_of(" ".join(CONVENTIONAL.values()))
     needs, writers = _of_rules(tuple(rules))
     frozen = frozenset(words)
     for rule in writers:

@@ -20,6 +20,7 @@ from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.migrator.source import words_of
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing
 from jaxmigrate.rules._arrays import expr_code
@@ -32,8 +33,6 @@ from jaxmigrate.rules._helpers import (
 )
 from jaxmigrate.rules._renames import maybe_present
 
-_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
 
 @functools.lru_cache(maxsize=1)
 def _rows_written() -> Tuple[Tuple[FrozenSet[str], FrozenSet[str], bool], ...]:
@@ -45,7 +44,7 @@ def _rows_written() -> Tuple[Tuple[FrozenSet[str], FrozenSet[str], bool], ...]:
     rows = []
     for legacy, row in TABLE.items():
         spelled = (row.annotation, row.predicate or "", row.predicate_class or "")
-        written = frozenset(word for text in spelled for word in _WORDS.findall(text))
+        written = frozenset(words_of(" ".join(spelled)))
         rows.append((frozenset(legacy.split(".")), written, maybe_present(legacy, newest)))
     return tuple(rows)
 
