@@ -17,7 +17,8 @@ DEFAULT_EXCLUDES = (
     ".ipynb_checkpoints",
 )  # fmt: skip
 
-SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
+NOTEBOOK_SUFFIX = ".ipynb"
+SOURCE_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 DOC_SUFFIXES = (".md", ".markdown", ".rst")  # walked into only with --docs
 
 

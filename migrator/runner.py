@@ -16,19 +16,17 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequ
 from jaxmigrate.migrator import gateplan, guard, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.discovery import DOC_SUFFIXES
+from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
 from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.importconfig import first_party_for
 from jaxmigrate.migrator.linelength import line_length_for
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.version import Version, parse_version
+from jaxmigrate.migrator.surveyorder import Seen, surveyed
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.engine import Result
-
-NOTEBOOK_SUFFIX = ".ipynb"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,15 +153,10 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         base, unstripped = todos.strip_markers(text)
     tree = None  # CPython's tree of ``output``, when the engine has it
     kept = Path(options.gates_dir) if options.gates_dir is not None else None
-    beyond = settings.survey and _Seen.floor is not None and _cannot_pass(base, settings)
-    if (
-        beyond
-        or (settings.gates and idle(base))
-        or (kept is not None and gateplan.passes_none(base, settings, kept))
-    ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates;
-        # in the survey, a file that cannot set the floor: its output is only read for that)
+    if (settings.gates and idle(base)) or (
+        kept is not None and gateplan.passes_none(base, settings, kept)
+    ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
-        _Seen.passed_over = base if beyond else None
     else:
         migrated = migrate_source(base, settings, cache)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
@@ -180,7 +173,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
             # seventh of a parse, where settling the floors would parse the file again
             note_floor(output, tree)
         del migrated
-    if not beyond and options.doctests and (">>>" in output or may_hold_code_block(output)):
+    if options.doctests and (">>>" in output or may_hold_code_block(output)):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
         gates = None if kept is None else gateplan.kept(settings, kept)
@@ -211,15 +204,6 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     return output, fixes, findings, None
 
 
-class _Seen:
-    """The newest floor of the files a survey in this process has given back so far, in the
-    order of the run (:func:`run`, one process): a later file whose floor cannot reach it
-    cannot set the target, nor name what sets it (the first file at the newest floor does)."""
-
-    floor: Optional[Version] = None
-    passed_over: Optional[str] = None  # the text the survey just left alone for it
-
-
 def _may_set_floor(text: str) -> bool:
     """Can the floor of the names of ``text``, which the engine left unchanged, set the
     survey's?  Not when its bound (:func:`migrator.source.floor_bound`) is None (it names
@@ -229,19 +213,7 @@ def _may_set_floor(text: str) -> bool:
     from jaxmigrate.migrator.source import floor_bound
 
     bound = floor_bound(text, _tokens_in_hand(text))
-    return bound is not None and (_Seen.floor is None or bound >= _Seen.floor)
-
-
-def _cannot_pass(text: str, settings: Settings) -> bool:
-    """Can the survey's floor of ``text`` not pass the newest an earlier file gave back
-    (:class:`_Seen`)?  Then the survey need not migrate it: it cannot set the target, nor name
-    what sets it (the earlier file does).  :func:`migrator.target.survey_reach` bounds it."""
-    from jaxmigrate.migrator.plan import identifier_tokens
-    from jaxmigrate.migrator.target import survey_reach
-
-    rules = settings.active_rules()
-    reach = survey_reach(text, identifier_tokens(text), rules, settings.target)
-    return _Seen.floor is not None and reach <= _Seen.floor
+    return bound is not None and (Seen.floor is None or bound >= Seen.floor)
 
 
 def _tokens_in_hand(text: str) -> Optional[List[str]]:
@@ -351,9 +323,7 @@ def migrate_text(
         )
         return result
     result.changed = output != source.text
-    if options.floor and output is _Seen.passed_over:
-        _Seen.passed_over = None  # (below the floor found: no floor to give back)
-    elif options.floor:
+    if options.floor:
         from jaxmigrate.migrator.target import survey_floor
 
         python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)
@@ -449,26 +419,25 @@ def run(
     A signal (see :mod:`migrator.interrupt`) stops the run with :class:`Interrupted`, whose
     ``results`` are the files finished by then that were not yielded yet."""
     tasks = [(path, settings, mode, cache_dir, options) for path in files]
+    if in_process(jobs, len(files)) and options.floor and len(files) > 1:
+        yield from surveyed(tasks, _process_star, _passed_over, progress)
+        return
     if in_process(jobs, len(files)):
-        _Seen.floor = _Seen.passed_over = None
-        try:
-            for task in tasks:
-                result = _process_star(task)
-                if options.floor and result.floor is not None:
-                    found = parse_version(result.floor[0])
-                    _Seen.floor = found if _Seen.floor is None else max(_Seen.floor, found)
-                yield result
-                interrupt.release()  # the result reached the caller: a signal may act now
-                interrupt.checkpoint()
-                if progress:
-                    progress(1)
-        finally:
-            _Seen.floor = _Seen.passed_over = None
+        for task in tasks:
+            yield _process_star(task)
+            interrupt.release()  # the result reached the caller: a signal may act now
+            interrupt.checkpoint()
+            if progress:
+                progress(1)
         return
     from jaxmigrate.migrator.pool import Pool
 
     pool = Pool(tasks, min(jobs, len(files)), process_file, _worker_died)
     yield from pool.results(progress)
+
+
+def _passed_over(task: tuple) -> FileResult:
+    return FileResult(str(task[0]))  # (no floor: see migrator.surveyorder)
 
 
 def in_process(jobs: int, files: int) -> bool:

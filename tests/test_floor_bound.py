@@ -230,7 +230,7 @@ def test_a_run_skips_the_floors_that_an_earlier_file_outranks(tmp_path, monkeypa
     """In one process the survey does not read, from the tree in hand, the floor of an unchanged
     file whose bound is older than a floor an earlier file has: settling never reads it, and
     the floor, file and reason found are the ones reading every floor gives."""
-    from jaxmigrate.migrator import runner
+    from jaxmigrate.migrator import runner, surveyorder
     from jaxmigrate.migrator.clirun import floor_of_survey
 
     root = tmp_path / "project"
@@ -250,8 +250,10 @@ def test_a_run_skips_the_floors_that_an_earlier_file_outranks(tmp_path, monkeypa
         return asked[-1]
 
     monkeypatch.setattr(runner, "_may_set_floor", counted)
+    # every file surveyed, in order (none passed over: see tests/test_survey_reach.py)
+    monkeypatch.setattr(surveyorder, "survey_reach_of", lambda path, settings: None)
     skipping = list(runner.run(paths, settings, CHECK, 1, options=options))
-    assert runner._Seen.floor is None  # (nothing kept for the next run)
+    assert surveyorder.Seen.floor is None  # (nothing kept for the next run)
     assert asked.count(False) > 10, asked.count(False)
     monkeypatch.setattr(runner, "_may_set_floor", lambda text: True)
     reading = list(runner.run(paths, settings, CHECK, 1, options=options))

@@ -1,7 +1,7 @@
-"""The survey passes over a file whose floor cannot pass the newest one an earlier file gave
-back (``migrator.runner._cannot_pass``): its bound, ``migrator.target.survey_reach``, must be
-no older than the floor the survey finds in any file, and the run must say and do the same
-with and without passing over."""
+"""The survey passes over a file whose floor cannot pass the newest one found so far
+(``migrator.surveyorder``): its bound, ``migrator.target.survey_reach``, must be no older than
+the floor the survey finds in any file, and the run must say and do the same with and without
+passing over, whatever order the files are surveyed in."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import List
 import pytest
 from click.testing import CliRunner
 
-from jaxmigrate.migrator import MigrationError, Settings, migrate_source, runner
+from jaxmigrate.migrator import MigrationError, Settings, migrate_source, runner, surveyorder
 from jaxmigrate.migrator.cli import cli
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.target import ARRAY_FLOOR, file_floor, survey_reach
@@ -85,11 +85,8 @@ def _project(root: Path) -> List[str]:
     return [str(root / name) for name in sorted(files)]
 
 
-def test_a_file_that_cannot_pass_the_floor_is_not_surveyed(tmp_path, monkeypatch):
-    """a.py sets the floor (0.11.1); b.py's fixes need no newer JAX, and c.py's are a.py's:
-    the survey passes over both, and the run says and writes what it says and writes
-    when the survey migrates every file (a.py still names the floor)."""
-    paths = _project(tmp_path)
+def _surveying(monkeypatch) -> List[str]:  # noqa: ANN001
+    """The texts the survey migrates, from now on, in the order it migrates them."""
     surveyed: List[str] = []
     real = runner.migrate_source
 
@@ -99,28 +96,65 @@ def test_a_file_that_cannot_pass_the_floor_is_not_surveyed(tmp_path, monkeypatch
         return real(text, settings, cache)
 
     monkeypatch.setattr(runner, "migrate_source", recording)
+    return surveyed
+
+
+def _unbounded(monkeypatch) -> None:  # noqa: ANN001
+    """Every file's reach unknown: the survey migrates every file, in the order given."""
+    monkeypatch.setattr(surveyorder, "survey_reach_of", lambda path, settings: None)
+
+
+def _said(result) -> tuple:  # noqa: ANN001
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_file_that_cannot_pass_the_floor_is_not_surveyed(tmp_path, monkeypatch):
+    """a.py sets the floor (0.11.1); b.py's fixes need no newer JAX, and c.py's are a.py's:
+    the survey passes over both, and the run says and writes what it says and writes
+    when the survey migrates every file (a.py still names the floor)."""
+    paths = _project(tmp_path)
+    surveyed = _surveying(monkeypatch)
     args = [*paths, "--diff", "--no-cache", "-j", "1"]
     passed_over = _runner().invoke(cli, args)
     assert surveyed == [FIRST]
     surveyed.clear()
-    monkeypatch.setattr(runner, "_cannot_pass", lambda text, settings: False)
+    _unbounded(monkeypatch)
     every = _runner().invoke(cli, args)
     assert len(surveyed) == 3
-    assert (passed_over.exit_code, passed_over.stdout, passed_over.stderr) == (
-        every.exit_code,
-        every.stdout,
-        every.stderr,
-    )
+    assert _said(passed_over) == _said(every)
     assert "jax.get_mesh in a.py" in every.stderr.replace(str(tmp_path) + "/", "")
     assert "+def f(x: jax.Array) -> jax.Array:" in every.stdout
 
 
-def test_nothing_is_passed_over_before_a_floor_is_found(tmp_path, monkeypatch):
-    """The legacy file first: no earlier floor, so the survey migrates it."""
+def test_the_newest_reach_is_surveyed_first(tmp_path, monkeypatch):
+    """The legacy file comes first, but the file that can reach the newer floor is surveyed
+    first: the legacy file is then passed over."""
     (tmp_path / "a.py").write_text(LEGACY, encoding="utf-8")
     (tmp_path / "b.py").write_text(FIRST, encoding="utf-8")
-    calls: List[bool] = []
-    real = runner._cannot_pass
-    monkeypatch.setattr(runner, "_cannot_pass", lambda t, s: calls.append(real(t, s)) or calls[-1])
-    result = _runner().invoke(cli, [str(tmp_path), "--check", "--no-cache", "-j", "1"])
-    assert result.exit_code == 1 and calls == [False]  # b.py: a.py's floor is 0.4.1
+    surveyed = _surveying(monkeypatch)
+    args = [str(tmp_path), "--check", "--no-cache", "-j", "1"]
+    ordered = _runner().invoke(cli, args)
+    assert ordered.exit_code == 1 and surveyed == [FIRST]
+    surveyed.clear()
+    _unbounded(monkeypatch)
+    assert _said(_runner().invoke(cli, args)) == _said(ordered)
+    assert surveyed == [LEGACY, FIRST]
+
+
+def test_the_first_file_at_the_floor_still_names_it(tmp_path, monkeypatch):
+    """b.py's comment spells the words of a JAX 0.12.0 name (``jax.lax.polynomial``), so its
+    reach is newer than a.py's and it is surveyed first; both have the floor 0.11.1, and a.py,
+    the first file, still names it: a file whose reach only ties the floor found is passed
+    over only when it comes after the file that found it."""
+    later = FIRST + "# not lax.polynomial\n"
+    (tmp_path / "a.py").write_text(FIRST, encoding="utf-8")
+    (tmp_path / "b.py").write_text(later, encoding="utf-8")
+    settings = Settings(survey=True, target_version=ARRAY_FLOOR)
+    assert _reach(later, settings) > _reach(FIRST, settings) == parse_version("0.11.1")
+    surveyed = _surveying(monkeypatch)
+    args = [str(tmp_path), "--check", "--no-cache", "-j", "1"]
+    ordered = _runner().invoke(cli, args)
+    assert surveyed == [later, FIRST]
+    _unbounded(monkeypatch)
+    assert _said(_runner().invoke(cli, args)) == _said(ordered)
+    assert "jax.get_mesh in a.py" in ordered.stderr.replace(str(tmp_path) + "/", "")

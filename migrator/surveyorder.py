@@ -1,0 +1,92 @@
+"""The survey over many files in one process: which files it need not migrate.
+
+The survey that picks the default target reads each file's floor (:mod:`migrator.target`);
+only the newest floor matters, and the first file at it names it.  A file's floor is
+bounded before it is migrated (:func:`migrator.target.survey_reach`), so the files are
+surveyed newest bound first, and a file whose bound cannot pass the floor found so far is
+passed over (design.md, step 5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional
+
+from jaxmigrate.migrator import interrupt
+from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
+from jaxmigrate.migrator.fileio import FileError, read_source
+from jaxmigrate.migrator.version import Version, parse_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.runner import FileResult
+    from jaxmigrate.migrator.settings import Settings
+
+
+class Seen:
+    """The newest floor of the files a survey in this process has given back so far
+    (:func:`surveyed`): a file whose floor cannot pass it cannot set the target."""
+
+    floor: Optional[Version] = None
+
+
+def survey_reach_of(path: Path, settings: "Settings") -> Optional[Version]:
+    """A release no older than the floor the survey (``settings``) can find in the Python file
+    at ``path`` (:func:`migrator.target.survey_reach`); None when unbounded: a notebook, a
+    page, or a file that does not read (the survey gives its error)."""
+    from jaxmigrate.migrator.plan import identifier_tokens
+    from jaxmigrate.migrator.target import survey_reach
+
+    if path.suffix.lower() in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES):
+        return None
+    try:
+        text = read_source(path).text
+    except (FileError, MemoryError):
+        return None
+    return survey_reach(text, identifier_tokens(text), settings.active_rules(), settings.target)
+
+
+def surveyed(
+    tasks: List[tuple],
+    process: Callable[[tuple], "FileResult"],
+    passed: Callable[[tuple], "FileResult"],
+    progress: Optional[Callable[[int], None]],
+) -> Iterator["FileResult"]:
+    """The survey's results in one process (``process`` migrates a task, ``passed`` stands for
+    a task passed over), in the order of ``tasks``.  The files are surveyed
+    newest reach first (:func:`survey_reach_of`), and a file is passed over (its result has
+    no floor) when its floor cannot set the target nor name what sets it: its reach is older
+    than the newest floor found so far, or equal to it and the file comes after the first
+    file found at that floor (the first file at the newest floor names it)."""
+    reaches = [survey_reach_of(task[0], task[1]) for task in tasks]
+    order = sorted(range(len(tasks)), key=lambda i: reaches[i] or _UNBOUNDED, reverse=True)
+    results: List[Optional["FileResult"]] = [None] * len(tasks)
+    holder = len(tasks)  # the first file at the newest floor found so far
+    Seen.floor = None
+    try:
+        for index in order:
+            reach: Optional[Version] = reaches[index]
+            seen: Optional[Version] = Seen.floor
+            if (
+                seen is not None
+                and reach is not None
+                and (reach < seen or (reach == seen and index > holder))
+            ):
+                results[index] = passed(tasks[index])
+            else:
+                result = results[index] = process(tasks[index])
+                found = None if result.floor is None else parse_version(result.floor[0])
+                if found is not None and (seen is None or found > seen):
+                    Seen.floor, holder = found, index
+                elif found is not None and found == seen:
+                    holder = min(holder, index)
+            interrupt.release()  # (the survey's results are only read for the floor)
+            interrupt.checkpoint()
+            if progress:
+                progress(1)
+    finally:
+        Seen.floor = None
+    for each in results:
+        assert each is not None
+        yield each
+
+
+_UNBOUNDED: Version = (10**9, 0, 0)
