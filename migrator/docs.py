@@ -126,6 +126,23 @@ def apply_pieces(
     if not pieces:
         return text, [], []
     lines = text.splitlines(keepends=True)
+    out, fixes, findings = apply_to_lines(lines, pieces, settings, cache, prelude, gates)
+    return (text if out is lines else "".join(out)), fixes, findings
+
+
+def apply_to_lines(
+    lines: List[str],
+    pieces: Sequence[Piece],
+    settings: Settings,
+    cache=None,  # noqa: ANN001
+    prelude: str = "",
+    gates: Optional[Plan] = None,
+) -> Tuple[List[str], List[Diagnostic], List[Diagnostic]]:
+    """:func:`apply_pieces` on the text's lines (kept ends): the new lines (``lines`` itself
+    when nothing changed, so a module's many docstrings do not copy it each time)."""
+    if not pieces:
+        return lines, [], []
+    given = lines
     lines, output_fixes = rewrite_outputs(lines, pieces, settings)
     codes = [p.code for p in pieces]
     result = migrate_segments([prelude, *codes] if prelude else codes, settings, cache, gates)
@@ -134,7 +151,7 @@ def apply_pieces(
     if prelude:
         added = _added_lines(prelude, outputs[0])  # type: ignore[assignment]
         if added is None:  # the migration rewrote the module's own imports: do without them
-            return apply_pieces("".join(lines), pieces, settings, cache)
+            return apply_to_lines(lines, pieces, settings, cache)
         outputs = outputs[1:]
         # a fix without a position (locate_fixes off) counts, on the first piece
         fixes = [(max(i - 1, 0), d) for i, d in fixes if i or not d.line]
@@ -145,7 +162,8 @@ def apply_pieces(
     out: List[str] = []
     starts: List[int] = []  # 1-based line in the new text where each piece's rendering starts
     position = 0
-    for piece, code in zip(pieces, outputs):
+    same = lines is given and all(code == piece.code for piece, code in zip(pieces, outputs))
+    for piece, code in zip(pieces, outputs) if not same else ():
         out.extend(lines[position : piece.start])
         starts.append(len(out) + 1)
         if code == piece.code:
@@ -154,7 +172,10 @@ def apply_pieces(
             rendered = _render(piece, code)
             out.extend(r[:-1] + newline if newline != "\n" else r for r in rendered)
         position = piece.end
-    out.extend(lines[position:])
+    if same:  # nothing rewritten: every piece where it was
+        out, starts = given, [piece.start + 1 for piece in pieces]
+    else:
+        out.extend(lines[position:])
 
     def located(entry: Tuple[int, Diagnostic], finding: bool = True) -> Diagnostic:
         # Fixes point at the lines they changed (input), findings at the migrated text.
@@ -168,9 +189,8 @@ def apply_pieces(
             diagnostic, line=diagnostic.line + offset, end_line=end, column=column
         )
 
-    new_text = "".join(out)
     fixed = output_fixes + [located(e, False) for e in fixes]
-    return new_text, fixed, [located(e) for e in findings]
+    return out, fixed, [located(e) for e in findings]
 
 
 def _added_lines(before: str, after: str) -> Optional[List[str]]:
@@ -210,12 +230,13 @@ def _output_end(lines: Sequence[str], piece: Piece, following: int) -> int:
 
 
 def rewrite_outputs(
-    lines: Sequence[str], pieces: Sequence[Piece], settings: Settings
+    lines: List[str], pieces: Sequence[Piece], settings: Settings
 ) -> Tuple[List[str], List[Diagnostic]]:
     """Old array reprs in the expected output of the doctest ``pieces`` (see
-    :mod:`migrator.doctest_output`), under the code of the rule of the old type."""
+    :mod:`migrator.doctest_output`), under the code of the rule of the old type: new lines,
+    or ``lines`` itself when there is none."""
     active: Optional[Set[str]] = None  # (the rules: asked only where an old repr is)
-    result = list(lines)
+    result = lines
     fixes: List[Diagnostic] = []
     for number, piece in enumerate(pieces):
         if not piece.doctest:
@@ -232,6 +253,8 @@ def rewrite_outputs(
             active = {rule.code for rule in settings.active_rules()}
         if any(REPR_RULES[name] not in active for _l, _c, name in rewrites):
             continue  # a rule left out by select/ignore: all or nothing per example
+        if result is lines:
+            result = list(lines)
         for offset, (old, new) in enumerate(zip(lines[piece.end : end], new_bodies)):
             result[piece.end + offset] = new + old[len(line_body(old)) :]
         for line, column, name in rewrites:
@@ -294,12 +317,14 @@ def migrate_docstrings(
         if gated and not _may_change(_examples_text(lines, group), settings, imports, gates):
             continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
-        new_text, new_fixes, new_findings = apply_pieces(
-            text, group, settings, cache, prelude, gates
+        new_lines, new_fixes, new_findings = apply_to_lines(
+            lines, group, settings, cache, prelude, gates
         )
+        new_text = text if new_lines is lines else "".join(new_lines)
         if new_text == text:
             delta = 0
         else:
+            lines = new_text.splitlines(keepends=True)
             new_count = len(new_text.splitlines())
             delta, line_count = new_count - line_count, new_count
         if delta:
