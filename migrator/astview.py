@@ -55,8 +55,22 @@ _GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeE
 # of an environment's site-packages (24,236) all sit where their text is.
 MULTILINE_FSTRINGS_PLACED = sys.version_info >= (3, 11)
 TRY_STATEMENTS = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
-           ast.SetComp, ast.GeneratorExp, ast.DictComp)  # fmt: skip
+_SCOPE_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                          ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})  # fmt: skip
+# The kinds whose node changes what the walk below it records (AstView._context).
+_CONTEXT_KINDS = frozenset(
+    {*TRY_STATEMENTS, ast.If, ast.IfExp, ast.BoolOp, ast.JoinedStr, ast.FunctionDef}
+    | {ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.ExceptHandler, ast.Global, ast.Nonlocal}
+    | {getattr(ast, k) for k in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, k)}
+)
+AST = ast.AST
+_REVERSED_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _reversed_fields(kind: type) -> Tuple[str, ...]:
+    """:func:`migrator.astfacts.child_fields` of ``kind``, last first (the walk's stack)."""
+    fields = _REVERSED_FIELDS[kind] = tuple(reversed(child_fields(kind)))
+    return fields
 
 
 # -- shared with the LibCST path ----------------------------------------------------------------
@@ -121,6 +135,7 @@ class AstView:
         self.codes = codes  # the rules answering for this file
         self._settings = settings
         self._lines: Optional[List[str]] = None
+        self._ascii: Optional[bool] = None  # is the whole text ASCII (asked on use)
         self._suppressions: Optional[Suppressions] = None
         self.chains: List[Chain] = []
         self.imports: List[ImportSite] = []
@@ -143,6 +158,10 @@ class AstView:
 
     def _column(self, line: int, offset: int) -> int:
         """``ast``'s UTF-8 byte offset on ``line`` as a character count (LibCST's column)."""
+        if self._ascii is None:
+            self._ascii = self.text.isascii()
+        if self._ascii:  # (every offset a character count, without splitting the lines)
+            return offset
         text = self.line(line)
         if text.isascii():
             return offset
@@ -270,32 +289,49 @@ class AstView:
             if kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node, guarded, module_level, top)
                 continue
-            inner_level = module_level and not isinstance(node, _SCOPES)
-            other = module_other if module_level else inner
-            children = _children(node)
-            if kind in TRY_STATEMENTS:
-                guarded = guarded or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
-            elif kind is ast.If or kind is ast.IfExp:
-                guarded = guarded or _feature_test(node.test)  # type: ignore[attr-defined]
-            elif kind is ast.BoolOp:
-                values = node.values  # type: ignore[attr-defined]
-                guarded = guarded or any(_feature_test(v) for v in values[:-1])
-            elif kind is ast.JoinedStr and not MULTILINE_FSTRINGS_PLACED:
+            inner_level = module_level and kind not in _SCOPE_KINDS
+            if kind in _CONTEXT_KINDS:  # a guard, an f-string or a binding: see _context
+                guarded, fstring = self._context(node, kind, guarded, fstring, module_level)
+            for field in _REVERSED_FIELDS.get(kind) or _reversed_fields(kind):
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in reversed(value):
+                        if isinstance(item, AST):
+                            push((item, guarded, fstring, inner_level, False))
+                elif isinstance(value, AST):
+                    push((value, guarded, fstring, inner_level, False))
+
+    def _context(
+        self, node: ast.AST, kind: type, guarded: bool, fstring: bool, module_level: bool
+    ) -> Tuple[bool, bool]:
+        """(guarded, in an f-string) below ``node``, of a kind in :data:`_CONTEXT_KINDS`; the
+        names it binds (but for imports, names and attribute chains) are recorded."""
+        other = self._module_other if module_level else self._inner
+        if kind in TRY_STATEMENTS:
+            guarded = guarded or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
+        elif kind is ast.If or kind is ast.IfExp:
+            guarded = guarded or _feature_test(node.test)  # type: ignore[attr-defined]
+        elif kind is ast.BoolOp:
+            values = node.values  # type: ignore[attr-defined]
+            guarded = guarded or any(_feature_test(v) for v in values[:-1])
+        elif kind is ast.JoinedStr:
+            if not MULTILINE_FSTRINGS_PLACED:
                 fstring = fstring or node.lineno != node.end_lineno  # type: ignore[attr-defined]
-            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            other.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.arg:
+            self._inner.add(node.arg)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler:
+            if node.name:  # type: ignore[attr-defined]
                 other.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.arg:
-                inner.add(node.arg)  # type: ignore[attr-defined]
-            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+        elif kind in (ast.Global, ast.Nonlocal):
+            self._inner.update(node.names)  # type: ignore[attr-defined]
+        elif kind in (ast.MatchAs, ast.MatchStar):
+            if node.name:  # type: ignore[attr-defined]
                 other.add(node.name)  # type: ignore[attr-defined]
-            elif kind in (ast.Global, ast.Nonlocal):
-                inner.update(node.names)  # type: ignore[attr-defined]
-            elif kind in (ast.MatchAs, ast.MatchStar) and node.name:  # type: ignore[attr-defined]
-                other.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
-                other.add(node.rest)  # type: ignore[attr-defined]
-            for child in reversed(children):
-                push((child, guarded, fstring, inner_level, False))
+        elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+            other.add(node.rest)  # type: ignore[attr-defined]
+        return guarded, fstring
 
     def _chain(self, node: ast.Attribute, guarded: bool, fstring: bool) -> None:
         """Keep the chain ``a.b.c`` whose outermost node is ``node`` (its head a Name)."""
