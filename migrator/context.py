@@ -37,6 +37,7 @@ from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.astview import suppresses
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.diagnostics import UNSAFE_HINT, UNSAFE_NOTE, Safety
+from jaxmigrate.migrator.ledger import Ledger
 from jaxmigrate.migrator.messages import beyond_target
 from jaxmigrate.migrator.positions import Positions
 from jaxmigrate.migrator.rule import Rule, owners
@@ -98,7 +99,7 @@ class CannotReference(Exception):
     """A replacement name cannot be spelled at a site without clashing with a local name."""
 
 
-class Context:
+class Context(Ledger):
     def __init__(
         self,
         module: cst.Module,
@@ -123,7 +124,7 @@ class Context:
         self._source_explicit = settings.source_explicit
         self.rule: Rule = None  # type: ignore[assignment]  # set by the engine per call
         self.edits: Dict[int, Edit] = {}
-        self.findings: List[Finding] = []
+        Ledger.__init__(self)
         # (id(node), code, message) of a finding -> its detail (see Diagnostic)
         self.details: Dict[Tuple[int, str, str], str] = {}
         self.covered_lines: Set[int] = set()  # where a once-per-module finding counts a use
@@ -246,7 +247,7 @@ class Context:
             self._record(node, message, detail, Safety.MANUAL)
 
     def _record(self, node: cst.CSTNode, message: str, detail: str, safety: Safety) -> None:
-        self.findings.append(Finding(node, self.rule.code, message, safety.value))
+        self.add_finding(Finding(node, self.rule.code, message, safety.value))
         if detail:
             self.details[(id(node), self.rule.code, message)] = detail
 

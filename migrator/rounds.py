@@ -222,7 +222,7 @@ def _dispatch(
         if called is not None:
             called.add(rule.code)
         # what the hook may add to, so that a hook that raises leaves nothing behind
-        edits, findings, planned = len(ctx.edits), len(ctx.findings), dict(ctx.planned_imports)
+        edits, findings, planned = len(ctx.edits), ctx.findings_mark(), dict(ctx.planned_imports)
         try:
             hook(*args, ctx)
         except CannotReference as error:
@@ -273,12 +273,15 @@ def _dispatch(
 
 
 def _roll_back(
-    ctx: Context, edits: int, findings: int, planned: Dict[str, Tuple[Optional[str], str]]
+    ctx: Context,
+    edits: int,
+    findings: Tuple[int, int],
+    planned: Dict[str, Tuple[Optional[str], str]],
 ) -> None:
     """Forget what a hook recorded after the counts given (edits are never replaced, only added)."""
     for key in list(ctx.edits)[edits:]:
         del ctx.edits[key]
-    del ctx.findings[findings:]
+    ctx.roll_back_findings(findings)
     if ctx.planned_imports != planned:
         ctx.planned_imports.clear()
         ctx.planned_imports.update(planned)

@@ -229,6 +229,13 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
         return True
 
     def _record(self, node: cst.CSTNode, absence: Absence, ctx: Context) -> None:
+        known = history().lookup(absence.qualname)
+        if known is not None and known.is_module:
+            self._settle(node, absence, ctx)
+        else:
+            ctx.defer(lambda: self._settle(node, absence, ctx))
+
+    def _settle(self, node: cst.CSTNode, absence: Absence, ctx: Context) -> None:
         line = ctx.position(node).start.line
         seen: Set[Tuple[int, str]] = ctx.memo((self.code, "reported"), set)
         if (line, absence.qualname) in seen:
