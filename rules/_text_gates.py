@@ -384,6 +384,7 @@ def _call_arguments(text: str, start: int) -> str:
 _HASATTR = re.compile(r"hasattr\s*\(")
 _QUOTED = re.compile(r"""["'](\w+)["']""")
 _IF = re.compile(r"\bif\b")
+_LEADING_NAME = re.compile(r"(?:[\s\\]|#[^\r\n]*)*([A-Za-z_]\w*)")
 # the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
 _GAP = r"(?:[\s\\]|#[^\n]*)*"  # white space, continuations and comments between tokens
 _ANSWERABLE = re.compile(
@@ -403,7 +404,11 @@ class DeadFeatureTestGate(RuleGate):
         for call in _HASATTR.finditer(text):
             asked = _QUOTED.finditer(_hasattr_arguments(text, call.end()))
             if any(match.group(1) in self.absent for match in asked):
-                return True
+                # only a JAX module is asked: the first argument names one through an import
+                head = _first_name(text, call.end())
+                targets = gate.import_targets()
+                if head is None or head in targets or "*" in targets:
+                    return True
         return False
 
 
@@ -414,6 +419,13 @@ def _version_in_an_if(text: str) -> bool:
         if _IF.search(text, max(0, read.start() - 400), read.start()):
             return True
     return False
+
+
+def _first_name(text: str, start: int) -> Optional[str]:
+    """The name the expression at ``start`` begins with (blanks, comments and continuations
+    skipped); None when it begins otherwise (a bracket: it may still be a name)."""
+    match = _LEADING_NAME.match(text, start)
+    return match.group(1) if match is not None else None
 
 
 def _hasattr_arguments(text: str, start: int) -> str:

@@ -99,7 +99,8 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
             if isinstance(func, ast.Name) and func.id == "hasattr" and len(call.args) == 2:
                 name = call.args[1]
                 if isinstance(name, ast.Constant) and name.value in self.absent:
-                    return True
+                    if _may_name_a_module(call.args[0], facts):
+                        return True
         return False
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
@@ -132,6 +133,14 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
                 f"{newest}: the branch that runs there, {where}, names {gone}, which that "
                 "release no longer has.  That branch is kept, for the other rules to migrate.",
             )
+
+
+def _may_name_a_module(node: ast.expr, facts: Facts) -> bool:
+    """Can ``node`` (what ``hasattr`` asks) name a JAX module?  Only a name or attribute
+    chain whose head an import binds (a star import may bind any)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and (node.id in facts.aliases or "*" in facts.aliases)
 
 
 def _tests_a_version(facts: Facts) -> bool:

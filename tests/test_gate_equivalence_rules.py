@@ -109,33 +109,35 @@ def test_every_rule_answers_as_libcst_on_the_fixtures_and_programs():
 # A module with its own ``map`` (JAX's lax.py) whose ``tuple(...)`` tests read no version.
 OWN_MAP = (
     "import jax\nmap = jax.util.safe_map\nif tuple(sorted(p)) != tuple(range(n)):\n"
-    "    f = 1\nz = hasattr(y, 'device_buffer')\n"
+    "    f = 1\nz = hasattr(jax, 'device_buffer')\n"
 )
 # JAX907 (rules/_dead_feature_ast.py): ``if`` chains of hasattr and JAX-version tests; the
 # answer is "nothing" unless a chain's branch that runs on the newest JAX may name a gone name.
 DEAD_FEATURE_CASES = [
-    # nothing to do: not a JAX module, a live shim, the branch that runs is modern
-    "import jax\ndef f(x):\n    if hasattr(x, 'device_buffer'):\n        return 1\n    return x\n",
+    # nothing to do: not a JAX module, a live shim, the branch that runs is modern (a
+    # ``hasattr(jax, ...)`` outside any test lets the gates through: the view answers)
+    "import jax\ndef f(x):\n    if hasattr(x, 'device_buffer'):\n        return 1\n    return x\n"
+    "z = hasattr(jax, 'device_buffer')\n",
     "import jax\nif hasattr(jax, 'Array'):\n    A = jax.Array\nelse:\n    A = jax.numpy.ndarray\n"
-    "ok = hasattr(y, 'device_buffer')\n",
+    "ok = hasattr(jax, 'device_buffer')\n",
     "import jax\nif jax.__version_info__ >= (0, 6, 2):\n"
     "    from jax.sharding import NamedSharding\n"
-    "else:\n    NamedSharding = None\nz = hasattr(y, 'device_buffer')\n",
+    "else:\n    NamedSharding = None\nz = hasattr(jax, 'device_buffer')\n",
     "import jax\nfrom packaging import version\n"
     "if version.parse(jax.__version__) >= version.parse('0.4.1'):\n    x = jax.Array\n"
-    "z = hasattr(y, 'device_buffer')\n",
+    "z = hasattr(jax, 'device_buffer')\n",
     "import jax\nif tuple(map(int, jax.__version__.split('.'))) >= (0, 3, 1):\n"
-    "    f = jax.tree_util.tree_map\nz = hasattr(y, 'device_buffer')\n",
+    "    f = jax.tree_util.tree_map\nz = hasattr(jax, 'device_buffer')\n",
     OWN_MAP,
     "import jax\nif jax.version.__version_info__ > (0, 4, 25):\n    pass\nelif x:\n    pass\n"
-    "z = hasattr(y, 'device_buffer')  # jaxmigrate: ignore\n",
-    "import jax\nif hasattr(jax, b'device_buffer'):\n    f = 1\nz = hasattr(y, 'device_buffer')\n",
-    "import jax\ns = 'é'; z = hasattr(y, 'device_buffer')\n"
+    "z = hasattr(jax, 'device_buffer')  # jaxmigrate: ignore\n",
+    "import jax\nif hasattr(jax, b'device_buffer'):\n    f = 1\nz = hasattr(jax, 'device_buffer')\n",
+    "import jax\ns = 'é'; z = hasattr(jax, 'device_buffer')\n"
     "if hasattr(jax, 'Array'): f = jax.Array\n",
     "import jax\nfrom jax._src import core\nif hasattr(core, 'device_buffer'):\n"
     "    x = core.Tracer\n",
     "import jax\nif jax.__version_info__ >= (True, 3):\n    f = jax.Array\n"
-    "z = hasattr(y, 'device_buffer')\n",
+    "z = hasattr(jax, 'device_buffer')\n",
     # the branch that runs names a gone name: a fix (reported without --unsafe-fixes)
     "import jax\nif hasattr(jax.interpreters.xla, '_DeviceArray'):\n"
     "    ArrayDevice = jax.interpreters.xla._DeviceArray\nelse:\n"
@@ -146,9 +148,9 @@ DEAD_FEATURE_CASES = [
     "    if hasattr(jax.interpreters.xla, '_DeviceArray'):\n        A = 3\n    else:\n"
     "        A = jax.interpreters.xla.DeviceArray\n",
     "import jax\nif jax.__version_info__ > (0, 1):\n    from jax.experimental import maps\n"
-    "z = hasattr(y, 'device_buffer')\n",
+    "z = hasattr(jax, 'device_buffer')\n",
     "import jax\nimport jax.experimental.maps as m\nif jax.__version_info__ > (0, 1):\n"
-    "    f = g(m.Mesh)\nz = hasattr(y, 'device_buffer')\n",
+    "    f = g(m.Mesh)\nz = hasattr(jax, 'device_buffer')\n",
     # look-alikes the view leaves to LibCST: rebound builtins, shadowed heads, odd strings
     "import jax\ndef hasattr(a, b):\n    return True\n"
     "if hasattr(jax.interpreters.xla, '_DeviceArray'):\n"
@@ -157,15 +159,15 @@ DEAD_FEATURE_CASES = [
     "import jax\ndef f(jax):\n    if hasattr(jax, 'device_buffer'):\n        return 1\n",
     "import jax\nmap = jax.util.safe_map\n"
     "if tuple(map(int, jax.__version__.split('.'))) > (0, 3):\n"
-    "    f = 1\nz = hasattr(y, 'device_buffer')\n",
+    "    f = 1\nz = hasattr(jax, 'device_buffer')\n",
     "import jax\ntuple = list\nif tuple(map(int, jax.__version__.split('.'))) >= (0, 3, 1):\n"
-    "    f = 1\nz = hasattr(y, 'device_buffer')\n",
+    "    f = 1\nz = hasattr(jax, 'device_buffer')\n",
     "import jax\nif tuple(map(int, jax.__version__.split(sep='.'))) >= (0, 3, 1):\n    f = 1\n"
-    "z = hasattr(y, 'device_buffer')\n",
+    "z = hasattr(jax, 'device_buffer')\n",
     "import jax\nif tuple(map(int, *[jax.__version__.split('.')])) >= (0, 3):\n    f = 1\n"
-    "z = hasattr(y, 'device_buffer')\n",
+    "z = hasattr(jax, 'device_buffer')\n",
     "from jax import __version_info__ as v\nif v >= (0, 3, 1):\n    f = 1\n"
-    "z = hasattr(y, 'device_buffer')\n",
+    "z = hasattr(jax, 'device_buffer')\n",
 ]
 DEAD_FEATURE_ANSWERED = 10  # cases JAX907 answers (the rest: a fix, or unsure)
 
