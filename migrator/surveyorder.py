@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, List, Optional
 from jaxmigrate.migrator import interrupt
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
 from jaxmigrate.migrator.fileio import FileError, read_source
+from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,6 +42,8 @@ def survey_reach_of(path: Path, settings: "Settings") -> Optional[Version]:
         text = read_source(path).text
     except (FileError, MemoryError):
         return None
+    if settings.gates and "jax" not in text and idle(text):
+        return settings.target  # (gate 0: no fix, no JAX name, no floor; no rule loaded)
     return survey_reach(text, identifier_tokens(text), settings.active_rules(), settings.target)
 
 
