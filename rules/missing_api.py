@@ -230,19 +230,18 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
 
     def _record(self, node: cst.CSTNode, absence: Absence, ctx: Context) -> None:
         known = history().lookup(absence.qualname)
-        if known is not None and known.is_module:
-            self._settle(node, absence, ctx)
-        else:
-            ctx.defer(lambda: self._settle(node, absence, ctx))
+        if known is not None and known.is_module:  # (visit_module reads these this round)
+            self._settle(node, absence, ctx, True)
+        else:  # reported once per name and line: a position, asked only if the round reports
+            ctx.defer(lambda: self._settle(node, absence, ctx, False))
 
-    def _settle(self, node: cst.CSTNode, absence: Absence, ctx: Context) -> None:
+    def _settle(self, node: cst.CSTNode, absence: Absence, ctx: Context, module: bool) -> None:
         line = ctx.position(node).start.line
         seen: Set[Tuple[int, str]] = ctx.memo((self.code, "reported"), set)
         if (line, absence.qualname) in seen:
             return
         seen.add((line, absence.qualname))
-        known = history().lookup(absence.qualname)
-        if known is not None and known.is_module:
+        if module:
             modules = ctx.memo((self.code, "modules"), dict)
             modules.setdefault(absence.qualname, (absence, []))[1].append(node)
             return

@@ -72,9 +72,9 @@ def test_a_round_that_edits_makes_no_backstop_report(monkeypatch):
     rounds: List[int] = []  # the round (its context) that made each JAX901 report
     real = MissingApi._settle
 
-    def counting(self, node, absence, ctx) -> None:  # noqa: ANN001
+    def counting(self, node, absence, ctx, module) -> None:  # noqa: ANN001
         rounds.append(id(ctx))
-        real(self, node, absence, ctx)
+        real(self, node, absence, ctx, module)
 
     monkeypatch.setattr(MissingApi, "_settle", counting)
     result = migrate_source(LEGACY, Settings(target_version="0.10.0"))
