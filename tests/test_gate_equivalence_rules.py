@@ -131,7 +131,8 @@ DEAD_FEATURE_CASES = [
     OWN_MAP,
     "import jax\nif jax.version.__version_info__ > (0, 4, 25):\n    pass\nelif x:\n    pass\n"
     "z = hasattr(jax, 'device_buffer')  # jaxmigrate: ignore\n",
-    "import jax\nif hasattr(jax, b'device_buffer'):\n    f = 1\nz = hasattr(jax, 'device_buffer')\n",
+    "import jax\nif hasattr(jax, b'device_buffer'):\n    f = 1\n"
+    "z = hasattr(jax, 'device_buffer')\n",
     "import jax\ns = 'é'; z = hasattr(jax, 'device_buffer')\n"
     "if hasattr(jax, 'Array'): f = jax.Array\n",
     "import jax\nfrom jax._src import core\nif hasattr(core, 'device_buffer'):\n"
