@@ -15,7 +15,7 @@ from typing import ClassVar, Dict, FrozenSet, Iterator, List, Optional, Set, Tup
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
-from jaxmigrate.migrator.textscan import UNTOLD, with_items
+from jaxmigrate.migrator.textscan import UNTOLD, next_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 
 _NONE: FrozenSet[str] = frozenset()
@@ -384,7 +384,7 @@ def _call_arguments(text: str, start: int) -> str:
 _HASATTR = re.compile(r"hasattr\s*\(")
 _QUOTED = re.compile(r"""["'](\w+)["']""")
 _IF = re.compile(r"\bif\b")
-_LEADING_NAME = re.compile(r"(?:[\s\\]|#[^\r\n]*)*([A-Za-z_]\w*)")
+_NAME = re.compile(r"[A-Za-z_]\w*")
 # the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
 _GAP = r"(?:[\s\\]|#[^\n]*)*"  # white space, continuations and comments between tokens
 _ANSWERABLE = re.compile(
@@ -424,8 +424,8 @@ def _version_in_an_if(text: str) -> bool:
 def _first_name(text: str, start: int) -> Optional[str]:
     """The name the expression at ``start`` begins with (blanks, comments and continuations
     skipped); None when it begins otherwise (a bracket: it may still be a name)."""
-    match = _LEADING_NAME.match(text, start)
-    return match.group(1) if match is not None else None
+    match = _NAME.match(text, next_significant(text, start))
+    return match.group(0) if match is not None else None
 
 
 def _hasattr_arguments(text: str, start: int) -> str:
