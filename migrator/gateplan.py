@@ -22,7 +22,7 @@ import marshal
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Type, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple, Type, cast
 
 from jaxmigrate.migrator import rule_index
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _FORMAT = 1
 SUFFIX = ".gates"
 _PLANS: Dict[Path, Optional["Plan"]] = {}
-_SAVED: set = set()
+_SAVED: Set[Tuple[Path, "Settings"]] = set()  # (directory, settings) saved or tried
 # (module, class name, the rule's gate fields and state) for each active rule, in code order
 Entry = Tuple[str, str, Dict[str, Any]]
 
@@ -150,10 +150,10 @@ def save(settings: "Settings", directory: Path) -> None:
     test's) is not among the shipped rules of :mod:`migrator.rule_index`."""
     if not settings.gates or not _rules_loaded():
         return
-    where = path(directory, settings)
-    if where in _SAVED:
+    if (directory, settings) in _SAVED:  # (asked once per file: the path hashes the code)
         return
-    _SAVED.add(where)
+    _SAVED.add((directory, settings))
+    where = path(directory, settings)
     if os.path.exists(where) and _PLANS.get(where, True) is not None:  # (kept, and readable)
         return
     from jaxmigrate.migrator.rule import all_rules
