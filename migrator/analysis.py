@@ -166,13 +166,29 @@ class Analysis(ScopeWalker):
         if self._annotation_depth:
             self.annotation_strings.append(node)
         if self.interest.strings:
-            try:
-                value = node.evaluated_value
-            except Exception:  # noqa: BLE001 (odd escapes: never a string we look for)
-                return False
+            value: Union[str, bytes, None] = _verbatim_value(node.value)
+            if value is None:
+                try:
+                    value = node.evaluated_value
+                except Exception:  # noqa: BLE001 (odd escapes: never a string we look for)
+                    return False
             if value in self.interest.strings:
                 self.string_sites.append(self._site(node))
         return False
+
+
+def _verbatim_value(literal: str) -> Optional[str]:
+    """The value of a string literal that spells it character for character (no prefix but
+    ``r`` or ``u``, no backslash, no carriage return), without ``ast.literal_eval``'s parse;
+    None for any other literal."""
+    start = literal.find(literal[-1])  # the opening quote: the closing one's character
+    if start > 1 or (start == 1 and literal[0] not in "rRuU"):
+        return None
+    quotes = 3 if literal.startswith(literal[-1] * 3, start) and len(literal) - start >= 6 else 1
+    value = literal[start + quotes : len(literal) - quotes]
+    if "\\" in value or "\r" in value:
+        return None
+    return value
 
 
 _HANDLERS: Dict[type, Callable[[Analysis, Any], bool]] = {
