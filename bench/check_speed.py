@@ -15,10 +15,11 @@ For each corpus: the wall-clock time of ``jaxmigrate PATHS --check -q -j 1 --no-
 process: start-up included), the best of three ``ast.parse`` passes over the same texts (in a
 new interpreter too), and their ratio; and the floor of that ratio for a run that prints every
 finding, ``ast.parse`` of just the files a second run (``--format json``) reports a fix or a
-finding in.  Then, in this process with the default settings, what each file meets: the gate
-that stops it, or the candidate rules left after gate 2, whether it was answered from
-CPython's ``ast`` alone or reached LibCST's parser, and of the latter which have fixes and
-which findings only.
+finding in, and the least a pure-Python run does besides (every file read and its identifiers
+read once, those files' trees walked once).  Then, in this process with the default settings,
+what each file meets: the gate that stops it, or the candidate rules left after gate 2,
+whether it was answered from CPython's ``ast`` alone or reached LibCST's parser, and of the
+latter which have fixes and which findings only.
 
 Usage: python bench/check_speed.py [--modern-out DIR] [--no-build] [--jax DIR] [--only NAME]
 """
@@ -68,6 +69,54 @@ for _ in range(int(sys.argv[1])):
     best = min(best, time.perf_counter() - start)
 print(best)
 """
+
+
+# The least any pure-Python run that prints every finding of these files does, two ways: read
+# every file and its identifiers (one regex pass: what a text gate reads) and parse the files
+# that carry a finding, walking each tree once (what resolving a name through the imports reads
+# at least); or parse and walk every file, reading no text first.  argv: passes, "gated" or
+# "all"; stdin: the files, then (after \\1) the files that carry a finding.
+_LEAST_SECONDS = """
+import ast, os, re, sys, time
+paths, carrying = sys.stdin.read().split("\\1")
+paths = [p for p in paths.split("\\0") if p]
+carrying = {os.path.realpath(p) for p in carrying.split("\\0") if p}
+gated = sys.argv[2] == "gated"
+paths = [(path, not gated or os.path.realpath(path) in carrying) for path in paths]
+identifier = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+best = float("inf")
+for _ in range(int(sys.argv[1])):
+    start = time.perf_counter()
+    for path, carries in paths:
+        text = open(path, encoding="utf-8", errors="surrogateescape").read()
+        if gated:
+            frozenset(identifier.findall(text))
+        if carries:
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError):
+                continue
+            for _node in ast.walk(tree):
+                pass
+    best = min(best, time.perf_counter() - start)
+print(best)
+"""
+
+
+def least_python_seconds(
+    files: Sequence[Path], carrying: Sequence[Path], gated: bool, repeat: int = 3
+) -> float:
+    """The best of ``repeat`` passes of the least a pure-Python run does (``_LEAST_SECONDS``,
+    ``gated`` or parsing every file) over ``files``, ``carrying`` a finding, in a new
+    interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LEAST_SECONDS, str(repeat), "gated" if gated else "all"],
+        input="\0".join(map(str, files)) + "\1" + "\0".join(map(str, carrying)),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout)
 
 
 def ast_seconds(files: Sequence[Path], repeat: int = 3) -> float:
@@ -196,6 +245,14 @@ def measure(name: str, paths: Sequence[Path], skip_cli: bool) -> None:
         print(
             f"the floor, ast.parse of the {len(carrying):,} files with a fix or finding: "
             f"{least:.2f} s, {least / floor:.2f}x ast.parse"
+        )
+        gated = least_python_seconds(files, carrying, gated=True)
+        every = least_python_seconds(files, carrying, gated=False)
+        print(
+            "the least a pure-Python run does: every file read, its identifiers read once, "
+            f"those {len(carrying):,} files parsed and walked once: {gated:.2f} s, "
+            f"{gated / floor:.2f}x ast.parse; every file parsed and walked once: {every:.2f} s, "
+            f"{every / floor:.2f}x"
         )
     for title, counts in classify(texts).items():
         print(f"{title}:")
