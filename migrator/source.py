@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import re
 import unicodedata
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Collection, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.version import Version, parse_version
@@ -192,7 +192,7 @@ def _bound(text: str, tokens: Optional[Sequence[str]]) -> Optional[Version]:
     return bound_of_words(words_of(text, tokens))
 
 
-def words_of(text: str, tokens: Optional[Sequence[str]] = None) -> Set[str]:
+def words_of(text: str, tokens: Optional[Collection[str]] = None) -> Set[str]:
     """The words of ``text`` a name can be made of, as Python reads identifiers (NFKC).
     ``tokens``: gate 1's identifier-like tokens of ``text``, if in hand (:func:`floor_bound`)."""
     if tokens is not None and text.isascii():

@@ -33,7 +33,7 @@ def survey_reach_of(path: Path, settings: "Settings") -> Optional[Version]:
     """A release no older than the floor the survey (``settings``) can find in the Python file
     at ``path`` (:func:`migrator.target.survey_reach`); None when unbounded: a notebook, a
     page, or a file that does not read (the survey gives its error)."""
-    from jaxmigrate.migrator.plan import identifier_tokens
+    from jaxmigrate.migrator.plan import identifier_tokens, read_ahead
     from jaxmigrate.migrator.target import survey_reach
 
     if path.suffix.lower() in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES):
@@ -44,7 +44,9 @@ def survey_reach_of(path: Path, settings: "Settings") -> Optional[Version]:
         return None
     if settings.gates and "jax" not in text and idle(text):
         return settings.target  # (gate 0: no fix, no JAX name, no floor; no rule loaded)
-    return survey_reach(text, identifier_tokens(text), settings.active_rules(), settings.target)
+    distinct = set(identifier_tokens(text))
+    read_ahead(text, distinct)  # for the survey's or the run's gate 1, which read it next
+    return survey_reach(text, distinct, settings.active_rules(), settings.target)
 
 
 def surveyed(
@@ -59,6 +61,9 @@ def surveyed(
     no floor) when its floor cannot set the target nor name what sets it: its reach is older
     than the newest floor found so far, or equal to it and the file comes after the first
     file found at that floor (the first file at the newest floor names it)."""
+    from jaxmigrate.migrator.plan import forget_ahead
+
+    forget_ahead()
     reaches = [survey_reach_of(task[0], task[1]) for task in tasks]
     order = sorted(range(len(tasks)), key=lambda i: reaches[i] or _UNBOUNDED, reverse=True)
     results: List[Optional["FileResult"]] = [None] * len(tasks)

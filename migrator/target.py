@@ -19,7 +19,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Protocol, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Collection,
+    Dict,
+    Iterable,
+    Optional,
+    Protocol,
+    Sequence,
+    Tuple,
+)
 
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
 from jaxmigrate.migrator.source import (
@@ -60,7 +70,7 @@ def dated_no_later_than_array_floor(qualnames: Iterable[str]) -> bool:
 
 
 def survey_reach(
-    text: str, tokens: Optional[Sequence[str]], rules: Sequence["Rule"], low: Version
+    text: str, tokens: Optional[Collection[str]], rules: Sequence["Rule"], low: Version
 ) -> Version:
     """A release no older than the floor the survey (its ``rules``, from ``low``) can find in
     ``text``: what a fix of any of the rules needs; ``low``, where every other name a rule

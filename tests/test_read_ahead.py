@@ -1,0 +1,95 @@
+"""The survey's bounds read every file's identifiers before the run reads the file again
+(``migrator.surveyorder``): the distinct identifiers are kept, packed, and the run's gate 1
+takes them instead of reading the text again (``migrator.plan.read_ahead``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import List
+
+from click.testing import CliRunner
+
+from jaxmigrate.migrator import plan
+from jaxmigrate.migrator.cli import cli
+from jaxmigrate.migrator.plan import forget_ahead, identifier_tokens, read_ahead
+
+TEXT = "import jax\n\nx = jax.tree_map(f, y)  # tree_map\nz_1 = 2e5 + 0x1f\n"
+OTHER = "import jax.numpy as jnp\n\n\ndef f(x: jnp.DeviceArray):\n    return x\n"
+
+
+def _copy(text: str) -> str:
+    """An equal text that is another object (as the run reads a file again)."""
+    return "".join(list(text))
+
+
+def test_a_text_read_ahead_gives_its_distinct_identifiers_once():
+    forget_ahead()
+    read_ahead(TEXT, set(identifier_tokens(TEXT)))
+    again = _copy(TEXT)
+    assert again is not TEXT
+    tokens = identifier_tokens(again)
+    assert sorted(tokens) == sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", TEXT)))
+    assert not plan._AHEAD  # given once: a later text with the same words reads them itself
+    assert set(identifier_tokens(_copy(TEXT))) == set(tokens)
+
+
+def test_only_an_equal_text_takes_what_was_read_ahead():
+    forget_ahead()
+    read_ahead(TEXT, {"not", "these"})  # (what another text would have: never asked for)
+    assert identifier_tokens(_copy(OTHER)) == re.findall(r"[A-Za-z_][A-Za-z0-9_]*", OTHER)
+    assert identifier_tokens(_copy(TEXT)) in (["not", "these"], ["these", "not"])
+    forget_ahead()
+
+
+def test_a_text_with_no_identifier_read_ahead():
+    forget_ahead()
+    read_ahead("1 + 2\n", set())
+    assert identifier_tokens(_copy("1 + 2\n")) == []
+
+
+def test_nothing_is_read_ahead_beyond_the_limit(monkeypatch):
+    forget_ahead()
+    monkeypatch.setattr(plan, "AHEAD_LIMIT_CHARS", 0)
+    read_ahead(TEXT, {"import", "jax"})
+    read_ahead(OTHER, {"jnp"})
+    assert list(plan._AHEAD.values()) == ["import\0jax"] or list(plan._AHEAD.values()) == [
+        "jax\0import"
+    ]
+    forget_ahead()
+
+
+def _runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+def test_what_the_bounds_read_is_not_read_again(tmp_path: Path, monkeypatch):
+    """A default-target run over two files (the survey's bounds, its migration of both files,
+    then the run): the survey's migration of each file takes what its bound read, and says
+    and finds the same as reading the text again."""
+    (tmp_path / "a.py").write_text(TEXT, encoding="utf-8")
+    (tmp_path / "b.py").write_text(OTHER, encoding="utf-8")
+    args = [str(tmp_path), "--check", "--no-cache", "-j", "1"]
+    read: List[str] = []
+    real = plan._ASCII_IDENTIFIER
+
+    class Counting:
+        def findall(self, text: str) -> List[str]:
+            read.append(text)
+            return real.findall(text)
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(real, name)
+
+    monkeypatch.setattr(plan, "_ASCII_IDENTIFIER", Counting())
+    ahead = _runner().invoke(cli, args)
+    assert sorted(read) == sorted([TEXT, OTHER] * 2)  # the bounds, and the run
+    read.clear()
+    monkeypatch.setattr(plan, "read_ahead", lambda text, distinct: None)
+    again = _runner().invoke(cli, args)
+    assert sorted(read) == sorted([TEXT, OTHER] * 3)  # the survey's migration too
+    assert (ahead.exit_code, ahead.stdout) == (again.exit_code, again.stdout)
+    assert ahead.exit_code == 1 and "2 files would change" in ahead.stdout + ahead.stderr
