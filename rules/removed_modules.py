@@ -332,8 +332,6 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
                 continue  # only the outermost chain counts
             if inside_import(ctx, node):
                 continue
-            if ctx.position(node).start.line in deleted:
-                continue  # the positional-semantics fix's message (or finding) is on the line
             scope = ctx.scope_of(node)
             # Report a member of a removed module reached through the module itself; a name
             # imported from the module was reported at its import.
@@ -346,6 +344,8 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
                 continue
             if module_of(head_q, modules) and head_q != owner:
                 continue  # a name imported from the module: reported at its import
+            if deleted and ctx.position(node).start.line in deleted:
+                continue  # the positional-semantics fix's message (or finding) is on the line
             message = _message(ctx, owner, full)
             if message and not _is_guarded(ctx, node, guarded):
                 if not _redirect_env(ctx, node, parts, owner):
