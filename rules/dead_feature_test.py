@@ -148,7 +148,12 @@ def _tests_a_version(facts: Facts) -> bool:
     (``V.split(...)``, ``__version_info__``, ``parse(V)``/``Version(V)``)?"""
     if facts.tree is None:
         return True
+    if facts.attributes.isdisjoint(_VERSION_ATTRIBUTES):  # (each way reads one of them)
+        return False
     return any(any(_answerable(n) for n in ast.walk(node.test)) for node in facts.ifs)
+
+
+_VERSION_ATTRIBUTES = frozenset({"__version__", "__version_info__"})
 
 
 def _answerable(node: ast.AST) -> bool:
