@@ -7,7 +7,11 @@ every node, or resolves names, costs), pyupgrade (a tool users already run in pr
 and LibCST's codemod runner with one rename command (on a sample, extrapolated per line, when
 it is too slow for the whole corpus).
 
+Every baseline reads the ``.py`` files jaxmigrate checks (its discovery, ``*.ipynb`` left out).
+``--pairs N`` also times LibCST parse + codegen and ``--check -j 1`` in N back-to-back pairs.
+
 Usage: python bench/corpus.py && python bench/run.py [--corpus DIR] [--codemod-sample N]
+       [--pairs N]
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ DEFAULT_CORPUS = ROOT / "bench" / ".corpus"
 
 
 def files_of(root: Path) -> List[Path]:
-    return sorted(root.rglob("*.py"))
+    """The ``.py`` files jaxmigrate checks under ``root`` (its discovery and default excludes:
+    a ``jax/`` package inside a walked directory is not user code), so that every baseline
+    reads the files the tool reads."""
+    from jaxmigrate.migrator.cli_config import excludes_for
+    from jaxmigrate.migrator.discovery import discover
+
+    found, _missing = discover([root], excludes_for([root], None, None, ()))
+    return sorted(path for path in found if path.suffix == ".py")
 
 
 def read_all(files: Sequence[Path]) -> List[str]:
@@ -151,6 +162,8 @@ def jaxmigrate(
         "-q",
         "-j",
         str(jobs),
+        "--extend-exclude",
+        "*.ipynb",  # (the baselines read .py files)
     ]
     command += ["--cache-dir", str(cache_dir)] if cache_dir else ["--no-cache"]
     return run_command(command)
@@ -222,6 +235,8 @@ def bench_corpus(name: str, root: Path, args: argparse.Namespace) -> Dict[str, f
     for jobs in (1, 2):
         seconds, peak, code = jaxmigrate([root], jobs, None)
         results[f"j{jobs}"], results[f"j{jobs}_rss"] = seconds, peak
+    if args.pairs and not args.skip_libcst:
+        _pairs(root, texts, args.pairs)
     with tempfile.TemporaryDirectory() as cache:
         jaxmigrate([root], 2, Path(cache))
         results["warm"], results["warm_rss"], _ = jaxmigrate([root], 2, Path(cache))
@@ -233,6 +248,20 @@ def bench_corpus(name: str, root: Path, args: argparse.Namespace) -> Dict[str, f
     results["codemod_estimate"] = results["codemod_per_line"] * lines
     _print(results, len(files), lines)
     return results
+
+
+def _pairs(root: Path, texts: Sequence[str], count: int) -> None:
+    """LibCST parse + codegen and ``jaxmigrate --check -j 1`` timed one right after the other,
+    ``count`` times: a machine whose speed drifts moves both of a pair alike, where one
+    measurement of each can land in different spells."""
+    ratios = []
+    for _ in range(count):
+        libcst = libcst_floor(texts)
+        tool = jaxmigrate([root], 1, None)[0]
+        ratios.append(tool / libcst)
+        print(f"pair: LibCST {libcst:.2f} s, jaxmigrate -j 1 {tool:.2f} s: {tool / libcst:.2f}x")
+    ratios.sort()
+    print(f"median of {count} pairs: {ratios[len(ratios) // 2]:.2f}x libcst")
 
 
 def _print(r: Dict[str, float], nfiles: int, lines: int) -> None:
@@ -286,6 +315,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--scope-sample", type=int, default=100, help="files for LibCST's ScopeProvider"
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=0, help="also time LibCST and -j 1 in N alternating pairs"
     )
     parser.add_argument("--skip-pyupgrade", action="store_true")
     parser.add_argument("--skip-libcst", action="store_true")
