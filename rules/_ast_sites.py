@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from typing import ClassVar, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import ClassVar, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.astview import AstView, Chain
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -133,6 +133,33 @@ class AnswersAtSites:
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         return nothing_at_sites(view, self.names, self.legacy_modules)
+
+
+def parents_of(tree: ast.AST, nodes: Iterable[ast.AST]) -> Dict[int, ast.AST]:
+    """id(node) -> its parent in ``tree``, for each of ``nodes`` (one walk, which stops once
+    every one is found): what a hook reads as ``site.parent`` or ``ctx.parent(node)``."""
+    wanted = {id(node) for node in nodes}
+    found: Dict[int, ast.AST] = {}
+    stack: List[ast.AST] = [tree]
+    while stack and len(found) < len(wanted):
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if id(child) in wanted:
+                found[id(child)] = node
+            stack.append(child)
+    return found
+
+
+def called_at(view: AstView, sites: List[Site]) -> Dict[int, ast.Call]:
+    """id(site node) -> the call ``site(...)`` for each site that is what a call calls (as
+    ``rules._helpers.called`` reads a LibCST site)."""
+    parents = parents_of(view.tree, [node for node, _qualname in sites])
+    found: Dict[int, ast.Call] = {}
+    for node, _qualname in sites:
+        parent = parents.get(id(node))
+        if type(parent) is ast.Call and parent.func is node:
+            found[id(node)] = parent
+    return found
 
 
 def one_string_token(view: AstView, node: ast.Constant) -> bool:

@@ -7,13 +7,17 @@ use ``PartitionSpec()`` to replicate.
 
 from __future__ import annotations
 
-from typing import Optional
+import ast
+from typing import List, Optional
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._ast_sites import Resolver, called_at, name_sites
 
 MULTIHOST = "jax.experimental.multihost_utils"
 PSPEC = "jax.sharding.PartitionSpec"
@@ -84,6 +88,46 @@ class MultihostNonePspec(Rule, code="JAX307", safety=Safety.SAFE):
             ctx.replace(
                 none, replicated, "None pspec -> PartitionSpec() (None is invalid since JAX 0.4.13)"
             )
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_name` on ``ast``: it never reports, so nothing (``[]``) where no call
+        of the converters passes a ``None`` pspec leaf; None (LibCST fixes) where one does, or
+        where the sites could differ.  Its imports stay (``names_are_legacy`` is False)."""
+        sites = name_sites(view, Resolver(view, self.names))
+        if sites is None:
+            return None
+        calls = called_at(view, sites)
+        for call in calls.values():
+            pspecs = _ast_pspecs_arg(call)
+            if pspecs is not None and _ast_has_none_leaf(pspecs):
+                return None
+        return []
+
+
+def _ast_pspecs_arg(call: ast.Call) -> Optional[ast.expr]:
+    """:func:`_pspecs_arg` on ``ast`` (a ``*`` or ``**`` argument is one of LibCST's
+    positional ``Arg``s with a star)."""
+    for keyword in call.keywords:
+        if keyword.arg == "pspecs":
+            return keyword.value
+    if any(type(arg) is ast.Starred for arg in call.args) or any(
+        keyword.arg is None for keyword in call.keywords
+    ):
+        return None
+    return call.args[2] if len(call.args) >= 3 else None
+
+
+def _ast_has_none_leaf(expr: ast.expr) -> bool:
+    """Would :func:`_none_leaves` find a leaf in ``expr``?"""
+    if type(expr) is ast.Constant:
+        return expr.value is None
+    if type(expr) in (ast.Tuple, ast.List):
+        elements = expr.elts  # type: ignore[attr-defined]
+        return any(type(e) is not ast.Starred and _ast_has_none_leaf(e) for e in elements)
+    if type(expr) is ast.Dict:
+        pairs = zip(expr.keys, expr.values)
+        return any(key is not None and _ast_has_none_leaf(value) for key, value in pairs)
+    return False
 
 
 def _pspecs_arg(call: cst.Call) -> Optional[cst.Arg]:

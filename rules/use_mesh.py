@@ -8,12 +8,24 @@ context manager (checked on jax 0.5.3, 0.6.0 and 0.6.1).
 
 from __future__ import annotations
 
+import ast
+from typing import List, Optional, Tuple
+
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._api_history import added_in, history
+from jaxmigrate.rules._ast_sites import (
+    Resolver,
+    called_at,
+    legacy_imports_stay,
+    name_sites,
+    parents_of,
+)
 from jaxmigrate.rules._helpers import called, fitting
 
 USE_MESH = "jax.sharding.use_mesh"
@@ -84,29 +96,60 @@ class UseMesh(Rule, code="JAX605", safety=Safety.SAFE):
         call = called(site)
         if call is None:
             if not present:
-                ctx.report(
-                    site.node,
-                    fitting(
-                        f"{site.qualname} used as a value: use {MODERN}",
-                        f"{site.qualname.rpartition('.')[2]} used as a value: use {MODERN}",
-                    ),
-                    f"{site.qualname} used as a value: use {MODERN} (a global setter and a "
-                    "context manager).",
-                )
+                ctx.report(site.node, *_as_value(site.qualname))
             return
         if site.qualname == OLD_SET_MESH:
             parent = ctx.parent(call)
             # a statement (the setter) or a with item (only the 0.7.1+ class is a context
             # manager, and jax.sharding.set_mesh is jax.set_mesh there) keep their meaning
             if not isinstance(parent, (cst.Expr, cst.WithItem)):
-                ctx.report(
-                    call,
-                    "jax.sharding.set_mesh's result changed in 0.7.1; "
-                    "use `with jax.set_mesh(mesh):`",
-                    "jax.sharding.set_mesh returned the previous mesh before 0.7.1; "
-                    "jax.set_mesh returns a context manager: "
-                    "use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards.",
-                )
+                ctx.report(call, RESULT_USED, RESULT_USED_DETAIL)
                 return
         if not present:
             ctx.replace(site.node, ctx.ref(MODERN, site.scope), f"{site.qualname} -> {MODERN}")
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_name` on ``ast``: its findings where it makes no fix; None (LibCST
+        decides) where it renames a site, the sites could differ, or the engine might drop an
+        unused legacy import."""
+        if not legacy_imports_stay(view, self.names, self.legacy_modules):
+            return None
+        sites = name_sites(view, Resolver(view, self.names))
+        if sites is None:
+            return None
+        calls = called_at(view, sites)
+        users = parents_of(view.tree, calls.values())
+        found: List[Optional[Diagnostic]] = []
+        for node, qualname in sites:
+            present = history().exists_throughout(qualname, view.target, view.upper)
+            call = calls.get(id(node))
+            if call is None:
+                if not present:
+                    found.append(view.report(self.code, node, *_as_value(qualname)))
+                continue
+            if qualname == OLD_SET_MESH and type(users.get(id(call))) not in _KEEPS_MEANING:
+                found.append(view.report(self.code, call, RESULT_USED, RESULT_USED_DETAIL))
+                continue
+            if not present:
+                return None  # a rename: LibCST writes it
+        return [finding for finding in found if finding is not None]
+
+
+# What holds a call of the old setter whose result is not used (LibCST: Expr, WithItem).
+_KEEPS_MEANING = (ast.Expr, ast.withitem)
+RESULT_USED = "jax.sharding.set_mesh's result changed in 0.7.1; use `with jax.set_mesh(mesh):`"
+RESULT_USED_DETAIL = (
+    "jax.sharding.set_mesh returned the previous mesh before 0.7.1; jax.set_mesh returns a "
+    "context manager: use `with jax.set_mesh(mesh): ...` to restore the mesh afterwards."
+)
+
+
+def _as_value(qualname: str) -> Tuple[str, str]:
+    """(message, detail) of a site used as a value, not called."""
+    return (
+        fitting(
+            f"{qualname} used as a value: use {MODERN}",
+            f"{qualname.rpartition('.')[2]} used as a value: use {MODERN}",
+        ),
+        f"{qualname} used as a value: use {MODERN} (a global setter and a context manager).",
+    )

@@ -328,6 +328,41 @@ def test_process_allgather_answers_from_ast():
     assert answered(ALLGATHER_CASES, "JAX306", SOURCED) == len(ALLGATHER_CASES)
 
 
+# JAX307 (None pspecs of the multihost converters) and JAX605 (use_mesh / the old set_mesh):
+# their sites answered on ``ast`` where neither rewrites (JAX's pmap.py, orbax's replica_slices)
+CONVERT = "mh.host_local_array_to_global_array"
+MESH_CASES = [
+    MH + f"a = {CONVERT}(x, m, P('d'))\nb = {CONVERT}(x, m, pspecs=(P(), [P('d')]))\n"
+    f"c = {CONVERT}(x, *r)\nd = {CONVERT}(x, m, **k)\ne = {CONVERT}(x, m, {{**s}})\n"
+    f"f = {CONVERT}\ng = {CONVERT}(x, m, (P(None), *t))\n",
+    "import jax\nwith jax.sharding.set_mesh(m):\n    pass\njax.sharding.set_mesh(m)\n"
+    "old = jax.sharding.set_mesh(m)  # jaxmigrate: ignore[JAX605]\nn = (jax.sharding.set_mesh)\n",
+    "import jax\nprev = (jax.sharding.set_mesh(m))\nf(jax.sharding.set_mesh(\n  m))\n",
+    "import jax\nif hasattr(jax.sharding, 'use_mesh'):\n    u = jax.sharding.use_mesh\n",
+    # look-alikes left to LibCST: a None leaf (a fix), a rename, a shadowed head
+    MH + f"a = {CONVERT}(x, m, None)\nb = {CONVERT}(x, m, pspecs={{'a': None}})\n",
+    MH + f"a = {CONVERT}(x, m, [P(), None])\n",
+    "import jax\nwith jax.sharding.use_mesh(m):\n    pass\n",
+    "import jax\nu = jax.sharding.use_mesh\ndef f(jax):\n    return jax.sharding.set_mesh(m)\n",
+]
+
+
+@pytest.mark.parametrize("text", MESH_CASES)
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+def test_ast_first_reports_what_libcst_does_on_mesh_helpers(text, options):
+    assert ast_first_difference(text, options) is None
+    assert rule_difference(text, options) is None
+
+
+def test_mesh_helpers_answer_from_ast():
+    assert [rule_answers(t, Settings()).get("JAX307") == [] for t in MESH_CASES[:6]] == [
+        True, False, False, False, False, False
+    ]  # fmt: skip
+    answers = [rule_answers(t, Settings()).get("JAX605") for t in MESH_CASES[1:4]]
+    assert [len(a) if a is not None else None for a in answers] == [0, 2, 0], answers
+    assert rule_answers(MESH_CASES[6], Settings()).get("JAX605") is None
+
+
 @pytest.mark.parametrize(
     "text",
     PMAP_CASES
