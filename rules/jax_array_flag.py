@@ -10,12 +10,16 @@ guide gives ("How to enable jax.Array?").
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+import ast
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astfacts import iter_statements
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._config import (
     ABSL_FLAGS,
@@ -31,7 +35,12 @@ from jaxmigrate.rules._config import (
     resolves_to,
     unwrap,
 )
-from jaxmigrate.rules._flag_tests import ABSL_DEFINES, flag_definition, parameterized_tests
+from jaxmigrate.rules._flag_tests import (
+    ABSL_DEFINES,
+    FLAG,
+    flag_definition,
+    parameterized_tests,
+)
 from jaxmigrate.rules._helpers import fitting
 
 # flag -> (what it switched, the value every JAX >= 0.4.7 has; None: a no-op flag, value unknown)
@@ -232,6 +241,33 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
 
     def visit_module(self, ctx: Context) -> None:
         parameterized_tests(ctx)
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """Nothing (``[]``) where no hook can act, read on ``ast`` (orbax's tests key their
+        pytrees ``'jax_array'``); None (LibCST decides) otherwise.  A hook can act only at an
+        attribute named like a flag, at a flag's string that is a call's argument or (an
+        environment variable's) a subscript, or (:func:`parameterized_tests`) on a function
+        with a ``jax_array`` parameter."""
+        if view.facts.attributes & self.attributes:
+            return None
+        for statement in iter_statements(view.tree):
+            if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef):
+                arguments = statement.args  # type: ignore[attr-defined]
+                every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                if any(argument.arg == FLAG for argument in every):
+                    return None
+        strings = self.strings
+        stack: List[ast.AST] = [view.tree]
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                if type(child) is ast.Constant and child.value in strings:
+                    if type(node) in (ast.Call, ast.keyword):
+                        return None  # (an argument, or a keyword's value)
+                    if type(node) is ast.Subscript and child.value in ENV_VARS:
+                        return None
+                stack.append(child)
+        return []
 
     # -- the two kinds of site ---------------------------------------------------------------
     def _setting(self, ctx, statement_node, flag, value_node, evaluate, call) -> None:  # noqa: ANN001

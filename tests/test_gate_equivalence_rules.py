@@ -345,9 +345,19 @@ MESH_CASES = [
     "import jax\nwith jax.sharding.use_mesh(m):\n    pass\n",
     "import jax\nu = jax.sharding.use_mesh\ndef f(jax):\n    return jax.sharding.set_mesh(m)\n",
 ]
+# JAX501 reads a flag's name as a pytree key (orbax's tests): nothing; then look-alikes
+FLAG_KEY_CASES = [
+    "import jax\nt = {'jax_array': x}\ny = t['jax_array']\nf(k, ['jax_array', 'np'])\n"
+    "e = {'JAX_ARRAY': 1}.get\n",
+    "import jax\njax.config.update('jax_array', True)\n",
+    "import os\nos.environ['JAX_ARRAY'] = '1'\nimport jax\n",
+    "import jax\nclass T:\n    def test(self, *, jax_array=True):\n        t = {'jax_array': 1}\n",
+    "import jax\nif jax.config.jax_array:\n    t = {'jax_array': 1}\n",
+    "import jax\nflag = getattr(jax.config, 'jax_array')\n",
+]
 
 
-@pytest.mark.parametrize("text", MESH_CASES)
+@pytest.mark.parametrize("text", MESH_CASES + FLAG_KEY_CASES)
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 def test_ast_first_reports_what_libcst_does_on_mesh_helpers(text, options):
     assert ast_first_difference(text, options) is None
@@ -360,7 +370,9 @@ def test_mesh_helpers_answer_from_ast():
     ]  # fmt: skip
     answers = [rule_answers(t, Settings()).get("JAX605") for t in MESH_CASES[1:4]]
     assert [len(a) if a is not None else None for a in answers] == [0, 2, 0], answers
-    assert rule_answers(MESH_CASES[6], Settings()).get("JAX605") is None
+    assert rule_answers(MESH_CASES[6], Settings()).get("JAX605", "absent") is None  # a rename
+    flags = [rule_answers(t, Settings()).get("JAX501", "absent") for t in FLAG_KEY_CASES]
+    assert flags == [[]] + [None] * 5, flags
 
 
 @pytest.mark.parametrize(
