@@ -94,6 +94,9 @@ class Facts:
     with_items: List[ast.withitem] = dataclasses.field(default_factory=list)
     attribute_nodes: Dict[str, List[ast.Attribute]] = dataclasses.field(default_factory=dict)
     ifs: List[ast.If] = dataclasses.field(default_factory=list)  # every ``if`` statement
+    # every node that binds a name a value, a definition or a parameter: ``=``, ``x: T``,
+    # ``:=``, ``def``, ``class``, and each parameter (read without the scopes' walk)
+    binders: List[ast.AST] = dataclasses.field(default_factory=list)
     # what a gate derives from these facts, once per file (keyed by the gate's own name)
     derived: Dict[str, Any] = dataclasses.field(default_factory=dict)
     # what the engine derives from the tree alone (its nesting, the piecewise scans), kept
@@ -166,12 +169,16 @@ def dotted(expr: ast.AST) -> Optional[List[str]]:
     return parts
 
 
-# The nodes that carry an annotation, and its field (LibCST's ``Annotation`` nodes).
-_ANNOTATED = {
+# The nodes that bind a name (Facts.binders), with the field of the annotation they carry
+# (LibCST's ``Annotation`` nodes), if any.
+_BINDERS = {
     ast.arg: "annotation",
     ast.FunctionDef: "returns",
     ast.AsyncFunctionDef: "returns",
     ast.AnnAssign: "annotation",
+    ast.Assign: "",
+    ast.NamedExpr: "",
+    ast.ClassDef: "",
 }
 _WORD = re.compile(r"[^\W\d]\w*")
 
@@ -209,6 +216,7 @@ def ast_facts(text: str) -> Optional[Facts]:
     )
     attribute_nodes = facts.attribute_nodes
     calls, with_items, ifs = facts.calls, facts.with_items, facts.ifs
+    binders = facts.binders
     heads: Set[str] = set()
     chains: Set[Tuple[str, ...]] = set()
     annotations: List[ast.AST] = []  # annotations of arguments, returns and ``x: T`` statements
@@ -262,8 +270,10 @@ def ast_facts(text: str) -> Optional[Facts]:
             with_items.extend(node.items)  # type: ignore[attr-defined]
         elif kind is If:
             ifs.append(node)  # type: ignore[arg-type]
-        elif kind in _ANNOTATED:
-            found = getattr(node, _ANNOTATED[kind])
+        elif kind in _BINDERS:
+            binders.append(node)
+            field = _BINDERS[kind]
+            found = getattr(node, field) if field else None
             if found is not None:
                 annotations.append(found)
         elif kind is Import:

@@ -7,9 +7,11 @@ possible receiver are never parsed by LibCST.
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Optional
+import dataclasses
+from typing import Dict, FrozenSet, List, Optional
 
 from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted, iter_statements
+from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.rules._array_names import (
     ARRAY_PROPERTIES,
     ARRAY_TYPES,
@@ -113,11 +115,62 @@ def ast_may_tie(
     return False
 
 
-def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> bool:
-    """Some ``<name>.attr = value`` in the module whose value may tie."""
-    key = "." + attr
-    if key in seen:
-        return False
+def ast_cannot_tie(loose: "LooseFacts", expr: ast.AST) -> bool:
+    """True where :func:`ast_may_tie` is False in every scope, read without building the
+    scopes (a walk of the whole tree, most of gate 2's cost for a module full of
+    ``sharding.mesh`` reads): :func:`ast_may_tie` asked of :class:`LooseFacts`, which answer
+    every binding of a name anywhere in the module where the scopes answer those seen from
+    one scope.  Every check it makes on bindings only says "may tie" more often with more of
+    them, so a False there is False in every scope."""
+    return not ast_may_tie(loose, expr, None)
+
+
+class LooseFacts(Facts):
+    """A module's facts with the bindings of each name merged across its scopes, from the
+    binding nodes the facts' own walk kept (:attr:`Facts.binders`): ``=``, ``x: T`` and
+    ``:=`` give values (``value``), a ``def`` or ``class`` a definition (``def``), and every
+    parameter, ``*args`` and ``**kwargs`` included, a ``param`` with its annotation.  Other
+    bindings (imports, loop and ``with`` targets) are left out: :func:`ast_may_tie` never
+    reads them but to learn a name has no binding besides them."""
+
+    _merged: Dict[str, List[Binding]]
+
+    @classmethod
+    def of(cls, facts: Facts) -> "LooseFacts":
+        loose = cls(**{f.name: getattr(facts, f.name) for f in dataclasses.fields(facts)})
+        merged: Dict[str, List[Binding]] = {}
+        for node in facts.binders:
+            kind = type(node)
+            if kind is ast.arg:
+                found = [(node.arg, Binding(kind="param", annotation=node.annotation))]  # type: ignore[attr-defined]
+            elif kind is ast.Assign:
+                value = node.value  # type: ignore[attr-defined]
+                found = [
+                    (t.id, Binding(kind="value", value=value))
+                    for t in node.targets  # type: ignore[attr-defined]
+                    if type(t) is ast.Name
+                ]
+            elif kind is ast.AnnAssign or kind is ast.NamedExpr:
+                target = node.target  # type: ignore[attr-defined]
+                annotation = getattr(node, "annotation", None)
+                binding = Binding(kind="value", value=node.value, annotation=annotation)  # type: ignore[attr-defined]
+                found = [(target.id, binding)] if type(target) is ast.Name else []
+            else:  # a def or a class
+                found = [(node.name, Binding(kind="def", value=node))]  # type: ignore[attr-defined]
+            for name, binding in found:
+                merged.setdefault(name, []).append(binding)
+        loose._merged = merged
+        return loose
+
+    def bindings(self, ident: str, scope: Optional[AstScope] = None) -> List[Binding]:
+        return self._merged.get(ident, [])
+
+    def scope_of(self, node: ast.AST) -> Optional[AstScope]:
+        return None
+
+
+def _attribute_stores(facts: Facts) -> Dict[str, List[ast.AST]]:
+    """attr -> the value of each ``<name>.attr = value`` statement of the module."""
     stores = facts.derived.get("receivers: attribute stores")
     if stores is None:
         stores = facts.derived["receivers: attribute stores"] = {}
@@ -131,6 +184,15 @@ def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> boo
             for target in targets:
                 if type(target) is ast.Attribute and type(target.value) is ast.Name:
                     stores.setdefault(target.attr, []).append(value)
+    return stores
+
+
+def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> bool:
+    """Some ``<name>.attr = value`` in the module whose value may tie."""
+    key = "." + attr
+    if key in seen:
+        return False
+    stores = _attribute_stores(facts)
     return any(
         ast_may_tie(facts, value, facts.scope_of(value), seen | {key})
         for value in stores.get(attr, ())

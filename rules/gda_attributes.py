@@ -17,9 +17,17 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._gda import GDA_HISTORY
 from jaxmigrate.rules._module_facts import module_facts
-from jaxmigrate.rules._receiver_gate import ast_called, ast_imports_gda, ast_may_tie
+from jaxmigrate.rules._receiver_gate import (
+    LooseFacts,
+    ast_called,
+    ast_cannot_tie,
+    ast_imports_gda,
+    ast_may_tie,
+)
 from jaxmigrate.rules._text_gates import GdaAttributesGate
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
+
+MESH_ATTRIBUTES = ("mesh", "mesh_axes")  # acted on only where the receiver ties to an array
 
 NEW = {
     "local_shards": ".addressable_shards",
@@ -112,13 +120,15 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
             return True
         if ast_imports_gda(facts):
             return True
+        nodes = [node for attr in MESH_ATTRIBUTES for node in facts.attribute_nodes.get(attr, ())]
+        if not nodes:
+            return False
+        loose = LooseFacts.of(facts)  # (not the scopes: JAX's sharding code reads .mesh a lot)
+        if all(ast_cannot_tie(loose, node.value) for node in nodes):
+            return False
         if facts.scopes() is None:
             return True
-        return any(
-            ast_may_tie(facts, node.value, facts.scope_of(node))
-            for attr in ("mesh", "mesh_axes")
-            for node in facts.attribute_nodes.get(attr, ())
-        )
+        return any(ast_may_tie(facts, node.value, facts.scope_of(node)) for node in nodes)
 
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         attr = node.attr.value
