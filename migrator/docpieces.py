@@ -38,14 +38,15 @@ class Piece:
     doctest: bool = False
     trailing_ellipsis: bool = False
     region_end: int = 0  # a doctest's expected output ends here at the latest
+    # CPython's tree of ``code``, from the check that it parses (read by docs.module_prelude)
+    tree: Optional[ast.Module] = dataclasses.field(default=None, compare=False, repr=False)
 
 
-def _parses(code: str) -> bool:
+def _parsed(code: str) -> Optional[ast.Module]:
     try:
-        ast.parse(code)
+        return ast.parse(code)
     except (SyntaxError, ValueError):
-        return False
-    return True
+        return None
 
 
 def line_body(line: str) -> str:
@@ -92,8 +93,9 @@ def _doctest_pieces(lines: Sequence[str], start: int, end: int, raw: bool = Fals
             ellipsis = True
             code_lines = code_lines[:-1]
         code = "\n".join(code_lines) + "\n"
-        if (raw or "\\" not in code) and _parses(code):
-            pieces.append(Piece(index, last, indent, code, True, ellipsis, end))
+        tree = _parsed(code) if raw or "\\" not in code else None
+        if tree is not None:
+            pieces.append(Piece(index, last, indent, code, True, ellipsis, end, tree))
         index = last
     return pieces
 
@@ -103,9 +105,10 @@ def _block_pieces(lines: Sequence[str], start: int, end: int) -> List[Piece]:
     if any(PROMPT_RE.match(line_body(lines[i])) for i in range(start, end)):
         return _doctest_pieces(lines, start, end)
     indent, code = _dedent(lines[start:end])
-    if not code.strip() or not _parses(code):
+    tree = _parsed(code) if code.strip() else None
+    if tree is None:
         return []
-    return [Piece(start, end, indent, code)]
+    return [Piece(start, end, indent, code, tree=tree)]
 
 
 def markdown_pieces(lines: Sequence[str]) -> List[Piece]:

@@ -472,7 +472,7 @@ def module_prelude(group: Sequence[Piece], module_imports: Dict[str, str]) -> st
     own: Dict[str, str] = {}
     used = set()
     for piece in group:
-        tree = ast.parse(piece.code)
+        tree = piece.tree if piece.tree is not None else ast.parse(piece.code)
         own.update(bindings(tree))
         used |= loads(tree)
     known = {**CONVENTIONAL, **module_imports}
