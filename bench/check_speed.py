@@ -10,6 +10,9 @@ Two corpora:
 * the modern corpus of ``bench/modern_corpus.py`` (built from its cached sdists into
   ``--modern-out``; ``--no-build`` reuses a built one).  Only its ``.py`` files are timed and
   handed to jaxmigrate (``--extend-exclude '*.ipynb'``), the files ``ast.parse`` reads.
+* the newest flax and orbax trees alone (:data:`NEWEST_TREES`, from the same built corpus):
+  the third corpus issue #29 names, where few files carry a finding, so what a run costs
+  beyond reading them shows most.
 
 For each corpus: the wall-clock time of ``jaxmigrate PATHS --check -q -j 1 --no-cache`` (a new
 process: start-up included), the best of three ``ast.parse`` passes over the same texts (in a
@@ -21,7 +24,8 @@ what each file meets: the gate that stops it, or the candidate rules left after 
 whether it was answered from CPython's ``ast`` alone or reached LibCST's parser, and of the
 latter which have fixes and which findings only.
 
-Usage: python bench/check_speed.py [--modern-out DIR] [--no-build] [--jax DIR] [--only NAME]
+Usage: python bench/check_speed.py [--modern-out DIR] [--no-build] [--jax DIR]
+       [--only jax|modern|newest]
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 DEFAULT_MODERN_OUT = Path("/tmp/jaxmigrate-check-speed-modern")
+NEWEST_TREES = ("flax", "orbax-checkpoint")  # of the modern corpus's pins
 
 
 def python_files(paths: Sequence[Path]) -> List[Path]:
@@ -271,13 +276,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--jax", type=Path, default=None, help="JAX's sources (installed jax)")
     parser.add_argument("--modern-out", type=Path, default=DEFAULT_MODERN_OUT)
     parser.add_argument("--no-build", action="store_true", help="reuse a built modern corpus")
-    parser.add_argument("--only", choices=["jax", "modern"])
+    parser.add_argument("--only", choices=["jax", "modern", "newest"])
     parser.add_argument("--skip-cli", action="store_true", help="only the in-process counts")
     args = parser.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
     if args.only in (None, "jax"):
         measure("JAX's own sources", [args.jax or jax_sources()], args.skip_cli)
-    if args.only in (None, "modern"):
+    if args.only in (None, "modern", "newest"):
         from bench.modern_corpus import DEFAULT_CACHE, PINS, _built, build
 
         built = (
@@ -285,7 +290,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             if args.no_build
             else build(args.modern_out, DEFAULT_CACHE, PINS, latest=False)
         )
-        measure("modern corpus", list(built.values()), args.skip_cli)
+        if args.only != "newest":
+            measure("modern corpus", list(built.values()), args.skip_cli)
+        newest = [built[name] for name in NEWEST_TREES]
+        measure("the newest flax and orbax trees", newest, args.skip_cli)
     return 0
 
 
