@@ -16,7 +16,6 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
-from jaxmigrate.migrator.astfacts import iter_statements
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -250,21 +249,21 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
         with a ``jax_array`` parameter."""
         if view.facts.attributes & self.attributes:
             return None
-        for statement in iter_statements(view.tree):
-            if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef):
-                arguments = statement.args  # type: ignore[attr-defined]
-                every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
-                if any(argument.arg == FLAG for argument in every):
-                    return None
         strings = self.strings
         stack: List[ast.AST] = [view.tree]
         while stack:
             node = stack.pop()
+            kind = type(node)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                arguments = node.args  # type: ignore[attr-defined]
+                every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                if any(argument.arg == FLAG for argument in every):
+                    return None
             for child in ast.iter_child_nodes(node):
                 if type(child) is ast.Constant and child.value in strings:
-                    if type(node) in (ast.Call, ast.keyword):
+                    if kind is ast.Call or kind is ast.keyword:
                         return None  # (an argument, or a keyword's value)
-                    if type(node) is ast.Subscript and child.value in ENV_VARS:
+                    if kind is ast.Subscript and child.value in ENV_VARS:
                         return None
                 stack.append(child)
         return []
