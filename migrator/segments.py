@@ -20,6 +20,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
+from jaxmigrate.migrator.astfacts import iter_nodes
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.settings import Settings
@@ -89,7 +90,12 @@ def migrate_segments(
         return _one_by_one(segments, settings, cache)
     texts, starts = split
     insertions: Dict[int, Tuple[int, int]] = {}
-    hoisted = _hoist_imports([_with_newline(x) for x in segments], texts, insertions)
+    # (findings alone: every segment comes back as it was, and writes no new name)
+    hoisted = (
+        _hoist_imports([_with_newline(x) for x in segments], texts, insertions)
+        if result.changed
+        else None
+    )
     if hoisted is not None:  # an import was copied into an earlier segment
         texts = hoisted
     outputs = []
@@ -158,7 +164,8 @@ def bindings(tree: ast.Module) -> Dict[str, str]:
 
 
 def loads(tree: ast.AST) -> Set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    """Every name ``tree`` reads or binds (a ``Name`` node's id), walked the cheap way."""
+    return {n.id for n in iter_nodes(tree) if type(n) is ast.Name}
 
 
 def _hoist_imports(
