@@ -6,6 +6,7 @@ left unused before the migration are never touched."""
 from __future__ import annotations
 
 from typing import (
+    Dict,
     Iterable,
     List,
     Optional,
@@ -22,6 +23,7 @@ from jaxmigrate.migrator.context import Context, Edit, binding_is_legacy, names_
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
 from jaxmigrate.migrator.origins import Origins, located_fix
 from jaxmigrate.migrator.plan import Plan
+from jaxmigrate.migrator.traversal import children
 
 
 def unused_imports(
@@ -126,13 +128,61 @@ def left_unused(
         return {}
     names = {binding.name for binding in candidates}
     read = _read_by(applied.values(), names)
-    for name in ctx.all_nodes(cst.Name):
-        value = name.value
-        if value in names and value not in read and not replaced(name):
-            if not any(isinstance(up, (cst.Import, cst.ImportFrom)) for up in ctx.ancestors(name)):
-                read.add(value)
+    # Read: a name some Name outside the replaced nodes and the import statements spells.
+    # The analysis indexed most Names (every reference), so most reads are found there
+    # without the walk of the whole tree, and the first round's text can show that no other
+    # Name spells a name; only what is left needs the walk.
+    unsure = names - read
+    if unsure:
+        inside = _ids_under(edit.node for edit in applied.values())
+        for name in ctx.nodes(cst.Name):
+            if name.value in unsure and id(name) not in inside:
+                read.add(name.value)
+        unsure -= read
+    if unsure and ctx.source is not None:
+        unsure = _maybe_elsewhere(ctx, unsure, [edit.node for edit in applied.values()])
+    if unsure:
+        for name in ctx.all_nodes(cst.Name):
+            value = name.value
+            if value in unsure and value not in read and not replaced(name):
+                if not any(
+                    isinstance(up, (cst.Import, cst.ImportFrom)) for up in ctx.ancestors(name)
+                ):
+                    read.add(value)
     left = [b for b in candidates if b.name not in read and not replaced(b.statement)]  # type: ignore[arg-type]
     return _removals(left, plan, originally_used, added_imports, ctx)
+
+
+def _ids_under(roots: Iterable[cst.CSTNode]) -> Set[int]:
+    """The ids of the nodes under ``roots`` (the roots included)."""
+    found: Set[int] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        found.add(id(node))
+        stack.extend(children(node))
+    return found
+
+
+def _maybe_elsewhere(ctx: Context, names: Set[str], replaced: List[cst.CSTNode]) -> Set[str]:
+    """The ``names`` a ``Name`` outside the ``replaced`` nodes and the import statements may
+    spell, read from the text the round's tree was parsed from (``ctx.source``, the first
+    round's): each such ``Name`` is an occurrence of its name in that text, apart from the
+    ones counted inside those nodes, so a name the text holds no more often than those spell
+    it is spelled nowhere else (strings, comments and longer words only add occurrences)."""
+    text = ctx.source
+    assert text is not None
+    counted: Dict[str, Set[int]] = {name: set() for name in names}
+    roots: List[cst.CSTNode] = [*replaced, *ctx.nodes(cst.Import), *ctx.nodes(cst.ImportFrom)]
+    while roots:
+        node = roots.pop()
+        if isinstance(node, cst.Name):
+            found = counted.get(node.value)
+            if found is not None:
+                found.add(id(node))  # (a node inside two roots counts once)
+            continue
+        roots.extend(children(node))
+    return {name for name in names if text.count(name) > len(counted[name])}
 
 
 def _top_level_line(ctx: Context, statement: cst.CSTNode) -> Optional[cst.CSTNode]:

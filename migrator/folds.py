@@ -20,7 +20,7 @@ comment.
 
 from __future__ import annotations
 
-from typing import Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -29,20 +29,42 @@ from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.tidy import Produced, pure_condition
+from jaxmigrate.migrator.traversal import structural_children
 
 
 def fold_leftovers(ctx: Context, produced: Produced) -> int:
     """Records in ``ctx.edits`` the removal of what the migration's fixes left dead."""
     before = len(ctx.edits)
-    for node in ctx.all_nodes(cst.If):
+    for node in ctx.nodes(cst.If):  # (the analysis visits every ``if``, in the tree's order)
         _emptied_branches(ctx, node)
     if produced.nodes or produced.moved:
-        touched = _touched_statements(ctx, produced)
+        touched, holders = _touched_statements(ctx, produced)
         if touched:
-            blocks: list = [ctx.module, *ctx.all_nodes(cst.IndentedBlock)]
-            for block in blocks:
+            # only a block holding a touched statement can pair one: those blocks, in the
+            # order of the module and of every block (ctx.all_nodes), without the whole walk
+            for block in _in_tree_order(ctx, holders):
                 _dead_stores(ctx, list(block.body), touched, produced)
     return len(ctx.edits) - before
+
+
+Block = Union[cst.Module, cst.IndentedBlock]  # what _dead_stores reads
+_BLOCKS = (cst.Module, cst.IndentedBlock)
+
+
+def _in_tree_order(ctx: Context, nodes: Dict[int, Block]) -> List[Block]:
+    """``nodes`` (nodes of this round's tree, by id) in the tree's order, depth first (the
+    order of :meth:`Context.all_nodes`), walking only the paths down to them."""
+    around = set(nodes)
+    for block in nodes.values():
+        around.update(id(up) for up in ctx.ancestors(block))
+    found: List[Block] = []
+    stack: List[cst.CSTNode] = [ctx.module]
+    while stack:
+        node = stack.pop()
+        if id(node) in nodes:
+            found.append(nodes[id(node)])
+        stack.extend(child for child in reversed(structural_children(node)) if id(child) in around)
+    return found
 
 
 def _record(ctx: Context, node: cst.CSTNode, new: object, code: str, message: str) -> None:
@@ -96,18 +118,26 @@ def _bare_enough(node: cst.BaseExpression) -> bool:
 
 
 # -- dead stores ----------------------------------------------------------------------------------
-def _touched_statements(ctx: Context, produced: Produced) -> Set[int]:
-    """ids of the statement lines a fix wrote or moved, or that hold a node a fix wrote."""
+def _touched_statements(ctx: Context, produced: Produced) -> Tuple[Set[int], Dict[int, Block]]:
+    """ids of the statement lines a fix wrote or moved, or that hold a node a fix wrote; and
+    the blocks (the module, indented blocks) that hold one of them, by id."""
     found: Set[int] = set()
+    holders: Dict[int, Block] = {}
     for key, (node, _code) in [*produced.nodes.items(), *produced.moved.items()]:
-        if node is not ctx.module and ctx.parent(node) is None:
+        parent = ctx.parent(node)
+        if node is not ctx.module and parent is None:
             continue  # replaced since
         found.add(key)
+        if isinstance(parent, _BLOCKS) and any(s is node for s in parent.body):
+            holders[id(parent)] = parent
         for up in ctx.ancestors(node):
             if isinstance(up, cst.SimpleStatementLine):
                 found.add(id(up))
+                block = ctx.parent(up)
+                if isinstance(block, _BLOCKS):
+                    holders[id(block)] = block
                 break
-    return found
+    return found, holders
 
 
 def _store(statement: cst.CSTNode) -> Optional[Tuple[str, cst.BaseExpression]]:

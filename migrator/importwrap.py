@@ -46,7 +46,7 @@ def layout_imports(ctx: Context, produced: Produced, original: str, limit: int) 
         return 0
     before = len(ctx.edits)
     file_style: Optional[str] = None
-    for node in ctx.all_nodes(cst.ImportFrom):
+    for node in ctx.nodes(cst.ImportFrom):  # (every one: the analysis visits them all)
         if isinstance(node.names, cst.ImportStar) or id(node) in ctx.edits:
             continue
         code = ctx.code(node)
@@ -120,7 +120,7 @@ def _own_style(node: cst.ImportFrom) -> Optional[str]:
 
 def _file_style(ctx: Context, original: str) -> str:
     """The style of the file's first wrapped ``from`` import as read, else its brackets'."""
-    for node in ctx.all_nodes(cst.ImportFrom):
+    for node in ctx.nodes(cst.ImportFrom):  # (every one: the analysis visits them all)
         code = ctx.code(node)
         if "\n" in code and code in original:
             style = _own_style(node)

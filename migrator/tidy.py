@@ -33,6 +33,7 @@ from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.scopewalk import ALWAYS_VISITED
+from jaxmigrate.migrator.traversal import structural_children
 from jaxmigrate.migrator.walk import all_parents
 
 _UNION_NAMES = frozenset({"typing.Union", "typing_extensions.Union"})
@@ -107,6 +108,26 @@ class _Touched:
             for up in ctx.ancestors(node):
                 self.code.setdefault(id(up), code)
 
+    def nodes(self, ctx: Context, kinds: Sequence[type]) -> Dict[type, List[cst.CSTNode]]:
+        """The nodes of each of ``kinds`` that hold or lie inside a produced node, in the order
+        :meth:`Context.all_nodes` gives them (the tree's, depth first), found without walking
+        the whole tree: only the paths down to the produced nodes, and what is below them."""
+        found: Dict[type, List[cst.CSTNode]] = {kind: [] for kind in kinds}
+        around, inside = self.code, self.inside
+        stack: List[Tuple[cst.CSTNode, bool]] = [(ctx.module, False)]
+        while stack:
+            node, below = stack.pop()
+            listed = found.get(type(node))
+            if listed is not None:
+                listed.append(node)
+            below = below or id(node) in inside
+            stack.extend(
+                (child, below)
+                for child in reversed(structural_children(node))
+                if below or id(child) in around
+            )
+        return found
+
     def of(self, node: cst.CSTNode) -> Optional[str]:
         """The code of the fix that produced ``node``, a node inside it or a node around it."""
         found = self.code.get(id(node))
@@ -133,8 +154,9 @@ def tidy(ctx: Context, produced: Produced, same_types: Dict[str, str]) -> int:
         (cst.BooleanOperation, lambda node, code: _tidy_or_chain(ctx, node, code)),
         (cst.If, lambda node, code: _tidy_same_branches(ctx, node, code)),
     )
+    found = touched.nodes(ctx, tuple(kind for kind, _tidy_one in passes))
     for kind, tidy_one in passes:
-        for node in ctx.all_nodes(kind):
+        for node in found[kind]:
             code = touched.of(node)
             if code is not None:
                 tidy_one(node, code)
