@@ -276,20 +276,17 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
     ``try`` that catches ImportError/AttributeError, and of an ``if`` that tests a feature or a
     version.  An over-approximation of resolution: a name bound by an import anywhere in the
     module is taken to mean that import everywhere."""
-    from jaxmigrate.migrator.astfacts import dotted  # (on use: start-up reads no ast)
-
     aliases: Dict[str, Set[str]] = {}
-    chains: List[List[str]] = []
     seen: Set[str] = set()
-    for node in _outside_compatibility_code(tree):
-        kind = type(node)
-        if kind is ast.Import:
-            for alias in node.names:  # type: ignore[attr-defined]
+    imports, chains = _outside_compatibility_code(tree)
+    for node in imports:
+        if type(node) is ast.Import:
+            for alias in node.names:
                 if _is_jax(alias.name):
                     bound = alias.asname or alias.name.split(".", 1)[0]
                     aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
                     seen.add(alias.name)
-        elif kind is ast.ImportFrom:
+        else:
             module = node.module  # type: ignore[attr-defined]
             if module and not node.level and _is_jax(module):  # type: ignore[attr-defined]
                 for alias in node.names:  # type: ignore[attr-defined]
@@ -298,10 +295,6 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
                     qualname = f"{module}.{alias.name}"
                     aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
                     seen.add(qualname)
-        else:  # the outermost attribute of a chain
-            parts = dotted(node)
-            if parts is not None:
-                chains.append(parts)
     for parts in chains:
         for head in aliases.get(parts[0], ()):
             for end in range(2, len(parts) + 1):
@@ -317,32 +310,44 @@ _TRIES = (ast.Try, getattr(ast, "TryStar", ast.Try))
 _IFS = (ast.If, ast.IfExp)
 
 
-def _outside_compatibility_code(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every import, and the outermost attribute of every attribute chain, outside
-    compatibility code (whose subtrees are not entered).  The fields walked are those of
-    :func:`migrator.astfacts.iter_nodes`: none of the others holds a node."""
+def _outside_compatibility_code(tree: ast.AST) -> Tuple[List[ast.AST], List[List[str]]]:
+    """Every import, and the parts of the outermost attribute of every attribute chain on a
+    name, outside compatibility code (whose subtrees are not entered), in one walk of the
+    fields :func:`migrator.astfacts.iter_nodes` walks (none of the others holds a node)."""
     from jaxmigrate.migrator.astfacts import push_children
 
+    imports: List[ast.AST] = []
+    chains: List[List[str]] = []
     stack: List[ast.AST] = [tree]
     pop, push = stack.pop, stack.append
+    Attribute, Name, Constant = ast.Attribute, ast.Name, ast.Constant
     while stack:
         node = pop()
         kind = type(node)
-        if kind is ast.Attribute:
-            yield node
+        if kind is Name or kind is Constant:
+            continue  # (nothing below either)
+        if kind is Attribute:
+            parts = [node.attr]  # type: ignore[attr-defined]
             inner: ast.AST = node.value  # type: ignore[attr-defined]
-            while type(inner) is ast.Attribute:
+            while type(inner) is Attribute:
+                parts.append(inner.attr)
                 inner = inner.value
-            push(inner)
+            if type(inner) is Name:
+                parts.append(inner.id)
+                parts.reverse()
+                chains.append(parts)
+            else:
+                push(inner)
             continue
         if kind is ast.Import or kind is ast.ImportFrom:
-            yield node
+            imports.append(node)
             continue
         if kind in _TRIES and _guards(node):
             continue
         if kind in _IFS and feature_test(node.test):  # type: ignore[attr-defined]
             continue
         push_children(node, push)
+    return imports, chains
 
 
 def _guards(node: ast.AST) -> bool:
@@ -365,19 +370,21 @@ def _guards(node: ast.AST) -> bool:
 def feature_test(test: ast.AST) -> bool:
     """Does an ``if`` test (read with ``ast``) check for a feature or the JAX version, so that
     its branches are a shim?  The engine's rule (:mod:`migrator.feature_tests`)."""
-    from jaxmigrate.migrator.astfacts import dotted  # (on use: start-up reads no ast)
+    from jaxmigrate.migrator.astfacts import dotted, push_children  # (start-up reads no ast)
 
     chains: List[List[str]] = []
     stack: List[ast.AST] = [test]
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name):
-            chains.append([node.id])
+        node = pop()
+        kind = type(node)
+        if kind is ast.Name:
+            chains.append([node.id])  # type: ignore[attr-defined]
             continue
-        if isinstance(node, ast.Attribute):
+        if kind is ast.Attribute:
             parts = dotted(node)
             if parts is not None:
                 chains.append(parts)
                 continue
-        stack.extend(ast.iter_child_nodes(node))
+        push_children(node, push)  # (contexts and operators hold no name)
     return reads_feature_or_jax_version(chains)
