@@ -24,6 +24,7 @@ from typing import (
     Callable,
     Collection,
     Dict,
+    FrozenSet,
     Iterable,
     Optional,
     Protocol,
@@ -79,16 +80,22 @@ def survey_reach(
     rules' tables may write there whatever release added them (:meth:`Rule.survey_writes`).
     Its docstrings' programs add the conventional imports.  ``tokens``: gate 1's tokens of
     ``text``, if in hand."""
-    from jaxmigrate.migrator.docs import CONVENTIONAL
-
     words = words_of(text, tokens)
-    words |= words_of(" ".join(CONVENTIONAL.values()))
+    words |= _conventional_words()
     needs, writers = _of_rules(tuple(rules))
     frozen = frozenset(words)
     for rule in writers:
         words |= rule.survey_writes(frozen)
     named = bound_of_words(words)
     return max(low, needs or low, named or low)
+
+
+@functools.lru_cache(maxsize=1)
+def _conventional_words() -> FrozenSet[str]:
+    """The words of the conventional imports a docstring's programs add (read once)."""
+    from jaxmigrate.migrator.docs import CONVENTIONAL
+
+    return frozenset(words_of(" ".join(CONVENTIONAL.values())))
 
 
 @functools.lru_cache(maxsize=8)
