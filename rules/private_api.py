@@ -15,7 +15,7 @@ import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
-from jaxmigrate.migrator.astview import AstView
+from jaxmigrate.migrator.astview import AstView, Chain
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
@@ -157,24 +157,19 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
                 continue
             sure, head = view.resolve(parts[0])
             if not sure:
-                if _inside_private(view, parts[0]):
-                    continue  # whichever scope decides, the chain names nothing more
+                heads = {i.qualname for i in view.imports if i.bound == parts[0]}
+                if all(use is None for h in heads for use in _named(chain, h, private, aliases)):
+                    continue  # whichever scope decides, the chain names nothing
                 return None
             if head is None:  # not bound by an import: no JAX name (the f-string's too)
                 continue
             if chain.in_fstring:
                 return None  # (positions inside an f-string: LibCST's may differ)
-            full = ".".join((head, *parts[1:]))
-            named = parts[0] == "_src" or parts[0] in aliases
-            if not chain.guarded and head == PRIVATE and named:
-                sites.append((chain.nodes[0], _private_module(full)))
-            elif not chain.guarded and head == "jax" and parts[1:2] == ("_src",):
-                sites.append((chain.nodes[1], _private_module(full)))
-            attributes = [i for i in private if i > 0]
-            module = _private_part(full) if attributes else None
-            if chain.guarded or module is None or (module + ".").startswith(PRIVATE + "."):
-                continue
-            underscored.append((chain.nodes[attributes[-1]], module))  # the outermost first
+            site, private_name = _named(chain, head, private, aliases)
+            if site is not None:
+                sites.append(site)
+            if private_name is not None:
+                underscored.append(private_name)
         if underscored and len(view.codes) > 1:  # visit_module leaves a line where another
             view.unless_spoken.setdefault(self.code, set()).update(  # rule spoke first to it
                 view.start(node)[0] for node, _module in underscored
@@ -205,15 +200,32 @@ def _texts(module: str) -> Tuple[str, str]:
     )
 
 
-def _inside_private(view: AstView, name: str) -> bool:
-    """Is every import of ``name`` one of a module or name inside ``jax._src``, or not of JAX
-    at all?  Then a chain on it reports nothing in any scope: resolved through such an import
-    it is private already (the import is the use reported) or no JAX name, and otherwise bound
-    it names no JAX module either."""
-    found = [item.qualname for item in view.imports if item.bound == name]
-    return bool(found) and all(
-        q.startswith(PRIVATE + ".") or q.split(".", 1)[0] not in ("jax", "jaxlib") for q in found
-    )
+Use = Tuple[ast.AST, str]
+
+
+def _named(
+    chain: Chain, head: str, private: List[int], aliases: Set[str]
+) -> Tuple[Optional[Use], Optional[Use]]:
+    """What :meth:`PrivateApi.visit_name` and :meth:`PrivateApi.visit_module` read in
+    ``chain`` when its first part refers to ``head``: the private module it reaches (with the
+    node that names it), and the private name of a public module it spells (with its outermost
+    private part); each None when there is none.  A chain whose first part the view cannot
+    resolve names nothing if it names nothing for each import of that part (otherwise bound,
+    it names no JAX name at all)."""
+    if chain.guarded:
+        return None, None
+    parts = chain.parts
+    full = ".".join((head, *parts[1:]))
+    site: Optional[Use] = None
+    if head == PRIVATE and (parts[0] == "_src" or parts[0] in aliases):
+        site = (chain.nodes[0], _private_module(full))
+    elif head == "jax" and parts[1:2] == ("_src",):
+        site = (chain.nodes[1], _private_module(full))
+    attributes = [i for i in private if i > 0]
+    module = _private_part(full) if attributes else None
+    if module is None or (module + ".").startswith(PRIVATE + "."):
+        return site, None
+    return site, (chain.nodes[attributes[-1]], module)  # the outermost private part
 
 
 def _may_delete(view: AstView) -> bool:

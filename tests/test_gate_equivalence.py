@@ -189,6 +189,10 @@ def test_ast_first_reports_what_libcst_does_on_the_fixtures_and_programs(monkeyp
     assert answered.count >= 5, "no file was answered from ast: the check is vacuous"
 
 
+UNDERSCORE_IMPORT = (
+    "from jax._src import core\ntry:\n    import jax.experimental.shard_map as _\n"
+    "except ImportError:\n    pass\ndef f(_, x):\n    a, _ = core.g(x)\n    return a, _\n"
+)
 PRIVATE_CASES = [
     "from jax._src import core\nx = core.Tracer\n",
     "import jax\nx = jax._src.core.Tracer\ny = jax._src.api.jit\n",
@@ -225,6 +229,13 @@ PRIVATE_CASES = [
     "import jax\ndef f(x):\n    import jax.lax as lax\n    return lax._zero(x)\n"
     "def g(lax):\n    return lax._one\n",
     "import jax\nfrom jax._src import core\nx = jax.lax._foo(core)\n",
+    # a head imported from a public module and bound otherwise in a function (JAX's
+    # checkify.py: ``import jax.experimental.shard_map as _`` beside ``a, _ = f()``)
+    UNDERSCORE_IMPORT,
+    "import jax.lax as lax\nfrom jax._src import core\ndef f():\n    lax = g()\n"
+    "    return lax._p\ny = lax._q\n",
+    "from jax import numpy as np\nfrom jax._src import core\ndef f():\n    np = 1\n"
+    "    return np.zeros\nz = np.ones\n",
 ]
 
 
@@ -236,6 +247,15 @@ PRIVATE_CASES = [
 )
 def test_ast_first_reports_what_libcst_does_on_private_imports(text, options):
     assert ast_first_difference(text, options) is None
+
+
+def test_a_head_no_import_makes_private_is_answered_from_ast(monkeypatch):
+    """Wherever the scopes resolve ``_``, through its import or as a local, it names no
+    private JAX module: the file is answered without LibCST."""
+    answered = _Answered(monkeypatch)
+    result = migrate_source(UNDERSCORE_IMPORT, Settings())
+    assert answered.count == 1
+    assert [d.code for d in result.findings] == ["JAX902"]
 
 
 PRIVATE_LINES = [
