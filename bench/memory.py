@@ -9,9 +9,10 @@ kernel (``os.wait4``: the child's own peak RSS, as ``resource.getrusage`` report
 - ``libcst``: ``libcst.parse_module(text).code``, what a whole-module LibCST rewrite costs;
 - ``jaxmigrate``: the command line, ``jaxmigrate --diff --no-cache -j 1 FILE``.
 
-Files over ``migrator.piecewise.PIECEWISE_CHARS`` (1 MB) go piecewise: LibCST parses only the
-statements that may change, so the tool's peak is to be read against ``ast.parse``'s
-(``tool/ast``); LibCST's parser alone needs about 740 bytes per source byte.
+Its files go piecewise (``migrator.piecewise``; JAX701, the only rule they wake, reads only
+its sites): LibCST parses only the statements that may change, so the tool's peak is to be
+read against ``ast.parse``'s (``tool/ast``); LibCST's parser alone needs about 740 bytes per
+source byte.
 
 Usage: python bench/memory.py [--sizes 1,2,4] (sizes in MB)
 """

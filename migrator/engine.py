@@ -7,9 +7,9 @@ Cost is proportional to what there is to change.  Each file goes through three g
    tells whether any rule's names, attributes, keywords or strings really occur;
 3. only then LibCST parses the file once, one traversal collects every rule's sites, all fixes
    are applied in one transformer pass, and rounds repeat until nothing changes.  A file over
-   :data:`migrator.piecewise.PIECEWISE_CHARS` is parsed in pieces: only the top-level
-   statements that may change (:mod:`migrator.piecewise`, :mod:`migrator.piecerun`), with the
-   whole module as the fallback.
+   :data:`migrator.piecewise.PIECEWISE_CHARS` whose candidate rules read only their sites is
+   parsed in pieces: only the top-level statements that may change (:mod:`migrator.piecewise`,
+   :mod:`migrator.piecerun`), with the whole module as the fallback.
 
 This module holds the entry point, the gates and the error handling around one file.  The
 parts live next to it: :mod:`migrator.plan` (what the active rules want), :mod:`migrator.rounds`
@@ -41,6 +41,7 @@ from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_e
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
 from jaxmigrate.migrator.piecerun import migrate_pieces
+from jaxmigrate.migrator.piecesites import site_words
 from jaxmigrate.migrator.piecewise import Pieces
 from jaxmigrate.migrator.plan import MAX_PARSE_CHARS, Plan, make_plan
 from jaxmigrate.migrator.rounds import run_rounds
@@ -210,16 +211,16 @@ def _nesting_problem(text: str, facts: Optional[Facts], limit: int) -> Optional[
 
 
 def _pieces(text: str, facts: Optional[Facts], plan: Plan, settings: Settings) -> Optional[Pieces]:
-    """The big module reduced to the statements that may change (:mod:`migrator.piecewise`);
+    """The module reduced to the statements that may change (:mod:`migrator.piecewise`);
     None for the whole-module path: a small file, one CPython does not parse, or a rule the
     gates passed that reads the whole module."""
     if len(text) <= piecewise.PIECEWISE_CHARS or facts is None or facts.tree is None:
         return None
     if not settings.gates or any(rule.whole_module for rule in plan.rules):
         return None
-    identifiers, strings = piecewise.site_words(settings.active_rules())  # the later rounds'
+    sites = site_words(tuple(settings.active_rules()))  # the later rounds' rules too
     try:
-        return piecewise.reduce(text, facts.tree, identifiers, strings, facts.of_tree)
+        return piecewise.reduce(text, facts.tree, sites, facts.of_tree)
     except MemoryError:
         raise
     except Exception:  # noqa: BLE001  (a bug there must not cost the file: parse it whole)
@@ -248,7 +249,7 @@ def _rewrite(
         if firsts is not None:
             seed_statement_code(module, text, firsts)
         output, fixes, findings = run_rounds(module, text, plan, settings, errors, whole, called)
-    if handoff.keeping_modules() and whole is None and len(text) <= piecewise.PIECEWISE_CHARS:
+    if handoff.keeping_modules() and whole is None and len(text) <= piecewise.BIG_CHARS:
         # for the next run on this text (the run after the survey): the tree, and the code and
         # spans of its statements (a reduced module is never parsed again); a tree taken from
         # the survey of a copy of this text is kept once more, for this copy's run
@@ -298,7 +299,7 @@ def _facts(text: str) -> Optional[Facts]:
     """:func:`ast_facts`, or those a run before this one kept for the same big module
     (:mod:`migrator.handoff`); what gates derived from them is not kept (a rule may run
     for another target there)."""
-    if len(text) <= piecewise.PIECEWISE_CHARS:
+    if len(text) <= piecewise.BIG_CHARS:
         return ast_facts(text)
     facts = handoff.take(text)
     if facts is not None:

@@ -2,7 +2,7 @@
 
 A run with the default target migrates each file twice: the survey that finds the floor
 (:mod:`migrator.target`), then the run itself.  For a module over
-:data:`migrator.piecewise.PIECEWISE_CHARS`, CPython's parse and the walks over its tree (the
+:data:`migrator.piecewise.BIG_CHARS`, CPython's parse and the walks over its tree (the
 facts, the nesting depth, the piecewise scans) are most of either pass: about 6 s of each for
 a 6 MB generated file.  Within :func:`handing_on`, the engine keeps the facts of the last such
 module it read, and a run on the same text starts from them instead of parsing again.

@@ -56,7 +56,8 @@ def _attempt(
     if _reads_whole_module(called, settings):
         return None
     try:
-        tree = ast.parse(reduced.output)  # (small: the reduced module)
+        # (the reduced module's tree: the engine's check that the output parses made it)
+        tree = reduced.tree if reduced.tree is not None else ast.parse(reduced.output)
         if couples(tree, pieces):
             return None
     except (SyntaxError, ValueError, MemoryError, RecursionError, Unsure):
@@ -76,10 +77,9 @@ def _attempt(
         errors = _moved(reduced.errors, after)
     except NotEquivalent:
         return None
-    if settings.survey and "jax" in output:
+    if settings.survey and pieces.quiet and "jax" in output:
         # the survey asks next for the floor of ``output`` (migrator.source.floor_of): the
-        # JAX names it spells are the reduced output's (the statements left out name no
-        # import and hold no "jax")
+        # JAX names it spells are the reduced output's (the statements left out hold no "jax")
         note_floor(output, tree)
     return dataclasses.replace(
         reduced,

@@ -1,21 +1,24 @@
-"""Giving LibCST only the top-level statements of a big module that can change.
+"""Giving LibCST only the top-level statements of a module that can change.
 
-LibCST's native parser peaks at about 740 bytes of memory per source byte, CPython's ``ast``
-at about a quarter of that: a 6 MB generated file with one legacy line would need 4.5 GB to be
-parsed whole.  For a module over :data:`PIECEWISE_CHARS`, the engine splits it at its
+LibCST's parse is most of what a file with a fix costs, and its native parser peaks at about
+740 bytes of memory per source byte (a 6 MB generated file with one legacy line would need
+4.5 GB parsed whole).  When every rule the gates passed reads only its own sites
+(:attr:`migrator.rule.Rule.whole_module` is False), the engine splits the module at its
 top-level statements (from CPython's tree, which gate 2 already made) and keeps:
 
 - the first statement (a docstring decides where imports go), every statement with an import
   anywhere inside (also in a ``try``/``if`` block, kept whole), ``__all__``, and any statement
   that names ``globals``, ``locals``, ``vars``, ``exec``, ``eval``, ``__dict__`` ...;
-- every statement that holds a name an import binds anywhere in the module (a name site
-  resolves through an import), a word that makes an attribute, keyword, string or string
-  annotation site of an active rule (the later rounds look for every active rule's sites), or
-  "jax" anywhere (the text-gated rules);
+- every statement that may hold a site of an active rule (the later rounds look for every
+  active rule's sites): a word that makes an attribute, keyword, string or string annotation
+  site, or a dotted name that resolves through an import to one of the rules' names or to a
+  private JAX name (:mod:`migrator.piecesites`);
 - the first statement whose block starts an indented line (LibCST's ``default_indent``);
 - then, to a fixed point, every statement that shares a module-level name that some
-  statement binds with one kept (:mod:`migrator.piecescan`): name resolution, the uses of a
-  binding and the unused-import cleanup see exactly what they would see in the whole module.
+  statement binds with one kept (:mod:`migrator.piecescan`), except the names only plain
+  top-level imports bind: name resolution and the uses of every other binding are exactly
+  what they would be in the whole module.  Reads of those imports' names by the statements
+  left out are checked instead: the migrated imports must bind them as they did.
 
 Each run of statements left out becomes one marker line (a ``def`` when the run defines
 something, where imports stop being looked for; else ``pass``), the blank and comment lines
@@ -24,36 +27,40 @@ spliced: each marker line gives way to its run, byte for byte.  Positions are mo
 the lines each run took.
 
 Whatever cannot be shown equivalent falls back to parsing the whole module: a marker name in
-the source, a construct the scan does not model, text that does not split into whole lines,
-a rule that reads the whole module (:attr:`migrator.rule.Rule.whole_module`) called on any
-site, migrated statements that share a module-level name with those left out (a fix wrote
-it), an indent LibCST would infer differently, any error, or a marker that does not come back
-as written.
+the source, a construct the scan does not model, a star import, text that does not split
+into whole lines, a rule that reads the whole module called on any site, migrated
+statements that share a module-level name with those left out (a fix wrote it) or that bind
+an import's name otherwise than it was, an indent LibCST would infer differently, any error,
+or a marker that does not come back as written.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from jaxmigrate.migrator.piecescan import Scan, Unsure, words
+from jaxmigrate.migrator.piecescan import Scan, Unsure
+from jaxmigrate.migrator.piecesites import (
+    Resolver,
+    SiteWords,
+    Spec,
+    cold_names,
+    import_specs,
+    top_level_imports,
+)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from jaxmigrate.migrator.rule import Rule
-
-# Files longer than this go piecewise; smaller ones keep the whole-module path (their parse
-# costs at most about 740 MB).
-PIECEWISE_CHARS = 1_000_000
+# Files longer than this may go piecewise: below it, scanning the statements costs about what
+# leaving some out saves (bench/run.py's legacy corpus, per file size).
+PIECEWISE_CHARS = 4_000
+# A module longer than this is big: gate 2 reads it in pieces, and a run hands its facts to the
+# next run on the same text (:mod:`migrator.handoff`).
+BIG_CHARS = 1_000_000
 
 _MARKER = "__jm_piece_"
-# Words that make name resolution dynamic, or that the rules read module-wide.
-_SPECIAL = frozenset(
-    {"__all__", "globals", "locals", "vars", "exec", "eval", "__dict__", "__import__"}
-    | {"__builtins__", "__getattr__", "__name__", "__path__", "__spec__", "__loader__"}
-)
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BUILTINS = frozenset(dir(builtins))
 # Characters str.splitlines breaks lines at, besides "\n" and "\r" (the engine's passes count
 # lines both ways: only a file without them gives the same numbers in both paths).
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -75,6 +82,9 @@ class Pieces:
     dropped_binds: FrozenSet[str]  # module-level names the runs bind
     dropped_reads: FrozenSet[str]  # module-level names the runs read
     indent: Optional[str]  # the file's first indentation (LibCST's default_indent), if any
+    # what the kept statements share with the runs (migrated, they must share no more)
+    shared: "Sharing" = dataclasses.field(default_factory=lambda: Sharing())
+    quiet: bool = True  # no run spells "jax"
 
     def splice(self, output: str) -> Optional[str]:
         """``output`` (of the reduced module) with each marker line given back its run; None
@@ -127,14 +137,14 @@ class LineMap:
 def reduce(
     text: str,
     tree: ast.Module,
-    identifiers: FrozenSet[str],
-    substrings: Iterable[str],
+    sites: SiteWords,
     memo: Optional[Dict[str, object]] = None,
 ) -> Optional[Pieces]:
     """The module ``text`` (whose tree is ``tree``) reduced to the statements that may change,
-    given the words that make a site of an active rule (:func:`site_words`); None when it
-    cannot be split safely or nothing would be left out.  ``memo``: where the statements'
-    scans, which depend on the tree alone, are kept for another call on the same tree."""
+    given what makes a site of an active rule (:func:`migrator.piecesites.site_words`); None
+    when it cannot be split safely or nothing would be left out.  ``memo``: where the
+    statements' scans, which depend on the tree alone, are kept for another call on the same
+    tree."""
     if _MARKER in text or text.startswith("\ufeff") or not tree.body:
         return None
     if text.count("\r") != text.count("\r\n") or _OTHER_BREAKS.search(text):
@@ -146,12 +156,16 @@ def reduce(
     scans = _scans(units, {} if memo is None else memo)
     if scans is None:
         return None
-    unit_texts = [text[starts[first] : _at(starts, end, text)] for first, end, _s in units]
-    kept = _initial(units, scans, unit_texts, text, starts, identifiers, tuple(substrings))
-    _close(scans, kept)
+    bound = top_level_imports(tree.body)
+    if bound is None:
+        return None  # a star import: any name may be bound by it
+    statements = [unit[2] for unit in units]
+    cold = cold_names(statements, scans, bound)
+    kept = _initial(units, scans, text, starts, Resolver(bound, sites))
+    _close(scans, kept, _unresolved(scans, cold))
     if all(kept):
         return None
-    return _build(text, starts, units, scans, kept)
+    return _build(text, starts, units, scans, kept, cold)
 
 
 def line_starts(text: str) -> List[int]:
@@ -231,50 +245,17 @@ def _scan(statements: List[ast.stmt]) -> Scan:
 
 
 def _initial(
-    units: List[Unit],
-    scans: List[Scan],
-    unit_texts: List[str],
-    text: str,
-    starts: List[int],
-    identifiers: FrozenSet[str],
-    substrings: Tuple[str, ...],
+    units: List[Unit], scans: List[Scan], text: str, starts: List[int], resolver: Resolver
 ) -> List[bool]:
     """The statements kept for themselves (see the module's docstring)."""
-    imported: Set[str] = set()
-    for scan in scans:
-        imported |= scan.imported
-    wanted = identifiers | imported | _SPECIAL
-    kept = []
-    for index, (scan, unit_text) in enumerate(zip(scans, unit_texts)):
-        keep = (
-            index == 0
-            or scan.imports
-            or "jax" in unit_text
-            or any(word in unit_text for word in substrings)
-            or not wanted.isdisjoint(words(unit_text))
-            or "\\" in unit_text
-            and _escaped_site(units[index][2], wanted, substrings)
-        )
-        kept.append(keep)
+    kept = [
+        index == 0 or scan.imports or resolver.holds_site(units[index][2])
+        for index, scan in enumerate(scans)
+    ]
     first_block = _first_block(units, text, starts)
     if first_block is not None:
         kept[first_block[0]] = True
     return kept
-
-
-def _escaped_site(
-    statements: List[ast.stmt], identifiers: FrozenSet[str], substrings: Tuple[str, ...]
-) -> bool:
-    """A string literal written with escapes does not spell its value in the text, where the
-    words are looked for: whether the value of one holds a site word (or an imported name: a
-    rule may look for those among the module's strings, ``__all__``'s say)."""
-    wanted = (*identifiers, *substrings)
-    for statement in statements:
-        for node in ast.walk(statement):
-            if type(node) is ast.Constant and type(node.value) is str:
-                if any(word in node.value for word in wanted):
-                    return True
-    return False
 
 
 def _first_block(units: List[Unit], text: str, starts: List[int]) -> Optional[Tuple[int, str]]:
@@ -305,13 +286,27 @@ def _indentation(statement: ast.stmt, text: str, starts: List[int]) -> Optional[
     return best[1] if best is not None else None
 
 
-def _close(scans: List[Scan], kept: List[bool]) -> None:
+def _unresolved(scans: List[Scan], cold: FrozenSet[str]) -> FrozenSet[str]:
+    """The module-level names whose bindings the reduced module need not see whole: the
+    ``cold`` ones (only plain imports bind them), and those no import binds anywhere and that
+    are not builtins (nothing resolves them to a JAX name, nor asks whether a builtin is
+    shadowed).  Their sharing with the runs is checked instead (:func:`couples`)."""
+    bound: Set[str] = set()
+    imported: Set[str] = set()
+    for scan in scans:
+        bound |= scan.binds
+        imported |= scan.imported
+    return frozenset(bound - (imported - cold) - _BUILTINS)
+
+
+def _close(scans: List[Scan], kept: List[bool], ignored: FrozenSet[str]) -> None:
     """Keep, to a fixed point, every statement sharing a module-level name (that some
-    statement binds) with a kept one."""
+    statement binds, other than the ``ignored`` ones) with a kept one."""
     bound_by: Dict[str, List[int]] = {}
     for index, scan in enumerate(scans):
         for name in scan.binds:
-            bound_by.setdefault(name, []).append(index)
+            if name not in ignored:
+                bound_by.setdefault(name, []).append(index)
     users: Dict[str, List[int]] = {name: [] for name in bound_by}
     for index, scan in enumerate(scans):
         for name in scan.reads | scan.binds:
@@ -331,7 +326,12 @@ def _close(scans: List[Scan], kept: List[bool]) -> None:
 
 
 def _build(
-    text: str, starts: List[int], units: List[Unit], scans: List[Scan], kept: List[bool]
+    text: str,
+    starts: List[int],
+    units: List[Unit],
+    scans: List[Scan],
+    kept: List[bool],
+    cold: FrozenSet[str],
 ) -> Pieces:
     parts: List[str] = []
     runs: List[str] = []
@@ -365,38 +365,80 @@ def _build(
         cursor = starts[first] + len(run)
     parts.append(text[cursor:])
     first_block = _first_block(units, text, starts)
+    binds, reads = frozenset(dropped), frozenset(dropped_reads)
+    shared = sharing(
+        [(unit[2], scan) for unit, scan, keep in zip(units, scans, kept) if keep],
+        binds,
+        reads,
+        cold.intersection(reads),
+    )
     return Pieces(
         "".join(parts),
         runs,
         markers,
-        frozenset(dropped),
-        frozenset(dropped_reads),
+        binds,
+        reads,
         first_block[1] if first_block is not None else None,
+        shared,
+        not any("jax" in run for run in runs),
     )
 
 
-def site_words(rules: Iterable["Rule"]) -> Tuple[FrozenSet[str], Tuple[str, ...]]:
-    """The words that can make a site of one of ``rules`` in a statement that reads no
-    imported name (an attribute, a keyword, a string or a string annotation's word; a name
-    site resolves through an import), as identifiers and as other strings."""
-    identifiers: Set[str] = set()
-    others: Set[str] = set()
-    for rule in rules:
-        identifiers |= rule.attributes | rule.keywords | rule.annotation_words
-        for value in rule.strings:
-            (identifiers if _IDENTIFIER.fullmatch(value) else others).add(value)
-    return frozenset(identifiers), tuple(sorted(others))
+@dataclasses.dataclass(frozen=True)
+class Sharing:
+    """The module-level names some statements share with the runs left out."""
+
+    reads: FrozenSet[str] = frozenset()  # that the runs bind
+    binds: FrozenSet[str] = frozenset()  # that the runs bind or read (but by a cold import)
+    # the runs' cold names (only plain imports bind them), with what those imports bind
+    imports: Tuple[Tuple[str, Tuple[Spec, ...]], ...] = ()
+
+
+def sharing(
+    units: Iterable[Tuple[List[ast.stmt], Scan]],
+    binds: FrozenSet[str],
+    reads: FrozenSet[str],
+    cold: FrozenSet[str],
+) -> Sharing:
+    """What ``units`` (statements on the same lines, with their scan) share with runs that
+    bind ``binds`` and read ``reads``, of which ``cold`` are only imported."""
+    shared_reads: Set[str] = set()
+    shared_binds: Set[str] = set()
+    imported: Dict[str, List[Spec]] = {name: [] for name in cold}
+    for statements, scan in units:
+        shared_reads |= binds.intersection(scan.reads)
+        touched = set((binds | reads).intersection(scan.binds))
+        if not touched:
+            continue
+        for statement in statements:
+            for name, spec in import_specs(statement) or ():
+                if name in imported:
+                    imported[name].append(spec)
+        if all(import_specs(statement) is not None for statement in statements):
+            touched.difference_update(imported)
+        shared_binds |= touched
+    return Sharing(
+        frozenset(shared_reads),
+        frozenset(shared_binds),
+        tuple(sorted((name, tuple(sorted(specs))) for name, specs in imported.items())),
+    )
 
 
 def couples(output: ast.Module, pieces: Pieces) -> bool:
-    """Whether the migrated reduced module (``output``) shares a module-level name with the
-    statements left out: reads or binds one they bind, or binds one they read.  The reduced
-    module shared none (:func:`_close`), so a fix made it: one that the whole module would
-    have seen taken, or used."""
-    for statement in output.body:
-        scan = Scan.of(statement)  # Unsure: the caller falls back
-        if not pieces.dropped_binds.isdisjoint(scan.reads | scan.binds):
-            return True
-        if not pieces.dropped_reads.isdisjoint(scan.binds):
-            return True
-    return False
+    """Whether the migrated reduced module (``output``) shares module-level names with the
+    statements left out otherwise than the reduced module did: reads a name only they bind
+    that it did not read, binds one they bind or read that it did not bind (or no longer
+    binds one), or binds one of their imported names otherwise than the same plain imports
+    did.  A fix made it: one that the whole module would have seen taken, or used."""
+    found = sharing(
+        [([statement], Scan.of(statement)) for statement in output.body],  # Unsure: falls back
+        pieces.dropped_binds,
+        pieces.dropped_reads,
+        frozenset(name for name, _specs in pieces.shared.imports),
+    )
+    expected = pieces.shared
+    return not (
+        found.reads <= expected.reads
+        and found.binds == expected.binds
+        and found.imports == expected.imports
+    )

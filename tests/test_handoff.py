@@ -28,6 +28,7 @@ BIG = 300  # the threshold the tests set: their modules are "big"
 @pytest.fixture
 def parses(monkeypatch) -> List[int]:
     """Lengths of the texts CPython's facts are made of, with small modules counted as big."""
+    monkeypatch.setattr(piecewise, "BIG_CHARS", BIG)
     monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", BIG)
     made: List[int] = []
     real = engine.ast_facts

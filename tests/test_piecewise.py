@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from jaxmigrate.migrator import Settings, engine, piecerun, piecewise
+from jaxmigrate.migrator.piecesites import site_words
 from tests.fixture_support import FIXTURES, fixture_settings, property_profile
 from tests.test_gate_equivalence import (
     ALL_RULES,
@@ -81,12 +82,29 @@ def difference(text: str, options: Settings) -> Optional[str]:
 
 
 def padded(text: str, n: int = 0) -> List[str]:
-    """``text`` with unrelated statements before its first def or class, and at its end."""
+    """``text`` with unrelated statements before its first def or class, and at its end; and
+    with a function at its end that reads every name its top-level imports bind (the
+    piecewise path leaves it out where it holds no site, and checks that the migrated imports
+    still bind those names as they did)."""
     variants = [text.rstrip("\n") + "\n" + FILLER.format(n=n)]
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return variants
+    imported = sorted(
+        {
+            alias.asname or alias.name.split(".", 1)[0]
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names
+            if alias.name != "*"
+        }
+    )
+    if imported:
+        reads = "".join(f"        {name},\n" for name in imported)
+        variants.append(
+            text.rstrip("\n") + f"\n\n\ndef reads_imports_{n}():\n    return (\n{reads}    )\n"
+        )
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     first = next((node for node in tree.body if isinstance(node, defs)), None)
     if first is not None:
@@ -243,15 +261,11 @@ def test_a_big_file_is_parsed_in_pieces(monkeypatch):
 def test_the_reduced_module_splices_back_to_the_file():
     for text in KEPT_OR_FALLBACK:
         tree = ast.parse(text)
-        identifiers, strings = piecewise.site_words(ALL_RULES.active_rules())
-        pieces = piecewise.reduce(text, tree, identifiers, strings)
+        sites = site_words(tuple(ALL_RULES.active_rules()))
+        pieces = piecewise.reduce(text, tree, sites)
         if pieces is not None:
             assert pieces.splice(pieces.text) == text
             ast.parse(pieces.text)
-
-
-def test_the_threshold_keeps_small_files_on_the_whole_path():
-    assert piecewise.PIECEWISE_CHARS >= 10**6
 
 
 def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
@@ -271,18 +285,78 @@ def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
     assert noted[1] is not None
 
 
+def test_the_survey_parses_the_output_when_a_statement_left_out_names_jax(monkeypatch):
+    """A statement left out that spells ``jax`` may name something newer than the reduced
+    output does: its floor is not noted from the reduced tree."""
+    from jaxmigrate.migrator import migrate_source, source
+
+    monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", 0)
+    monkeypatch.setattr(source._noted, "entry", None)
+    tail = "\ndef m(a):\n    return jax.numpy.asarray(a)\n"
+    text = "import jax\nimport jax.numpy as jnp\n\nx = jax.tree_map(jnp.asarray, y)\n" + (
+        FILLER.format(n=0) + tail
+    )
+    before = piecerun.STATS["taken"]
+    result = migrate_source(text, Settings(survey=True))
+    assert piecerun.STATS["taken"] == before + 1 and result.changed and tail in result.output
+    assert not source.floor_noted(result.output)
+
+
 def test_statements_with_a_site_are_kept_however_it_is_written():
     """A string site written with escapes, and one in an annotation, stay in the reduced
     module, as do a statement naming an import and one shadowing it."""
-    identifiers, strings = piecewise.site_words(ALL_RULES.active_rules())
+    sites = site_words(tuple(ALL_RULES.active_rules()))
     tails = [
         'flag = "JAX\\x5fARRAY"\n',  # "JAX_ARRAY", the value of a string site
         "def k(a: 'DeviceArray'):\n    pass\n",
-        "def m():\n    return jax\n",
-        "jax = None\n",
+        "def m():\n    return jax.tree_multimap\n",  # a name site through the import
+        "def p():\n    return jax.lax._private\n",  # a private name (JAX902 counts them)
+        "jax = None\n",  # a module-level name shadowing the import
     ]
     for tail in tails:
         text = LEGACY + FILLER.format(n=0) + "\n" + tail
-        pieces = piecewise.reduce(text, ast.parse(text), identifiers, strings)
+        pieces = piecewise.reduce(text, ast.parse(text), sites)
         assert pieces is not None and tail in pieces.text, tail
         assert "def filler_decorated_0" not in pieces.text
+
+
+def test_statements_that_only_read_an_import_are_left_out():
+    """``jax`` read where nothing makes a site: the statement is left out, and the reduced
+    run is the whole module's."""
+    sites = site_words(tuple(ALL_RULES.active_rules()))
+    tail = "def m(a):\n    return jax.numpy.asarray(a) + jax.numpy.ones(3)\n"
+    text = LEGACY + FILLER.format(n=0) + "\n" + tail
+    pieces = piecewise.reduce(text, ast.parse(text), sites)
+    assert pieces is not None and tail not in pieces.text
+    assert pieces.shared.imports == (("jax", (("import", "jax", ""),)),)
+    assert path_of(text) == "piecewise"
+
+
+def test_a_helper_a_kept_statement_calls_is_left_out_but_not_a_shadowed_builtin():
+    """Nothing resolves ``helper`` to a JAX name: its def is left out, and the migrated
+    statements must share with it exactly what they did.  A module-level ``isinstance`` is
+    what the clean-up asks about (is it the builtin?): its def stays."""
+    sites = site_words(tuple(ALL_RULES.active_rules()))
+    text = (
+        "import jax\n\nx = jax.tree_map(helper, y) if isinstance(y, list) else y\n"
+        + FILLER.format(n=0)
+        + "\ndef helper(a):\n    return a\n\n\ndef isinstance(a, b):\n    return False\n"
+    )
+    pieces = piecewise.reduce(text, ast.parse(text), sites)
+    assert pieces is not None
+    assert "def helper" not in pieces.text and "def isinstance" in pieces.text
+    assert pieces.shared.reads == frozenset({"helper"})
+    assert path_of(text) == "piecewise"
+
+
+def test_an_import_a_fix_unbinds_that_a_statement_left_out_reads_falls_back():
+    """The fix leaves ``tu`` unused in the reduced module, whose clean-up removes its import;
+    the whole module still reads it: the whole module decides."""
+    text = (
+        "from jax import tree_util as tu\n\nx = tu.tree_multimap(f, y)\n"
+        + FILLER.format(n=0)
+        + "\ndef leaves(a):\n    return tu.tree_leaves(a)\n"
+    )
+    assert path_of(text) == "fell back"
+    output = run(text, ALL_RULES, 0)[0]
+    assert "from jax import tree_util as tu" in output and "tree_multimap" not in output

@@ -300,7 +300,8 @@ def _deep_cases(directory: Path) -> dict:
         "lists.py": TREE + "z = " + "[" * 5000 + "]" * 5000 + "\n",
         "sum.py": TREE + "z = " + "+".join(["a"] * 100_000) + "\n",
         "lambdas.py": TREE + "z = " + "lambda: " * 20_000 + "1\n",
-        "strings.py": TREE + "z = (\n" + "'s'\n" * 20_000 + ")\n",
+        # (the site: LibCST must parse the statement, see the test after this one)
+        "strings.py": TREE + "z = jax.tree_map(f, (\n" + "'s'\n" * 20_000 + "))\n",
     }
     for name, text in cases.items():
         (directory / name).write_text(text)
@@ -332,6 +333,18 @@ def test_pathological_nesting_never_crashes_the_process(tree, jobs):
         "1 file changed, 2 fixes, 0 findings need review, 5 files could not be processed"
         in done.stderr
     )
+
+
+def test_a_statement_too_deep_for_libcst_that_holds_no_site_is_left_as_it_is(tree):
+    """20,000 strings CPython joins into one constant, LibCST nests 20,000 deep: where the
+    statement holds no site, the piecewise path leaves it out of LibCST's parse, and the
+    file is migrated around it, the statement kept byte for byte."""
+    deep = "z = (\n" + "'s'\n" * 20_000 + ")\n"
+    path = tree / "deep.py"
+    path.write_text(TREE + deep)
+    result = run_tree(tree, "-j", "1")
+    assert result.exit_code == 1, result.stderr
+    assert path.read_text() == TREE_MIGRATED + deep
 
 
 @pytest.fixture
