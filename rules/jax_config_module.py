@@ -53,6 +53,9 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
         deprecated=("0.4.25", "jax.config.config removed, import jax.config deprecated"),
         removed=("0.4.29", "the jax.config submodule removed"),
     )
+    # Its hooks read its sites, the imports, and the module-level reads of the names those
+    # bind (each a site: the piecewise path keeps every statement that spells one).
+    whole_module = False
     names = frozenset({LEGACY_OBJECT})
     # The submodule: ``import jax.config`` wakes the rule up, and an import of it left unused
     # is removed.  (``from jax import config`` has the same dotted name; unused, it goes too.)
