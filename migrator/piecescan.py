@@ -275,3 +275,38 @@ def local_names(body: List[ast.stmt]) -> Set[str]:
             elif isinstance(value, ast.AST):
                 push(value)
     return found
+
+
+def bound_anywhere(statements: Iterable[ast.stmt]) -> Set[str]:
+    """Every name ``statements`` bind in any scope (assignment and deletion targets, ``def``
+    and ``class`` names, parameters, imports, ``except`` and ``match`` names, ``global`` and
+    ``nonlocal`` declarations): where a rule asks whether a name is free anywhere in the
+    module (a rename's new name, say)."""
+    found: Set[str] = set()
+    stack: List[ast.AST] = list(statements)
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                found.add(node.id)  # type: ignore[attr-defined]
+            continue
+        if kind is ast.Constant:
+            continue
+        if kind in _FUNCTIONS or kind is ast.ClassDef:
+            found.add(node.name)  # type: ignore[attr-defined]
+        elif kind is ast.arg:
+            found.add(node.arg)  # type: ignore[attr-defined]
+        elif kind is ast.alias:
+            found.add(node.asname or node.name.split(".", 1)[0])  # type: ignore[attr-defined]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            found.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler or (_MATCH_NAMED and kind in _MATCH_NAMED):
+            if node.name:  # type: ignore[attr-defined]
+                found.add(node.name)  # type: ignore[attr-defined]
+        elif kind is _MATCH_MAPPING and node.rest:  # type: ignore[attr-defined]
+            found.add(node.rest)  # type: ignore[attr-defined]
+        for child in ast.iter_child_nodes(node):
+            push(child)
+    return found

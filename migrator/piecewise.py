@@ -42,7 +42,7 @@ import dataclasses
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from jaxmigrate.migrator.piecescan import Scan, Unsure
+from jaxmigrate.migrator.piecescan import Scan, Unsure, bound_anywhere
 from jaxmigrate.migrator.piecesites import (
     Resolver,
     SiteWords,
@@ -85,6 +85,8 @@ class Pieces:
     # what the kept statements share with the runs (migrated, they must share no more)
     shared: "Sharing" = dataclasses.field(default_factory=lambda: Sharing())
     quiet: bool = True  # no run spells "jax"
+    # the names the runs bind in any scope (a rule may ask whether a name is free anywhere)
+    bound_anywhere: FrozenSet[str] = frozenset()
 
     def splice(self, output: str) -> Optional[str]:
         """``output`` (of the reduced module) with each marker line given back its run; None
@@ -366,10 +368,13 @@ def _build(
     parts.append(text[cursor:])
     first_block = _first_block(units, text, starts)
     binds, reads = frozenset(dropped), frozenset(dropped_reads)
+    anywhere = frozenset(
+        bound_anywhere(s for unit, keep in zip(units, kept) if not keep for s in unit[2])
+    )
     shared = sharing(
         [(unit[2], scan) for unit, scan, keep in zip(units, scans, kept) if keep],
         binds,
-        reads,
+        reads | anywhere,
         cold.intersection(reads),
     )
     return Pieces(
@@ -381,6 +386,7 @@ def _build(
         first_block[1] if first_block is not None else None,
         shared,
         not any("jax" in run for run in runs),
+        anywhere,
     )
 
 
@@ -389,7 +395,8 @@ class Sharing:
     """The module-level names some statements share with the runs left out."""
 
     reads: FrozenSet[str] = frozenset()  # that the runs bind
-    binds: FrozenSet[str] = frozenset()  # that the runs bind or read (but by a cold import)
+    # that the runs bind (in any scope) or read, but by a cold import
+    binds: FrozenSet[str] = frozenset()
     # the runs' cold names (only plain imports bind them), with what those imports bind
     imports: Tuple[Tuple[str, Tuple[Spec, ...]], ...] = ()
 
@@ -401,7 +408,8 @@ def sharing(
     cold: FrozenSet[str],
 ) -> Sharing:
     """What ``units`` (statements on the same lines, with their scan) share with runs that
-    bind ``binds`` and read ``reads``, of which ``cold`` are only imported."""
+    bind ``binds`` at module level and ``reads`` (names read, or bound in any scope), of which
+    ``cold`` are only imported."""
     shared_reads: Set[str] = set()
     shared_binds: Set[str] = set()
     imported: Dict[str, List[Spec]] = {name: [] for name in cold}
@@ -427,13 +435,13 @@ def sharing(
 def couples(output: ast.Module, pieces: Pieces) -> bool:
     """Whether the migrated reduced module (``output``) shares module-level names with the
     statements left out otherwise than the reduced module did: reads a name only they bind
-    that it did not read, binds one they bind or read that it did not bind (or no longer
-    binds one), or binds one of their imported names otherwise than the same plain imports
-    did.  A fix made it: one that the whole module would have seen taken, or used."""
+    that it did not read, binds one they bind (in any scope) or read that it did not bind (or
+    no longer binds one), or binds one of their imported names otherwise than the same plain
+    imports did.  A fix made it: one that the whole module would have seen taken, or used."""
     found = sharing(
         [([statement], Scan.of(statement)) for statement in output.body],  # Unsure: falls back
         pieces.dropped_binds,
-        pieces.dropped_reads,
+        pieces.dropped_reads | pieces.bound_anywhere,
         frozenset(name for name, _specs in pieces.shared.imports),
     )
     expected = pieces.shared

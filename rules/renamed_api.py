@@ -98,6 +98,10 @@ class RenamedApi(QualifiedNamesGate, RenameRule, code="JAX903", safety=Safety.SA
     the name is left to the rule that reports its module, with what to write.
     """
 
+    # Its hooks read their sites, the imports and ``__all__``, and whether a new name is free
+    # in any scope: the piecewise path keeps the sites and imports, and checks that a name the
+    # migrated imports bind anew is bound in no scope of the statements it leaves out.
+    whole_module = False
     references = HISTORY_SOURCES
     import_directly = True  # ``import jax`` does not load jax.extend.*
     examples = (

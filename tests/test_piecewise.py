@@ -349,6 +349,18 @@ def test_a_helper_a_kept_statement_calls_is_left_out_but_not_a_shadowed_builtin(
     assert path_of(text) == "piecewise"
 
 
+def test_a_new_name_a_statement_left_out_binds_in_any_scope_falls_back():
+    """JAX903 renames ``normalize`` to ``standardize`` where that name is free anywhere in the
+    module; a function left out binds it locally: the whole module decides (it keeps the old
+    local name).  Without that function the file goes piecewise."""
+    text = "from jax.nn import normalize\n\ny = normalize(x)\n" + FILLER.format(n=0)
+    local = "\ndef other(a):\n    standardize = a\n    return standardize\n"
+    assert path_of(text) == "piecewise"
+    assert "y = standardize(x)" in run(text, ALL_RULES, 0)[0]
+    assert path_of(text + local) == "fell back"
+    assert "import standardize as normalize" in run(text + local, ALL_RULES, 0)[0]
+
+
 def test_an_import_a_fix_unbinds_that_a_statement_left_out_reads_falls_back():
     """The fix leaves ``tu`` unused in the reduced module, whose clean-up removes its import;
     the whole module still reads it: the whole module decides."""
