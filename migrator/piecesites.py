@@ -126,7 +126,7 @@ class Resolver:
         self.heads = {name: qualnames(specs) for name, specs in bound.items()}
         self.sites = sites
 
-    def holds_site(self, statements: List[ast.stmt]) -> bool:
+    def holds_site(self, statements: Iterable[ast.AST]) -> bool:
         sites = self.sites
         attributes, keywords, strings = sites.attributes, sites.keywords, sites.strings
         stack: List[ast.AST] = list(statements)

@@ -42,6 +42,7 @@ import dataclasses
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from jaxmigrate.migrator.piecemembers import MemberRun, member_runs
 from jaxmigrate.migrator.piecescan import Scan, Unsure, bound_anywhere
 from jaxmigrate.migrator.piecesites import (
     Resolver,
@@ -163,11 +164,38 @@ def reduce(
         return None  # a star import: any name may be bound by it
     statements = [unit[2] for unit in units]
     cold = cold_names(statements, scans, bound)
-    kept = _initial(units, scans, text, starts, Resolver(bound, sites))
-    _close(scans, kept, _unresolved(scans, cold))
-    if all(kept):
+    resolver = Resolver(bound, sites)
+    kept = _initial(units, scans, text, starts, resolver)
+    ignored = _unresolved(scans, cold)
+    _close(scans, kept, ignored)
+    relevant = frozenset(name for scan in scans for name in scan.binds if name not in ignored)
+    opened = _open_classes(units, kept, text, starts, resolver, relevant)
+    if all(kept) and not opened:
         return None
-    return _build(text, starts, units, scans, kept, cold)
+    return _build(text, starts, units, scans, kept, cold, opened)
+
+
+def _open_classes(
+    units: List[Unit],
+    kept: List[bool],
+    text: str,
+    starts: List[int],
+    resolver: Resolver,
+    relevant: FrozenSet[str],
+) -> Dict[int, Tuple[List[MemberRun], ast.ClassDef]]:
+    """The kept top-level classes some of whose methods can be left out
+    (:mod:`migrator.piecemembers`), by unit: the runs, and the class the reduced module holds."""
+    opened: Dict[int, Tuple[List[MemberRun], ast.ClassDef]] = {}
+    for index, (unit, keep) in enumerate(zip(units, kept)):
+        statements = unit[2]
+        if not keep or index == 0 or len(statements) != 1:
+            continue
+        if not isinstance(statements[0], ast.ClassDef):
+            continue
+        runs, reduced = member_runs(statements[0], text, starts, resolver, relevant)
+        if runs and reduced is not None:
+            opened[index] = (runs, reduced)
+    return opened
 
 
 def line_starts(text: str) -> List[int]:
@@ -334,13 +362,14 @@ def _build(
     scans: List[Scan],
     kept: List[bool],
     cold: FrozenSet[str],
+    opened: Dict[int, Tuple[List[MemberRun], ast.ClassDef]],
 ) -> Pieces:
-    parts: List[str] = []
-    runs: List[str] = []
-    markers: List[str] = []
+    # what is left out, in the file's order: (first line, line after the last, the marker's
+    # indentation, whether it defines something)
+    drops: List[Tuple[int, int, str, bool]] = []
     dropped: Set[str] = set()
     dropped_reads: Set[str] = set()
-    cursor = 0  # offset of the text not yet copied
+    left_out: List[ast.stmt] = []
     index = 0
     while index < len(units):
         if kept[index]:
@@ -350,43 +379,58 @@ def _build(
         while index < len(units) and not kept[index]:
             dropped |= scans[index].binds
             dropped_reads |= scans[index].reads
+            left_out.extend(units[index][2])
             index += 1
         first, end = units[begin][0], units[index - 1][1]
         upto = units[index][0] if index < len(units) else len(starts)
         for line in range(end, upto):  # comment lines LibCST would give the run's block
             if _INDENTED_COMMENT.match(text, starts[line], _at(starts, line + 1, text)):
                 end = line + 1
+        drops.append((first, end, "", any(scans[u].defines for u in range(begin, index))))
+    anywhere: Set[str] = bound_anywhere(left_out)
+    for runs, _reduced in opened.values():
+        for member in runs:
+            dropped |= member.binds
+            dropped_reads |= member.reads
+            anywhere |= member.anywhere
+            drops.append((member.first, member.end, member.indent, True))
+    drops.sort()
+    parts: List[str] = []
+    texts: List[str] = []
+    markers: List[str] = []
+    cursor = 0  # offset of the text not yet copied
+    for first, end, indent, defines in drops:
         run = text[starts[first] : _at(starts, end, text)]
         newline = run[len(run.rstrip("\r\n")) :]
-        number = len(runs)
-        defines = any(scans[u].defines for u in range(begin, index))
+        number = len(texts)
         body = f"def {_MARKER}{number}__(): pass" if defines else f"pass  # {_MARKER}{number}__"
-        parts += [text[cursor : starts[first]], body + newline]
-        runs.append(run)
-        markers.append(body + newline)
+        parts += [text[cursor : starts[first]], indent + body + newline]
+        texts.append(run)
+        markers.append(indent + body + newline)
         cursor = starts[first] + len(run)
     parts.append(text[cursor:])
     first_block = _first_block(units, text, starts)
     binds, reads = frozenset(dropped), frozenset(dropped_reads)
-    anywhere = frozenset(
-        bound_anywhere(s for unit, keep in zip(units, kept) if not keep for s in unit[2])
-    )
     shared = sharing(
-        [(unit[2], scan) for unit, scan, keep in zip(units, scans, kept) if keep],
+        [
+            ([opened[i][1]], Scan.of(opened[i][1])) if i in opened else (unit[2], scan)
+            for i, (unit, scan, keep) in enumerate(zip(units, scans, kept))
+            if keep
+        ],
         binds,
         reads | anywhere,
         cold.intersection(reads),
     )
     return Pieces(
         "".join(parts),
-        runs,
+        texts,
         markers,
         binds,
         reads,
         first_block[1] if first_block is not None else None,
         shared,
-        not any("jax" in run for run in runs),
-        anywhere,
+        not any("jax" in run for run in texts),
+        frozenset(anywhere),
     )
 
 

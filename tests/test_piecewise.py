@@ -361,6 +361,76 @@ def test_a_new_name_a_statement_left_out_binds_in_any_scope_falls_back():
     assert "import standardize as normalize" in run(text + local, ALL_RULES, 0)[0]
 
 
+CLASS = """import jax
+
+
+class Model:
+    \"\"\"A class kept for one method.\"\"\"
+
+    scale = 2
+
+    def apply(self, tree):
+        return jax.tree_map(lambda x: x * self.scale, tree)
+
+    def helper(self, a, b=None):
+        # a comment in the method
+        return [x for x in (a, b) if x]
+        # a trailing comment, LibCST's, of the method's block
+
+    @staticmethod
+    def other(x,
+              y=2):
+        return x * y
+
+    @property
+    def size(self):
+        return self.scale
+
+    @size.setter
+    def size(self, value):
+        self.scale = value
+"""
+
+
+def test_the_methods_of_a_kept_class_that_hold_no_site_are_left_out():
+    sites = site_words(tuple(ALL_RULES.active_rules()))
+    pieces = piecewise.reduce(CLASS, ast.parse(CLASS), sites)
+    assert pieces is not None
+    assert "def apply" in pieces.text and "scale = 2" in pieces.text
+    assert "def helper" not in pieces.text and "def other" not in pieces.text
+    # ``@size.setter`` reads ``size`` in the class body: both stay
+    assert pieces.text.count("def size") == 2
+    assert "    def __jm_piece_0__(): pass\n" in pieces.markers
+    assert path_of(CLASS) == "piecewise"
+    assert "jax.tree.map" in run(CLASS, ALL_RULES, 0)[0]
+    for variant in padded(CLASS):
+        assert difference(variant, ALL_RULES) is None
+
+
+def test_a_class_whose_header_holds_a_site_is_kept_whole():
+    # (a decorator that is a site: a rule acting there may read the whole class)
+    text = CLASS.replace("class Model:", "@jax.pmap\nclass Model:")
+    sites = site_words(tuple(ALL_RULES.active_rules()))
+    pieces = piecewise.reduce(text, ast.parse(text), sites)
+    assert pieces is None or "def helper" in pieces.text
+    assert difference(text, ALL_RULES) is None
+
+
+def test_a_method_that_reads_a_name_resolution_needs_whole_is_kept():
+    """``jnp`` is bound by an import and by an assignment: every statement reading it must be
+    seen, so the method that reads it stays."""
+    text = (
+        CLASS.replace("import jax\n", "import jax\nimport jax.numpy as jnp\n").replace(
+            "return [x for x in (a, b) if x]", "return jnp.asarray([a, b])"
+        )
+        + "\n\njnp = None\n"
+    )
+    sites = site_words(tuple(ALL_RULES.active_rules()))
+    pieces = piecewise.reduce(text, ast.parse(text), sites)
+    assert pieces is None or "def helper" in pieces.text
+    assert difference(text, ALL_RULES) is None
+
+
 def test_an_import_a_fix_unbinds_that_a_statement_left_out_reads_falls_back():
     """The fix leaves ``tu`` unused in the reduced module, whose clean-up removes its import;
     the whole module still reads it: the whole module decides."""
