@@ -58,7 +58,7 @@ def member_runs(
     indent = text[starts[body[0].lineno - 1] : starts[body[0].lineno - 1] + column]
     if not indent or indent.strip(" \t"):
         return [], None  # the body shares the ``class`` line, or odd leading characters
-    units = _member_units(body, column)
+    units = line_units(body, column)
     if units is None or not _gaps_are_clean(text, starts, units):
         return [], None
     class_reads = _class_level_reads(body)
@@ -97,9 +97,9 @@ def member_runs(
 Member = Tuple[int, int, List[ast.stmt]]  # 0-based first line, line after the last, statements
 
 
-def _member_units(body: List[ast.stmt], column: int) -> Optional[List[Member]]:
-    """The class body's statements grouped into whole lines, or None where one does not start
-    at the body's column."""
+def line_units(body: List[ast.stmt], column: int) -> Optional[List[Member]]:
+    """``body``'s statements grouped into whole lines (``a; b`` share one), or None where one
+    does not start at ``column``."""
     units: List[List] = []
     for statement in body:
         first = min(

@@ -233,8 +233,23 @@ def local_names(body: List[ast.stmt]) -> Set[str]:
     """Names a function body certainly binds in its own scope (an under-approximation: a
     name missed here only counts as read from the module).  Nested functions, classes and
     comprehensions are not entered."""
+    return _bound(body, False)
+
+
+def bound_anywhere(statements: Iterable[ast.stmt]) -> Set[str]:
+    """Every name ``statements`` bind in any scope (assignment and deletion targets, ``def``
+    and ``class`` names, parameters, imports, ``except`` and ``match`` names, ``global`` and
+    ``nonlocal`` declarations): where a rule asks whether a name is free anywhere in the
+    module (a rename's new name, say)."""
+    return _bound(statements, True)
+
+
+def _bound(nodes: Iterable[ast.AST], nested: bool) -> Set[str]:
+    """The names ``nodes`` bind: in every scope within them if ``nested``, else in their own
+    (no nested function, class, lambda or comprehension entered; no parameter, ``global``
+    or ``nonlocal`` name)."""
     found: Set[str] = set()
-    stack: List[ast.AST] = list(body)
+    stack: List[ast.AST] = list(nodes)
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
@@ -247,22 +262,28 @@ def local_names(body: List[ast.stmt]) -> Set[str]:
             continue
         if kind in _FUNCTIONS or kind is ast.ClassDef:
             found.add(node.name)  # type: ignore[attr-defined]
-            continue
-        if kind is ast.Lambda or kind in _COMPREHENSIONS:
-            continue
-        if kind is ast.Import or kind is ast.ImportFrom:
+            if not nested:
+                continue
+        elif kind is ast.Lambda or kind in _COMPREHENSIONS:
+            if not nested:
+                continue
+        elif kind is ast.Import or kind is ast.ImportFrom:
             found.update(
                 a.asname or a.name.split(".", 1)[0]
                 for a in node.names  # type: ignore[attr-defined]
                 if a.name != "*"
             )
             continue
-        if kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
             found.add(node.name)  # type: ignore[attr-defined]
         elif _MATCH_NAMED and kind in _MATCH_NAMED and node.name:  # type: ignore[attr-defined]
             found.add(node.name)  # type: ignore[attr-defined]
         elif kind is _MATCH_MAPPING and node.rest:  # type: ignore[attr-defined]
             found.add(node.rest)  # type: ignore[attr-defined]
+        elif nested and kind is ast.arg:
+            found.add(node.arg)  # type: ignore[attr-defined]
+        elif nested and (kind is ast.Global or kind is ast.Nonlocal):
+            found.update(node.names)  # type: ignore[attr-defined]
         fields = _FIELDS.get(kind)
         if fields is None:
             fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIP_FIELDS)
@@ -274,39 +295,4 @@ def local_names(body: List[ast.stmt]) -> Set[str]:
                         push(item)
             elif isinstance(value, ast.AST):
                 push(value)
-    return found
-
-
-def bound_anywhere(statements: Iterable[ast.stmt]) -> Set[str]:
-    """Every name ``statements`` bind in any scope (assignment and deletion targets, ``def``
-    and ``class`` names, parameters, imports, ``except`` and ``match`` names, ``global`` and
-    ``nonlocal`` declarations): where a rule asks whether a name is free anywhere in the
-    module (a rename's new name, say)."""
-    found: Set[str] = set()
-    stack: List[ast.AST] = list(statements)
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
-        kind = type(node)
-        if kind is ast.Name:
-            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                found.add(node.id)  # type: ignore[attr-defined]
-            continue
-        if kind is ast.Constant:
-            continue
-        if kind in _FUNCTIONS or kind is ast.ClassDef:
-            found.add(node.name)  # type: ignore[attr-defined]
-        elif kind is ast.arg:
-            found.add(node.arg)  # type: ignore[attr-defined]
-        elif kind is ast.alias:
-            found.add(node.asname or node.name.split(".", 1)[0])  # type: ignore[attr-defined]
-        elif kind is ast.Global or kind is ast.Nonlocal:
-            found.update(node.names)  # type: ignore[attr-defined]
-        elif kind is ast.ExceptHandler or (_MATCH_NAMED and kind in _MATCH_NAMED):
-            if node.name:  # type: ignore[attr-defined]
-                found.add(node.name)  # type: ignore[attr-defined]
-        elif kind is _MATCH_MAPPING and node.rest:  # type: ignore[attr-defined]
-            found.add(node.rest)  # type: ignore[attr-defined]
-        for child in ast.iter_child_nodes(node):
-            push(child)
     return found

@@ -22,6 +22,8 @@ import functools
 import re
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from jaxmigrate.migrator.astfacts import dotted
+
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.piecescan import Scan
     from jaxmigrate.migrator.rule import Rule
@@ -137,7 +139,7 @@ class Resolver:
             if kind is ast.Attribute:
                 if node.attr in attributes:  # type: ignore[attr-defined]
                     return True
-                parts = _dotted(node)
+                parts = dotted(node)
                 if parts is not None:
                     if self._resolves(parts) or not attributes.isdisjoint(parts):
                         return True
@@ -189,18 +191,6 @@ DYNAMIC = frozenset(
     | {"__builtins__", "__getattr__", "__name__", "__path__", "__spec__", "__loader__"}
 )
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def _dotted(node: ast.AST) -> Optional[List[str]]:
-    parts: List[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
 
 
 def _private(qualname: str) -> bool:

@@ -42,7 +42,7 @@ import dataclasses
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from jaxmigrate.migrator.piecemembers import MemberRun, member_runs
+from jaxmigrate.migrator.piecemembers import MemberRun, line_units, member_runs
 from jaxmigrate.migrator.piecescan import Scan, Unsure, bound_anywhere
 from jaxmigrate.migrator.piecesites import (
     Resolver,
@@ -219,22 +219,7 @@ Unit = Tuple[int, int, List[ast.stmt]]  # 0-based first line, line after the las
 
 def _units(tree: ast.Module) -> Optional[List[Unit]]:
     """The top-level statements grouped into whole lines (``a; b`` share one)."""
-    units: List[List] = []
-    for statement in tree.body:
-        first = min(
-            [statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))]
-        )
-        end = statement.end_lineno
-        if end is None:
-            return None
-        if units and first - 1 < units[-1][1]:
-            units[-1][1] = max(units[-1][1], end)
-            units[-1][2].append(statement)
-        else:
-            if statement.col_offset != 0:
-                return None
-            units.append([first - 1, end, [statement]])
-    return [(first, end, statements) for first, end, statements in units]
+    return line_units(tree.body, 0)
 
 
 def _splits_cleanly(text: str, starts: List[int], units: List[Unit]) -> bool:
