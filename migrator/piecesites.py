@@ -1,8 +1,10 @@
 """Which top-level statements of a module can hold a site of an active rule, from ``ast``.
 
 The piecewise path (:mod:`migrator.piecewise`) keeps a statement for itself when one of the
-rules may act there.  Attribute, keyword, string and annotation sites are words the statement
-spells.  A name site is a dotted expression whose qualified name (its head resolved through
+rules may act there.  An attribute, keyword or string site is read off the statement's tree
+(an attribute's name, a keyword argument's name, a string's value: comments and other words
+do not count); any string annotation keeps it.  A name site is a dotted expression whose
+qualified name (its head resolved through
 an import, as :meth:`migrator.context.Context.qualname` does) is one of the rules' names:
 here every prefix of every dotted expression whose head a top-level import binds is resolved
 through each of those imports (shadowing is ignored: that only keeps more).  A head bound
