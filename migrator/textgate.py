@@ -276,6 +276,13 @@ class TextGate:
         self._jax_bound: Optional[Set[str]] = None
         self._targets: Optional[Dict[str, Set[str]]] = None
 
+    def token_set(self) -> Optional[FrozenSet[str]]:
+        """Gate 1's identifier-like tokens of the text as a set (None when it did not keep
+        them): :meth:`has_word` of an ASCII identifier is a look-up in it."""
+        if self._token_set is None and self._tokens is not None:
+            self._token_set = frozenset(self._tokens)
+        return self._token_set
+
     def has_word(self, word: str) -> bool:
         """Does the identifier ``word`` occur in the text as a whole word?"""
         found = self._words.get(word)
@@ -283,19 +290,16 @@ class TextGate:
             if self._tokens is not None and _ASCII_WORD.fullmatch(word):
                 # One set lookup instead of a scan of the text.  A token is cut at a non-ASCII
                 # letter, so this can say "yes" for ``éword``: more "yes" is harmless here.
-                if self._token_set is None:
-                    self._token_set = frozenset(self._tokens)
-                return word in self._token_set
+                return word in self.token_set()  # type: ignore[operator]
             found = self._words[word] = keyword_before(self.text, word, len(self.text)) >= 0
         return found
 
     def words_among(self, words: FrozenSet[str]) -> FrozenSet[str]:
         """The identifiers of ``words`` that occur in the text as whole words
         (:meth:`has_word` of each; one set intersection when gate 1 kept its tokens)."""
-        if self._tokens is not None:
-            if self._token_set is None:
-                self._token_set = frozenset(self._tokens)
-            found = words & self._token_set  # (tokens are ASCII words: the others, one by one)
+        tokens = self.token_set()
+        if tokens is not None:
+            found = words & tokens  # (tokens are ASCII words: the others, one by one)
             other = [w for w in words if not (w.isascii() and w.isidentifier())]
             return found | frozenset(w for w in other if self.has_word(w))
         return frozenset(w for w in words if self.has_word(w))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import ClassVar, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
@@ -19,6 +19,7 @@ from jaxmigrate.migrator.textscan import UNTOLD, next_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 
 _NONE: FrozenSet[str] = frozenset()
+_ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what gate 1's tokens are
 
 
 # -- JAX404 device-method ------------------------------------------------------------------------
@@ -119,10 +120,8 @@ class QualifiedNamesGate(RuleGate):
         (``from jax._src import core`` makes ``core.Primitive`` no ``jax.core.Primitive``).
         Lazily: gate 1b stops at the first word written as a site, and most files hold many
         of the words (reading each one's occurrences is the cost)."""
-        parents, jax_only = self.parents, self.jax_only
-        for word in words:
-            if not any(gate.has_word(parent) for parent in parents.get(word, _NONE)):
-                continue
+        jax_only = self.jax_only
+        for word in self._spelled_with_a_parent(gate, words):
             found = gate.of(word)
             if found.unknown or found.imported_parents:
                 yield word
@@ -132,6 +131,37 @@ class QualifiedNamesGate(RuleGate):
                 yield word
             elif found.chains and (not jax_only or self._names_in_chain(gate, word, found)):
                 yield word
+
+    def _spelled_with_a_parent(self, gate: TextGate, words: FrozenSet[str]) -> Iterable[str]:
+        """The ``words`` one of whose parents (:attr:`parents`) the text spells: from the
+        parents gate 1's tokens hold, when it kept them (a file holds hundreds of the words and
+        a few of the parents); else word by word."""
+        tokens = gate.token_set()
+        if tokens is None:
+            parents = self.parents
+            return [w for w in words if any(gate.has_word(p) for p in parents.get(w, _NONE))]
+        by_parent, odd = self._words_by_parent
+        near: Set[str] = set()
+        for parent in tokens.intersection(by_parent):
+            near.update(by_parent[parent])
+        for word in words.intersection(odd):  # a parent no token can be: read from the text
+            if any(gate.has_word(p) for p in odd[word]):
+                near.add(word)
+        return words.intersection(near)
+
+    @functools.cached_property
+    def _words_by_parent(self) -> Tuple[Dict[str, FrozenSet[str]], Dict[str, FrozenSet[str]]]:
+        """:attr:`parents` turned around: each parent that is an ASCII identifier (a token of
+        gate 1) -> the words it is a parent of; and word -> its other parents."""
+        by_parent: Dict[str, Set[str]] = {}
+        odd: Dict[str, FrozenSet[str]] = {}
+        for word, parents in self.parents.items():
+            other = frozenset(p for p in parents if not _ASCII_IDENTIFIER.fullmatch(p))
+            if other:
+                odd[word] = other
+            for parent in parents - other:
+                by_parent.setdefault(parent, set()).add(word)
+        return {p: frozenset(found) for p, found in by_parent.items()}, odd
 
     def _imports(self, word: str, found: Occurrences) -> bool:
         """Does one ``from M import word`` name one of :attr:`names`?"""
