@@ -81,15 +81,15 @@ def word_before(text: str, j: int) -> str:
     return "" if not word or word[0].isdigit() else word
 
 
-def keyword_before(text: str, word: str, i: int) -> int:
-    """Start of the last whole ``word`` before index ``i``, or -1."""
-    j = text.rfind(word, 0, i)
+def keyword_before(text: str, word: str, i: int, low: int = 0) -> int:
+    """Start of the last whole ``word`` before index ``i`` (and at or after ``low``), or -1."""
+    j = text.rfind(word, low, i)
     n = len(text)
     while j >= 0:
         end = j + len(word)
         if (j == 0 or not ident_char(text[j - 1])) and (end >= n or not ident_char(text[end])):
             return j
-        j = text.rfind(word, 0, j)
+        j = text.rfind(word, low, j)
     return -1
 
 
@@ -112,6 +112,9 @@ def _from_module(text: str, start: int) -> Optional[str]:
     plain ``import``, None for a relative ``from . import``)."""
     head = keyword_before(text, "from", start)
     if head >= 0:
+        newline = max(text.rfind("\n", head + 4, start), text.rfind("\r", head + 4, start))
+        if newline >= 0 and not _continues(text, newline):
+            return ""  # (a line ends between them: what is read below, without the copy)
         module = _CONTINUATION.sub("", text[head + 4 : start])
         if "\n" not in module and "\r" not in module:
             module = "".join(module.split())
@@ -120,6 +123,14 @@ def _from_module(text: str, start: int) -> Optional[str]:
             if _MODULE.fullmatch(module):
                 return module
     return ""
+
+
+def _continues(text: str, newline: int) -> bool:
+    """Is the line break at ``newline`` part of a backslash continuation?"""
+    before = text[newline - 1] if newline else ""
+    if text[newline] == "\n" and before == "\r":
+        before = text[newline - 2] if newline > 1 else ""
+    return before == "\\"
 
 
 def import_list_module(text: str, i: int) -> Optional[str]:
@@ -157,21 +168,46 @@ def _imported_items(text: str) -> Iterator[Tuple[int, "re.Match[str]"]]:
         start = keyword_before(text, "import", start)
 
 
+# One imported item: (the module of its ``from`` import, '' for a plain import or a ``from``
+# whose module the text does not tell, None for a relative one; whether a ``from`` stands on
+# the line of a plain-looking ``import``; the dotted name without blanks; its alias or None)
+Item = Tuple[Optional[str], bool, str, Optional[str]]
+_LAST_ITEMS: Tuple[Optional[str], List[Item]] = (None, [])  # the last text read, its items
+
+
+def imported_items(text: str) -> List[Item]:
+    """Every item of every import statement in ``text`` (:data:`Item`), read once for the last
+    text asked: the three readings below ask for the same file in turn."""
+    global _LAST_ITEMS
+    last, found = _LAST_ITEMS  # (one tuple: read and replaced whole)
+    if last is text:
+        return found
+    items: List[Item] = []
+    statement: Dict[int, Tuple[Optional[str], bool]] = {}  # import position -> (module, from)
+    for start, item in _imported_items(text):
+        known = statement.get(start)
+        if known is None:
+            module = _from_module(text, start)
+            on_line = False
+            if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
+                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+                on_line = keyword_before(text, "from", start, line) >= 0
+            known = statement[start] = (module, on_line)
+        items.append((*known, _DOTTED_BLANKS.sub("", item.group(1)), item.group(2)))
+    _LAST_ITEMS = (text, items)
+    return items
+
+
 def bound_names(text: str) -> Dict[str, Set[str]]:
     """Every name an import statement in ``text`` binds -> the last parts of what it is bound to
     (``import a.b`` binds a -> {a}; ``import a.b as c`` c -> {b}; ``from m import n as o``
     o -> {n}).  Relative imports and imports inside strings are included: more is harmless."""
     bound: Dict[str, Set[str]] = {}
-    plain_at: Dict[int, bool] = {}
-    for start, item in _imported_items(text):
-        plain = plain_at.get(start)
-        if plain is None:
-            plain = plain_at[start] = _from_module(text, start) == ""
-        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
-        alias = item.group(2)
+    for module, _, name, alias in imported_items(text):
+        dotted = name.split(".")
         if alias:
             bound.setdefault(alias, set()).add(dotted[-1])
-        elif plain:
+        elif module == "":
             bound.setdefault(dotted[0], set()).add(dotted[0])
         else:
             bound.setdefault(dotted[-1], set()).add(dotted[-1])
@@ -183,21 +219,11 @@ def jax_bound_names(text: str) -> Set[str]:
     name (``import jax.numpy as jnp``, ``from jax import random``, ``import jax``).  A ``from``
     import whose module the text does not tell counts: more is harmless."""
     bound: Set[str] = set()
-    statement: Dict[int, Tuple[Optional[str], bool]] = {}  # import position -> (module, from jax)
-    for start, item in _imported_items(text):
-        known = statement.get(start)
-        if known is None:
-            module = _from_module(text, start)
-            if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
-                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-                from_jax = keyword_before(text, "from", start) >= line
-            else:
-                from_jax = module is None or _is_jax(module)
-            known = statement[start] = (module, from_jax)
-        module, from_jax = known
-        dotted = _DOTTED_BLANKS.sub("", item.group(1)).split(".")
+    for module, on_line, name, alias in imported_items(text):
+        from_jax = on_line if module == "" else module is None or _is_jax(module)
+        dotted = name.split(".")
         if from_jax or _is_jax(dotted[0]):
-            bound.add(item.group(2) or (dotted[-1] if module else dotted[0]))
+            bound.add(alias or (dotted[-1] if module else dotted[0]))
     return bound
 
 
@@ -211,23 +237,10 @@ def import_targets(text: str) -> Dict[str, Set[str]]:
     import whose module the text does not tell.  Relative imports bind nothing here, as gate 2
     resolves no chain through them; imports inside strings count: more is harmless."""
     bound: Dict[str, Set[str]] = {}
-    modules: Dict[int, Optional[str]] = {}  # import position -> module ('': plain, None: untold)
-    for start, item in _imported_items(text):
-        if start not in modules:
-            module: Optional[str] = _from_module(text, start)
-            if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
-                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-                if keyword_before(text, "from", start) >= line:
-                    module = None
-            elif module is None:  # relative: no binding gate 2 resolves through
-                module = "."
-            modules[start] = module
-        module = modules[start]
-        if module == ".":
+    for module, on_line, dotted, alias in imported_items(text):
+        if module is None:  # relative: no binding gate 2 resolves through
             continue
-        dotted = _DOTTED_BLANKS.sub("", item.group(1))
-        alias = item.group(2)
-        if module is None:
+        if module == "" and on_line:
             bound.setdefault(alias or dotted.rpartition(".")[2], set()).add(UNTOLD)
         elif module:
             bound.setdefault(alias or dotted, set()).add(f"{module}.{dotted}")
