@@ -392,20 +392,25 @@ def _pieces_in(text: str) -> Optional[List[str]]:
     parts stand no farther apart).  None when blocks nest too deep to read cheaply."""
     lines = text.splitlines()
     pieces: List[str] = []
-    indent: Optional[str] = None  # the prompt's, inside an example
-    for line in lines:
-        prompt = PROMPT_RE.match(line)
-        if prompt is not None:
-            indent = prompt.group("indent")
-            pieces.append("")
-        else:
-            more = CONTINUATION_RE.match(line) if indent is not None else None
+    # Only a line that spells ``>>>`` starts an example, and its ``...`` lines follow it.
+    for index in [i for i, line in enumerate(lines) if ">>>" in line]:
+        prompt = PROMPT_RE.match(lines[index])
+        if prompt is None:
+            continue
+        indent = prompt.group("indent")
+        piece = [lines[index][len(indent) + 4 :]]
+        at = index + 1
+        while at < len(lines):
+            more = CONTINUATION_RE.match(lines[at])
             if more is None or more.group("indent") != indent:
-                indent = None
-                continue
-        pieces[-1] += line[len(indent) + 4 :] + "\n"  # type: ignore[arg-type]
+                break
+            piece.append(lines[at][len(indent) + 4 :])
+            at += 1
+        pieces.append("".join(body + "\n" for body in piece))
     budget = 20 * len(lines) + 1000  # lines read for blocks (a block inside a block is read again)
-    for index, line in enumerate(lines):
+    # (a fence spells three backticks or tildes; a literal block's or directive's line "::")
+    for index in [i for i, s in enumerate(lines) if "::" in s or "```" in s or "~~~" in s]:
+        line = lines[index]
         fence = FENCE_RE.match(line)
         if fence is not None:
             mark = fence.group("fence")

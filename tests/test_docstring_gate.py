@@ -171,3 +171,44 @@ def test_code_blocks_are_read_apart_from_their_prose():
     assert gated == _outcome(text, dataclasses.replace(settings, gates=False))
     migrated = text.replace("tree_map", "tree.map")
     assert not _may_change(migrated, settings, sites=True)
+
+
+def test_the_examples_and_blocks_the_gate_reads() -> None:
+    """``docs._pieces_in``: each ``>>>`` example with the ``...`` lines at its own indentation
+    (another prompt, another indentation or any other line ends it), then each fenced, ``::``
+    and directive block, in the order of the text."""
+    from jaxmigrate.migrator.docs import _pieces_in
+
+    text = (
+        '"""Doc.\n'
+        "\n"
+        "    >>> a = f(1,\n"
+        "    ...       2)\n"
+        "    >>> b = 3\n"
+        "      ... not = this\n"
+        "    ... nor_this\n"
+        ">>>\n"
+        "    >>>no_space\n"
+        "    >>> last\n"
+        "    ...\n"
+        "\n"
+        "Example::\n"
+        "\n"
+        "    c = 4\n"
+        "    >>> d = 5\n"
+        "done\n"
+        "```python\n"
+        "e = 6\n"
+        "```\n"
+        '"""\n'
+    )
+    assert _pieces_in(text) == [
+        "a = f(1,\n      2)\n",
+        "b = 3\n",
+        "\n",
+        "last\n\n",
+        "d = 5\n",
+        "\nc = 4\nd = 5",
+        "e = 6",
+        '"""',  # (a closing fence reads as one that opens: more code only adds words)
+    ]
