@@ -97,6 +97,8 @@ class Facts:
     # every node that binds a name a value, a definition or a parameter: ``=``, ``x: T``,
     # ``:=``, ``def``, ``class``, and each parameter (read without the scopes' walk)
     binders: List[ast.AST] = dataclasses.field(default_factory=list)
+    # every name an import statement binds, in any scope, relative imports and ``*`` included
+    import_bound: Set[str] = dataclasses.field(default_factory=set)
     # what a gate derives from these facts, once per file (keyed by the gate's own name)
     derived: Dict[str, Any] = dataclasses.field(default_factory=dict)
     # what the engine derives from the tree alone (its nesting, the piecewise scans), kept
@@ -216,7 +218,7 @@ def ast_facts(text: str) -> Optional[Facts]:
     )
     attribute_nodes = facts.attribute_nodes
     calls, with_items, ifs = facts.calls, facts.with_items, facts.ifs
-    binders = facts.binders
+    binders, import_bound = facts.binders, facts.import_bound
     heads: Set[str] = set()
     chains: Set[Tuple[str, ...]] = set()
     annotations: List[ast.AST] = []  # annotations of arguments, returns and ``x: T`` statements
@@ -279,11 +281,13 @@ def ast_facts(text: str) -> Optional[Facts]:
         elif kind is Import:
             for alias in node.names:  # type: ignore[attr-defined]
                 bound = alias.asname or alias.name.split(".", 1)[0]
+                import_bound.add(bound)
                 aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
                 imports.add(alias.name)
                 facts.names.add(alias.name)
             continue
         elif kind is ImportFrom:
+            import_bound.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
             if node.module and not node.level:  # type: ignore[attr-defined]
                 for alias in node.names:  # type: ignore[attr-defined]
                     qualname = f"{node.module}.{alias.name}"  # type: ignore[attr-defined]

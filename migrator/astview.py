@@ -34,7 +34,7 @@ from typing import (
     Tuple,
 )
 
-from jaxmigrate.migrator.astfacts import child_fields, iter_statements
+from jaxmigrate.migrator.astfacts import child_fields
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.messages import beyond_target
@@ -254,7 +254,7 @@ class AstView:
     def _walk(self) -> None:
         # A chain whose head no import binds (anywhere in the module) names nothing: every
         # reader resolves such a head to no qualified name and skips it, so it is not kept.
-        imported = _imported_names(self.tree)
+        imported = self.facts.import_bound
         chains, module_other, inner = self.chains, self._module_other, self._inner
         Attribute, Name, Constant, Load = ast.Attribute, ast.Name, ast.Constant, ast.Load
         # (node, guarded, in f-string, module level, top-level statement)
@@ -367,19 +367,6 @@ class AstView:
             )
             if not module_level:
                 self._inner.add(bound)
-
-
-def _imported_names(tree: ast.Module) -> Set[str]:
-    """Every name an import statement binds, in any scope (statements only: no expression
-    holds an import)."""
-    found: Set[str] = set()
-    for node in iter_statements(tree):
-        kind = type(node)
-        if kind is ast.Import:
-            found.update(a.asname or a.name.split(".", 1)[0] for a in node.names)  # type: ignore[attr-defined]
-        elif kind is ast.ImportFrom:
-            found.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
-    return found
 
 
 def _children(node: ast.AST) -> List[ast.AST]:
