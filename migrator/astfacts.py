@@ -99,6 +99,7 @@ class Facts:
     binders: List[ast.AST] = dataclasses.field(default_factory=list)
     # every name an import statement binds, in any scope, relative imports and ``*`` included
     import_bound: Set[str] = dataclasses.field(default_factory=set)
+    heads: Set[str] = dataclasses.field(default_factory=set)  # every ``Name``'s identifier
     # what a gate derives from these facts, once per file (keyed by the gate's own name)
     derived: Dict[str, Any] = dataclasses.field(default_factory=dict)
     # what the engine derives from the tree alone (its nesting, the piecewise scans), kept
@@ -219,7 +220,7 @@ def ast_facts(text: str) -> Optional[Facts]:
     attribute_nodes = facts.attribute_nodes
     calls, with_items, ifs = facts.calls, facts.with_items, facts.ifs
     binders, import_bound = facts.binders, facts.import_bound
-    heads: Set[str] = set()
+    heads = facts.heads
     chains: Set[Tuple[str, ...]] = set()
     annotations: List[ast.AST] = []  # annotations of arguments, returns and ``x: T`` statements
     Attribute, Name, keyword, Constant, Call = (

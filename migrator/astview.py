@@ -48,6 +48,7 @@ Suppressions = Dict[int, Optional[FrozenSet[str]]]
 _SUPPRESS_RE = re.compile(r"#\s*jaxmigrate:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 _JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_]\w*)+")
 _NEWLINE = re.compile(r"\r\n?|\n")
+_VERSION = re.compile("version", re.IGNORECASE)  # (in every version word of feature_tests)
 _GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 # Before 3.11, CPython placed the parts of a multi-line f-string poorly (gh-94869, fixed in
 # 3.11.0b5; 3.12 parses f-strings as code, PEP 701): a chain there is left to LibCST.  On 3.11
@@ -147,6 +148,9 @@ class AstView:
         # names bound otherwise than by an import, at module level / in a function or class
         self._module_other: set = set()
         self._inner: set = set()  # (imports in functions too, and global/nonlocal names)
+        # A feature test reads ``hasattr`` or a version word (a name, an attribute, a keyword
+        # or a lambda's parameter): where the module's identifiers hold neither, none is read.
+        self._tests = "hasattr" in facts.heads or _VERSION.search(_identifiers(facts)) is not None
         self._walk()
 
     # -- positions -------------------------------------------------------------------------
@@ -310,10 +314,10 @@ class AstView:
         if kind in TRY_STATEMENTS:
             guarded = guarded or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
         elif kind is ast.If or kind is ast.IfExp:
-            guarded = guarded or _feature_test(node.test)  # type: ignore[attr-defined]
+            guarded = guarded or (self._tests and _feature_test(node.test))  # type: ignore[attr-defined]
         elif kind is ast.BoolOp:
             values = node.values  # type: ignore[attr-defined]
-            guarded = guarded or any(_feature_test(v) for v in values[:-1])
+            guarded = guarded or (self._tests and any(_feature_test(v) for v in values[:-1]))
         elif kind is ast.JoinedStr:
             if not MULTILINE_FSTRINGS_PLACED:
                 fstring = fstring or node.lineno != node.end_lineno  # type: ignore[attr-defined]
@@ -405,6 +409,12 @@ def _dotted(node: ast.AST) -> Optional[List[str]]:
     parts.append(node.id)
     parts.reverse()
     return parts
+
+
+def _identifiers(facts: "Facts") -> str:
+    """Every identifier a test can read in the module of ``facts``, blank-separated."""
+    args = (node.arg for node in facts.binders if type(node) is ast.arg)
+    return " ".join((*facts.heads, *facts.attributes, *facts.keywords, *args))
 
 
 def _feature_test(test: ast.AST) -> bool:

@@ -36,3 +36,24 @@ def test_bindings_of_chains_left_out_are_still_recorded():
     assert {"a", "b", "j", "t"} <= view._inner
     assert "q" not in view._module_other  # ``q.r = 2`` binds no name
     assert view.binds("x") and view.binds("t") and view.binds("j") and not view.binds("q")
+
+
+def test_feature_tests_are_read_wherever_their_words_are_written():
+    """A test guards its branch when it reads ``hasattr`` or a JAX version word as a name, an
+    attribute, a keyword or a lambda's parameter; the view reads the tests only in a module
+    whose identifiers hold such a word (a "Version" in a licence comment is none)."""
+    guarded_by = {
+        "name": "if jax_version >= (0, 4):",
+        "attribute": "if jax.__version_info__ >= (0, 4):",
+        "keyword": "if check(jax_version=1):",
+        "lambda": "if (lambda jaxlib_version: 1)(2):",
+        "hasattr": "if hasattr(jax, 'Array'):",
+    }
+    for case, test in guarded_by.items():
+        text = f"# Version 2.0\nimport jax\n{test}\n    from jax._src import core\n"
+        view = _view(text)
+        assert view._tests, case
+        assert all(i.guarded for i in view.imports if i.imported.startswith("jax._src")), case
+    licence = "# Licensed under the Apache License, Version 2.0\n"
+    plain = _view(f"{licence}import jax\nif x:\n    y = 1\n")
+    assert not plain._tests
