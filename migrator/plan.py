@@ -231,7 +231,7 @@ class Plan:
             or rule.keywords & facts.keywords
             or rule.strings & facts.strings
             or rule.annotation_words & facts.annotation_words
-            or any(under(q, rule.legacy_modules) for q in facts.imports)
+            or not rule.legacy_modules.isdisjoint(_import_prefixes(facts))
         )
 
     def wanted_by(self, rule: Rule, facts: Facts) -> bool:
@@ -246,6 +246,21 @@ class Plan:
             ):
                 return rule.code
         return None
+
+
+def _import_prefixes(facts: Facts) -> FrozenSet[str]:
+    """Every import of ``facts`` and each of its dotted prefixes (a module ``under`` which an
+    import is one of them), once per file."""
+    found = facts.derived.get("import prefixes")
+    if found is None:
+        prefixes = set(facts.imports)
+        for qualname in facts.imports:
+            end = qualname.rfind(".")
+            while end > 0:
+                prefixes.add(qualname[:end])
+                end = qualname.rfind(".", 0, end)
+        found = facts.derived["import prefixes"] = frozenset(prefixes)
+    return found
 
 
 class RulesBy:

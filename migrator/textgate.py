@@ -27,6 +27,7 @@ The character-level reading (and the import statements read from the text) is in
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import (
     TYPE_CHECKING,
@@ -193,6 +194,12 @@ class WordSites:
         return qualname in self.qualnames or under(qualname, self.modules)
 
 
+@functools.lru_cache(maxsize=64)  # (a rule's set of words: the same set for every file)
+def _not_tokens(words: FrozenSet[str]) -> Tuple[str, ...]:
+    """The ``words`` no identifier-like token of gate 1 can be."""
+    return tuple(w for w in words if not (w.isascii() and w.isidentifier()))
+
+
 def under(qualname: str, modules: FrozenSet[str]) -> bool:
     """Is ``qualname`` one of ``modules`` or inside one (``a.b.c`` is under ``a.b``)?  One set
     look-up per dotted prefix, so the cost does not grow with the number of modules."""
@@ -300,8 +307,7 @@ class TextGate:
         tokens = self.token_set()
         if tokens is not None:
             found = words & tokens  # (tokens are ASCII words: the others, one by one)
-            other = [w for w in words if not (w.isascii() and w.isidentifier())]
-            return found | frozenset(w for w in other if self.has_word(w))
+            return found | frozenset(w for w in _not_tokens(words) if self.has_word(w))
         return frozenset(w for w in words if self.has_word(w))
 
     def bound(self) -> Dict[str, Set[str]]:
