@@ -207,10 +207,13 @@ class NamesAndModulesGate(QualifiedNamesGate):
 
 # -- JAX902 private-api --------------------------------------------------------------------------
 # ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
+# The module is one logical line: blanks and backslash continuations, never a bare line break
+# (which let "from jax import x" run on into the next import's module).
 # (Starts with a literal, which the regex engine finds fast; a ``from`` ending a longer word
 # only adds matches.)
 _FROM_JAX = re.compile(
-    r"from[ \t\\]+(jax(?:lib)?\b[\w.\s\\]*)\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)"
+    r"from(?:[ \t\f]|\\(?:\r\n?|\n))+(jax(?:lib)?\b(?:[\w. \t\f]|\\(?:\r\n?|\n))*)"
+    r"\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)"
 )
 _PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _src``
 _PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")

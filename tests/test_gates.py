@@ -378,6 +378,11 @@ TEXT_CASES = [
         'import jax\nm = jax.make_mesh((2,), \'x\')\nwith f("""a:\n)""") as g:\n  h()\n',
         False,
     ),
+    # a ``from jax...`` module is one logical line: the next import's module is none of it
+    ("JAX902", "from jax import tree_util\nfrom orbax.checkpoint._src import x\n", False),
+    ("JAX902", "from jax \\\n  ._src import core\n", True),
+    ("JAX902", "from \\\n jax.lax import _private\n", True),
+    ("JAX902", "from jax.lax import (\n  ok,\n  _private,\n)\n", True),
 ]
 
 
