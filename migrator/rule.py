@@ -17,6 +17,7 @@ import re
 import textwrap
 from typing import (
     TYPE_CHECKING,
+    AbstractSet,
     ClassVar,
     Dict,
     FrozenSet,
@@ -289,7 +290,7 @@ class Rule(RuleGate):
         written, and the run applies the rule as always."""
         return self
 
-    def survey_writes(self, words: FrozenSet[str]) -> FrozenSet[str]:
+    def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
         """The words of the JAX names the rule's fixes may write in the default target's
         survey, in a file of ``words``, beyond what the survey's lower bound and ``needs_jax``
         have (:func:`migrator.target.survey_reach`): a rule that writes from a table whatever

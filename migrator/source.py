@@ -24,7 +24,18 @@ import dataclasses
 import functools
 import re
 import unicodedata
-from typing import Collection, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (
+    Collection,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.version import Version, parse_version
@@ -189,7 +200,27 @@ class _bounded:
 
 
 def _bound(text: str, tokens: Optional[Sequence[str]]) -> Optional[Version]:
-    return bound_of_words(words_of(text, tokens))
+    return bound_of_words(words_of(text, tokens), imported_prefixes(text))
+
+
+def imported_prefixes(text: str) -> Optional[FrozenSet[str]]:
+    """The qualified names the import statements of ``text`` may bind, and the modules a plain
+    import names, read from the text (:func:`migrator.textscan.import_targets`): every name
+    :func:`jax_references` counts is one of them or a member below one, since it resolves a
+    chain only through an absolute import.  None where the text cannot tell: a ``from``
+    import whose module it does not tell, or a text that is not ASCII (an import may spell a
+    name in other characters, which Python folds to the ASCII one)."""
+    from jaxmigrate.migrator.textscan import UNTOLD, import_targets, imported_items
+
+    if not text.isascii():
+        return None
+    found: Set[str] = set()
+    for targets in import_targets(text).values():
+        if UNTOLD in targets:
+            return None
+        found.update(targets)
+    found.update(dotted for module, _, dotted, _ in imported_items(text) if module == "")
+    return frozenset(found)
 
 
 def words_of(text: str, tokens: Optional[Collection[str]] = None) -> Set[str]:
@@ -203,16 +234,30 @@ def words_of(text: str, tokens: Optional[Collection[str]] = None) -> Set[str]:
     return words
 
 
-def bound_of_words(words: Set[str]) -> Optional[Version]:
+def bound_of_words(words: Set[str], under: Optional[FrozenSet[str]] = None) -> Optional[Version]:
     """The release that added the newest JAX name all of whose parts are among ``words``
-    (None: no such name newer than the oldest release)."""
+    (None: no such name newer than the oldest release); ``under``: only the names that are
+    one of these qualified names or below one (:func:`imported_prefixes`)."""
     best: Optional[Version] = None
     for module in _modules_within(words):
         added = _added_in(module)
-        for name in words.intersection(added):
+        names: Iterable[str] = words.intersection(added)
+        if under is not None and not _below(module, under):
+            names = [name for name in names if f"{module}.{name}" in under]
+        for name in names:
             if best is None or added[name] > best:
                 best = added[name]
     return best
+
+
+def _below(qualname: str, prefixes: FrozenSet[str]) -> bool:
+    """Is ``qualname`` one of ``prefixes``, or below one?"""
+    end = len(qualname)
+    while end > 0:
+        if qualname[:end] in prefixes:
+            return True
+        end = qualname.rfind(".", 0, end)
+    return False
 
 
 @functools.lru_cache(maxsize=1)

@@ -29,6 +29,7 @@ from typing import (
     Optional,
     Protocol,
     Sequence,
+    Set,
     Tuple,
 )
 
@@ -83,10 +84,10 @@ def survey_reach(
     words = words_of(text, tokens)
     words |= _conventional_words()
     needs, writers = _of_rules(tuple(rules))
-    frozen = frozenset(words)
-    for rule in writers:
-        words |= rule.survey_writes(frozen)
-    named = bound_of_words(words)
+    written: Set[str] = set()
+    for rule in writers:  # (each reads the text's words alone)
+        written |= rule.survey_writes(words)
+    named = bound_of_words(words | written)
     return max(low, needs or low, named or low)
 
 

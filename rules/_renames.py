@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from typing import ClassVar, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -118,14 +118,14 @@ class RenameRule(Rule):
     # reference then imports the name from its own module, see ``Context.ref``).
     import_directly: ClassVar[bool] = False
 
-    def survey_writes(self, words: FrozenSet[str]) -> FrozenSet[str]:
+    def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
         """In the survey every move applies, its replacement whatever release added it: the
         words of the replacements of the legacy names all of whose parts are ``words`` (a
         removed name no fix writes, so it can only be the file's own), and of those whose
         legacy name the newest JAX still has (another fix might write it)."""
         index = _move_index(self.moves)
         found: Set[str] = set(index.always) | super().survey_writes(words)
-        for word in words.intersection(index.by_last):
+        for word in index.by_last.keys() & words:
             for legacy_parts, modern_words in index.by_last[word]:
                 if legacy_parts <= words:
                     found |= modern_words

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Dict, FrozenSet, Optional, Set, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -173,7 +173,7 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
 
     names = frozenset(TABLE)
 
-    def survey_writes(self, words: FrozenSet[str]) -> FrozenSet[str]:
+    def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
         """The survey writes a row's annotation whatever release added it (and with
         --unsafe-fixes, its predicate): the words of the rows whose removed name can be in a
         file of ``words`` (all its parts are) or written by another fix (the newest JAX may

@@ -62,12 +62,26 @@ def test_the_bound_is_never_below_the_floor(path):
             "jax.random.key",
         ),
         ("import jax\nk = ｊａｘ.random.ｋｅｙ(0)\n", "jax.random.key"),  # NFKC, as Python reads it
+        ("import ｊａｘ.random as jr\nk = jr.key(0)\n", "jax.random.key"),  # and in an import
+        ("from \\\n    jax import tree as t\nt.map(f, x)\n", "jax.tree"),  # a module read late
+        ("def f():\n    import jax.random as jr\n    return jr.key(0)\n", "jax.random.key"),
+        ("x = 1; from jax.random import key as k\n", "jax.random.key"),
     ],
 )
 def test_every_spelling_of_a_name_reaches_the_bound(text, name):
     floor = floor_of(text)
     assert floor is not None and floor[1] == name
     assert floor_bound(text) == floor[0]
+
+
+def test_the_bound_counts_only_names_below_what_the_imports_bind():
+    # the words spell jax.tree.map, but no import binds jax: no chain can reach it
+    text = "from jax._src import core\n# jax.tree.map\nx = core.tree.map\n"
+    assert floor_of(text) is None and floor_bound(text) is None
+    assert floor_bound(text.replace("from jax._src import core", "import jax")) is not None
+    # a name imported from a module counts, and what is below it
+    assert floor_bound("from jax import tree\n") is not None
+    assert floor_bound("from jax import numpy\n# tree map\n") is None
 
 
 def test_a_text_without_late_names_has_no_bound_and_look_alikes_only_raise_it():
