@@ -120,7 +120,11 @@ class WithMesh(WithMeshGate, Rule, code="JAX607", safety=Safety.SAFE):
                 for b in facts.bindings(expr.id)
             ):
                 return True
-            if type(expr) is ast.Name and facts.names & MESH_MAKERS:
+            if (
+                type(expr) is ast.Name
+                and facts.names & MESH_MAKERS
+                and any(b.kind == "param" for b in facts.bindings(expr.id))
+            ):
                 return True  # maybe a parameter given a Mesh (_parameter_blocks)
         return False
 

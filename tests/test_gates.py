@@ -149,6 +149,18 @@ CASES = [
     ("JAX607", "from jax.sharding import Mesh\nwith Mesh(d, ('x',)):\n    pass\n", True),
     (
         "JAX607",
+        "from jax.sharding import Mesh\nm = Mesh(d, 'x')\ndef g(p):\n    with p:\n"
+        "        f()\ng(m)\n",
+        True,
+    ),
+    (  # a local context manager in a module that makes a Mesh: no parameter to pass it
+        "JAX607",
+        "from jax.sharding import Mesh\nm = Mesh(d, 'x')\ndef g():\n    s = h()\n    with s:\n"
+        "        f()\ng()\n",
+        False,
+    ),
+    (
+        "JAX607",
         "from jax.sharding import Mesh\nm = Mesh(d, ('x',))\nwith jax.set_mesh(m):\n    pass\n",
         False,
     ),
