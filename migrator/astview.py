@@ -65,6 +65,9 @@ _CONTEXT_KINDS = frozenset(
     | {getattr(ast, k) for k in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, k)}
 )
 AST = ast.AST
+# What guards a chain or an import (Chain.guarded): a feature or version test, a ``try`` whose
+# handler catches ImportError, ModuleNotFoundError or AttributeError (both: either bit).
+TESTED, TRIED = 1, 2
 _REVERSED_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
@@ -112,7 +115,7 @@ class Chain(NamedTuple):
 
     parts: Tuple[str, ...]
     nodes: Tuple[ast.expr, ...]
-    guarded: bool
+    guarded: int  # what guards it: TESTED and TRIED bits (0: nothing)
     in_fstring: bool
 
 
@@ -121,7 +124,7 @@ class ImportSite(NamedTuple):
     imported: str  # ``jax._src.core``: ``import jax._src.core``, ``from jax._src import core``
     bound: str
     qualname: str  # what ``bound`` refers to (``jax`` for ``import jax._src.core``)
-    guarded: bool
+    guarded: int  # as Chain.guarded
     module_level: bool
     top: bool  # a statement of the module's own body (LibCST's analysis reads those first)
 
@@ -262,8 +265,8 @@ class AstView:
         chains, module_other, inner = self.chains, self._module_other, self._inner
         Attribute, Name, Constant, Load = ast.Attribute, ast.Name, ast.Constant, ast.Load
         # (node, guarded, in f-string, module level, top-level statement)
-        stack: List[Tuple[ast.AST, bool, bool, bool, bool]] = [
-            (node, False, False, True, True) for node in reversed(self.tree.body)
+        stack: List[Tuple[ast.AST, int, bool, bool, bool]] = [
+            (node, 0, False, True, True) for node in reversed(self.tree.body)
         ]
         pop, push = stack.pop, stack.append
         while stack:
@@ -306,18 +309,21 @@ class AstView:
                     push((value, guarded, fstring, inner_level, False))
 
     def _context(
-        self, node: ast.AST, kind: type, guarded: bool, fstring: bool, module_level: bool
-    ) -> Tuple[bool, bool]:
+        self, node: ast.AST, kind: type, guarded: int, fstring: bool, module_level: bool
+    ) -> Tuple[int, bool]:
         """(guarded, in an f-string) below ``node``, of a kind in :data:`_CONTEXT_KINDS`; the
         names it binds (but for imports, names and attribute chains) are recorded."""
         other = self._module_other if module_level else self._inner
         if kind in TRY_STATEMENTS:
-            guarded = guarded or any(_catches(h) for h in node.handlers)  # type: ignore[attr-defined]
+            if not guarded & TRIED and any(_catches(h) for h in node.handlers):  # type: ignore[attr-defined]
+                guarded |= TRIED
         elif kind is ast.If or kind is ast.IfExp:
-            guarded = guarded or (self._tests and _feature_test(node.test))  # type: ignore[attr-defined]
+            if not guarded & TESTED and self._tests and _feature_test(node.test):  # type: ignore[attr-defined]
+                guarded |= TESTED
         elif kind is ast.BoolOp:
             values = node.values  # type: ignore[attr-defined]
-            guarded = guarded or (self._tests and any(_feature_test(v) for v in values[:-1]))
+            if not guarded & TESTED and self._tests and any(_feature_test(v) for v in values[:-1]):
+                guarded |= TESTED
         elif kind is ast.JoinedStr:
             if not MULTILINE_FSTRINGS_PLACED:
                 fstring = fstring or node.lineno != node.end_lineno  # type: ignore[attr-defined]
@@ -337,7 +343,7 @@ class AstView:
             other.add(node.rest)  # type: ignore[attr-defined]
         return guarded, fstring
 
-    def _chain(self, node: ast.Attribute, guarded: bool, fstring: bool) -> None:
+    def _chain(self, node: ast.Attribute, guarded: int, fstring: bool) -> None:
         """Keep the chain ``a.b.c`` whose outermost node is ``node`` (its head a Name)."""
         nodes: List[ast.expr] = []
         current: ast.expr = node
@@ -349,7 +355,7 @@ class AstView:
         parts = tuple(n.id if type(n) is ast.Name else n.attr for n in nodes)  # type: ignore[attr-defined]
         self.chains.append(Chain(parts, tuple(nodes), guarded, fstring))
 
-    def _import(self, node: ast.AST, guarded: bool, module_level: bool, top: bool) -> None:
+    def _import(self, node: ast.AST, guarded: int, module_level: bool, top: bool) -> None:
         if type(node) is ast.Import:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".", 1)[0]
