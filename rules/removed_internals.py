@@ -23,15 +23,19 @@ declares is skipped.
 
 from __future__ import annotations
 
+import ast
 from typing import Callable, Dict, List, Optional, Set
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator.astview import TRIED, AstView
 from jaxmigrate.migrator.context import Context
-from jaxmigrate.migrator.rule import Example, Rule, Safety
+from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.rule import Example, Rule, Safety, owners
 from jaxmigrate.migrator.scope import dotted_parts, guards_imports
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._ast_sites import Resolver, legacy_imports_stay
 from jaxmigrate.rules._helpers import in_compatibility_code, report_once, up_to
 
 # Name -> (message, detail).
@@ -216,6 +220,44 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
             """,
         ),
     )
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_module` on ``ast``: each use of a removed name, and of a removed
+        module once with the count; None where the LibCST hooks could do otherwise: a
+        ``global_arg_shapes`` keyword, an update of pmap's multi-host set, a use under a guard
+        (the hook skips ``try``/``except ImportError`` blocks only) or in an f-string, a head
+        the module binds in more than one way, or a legacy import the engine may drop."""
+        if "global_arg_shapes" in view.facts.keywords or _COLLECTIVES_SET in view.text:
+            return None
+        if not legacy_imports_stay(view, self.names, self.legacy_modules):
+            return None
+        index = owners()
+
+        def handled_elsewhere(name: str) -> bool:
+            return name in HANDLED_ELSEWHERE or index.owner(name, self.code) is not None
+
+        resolver = Resolver(view, self.names)
+        found: List[Optional[Diagnostic]] = []
+        modules: Dict[str, List[ast.AST]] = {}
+        for chain in view.chains:
+            rest = "".join(f".{part}" for part in chain.parts[1:])
+            heads = resolver.bound.get(chain.parts[0], ())
+            if all(_module(head + rest, handled_elsewhere) is None for head in heads):
+                continue  # whatever the head refers to, nothing this rule reports
+            if chain.guarded & TRIED:
+                continue  # (compatibility code: _not_a_use)
+            sure, head = resolver.resolve(chain.parts[0])
+            if not sure or chain.guarded or chain.in_fstring:
+                return None  # (the hook reads under a feature test too: LibCST decides)
+            entry = None if head is None else _module(head + rest, handled_elsewhere)
+            node = chain.nodes[-1]
+            if entry in EXACT:
+                found.append(view.report(self.code, node, *EXACT[entry]))
+            elif entry is not None:
+                modules.setdefault(entry, []).append(node)
+        for module, uses in modules.items():
+            found.append(view.report_once(self.code, uses, *MODULES[module]))
+        return [finding for finding in found if finding is not None]
 
     def visit_keyword(self, arg: cst.Arg, call: cst.Call, ctx: Context) -> None:
         scope = ctx.scope_of(call)

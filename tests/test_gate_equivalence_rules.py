@@ -272,6 +272,23 @@ REMOVED_MODULE_CASES = [
     "try:\n    from jax.experimental import maps\nexcept ImportError:\n    maps = None\n",
 ]
 REMOVED_MODULE_ANSWERED = 3
+# JAX805 (removed internals): each use, a module once with its count; a use under
+# try/except ImportError is compatibility code, read on ``ast``; the rest left to LibCST
+INTERNALS_CASES = [
+    "import jax\nb = jax.lib.xla_bridge.get_backend()\nd = jax.lib.xla_bridge.x  # c\n",
+    "import jax\njax.soft_pmap(f)\ny = jax.clear_backends()\n",
+    "import jax\ntry:\n    E = jax.lib.xla_extension.XlaRuntimeError\nexcept AttributeError:\n"
+    "    E = None\n",
+    "import jax\nx = jax.interpreters.pxla.thread_resources  # jaxmigrate: ignore[JAX805]\n",
+    # left to LibCST: a feature test, the multi-host set, a pmap keyword, a head bound twice
+    "import jax\nif hasattr(jax, 'soft_pmap'):\n    jax.soft_pmap(f)\n",
+    "from jax.interpreters import pxla\npxla.multi_host_supported_collectives.add(p)\n",
+    "import jax\njax.pmap(f, global_arg_shapes=(1,))\n",
+    "import jax\ndef g(jax):\n    return jax.soft_pmap\n",
+    # ... and an import of a module gone from the target, which the engine may drop
+    "from jax.lib import xla_bridge\nb = xla_bridge.get_backend()\n",
+]
+INTERNALS_ANSWERS = [1, 2, 0, 0, None, None, None, None, None]
 # JAX102 and JAX104 (a legacy class and the module aliases): nothing where every site is in
 # compatibility code and no string annotation spells the class
 ALIAS_CASES = [
@@ -382,6 +399,7 @@ def test_mesh_helpers_answer_from_ast():
     + SITE_CASES
     + FSTRING_CASES
     + REMOVED_MODULE_CASES
+    + INTERNALS_CASES
     + ALIAS_CASES
     + WHERE_MISSING_CASES,
 )
@@ -410,6 +428,8 @@ def test_site_rules_answer_from_ast():
             len(REMOVED_MODULE_CASES) - REMOVED_MODULE_ANSWERED
         ), answers
     assert answered(CONFIG_CASES, "JAX502", Settings()) == 4
+    internals = [rule_answers(text, Settings()).get("JAX805") for text in INTERNALS_CASES]
+    assert [None if a is None else len(a) for a in internals] == INTERNALS_ANSWERS, internals
     assert answered(SITE_CASES, "JAX803", Settings()) == 2
     assert answered(SITE_CASES, "JAX903", Settings()) == 2
 
