@@ -14,16 +14,19 @@ release notes; checked on jax 0.10.2).
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional
 
 import libcst as cst
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.astfacts import Facts
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import added_in
+from jaxmigrate.rules._ast_sites import Resolver, called_at, legacy_imports_stay, name_sites
 from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 
@@ -180,6 +183,17 @@ def _count(node: cst.BaseExpression) -> Optional[int]:
 
 
 EXPLICIT_DEFAULT_FROM = parse_version("0.9.0")
+UNKNOWN_SOURCE = (
+    "jax.make_mesh makes Explicit axes from 0.9.0: add Auto axis_types? --source-version says "
+    "which",
+    "jax.make_mesh makes Explicit axes from JAX 0.9.0 (Auto before): code written for an older "
+    "JAX needs axis_types=Auto; --source-version says which.",
+)
+UNCOUNTED = (
+    "jax.make_mesh makes Explicit axes since JAX 0.9.0: pass Auto axis_types to keep",
+    "jax.make_mesh without axis_types makes Explicit axes since JAX 0.9.0 (Auto before): add "
+    "axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) to keep the old behaviour.",
+)
 
 
 class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
@@ -252,12 +266,39 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
 
     def ast_gate(self, facts: Facts) -> bool:
         # a direct call without axis_types, * or ** arguments, and fewer than 3 positional ones
-        return any(
-            not any(type(arg) is ast.Starred for arg in call.args)
-            and len(call.args) < 3
-            and all(kw.arg not in (None, "axis_types") for kw in call.keywords)
-            for call in facts.calls_of(set(self.names))
-        )
+        return any(_bare(call) for call in facts.calls_of(set(self.names)))
+
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_name` on ``ast``: its findings where nothing says which JAX the code
+        was written for, or the axes cannot be counted; None (LibCST decides) where it adds
+        the axis types, the sites could differ, or the engine might drop an import."""
+        if view.upper is not None and view.upper < EXPLICIT_DEFAULT_FROM:
+            return []  # Auto on every release of the target range
+        if not legacy_imports_stay(view, self.names, frozenset()):
+            return None
+        sites = name_sites(view, Resolver(view, self.names))
+        if sites is None:
+            return None
+        calls = [call for call in called_at(view, sites).values() if _bare(call)]
+        if not calls:
+            return []
+        written_before = view.written_before(EXPLICIT_DEFAULT_FROM)
+        if written_before is False:
+            return []  # written for the Explicit default: today's usage
+        found: List[Optional[Diagnostic]] = []
+        for call in calls:
+            named = {keyword.arg: keyword.value for keyword in call.keywords}
+            shape = call.args[0] if call.args else named.get("axis_shapes")
+            names = call.args[1] if len(call.args) > 1 else named.get("axis_names")
+            if shape is None or names is None:
+                continue
+            if written_before is None:
+                found.append(view.report(self.code, call, *UNKNOWN_SOURCE))
+            elif (_ast_count(names) or _ast_count(shape)) is None:
+                found.append(view.report(self.code, call, *UNCOUNTED))
+            else:
+                return None  # a fix
+        return [finding for finding in found if finding is not None]
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         call = called(site)
@@ -288,22 +329,10 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
             return
         count = _count(names) or _count(shape)
         if written_before is None:
-            ctx.report(
-                call,
-                "jax.make_mesh makes Explicit axes from 0.9.0: add Auto axis_types? "
-                "--source-version says which",
-                "jax.make_mesh makes Explicit axes from JAX 0.9.0 (Auto before): code written for "
-                "an older JAX needs axis_types=Auto; --source-version says which.",
-            )
+            ctx.report(call, *UNKNOWN_SOURCE)
             return
         if count is None:
-            ctx.report(
-                call,
-                "jax.make_mesh makes Explicit axes since JAX 0.9.0: pass Auto axis_types to keep",
-                "jax.make_mesh without axis_types makes Explicit axes since JAX 0.9.0 "
-                "(Auto before): add axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names) "
-                "to keep the old behaviour.",
-            )
+            ctx.report(call, *UNCOUNTED)
             return
         axis_types = _auto_axes(count, ctx, site)
         message = "jax.make_mesh(...) -> jax.make_mesh(..., axis_types=Auto axes)"
@@ -314,3 +343,22 @@ class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
             detail="jax.make_mesh without axis_types: the Auto axes it made before JAX 0.9.0 "
             f"are spelled out ({why}).",
         )
+
+
+def _bare(call: ast.Call) -> bool:
+    """A call :meth:`MakeMeshAxisTypes.visit_name` reads: no ``*``/``**`` argument, fewer than
+    three positional ones, no ``axis_types``."""
+    return (
+        not any(type(arg) is ast.Starred for arg in call.args)
+        and len(call.args) < 3
+        and all(keyword.arg not in (None, "axis_types") for keyword in call.keywords)
+    )
+
+
+def _ast_count(node: ast.AST) -> Optional[int]:
+    """:func:`_count` on ``ast``."""
+    if type(node) in (ast.Tuple, ast.List):
+        elements = node.elts  # type: ignore[attr-defined]
+        if not any(type(e) is ast.Starred for e in elements):
+            return len(elements)
+    return None

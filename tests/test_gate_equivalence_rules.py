@@ -289,6 +289,16 @@ INTERNALS_CASES = [
     "from jax.lib import xla_bridge\nb = xla_bridge.get_backend()\n",
 ]
 INTERNALS_ANSWERS = [1, 2, 0, 0, None, None, None, None, None]
+# JAX608 (a bare jax.make_mesh): a finding where nothing says what the code was written for, or
+# where the axes cannot be counted; nothing where the call spells its axis types, or the code
+# was written for the Explicit default; LibCST where it adds them
+MAKE_MESH_CASES = [
+    "import jax\nm = jax.make_mesh((2, 4), ('x', 'y'))\nn = jax.make_mesh(s, names)\n",
+    "import jax\nm = jax.make_mesh((2,))\nf = jax.make_mesh\n",
+    "from jax import make_mesh\nm = make_mesh(axis_shapes=s, axis_names=n)  # jaxmigrate: ignore\n",
+    "import jax\nm = jax.make_mesh(s, n)\nk = jax.make_mesh(*a)\n",
+]
+MAKE_MESH_ANSWERS = {None: [2, 0, 0, 1], "0.5.3": [None, 0, 0, 1], "0.9.0": [0, 0, 0, 0]}
 # JAX102 and JAX104 (a legacy class and the module aliases): nothing where every site is in
 # compatibility code and no string annotation spells the class
 ALIAS_CASES = [
@@ -400,6 +410,7 @@ def test_mesh_helpers_answer_from_ast():
     + FSTRING_CASES
     + REMOVED_MODULE_CASES
     + INTERNALS_CASES
+    + MAKE_MESH_CASES
     + ALIAS_CASES
     + WHERE_MISSING_CASES,
 )
@@ -430,6 +441,10 @@ def test_site_rules_answer_from_ast():
     assert answered(CONFIG_CASES, "JAX502", Settings()) == 4
     internals = [rule_answers(text, Settings()).get("JAX805") for text in INTERNALS_CASES]
     assert [None if a is None else len(a) for a in internals] == INTERNALS_ANSWERS, internals
+    for source, expected in MAKE_MESH_ANSWERS.items():
+        options = Settings(source_version=source, source_explicit=source is not None)
+        meshes = [rule_answers(text, options).get("JAX608") for text in MAKE_MESH_CASES]
+        assert [None if a is None else len(a) for a in meshes] == expected, (source, meshes)
     assert answered(SITE_CASES, "JAX803", Settings()) == 2
     assert answered(SITE_CASES, "JAX903", Settings()) == 2
 
