@@ -7,7 +7,7 @@ import errno
 import fnmatch
 import os
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 # Directories never walked into (a virtualenv is also recognised by its pyvenv.cfg).
 DEFAULT_EXCLUDES = (
@@ -58,12 +58,9 @@ class Exclude:
 
 def _below(path: Path, base: Path) -> Optional[str]:
     """``path`` relative to ``base`` (posix), as written or with symbolic links resolved."""
-    for left, right in (
-        (os.path.abspath(path), os.path.abspath(base)),
-        (os.path.realpath(path), os.path.realpath(base)),
-    ):
+    for resolve in (os.path.abspath, os.path.realpath):  # (the links only when needed)
         try:
-            relative = os.path.relpath(left, right)
+            relative = os.path.relpath(resolve(path), resolve(base))
         except ValueError:  # pragma: no cover (another drive)
             continue
         if relative != os.curdir and not relative.startswith(os.pardir):
@@ -100,8 +97,17 @@ def discover(
     seen = set()
     missing: List[Tuple[str, str]] = []
 
-    def add(path: Path) -> None:
-        key = os.path.realpath(path)
+    real_directories: Dict[str, str] = {}
+
+    def add(path: Path, walked: bool = False) -> None:
+        if walked:  # (not a symbolic link: its directory's real path, read once, and its name)
+            directory, name = os.path.split(path)
+            real = real_directories.get(directory)
+            if real is None:
+                real = real_directories[directory] = os.path.realpath(directory)
+            key = os.path.join(real, name)
+        else:
+            key = os.path.realpath(path)
         if key not in seen:
             seen.add(key)
             found.append(path)
@@ -112,14 +118,14 @@ def discover(
         if path.is_dir() and not path.is_symlink():
             if not any(p.covers(path) for p in anchored):  # (a directory the project excludes)
                 for file in _walk(path, excludes, suffixes):
-                    add(file)
+                    add(file, walked=True)
         elif path.is_symlink() and not path.exists():
             missing.append((given, _broken_link_reason(path)))
         elif path.exists() or path.is_symlink():
             if path.is_dir():
                 if not any(p.covers(path) for p in anchored):
                     for file in _walk(path, excludes, suffixes):
-                        add(file)
+                        add(file, walked=True)
             elif not _excluded(path, path.as_posix(), excludes):
                 add(path)
         else:

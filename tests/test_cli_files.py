@@ -95,6 +95,22 @@ def test_walk_skips_symlinks_and_dangling_links_are_errors(tmp_path):
     assert result.exit_code == 2 and "dangling symbolic link" in result.stderr
 
 
+def test_a_file_reached_two_ways_is_found_once(tmp_path):
+    from jaxmigrate.migrator.discovery import discover
+
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "a.py").write_text(LEGACY)
+    alias = tmp_path / "alias"
+    alias.symlink_to(tmp_path / "src", target_is_directory=True)
+    given = [tmp_path / "src", alias, package / "a.py", alias / "pkg" / "a.py", alias / "pkg"]
+    files, missing = discover([str(path) for path in given], [])
+    assert files == [package / "a.py"] and not missing
+    files, _missing = discover([str(alias), str(tmp_path / "src")], [])
+    assert files == [alias / "pkg" / "a.py"]
+    assert "1 file checked" in invoke(alias, tmp_path / "src", "--check").stderr
+
+
 @pytest.mark.parametrize(
     "raw",
     [
