@@ -60,15 +60,15 @@ class SourceFile:
 
 
 def read_source(path: Path) -> SourceFile:
-    if path.is_symlink() and not path.exists():
-        raise FileError("dangling symbolic link")
-    if path.is_dir():
-        raise FileError("is a directory")
     try:
-        raw = path.read_bytes()
-    except PermissionError:
-        raise FileError("permission denied (cannot read)") from None
+        raw = path.read_bytes()  # (what went wrong is asked only when it fails)
     except OSError as error:
+        if path.is_symlink() and not path.exists():
+            raise FileError("dangling symbolic link") from None
+        if path.is_dir():
+            raise FileError("is a directory") from None
+        if isinstance(error, PermissionError):
+            raise FileError("permission denied (cannot read)") from None
         raise FileError(f"cannot read: {error.strerror or error}") from None
     return SourceFile.from_bytes(path, raw)
 

@@ -114,6 +114,27 @@ def test_symlink_loop(tree):
     assert run_tree(tree).exit_code == 1  # a walk skips links
 
 
+def test_reading_says_why_a_path_cannot_be_read(tree):
+    from jaxmigrate.migrator.fileio import FileError, read_source
+
+    (tree / "pkg.py").mkdir()
+    (tree / "gone.py").symlink_to(tree / "missing.py")
+    (tree / "to_dir.py").symlink_to(tree / "pkg.py", target_is_directory=True)
+    (tree / "a.py").symlink_to(tree / "b.py")
+    (tree / "b.py").symlink_to(tree / "a.py")
+    expected = {
+        "pkg.py": "is a directory",
+        "to_dir.py": "is a directory",
+        "gone.py": "dangling symbolic link",
+        "a.py": "dangling symbolic link",  # (a loop: the command line names it first)
+        "absent.py": "cannot read: No such file or directory",
+    }
+    for name, reason in expected.items():
+        with pytest.raises(FileError) as raised:
+            read_source(tree / name)
+        assert str(raised.value) == reason, name
+
+
 def test_directory_symlink_loop_is_not_followed(tree):
     (tree / "sub").mkdir()
     (tree / "sub" / "up").symlink_to(tree, target_is_directory=True)
