@@ -115,6 +115,22 @@ def _of_rules(rules: Tuple["Rule", ...]) -> Tuple[Optional[Version], Tuple["Rule
     return needs, writers
 
 
+def newest_fix_needs() -> Optional[Version]:
+    """The newest ``needs_jax`` of the registered rules: no :func:`fix_floor` is newer."""
+    from jaxmigrate.migrator.rule import REGISTRY, all_rules
+
+    all_rules()  # (the rules registered)
+    return _newest_needs(tuple(REGISTRY))
+
+
+@functools.lru_cache(maxsize=4)
+def _newest_needs(codes: Tuple[str, ...]) -> Optional[Version]:
+    from jaxmigrate.migrator.rule import REGISTRY
+
+    found = [REGISTRY[code].needs_jax for code in codes]
+    return max((parse_version(needs) for needs in found if needs), default=None)
+
+
 def newest_release() -> str:
     """The newest JAX release the API history knows: the top of every default target."""
     from jaxmigrate.migrator.rule_index import releases  # the history's, without loading it

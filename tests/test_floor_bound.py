@@ -273,3 +273,38 @@ def test_a_run_skips_the_floors_that_an_earlier_file_outranks(tmp_path, monkeypa
     reading = list(runner.run(paths, settings, CHECK, 1, options=options))
     assert floor_of_survey(skipping) == floor_of_survey(reading)
     assert floor_of_survey(reading) is not None
+
+
+def test_the_survey_skips_docstrings_once_no_fix_can_raise_its_floor(tmp_path, monkeypatch):
+    from jaxmigrate.migrator import docs, runner
+    from tests.test_cli import invoke
+
+    (tmp_path / "a.py").write_text(  # a fix, and a floor (0.10.2) newer than any fix needs
+        "import jax\nimport jax.numpy as jnp\n# see jax.experimental.hijax.HiPrim\n"
+        "x = jax.experimental.mosaic.gpu.TMA_INDICES_4_LAYOUT\n\n\n"
+        "def h(v: jnp.DeviceArray) -> jnp.DeviceArray:\n    return v\n"
+    )
+    (tmp_path / "c.py").write_text(  # read after it: its words reach 0.11.2
+        "import jax\n# see jax.experimental.hijax.HiPrim\n\n\ndef f(g, x):\n"
+        '    """Maps.\n\n    >>> jax.tree_map(g, x)\n    """\n    return g(x)\n'
+    )
+    real = docs.migrate_docstrings
+    surveyed: List[str] = []
+
+    def recording(text, settings, *args, **kwargs):  # noqa: ANN001, ANN202
+        if settings.survey:
+            surveyed.append(text)
+        return real(text, settings, *args, **kwargs)
+
+    monkeypatch.setattr(docs, "migrate_docstrings", recording)
+    skipped = invoke(tmp_path, "--check", "-j", "1", "--no-cache")
+    assert surveyed == [], surveyed  # (c.py was read after a.py set the floor)
+    monkeypatch.setattr(runner, "_docstrings_cannot_raise_the_floor", lambda settings: False)
+    read = invoke(tmp_path, "--check", "-j", "1", "--no-cache")
+    assert len(surveyed) == 1 and "tree_map" in surveyed[0]
+    assert "needs 0.10.2" in skipped.stderr and "a.py" in skipped.stderr
+    assert (skipped.exit_code, skipped.stdout, skipped.stderr) == (
+        read.exit_code,
+        read.stdout,
+        read.stderr,
+    )
