@@ -230,7 +230,8 @@ def words_of(text: str, tokens: Optional[Collection[str]] = None) -> Set[str]:
         return set(tokens)
     words = set(_WORD.findall(text))
     if not text.isascii():
-        words = {unicodedata.normalize("NFKC", word) for word in words}
+        normalize = unicodedata.normalize
+        words = {word if word.isascii() else normalize("NFKC", word) for word in words}
     return words
 
 
@@ -241,7 +242,7 @@ def bound_of_words(words: Set[str], under: Optional[FrozenSet[str]] = None) -> O
     best: Optional[Version] = None
     for module in _modules_within(words):
         added = _added_in(module)
-        names: Iterable[str] = words.intersection(added)
+        names: Iterable[str] = words & _names_added_in(module)  # (the smaller set is read)
         if under is not None and not _below(module, under):
             names = [name for name in names if f"{module}.{name}" in under]
         for name in names:
@@ -272,14 +273,24 @@ def _modules_by_last_part() -> Dict[str, List[Tuple[str, FrozenSet[str]]]]:
     return table
 
 
+@functools.lru_cache(maxsize=1)
+def _last_parts() -> FrozenSet[str]:
+    return frozenset(_modules_by_last_part())
+
+
 def _modules_within(words: Set[str]) -> Iterator[str]:
     """The modules all of whose parts are among ``words`` (the only ones whose names a text of
     these words can reference)."""
     table = _modules_by_last_part()
-    for last in words.intersection(table):
+    for last in words & _last_parts():  # (the smaller set is read)
         for module, parts in table[last]:
             if parts <= words:
                 yield module
+
+
+@functools.cache
+def _names_added_in(module: str) -> FrozenSet[str]:
+    return frozenset(_added_in(module))
 
 
 @functools.cache

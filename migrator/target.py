@@ -87,7 +87,8 @@ def survey_reach(
     written: Set[str] = set()
     for rule in writers:  # (each reads the text's words alone)
         written |= rule.survey_writes(words)
-    named = bound_of_words(words | written)
+    words |= written
+    named = bound_of_words(words)
     return max(low, needs or low, named or low)
 
 
