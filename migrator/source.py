@@ -203,6 +203,30 @@ def _bound(text: str, tokens: Optional[Sequence[str]]) -> Optional[Version]:
     return bound_of_words(words_of(text, tokens), imported_prefixes(text))
 
 
+def may_name_from(text: str, version: Version) -> bool:
+    """Can :func:`floor_of` ``text`` be ``version`` or newer?  False only where no JAX name that
+    new below what the imports bind (:func:`imported_prefixes`) is spelled as the imports or
+    a chain through a name they bind (:func:`migrator.textscan.spells_chain`); a cheap reading
+    before a parse (:func:`migrator.target.settle_floors`)."""
+    from jaxmigrate.migrator.textscan import import_targets, spells_chain
+
+    under = imported_prefixes(text)
+    if under is None:
+        return True
+    aliases = import_targets(text)
+    for added, qualname in _dated_names(words_of(text), under):
+        if added < version:
+            continue
+        if qualname in under or any(
+            spells_chain(text, alias, qualname[len(target) + 1 :])
+            for alias, targets in aliases.items()
+            for target in targets
+            if qualname.startswith(target + ".")
+        ):
+            return True
+    return False
+
+
 def imported_prefixes(text: str) -> Optional[FrozenSet[str]]:
     """The qualified names the import statements of ``text`` may bind, and the modules a plain
     import names, read from the text (:func:`migrator.textscan.import_targets`): every name
@@ -239,16 +263,19 @@ def bound_of_words(words: Set[str], under: Optional[FrozenSet[str]] = None) -> O
     """The release that added the newest JAX name all of whose parts are among ``words``
     (None: no such name newer than the oldest release); ``under``: only the names that are
     one of these qualified names or below one (:func:`imported_prefixes`)."""
-    best: Optional[Version] = None
+    return max((version for version, _name in _dated_names(words, under)), default=None)
+
+
+def _dated_names(words: Set[str], under: Optional[FrozenSet[str]]) -> Iterator[Tuple[Version, str]]:
+    """(the release that added it, its qualified name) of each name :func:`bound_of_words`
+    counts."""
     for module in _modules_within(words):
         added = _added_in(module)
         names: Iterable[str] = words & _names_added_in(module)  # (the smaller set is read)
         if under is not None and not _below(module, under):
             names = [name for name in names if f"{module}.{name}" in under]
         for name in names:
-            if best is None or added[name] > best:
-                best = added[name]
-    return best
+            yield added[name], f"{module}.{name}"
 
 
 def _below(qualname: str, prefixes: FrozenSet[str]) -> bool:

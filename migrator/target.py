@@ -40,6 +40,7 @@ from jaxmigrate.migrator.source import (
     floor_bound,
     floor_noted,
     floor_of,
+    may_name_from,
     words_of,
 )
 from jaxmigrate.migrator.version import Version, parse_version
@@ -218,7 +219,7 @@ def settle_floors(results: Sequence[Surveyed], read: Callable[[str], Optional[st
         if bound < best or (bound == best and index > holder):
             continue
         text = read(result.path)
-        named = floor_of(text) if text is not None else None
+        named = floor_of(text) if text is not None and may_name_from(text, best) else None
         if named is not None:
             result.floor = _newest(f for f in (result.floor, (_text(named[0]), named[1])) if f)
             if parse_version(result.floor[0]) > best:  # type: ignore[index]

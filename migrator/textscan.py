@@ -11,6 +11,7 @@ to skip work, never to decide a rewrite.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
@@ -335,3 +336,31 @@ def _closing(depths: List[int], opener: int) -> int:
         if depths[index] == depths[opener]:
             return index
     return -1
+
+
+# -- dotted chains --------------------------------------------------------------------------------
+# What may stand between the parts of a dotted chain: blanks and line breaks (in brackets),
+# backslash continuations and comments, and before a dot the closing brackets of ``(jax).x``.
+# A comment runs to its line's end, so a text is read one way only (no backtracking through
+# the ways to split ``# a # b``).
+_GAP = r"(?:\s|\\\r?\n|#[^\r\n]*(?![^\r\n]))*"
+_BEFORE_DOT = r"(?:\s|\\\r?\n|#[^\r\n]*(?![^\r\n])|\))*"
+
+
+@functools.lru_cache(maxsize=512)
+def _chain(head: str, rest: str) -> "re.Pattern[str]":
+    body = "".join(rf"{_BEFORE_DOT}\.{_GAP}{re.escape(part)}" for part in rest.split("."))
+    return re.compile(rf"{re.escape(head)}{body}(?![\w])")  # (starts with a literal: found fast)
+
+
+def spells_chain(text: str, head: str, rest: str) -> bool:
+    """Does ``text`` spell the dotted chain ``head.rest`` (``rest``: dotted parts), as code may
+    write one (:data:`_GAP`)?  In strings and comments too: more is harmless."""
+    pattern = _chain(head, rest)
+    found = pattern.search(text)
+    while found is not None:
+        start = found.start()
+        if not start or not (ident_char(text[start - 1]) or text[start - 1] == "."):
+            return True
+        found = pattern.search(text, start + 1)  # (a head inside this match may be one)
+    return False

@@ -18,7 +18,7 @@ import pytest
 from jaxmigrate.migrator.plan import identifier_tokens
 from jaxmigrate.migrator.runner import CHECK, FileResult, Options, process_file
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.source import floor_bound, floor_of
+from jaxmigrate.migrator.source import floor_bound, floor_of, may_name_from
 from jaxmigrate.migrator.target import (
     ARRAY_FLOOR,
     file_floor,
@@ -26,6 +26,7 @@ from jaxmigrate.migrator.target import (
     settle_floors,
     survey_floor,
 )
+from jaxmigrate.migrator.textscan import spells_chain
 from jaxmigrate.migrator.version import parse_version
 from tests.fixture_support import FIXTURES
 
@@ -48,6 +49,7 @@ def test_the_bound_is_never_below_the_floor(path):
         tokens = identifier_tokens(text)  # gate 1's, as the survey hands them on
         from_tokens = floor_bound(text, tokens)
         assert from_tokens is not None and from_tokens >= floor[0], (floor, from_tokens)
+        assert may_name_from(text, floor[0])  # (settling reads it)
 
 
 @pytest.mark.parametrize(
@@ -80,6 +82,37 @@ def test_every_spelling_of_a_name_reaches_the_bound(text, name):
     floor = floor_of(text)
     assert floor is not None and floor[1] == name
     assert floor_bound(text) == floor[0]
+
+
+@pytest.mark.parametrize(
+    "text, spelled",
+    [
+        ("jax.random.key(0)", True),
+        ("(jax).random.key", True),
+        ("((jax . random  # a comment\n  )).key", True),
+        ("jax \\\n  .random.key", True),
+        ("(jax  " + "#" * 60 + "\n  .random.key)", True),
+        ("x.jax.random.key", False),  # an attribute, not the head
+        ("ajax.random.key", False),
+        ("jax.random.keys", False),
+        ("jax.random", False),
+        ("jax[0].random.key", False),
+        ("# jax random key\n", False),
+        ("x.jax.random.key + jax.random.key", True),
+    ],
+)
+def test_a_chain_is_read_as_code_writes_it(text, spelled):
+    assert spells_chain(text, "jax", "random.key") is spelled
+
+
+def test_settling_parses_only_where_a_name_that_new_is_spelled():
+    newest = parse_version("0.11.2")  # jax.experimental.hijax.HiPrim
+    assert not may_name_from("import jax\n# HiPrim, in jax's experimental hijax\n", newest)
+    assert may_name_from("import jax\n# jax.experimental.hijax.HiPrim\n", newest)
+    assert may_name_from("from jax.experimental.hijax import HiPrim\n", newest)
+    assert may_name_from("from jax.experimental import hijax as h\nh.HiPrim\n", newest)
+    assert not may_name_from("from jax.experimental import hijax as h\nHiPrim\n", newest)
+    assert may_name_from("import ｊａｘ\n# HiPrim hijax experimental\n", newest)  # not ASCII
 
 
 def test_the_bound_counts_only_names_below_what_the_imports_bind():
