@@ -39,6 +39,9 @@ def wheel(tmp_path_factory) -> Path:
     if built.returncode != 0 and "No matching distribution" in built.stderr and not _ci():
         pytest.skip("setuptools is not reachable on the package index: " + built.stderr[-300:])
     assert built.returncode == 0, built.stderr
+    # every folder that setuptools takes for a package is one the configuration names (a new
+    # user's `pip install -e .` would print a page of warning otherwise)
+    assert "absent from the `packages` configuration" not in built.stdout + built.stderr
     (found,) = out.glob("jaxmigrate-*.whl")
     return found
 
@@ -55,7 +58,7 @@ def test_the_wheel_holds_one_top_level_package(wheel):
         "jaxmigrate",
         wheel.name.split("-py")[0] + ".dist-info",
     }
-    for data in ("jax_api_history.json.gz", "jax_api_renames.json"):
+    for data in ("jax_api_history.json.gz", "jax_api_renames.json", "jax_api_runs.txt.gz"):
         assert f"jaxmigrate/rules/data/{data}" in names
     assert "jaxmigrate/migrator/cli.py" in names and "jaxmigrate/rules/tree_functions.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
