@@ -17,6 +17,14 @@ from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
 from jaxmigrate.migrator.textscan import UNTOLD, next_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
+from jaxmigrate.rules._call_text import (
+    argument_text,
+    call_pattern,
+    calls_of,
+    passed,
+    starts_word,
+    word_char,
+)
 
 _NONE: FrozenSet[str] = frozenset()
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what gate 1's tokens are
@@ -79,6 +87,25 @@ class WithMeshGate(RuleGate):
                 item = item[1:-1]  # ``with (mesh) as m:``
             if len(item) == 1 and item[0].isidentifier():
                 return True
+        return False
+
+
+# -- JAX608 make-mesh-axis-types ---------------------------------------------------------------
+class MakeMeshGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        """ast_gate, read from the text: ``make_mesh`` (or a name an import binds to it)
+        called with no ``axis_types``, no ``*``/``**`` argument and fewer than three
+        positional ones, or with arguments the text cannot tell."""
+        text = gate.text
+        names = {"make_mesh"} | {n for n, parts in gate.bound().items() if "make_mesh" in parts}
+        for name in names:
+            for found in calls_of(text, name):
+                how = passed(text, found)
+                if how is None:
+                    return True
+                positional, keywords, starred = how
+                if positional < 3 and not starred and "axis_types" not in keywords:
+                    return True
         return False
 
 
@@ -287,31 +314,21 @@ class RemovedKeywordsGate(RuleGate):
 # The patterns below start with the word they look for, which CPython's ``re`` finds by a fast
 # literal search; what a leading word boundary or look-behind would ask (and made every position
 # of the text a start to try) is checked at each match instead.
-def _word_char(char: str) -> bool:
-    """Is ``char`` a word character, as ``re`` reads one in a str pattern?"""
-    return char.isalnum() or char == "_"
-
-
-def _starts_word(text: str, index: int) -> bool:
-    """A word boundary before ``text[index]`` (itself a word character)."""
-    return index == 0 or not _word_char(text[index - 1])
-
-
 def _keyword_in(text: str, keyword: str) -> bool:
     """``keyword =`` (not ``==``) written in ``text``, as a whole word."""
     if keyword not in text:
         return False
-    return any(_starts_word(text, m.start()) for m in _KEYWORD(keyword).finditer(text))
+    return any(starts_word(text, m.start()) for m in _KEYWORD(keyword).finditer(text))
 
 
 def _passed(text: str, name: str, keywords: List[str]) -> bool:
     """Is ``name`` called somewhere in ``text`` with ``keyword=`` for one of ``keywords`` in the
     text of its arguments?"""
-    for match in _CALL(name).finditer(text):
+    for match in call_pattern(name).finditer(text):
         at = match.start()
-        if not _starts_word(text, at) or text[max(0, at - 4) : at] == "def ":
+        if not starts_word(text, at) or text[max(0, at - 4) : at] == "def ":
             continue
-        span = _call_arguments(text, match.end())
+        span = argument_text(text, match.end())
         if any(_keyword_in(span, keyword) for keyword in keywords):
             return True
     return False
@@ -324,7 +341,7 @@ def _aliases(text: str, word: str) -> Set[str]:
     names: Set[str] = set()
     for match in _ALIAS(word).finditer(text):
         at = match.start()
-        if not _starts_word(text, at):
+        if not starts_word(text, at):
             continue
         if match.group(1):
             names.add(match.group(1))
@@ -338,7 +355,7 @@ def _aliases(text: str, word: str) -> Set[str]:
 def _assigned_from(text: str, at: int) -> Optional[str]:
     """The NAME of ``NAME = chain`` when the chain that holds ``text[at]`` is assigned so."""
     index = at - 1
-    while index >= 0 and (_word_char(text[index]) or text[index] in ".\\" or text[index].isspace()):
+    while index >= 0 and (word_char(text[index]) or text[index] in ".\\" or text[index].isspace()):
         index -= 1
     if index < 0 or text[index] != "=":
         return None
@@ -346,7 +363,7 @@ def _assigned_from(text: str, at: int) -> Optional[str]:
     while index >= 0 and text[index].isspace():
         index -= 1
     last = index
-    while index >= 0 and _word_char(text[index]):
+    while index >= 0 and word_char(text[index]):
         index -= 1
     if index == last:
         return None
@@ -364,53 +381,9 @@ def _KEYWORD(keyword: str) -> "re.Pattern[str]":  # noqa: N802
 
 
 @functools.lru_cache(maxsize=512)
-def _CALL(word: str) -> "re.Pattern[str]":  # noqa: N802
-    """``word(`` (spaces, a continuation or closing parentheses between)."""
-    return re.compile(rf"{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
-
-
-@functools.lru_cache(maxsize=512)
 def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
     """``word as NAME``, or ``word`` ending a line (blanks after it)."""
     return re.compile(rf"{re.escape(word)}(?:\s+as\s+(\w+)|(?m:\s*$))")
-
-
-def _escaped(text: str, index: int) -> bool:
-    """An odd run of backslashes just before ``index``."""
-    run = 0
-    while index - run - 1 >= 0 and text[index - run - 1] == "\\":
-        run += 1
-    return run % 2 == 1
-
-
-def _call_arguments(text: str, start: int) -> str:
-    """The text from ``start`` (just inside a call's ``(``) to its closing parenthesis, string
-    literals skipped while counting; the rest of the text when it never closes.  Holds every
-    keyword ``ast`` sees passed to the call."""
-    depth, index, end = 1, start, len(text)
-    while index < end:
-        char = text[index]
-        if char in "\"'":
-            triple = text[index : index + 3] == char * 3
-            close = text.find(char * 3 if triple else char, index + (3 if triple else 1))
-            while not triple and close > 0 and _escaped(text, close):
-                close = text.find(char, close + 1)
-            if close < 0:
-                return text[start:]
-            index = close + (3 if triple else 1)
-            continue
-        if char == "#":
-            newline = text.find("\n", index)
-            index = end if newline < 0 else newline
-            continue
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return text[start:index]
-        index += 1
-    return text[start:]
 
 
 # -- JAX907 dead-feature-test --------------------------------------------------------------------

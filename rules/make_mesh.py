@@ -29,6 +29,7 @@ from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._ast_sites import Resolver, called_at, legacy_imports_stay, name_sites
 from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
+from jaxmigrate.rules._text_gates import MakeMeshGate
 
 LEGACY = "jax.experimental.mesh_utils.create_device_mesh"
 MESH = ("jax.sharding.Mesh",)
@@ -196,7 +197,7 @@ UNCOUNTED = (
 )
 
 
-class MakeMeshAxisTypes(_WritesMakeMesh, code="JAX608"):
+class MakeMeshAxisTypes(MakeMeshGate, _WritesMakeMesh, code="JAX608"):
     """jax.make_mesh(shape, names) without axis_types -> axis_types=(AxisType.Auto,) * n
 
     **What it does.** Adds `axis_types=(jax.sharding.AxisType.Auto,) * n` to `jax.make_mesh`
