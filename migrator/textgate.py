@@ -71,7 +71,7 @@ FROM_HEAD = "<from>"
 class Occurrences:
     """How the occurrences of one word are written."""
 
-    __slots__ = ("unknown", "after_dot", "on_expression", "chains", "imported_parents",
+    __slots__ = ("unknown", "after_dot", "on_expression", "chains", "paths", "imported_parents",
                  "imported_from", "keyword", "empty_call", "quoted")  # fmt: skip
 
     def __init__(self) -> None:
@@ -80,6 +80,7 @@ class Occurrences:
         self.on_expression = False  # ``f().word``, ``x[0].word``, ``"s".word``: no name before
         # (head, part before word, whether that part is the head) of ``head. ... .word``
         self.chains: Set[Tuple[str, str, bool]] = set()
+        self.paths: Set[Tuple[str, ...]] = set()  # every part of those chains before word
         self.imported_parents: Set[str] = set()  # parts before word in chains inside imports
         # ``from M import word`` -> M; ``import word`` -> ''; ``from word...`` -> FROM_HEAD
         self.imported_from: Set[str] = set()
@@ -146,7 +147,7 @@ def occurrences(text: str, word: str) -> Occurrences:
 def _chain(text: str, dot: int, found: Occurrences) -> bool:
     """Record the chain ``head. ... .part.word`` whose last dot is at ``dot``; False if the text
     cannot tell."""
-    parent = ""
+    parts: List[str] = []  # from the last part before the dot back to the head
     j = dot
     for length in range(1, _CHAIN_LIMIT + 1):
         k = previous_significant(text, j)
@@ -156,13 +157,15 @@ def _chain(text: str, dot: int, found: Occurrences) -> bool:
         if not name:  # ``f().word``, ``x[0].word``: gate 2 resolves no name through these
             found.on_expression = True
             return True
-        parent = parent or name
+        parts.append(name)
         start = k - len(name) + 1
         j = previous_significant(text, start)
         if j == UNKNOWN:
             return False
         if j < 0 or text[j] != ".":
+            parent = parts[0]
             found.chains.add((name, parent, length == 1))
+            found.paths.add(tuple(reversed(parts)))
             if _in_import(text, start):
                 found.imported_parents.add(parent)
             return True

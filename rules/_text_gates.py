@@ -202,16 +202,11 @@ class QualifiedNamesGate(RuleGate):
         bound as an import binds it?"""
         targets = gate.import_targets()
         qualified = self.qualified_parents[word]
-        for head, part, direct in found.chains:
+        for head, *rest in found.paths:
             for target in targets.get(head, _NONE):
                 if target == UNTOLD:
                     return True
-                if direct and target in qualified:
-                    return True
-                if not direct and any(
-                    parent.startswith(target + ".") and parent.rpartition(".")[2] == part
-                    for parent in qualified
-                ):
+                if (".".join((target, *rest)) if rest else target) in qualified:
                     return True
         return False
 

@@ -639,6 +639,11 @@ QUALIFIED_CASES = [
     ("from jax.core import (\n    Jaxpr,  # a comment\n    DropVar,\n)\n", True),
     ("from jax._src import core\ndef f():\n    from jax import core\n    core.DropVar\n", True),
     ("from jax.\\\n    core import DropVar\n", True),
+    # every part of the chain counts, not only the head and the part before the name
+    ("import jax\nv = jax.experimental.core.DropVar\n", False),
+    ("import jax as j\nv = j.interpreters.core.DropVar.x\n", False),
+    ("import jax\nv = (jax  # it's\n  .core\n  .DropVar)\n", True),
+    ("import jax\nv = jax.core.DropVar.x\n", True),
 ]
 
 
