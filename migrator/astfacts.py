@@ -94,6 +94,8 @@ class Facts:
     with_items: List[ast.withitem] = dataclasses.field(default_factory=list)
     attribute_nodes: Dict[str, List[ast.Attribute]] = dataclasses.field(default_factory=dict)
     ifs: List[ast.If] = dataclasses.field(default_factory=list)  # every ``if`` statement
+    # every ``for`` loop and comprehension ``for`` (each has a ``target`` and an ``iter``)
+    loops: List[ast.AST] = dataclasses.field(default_factory=list)
     # every node that binds a name a value, a definition or a parameter: ``=``, ``x: T``,
     # ``:=``, ``def``, ``class``, and each parameter (read without the scopes' walk)
     binders: List[ast.AST] = dataclasses.field(default_factory=list)
@@ -147,8 +149,14 @@ class Facts:
         return self._scopes if self._scopes.complete else None
 
     def scope_of(self, node: ast.AST) -> Optional["AstScope"]:
+        """The scope an attribute or a call is read in (None for other nodes)."""
         scopes = self.scopes()
         return scopes.scope_of.get(id(node)) if scopes is not None else None
+
+    def inner_scope(self, function: ast.AST) -> Optional["AstScope"]:
+        """The scope of a ``def``'s body (None without scopes)."""
+        scopes = self.scopes()
+        return scopes.inner.get(id(function)) if scopes is not None else None
 
     def bindings(self, ident: str, scope: Optional["AstScope"] = None) -> List["Binding"]:
         """How ``ident`` is bound as seen from ``scope`` (every scope merged when None).
@@ -183,6 +191,7 @@ _BINDERS = {
     ast.NamedExpr: "",
     ast.ClassDef: "",
 }
+_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.comprehension})
 _WORD = re.compile(r"[^\W\d]\w*")
 
 
@@ -218,7 +227,7 @@ def ast_facts(text: str) -> Optional[Facts]:
         facts.imports,
     )
     attribute_nodes = facts.attribute_nodes
-    calls, with_items, ifs = facts.calls, facts.with_items, facts.ifs
+    calls, with_items, ifs, loops = facts.calls, facts.with_items, facts.ifs, facts.loops
     binders, import_bound = facts.binders, facts.import_bound
     heads = facts.heads
     chains: Set[Tuple[str, ...]] = set()
@@ -273,6 +282,8 @@ def ast_facts(text: str) -> Optional[Facts]:
             with_items.extend(node.items)  # type: ignore[attr-defined]
         elif kind is If:
             ifs.append(node)  # type: ignore[arg-type]
+        elif kind in _LOOPS:
+            loops.append(node)
         elif kind in _BINDERS:
             binders.append(node)
             field = _BINDERS[kind]
@@ -313,11 +324,14 @@ def ast_facts(text: str) -> Optional[Facts]:
 class AstScope:
     """One function, class, comprehension or module body, with the bindings made in it."""
 
-    __slots__ = ("parent", "kind", "bindings", "declared")
+    __slots__ = ("parent", "kind", "bindings", "declared", "node")
 
-    def __init__(self, parent: Optional["AstScope"], kind: str) -> None:
+    def __init__(
+        self, parent: Optional["AstScope"], kind: str, node: Optional[ast.AST] = None
+    ) -> None:
         self.parent = parent
         self.kind = kind  # "module" | "function" | "class" | "comprehension"
+        self.node = node  # the ``def`` or ``lambda`` of a function scope
         self.bindings: Dict[str, List[Binding]] = {}
         self.declared: Set[str] = set()  # global / nonlocal names
 
@@ -341,13 +355,19 @@ class _Scopes:
         self.module = AstScope(None, "module")
         self.complete = True
         self.merged: Dict[str, List[Binding]] = {}
-        self.scope_of: Dict[int, AstScope] = {}
+        self.scope_of: Dict[int, AstScope] = {}  # an attribute's or a call's scope
+        self.inner: Dict[int, AstScope] = {}  # a ``def``'s own scope
 
     def bind(self, scope: AstScope, ident: str, binding: Binding) -> None:
         scope.bindings.setdefault(ident, []).append(binding)
         self.merged.setdefault(ident, []).append(binding)
 
-    def other(self, scope: AstScope, target: ast.AST) -> None:
+    def other(self, scope: AstScope, target: ast.AST, iterated: Optional[ast.AST] = None) -> None:
+        """Bindings of every name in ``target``; ``iterated``: what a ``for`` whose target is
+        one name walks (kept as that binding's ``value``)."""
+        if iterated is not None and type(target) is ast.Name:
+            self.bind(scope, target.id, Binding(kind="other", value=iterated, scope=scope))
+            return
         for node in iter_nodes(target):
             if type(node) is ast.Name:
                 self.bind(scope, node.id, Binding(kind="other", scope=scope))
@@ -363,7 +383,7 @@ class _Scopes:
             args = node.args  # type: ignore[attr-defined]
             self.visit_all(args.defaults, scope)
             self.visit_all(args.kw_defaults, scope)
-            inner = AstScope(scope, "function")
+            inner = self.inner[id(node)] = AstScope(scope, "function", node)
             for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
                 self.bind(
                     inner, arg.arg, Binding(kind="param", annotation=arg.annotation, scope=inner)
@@ -392,7 +412,7 @@ class _Scopes:
         if kind in _COMPREHENSIONS:
             inner = AstScope(scope, "comprehension")
             for generator in node.generators:  # type: ignore[attr-defined]
-                self.other(inner, generator.target)
+                self.other(inner, generator.target, generator.iter)
             for field in child_fields(kind):
                 value = getattr(node, field)
                 if type(value) is list:
@@ -400,7 +420,7 @@ class _Scopes:
                 else:
                     self.visit(value, inner)
             return
-        if kind is ast.Attribute:
+        if kind is ast.Attribute or kind is ast.Call:
             self.scope_of[id(node)] = scope
         elif kind is ast.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
@@ -422,17 +442,25 @@ class _Scopes:
             while home.kind == "comprehension" and home.parent is not None:
                 home = home.parent  # PEP 572: binds in the enclosing function
             self.bind(home, node.target.id, Binding(kind="value", value=node.value, scope=scope))  # type: ignore[attr-defined]
-        elif kind in _OTHER_TARGETS:
+        elif kind is ast.AugAssign:
             self.other(scope, node.target)  # type: ignore[attr-defined]
+        elif kind in _LOOP_STATEMENTS:
+            self.other(scope, node.target, node.iter)  # type: ignore[attr-defined]
         elif kind is ast.withitem and node.optional_vars is not None:  # type: ignore[attr-defined]
             self.other(scope, node.optional_vars)  # type: ignore[attr-defined]
         elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
             self.bind(scope, node.name, Binding(kind="other", scope=scope))  # type: ignore[attr-defined]
         elif kind is ast.Import or kind is ast.ImportFrom:
+            module = node.module if kind is ast.ImportFrom and not node.level else None  # type: ignore[attr-defined]
             for alias in node.names:  # type: ignore[attr-defined]
                 bound = alias.asname or alias.name.split(".", 1)[0]
-                if bound != "*":
-                    self.bind(scope, bound, Binding(kind="other", scope=scope))
+                if bound == "*":
+                    continue
+                if kind is ast.Import:  # what the name is bound to (None: a relative import)
+                    qualname: Optional[str] = alias.name if alias.asname else bound
+                else:
+                    qualname = f"{module}.{alias.name}" if module else None
+                self.bind(scope, bound, Binding(kind="other", scope=scope, qualname=qualname))
             return
         elif kind is ast.Global or kind is ast.Nonlocal:
             scope.declared.update(node.names)  # type: ignore[attr-defined]
@@ -448,4 +476,4 @@ class _Scopes:
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
-_OTHER_TARGETS = (ast.AugAssign, ast.For, ast.AsyncFor)
+_LOOP_STATEMENTS = (ast.For, ast.AsyncFor)

@@ -1,5 +1,7 @@
 """Calls read from a module's text, for the gate 1b hooks of :mod:`rules._text_gates`: where a
-word is called, the text of its arguments, and each top-level argument.
+word is called, the text of its arguments, and each top-level argument; and the ways a name
+can be bound that :mod:`rules._flow` follows (a ``for`` variable, a checked ``isinstance``, a
+parameter of a function the module calls).
 
 Like the rest of gate 1b, these readings must never miss what CPython's ``ast`` sees: where
 the text cannot tell (a call that never closes, an f-string whose braces may hold quotes, a
@@ -13,7 +15,12 @@ import functools
 import re
 from typing import Iterator, List, Optional, Tuple
 
-from jaxmigrate.migrator.textscan import next_significant
+from jaxmigrate.migrator.textscan import (
+    UNKNOWN,
+    next_significant,
+    previous_significant,
+    word_before,
+)
 
 
 def word_char(char: str) -> bool:
@@ -102,11 +109,12 @@ def _formatted(text: str, quote: int) -> bool:
     return "f" in prefix or "t" in prefix
 
 
-def calls_of(text: str, name: str) -> Iterator[Arguments]:
+def calls_of(text: str, name: str, bare: bool = False) -> Iterator[Arguments]:
     """The arguments of every place ``name`` (an identifier) is written as a whole word and
     followed by ``(``, closing parentheses, blanks, comments and continuations between (so
-    ``(f)(x)`` counts, and a definition ``def name(`` does not).  Words in strings and
-    comments are read too: more calls are harmless."""
+    ``(f)(x)`` counts, and a definition ``def name(`` does not).  ``bare``: not where a dot
+    comes before the name (``x.name(``).  Words in strings and comments are read too: more
+    calls are harmless."""
     size, length = len(text), len(name)
     at = text.find(name)
     while at >= 0:
@@ -115,6 +123,7 @@ def calls_of(text: str, name: str) -> Iterator[Arguments]:
             starts_word(text, at)
             and (after >= size or not word_char(text[after]))
             and text[max(0, at - 4) : at] != "def "
+            and not (bare and _after_dot(text, at))
         ):
             index = next_significant(text, after)
             while index < size and text[index] == ")":
@@ -153,3 +162,66 @@ def passed(text: str, found: Arguments) -> Optional[Tuple[int, List[str], bool]]
         else:
             positional += 1
     return positional, keywords, starred
+
+
+def _after_dot(text: str, at: int) -> bool:
+    """Does a dot come right before index ``at`` (or can the text not tell)?"""
+    j = previous_significant(text, at)
+    return j == UNKNOWN or (j >= 0 and text[j] == ".")
+
+
+def _whole_words(text: str, name: str) -> Iterator[int]:
+    """Where ``name`` (an identifier) is written as a whole word."""
+    size, length = len(text), len(name)
+    at = text.find(name)
+    while at >= 0:
+        after = at + length
+        if starts_word(text, at) and (after >= size or not word_char(text[after])):
+            yield at
+        at = text.find(name, after)
+
+
+def loop_variable(text: str, name: str) -> bool:
+    """Is ``name`` written right after the keyword ``for`` (opening parentheses between), as
+    the variable of a loop or a comprehension is, or can the text not tell?"""
+    for at in _whole_words(text, name):
+        j = previous_significant(text, at)
+        while j >= 0 and text[j] == "(":
+            j = previous_significant(text, j)
+        if j == UNKNOWN or (j >= 0 and word_before(text, j) == "for"):
+            return True
+    return False
+
+
+def checked_by_isinstance(text: str, name: str) -> bool:
+    """Is ``isinstance(name, ...)`` written (or a call of ``isinstance`` whose first argument
+    the text cannot tell)?"""
+    for found in calls_of(text, "isinstance"):
+        if not found.spans:
+            return True
+        first = next_significant(text, found.spans[0][0])
+        after = first + len(name)
+        if text.startswith(name, first) and (after >= len(text) or not word_char(text[after])):
+            return True
+    return False
+
+
+_DEF = re.compile(r"\bdef[\s\\]+([^\W\d]\w*)[\s\\]*\(")
+
+
+def called_parameter(text: str, name: str) -> bool:
+    """Is ``name`` a parameter of a ``def`` that the text calls by its bare name (``f(...)``,
+    not ``x.f(...)``), or a parameter list the text cannot read?"""
+    for match in _DEF.finditer(text):
+        found = arguments(text, match.end())
+        if not found.plain and name in text[match.end() : found.end]:
+            return True
+        for begun, stop in found.spans:
+            first = next_significant(text, begun)
+            while first < stop and text[first] in "*/":
+                first = next_significant(text, first + 1)
+            parameter = _IDENTIFIER.match(text, first, stop)
+            if parameter is not None and parameter.group(0) == name:
+                if any(True for _ in calls_of(text, match.group(1), bare=True)):
+                    return True
+    return False

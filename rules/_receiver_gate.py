@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted, iter_statements
 from jaxmigrate.migrator.binding import Binding
@@ -23,14 +23,15 @@ from jaxmigrate.rules._array_names import (
     NOT_ARRAY_METHODS,
     NOT_ARRAY_PREFIXES,
     PARTIALS,
+    is_foreign_library,
     is_jax_name,
     under,
 )
+from jaxmigrate.rules._flow import ARRAY_NAMES, BUFFER_LISTS, SHARD_LISTS
 from jaxmigrate.rules._receivers import array_producer_name
 
 # -- the same question asked of CPython's ast, for the engine's gate 2 ----------------------------
 ARRAY_TYPE_TAILS = frozenset(name.rsplit(".", 1)[-1] for name in ARRAY_TYPES | GDA_CLASS_NAMES)
-_SHARD_LISTS = ("addressable_shards", "global_shards", "local_shards")
 
 
 def ast_may_tie(
@@ -61,12 +62,14 @@ def ast_may_tie(
             return ast_may_tie(facts, func.value, scope, seen)
         if type(func) is ast.Call:  # jax.jit(f)(x)
             return _ast_wrapper(facts, func)
-        if type(func) is ast.Name:  # a jitted function of this module
+        if type(func) is ast.Name:  # a jitted function of this module, or a helper
             for binding in facts.bindings(func.id, scope):
                 if binding.kind == "def" and any(
                     _ast_wrapper(facts, d) for d in getattr(binding.value, "decorator_list", ())
                 ):
                     return True
+                if binding.kind == "def" and _returns_may_tie(facts, binding.value, seen):
+                    return True  # (rules._flow.helper_return_tie)
                 if (
                     binding.kind == "value"
                     and binding.value is not None
@@ -90,7 +93,7 @@ def ast_may_tie(
                 and ast_may_tie(facts, binding.value, binding.scope, seen)
             ):
                 return True
-        return False
+        return _flow_may_tie(facts, expr, scope, seen)
     if type(expr) is ast.NamedExpr:
         return ast_may_tie(facts, expr.value, scope, seen)
     if type(expr) is ast.BinOp:
@@ -109,9 +112,192 @@ def ast_may_tie(
             expr.attr == "data"
             and type(inner) is ast.Subscript
             and type(inner.value) is ast.Attribute
-            and inner.value.attr in _SHARD_LISTS
+            and inner.value.attr in SHARD_LISTS
         ):
             return ast_may_tie(facts, inner.value.value, scope, seen)
+        if expr.attr == "data" and type(inner) is ast.Name:  # for s in x.addressable_shards
+            return _shard_variable(facts, inner.id, scope)
+    return False
+
+
+# -- the flows of rules._flow, read across the whole module ------------------------------------
+@dataclasses.dataclass
+class _Flows:
+    narrowed: Dict[str, List[ast.If]]  # name -> each ``if isinstance(name, <array type>):``
+    iterated: Dict[str, List[ast.AST]]  # loop and comprehension variable -> what it iterates
+    parameters: Dict[str, List[Tuple[str, Optional[int]]]]  # -> (function, position or None)
+    calls: Dict[str, List[ast.Call]]  # function name -> its direct calls ``name(...)``
+
+
+def _flow_index(facts: Facts) -> _Flows:
+    """What :func:`_flow_may_tie` reads, once per module (the facts' calls and loops, and the
+    parameters of every ``def``)."""
+    flows = facts.derived.get("receivers: flows")
+    if flows is None:
+        flows = facts.derived["receivers: flows"] = _Flows({}, {}, {}, {})
+        for call in facts.calls:
+            func = call.func
+            if type(func) is not ast.Name:
+                continue
+            flows.calls.setdefault(func.id, []).append(call)
+        for statement in facts.ifs:
+            test = statement.test
+            if (
+                type(test) is ast.Call
+                and type(test.func) is ast.Name
+                and test.func.id == "isinstance"
+                and len(test.args) == 2
+                and type(test.args[0]) is ast.Name
+            ):
+                checked = test.args[1]
+                kinds = checked.elts if type(checked) is ast.Tuple else [checked]
+                if any((dotted(k) or [""])[-1] in ARRAY_NAMES for k in kinds):
+                    flows.narrowed.setdefault(test.args[0].id, []).append(statement)
+        for loop in facts.loops:
+            target = loop.target  # type: ignore[attr-defined]
+            if type(target) is ast.Name:
+                flows.iterated.setdefault(target.id, []).append(loop.iter)  # type: ignore[attr-defined]
+        for node in iter_statements(facts.tree) if facts.tree is not None else ():
+            if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef):
+                args = node.args  # type: ignore[attr-defined]
+                positional = [*args.posonlyargs, *args.args]
+                for position, arg in enumerate(positional):
+                    flows.parameters.setdefault(arg.arg, []).append((node.name, position))  # type: ignore[attr-defined]
+                for arg in args.kwonlyargs:
+                    flows.parameters.setdefault(arg.arg, []).append((node.name, None))  # type: ignore[attr-defined]
+    return flows
+
+
+def _flow_may_tie(
+    facts: Facts, name: ast.Name, scope: Optional[AstScope], seen: FrozenSet[str]
+) -> bool:
+    """Could :mod:`rules._flow` tie ``name`` (read in ``scope``) where its bindings do not:
+    read in the body of ``if isinstance(name, <an array type>):``, a loop or comprehension
+    variable over arrays, or a parameter that a direct call of its function passes a value
+    that may tie.  Without a scope, every scope merged: more "may" is harmless."""
+    ident = name.id
+    flows = _flow_index(facts)
+    if any(_narrows(facts, check, name, scope) for check in flows.narrowed.get(ident, ())):
+        return True
+    if scope is None:
+        return _merged_flow_may_tie(facts, flows, ident, seen)
+    bindings = facts.bindings(ident, scope)
+    if len(bindings) == 1 and _says_not_an_array(facts, bindings[0]):
+        return False  # (rules._receivers follows no flow from a parameter so annotated)
+    for binding in bindings:
+        if binding.kind == "other" and binding.value is not None:  # ``for ident in value``
+            if _elements_may_tie(facts, binding.value, binding.scope, seen):
+                return True
+        elif binding.kind == "param":
+            function = getattr(binding.scope, "node", None)
+            if isinstance(function, _DEFS) and _callers_may_pass(facts, function, ident, seen):
+                return True
+    return False
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _merged_flow_may_tie(facts: Facts, flows: _Flows, ident: str, seen: FrozenSet[str]) -> bool:
+    """:func:`_flow_may_tie` with every loop and every ``def`` of the module read as binding
+    ``ident`` (:class:`LooseFacts`, which have no scopes)."""
+    if any(_elements_may_tie(facts, i, None, seen) for i in flows.iterated.get(ident, ())):
+        return True
+    for function, position in flows.parameters.get(ident, ()):
+        for call in flows.calls.get(function, ()):
+            if _passes_tie(facts, call, ident, position, None, seen):
+                return True
+    return False
+
+
+def _callers_may_pass(facts: Facts, function: ast.AST, ident: str, seen: FrozenSet[str]) -> bool:
+    """Does some direct call ``name(...)`` of ``function`` pass, for its parameter ``ident``,
+    a value that may tie (read in the call's scope)?"""
+    key = f"({function.name}){ident}"  # type: ignore[attr-defined]
+    if key in seen:
+        return False
+    seen = seen | {key}
+    args = function.args  # type: ignore[attr-defined]
+    positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+    position = positional.index(ident) if ident in positional else None
+    for call in _flow_index(facts).calls.get(function.name, ()):  # type: ignore[attr-defined]
+        if _passes_tie(facts, call, ident, position, facts.scope_of(call), seen):
+            return True
+    return False
+
+
+def _passes_tie(
+    facts: Facts,
+    call: ast.Call,
+    ident: str,
+    position: Optional[int],
+    scope: Optional[AstScope],
+    seen: FrozenSet[str],
+) -> bool:
+    """May ``call`` pass, for the parameter ``ident`` at ``position`` (None: keyword-only), a
+    value that ties?  By its keyword, or at its position; a ``**kwargs``, or a ``*args`` at or
+    before the position, may pass anything."""
+    for keyword in call.keywords:
+        if keyword.arg == ident:  # (then it is passed by no other argument)
+            return ast_may_tie(facts, keyword.value, scope, seen)
+    if any(keyword.arg is None for keyword in call.keywords):
+        return True
+    if position is None:
+        return False
+    for index, argument in enumerate(call.args[: position + 1]):
+        if type(argument) is ast.Starred:
+            return True
+        if index == position:
+            return ast_may_tie(facts, argument, scope, seen)
+    return False  # not passed: its default
+
+
+def _elements_may_tie(
+    facts: Facts, iterable: ast.AST, scope: Optional[AstScope], seen: FrozenSet[str]
+) -> bool:
+    """Could an element of ``iterable`` (read in ``scope``) tie?  (rules._flow.element_tie)"""
+    kind = type(iterable)
+    if kind is ast.Attribute:
+        return iterable.attr in BUFFER_LISTS  # type: ignore[attr-defined]
+    if kind is ast.ListComp or kind is ast.GeneratorExp:
+        element = iterable.elt  # type: ignore[attr-defined]
+        return ast_may_tie(facts, element, facts.scope_of(element) or scope, seen)
+    if kind is ast.List or kind is ast.Tuple:
+        return any(ast_may_tie(facts, e, scope, seen) for e in iterable.elts)  # type: ignore[attr-defined]
+    if kind is ast.Name:
+        key = "[]" + iterable.id  # type: ignore[attr-defined]
+        if key in seen:
+            return False
+        return any(
+            b.kind == "value" and _elements_may_tie(facts, b.value, b.scope, seen | {key})
+            for b in facts.bindings(iterable.id, scope)  # type: ignore[attr-defined]
+        )
+    return False
+
+
+def _returns_may_tie(facts: Facts, function: ast.AST, seen: FrozenSet[str]) -> bool:
+    """Could one value ``function`` (a ``def``) returns tie?  Its own returns only, not those
+    of the functions and classes it defines."""
+    if type(function) not in (ast.FunctionDef, ast.AsyncFunctionDef):
+        return False
+    key = "()" + function.name  # type: ignore[attr-defined]
+    if key in seen:
+        return False
+    seen = seen | {key}
+    inner = facts.inner_scope(function)
+    stack = list(function.body)  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Return:
+            value = node.value
+            if value is not None and ast_may_tie(facts, value, inner, seen):
+                return True
+        elif kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                block = getattr(node, field, None)
+                if type(block) is list:
+                    stack.extend(block)
     return False
 
 
@@ -167,6 +353,9 @@ class LooseFacts(Facts):
 
     def scope_of(self, node: ast.AST) -> Optional[AstScope]:
         return None
+
+    def inner_scope(self, function: ast.AST) -> Optional[AstScope]:
+        return None  # (no scopes: building them is the walk these facts spare)
 
 
 def _attribute_stores(facts: Facts) -> Dict[str, List[ast.AST]]:
@@ -240,3 +429,57 @@ def ast_called_without_arguments(facts: Facts, attr: str) -> bool:
 def ast_called(facts: Facts, attr: str) -> bool:
     """Does ``<expr>.attr(...)`` occur?"""
     return any(type(call.func) is ast.Attribute and call.func.attr == attr for call in facts.calls)
+
+
+def _shard_variable(facts: Facts, ident: str, scope: Optional[AstScope]) -> bool:
+    """Is ``ident`` (read in ``scope``) a ``for`` variable over ``x.addressable_shards`` (or
+    the other shard lists): ``s.data`` is then an array (:func:`rules._flow.shard_tie`)?"""
+    if scope is None:
+        iterables = _flow_index(facts).iterated.get(ident, ())
+    else:
+        iterables = [b.value for b in facts.bindings(ident, scope) if b.kind == "other"]
+    return any(type(i) is ast.Attribute and i.attr in SHARD_LISTS for i in iterables)
+
+
+_BUILTIN_TYPES = frozenset(
+    {"int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "complex"}
+)
+
+
+def _says_not_an_array(facts: Facts, binding: Binding) -> bool:
+    """Is ``binding`` a parameter whose annotation certainly names a type that is no JAX
+    array, as :func:`rules._receivers._annotation_tie` reads it (looked up from the
+    function's own scope): another JAX type, another library's, or a builtin?"""
+    if binding.kind != "param" or binding.annotation is None:
+        return False
+    parts = dotted(binding.annotation)
+    if parts is None:
+        return False
+    found = facts.bindings(parts[0], binding.scope)
+    if not found:
+        return len(parts) == 1 and parts[0] in _BUILTIN_TYPES
+    if len(found) != 1 or found[0].qualname is None:
+        return False  # a name bound otherwise, or by several imports
+    qualname = ".".join((found[0].qualname, *parts[1:]))
+    if qualname in ARRAY_TYPES or qualname in GDA_CLASS_NAMES:
+        return False
+    return is_jax_name(qualname) or is_foreign_library(qualname)
+
+
+def _narrows(facts: Facts, check: ast.If, name: ast.Name, scope: Optional[AstScope]) -> bool:
+    """Is ``name`` (read in ``scope``) in the body of ``check``, in the same function?"""
+    if scope is None:
+        return True
+    first, last = check.body[0], check.body[-1]
+    where = (name.lineno, name.col_offset)
+    if not (first.lineno, first.col_offset) <= where <= (last.end_lineno, last.end_col_offset):
+        return False
+    return _home(facts.scope_of(check.test)) is _home(scope)
+
+
+def _home(scope: Optional[AstScope]) -> Optional[AstScope]:
+    """The function, class or module scope around ``scope`` (comprehensions left out): where
+    an ``if isinstance(...)`` narrows what its body reads (:func:`rules._flow.narrowed`)."""
+    while scope is not None and scope.kind == "comprehension":
+        scope = scope.parent
+    return scope

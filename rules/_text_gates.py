@@ -20,7 +20,10 @@ from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._call_text import (
     argument_text,
     call_pattern,
+    called_parameter,
     calls_of,
+    checked_by_isinstance,
+    loop_variable,
     passed,
     starts_word,
     word_char,
@@ -59,13 +62,23 @@ class GdaAttributesGate(RuleGate):
             if found.unknown or found.on_expression:
                 return True
             for head, parent, direct in found.chains:
-                if direct and gate.assigned(head):
+                if direct and (gate.assigned(head) or _flows_to(gate.text, head)):
                     return True
                 if not direct and (parent in ARRAY_PROPERTIES or parent == "data"):
                     return True
                 if not direct and gate.stored(parent):  # self.table = <array> in a method
                     return True
         return False
+
+
+def _flows_to(text: str, name: str) -> bool:
+    """Can :mod:`rules._flow` tie ``name`` though nothing assigns it: a loop or comprehension
+    variable, a name ``isinstance`` checks, a parameter of a function the module calls."""
+    return (
+        loop_variable(text, name)
+        or checked_by_isinstance(text, name)
+        or called_parameter(text, name)
+    )
 
 
 # -- JAX607 with-mesh ---------------------------------------------------------------------------
