@@ -64,14 +64,21 @@ def ast_may_tie(
             return _ast_wrapper(facts, func)
         if type(func) is ast.Name:  # a jitted function of this module, or a helper
             for binding in facts.bindings(func.id, scope):
-                if binding.kind == "def" and any(
-                    _ast_wrapper(facts, d) for d in getattr(binding.value, "decorator_list", ())
+                # (a jitted function ties its calls only at module level: module_facts)
+                top = binding.scope is None or binding.scope.kind == "module"
+                if (
+                    top
+                    and binding.kind == "def"
+                    and any(
+                        _ast_wrapper(facts, d) for d in getattr(binding.value, "decorator_list", ())
+                    )
                 ):
                     return True
                 if binding.kind == "def" and _returns_may_tie(facts, binding.value, seen):
                     return True  # (rules._flow.helper_return_tie)
                 if (
-                    binding.kind == "value"
+                    top
+                    and binding.kind == "value"
                     and binding.value is not None
                     and _ast_wrapper(facts, binding.value)
                 ):

@@ -71,6 +71,10 @@ NO_FLOWS = {
     "a loop over something unknown": (
         "import jax\n\n\ndef describe(shardings):\n    for s in shardings:\n        print(s.mesh)\n"
     ),
+    "a jitted function defined in a function": (
+        "import jax\n\n\ndef outer():\n    @jax.jit\n    def f(x):\n        return x\n\n"
+        "    return f(1).mesh\n"
+    ),
     "an isinstance check of another type": (
         "import jax\n\n\ndef describe(x):\n    if isinstance(x, jax.sharding.Mesh):\n"
         "        return x.shape\n    return x.mesh\n"
