@@ -88,9 +88,10 @@ def ast_may_tie(
         return ast_may_tie(facts, expr.value, scope, seen)
     if type(expr) is ast.Name:
         ident = expr.id
-        if ident in seen:
+        key = f"{ident}@{id(scope)}"  # (a name of another scope is another variable)
+        if key in seen:
             return False  # a tie through a cycle also exists without it
-        seen = seen | {ident}
+        seen = seen | {key}
         for binding in facts.bindings(ident, scope):
             if binding.annotation is not None and _ast_annotation_may_tie(binding.annotation):
                 return True
@@ -220,7 +221,7 @@ def _merged_flow_may_tie(facts: Facts, flows: _Flows, ident: str, seen: FrozenSe
 def _callers_may_pass(facts: Facts, function: ast.AST, ident: str, seen: FrozenSet[str]) -> bool:
     """Does some direct call ``name(...)`` of ``function`` pass, for its parameter ``ident``,
     a value that may tie (read in the call's scope)?"""
-    key = f"({function.name}){ident}"  # type: ignore[attr-defined]
+    key = f"({id(function)}){ident}"
     if key in seen:
         return False
     seen = seen | {key}
@@ -272,7 +273,7 @@ def _elements_may_tie(
     if kind is ast.List or kind is ast.Tuple:
         return any(ast_may_tie(facts, e, scope, seen) for e in iterable.elts)  # type: ignore[attr-defined]
     if kind is ast.Name:
-        key = "[]" + iterable.id  # type: ignore[attr-defined]
+        key = f"[]{iterable.id}@{id(scope)}"  # type: ignore[attr-defined]
         if key in seen:
             return False
         return any(
@@ -287,7 +288,7 @@ def _returns_may_tie(facts: Facts, function: ast.AST, seen: FrozenSet[str]) -> b
     of the functions and classes it defines."""
     if type(function) not in (ast.FunctionDef, ast.AsyncFunctionDef):
         return False
-    key = "()" + function.name  # type: ignore[attr-defined]
+    key = f"(){id(function)}"
     if key in seen:
         return False
     seen = seen | {key}

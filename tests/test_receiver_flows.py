@@ -44,6 +44,14 @@ FLOWS = {
         "import jax.numpy as jnp\n\n\ndef describe(n):\n    x = jnp.ones(n)\n"
         "    return [s.data.mesh for s in x.addressable_shards]\n"
     ),
+    "a caller's variable of the parameter's own name": (
+        "import jax.numpy as jnp\n\n\ndef describe(arr):\n    return arr.mesh_axes\n\n\n"
+        "def main():\n    arr = jnp.ones(3)\n    return describe(arr)\n"
+    ),
+    "a helper's variable of the reader's own name": (
+        "import jax.numpy as jnp\n\n\ndef make():\n    x = jnp.ones(3)\n    return x\n\n\n"
+        "def use():\n    x = make()\n    return x.mesh\n"
+    ),
     "an isinstance check": (
         "import jax\n\n\ndef describe(x):\n    if isinstance(x, jax.Array):\n"
         "        return x.mesh_axes, x.mesh\n    return None\n"
