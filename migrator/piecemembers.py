@@ -140,6 +140,8 @@ def _droppable(
         scan = Scan.of(method)
     except (Unsure, RecursionError):
         return None
+    if scan.imports:  # (an import is a site of its own, as in a top-level statement)
+        return None
     if not relevant.isdisjoint(scan.reads):
         return None
     return scan
