@@ -78,8 +78,9 @@ JAX801 device-put-sharded j device_put_replicated device_put_sharded
 JAX802 xla-computation j xla_computation
 JAX803 enable-x64 j disable_x64 enable_x64
 JAX804 pmap j pmap
-JAX805 removed-internals j AUTO clear_backends global_arg_shapes pxla sharded_jit soft_pmap
-    xla_bridge xla_client xla_extension
+JAX805 removed-internals j AUTO clear_backends global_arg_shapes
+    multi_host_supported_collectives pxla sharded_jit soft_pmap xla_bridge xla_client
+    xla_extension
 JAX806 removed-modules j gda_serialization global_device_array maps pxla sharded_jit xla
     xla_bridge xla_client xla_extension
 JAX901 missing-api jr

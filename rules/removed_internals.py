@@ -207,6 +207,8 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
     )
     names = frozenset(EXACT) | frozenset(MODULES)
     keywords = frozenset({"global_arg_shapes"})
+    # (for the gates: visit_module reads each update of the set, through whichever import)
+    attributes = frozenset({_COLLECTIVES_SET})
     legacy_modules = frozenset(MODULES)
     examples = (
         Example.reported(
