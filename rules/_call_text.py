@@ -11,7 +11,6 @@ the text cannot tell (a call that never closes, an f-string whose braces may hol
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from typing import Iterator, List, Optional, Tuple
 
@@ -33,12 +32,6 @@ def starts_word(text: str, index: int) -> bool:
     return index == 0 or not word_char(text[index - 1])
 
 
-@functools.lru_cache(maxsize=512)
-def call_pattern(word: str) -> "re.Pattern[str]":
-    """``word(`` (spaces, a continuation or closing parentheses between)."""
-    return re.compile(rf"{re.escape(word)}(?:[\s)]|\\\r?\n)*\(")
-
-
 def escaped(text: str, index: int) -> bool:
     """An odd run of backslashes just before ``index``."""
     run = 0
@@ -51,6 +44,7 @@ def escaped(text: str, index: int) -> bool:
 class Arguments:
     """The arguments of one call, read from ``start`` (just inside its ``(``)."""
 
+    start: int  # just inside the ``(``
     end: int  # the index of the closing parenthesis; len(text) when it never closes
     spans: List[Tuple[int, int]]  # each top-level argument's (start, stop), empty ones too
     plain: bool  # it closes, and no string in it is an f-string (or a t-string)
@@ -73,7 +67,7 @@ def arguments(text: str, start: int) -> Arguments:
             while close > 0 and escaped(text, close):
                 close = text.find(quote, close + 1)
             if close < 0:
-                return Arguments(size, spans, False)
+                return Arguments(start, size, spans, False)
             index = close + len(quote)
             continue
         if char == "#":
@@ -86,18 +80,12 @@ def arguments(text: str, start: int) -> Arguments:
             depth -= 1
             if depth == 0:
                 spans.append((begun, index))
-                return Arguments(index, spans, plain)
+                return Arguments(start, index, spans, plain)
         elif char == "," and depth == 1:
             spans.append((begun, index))
             begun = index + 1
         index += 1
-    return Arguments(size, spans, False)
-
-
-def argument_text(text: str, start: int) -> str:
-    """The text from ``start`` (just inside a call's ``(``) to its closing parenthesis; the
-    rest of the text when it never closes.  Holds every keyword ``ast`` sees passed to it."""
-    return text[start : arguments(text, start).end]
+    return Arguments(start, size, spans, False)
 
 
 def _formatted(text: str, quote: int) -> bool:

@@ -18,8 +18,6 @@ from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
 from jaxmigrate.migrator.textscan import UNTOLD, next_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._call_text import (
-    argument_text,
-    call_pattern,
     called_parameter,
     calls_of,
     checked_by_isinstance,
@@ -332,11 +330,8 @@ def _keyword_in(text: str, keyword: str) -> bool:
 def _passed(text: str, name: str, keywords: List[str]) -> bool:
     """Is ``name`` called somewhere in ``text`` with ``keyword=`` for one of ``keywords`` in the
     text of its arguments?"""
-    for match in call_pattern(name).finditer(text):
-        at = match.start()
-        if not starts_word(text, at) or text[max(0, at - 4) : at] == "def ":
-            continue
-        span = argument_text(text, match.end())
+    for found in calls_of(text, name):
+        span = text[found.start : found.end]
         if any(_keyword_in(span, keyword) for keyword in keywords):
             return True
     return False
