@@ -43,6 +43,7 @@ from typing import (
 
 from jaxmigrate.migrator.textscan import (
     UNKNOWN,
+    after_dot as dot_before,
     bound_names,
     ident_char,
     import_list_module,
@@ -348,7 +349,7 @@ class TextGate:
             if (
                 (i == 0 or not ident_char(text[i - 1]))
                 and (after >= n or not ident_char(text[after]))
-                and (not after_dot or _after_dot(text, i))
+                and (not after_dot or dot_before(text, i))
             ):
                 k = next_significant(text, after)
                 if k < n and (text[k] == ":" or (text[k] == "=" and text[k + 1 : k + 2] != "=")):
@@ -401,12 +402,6 @@ class TextGate:
 
 
 _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _after_dot(text: str, i: int) -> bool:
-    """Does a dot come right before index ``i`` (or can the text not tell)?"""
-    j = previous_significant(text, i)
-    return j == UNKNOWN or (j >= 0 and text[j] == ".")
 
 
 def admitted(

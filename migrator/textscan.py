@@ -73,6 +73,12 @@ def next_significant(text: str, i: int) -> int:
     return n
 
 
+def after_dot(text: str, i: int) -> bool:
+    """Does a dot come right before index ``i`` (or can the text not tell)?"""
+    j = previous_significant(text, i)
+    return j == UNKNOWN or (j >= 0 and text[j] == ".")
+
+
 def word_before(text: str, j: int) -> str:
     """The identifier that ends at index ``j`` ('' if text[j] does not end one)."""
     k = j

@@ -16,6 +16,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from jaxmigrate.migrator.textscan import (
     UNKNOWN,
+    after_dot,
     next_significant,
     previous_significant,
     word_before,
@@ -111,7 +112,7 @@ def calls_of(text: str, name: str, bare: bool = False) -> Iterator[Arguments]:
             starts_word(text, at)
             and (after >= size or not word_char(text[after]))
             and text[max(0, at - 4) : at] != "def "
-            and not (bare and _after_dot(text, at))
+            and not (bare and after_dot(text, at))
         ):
             index = next_significant(text, after)
             while index < size and text[index] == ")":
@@ -150,12 +151,6 @@ def passed(text: str, found: Arguments) -> Optional[Tuple[int, List[str], bool]]
         else:
             positional += 1
     return positional, keywords, starred
-
-
-def _after_dot(text: str, at: int) -> bool:
-    """Does a dot come right before index ``at`` (or can the text not tell)?"""
-    j = previous_significant(text, at)
-    return j == UNKNOWN or (j >= 0 and text[j] == ".")
 
 
 def _whole_words(text: str, name: str) -> Iterator[int]:
