@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted, iter_statements
+from jaxmigrate.migrator.astfacts import AstScope, Facts, dotted
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.rules._array_names import (
     ARRAY_PROPERTIES,
@@ -28,6 +28,7 @@ from jaxmigrate.rules._array_names import (
     under,
 )
 from jaxmigrate.rules._flow import ARRAY_NAMES, BUFFER_LISTS, SHARD_LISTS
+from jaxmigrate.rules._loose_facts import LooseFacts
 from jaxmigrate.rules._receivers import array_producer_name
 
 # -- the same question asked of CPython's ast, for the engine's gate 2 ----------------------------
@@ -35,12 +36,18 @@ ARRAY_TYPE_TAILS = frozenset(name.rsplit(".", 1)[-1] for name in ARRAY_TYPES | G
 
 
 def ast_may_tie(
-    facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: FrozenSet[str] = frozenset()
+    facts: Facts, expr: ast.AST, scope: Optional[AstScope], seen: Optional[Set[str]] = None
 ) -> bool:
     """Could :func:`receiver_tie` find ``expr`` (read in ``scope``) tied?  An
     over-approximation on ``ast`` facts (*some* binding of a name instead of every one, any
     resolution of an import): False only when no reading of the module ties it.  Call
-    ``facts.scopes()`` first and answer True yourself when it is None."""
+    ``facts.scopes()`` first and answer True yourself when it is None.  ``seen``: the names,
+    functions and calls read already, here or by an earlier question that found no tie
+    (:func:`any_may_tie`); each is read once (a set of the path read them again on every path:
+    exponential in a module full of ``sharding.mesh``), since one read either led to a tie,
+    which goes back up at once, or reached none, or is being read above."""
+    if seen is None:
+        seen = set()
     if type(expr) is ast.Call:
         func = expr.func
         qualnames = facts.qualnames(func)
@@ -90,8 +97,8 @@ def ast_may_tie(
         ident = expr.id
         key = f"{ident}@{id(scope)}"  # (a name of another scope is another variable)
         if key in seen:
-            return False  # a tie through a cycle also exists without it
-        seen = seen | {key}
+            return False  # (read already, or being read: see above)
+        seen.add(key)
         for binding in facts.bindings(ident, scope):
             if binding.annotation is not None and _ast_annotation_may_tie(binding.annotation):
                 return True
@@ -165,8 +172,8 @@ def _flow_index(facts: Facts) -> _Flows:
             target = loop.target  # type: ignore[attr-defined]
             if type(target) is ast.Name:
                 flows.iterated.setdefault(target.id, []).append(loop.iter)  # type: ignore[attr-defined]
-        for node in iter_statements(facts.tree) if facts.tree is not None else ():
-            if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef):
+        for node in facts.binders:  # (every ``def`` is one, with no walk of the statements)
+            if type(node) in _DEFS:
                 args = node.args  # type: ignore[attr-defined]
                 positional = [*args.posonlyargs, *args.args]
                 for position, arg in enumerate(positional):
@@ -176,9 +183,7 @@ def _flow_index(facts: Facts) -> _Flows:
     return flows
 
 
-def _flow_may_tie(
-    facts: Facts, name: ast.Name, scope: Optional[AstScope], seen: FrozenSet[str]
-) -> bool:
+def _flow_may_tie(facts: Facts, name: ast.Name, scope: Optional[AstScope], seen: Set[str]) -> bool:
     """Could :mod:`rules._flow` tie ``name`` (read in ``scope``) where its bindings do not:
     read in the body of ``if isinstance(name, <an array type>):``, a loop or comprehension
     variable over arrays, or a parameter that a direct call of its function passes a value
@@ -206,7 +211,7 @@ def _flow_may_tie(
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _merged_flow_may_tie(facts: Facts, flows: _Flows, ident: str, seen: FrozenSet[str]) -> bool:
+def _merged_flow_may_tie(facts: Facts, flows: _Flows, ident: str, seen: Set[str]) -> bool:
     """:func:`_flow_may_tie` with every loop and every ``def`` of the module read as binding
     ``ident`` (:class:`LooseFacts`, which have no scopes)."""
     if any(_elements_may_tie(facts, i, None, seen) for i in flows.iterated.get(ident, ())):
@@ -218,13 +223,13 @@ def _merged_flow_may_tie(facts: Facts, flows: _Flows, ident: str, seen: FrozenSe
     return False
 
 
-def _callers_may_pass(facts: Facts, function: ast.AST, ident: str, seen: FrozenSet[str]) -> bool:
+def _callers_may_pass(facts: Facts, function: ast.AST, ident: str, seen: Set[str]) -> bool:
     """Does some direct call ``name(...)`` of ``function`` pass, for its parameter ``ident``,
     a value that may tie (read in the call's scope)?"""
     key = f"({id(function)}){ident}"
     if key in seen:
         return False
-    seen = seen | {key}
+    seen.add(key)
     args = function.args  # type: ignore[attr-defined]
     positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
     position = positional.index(ident) if ident in positional else None
@@ -240,7 +245,7 @@ def _passes_tie(
     ident: str,
     position: Optional[int],
     scope: Optional[AstScope],
-    seen: FrozenSet[str],
+    seen: Set[str],
 ) -> bool:
     """May ``call`` pass, for the parameter ``ident`` at ``position`` (None: keyword-only), a
     value that ties?  By its keyword, or at its position; a ``**kwargs``, or a ``*args`` at or
@@ -261,7 +266,7 @@ def _passes_tie(
 
 
 def _elements_may_tie(
-    facts: Facts, iterable: ast.AST, scope: Optional[AstScope], seen: FrozenSet[str]
+    facts: Facts, iterable: ast.AST, scope: Optional[AstScope], seen: Set[str]
 ) -> bool:
     """Could an element of ``iterable`` (read in ``scope``) tie?  (rules._flow.element_tie)"""
     kind = type(iterable)
@@ -276,14 +281,15 @@ def _elements_may_tie(
         key = f"[]{iterable.id}@{id(scope)}"  # type: ignore[attr-defined]
         if key in seen:
             return False
+        seen.add(key)
         return any(
-            b.kind == "value" and _elements_may_tie(facts, b.value, b.scope, seen | {key})
+            b.kind == "value" and _elements_may_tie(facts, b.value, b.scope, seen)
             for b in facts.bindings(iterable.id, scope)  # type: ignore[attr-defined]
         )
     return False
 
 
-def _returns_may_tie(facts: Facts, function: ast.AST, seen: FrozenSet[str]) -> bool:
+def _returns_may_tie(facts: Facts, function: ast.AST, seen: Set[str]) -> bool:
     """Could one value ``function`` (a ``def``) returns tie?  Its own returns only, not those
     of the functions and classes it defines."""
     if type(function) not in (ast.FunctionDef, ast.AsyncFunctionDef):
@@ -291,7 +297,7 @@ def _returns_may_tie(facts: Facts, function: ast.AST, seen: FrozenSet[str]) -> b
     key = f"(){id(function)}"
     if key in seen:
         return False
-    seen = seen | {key}
+    seen.add(key)
     inner = facts.inner_scope(function)
     stack = list(function.body)  # type: ignore[attr-defined]
     while stack:
@@ -309,61 +315,19 @@ def _returns_may_tie(facts: Facts, function: ast.AST, seen: FrozenSet[str]) -> b
     return False
 
 
-def ast_cannot_tie(loose: "LooseFacts", expr: ast.AST) -> bool:
-    """True where :func:`ast_may_tie` is False in every scope, read without building the
-    scopes (a walk of the whole tree, most of gate 2's cost for a module full of
-    ``sharding.mesh`` reads): :func:`ast_may_tie` asked of :class:`LooseFacts`, which answer
-    every binding of a name anywhere in the module where the scopes answer those seen from
-    one scope.  Every check it makes on bindings only says "may tie" more often with more of
-    them, so a False there is False in every scope."""
+def any_may_tie(facts: Facts, reads: Iterable[Tuple[ast.AST, Optional[AstScope]]]) -> bool:
+    """Could one of the expressions (each read in its scope) tie?  Each asked in turn, sharing
+    what was read (:func:`ast_may_tie`).  With :class:`LooseFacts` and no scopes: False where
+    every :func:`ast_cannot_tie`."""
+    seen: Set[str] = set()
+    return any(ast_may_tie(facts, expr, scope, seen) for expr, scope in reads)
+
+
+def ast_cannot_tie(loose: LooseFacts, expr: ast.AST) -> bool:
+    """True where :func:`ast_may_tie` is False in every scope, without the scopes' walk of the
+    whole tree: asked of :class:`LooseFacts` (every binding of a name anywhere), where each
+    check on bindings only says "may tie" more often with more of them."""
     return not ast_may_tie(loose, expr, None)
-
-
-class LooseFacts(Facts):
-    """A module's facts with the bindings of each name merged across its scopes, from the
-    binding nodes the facts' own walk kept (:attr:`Facts.binders`): ``=``, ``x: T`` and
-    ``:=`` give values (``value``), a ``def`` or ``class`` a definition (``def``), and every
-    parameter, ``*args`` and ``**kwargs`` included, a ``param`` with its annotation.  Other
-    bindings (imports, loop and ``with`` targets) are left out: :func:`ast_may_tie` never
-    reads them but to learn a name has no binding besides them."""
-
-    _merged: Dict[str, List[Binding]]
-
-    @classmethod
-    def of(cls, facts: Facts) -> "LooseFacts":
-        loose = cls(**{f.name: getattr(facts, f.name) for f in dataclasses.fields(facts)})
-        merged: Dict[str, List[Binding]] = {}
-        for node in facts.binders:
-            kind = type(node)
-            if kind is ast.arg:
-                found = [(node.arg, Binding(kind="param", annotation=node.annotation))]  # type: ignore[attr-defined]
-            elif kind is ast.Assign:
-                value = node.value  # type: ignore[attr-defined]
-                found = [
-                    (t.id, Binding(kind="value", value=value))
-                    for t in node.targets  # type: ignore[attr-defined]
-                    if type(t) is ast.Name
-                ]
-            elif kind is ast.AnnAssign or kind is ast.NamedExpr:
-                target = node.target  # type: ignore[attr-defined]
-                annotation = getattr(node, "annotation", None)
-                binding = Binding(kind="value", value=node.value, annotation=annotation)  # type: ignore[attr-defined]
-                found = [(target.id, binding)] if type(target) is ast.Name else []
-            else:  # a def or a class
-                found = [(node.name, Binding(kind="def", value=node))]  # type: ignore[attr-defined]
-            for name, binding in found:
-                merged.setdefault(name, []).append(binding)
-        loose._merged = merged
-        return loose
-
-    def bindings(self, ident: str, scope: Optional[AstScope] = None) -> List[Binding]:
-        return self._merged.get(ident, [])
-
-    def scope_of(self, node: ast.AST) -> Optional[AstScope]:
-        return None
-
-    def inner_scope(self, function: ast.AST) -> Optional[AstScope]:
-        return None  # (no scopes: building them is the walk these facts spare)
 
 
 def _attribute_stores(facts: Facts) -> Dict[str, List[ast.AST]]:
@@ -371,7 +335,7 @@ def _attribute_stores(facts: Facts) -> Dict[str, List[ast.AST]]:
     stores = facts.derived.get("receivers: attribute stores")
     if stores is None:
         stores = facts.derived["receivers: attribute stores"] = {}
-        for node in iter_statements(facts.tree) if facts.tree is not None else ():
+        for node in facts.binders:  # (every ``=`` and ``x: T = v`` statement is one)
             if type(node) is ast.Assign:
                 targets, value = node.targets, node.value
             elif type(node) is ast.AnnAssign and node.value is not None:
@@ -384,15 +348,15 @@ def _attribute_stores(facts: Facts) -> Dict[str, List[ast.AST]]:
     return stores
 
 
-def _ast_attribute_may_tie(facts: Facts, attr: str, seen: FrozenSet[str]) -> bool:
+def _ast_attribute_may_tie(facts: Facts, attr: str, seen: Set[str]) -> bool:
     """Some ``<name>.attr = value`` in the module whose value may tie."""
     key = "." + attr
     if key in seen:
         return False
+    seen.add(key)
     stores = _attribute_stores(facts)
     return any(
-        ast_may_tie(facts, value, facts.scope_of(value), seen | {key})
-        for value in stores.get(attr, ())
+        ast_may_tie(facts, value, facts.scope_of(value), seen) for value in stores.get(attr, ())
     )
 
 
@@ -436,7 +400,9 @@ def ast_called_without_arguments(facts: Facts, attr: str) -> bool:
 
 def ast_called(facts: Facts, attr: str) -> bool:
     """Does ``<expr>.attr(...)`` occur?"""
-    return any(type(call.func) is ast.Attribute and call.func.attr == attr for call in facts.calls)
+    return attr in facts.attributes and any(
+        type(call.func) is ast.Attribute and call.func.attr == attr for call in facts.calls
+    )
 
 
 def _shard_variable(facts: Facts, ident: str, scope: Optional[AstScope]) -> bool:

@@ -16,13 +16,12 @@ from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._gda import GDA_HISTORY
+from jaxmigrate.rules._loose_facts import LooseFacts
 from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._receiver_gate import (
-    LooseFacts,
+    any_may_tie,
     ast_called,
-    ast_cannot_tie,
     ast_imports_gda,
-    ast_may_tie,
 )
 from jaxmigrate.rules._text_gates import GdaAttributesGate
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
@@ -124,11 +123,11 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
         if not nodes:
             return False
         loose = LooseFacts.of(facts)  # (not the scopes: JAX's sharding code reads .mesh a lot)
-        if all(ast_cannot_tie(loose, node.value) for node in nodes):
-            return False
+        if not any_may_tie(loose, ((node.value, None) for node in nodes)):
+            return False  # (ast_cannot_tie of every receiver)
         if facts.scopes() is None:
             return True
-        return any(ast_may_tie(facts, node.value, facts.scope_of(node)) for node in nodes)
+        return any_may_tie(facts, ((node.value, facts.scope_of(node)) for node in nodes))
 
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         attr = node.attr.value

@@ -11,7 +11,8 @@ import ast
 import pytest
 
 from jaxmigrate.migrator.astfacts import ast_facts
-from jaxmigrate.rules._receiver_gate import LooseFacts, ast_cannot_tie, ast_may_tie
+from jaxmigrate.rules._loose_facts import LooseFacts
+from jaxmigrate.rules._receiver_gate import ast_cannot_tie, ast_may_tie
 from jaxmigrate.rules.gda_attributes import GdaAttributes
 from tests.fixture_support import FIXTURES
 from tests.test_gate_equivalence import PROGRAMS
