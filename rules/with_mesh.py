@@ -12,7 +12,7 @@ inside is visibly independent of the resource env.
 from __future__ import annotations
 
 import ast
-from typing import List
+from typing import List, Set
 
 import libcst as cst
 
@@ -106,27 +106,18 @@ class WithMesh(WithMeshGate, Rule, code="JAX607", safety=Safety.SAFE):
     )
 
     def ast_gate(self, facts: Facts) -> bool:
-        # `with Mesh(...)`, or `with name:` where some binding of `name` is a Mesh call
-        if facts.scopes() is None:
-            return True
+        # `with Mesh(...)`, or `with name:` where some binding of `name`, in any scope, is a
+        # Mesh call or a parameter (maybe given a Mesh: _parameter_blocks)
+        if not facts.with_items or facts.names.isdisjoint(MESH_MAKERS):
+            return False  # (each answer below needs both)
+        names = set()
         for item in facts.with_items:
             expr = item.context_expr
             if type(expr) is ast.Call and facts.qualnames(expr.func) & MESH_MAKERS:
                 return True
-            if type(expr) is ast.Name and any(
-                b.kind == "value"
-                and type(b.value) is ast.Call
-                and facts.qualnames(b.value.func) & MESH_MAKERS
-                for b in facts.bindings(expr.id)
-            ):
-                return True
-            if (
-                type(expr) is ast.Name
-                and facts.names & MESH_MAKERS
-                and any(b.kind == "param" for b in facts.bindings(expr.id))
-            ):
-                return True  # maybe a parameter given a Mesh (_parameter_blocks)
-        return False
+            if type(expr) is ast.Name:
+                names.add(expr.id)
+        return bool(names) and any(_binds_a_mesh(facts, node, names) for node in facts.binders)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import or not ctx.reaches(DEPRECATED_FROM):
@@ -291,3 +282,23 @@ def _with_blocks(ctx: Context, name: str) -> List[tuple]:
             if isinstance(item.item, cst.Name) and item.item.value == name:
                 found.append((node, item))
     return found
+
+
+def _binds_a_mesh(facts: Facts, node: ast.AST, names: Set[str]) -> bool:
+    """Does ``node`` (one of :attr:`Facts.binders`, read without the scopes) bind one of
+    ``names`` as a parameter (``*args`` and ``**kwargs`` too), or the value of a Mesh call?"""
+    kind = type(node)
+    if kind is ast.arg:
+        return node.arg in names  # type: ignore[attr-defined]
+    if kind is ast.Assign:
+        targets = node.targets  # type: ignore[attr-defined]
+    elif kind is ast.AnnAssign or kind is ast.NamedExpr:
+        targets = [node.target]  # type: ignore[attr-defined]
+    else:
+        return False
+    value = node.value  # type: ignore[attr-defined]
+    return (
+        type(value) is ast.Call
+        and any(type(t) is ast.Name and t.id in names for t in targets)
+        and bool(facts.qualnames(value.func) & MESH_MAKERS)
+    )
