@@ -12,7 +12,7 @@ import pytest
 
 from jaxmigrate.migrator.astfacts import ast_facts
 from jaxmigrate.rules._loose_facts import LooseFacts
-from jaxmigrate.rules._receiver_gate import ast_cannot_tie, ast_may_tie
+from jaxmigrate.rules._receiver_gate import any_may_tie, ast_cannot_tie, ast_may_tie
 from jaxmigrate.rules.gda_attributes import GdaAttributes
 from tests.fixture_support import FIXTURES
 from tests.test_gate_equivalence import PROGRAMS
@@ -40,6 +40,30 @@ def test_loose_facts_never_miss_a_tie_the_scopes_find():
             elif not ast_may_tie(facts, receiver, facts.scope_of(receiver)):
                 loose_only += 1  # (the scopes are finer: the gate asks them next)
     assert checked > 1000 and loose_only >= 1, (checked, loose_only)
+
+
+def test_receivers_asked_together_answer_as_each_asked_alone():
+    """JAX402's gate asks all of a file's receivers in one question (``any_may_tie``), sharing
+    what was read: what one receiver read and found no tie must not hide another's tie.  Each
+    file's receivers, in order and in every window of five, asked together and one by one."""
+    asked = tied = 0
+    paths = sorted(FIXTURES.glob("*/*.py")) + sorted(PROGRAMS.glob("*.py"))
+    for path in paths:
+        facts = ast_facts(path.read_text(encoding="utf-8"))
+        if facts is None or facts.scopes() is None:
+            continue
+        loose = LooseFacts.of(facts)
+        receivers = _receivers(facts.tree)
+        for start in range(0, len(receivers), 5):
+            window = receivers[start : start + 5]
+            scoped = [(r, facts.scope_of(r)) for r in window]
+            alone = any(ast_may_tie(facts, r, scope) for r, scope in scoped)
+            assert any_may_tie(facts, scoped) is alone, (path.name, start)
+            loosely = any(ast_may_tie(loose, r, None) for r in window)
+            assert any_may_tie(loose, [(r, None) for r in window]) is loosely, (path.name, start)
+            asked += 1
+            tied += alone
+    assert asked > 200 and 0 < tied < asked, (asked, tied)
 
 
 MESH_READS = [
