@@ -16,7 +16,7 @@ signatures of jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2:
 from __future__ import annotations
 
 import functools
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Union
 
 import libcst as cst
 
@@ -183,22 +183,68 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
         positional = [arg for arg in call.args if arg.keyword is None]
         if len(positional) + ("a" in named) != 1:
             return  # bounds passed both ways, or no array: not a call the rule understands
-        array = positional[0].value if positional else named["a"].value
-        bounds: List[cst.BaseExpression] = [array]
+        array = positional[0] if positional else named["a"]
         lower, upper = named.get("a_min"), named.get("a_max")
+        bounds: List[Optional[cst.Arg]] = [array]  # each from the argument it was, or None
         if lower is not None or upper is not None:
-            bounds.append(lower.value if lower is not None else cst.Name("None"))
+            bounds.append(lower)
         if upper is not None:
-            bounds.append(upper.value)
-        space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        args = [
-            cst.Arg(
-                value=value, comma=space if index < len(bounds) - 1 else cst.MaybeSentinel.DEFAULT
-            )
-            for index, value in enumerate(bounds)
-        ]
+            bounds.append(upper)
+        args = _in_slots(
+            call.args,
+            [_positional(arg) if arg is not None else cst.Arg(cst.Name("None")) for arg in bounds],
+            bounds,
+        )
         message = "clip(x, a_min=..., a_max=...) -> clip(x, lo, hi): positional bounds"
         ctx.replace(call, call.with_changes(args=args), message)
+
+
+def _positional(arg: cst.Arg) -> cst.Arg:
+    return arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+
+
+def _in_slots(
+    old: Sequence[cst.Arg], new: Sequence[cst.Arg], origins: Sequence[Optional[cst.Arg]]
+) -> List[cst.Arg]:
+    """``new``, a call's arguments rewritten from ``old`` (``origins``: the argument of ``old``
+    each one was, or None), in the layout the call was written in: each takes the comma ``old``
+    had in its place (one argument a line and a trailing comma stay; an argument more than there
+    were takes the comma before the last), and the comment after an argument moves with it."""
+    last = len(new) - 1
+    placed = []
+    for index, (arg, origin) in enumerate(zip(new, origins)):
+        slot = old[-1] if index == last else old[min(index, len(old) - 2)] if len(old) > 1 else None
+        comma = slot.comma if slot is not None else cst.Comma(cst.SimpleWhitespace(""), _SPACE)
+        if origin is not slot:
+            comma = _with_comment_of(comma, origin)
+        placed.append(arg.with_changes(comma=comma))
+    return placed
+
+
+_SPACE = cst.SimpleWhitespace(" ")
+
+
+def _comment(arg: Optional[cst.Arg]) -> Optional[cst.TrailingWhitespace]:
+    """The end of the line after ``arg``'s comma, where a comment after the argument sits."""
+    comma = arg.comma if arg is not None else None
+    after = comma.whitespace_after if isinstance(comma, cst.Comma) else None
+    return after.first_line if isinstance(after, cst.ParenthesizedWhitespace) else None
+
+
+def _with_comment_of(
+    comma: Union[cst.Comma, cst.MaybeSentinel], origin: Optional[cst.Arg]
+) -> Union[cst.Comma, cst.MaybeSentinel]:
+    """``comma`` (a place's) with the end of line of ``origin``'s own comma (its comment)."""
+    mine = _comment(origin)
+    if isinstance(comma, cst.Comma) and isinstance(
+        comma.whitespace_after, cst.ParenthesizedWhitespace
+    ):
+        first_line = mine if mine is not None else cst.TrailingWhitespace()
+        after = comma.whitespace_after.with_changes(first_line=first_line)
+        return comma.with_changes(whitespace_after=after)
+    if origin is not None and mine is not None and mine.comment is not None:
+        return origin.comma  # (its comment has no other place to go: its own comma, line and all)
+    return comma
 
 
 # A keyword JAX renamed in place: passed by position, the argument means the same on every
@@ -219,13 +265,9 @@ def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
             continue
         if len(positional) != position:
             return False  # arguments the rule cannot place around it
-        moved = named[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+        moved = _positional(named[0])
         rest = [a for a in call.args if a.keyword is not None and a is not named[0]]
-        args = [*positional, moved, *rest]
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        args = [a.with_changes(comma=comma) for a in args[:-1]] + [
-            args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        ]
+        args = _in_slots(call.args, [*positional, moved, *rest], [*positional, named[0], *rest])
         short = qualname.rsplit(".", 1)[1]
         message = f"{short}({keyword}=...) -> by position: JAX renamed the parameter"
         return ctx.replace(call, call.with_changes(args=args), message)
