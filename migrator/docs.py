@@ -218,12 +218,17 @@ def _shifted(diagnostic: Diagnostic, count: int) -> Diagnostic:
 
 def _output_end(lines: Sequence[str], piece: Piece, following: int) -> int:
     """One past the last expected-output line of a doctest example: output runs to a blank
-    line, the next prompt or the end of its docstring or block."""
+    line, the next prompt or the end of its docstring or block.  A docstring's last line that
+    starts with its closing quotes holds none of it (at the docstring's own indentation, less
+    than the examples', it made the last example's output read as not indented as its prompt,
+    which left it as it was)."""
     end = piece.end
     limit = min(piece.region_end or len(lines), following)
     while end < limit:
         body = line_body(lines[end])
         if not body.strip() or PROMPT_RE.match(body):
+            break
+        if end == piece.region_end - 1 and body.lstrip().startswith(('"""', "'''")):
             break
         end += 1
     return end

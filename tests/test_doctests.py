@@ -319,3 +319,40 @@ def test_the_code_block_hint_is_the_one_pattern_it_replaces():
     texts = [a + b for a in pieces for b in pieces] + [a + "\n" + b for a in pieces for b in pieces]
     assert {may_hold_code_block(t) for t in texts} == {True, False}
     assert all(may_hold_code_block(t) == bool(one.search(t)) for t in texts)
+
+
+JRAPH_SHAPE = '''\
+import jax.numpy as jnp
+
+
+def segment_sum(data):
+  """Sums.
+
+    >>> segment_sum(jnp.arange(3))
+    DeviceArray([0, 1, 2], dtype=int32)
+
+    >>> segment_sum(jnp.arange(4))
+    DeviceArray([0, 1, 2, 3], dtype=int32)
+  """
+  return data
+
+
+def other(data):
+  """Doc.
+
+    >>> other(jnp.arange(3))
+    DeviceArray([0, 1, 2], dtype=int32)
+  """
+  return data
+'''
+
+
+def test_the_last_examples_output_before_the_closing_quotes():
+    """jraph 0.0.6's ``utils.py``: a docstring's closing quotes on their own line, indented
+    less than its examples, were read as the last example's output, which then did not look
+    indented as its prompt and was left; only the first output of each docstring changed."""
+    out, fixes, _findings, _ = _migrate_python(JRAPH_SHAPE, SETTINGS, Options(), None)
+    assert "DeviceArray" not in out
+    assert out == JRAPH_SHAPE.replace("DeviceArray(", "Array(")
+    assert sorted(d.line for d in fixes) == [8, 11, 20]
+    assert migrate(out) == out
