@@ -22,19 +22,22 @@ def _receivers(tree: ast.AST):  # noqa: ANN202
     return [node.value for node in ast.walk(tree) if type(node) is ast.Attribute]
 
 
+def _files():  # noqa: ANN202
+    """(name, facts, loose facts, every attribute's receiver) of each fixture and program."""
+    for path in sorted(FIXTURES.glob("*/*.py")) + sorted(PROGRAMS.glob("*.py")):
+        facts = ast_facts(path.read_text(encoding="utf-8"))
+        if facts is not None and facts.scopes() is not None:
+            yield path.name, facts, LooseFacts.of(facts), _receivers(facts.tree)
+
+
 def test_loose_facts_never_miss_a_tie_the_scopes_find():
     checked = loose_only = 0
-    paths = sorted(FIXTURES.glob("*/*.py")) + sorted(PROGRAMS.glob("*.py"))
-    for path in paths:
-        facts = ast_facts(path.read_text(encoding="utf-8"))
-        if facts is None or facts.scopes() is None:
-            continue
-        loose = LooseFacts.of(facts)
-        for receiver in _receivers(facts.tree):
+    for name, facts, loose, receivers in _files():
+        for receiver in receivers:
             if ast_cannot_tie(loose, receiver):
                 checked += 1
                 assert not ast_may_tie(facts, receiver, facts.scope_of(receiver)), (
-                    path.name,
+                    name,
                     ast.unparse(receiver),
                 )
             elif not ast_may_tie(facts, receiver, facts.scope_of(receiver)):
@@ -47,20 +50,14 @@ def test_receivers_asked_together_answer_as_each_asked_alone():
     what was read: what one receiver read and found no tie must not hide another's tie.  Each
     file's receivers, in order and in every window of five, asked together and one by one."""
     asked = tied = 0
-    paths = sorted(FIXTURES.glob("*/*.py")) + sorted(PROGRAMS.glob("*.py"))
-    for path in paths:
-        facts = ast_facts(path.read_text(encoding="utf-8"))
-        if facts is None or facts.scopes() is None:
-            continue
-        loose = LooseFacts.of(facts)
-        receivers = _receivers(facts.tree)
+    for name, facts, loose, receivers in _files():
         for start in range(0, len(receivers), 5):
             window = receivers[start : start + 5]
             scoped = [(r, facts.scope_of(r)) for r in window]
             alone = any(ast_may_tie(facts, r, scope) for r, scope in scoped)
-            assert any_may_tie(facts, scoped) is alone, (path.name, start)
+            assert any_may_tie(facts, scoped) is alone, (name, start)
             loosely = any(ast_may_tie(loose, r, None) for r in window)
-            assert any_may_tie(loose, [(r, None) for r in window]) is loosely, (path.name, start)
+            assert any_may_tie(loose, [(r, None) for r in window]) is loosely, (name, start)
             asked += 1
             tied += alone
     assert asked > 200 and 0 < tied < asked, (asked, tied)
