@@ -108,9 +108,9 @@ _CONTINUATION = re.compile(r"\\(?:\r\n|\n|\r)")
 _MODULE = re.compile(r"\w+(?:\.\w+)*")
 # A comment runs to the end of its line: matched whole, never cut short where a "." or ","
 # inside it would then read as code.  (One way to match "# ##": backtracking stays linear.)
-_SEP = r"(?:[\s\\]|#[^\r\n]*(?![^\r\n]))*"
-_IMPORTED = re.compile(rf"{_SEP}\(?{_SEP}(\w+(?:{_SEP}\.{_SEP}\w+)*)(?:{_SEP}\bas\b{_SEP}(\w+))?")
-_COMMA = re.compile(rf"{_SEP},")
+SEP = r"(?:[\s\\]|#[^\r\n]*(?![^\r\n]))*"
+_IMPORTED = re.compile(rf"{SEP}\(?{SEP}(\w+(?:{SEP}\.{SEP}\w+)*)(?:{SEP}\bas\b{SEP}(\w+))?")
+_COMMA = re.compile(rf"{SEP},")
 _DOTTED_BLANKS = re.compile(r"[\s\\]|#[^\r\n]*")
 
 
@@ -203,6 +203,16 @@ def imported_items(text: str) -> List[Item]:
         items.append((*known, _DOTTED_BLANKS.sub("", item.group(1)), item.group(2)))
     _LAST_ITEMS = (text, items)
     return items
+
+
+_STAR = re.compile(r"import(?:[ \t\f]|\\(?:\r\n?|\n))*\*")  # (a literal first: found fast)
+
+
+def star_imported(text: str) -> List[Optional[str]]:
+    """The module of every ``from M import *`` in ``text`` ('' where the text does not tell
+    it, None for a relative one): :func:`imported_items` reads names, not the star.  (A word
+    ending in ``import`` counts too: more is harmless.)"""
+    return [_from_module(text, found.start()) for found in _STAR.finditer(text)]
 
 
 def bound_names(text: str) -> Dict[str, Set[str]]:

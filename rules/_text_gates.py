@@ -15,6 +15,7 @@ from typing import ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
+from jaxmigrate.migrator.textnames import prefixes_of, resolves
 from jaxmigrate.migrator.textscan import UNTOLD, next_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._call_text import (
@@ -125,7 +126,12 @@ class QualifiedNamesGate(RuleGate):
     """Gate 1b for a rule whose sites are qualified JAX names (:attr:`names` and imports of
     them), by the parts each reference must spell."""
 
-    gate_state: ClassVar[Tuple[str, ...]] = ("parents", "jax_only", "qualified_parents")
+    gate_state: ClassVar[Tuple[str, ...]] = (
+        "parents",
+        "jax_only",
+        "qualified_parents",
+        "name_prefixes",
+    )
 
     @functools.cached_property
     def parents(self) -> Dict[str, FrozenSet[str]]:
@@ -159,7 +165,10 @@ class QualifiedNamesGate(RuleGate):
         Lazily: gate 1b stops at the first word written as a site, and most files hold many
         of the words (reading each one's occurrences is the cost)."""
         jax_only = self.jax_only
-        for word in self._spelled_with_a_parent(gate, words):
+        spelled = self._spelled_with_a_parent(gate, words)
+        if spelled and jax_only and not self._resolves(gate):
+            spelled = [w for w in spelled if w in self.strings or w in self.annotation_words]
+        for word in spelled:
             found = gate.of(word)
             if found.unknown or found.imported_parents:
                 yield word
@@ -169,6 +178,15 @@ class QualifiedNamesGate(RuleGate):
                 yield word
             elif found.chains and (not jax_only or self._names_in_chain(gate, word, found)):
                 yield word
+
+    def _resolves(self, gate: TextGate) -> bool:
+        """May an import or a chain of the text make one of :attr:`names` (or import under one
+        of :attr:`legacy_modules`)?  (:func:`migrator.textnames.resolves`)"""
+        return resolves(gate.text, self.names, self.legacy_modules, self.name_prefixes)
+
+    @functools.cached_property
+    def name_prefixes(self) -> FrozenSet[str]:
+        return prefixes_of(self.names)
 
     def _spelled_with_a_parent(self, gate: TextGate, words: FrozenSet[str]) -> Iterable[str]:
         """The ``words`` one of whose parents (:attr:`parents`) the text spells: from the

@@ -1,0 +1,118 @@
+"""Gate 1b for a rule whose sites are qualified JAX names: can the text make one of them?
+
+Gate 2 (:func:`migrator.astfacts.ast_facts`) resolves a qualified name only through an import
+statement: the import itself (``import a.b``, ``from m import n``), or an attribute chain
+``head.x.y`` whose head an import binds (``import jax.numpy as jnp`` makes ``jnp.ones``
+``jax.numpy.ones``).  :func:`resolves` reads both from the text: the import statements once
+(:func:`migrator.textscan.imported_items`), and every chain on a name an import binds to
+what some name starts with (``jax``, ``jax.numpy``) with one regular expression over the text,
+each distinct chain looked up part by part.
+
+Reading the occurrences of each of a rule's words instead (:mod:`migrator.textgate`) costs a
+pass over the text per word, and a file that uses ``jax.numpy`` spells hundreds of the words
+of the API history's names (``dtype``, ``array``, ``ones``), almost never as one of them.
+
+Errs towards "yes", as every gate 1b must (``tests/test_gates.py``): a chain is matched
+wherever its head's letters start one (``self.jnp.ones``, ``myjnp.ones`` read as
+``jnp.ones``), in strings and comments too; blanks, line breaks, comments and backslash
+continuations between the parts are skipped; an import whose module the text does not tell
+answers "yes".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from jaxmigrate.migrator.textscan import SEP, import_targets, imported_items, star_imported
+
+_CHAINS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
+_LAST: Tuple[Optional[str], FrozenSet[str], List[Tuple[str, List[str]]]] = (None, frozenset(), [])
+_NOT_DOTTED = re.compile(r"[^\w.]")  # what a chain holds besides its parts and dots
+_BETWEEN = re.compile(r"[\s\\]|#[^\r\n]*")  # what lies between a chain's parts
+
+
+def resolves(
+    text: str, names: FrozenSet[str], modules: FrozenSet[str], prefixes: FrozenSet[str]
+) -> bool:
+    """May an import of ``text``, or an attribute chain on a name an import binds, resolve to
+    one of ``names`` (qualified JAX names), or import something at or under one of
+    ``modules``?  False only where gate 2 finds none of them (see the module's docstring).
+    ``prefixes``: every proper dotted prefix of ``names`` (:func:`prefixes_of`): a chain can
+    only make one of them on a head bound to one of these."""
+    for module, on_line, dotted, _ in imported_items(text):
+        if module is None:
+            continue  # relative: gate 2 resolves nothing through it
+        if module == "" and on_line:
+            return True  # ``from M import x`` whose M the text does not tell
+        if _under((f"{module}.{dotted}" if module else dotted), names, modules):
+            return True
+    for module in star_imported(text):  # ``from M import *``: gate 2 reads ``M.*``
+        if module == "" or module is not None and _under(f"{module}.*", names, modules):
+            return True
+    heads: Dict[str, Set[str]] = {}
+    for head, bound in import_targets(text).items():  # (no UNTOLD: that import said "yes")
+        reaching = bound & prefixes
+        if reaching:
+            heads[head] = reaching
+    if not heads:
+        return False
+    for head, parts in _chains_of(text, frozenset(heads)):
+        for target in heads[head]:
+            qualname = target
+            for part in parts:
+                qualname = f"{qualname}.{part}"
+                if qualname in names:
+                    return True
+    return False
+
+
+def _under(qualname: str, names: FrozenSet[str], modules: FrozenSet[str]) -> bool:
+    """Is ``qualname`` one of ``names`` or ``modules``, or under one of them?"""
+    if qualname in names or qualname in modules:
+        return True
+    end = qualname.rfind(".")
+    while end > 0:
+        prefix = qualname[:end]
+        if prefix in names or prefix in modules:
+            return True
+        end = qualname.rfind(".", 0, end)
+    return False
+
+
+def prefixes_of(names: FrozenSet[str]) -> FrozenSet[str]:
+    """Every proper dotted prefix of ``names`` (``a`` and ``a.b`` of ``a.b.c``)."""
+    found: Set[str] = set()
+    for name in names:
+        end = name.rfind(".")
+        while end > 0 and name[:end] not in found:
+            found.add(name[:end])
+            end = name.rfind(".", 0, end)
+    return frozenset(found)
+
+
+def _chains_of(text: str, heads: FrozenSet[str]) -> List[Tuple[str, List[str]]]:
+    """Each distinct chain ``head.a.b`` on one of ``heads`` in ``text``: (head, [a, b]).  Read
+    once for the last text asked (the rules that ask ask for the same file in turn)."""
+    global _LAST
+    if _LAST[0] is text and _LAST[1] == heads:
+        return _LAST[2]
+    found = []
+    for head, rest in set(_chains(heads).findall(text)):
+        if _NOT_DOTTED.search(rest):
+            rest = _BETWEEN.sub("", rest)
+        found.append((head, rest.split(".")[1:]))  # (``rest`` starts with a dot)
+    _LAST = (text, heads, found)
+    return found
+
+
+def _chains(heads: FrozenSet[str]) -> "re.Pattern[str]":
+    """``head.a.b`` for any of ``heads``: (head, ``.a.b`` with what lies between the parts).
+    The longest head first, where one starts another (``jax``, ``jax_utils``)."""
+    found = _CHAINS.get(heads)
+    if found is None:
+        alternatives = "|".join(re.escape(h) for h in sorted(heads, key=len, reverse=True))
+        found = re.compile(rf"({alternatives})((?:{SEP}\.{SEP}\w+)+)")
+        if len(_CHAINS) < 256:
+            _CHAINS[heads] = found
+    return found
