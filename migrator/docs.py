@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import difflib
 import re
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -46,7 +45,14 @@ from jaxmigrate.migrator.docpieces import (
 )
 from jaxmigrate.migrator.doctest_output import rewrite_output
 from jaxmigrate.migrator.plan import Plan, make_plan
-from jaxmigrate.migrator.segments import MARKER, bindings, loads, migrate_segments
+from jaxmigrate.migrator.segments import (
+    MARKER,
+    added_lines,
+    bindings,
+    loads,
+    migrate_segments,
+    prelude_only,
+)
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.source import note_floor
 
@@ -145,11 +151,13 @@ def apply_to_lines(
     given = lines
     lines, output_fixes = rewrite_outputs(lines, pieces, settings)
     codes = [p.code for p in pieces]
+    if prelude and settings.gates and prelude_only(prelude, codes, settings, gates):
+        return lines, output_fixes, []  # (what the prelude alone gives is dropped below)
     result = migrate_segments([prelude, *codes] if prelude else codes, settings, cache, gates)
     outputs, fixes, findings = result.outputs, result.fixes, result.findings
     added: List[str] = []
     if prelude:
-        added = _added_lines(prelude, outputs[0])  # type: ignore[assignment]
+        added = added_lines(prelude, outputs[0])  # type: ignore[assignment]
         if added is None:  # the migration rewrote the module's own imports: do without them
             return apply_to_lines(lines, pieces, settings, cache)
         outputs = outputs[1:]
@@ -191,22 +199,6 @@ def apply_to_lines(
 
     fixed = output_fixes + [located(e, False) for e in fixes]
     return out, fixed, [located(e) for e in findings]
-
-
-def _added_lines(before: str, after: str) -> Optional[List[str]]:
-    """The lines ``after`` has in addition to ``before``'s, or None if it changed one (an
-    import the migration dropped from the prelude stays in the module: that is no change)."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    old = [line if line.endswith("\n") else line + "\n" for line in old]
-    new = [line if line.endswith("\n") else line + "\n" for line in new]
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    added: List[str] = []
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag == "insert":
-            added += new[j1:j2]
-        elif tag == "replace":
-            return None
-    return added
 
 
 def _shifted(diagnostic: Diagnostic, count: int) -> Diagnostic:

@@ -116,14 +116,14 @@ def _gate(module: str, name: str, fields: Dict[str, Any]) -> "RuleGate":
 
 def gate_base(rule: "RuleGate") -> Optional[Type["RuleGate"]]:
     """The class whose gate hooks ``rule`` runs: the first gate base in its MRO that is not a
-    rule (:class:`RuleGate` itself, or a ``rules._text_gates`` base); None when the rule or a
+    rule (:class:`RuleGate` itself, or a light base in ``rules``: ``rules._text_gates``); None when the rule or a
     rule class above it overrides what the gates call (then it cannot be kept)."""
     from jaxmigrate.migrator.rule import Rule
     from jaxmigrate.migrator.rulegate import RuleGate
 
     kind = type(rule)
     base = next(c for c in kind.__mro__ if issubclass(c, RuleGate) and not issubclass(c, Rule))
-    for hook in ("text_gate", "gate_words", "word_sites", "trigger_words"):
+    for hook in ("text_gate", "gate_words", "word_sites", "trigger_words", "prelude_only"):
         if getattr(kind, hook) is not getattr(base, hook):
             return None
     return base

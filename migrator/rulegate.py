@@ -5,7 +5,7 @@
 sites (names, attributes, keywords, strings, legacy modules), its flags and its
 :meth:`~RuleGate.text_gate` and :meth:`~RuleGate.gate_words` hooks.  :class:`migrator.rule.Rule`
 is one; a rule that refines the two hooks does it in a light base of its own
-(``rules._text_gates``), whose hooks read only ``gate_state`` besides these declarations.
+(``rules._text_gates``, ``rules._private_gate``), whose hooks read only ``gate_state`` besides these declarations.
 So the gates of a run can be kept (:mod:`migrator.gateplan`) and answered in a later process
 without importing the rules, LibCST or the API history: this module and those bases import
 neither.
@@ -98,6 +98,12 @@ class RuleGate:
         far as gate 1b needs).  Must keep every word that can; ``tests/test_gates.py`` checks
         it with the rest of gate 1b."""
         return words
+
+    def prelude_only(self, examples: str, prelude: str) -> bool:
+        """In a docstring's program (``prelude``: the module's imports its ``examples`` use),
+        can the rule fix or report only in the prelude, whose fixes and findings are dropped
+        (:func:`migrator.segments.prelude_only`)?  False unless the rule knows."""
+        return False
 
     @functools.cached_property
     def word_sites(self) -> SiteTable:

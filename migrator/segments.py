@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -71,12 +72,7 @@ def migrate_segments(
     they pass no rule, the engine is not asked (it would give the program back as it is)."""
     if not segments:
         return SegmentResult([], [], [], [])
-    joined_parts = []
-    for index, segment in enumerate(segments):
-        if index:
-            joined_parts.append(f"{MARKER}({index})\n")
-        joined_parts.append(_with_newline(segment))
-    joined = "".join(joined_parts)
+    joined = _joined(segments)
     if gates is not None and not gates.candidates(joined):  # the engine's gates 1 and 1b
         return SegmentResult(list(segments), [], [], [])
     try:
@@ -135,6 +131,50 @@ def migrate_segments(
         [locate(d, True) for d in result.findings],
         [],
     )
+
+
+def _joined(segments: Sequence[str]) -> str:
+    """The program of ``segments``: each after a marker statement naming its index."""
+    parts = []
+    for index, segment in enumerate(segments):
+        if index:
+            parts.append(f"{MARKER}({index})\n")
+        parts.append(_with_newline(segment))
+    return "".join(parts)
+
+
+def prelude_only(
+    prelude: str, segments: Sequence[str], settings: Settings, gates: Optional["Plan"] = None
+) -> bool:
+    """Can the program of ``prelude`` then ``segments`` (:func:`migrate_segments`) change or
+    report something only in the prelude?  True when every rule that passes gates 1 and 1b
+    on it says so (:meth:`migrator.rulegate.RuleGate.prelude_only`); a caller that drops the
+    prelude's fixes and findings (a docstring's examples, run with their module's imports)
+    then need not migrate it.  ``gates``: as for :func:`migrate_segments`."""
+    from jaxmigrate.migrator.plan import make_plan
+
+    plan = gates or make_plan(tuple(settings.active_rules()))
+    examples = "".join(_with_newline(segment) for segment in segments)
+    return all(
+        rule.prelude_only(examples, prelude)
+        for rule in plan.every_candidate(_joined([prelude, *segments]))
+    )
+
+
+def added_lines(before: str, after: str) -> Optional[List[str]]:
+    """The lines ``after`` has in addition to ``before``'s, or None if it changed one (an
+    import the migration dropped from the prelude stays in the module: that is no change)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    old = [line if line.endswith("\n") else line + "\n" for line in old]
+    new = [line if line.endswith("\n") else line + "\n" for line in new]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    added: List[str] = []
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag == "insert":
+            added += new[j1:j2]
+        elif tag == "replace":
+            return None
+    return added
 
 
 def bindings(tree: ast.Module) -> Dict[str, str]:

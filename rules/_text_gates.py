@@ -256,47 +256,6 @@ class NamesAndModulesGate(QualifiedNamesGate):
         yield from super().gate_words(gate, words)
 
 
-# -- JAX902 private-api --------------------------------------------------------------------------
-# ``from jax.x import (a, _b)``: a private name imported from a JAX module (its import list).
-# The module is one logical line: blanks and backslash continuations, never a bare line break
-# (which let "from jax import x" run on into the next import's module).
-# (Starts with a literal, which the regex engine finds fast; a ``from`` ending a longer word
-# only adds matches.)
-_FROM_JAX = re.compile(
-    r"from(?:[ \t\f]|\\(?:\r\n?|\n))+(jax(?:lib)?\b(?:[\w. \t\f]|\\(?:\r\n?|\n))*)"
-    r"\bimport\b[ \t\\]*(\([^)]*\)?|[^\r\n]*)"
-)
-_PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _src``
-_PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
-_CHAINS: Dict[str, "re.Pattern[str]"] = {}
-
-
-def _private_chain(head: str) -> "re.Pattern[str]":
-    """``head.a.b._x`` (blanks and continuations between the parts).  One pattern per head, which
-    starts with the head's letters (found fast); ``xhead._x`` matches too: more is harmless."""
-    found = _CHAINS.get(head)
-    if found is None:
-        found = re.compile(rf"{re.escape(head)}(?:[\s\\]*\.[\s\\]*\w+)*?[\s\\]*\.[\s\\]*_(?!_)\w")
-        if len(_CHAINS) < 1024:
-            _CHAINS[head] = found
-    return found
-
-
-class PrivateApiGate(RuleGate):
-    def text_gate(self, gate: TextGate) -> bool:
-        """``_src`` written as a site, or a private name at the end of a chain whose head an
-        import binds to JAX, or in a ``from jax... import`` list."""
-        if "_src" in gate.hits and gate.admits(self.word_sites, frozenset({"_src"})):
-            return True
-        text = gate.text
-        if any(_private_chain(head).search(text) for head in gate.jax_bound()):
-            return True
-        return any(
-            _PRIVATE_PART.search(match.group(1)) or _PRIVATE_WORD.search(match.group(2))
-            for match in _FROM_JAX.finditer(text)
-        )
-
-
 # -- JAX906 removed-keywords ---------------------------------------------------------------------
 SOLVE = "jax.scipy.linalg.solve"
 CLIP = "jax.numpy.clip"

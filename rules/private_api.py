@@ -21,7 +21,7 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
 from jaxmigrate.rules._helpers import in_compatibility_code, report_once
-from jaxmigrate.rules._text_gates import PrivateApiGate
+from jaxmigrate.rules._private_gate import PrivateApiGate
 
 PRIVATE = "jax._src"
 

@@ -212,3 +212,68 @@ def test_the_examples_and_blocks_the_gate_reads() -> None:
         "e = 6",
         '"""',  # (a closing fence reads as one that opens: more code only adds words)
     ]
+
+
+_PRIVATE_MODULE = "from jax._src import numpy as jnp\nfrom jax import _src as s\nimport jax\n\n"
+PRELUDE_CASES = [
+    # (examples, whether the program is left to its prelude)
+    (">>> jnp.arange(3)\n    >>> jax.jit(f)(1)\n", True),
+    (">>> jnp._where(x)\n", False),  # a private part: a finding of its own
+    (">>> s.core.Primitive\n", False),  # ``jax._src.core`` through the prelude's alias
+    (">>> from jax._src import core\n    >>> core.Primitive\n", False),
+    (">>> jax._src.core\n", False),
+    (">>> (jnp.\n    ...  # a note\n    ...  _where(x))\n", False),
+]
+
+
+def _spied(monkeypatch) -> List[bool]:  # noqa: ANN001
+    import jaxmigrate.migrator.docs as docs
+
+    answers: List[bool] = []
+    real = docs.prelude_only
+
+    def spy(*args, **kwargs) -> bool:  # noqa: ANN002, ANN003
+        answers.append(real(*args, **kwargs))
+        return answers[-1]
+
+    monkeypatch.setattr(docs, "prelude_only", spy)
+    return answers
+
+
+def test_a_program_whose_rules_act_only_in_its_prelude_is_passed_by(monkeypatch) -> None:
+    """JAX902 in the prelude of a docstring's program (a module of JAX's own, which imports
+    ``jax._src``): its findings stay at the prelude's imports, which are dropped."""
+    answers = _spied(monkeypatch)
+    settings = Settings()
+    for examples, expected in PRELUDE_CASES:
+        text = f'{_PRIVATE_MODULE}def f(x):\n    """Use.\n\n    {examples}    """\n'
+        answers.clear()
+        gated = _outcome(text, settings)
+        assert any(answers) is expected, examples
+        assert gated == _outcome(text, dataclasses.replace(settings, gates=False)), examples
+
+
+def test_programs_passed_by_give_what_every_gate_off_gives(monkeypatch) -> None:
+    """Every fixture module (made as above) where the docstring migration passes a program
+    by, against a run with every gate off."""
+    answers = _spied(monkeypatch)
+    checked, offenders = 0, []
+    for path in sorted(FIXTURES.glob("*/*.py")):
+        if path.name.endswith((".run.py", ".after.py")):
+            continue
+        code = path.read_text(encoding="utf-8")
+        settings = fixture_settings(code)
+        try:
+            modules = list(_modules(code))
+        except SyntaxError:
+            continue
+        for label, text in modules:
+            answers.clear()
+            gated = _outcome(text, settings)
+            if not any(answers):
+                continue
+            checked += 1
+            if gated != _outcome(text, dataclasses.replace(settings, gates=False)):
+                offenders.append(f"{path.relative_to(FIXTURES)} ({label})")
+    assert checked >= 10, "no fixture module has a program left to its prelude"
+    assert not offenders, "\n".join(offenders)
