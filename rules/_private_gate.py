@@ -27,6 +27,20 @@ _PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
 _CHAINS: Dict[str, "re.Pattern[str]"] = {}
 
 
+_SPACED_DOT = re.compile(r"\w[\s\\]+\.")  # a dot after blanks or a continuation
+_BLANKS_DOT = re.compile(r"[\s\\]*\.")
+
+
+def _before_dot(text: str, head: str) -> bool:
+    """Is ``head`` followed by a dot somewhere, after blanks or continuations?"""
+    i = text.find(head)
+    while i >= 0:
+        if _BLANKS_DOT.match(text, i + len(head)):
+            return True
+        i = text.find(head, i + 1)
+    return False
+
+
 def _private_chain(head: str) -> "re.Pattern[str]":
     """``head.a.b._x`` (blanks and continuations between the parts).  One pattern per head, which
     starts with the head's letters (found fast); ``xhead._x`` matches too: more is harmless."""
@@ -45,8 +59,12 @@ class PrivateApiGate(RuleGate):
         if "_src" in gate.hits and gate.admits(self.word_sites, frozenset({"_src"})):
             return True
         text = gate.text
-        if any(_private_chain(head).search(text) for head in gate.jax_bound()):
-            return True
+        if _PRIVATE_PART.search(text):  # (what every private chain ends with)
+            spaced = _SPACED_DOT.search(text) is not None
+            for head in gate.jax_bound():  # (a pattern is made only for a head before a dot)
+                if head + "." in text or spaced and _before_dot(text, head):
+                    if _private_chain(head).search(text):
+                        return True
         return any(
             _PRIVATE_PART.search(match.group(1)) or _PRIVATE_WORD.search(match.group(2))
             for match in _FROM_JAX.finditer(text)

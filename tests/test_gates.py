@@ -418,6 +418,12 @@ TEXT_CASES = [
     ("JAX902", "from jax \\\n  ._src import core\n", True),
     ("JAX902", "from \\\n jax.lax import _private\n", True),
     ("JAX902", "from jax.lax import (\n  ok,\n  _private,\n)\n", True),
+    # a private part on a chain whose head an import binds to JAX, however the dot is written
+    ("JAX902", "import jax.numpy as jnp\nx = jnp.linalg._impl\n", True),
+    ("JAX902", "import jax.numpy as jnp\nx = (jnp \n  .linalg._impl)\n", True),
+    ("JAX902", "import jax.numpy as jnp\nx = jnp \\\n  ._impl\n", True),
+    ("JAX902", "import jax.numpy as jnp\nself._x = jnp.ones(1)\n", False),
+    ("JAX902", "import jax.numpy as jnp\nx = jnp.ones(1)._y\n", False),
 ]
 
 
