@@ -116,8 +116,8 @@ def _gate(module: str, name: str, fields: Dict[str, Any]) -> "RuleGate":
 
 def gate_base(rule: "RuleGate") -> Optional[Type["RuleGate"]]:
     """The class whose gate hooks ``rule`` runs: the first gate base in its MRO that is not a
-    rule (:class:`RuleGate` itself, or a light base in ``rules``: ``rules._text_gates``); None when the rule or a
-    rule class above it overrides what the gates call (then it cannot be kept)."""
+    rule (:class:`RuleGate` itself, or a light base such as ``rules._text_gates``); None when
+    the rule or a rule class above it overrides what the gates call (then it cannot be kept)."""
     from jaxmigrate.migrator.rule import Rule
     from jaxmigrate.migrator.rulegate import RuleGate
 

@@ -5,7 +5,8 @@
 sites (names, attributes, keywords, strings, legacy modules), its flags and its
 :meth:`~RuleGate.text_gate` and :meth:`~RuleGate.gate_words` hooks.  :class:`migrator.rule.Rule`
 is one; a rule that refines the two hooks does it in a light base of its own
-(``rules._text_gates``, ``rules._private_gate``), whose hooks read only ``gate_state`` besides these declarations.
+(``rules._text_gates``, ``rules._private_gate``), whose hooks read only ``gate_state`` besides
+these declarations.
 So the gates of a run can be kept (:mod:`migrator.gateplan`) and answered in a later process
 without importing the rules, LibCST or the API history: this module and those bases import
 neither.
