@@ -12,7 +12,7 @@ the file's order) is done the same way here.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence
 
 from jaxmigrate.migrator.astfacts import iter_statements
 from jaxmigrate.migrator.astview import TRY_STATEMENTS, AstView
@@ -34,7 +34,7 @@ def findings_on_ast(
         return None  # LibCST's positions there are mapped from its own code (migrator.lossless)
     if any(_never_answers(rule) for rule in rules):
         return None  # before the view's walk of the whole tree (seconds on a big file)
-    view = AstView(text, facts, settings, tuple(rule.code for rule in rules))
+    view = AstView(text, facts, settings, tuple(rule.code for rule in rules), _words(facts, rules))
     found: List[Diagnostic] = []
     for rule in rules:
         answer = rule.ast_findings(view)
@@ -53,6 +53,18 @@ def findings_on_ast(
         spoken.update(view.covered_lines)
         found = [d for d in found if d.code not in backstops or d.line not in spoken]
     return sorted(set(found), key=lambda d: (d.line, d.column, d.code, d.message))
+
+
+def _words(facts: "Facts", rules: Sequence["Rule"]) -> Optional[FrozenSet[str]]:
+    """The words every statement the view walks must spell one of (:meth:`Rule.view_words`
+    of each of ``rules``); None when one of them reads every statement."""
+    found: FrozenSet[str] = frozenset()
+    for rule in rules:
+        words = rule.view_words(facts)
+        if words is None:
+            return None
+        found |= words
+    return found
 
 
 def _never_answers(rule: "Rule") -> bool:

@@ -35,6 +35,7 @@ from typing import (
 )
 
 from jaxmigrate.migrator.astfacts import child_fields
+from jaxmigrate.migrator.astlines import STATEMENTS, lines_spelling, spans
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.messages import beyond_target
@@ -132,7 +133,16 @@ class ImportSite(NamedTuple):
 class AstView:
     """One file's ``ast`` tree, as the rules that answer without LibCST read it."""
 
-    def __init__(self, text: str, facts: "Facts", settings: "Settings", codes: Tuple[str, ...]):
+    def __init__(
+        self,
+        text: str,
+        facts: "Facts",
+        settings: "Settings",
+        codes: Tuple[str, ...],
+        only: Optional[FrozenSet[str]] = None,
+    ):
+        """``only``: the words of :meth:`migrator.rule.Rule.view_words` of every rule that reads
+        the view (None: some rule reads every statement)."""
         assert facts.tree is not None
         self.text, self.facts, self.tree = text, facts, facts.tree
         self.target, self.upper = settings.target, settings.upper
@@ -154,7 +164,7 @@ class AstView:
         # A feature test reads ``hasattr`` or a version word (a name, an attribute, a keyword
         # or a lambda's parameter): where the module's identifiers hold neither, none is read.
         self._tests = "hasattr" in facts.heads or _VERSION.search(_identifiers(facts)) is not None
-        self._walk()
+        self._walk(None if only is None else lines_spelling(text, only))
 
     # -- positions -------------------------------------------------------------------------
     def line(self, number: int) -> str:
@@ -258,9 +268,10 @@ class AstView:
             or any(i.bound == name for i in self.imports)
         )
 
-    def _walk(self) -> None:
+    def _walk(self, lines: Optional[List[int]]) -> None:
         # A chain whose head no import binds (anywhere in the module) names nothing: every
         # reader resolves such a head to no qualified name and skips it, so it is not kept.
+        # ``lines``: where a statement must stand to be walked (None: every statement).
         imported = self.facts.import_bound
         chains, module_other, inner = self.chains, self._module_other, self._inner
         Attribute, Name, Constant, Load = ast.Attribute, ast.Name, ast.Constant, ast.Load
@@ -296,6 +307,8 @@ class AstView:
             if kind is ast.Import or kind is ast.ImportFrom:
                 self._import(node, guarded, module_level, top)
                 continue
+            if lines is not None and kind in STATEMENTS and not spans(node, lines):
+                continue  # (it spells no word a reader of the view asked for)
             inner_level = module_level and kind not in _SCOPE_KINDS
             if kind in _CONTEXT_KINDS:  # a guard, an f-string or a binding: see _context
                 guarded, fstring = self._context(node, kind, guarded, fstring, module_level)

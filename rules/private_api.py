@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -130,6 +130,23 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
         for module, nodes in by_module.items():
             report_once(ctx, nodes, *_texts(module))
 
+    def view_words(self, facts: Facts) -> Optional[FrozenSet[str]]:
+        """The statements :meth:`ast_findings` reads: imports, and those that spell a name an
+        import binds to ``jax._src`` itself or that heads a chain with a private part (its
+        chains; where such a name is bound otherwise decides whether the view is sure of
+        them, and binding a name spells it)."""
+        words = {name for name, found in facts.aliases.items() if PRIVATE in found}
+        bound = facts.import_bound
+        for attribute, nodes in facts.attribute_nodes.items():
+            if attribute.startswith("_") and attribute[1:2] != "_":
+                for node in nodes:
+                    head = node.value
+                    while type(head) is ast.Attribute:
+                        head = head.value
+                    if type(head) is ast.Name and head.id in bound:
+                        words.add(head.id)
+        return frozenset(words)
+
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         """:meth:`visit_name` and :meth:`visit_module` on ``ast`` (see ``AstView``); None where
         they could differ: a private chain whose head the module binds in more than one way or
@@ -230,10 +247,11 @@ def _named(
 
 def _may_delete(view: AstView) -> bool:
     """Is there a module-level ``from jax._src... import`` that :func:`_unused_private_imports`
-    could find unused?  Not where each binds a name the module spells elsewhere (every
-    ``ast.Name`` starts one of the view's chains; LibCST's analysis counts it as used), which
-    spares reading the file's JAX history (:meth:`AstView.written_before`)."""
-    spelled: Optional[Set[str]] = None
+    could find unused?  Not where each binds a name the module spells elsewhere (an
+    ``ast.Name``, which LibCST's analysis counts as a use: the facts' ``heads``, read whether
+    or not the view walked that statement), which spares reading the file's JAX history
+    (:meth:`AstView.written_before`)."""
+    spelled = view.facts.heads
     for statement in view.tree.body:
         if not isinstance(statement, ast.ImportFrom) or statement.level:
             continue
@@ -242,8 +260,6 @@ def _may_delete(view: AstView) -> bool:
         bound = [alias.asname or alias.name for alias in statement.names]
         if "*" in bound:
             continue
-        if spelled is None:
-            spelled = {chain.parts[0] for chain in view.chains}
         if spelled.isdisjoint(bound):
             return True
     return False

@@ -3,6 +3,8 @@ records for the chains it leaves out."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from jaxmigrate.migrator import Settings
 from jaxmigrate.migrator.astfacts import ast_facts
 from jaxmigrate.migrator.astview import AstView
@@ -57,3 +59,62 @@ def test_feature_tests_are_read_wherever_their_words_are_written():
     licence = "# Licensed under the Apache License, Version 2.0\n"
     plain = _view(f"{licence}import jax\nif x:\n    y = 1\n")
     assert not plain._tests
+
+
+def test_a_view_for_some_words_walks_the_statements_that_spell_them():
+    """``only``: a statement that spells none of the words and does not import is left out
+    (its chains and bindings with it); one that does is walked, with what it binds, and each
+    statement inside it is asked in turn."""
+    text = (
+        "import jax\nimport jax.numpy as jnp\nfrom jax._src import core\n"
+        "a = jnp.ones(3)\n"  # spells no word: left out
+        "b = jax._src.dtypes\n"
+        "@jax.jit\ndef f(x):\n    y = core.thing\n    return jax.lax\n"  # (its decorator)
+        "def g(jax):\n    return 1\n"  # binds ``jax`` inside: walked, so the view is unsure
+        "class C:\n    'Uses jax.'\n    z = core.other\n"  # ``jax`` in a string: walked
+        "def h():\n    import numpy\n    return numpy\n"  # imports
+    )
+    facts = ast_facts(text)
+    assert facts is not None
+    only = AstView(text, facts, Settings(), ("JAX902",), only=frozenset({"jax"}))
+    full = AstView(text, facts, Settings(), ("JAX902",))
+    kept = {chain.parts for chain in only.chains}
+    assert kept == {("jax", "_src", "dtypes"), ("jax", "jit"), ("jax", "lax")}
+    assert {("jnp", "ones"), ("core", "thing"), ("core", "other")} <= {
+        chain.parts for chain in full.chains
+    }
+    assert {"jax", "numpy", "x"} <= only._inner and "y" not in only._inner
+    assert {"f", "g", "C", "b"} <= only._module_other and "a" not in only._module_other
+    assert only.resolve("jax") == full.resolve("jax") == (False, None)
+
+
+def test_view_words_give_the_findings_of_a_whole_walk(monkeypatch):
+    """Every fixture and runtime program, and JAX's own modules: the findings made on ``ast``
+    with the view reading only the statements its rules ask for (``Rule.view_words``) are
+    those of a view that reads every statement."""
+    import jax
+
+    from jaxmigrate.migrator import astfirst
+    from jaxmigrate.migrator.plan import make_plan
+    from tests.fixture_support import FIXTURES
+
+    settings = Settings()
+    plan = make_plan(tuple(settings.active_rules()))
+    paths = [p for p in sorted(FIXTURES.glob("*/*.py")) if not p.name.endswith(".run.py")]
+    paths += sorted((Path(__file__).parent / "programs" / "cases").glob("*.py"))
+    paths += sorted(Path(jax.__file__).parent.rglob("*.py"))
+    words, differ, real = 0, [], astfirst._words
+    for path in paths:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        facts = ast_facts(text) if plan.candidates(text) else None
+        rules = [r for r in plan.rules if facts is not None and plan.wanted_by(r, facts)]
+        if not rules or real(facts, rules) is None:
+            continue
+        words += 1
+        answer = astfirst.findings_on_ast(text, facts, rules, settings)
+        monkeypatch.setattr(astfirst, "_words", lambda *args: None)
+        if astfirst.findings_on_ast(text, facts, rules, settings) != answer:
+            differ.append(str(path))
+        monkeypatch.setattr(astfirst, "_words", real)
+    assert words >= 300, "the view read all of nearly every file"
+    assert not differ, "\n".join(differ)
