@@ -69,6 +69,22 @@ def _modules(code: str) -> Iterator[Tuple[str, str]]:
     yield "code block", f'class C:\n    """Example::\n\n{block}\n    """\n'
 
 
+def _fixture_modules() -> Iterator[Tuple[str, Settings, str]]:
+    """(where, settings, module) for each module :func:`_modules` makes of each fixture's input
+    and look-alike."""
+    for path in sorted(FIXTURES.glob("*/*.py")):
+        if path.name.endswith((".run.py", ".after.py")):
+            continue
+        code = path.read_text(encoding="utf-8")
+        settings = fixture_settings(code)
+        try:
+            modules = list(_modules(code))
+        except SyntaxError:
+            continue
+        for label, text in modules:
+            yield f"{path.relative_to(FIXTURES)} ({label})", settings, text
+
+
 def _outcome(text: str, settings: Settings) -> Tuple[object, ...]:
     try:
         output, fixes, findings = migrate_docstrings(text, settings)
@@ -83,26 +99,17 @@ def test_the_docstring_gate_changes_nothing_on_fixture_examples():
     with every gate off."""
     count = turned_away = acted = 0
     offenders: List[str] = []
-    for path in sorted(FIXTURES.glob("*/*.py")):
-        if path.name.endswith((".run.py", ".after.py")):
+    for where, settings, text in _fixture_modules():
+        count += 1
+        away = not _may_change(text, settings, sites=True)
+        turned_away += away
+        if not away and count % 6:
             continue
-        code = path.read_text(encoding="utf-8")
-        settings = fixture_settings(code)
-        try:
-            modules = list(_modules(code))
-        except SyntaxError:
-            continue
-        for label, text in modules:
-            count += 1
-            away = not _may_change(text, settings, sites=True)
-            turned_away += away
-            if not away and count % 6:
-                continue
-            gated = _outcome(text, settings)
-            ungated = _outcome(text, dataclasses.replace(settings, gates=False))
-            acted += gated[0] != text or bool(gated[1:] != ([], []))
-            if gated != ungated:
-                offenders.append(f"{path.relative_to(FIXTURES)} ({label})")
+        gated = _outcome(text, settings)
+        ungated = _outcome(text, dataclasses.replace(settings, gates=False))
+        acted += gated[0] != text or bool(gated[1:] != ([], []))
+        if gated != ungated:
+            offenders.append(where)
     assert count >= 1000, "the fixtures went missing"
     assert turned_away >= 40, "the gate must turn some modules away"
     assert acted >= 50, "the examples must give the rules something to do"
@@ -258,22 +265,13 @@ def test_programs_passed_by_give_what_every_gate_off_gives(monkeypatch) -> None:
     by, against a run with every gate off."""
     answers = _spied(monkeypatch)
     checked, offenders = 0, []
-    for path in sorted(FIXTURES.glob("*/*.py")):
-        if path.name.endswith((".run.py", ".after.py")):
+    for where, settings, text in _fixture_modules():
+        answers.clear()
+        gated = _outcome(text, settings)
+        if not any(answers):
             continue
-        code = path.read_text(encoding="utf-8")
-        settings = fixture_settings(code)
-        try:
-            modules = list(_modules(code))
-        except SyntaxError:
-            continue
-        for label, text in modules:
-            answers.clear()
-            gated = _outcome(text, settings)
-            if not any(answers):
-                continue
-            checked += 1
-            if gated != _outcome(text, dataclasses.replace(settings, gates=False)):
-                offenders.append(f"{path.relative_to(FIXTURES)} ({label})")
+        checked += 1
+        if gated != _outcome(text, dataclasses.replace(settings, gates=False)):
+            offenders.append(where)
     assert checked >= 10, "no fixture module has a program left to its prelude"
     assert not offenders, "\n".join(offenders)
