@@ -319,7 +319,7 @@ class Rule(RuleGate):
         """What :meth:`ast_findings` reads of the tree, as words: the view may leave out a
         statement that spells none of them and does not import (not even in a string or a
         comment), and still give this rule the same answer.  None (the default): every
-        statement.  ``tests/test_gate_equivalence.py`` checks the answers either way."""
+        statement.  ``tests/test_astview.py`` checks the answers either way."""
         return None
 
     def visit_name(self, site: "NameSite", ctx: "Context") -> None:

@@ -25,10 +25,11 @@ _FROM_JAX = re.compile(
 _PRIVATE_PART = re.compile(r"\.[\s\\]*_(?!_)\w")  # ``jaxlib._jax``, ``jax . _src``
 _PRIVATE_WORD = re.compile(r"(?<![\w.])_(?!_)\w")
 _CHAINS: Dict[str, "re.Pattern[str]"] = {}
-
-
 _SPACED_DOT = re.compile(r"\w[\s\\]+\.")  # a dot after blanks or a continuation
 _BLANKS_DOT = re.compile(r"[\s\\]*\.")
+# (the docstrings' check: comments between the parts too, as gate 2 reads them)
+_AFTER_DOT = re.compile(rf"\.{SEP}_(?!_)\w")  # ``x._y``
+_SRC = "jax._src"
 
 
 def _before_dot(text: str, head: str) -> bool:
@@ -83,7 +84,3 @@ class PrivateApiGate(RuleGate):
             return False
         aliases = [n for n, targets in import_targets(prelude).items() if _SRC in targets]
         return not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", examples) for n in aliases)
-
-
-_SRC = "jax._src"
-_AFTER_DOT = re.compile(rf"\.{SEP}_(?!_)\w")  # ``x._y``, comments and line breaks between
