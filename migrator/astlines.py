@@ -8,6 +8,8 @@ import ast
 import bisect
 from typing import FrozenSet, List, Optional
 
+from jaxmigrate.migrator.textscan import ident_char
+
 STATEMENTS = frozenset(
     kind for kind in vars(ast).values() if isinstance(kind, type) and issubclass(kind, ast.stmt)
 )
@@ -23,8 +25,8 @@ def lines_spelling(text: str, words: FrozenSet[str]) -> Optional[List[int]]:
         size, i = len(word), text.find(word)
         while i >= 0:
             end = i + size
-            if (not i or not _word_char(text[i - 1])) and (
-                end >= len(text) or not _word_char(text[end])
+            if (not i or not ident_char(text[i - 1])) and (
+                end >= len(text) or not ident_char(text[end])
             ):
                 starts.append(i)
             i = text.find(word, end)
@@ -37,10 +39,6 @@ def lines_spelling(text: str, words: FrozenSet[str]) -> Optional[List[int]]:
         if not found or found[-1] != line:
             found.append(line)
     return found
-
-
-def _word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 def spans(statement: ast.AST, lines: List[int]) -> bool:
