@@ -171,17 +171,10 @@ class ApiHistory:
         history knows that ``release`` lacks: what ``hasattr(module, "...")`` can ask about."""
         index = self.last_index(release)
         found: Set[str] = set()
-        spans: List[Tuple[str, List[int]]] = [
-            (name, entry[0])
-            for members in self._modules.values()
-            for name, entry in members.items()
-        ]
-        spans += [
-            (name, flat) for members in self._private.values() for name, flat in members.items()
-        ]
-        for name, flat in spans:
-            if not any(flat[i] <= index <= flat[i + 1] for i in range(0, len(flat), 2)):
-                found.add(name)
+        for members in self._modules.values():
+            found.update(name for name, entry in members.items() if not _holds(entry[0], index))
+        for private in self._private.values():
+            found.update(name for name, flat in private.items() if not _holds(flat, index))
         return frozenset(found)
 
     @functools.lru_cache(maxsize=1)  # noqa: B019 (one history object per process)
@@ -321,10 +314,14 @@ class ApiHistory:
             for parent, members in self._modules.items():
                 for name, entry in members.items():
                     flat = entry[0]
-                    if not any(
+                    if len(flat) == 2:  # (one run of releases, as most names have)
+                        if flat[0] <= low and flat[1] >= high:
+                            continue
+                    elif any(
                         flat[i] <= low and flat[i + 1] >= high for i in range(0, len(flat), 2)
                     ):
-                        names.add(f"{parent}.{name}")
+                        continue
+                    names.add(f"{parent}.{name}")
             found = self._missing[key] = frozenset(names)
         return found
 
@@ -359,6 +356,13 @@ class ApiHistory:
 
 
 _NOT_MODULE = NameHistory("", (), None, None, False)
+
+
+def _holds(flat: List[int], index: int) -> bool:
+    """Is release ``index`` in one of the runs ``flat`` lists (first, last, first, last...)?"""
+    if len(flat) == 2:  # (one run of releases, as most names have)
+        return flat[0] <= index <= flat[1]
+    return any(flat[i] <= index <= flat[i + 1] for i in range(0, len(flat), 2))
 
 
 # The public sources of what the history says, cited by the rules it drives: the changelog,

@@ -99,6 +99,40 @@ def test_absences_inside_and_outside_the_range():
     assert h.absence("jax.c", (0, 1, 0)) is not None  # a gap inside the range
     assert h.absence("jax.c", (0, 3, 0)) is None
     assert h.missing_names((0, 3, 0)) == {"jax.a"}
+    assert h.missing_names((0, 1, 0), (0, 2, 0)) == {"jax.b", "jax.c"}  # c: its gap
+    assert h.names_absent_in((0, 3, 0)) == {"a"}
+    assert h.names_absent_in((0, 2, 0)) == {"b", "c"}
+
+
+def _runs(flat):
+    return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+
+
+def test_shipped_names_by_release_match_every_run_read_in_turn():
+    """The range scans take most names' one run of releases at once: the same names as reading
+    every run of every name, for every seventh release of the shipped history and a range
+    from it (names with several runs and private names are among them)."""
+    h = history()
+    public = [
+        (parent, name, entry[0]) for parent, m in h._modules.items() for name, entry in m.items()
+    ]
+    private = [name for members in h._private.values() for name in members.items()]
+    assert private and any(len(flat) > 2 for _parent, _name, flat in public)
+    for index in range(0, len(h.keys), 7):
+        upper = h.keys[min(index + 5, len(h.keys) - 1)]
+        low, high = h._bounds(h.keys[index], upper)
+        missing = {
+            f"{parent}.{name}"
+            for parent, name, flat in public
+            if not any(first <= low and last >= high for first, last in _runs(flat))
+        }
+        assert h.missing_names(h.keys[index], upper) == missing
+        absent = {
+            name
+            for _parent, name, flat in public + [("", *item) for item in private]
+            if not any(first <= index <= last for first, last in _runs(flat))
+        }
+        assert h.names_absent_in(h.keys[index]) == absent
 
 
 # -- the generator, on sources made here ------------------------------------------------------
