@@ -46,7 +46,7 @@ def survey_reach_of(path: Path, settings: "Settings") -> Optional[Version]:
         return settings.target  # (gate 0: no fix, no JAX name, no floor; no rule loaded)
     distinct = set(identifier_tokens(text))
     read_ahead(text, distinct)  # for the survey's or the run's gate 1, which read it next
-    return survey_reach(text, distinct, settings.active_rules(), settings.target)
+    return survey_reach(text, distinct, settings.active_rules(), settings.target)  # (used up)
 
 
 def surveyed(

@@ -81,8 +81,8 @@ def survey_reach(
     text's words (:func:`migrator.source.floor_bound`'s reading) together with those the
     rules' tables may write there whatever release added them (:meth:`Rule.survey_writes`).
     Its docstrings' programs add the conventional imports.  ``tokens``: gate 1's tokens of
-    ``text``, if in hand."""
-    words = words_of(text, tokens)
+    ``text``, if in hand; a set is used up (the words are added to it, not to a copy)."""
+    words = tokens if type(tokens) is set and text.isascii() else words_of(text, tokens)
     words |= _conventional_words()
     needs, writers = _of_rules(tuple(rules))
     written: Set[str] = set()
