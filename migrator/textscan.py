@@ -25,6 +25,14 @@ def ident_char(c: str) -> bool:
     return c in _IDENT or (c >= "\x80" and ("a" + c).isidentifier())
 
 
+def line_start(text: str, i: int) -> int:
+    """Where the line holding index ``i`` starts (a line ends in ``\n``, ``\r\n`` or ``\r``):
+    ``max`` of the two ``rfind`` calls, without reading back to the start of the text for a
+    ``\r`` that a text without one never has."""
+    start = text.rfind("\n", 0, i) + 1
+    return text.rfind("\r", start, i) + 1 or start
+
+
 def previous_significant(text: str, i: int) -> int:
     """Index of the last significant character before ``i``, skipping blanks, blank lines,
     comment-only lines, trailing comments and backslash continuations; START or UNKNOWN."""
@@ -38,7 +46,7 @@ def previous_significant(text: str, i: int) -> int:
         if c != "\n" and c != "\r":
             return j
         end = j - 1 if (c == "\n" and j > 0 and text[j - 1] == "\r") else j
-        start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+        start = line_start(text, end)
         hash_at = text.find("#", start, end)
         if hash_at >= 0:
             before = text[start:hash_at]
@@ -197,7 +205,7 @@ def imported_items(text: str) -> List[Item]:
             module = _from_module(text, start)
             on_line = False
             if module == "":  # a plain import, or a ``from`` on this line whose module is unclear
-                line = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+                line = line_start(text, start)
                 on_line = keyword_before(text, "from", start, line) >= 0
             known = statement[start] = (module, on_line)
         items.append((*known, _DOTTED_BLANKS.sub("", item.group(1)), item.group(2)))
@@ -274,6 +282,7 @@ def _is_jax(module: str) -> bool:
 
 # -- the items of ``with`` statements -----------------------------------------------------------
 _WITH = re.compile(r"(?<!\w)with(?!\w)")
+_LINE_START = re.compile(r"[ \t\f]*(?:async[ \t\f]+)?")  # what may stand before a ``with``
 # One token of a ``with`` statement's header: blanks, continuations and comments (skipped), a
 # string (with its prefix, escapes and continued lines; a triple-quoted one not closed: the
 # caller is told it cannot tell), a name, a line break, any other character.
@@ -295,9 +304,14 @@ def with_items(text: str) -> Iterator[Optional[HeaderItem]]:
     """The items of every ``with`` statement of ``text`` (``with a, b as c:`` gives ``a`` and
     ``b``; ``with (a, b):`` the same), each as its tokens before ``as``, strings as ``'``;
     None where a header cannot be read (a triple-quoted string left open, the end of the
-    text).  Every occurrence of the word ``with`` is read as one, in strings and comments
-    too (their "headers" end at the first line break): more items are harmless."""
+    text).  Every word ``with`` that begins a line (after blanks, or ``async``) is read as
+    one, in strings and comments too (their "headers" end at the first line break): more
+    items are harmless.  A ``with`` statement is compound: it always begins a line so."""
     for found in _WITH.finditer(text):
+        start = found.start()
+        line = line_start(text, start)
+        if line < start and not _LINE_START.fullmatch(text, line, start):
+            continue  # (prose: "... with the ...")
         header = _header(text, found.end())
         if header is None:
             yield None

@@ -390,6 +390,17 @@ TEXT_CASES = [
         'import jax\nm = jax.make_mesh((2,), \'x\')\nwith f("""a:\n)""") as g:\n  h()\n',
         False,
     ),
+    # a ``with`` statement begins a line (after blanks, or ``async``): prose "with" is no header
+    ("JAX607", "from jax.sharding import Mesh\nm = Mesh(d, 'x')\n# f with m:\n", False),
+    ("JAX607", "from jax.sharding import Mesh\nm = Mesh(d, 'x')\nx = '''\nrun with m:'''\n", False),
+    ("JAX607", "from jax.sharding import Mesh\nasync def f():\n  async with m:\n    g()\n", True),
+    (
+        "JAX607",
+        "from jax.sharding import Mesh\nasync def f():\n  async \\\n with m:\n  g()\n",
+        True,
+    ),
+    ("JAX607", "from jax.sharding import Mesh\rm = Mesh(d, 'x')\rwith m:\r  f()\r", True),
+    ("JAX607", "from jax.sharding import Mesh\nm = Mesh(d, 'x')\n\fwith m:\n  f()\n", True),
     # JAX608 reads a make_mesh call's own arguments: bare, or the text cannot tell
     ("JAX608", "import jax\nm = jax.make_mesh((2,), ('x',))\n", True),
     ("JAX608", "import jax\nm = jax.make_mesh((2,), ('x',), axis_types=(A,))\n", False),

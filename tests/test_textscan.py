@@ -151,3 +151,31 @@ def test_parents_read_from_the_tokens_as_word_by_word() -> None:
             assert set(fast) == set(slow), (path, rule.code)
             spelled += bool(fast)
     assert spelled > 100  # (the check reads files with such words)
+
+
+def test_line_start_reads_back_to_the_last_line_end_only() -> None:
+    """:func:`textscan.line_start` gives what the two ``rfind`` calls over the whole text gave
+    (``\\r`` ends a line too), at every index of texts made of two of the parts."""
+    for parts in itertools.product([*_PARTS, "a\rb", "\r\n\r"], repeat=2):
+        text = "".join(parts)
+        for index in range(len(text) + 1):
+            assert textscan.line_start(text, index) == _line_start(text, index), (repr(text), index)
+
+
+@pytest.mark.parametrize(
+    "text, items",
+    [
+        ("with a, b as c:\n  pass\n", [("a",), ("b",)]),
+        ("if x:\n    async with m:\n        pass\n", [("m",)]),
+        ("async \\\n  with m:\n  pass\n", [("m",)]),
+        ("x = 1\rwith m:\r  pass\r", [("m",)]),
+        ("\fwith (m):\n  pass\n", [("m",)]),
+        ("# run f with m: done\nwith n:\n  pass\n", [("n",)]),  # prose: no header
+        ("x = f(y) with m:\n", []),
+        ("'''Runs with m:\n'''\n", []),
+    ],
+)
+def test_with_items_are_read_where_a_line_begins_with_with(text: str, items) -> None:  # noqa: ANN001
+    """A ``with`` statement is compound: it begins a line (after blanks, or ``async``), so a
+    ``with`` elsewhere is prose and its "header" is not read."""
+    assert list(textscan.with_items(text)) == items
