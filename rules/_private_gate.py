@@ -7,7 +7,7 @@ it imports neither LibCST, nor the rule modules, nor the API history.
 from __future__ import annotations
 
 import re
-from typing import Dict
+from typing import Dict, Optional
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import TextGate
@@ -30,6 +30,17 @@ _BLANKS_DOT = re.compile(r"[\s\\]*\.")
 # (the docstrings' check: comments between the parts too, as gate 2 reads them)
 _AFTER_DOT = re.compile(rf"\.{SEP}_(?!_)\w")  # ``x._y``
 _SRC = "jax._src"
+# what ``[\s\\]`` matches in ASCII text (``\s`` takes the four separators 0x1c-0x1f too)
+_ASCII_BLANKS = " \t\n\r\f\v\x1c\x1d\x1e\x1f\\"
+
+
+def _spaced_dot(text: str) -> bool:
+    """Is a dot written after a blank or a backslash somewhere?  True wherever
+    :data:`_SPACED_DOT` finds a word before them; a literal search for each pair in ASCII
+    text (that pattern, trying every word character, read the whole text slowly)."""
+    if not text.isascii():  # (other characters are blanks to ``\s`` too)
+        return _SPACED_DOT.search(text) is not None
+    return any(blank + "." in text for blank in _ASCII_BLANKS)
 
 
 def _before_dot(text: str, head: str) -> bool:
@@ -61,11 +72,15 @@ class PrivateApiGate(RuleGate):
             return True
         text = gate.text
         if _PRIVATE_PART.search(text):  # (what every private chain ends with)
-            spaced = _SPACED_DOT.search(text) is not None
+            spaced: Optional[bool] = None  # (read once, when a head is not followed by ".")
             for head in gate.jax_bound():  # (a pattern is made only for a head before a dot)
-                if head + "." in text or spaced and _before_dot(text, head):
-                    if _private_chain(head).search(text):
-                        return True
+                if head + "." not in text:
+                    if spaced is None:
+                        spaced = _spaced_dot(text)
+                    if not spaced or not _before_dot(text, head):
+                        continue
+                if _private_chain(head).search(text):
+                    return True
         return any(
             _PRIVATE_PART.search(match.group(1)) or _PRIVATE_WORD.search(match.group(2))
             for match in _FROM_JAX.finditer(text)

@@ -435,6 +435,13 @@ TEXT_CASES = [
     ("JAX902", "import jax.numpy as jnp\nx = jnp \\\n  ._impl\n", True),
     ("JAX902", "import jax.numpy as jnp\nself._x = jnp.ones(1)\n", False),
     ("JAX902", "import jax.numpy as jnp\nx = jnp.ones(1)._y\n", False),
+    # a head never followed by a dot at once: the dots after blanks decide
+    ("JAX902", "from jax import numpy\nx = numpy \\\n  ._impl\n", True),
+    ("JAX902", "from jax import numpy\nx = (numpy\n  ._impl)\n", True),
+    ("JAX902", "from jax import numpy\nx = (numpy\t._impl)\n", True),
+    ("JAX902", "from jax import numpy\nx = (numpy\x0c._impl)\n", True),
+    ("JAX902", "from jax import numpy\nx = numpy\nself._y = 1  # \xe9\n", False),
+    ("JAX902", "from jax import numpy\nx = (numpy  ._impl)  # \xe9\n", True),
 ]
 
 
