@@ -283,7 +283,8 @@ class RemovedKeywordsGate(RuleGate):
         function drop."""
         text = gate.text
         for word in gate.words_among(self.called_words):
-            keywords = [k for k in self.by_word[word] if _keyword_in(text, k)]
+            # (a keyword written so is a whole word of the text: a set look-up first)
+            keywords = [k for k in self.by_word[word] if gate.has_word(k) and _keyword_in(text, k)]
             if not keywords:
                 continue
             if _passed(text, word, keywords):

@@ -442,6 +442,9 @@ TEXT_CASES = [
     ("JAX902", "from jax import numpy\nx = (numpy\x0c._impl)\n", True),
     ("JAX902", "from jax import numpy\nx = numpy\nself._y = 1  # \xe9\n", False),
     ("JAX902", "from jax import numpy\nx = (numpy  ._impl)  # \xe9\n", True),
+    # JAX906: a keyword that is no whole word of the text is not passed
+    ("JAX906", "import jax.numpy as jnp\njnp.clip(x, xa_max=1)\n", False),
+    ("JAX906", "import jax.numpy as jnp\njnp.clip(x, a_max\n=1)\n", True),
 ]
 
 
