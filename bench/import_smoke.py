@@ -123,7 +123,7 @@ def migrate_copy(package_dir: Path, work: Path) -> Tuple[Path, Dict[Tuple[str, i
     shutil.copytree(package_dir, copy)
     (copy / ".git").mkdir()  # the project's root: its requirement is found there, not above
     command = [
-        sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()",
+        sys.executable, "-c", "from jaxmigrate.migrator.cli import command; command()",
         ".", "--unsafe-fixes", "--format", "json", "--no-cache", "-q", "-j", "2",
     ]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -135,7 +135,7 @@ def changed_files(paths: Sequence[Path], jobs: int) -> Tuple[List[dict], int]:
     """Run ``jaxmigrate --check --unsafe-fixes`` on ``paths``: the JSON records of the files
     that would change (or could not be read), and how many files were checked."""
     command = [
-        sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()",
+        sys.executable, "-c", "from jaxmigrate.migrator.cli import command; command()",
         *map(str, paths),
         "--check", "--unsafe-fixes", "--format", "json", "--no-cache", "-j", str(jobs),
     ]  # fmt: skip

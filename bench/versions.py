@@ -36,7 +36,7 @@ from bench.legacy_corpus import DEFAULT_OUT  # noqa: E402
 
 def _run(package: Path, extra: List[str], jobs: int) -> dict:
     command = [
-        sys.executable, "-c", "from jaxmigrate.migrator.cli import main; main()",
+        sys.executable, "-c", "from jaxmigrate.migrator.cli import command; command()",
         ".", "--check", "--format", "json", "--no-cache", "-q", "-j", str(jobs), *extra,
     ]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -1,5 +1,5 @@
 """``python -m jaxmigrate``: the command line."""
 
-from jaxmigrate.migrator.cli import main
+from jaxmigrate.migrator.cli import command
 
-main()
+command()

@@ -477,5 +477,17 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     cli.main(args=list(argv) if argv is not None else None, prog_name="jaxmigrate")
 
 
+def command() -> None:
+    """The ``jaxmigrate`` command (the console script, ``python -m jaxmigrate``): :func:`main`,
+    then out of the process without the interpreter's teardown (:mod:`migrator.leave`)."""
+    from jaxmigrate.migrator.leave import leave
+
+    try:
+        main()
+    except SystemExit as done:
+        leave(done.code)
+    leave(0)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    command()

@@ -63,7 +63,7 @@ def test_the_wheel_holds_one_top_level_package(wheel):
     assert "jaxmigrate/migrator/cli.py" in names and "jaxmigrate/rules/tree_functions.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert (
-        "jaxmigrate = jaxmigrate.migrator.cli:main"
+        "jaxmigrate = jaxmigrate.migrator.cli:command"
         in zipfile.ZipFile(wheel).read(entry_points).decode()
     )
 
@@ -75,7 +75,7 @@ def test_the_installed_code_runs_from_the_wheel(wheel, tmp_path):
     probe = (
         "import sys; sys.path.insert(0, sys.argv[1]); import jaxmigrate; "
         "assert jaxmigrate.__file__.startswith(sys.argv[1]), jaxmigrate.__file__; "
-        "from jaxmigrate.migrator.cli import main; main(sys.argv[2:])"
+        "from jaxmigrate.migrator.cli import command; sys.argv[1:] = sys.argv[2:]; command()"
     )
     run = subprocess.run(
         [sys.executable, "-c", probe, str(site), str(tmp_path / "old.py"), "--diff", "-q"],

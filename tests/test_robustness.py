@@ -173,7 +173,7 @@ def test_unreadable_file():
     command = [
         *as_nobody,
         "-c",
-        "from jaxmigrate.migrator.cli import main; main()",
+        "from jaxmigrate.migrator.cli import command; command()",
         str(tmp_path),
         "--no-cache",
     ]
@@ -337,7 +337,7 @@ def test_pathological_nesting_never_crashes_the_process(tree, jobs):
     command = [
         sys.executable,
         "-c",
-        "from jaxmigrate.migrator.cli import main; main()",
+        "from jaxmigrate.migrator.cli import command; command()",
         str(tree),
         "--no-cache",
         "-j",

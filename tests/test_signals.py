@@ -42,7 +42,7 @@ def test_a_signal_stops_the_run_and_leaves_every_file_whole(tmp_path, signum, co
     command = [
         sys.executable,
         "-c",
-        "from jaxmigrate.migrator.cli import main; main()",
+        "from jaxmigrate.migrator.cli import command; command()",
         str(root),
         "--no-cache",
         "-j",

@@ -123,7 +123,7 @@ def _migrate_files(paths: List[str], options: List[str]) -> List[dict]:
         [
             sys.executable,
             "-c",
-            "from jaxmigrate.migrator.cli import main; main()",
+            "from jaxmigrate.migrator.cli import command; command()",
             *paths,
             "--unsafe-fixes",
             *options,
