@@ -26,9 +26,10 @@ _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
 
 
 def child_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of node type ``kind`` that may hold nodes (none for what is not a node)."""
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
-        fields = tuple(f for f in kind._fields if f not in _SKIP_FIELDS)  # type: ignore[attr-defined]
+        fields = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIP_FIELDS)
         _CHILD_FIELDS[kind] = fields
     return fields
 
@@ -243,8 +244,12 @@ def ast_facts(text: str) -> Optional[Facts]:
     If = ast.If
     # iter_nodes' loop with its own stack: this walk must skip what is below an import or an
     # attribute chain, which a generator cannot be told.
+    # A list field is pushed whole: the names of ``global`` and the missing keys and defaults
+    # (None) of dicts and parameters it may hold are popped as nodes of no fields, which every
+    # test below passes by (cheaper than testing each item of every list).
     stack: List[ast.AST] = [tree]
-    pop, push = stack.pop, stack.append
+    pop, push, extend, fields_of = stack.pop, stack.append, stack.extend, _CHILD_FIELDS.get
+    AST = ast.AST
     while stack:
         node = pop()
         kind = type(node)
@@ -307,7 +312,13 @@ def ast_facts(text: str) -> Optional[Facts]:
                     imports.add(qualname)
                     facts.names.add(qualname)
             continue
-        push_children(node, push)
+        fields = fields_of(kind)
+        for field in child_fields(kind) if fields is None else fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                extend(value)
+            elif isinstance(value, AST):
+                push(value)
     for annotation in annotations:
         _annotation_words(annotation, facts.annotation_words)
     names = facts.names

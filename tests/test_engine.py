@@ -217,6 +217,26 @@ def test_prefilter_and_facts_skip_unrelated_files():
     assert migrate_source(text, ONLY_101).output == text
 
 
+def test_facts_read_past_the_lists_that_hold_names_or_nothing():
+    """Gate 2's walk pushes a list field whole: ``global`` names, a dict's ``**`` (no key) and
+    a keyword-only parameter without a default are items that are no node, passed by, and
+    what follows them is still read."""
+    facts = ast_facts(
+        "import jax\n"
+        "def f(*, a, b=jax.numpy.zeros(1)):\n"
+        "    global g\n"
+        "    return {**a, 'k': jax.lax.psum(b, axis_name='i')}\n"
+        "match x:\n"
+        "    case jax.Array(shape=s):\n"
+        "        pass\n"
+    )
+    assert {"jax.numpy.zeros", "jax.lax.psum", "jax.Array"} <= facts.names
+    assert facts.keywords == {"axis_name"} and "k" in facts.strings
+    assert len(facts.calls) == 2 and {"a", "b", "f"} <= {
+        getattr(node, "arg", getattr(node, "name", None)) for node in facts.binders
+    }
+
+
 def test_file_only_libcst_can_parse_still_works():
     # ast on this Python rejects nothing here, so emulate with a parser-only construct:
     source = "import jax.numpy as jnp\nX = jnp.DeviceArray\n"
