@@ -249,14 +249,42 @@ def imported_prefixes(text: str) -> Optional[FrozenSet[str]]:
 
 def words_of(text: str, tokens: Optional[Collection[str]] = None) -> Set[str]:
     """The words of ``text`` a name can be made of, as Python reads identifiers (NFKC).
-    ``tokens``: gate 1's identifier-like tokens of ``text``, if in hand (:func:`floor_bound`)."""
-    if tokens is not None and text.isascii():
-        return set(tokens)
+    ``tokens``: gate 1's identifier-like tokens of ``text``, if in hand (:func:`floor_bound`):
+    they stand for its ASCII words, so only the words around its other characters are read
+    (a token cut from such a word, ``x`` of ``xé``, only adds a word, as one that starts
+    with a digit does)."""
+    if tokens is not None:
+        words = set(tokens)
+        if not text.isascii():
+            words |= _words_beyond_ascii(text)
+        return words
     words = set(_WORD.findall(text))
     if not text.isascii():
         normalize = unicodedata.normalize
         words = {word if word.isascii() else normalize("NFKC", word) for word in words}
     return words
+
+
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _words_beyond_ascii(text: str) -> Set[str]:
+    """The words of ``text`` that hold a character outside ASCII, as Python reads them (NFKC):
+    the whole word around each run of such characters (most are in comments and strings)."""
+    found: Set[str] = set()
+    normalize, size, done = unicodedata.normalize, len(text), 0
+    for run in _BEYOND_ASCII.finditer(text):
+        start, end = run.span()
+        if start < done:
+            continue  # (in the word read last)
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        while end < size and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        for word in _WORD.findall(text, start, end):
+            found.add(word if word.isascii() else normalize("NFKC", word))
+        done = end
+    return found
 
 
 def bound_of_words(words: Set[str], under: Optional[FrozenSet[str]] = None) -> Optional[Version]:

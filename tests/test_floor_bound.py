@@ -82,6 +82,8 @@ def test_every_spelling_of_a_name_reaches_the_bound(text, name):
     floor = floor_of(text)
     assert floor is not None and floor[1] == name
     assert floor_bound(text) == floor[0]
+    # from gate 1's ASCII tokens, the words around other characters read from the text
+    assert floor_bound(text, identifier_tokens(text)) == floor[0]
 
 
 @pytest.mark.parametrize(
