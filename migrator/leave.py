@@ -2,13 +2,13 @@
 down, where nothing is left to finish.
 
 Python's shutdown frees every object one at a time: LibCST's modules, the rules and JAX's API
-history cost about 0.1 s of a ``--check`` over flax and orbax, 7% of the run
-(``docs/measurements.md``).  By the time the command returns, everything it wrote is closed
-(files are replaced atomically, reports written whole), so only the standard streams hold
-buffered output; they are flushed here.  Where that fails (a closed pipe), or a worker process
-or a thread that is not a daemon is still alive, the process leaves as Python does, which
-reports or waits for them.  Only the command leaves so: :func:`migrator.cli.main` raises
-``SystemExit`` for a library caller, as click does.
+history cost about 0.1 s of a ``--check`` over flax and orbax, 7% of the run, and more over
+bigger trees (``docs/measurements.md``, the eighteenth round).  By the time the command
+returns, everything it wrote is closed (files are replaced atomically, reports written whole),
+so only the standard streams hold buffered output; they are flushed here.  Where that fails (a
+closed pipe), or a worker process or a thread that is not a daemon is still alive, the process
+leaves as Python does, which reports or waits for them.  Only the command leaves so:
+:func:`migrator.cli.main` raises ``SystemExit`` for a library caller, as click does.
 """
 
 from __future__ import annotations
