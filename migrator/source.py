@@ -275,8 +275,8 @@ def _words_beyond_ascii(text: str) -> Set[str]:
     normalize, size, done = unicodedata.normalize, len(text), 0
     for run in _BEYOND_ASCII.finditer(text):
         start, end = run.span()
-        if start < done:
-            continue  # (in the word read last)
+        if end <= done:
+            continue  # (inside the words read last; a run that goes on past them is read)
         while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
             start -= 1
         while end < size and (text[end].isalnum() or text[end] == "_"):

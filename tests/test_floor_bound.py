@@ -87,6 +87,24 @@ def test_every_spelling_of_a_name_reaches_the_bound(text, name):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "aébü×üc = 1\n",  # a run of other characters that starts in one word, ends in the next
+        "x = 'é' + ｊａｘ.random.ｋｅｙ  # ×\n",
+        "é\né_1 = ü2\n",
+        "ascii only\n",
+    ],
+)
+def test_the_words_read_around_other_characters_are_every_word_of_the_text(text):
+    """:func:`words_of` from gate 1's tokens holds every word a full reading finds (but one
+    that starts with a digit, which no name does)."""
+    from jaxmigrate.migrator.source import words_of
+
+    every = {word for word in words_of(text) if not word[0].isdigit()}
+    assert every <= words_of(text, identifier_tokens(text))
+
+
+@pytest.mark.parametrize(
     "text, spelled",
     [
         ("jax.random.key(0)", True),
