@@ -116,7 +116,7 @@ def test_shipped_names_by_release_match_every_run_read_in_turn():
     public = [
         (parent, name, entry[0]) for parent, m in h._modules.items() for name, entry in m.items()
     ]
-    private = [name for members in h._private.values() for name in members.items()]
+    private = [("", name, flat) for m in h._private.values() for name, flat in m.items()]
     assert private and any(len(flat) > 2 for _parent, _name, flat in public)
     for index in range(0, len(h.keys), 7):
         upper = h.keys[min(index + 5, len(h.keys) - 1)]
@@ -129,7 +129,7 @@ def test_shipped_names_by_release_match_every_run_read_in_turn():
         assert h.missing_names(h.keys[index], upper) == missing
         absent = {
             name
-            for _parent, name, flat in public + [("", *item) for item in private]
+            for _parent, name, flat in public + private
             if not any(first <= index <= last for first, last in _runs(flat))
         }
         assert h.names_absent_in(h.keys[index]) == absent
