@@ -201,6 +201,10 @@ class Pool:
                     continue
                 if item is conn and self._receive_quietly(conn):
                     continue
+                # The worker left: results it sent after the one just read (a file it wrote
+                # while the signal waited) are still in the pipe.
+                while self._receive_quietly(conn):
+                    pass
                 process, _chunk = self.workers.pop(conn)
                 conn.close()
                 process.join()
@@ -211,7 +215,10 @@ class Pool:
         self.workers.clear()
 
     def _receive_quietly(self, conn: Connection) -> bool:
+        """Takes one result from ``conn`` if one is there (a stopping worker's last ones)."""
         try:
+            if not conn.poll():
+                return False
             index, result = conn.recv()
         except (EOFError, OSError):
             return False
