@@ -10,10 +10,14 @@ Runs, round-robin (so that a machine that slows down affects every command alike
   the editor's case), with ``--target-version 0.4.30`` and without it: the run that warms the
   caches loads the rules and keeps their gates (:mod:`migrator.gateplan`), the timed runs
   answer the file from them without importing the rules, LibCST or the API history;
+- the hooks' own runs (``--check --no-cache``, no cache to answer from) over one file with a
+  finding only (a private ``jax._src`` import: the rules answer it from CPython's ``ast``,
+  without LibCST) and over one file with a legacy spelling to rewrite (LibCST parses it);
 
 and prints the median wall time of each, and the milliseconds above the bare interpreter.
 The acceptance (issue #29): ``--version`` and the no-op run each under 150 ms above it, and
-the single-file run over modern code as close as possible to it.
+the single-file runs (the pre-commit case) under it too; a file with something to rewrite
+needs LibCST, whose import alone is about 0.1 s.
 
 Python files are compiled on import unless their bytecode is cached.  An installed wheel has
 it (pip compiles on install); a checkout run with ``PYTHONDONTWRITEBYTECODE=1`` never does.
@@ -52,6 +56,16 @@ def f(x: jax.Array) -> jax.Array:
 
 y = jax.jit(f)(jnp.ones(3))
 """
+FINDING = """\
+from jax._src import core
+
+p = core.Primitive("p")
+"""
+LEGACY = """\
+import jax
+
+leaves = jax.tree_leaves({"a": 1})
+"""
 
 
 def _jaxmigrate(given: str) -> List[str]:
@@ -68,8 +82,12 @@ def _jaxmigrate(given: str) -> List[str]:
 
 def _commands(tool: List[str], work: Path) -> List[Tuple[str, List[str]]]:
     noop, modern = work / "noop.py", work / "modern.py"
+    finding, legacy = work / "finding.py", work / "legacy.py"
     noop.write_text(NO_OP, encoding="utf-8")
     modern.write_text(MODERN, encoding="utf-8")
+    finding.write_text(FINDING, encoding="utf-8")
+    legacy.write_text(LEGACY, encoding="utf-8")
+    hook = ["--check", "--no-cache"]
     return [
         ("python -c pass", [sys.executable, "-c", "pass"]),
         ("jaxmigrate --version", [*tool, "--version"]),
@@ -77,6 +95,8 @@ def _commands(tool: List[str], work: Path) -> List[Tuple[str, List[str]]]:
         ("no-op file, default target", [*tool, str(noop)]),
         ("import-jax file, --target-version", [*tool, str(modern), "--target-version", "0.4.30"]),
         ("import-jax file, default target", [*tool, str(modern)]),
+        ("finding-only file, hook run", [*tool, str(finding), *hook]),
+        ("file to rewrite, hook run", [*tool, str(legacy), *hook]),
     ]
 
 

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.scope import (
     ImportNode,

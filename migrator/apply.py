@@ -14,8 +14,7 @@ from typing import (
     Tuple,
 )
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
 from jaxmigrate.migrator.gaps import Gaps

@@ -14,8 +14,7 @@ from typing import (
     Tuple,
 )
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.apply import Apply, ImportRemoval, Removals
 from jaxmigrate.migrator.binding import Binding

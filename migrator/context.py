@@ -30,32 +30,33 @@ from typing import (
     cast,
 )
 
-import libcst as cst
-from libcst._position import CodeRange
-
-from jaxmigrate.migrator.analysis import Analysis
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.astview import suppresses
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.diagnostics import UNSAFE_HINT, UNSAFE_NOTE, Safety
 from jaxmigrate.migrator.ledger import Ledger
 from jaxmigrate.migrator.messages import beyond_target
-from jaxmigrate.migrator.positions import Positions
 from jaxmigrate.migrator.rule import Rule, owners
 from jaxmigrate.migrator.scope import Scope, Site, dotted_expr, dotted_parts
 from jaxmigrate.migrator.traversal import (
-    TRIVIA,
     structural_children,
+    trivia,
 )
 from jaxmigrate.migrator.walk import all_parents, walk_module
 
 if TYPE_CHECKING:  # pragma: no cover
+    from libcst._position import CodeRange
+
+    from jaxmigrate.migrator.analysis import Analysis
+    from jaxmigrate.migrator.positions import Positions
     from jaxmigrate.migrator.settings import Settings
     from jaxmigrate.migrator.source import Evidence
     from jaxmigrate.migrator.version import Version
 
 
-Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
-N = TypeVar("N", bound=cst.CSTNode)
+# (LibCST's classes named, not read: reading one imports LibCST, migrator.lazycst)
+Replacement = Union["cst.CSTNode", "cst.RemovalSentinel", "cst.FlattenSentinel"]
+N = TypeVar("N", bound="cst.CSTNode")
 
 
 class NameSite(Site):
@@ -255,6 +256,8 @@ class Context(Ledger):
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Where ``node`` is (as LibCST's ``PositionProvider`` says); one codegen pass per round."""
         if self._positions is None:
+            from jaxmigrate.migrator.positions import Positions  # (LibCST's codegen: on first use)
+
             self._positions = Positions(self.module, self.parent, self.source)
         return self._positions[node]
 
@@ -325,7 +328,7 @@ class Context(Ledger):
         if self._parents is None:
             self._walk()
         found = self._parents.get(id(node))  # type: ignore[union-attr]
-        if found is None and type(node) in TRIVIA:
+        if found is None and type(node) in trivia():
             # The per-round walk leaves whitespace and punctuation out: one full walk, if asked.
             if self._trivia_parents is None:
                 self._trivia_parents = all_parents(self.module)
@@ -336,9 +339,9 @@ class Context(Ledger):
         """Every node of exactly type ``kind`` in the module, in source order (the order a
         LibCST visitor meets them), including the ones :meth:`nodes` leaves out (binding
         names, ``Param``s, import internals, ...), but not whitespace, comments or
-        punctuation (:data:`migrator.traversal.TRIVIA`).  One cheap walk per round, made on first
+        punctuation (:func:`migrator.traversal.trivia`).  One cheap walk per round, made on first
         use and shared with :meth:`parent`; prefer :meth:`nodes` when it covers the kind."""
-        if kind in TRIVIA:
+        if kind in trivia():
             raise ValueError(f"{kind.__name__} nodes are not indexed; read them from their parent")
         if self._all_nodes is None:
             self._walk()

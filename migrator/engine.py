@@ -31,20 +31,16 @@ from typing import (
     Tuple,
 )
 
-import libcst as cst
-
-from jaxmigrate.migrator import guard, handoff, piecewise
+from jaxmigrate.migrator import guard, handoff, lazycst as cst, piecewise
 from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
 from jaxmigrate.migrator.astfirst import findings_on_ast
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
-from jaxmigrate.migrator.piecerun import migrate_pieces
 from jaxmigrate.migrator.piecesites import site_words
 from jaxmigrate.migrator.piecewise import Pieces
 from jaxmigrate.migrator.plan import MAX_PARSE_CHARS, Plan, make_plan
-from jaxmigrate.migrator.rounds import run_rounds
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.sourcecode import First, first_lines, seed_statement_code
@@ -193,6 +189,8 @@ def _migrate_checked(
             facts.release()
     del facts  # CPython's tree (about 80 bytes a source byte), before LibCST's parser starts
     if pieces is not None:
+        from jaxmigrate.migrator.piecerun import migrate_pieces  # (the rewriting half: LibCST)
+
         result = migrate_pieces(text, pieces, plan, settings, _rewrite)
         if result is not None:
             return result
@@ -244,6 +242,10 @@ def _rewrite(
     module, caches = _parse(text, ast_parsed)
     if whole is not None and indent is not None and module.default_indent != indent:
         raise piecewise.NotEquivalent("LibCST infers another indentation")
+    from jaxmigrate.migrator.rounds import (
+        run_rounds,  # (the rewriting half: LibCST, the rules' edits)
+    )
+
     errors: List[Diagnostic] = []
     with cached_children(caches) as caches:
         if firsts is not None:

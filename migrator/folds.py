@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
 from jaxmigrate.migrator.rule import Safety
@@ -47,7 +46,7 @@ def fold_leftovers(ctx: Context, produced: Produced) -> int:
     return len(ctx.edits) - before
 
 
-Block = Union[cst.Module, cst.IndentedBlock]  # what _dead_stores reads
+Block = Union["cst.Module", "cst.IndentedBlock"]  # what _dead_stores reads
 _BLOCKS = (cst.Module, cst.IndentedBlock)
 
 

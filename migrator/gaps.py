@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-import libcst as cst
+from jaxmigrate.migrator import lazycst as cst
 
 Containers = (cst.Module, cst.IndentedBlock)
 Statements = (cst.SimpleStatementLine, cst.BaseCompoundStatement)  # the ones with leading_lines

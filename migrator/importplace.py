@@ -25,11 +25,10 @@ from __future__ import annotations
 import sys
 from typing import Callable, Collection, Dict, List, Optional, Sequence, Set, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.scope import dotted_name
 
-ImportNode = Union[cst.Import, cst.ImportFrom]
+ImportNode = Union["cst.Import", "cst.ImportFrom"]
 FUTURE, STDLIB, THIRD, FIRST, LOCAL = range(5)
 _STDLIB = frozenset(
     getattr(sys, "stdlib_module_names", ())  # Python 3.10+; before, the common ones

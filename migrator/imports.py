@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Collection, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.importplace import by_type, name_order, place
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name
 
-ImportNode = Union[cst.Import, cst.ImportFrom]
+ImportNode = Union["cst.Import", "cst.ImportFrom"]
 
 
 def without_aliases(

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 from typing import Collection, List, Optional
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
 from jaxmigrate.migrator.importplace import import_of, settle_order

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit
 
 

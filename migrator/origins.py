@@ -14,8 +14,7 @@ from typing import (
     Tuple,
 )
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit, Finding
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.traversal import structural_children

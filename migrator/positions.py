@@ -18,10 +18,10 @@ from typing import (
     Tuple,
 )
 
-import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst._position import CodePosition, CodeRange
 
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.traversal import subtree_cache
 
 _NEWLINE_RE = re.compile(r"\r\n?|\n")

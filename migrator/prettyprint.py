@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 
 # A document (after Wadler's "prettier printer"): text, a list of documents, or a tuple

@@ -17,8 +17,7 @@ import io
 import tokenize
 from typing import List, Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.positions import module_code
 from jaxmigrate.migrator.prettyprint import Builder, render

@@ -16,8 +16,7 @@ from typing import (
     Tuple,
 )
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.analysis import Analysis, analyze
 from jaxmigrate.migrator.apply import Apply
 from jaxmigrate.migrator.astview import find_suppressions

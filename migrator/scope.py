@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.traversal import structural_children
 
-ImportNode = Union[cst.Import, cst.ImportFrom]
+ImportNode = Union["cst.Import", "cst.ImportFrom"]
 
 # Exceptions whose handler marks a ``try`` block as a compatibility shim we must leave alone
 # (and so does an ``if`` that tests for a feature or a version: :func:`is_feature_test`).

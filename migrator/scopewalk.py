@@ -24,8 +24,7 @@ from typing import (
     cast,
 )
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.scope import (
     Scope,
@@ -110,8 +109,8 @@ class ScopeWalker(cst.CSTVisitor):
         statement binds (assignment/``for``/``with``/``except``/``del`` targets that are plain
         names, parameter names, ``def``/``class`` names, ``global``/``nonlocal`` names),
         ``Param`` nodes themselves, an ``Attribute``'s ``attr`` name, an ``Arg``'s keyword,
-        and whitespace, comments and punctuation (:data:`TRIVIA`).  So ``Name`` nodes here
-        are references (loads, and the heads of dotted names).
+        and whitespace, comments and punctuation (:func:`migrator.traversal.trivia`).  So
+        ``Name`` nodes here are references (loads, and the heads of dotted names).
         """
         return cast(List[N], self.by_type.get(kind, []))  # the index is keyed by exact type
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Sequence, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.lossless import SUSPECT
 from jaxmigrate.migrator.piecewise import line_starts
 from jaxmigrate.migrator.traversal import subtree_cache

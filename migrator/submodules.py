@@ -19,8 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, List, Optional, Set
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.apply import ImportRemoval, Removals
 from jaxmigrate.migrator.astfacts import dotted

@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, cast
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit, Replacement
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Safety

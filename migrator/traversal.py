@@ -13,9 +13,9 @@ import dataclasses
 import operator
 import re
 import weakref
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
-import libcst as cst
+from jaxmigrate.migrator import lazycst as cst
 
 # -- fast read-only traversal ---------------------------------------------------------------
 # A LibCST visitor rebuilds every node it passes (``_visit_and_replace_children``) and calls
@@ -40,33 +40,41 @@ _STRUCTURAL_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = 
 # Whitespace, comments and punctuation: two thirds of a typical tree's nodes.  They hold no
 # names, and no rule looks them up by type, so the per-round indexes (the analysis, and
 # migrator.walk.walk_module) leave them out; Context.parent still finds their parents.
-TRIVIA = frozenset(
-    {
-        cst.SimpleWhitespace,
-        cst.ParenthesizedWhitespace,
-        cst.TrailingWhitespace,
-        cst.Newline,
-        cst.EmptyLine,
-        cst.Comment,
-        cst.Comma,
-        cst.Dot,
-        cst.Colon,
-        cst.Semicolon,
-        cst.AssignEqual,
-        cst.LeftParen,
-        cst.RightParen,
-        cst.LeftSquareBracket,
-        cst.RightSquareBracket,
-        cst.LeftCurlyBrace,
-        cst.RightCurlyBrace,
-    }
+# (Their classes: read through :func:`trivia`, which imports LibCST on first use.)
+_TRIVIA_NAMES = (
+    "SimpleWhitespace",
+    "ParenthesizedWhitespace",
+    "TrailingWhitespace",
+    "Newline",
+    "EmptyLine",
+    "Comment",
+    "Comma",
+    "Dot",
+    "Colon",
+    "Semicolon",
+    "AssignEqual",
+    "LeftParen",
+    "RightParen",
+    "LeftSquareBracket",
+    "RightSquareBracket",
+    "LeftCurlyBrace",
+    "RightCurlyBrace",
 )
+_TRIVIA: Optional[FrozenSet[type]] = None
+
+
+def trivia() -> FrozenSet[type]:
+    """The classes of whitespace, comment and punctuation nodes (see above)."""
+    global _TRIVIA
+    if _TRIVIA is None:
+        _TRIVIA = frozenset(getattr(cst, name) for name in _TRIVIA_NAMES)
+    return _TRIVIA
 
 
 Caches = Tuple[
-    Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]],
-    Dict[str, Dict[int, Tuple[cst.CSTNode, object]]],
-    Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]],
+    Dict[int, Tuple["cst.CSTNode", List["cst.CSTNode"]]],
+    Dict[str, Dict[int, Tuple["cst.CSTNode", object]]],
+    Dict[int, Tuple["cst.CSTNode", List["cst.CSTNode"]]],
 ]
 
 
@@ -97,14 +105,14 @@ def statement_caches(caches: Caches, module: cst.Module) -> Caches:
 
 
 def structural_children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """:func:`children` without :data:`TRIVIA`.  The list is shared: do not change it."""
+    """:func:`children` without :func:`trivia`.  The list is shared: do not change it."""
     cache = _STRUCTURAL_CACHE
     if cache is not None:
         hit = cache.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1]
-    trivia = TRIVIA
-    found = [child for child in children(node) if type(child) not in trivia]
+    kinds = _TRIVIA or trivia()
+    found = [child for child in children(node) if type(child) not in kinds]
     if cache is not None:
         cache[id(node)] = (node, found)
     return found
@@ -250,26 +258,37 @@ def _present(value: object) -> bool:
     return type(value) in (tuple, list) and any(isinstance(v, cst.CSTNode) for v in value)  # type: ignore[attr-defined]
 
 
-class _FieldOrder(cst.CSTVisitor):
-    """Records the order in which LibCST visits one node's fields (its source order)."""
+_FIELD_ORDER: Optional[type] = None
 
-    def __init__(self, top: cst.CSTNode) -> None:
-        super().__init__()
-        self.top = top
-        self.names: List[str] = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return node is self.top
+def _field_order() -> type:
+    """The visitor :func:`_learn_fields` runs, made on first use (its base is LibCST's)."""
+    global _FIELD_ORDER
+    if _FIELD_ORDER is None:
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        pass
+        class _FieldOrder(cst.CSTVisitor):
+            """Records the order in which LibCST visits one node's fields (its source order)."""
 
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        if node is self.top and attribute not in self.names:
-            self.names.append(attribute)
+            def __init__(self, top: cst.CSTNode) -> None:
+                super().__init__()
+                self.top = top
+                self.names: List[str] = []
 
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        pass
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                return node is self.top
+
+            def on_leave(self, original_node: cst.CSTNode) -> None:
+                pass
+
+            def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+                if node is self.top and attribute not in self.names:
+                    self.names.append(attribute)
+
+            def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+                pass
+
+        _FIELD_ORDER = _FieldOrder
+    return _FIELD_ORDER
 
 
 # type -> (getter of the child fields in visiting order, their names, fields that can hold
@@ -278,7 +297,7 @@ _FIELDS: Dict[type, Tuple[Callable, Tuple[str, ...], Tuple[str, ...], bool]] = {
 
 
 def _learn_fields(node: cst.CSTNode) -> Tuple[Callable, Tuple[str, ...], Tuple[str, ...], bool]:
-    recorder = _FieldOrder(node)
+    recorder = _field_order()(node)
     node.visit(recorder)
     names = list(recorder.names)
     old = _FIELDS.get(type(node))

@@ -12,8 +12,7 @@ from typing import (
     cast,
 )
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.traversal import (
     children,
     structural_children,
@@ -22,7 +21,7 @@ from jaxmigrate.migrator.traversal import (
 
 
 def all_parents(module: cst.CSTNode) -> Dict[int, cst.CSTNode]:
-    """id(node) -> parent for every node under ``module``, :data:`TRIVIA` included."""
+    """id(node) -> parent for every node under ``module``, :func:`trivia` included."""
     parents: Dict[int, cst.CSTNode] = {}
     stack: List[cst.CSTNode] = [module]
     while stack:

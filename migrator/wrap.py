@@ -23,8 +23,7 @@ import io
 import tokenize
 from typing import List, Optional, Set, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.linemap import line_map
 from jaxmigrate.migrator.positions import module_code

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, List, Optional
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Rule, Safety
 from jaxmigrate.rules._arrays import predicate_fix, report_string_annotations, type_reference

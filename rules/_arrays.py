@@ -8,8 +8,7 @@ import functools
 import re
 from typing import FrozenSet, List, Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
@@ -31,21 +30,23 @@ def expr_code(node: cst.CSTNode) -> str:
 
 
 # Parents under which ``a and b`` / ``a or b`` may replace a call without parentheses.
-_LOOSE_PARENTS = (
-    cst.If,
-    cst.While,
-    cst.Return,
-    cst.Assign,
-    cst.AnnAssign,
-    cst.AugAssign,
-    cst.Expr,
-    cst.Assert,
-    cst.IfExp,
-    cst.Lambda,
-    cst.Element,
-    cst.DictElement,
-    cst.Index,
-)
+@functools.cache
+def _loose_parents() -> Tuple[type, ...]:
+    return (
+        cst.If,
+        cst.While,
+        cst.Return,
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.Expr,
+        cst.Assert,
+        cst.IfExp,
+        cst.Lambda,
+        cst.Element,
+        cst.DictElement,
+        cst.Index,
+    )
 
 
 def _brief(recipe: str) -> str:
@@ -60,7 +61,7 @@ def _needs_parens(parent: Optional[cst.CSTNode], op: str) -> bool:
         return True
     if isinstance(parent, cst.Arg):
         return parent.star != ""
-    if isinstance(parent, _LOOSE_PARENTS):
+    if isinstance(parent, _loose_parents()):
         return False
     if isinstance(parent, cst.BooleanOperation):
         # required for `or` under `and`; added for `and` under `or` to keep it readable

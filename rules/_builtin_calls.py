@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, FrozenSet, Optional
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import name_loads

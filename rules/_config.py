@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Replacement
 from jaxmigrate.migrator.scope import Scope
 

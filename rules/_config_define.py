@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, Optional, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import CannotReference, Context
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.version import parse_version

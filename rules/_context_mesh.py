@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._flow import name_loads
@@ -81,21 +80,21 @@ def set_mesh_item(ctx: Context, block: cst.With) -> Tuple[cst.CSTNode, cst.BaseE
 
 def other_calls(block: cst.With, skip: List[str]) -> List[cst.Call]:
     """The calls in the block's body other than of the names in ``skip``."""
+
+    class _OtherCalls(cst.CSTVisitor):
+        # (at module level: a class made in a function is a cycle that would hold what it captured)
+        def __init__(self, skip: List[str]) -> None:
+            super().__init__()
+            self.skip = skip
+            self.found: List[cst.Call] = []
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if not (isinstance(node.func, cst.Name) and node.func.value in self.skip):
+                self.found.append(node)
+
     collect = _OtherCalls(skip)
     fast_visit(block.body, collect)
     return collect.found
-
-
-class _OtherCalls(cst.CSTVisitor):
-    # (at module level: a class made in a function is a cycle that would hold what it captured)
-    def __init__(self, skip: List[str]) -> None:
-        super().__init__()
-        self.skip = skip
-        self.found: List[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not (isinstance(node.func, cst.Name) and node.func.value in self.skip):
-            self.found.append(node)
 
 
 def _enclosing_function(ctx: Context, node: cst.CSTNode) -> Optional[cst.FunctionDef]:

@@ -7,19 +7,98 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
-from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
+from jaxmigrate.rules._helpers import target_names
 
-Definition = Tuple[str, Optional[cst.BaseExpression], Optional[cst.BaseExpression]]
+Definition = Tuple[str, Optional["cst.BaseExpression"], Optional["cst.BaseExpression"]]
 
 
 def scope_definitions(ctx: Context, scope: Scope) -> Dict[str, List[Definition]]:
     """name -> how each binding in ``scope`` was made: ("param", annotation, None),
     ("value", value or None, annotation), ("self", ...), ("def", ...) or ("other", ...)."""
+    from jaxmigrate.rules._scope_body import ScopeBodyVisitor  # (LibCST's visitor: loaded here)
+
+    class _DefinitionCollector(ScopeBodyVisitor):
+        """Bindings made directly in one scope body (nested functions/classes are not entered)."""
+
+        def __init__(self, result: Dict[str, List[Definition]]) -> None:
+            super().__init__()
+            self.result = result
+
+        def _add(self, name: str, entry: Definition) -> None:
+            self.result.setdefault(name, []).append(entry)
+
+        def _other(self, target: cst.CSTNode) -> None:
+            for name in target_names(target):
+                self._add(name, ("other", None, None))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self._add(node.name.value, ("def", None, None))
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            self._add(node.name.value, ("def", None, None))
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> bool:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self._add(target.target.value, ("value", node.value, None))
+                else:
+                    self._other(target.target)
+            return True
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+            if isinstance(node.target, cst.Name):
+                self._add(node.target.value, ("value", node.value, node.annotation.annotation))
+            return True
+
+        def _target_binds(
+            self, node: Union[cst.AugAssign, cst.For, cst.NamedExpr, cst.Del]
+        ) -> bool:
+            """``x += v``, ``for x in ...``, ``(x := v)``, ``del x``: bindings not followed."""
+            self._other(node.target)
+            return True
+
+        visit_AugAssign = visit_For = visit_NamedExpr = visit_Del = _target_binds
+
+        def visit_WithItem(self, node: cst.WithItem) -> bool:
+            if node.asname is not None:
+                self._other(node.asname.name)
+            return True
+
+        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
+            if node.name is not None:
+                self._other(node.name.name)
+            return True
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            for alias in node.names:
+                bound: cst.BaseExpression = alias.asname.name if alias.asname else alias.name
+                while isinstance(bound, cst.Attribute):
+                    bound = bound.value
+                self._other(bound)
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    self._other(alias.asname.name if alias.asname else alias.name)
+            return False
+
+        def visit_Global(self, node: cst.Global) -> bool:
+            for item in node.names:
+                self._add(item.name.value, ("other", None, None))
+            return False
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+            for item in node.names:
+                self._add(item.name.value, ("other", None, None))
+            return False
+
     cache: Dict[int, Dict[str, List[Definition]]] = ctx.memo(("receivers", "definitions"), dict)
     found = cache.get(id(scope.node))
     if found is not None:
@@ -68,80 +147,3 @@ def _is_staticmethod(node: cst.FunctionDef) -> bool:
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
         for d in node.decorators
     )
-
-
-class _DefinitionCollector(ScopeBodyVisitor):
-    """Bindings made directly in one scope body (nested functions/classes are not entered)."""
-
-    def __init__(self, result: Dict[str, List[Definition]]) -> None:
-        super().__init__()
-        self.result = result
-
-    def _add(self, name: str, entry: Definition) -> None:
-        self.result.setdefault(name, []).append(entry)
-
-    def _other(self, target: cst.CSTNode) -> None:
-        for name in target_names(target):
-            self._add(name, ("other", None, None))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._add(node.name.value, ("def", None, None))
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._add(node.name.value, ("def", None, None))
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> bool:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self._add(target.target.value, ("value", node.value, None))
-            else:
-                self._other(target.target)
-        return True
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        if isinstance(node.target, cst.Name):
-            self._add(node.target.value, ("value", node.value, node.annotation.annotation))
-        return True
-
-    def _target_binds(self, node: Union[cst.AugAssign, cst.For, cst.NamedExpr, cst.Del]) -> bool:
-        """``x += v``, ``for x in ...``, ``(x := v)``, ``del x``: bindings not followed."""
-        self._other(node.target)
-        return True
-
-    visit_AugAssign = visit_For = visit_NamedExpr = visit_Del = _target_binds
-
-    def visit_WithItem(self, node: cst.WithItem) -> bool:
-        if node.asname is not None:
-            self._other(node.asname.name)
-        return True
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
-        if node.name is not None:
-            self._other(node.name.name)
-        return True
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        for alias in node.names:
-            bound: cst.BaseExpression = alias.asname.name if alias.asname else alias.name
-            while isinstance(bound, cst.Attribute):
-                bound = bound.value
-            self._other(bound)
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        if not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                self._other(alias.asname.name if alias.asname else alias.name)
-        return False
-
-    def visit_Global(self, node: cst.Global) -> bool:
-        for item in node.names:
-            self._add(item.name.value, ("other", None, None))
-        return False
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
-        for item in node.names:
-            self._add(item.name.value, ("other", None, None))
-        return False

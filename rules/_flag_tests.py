@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Set, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.rules._config import branch_in_place, literal_bool
@@ -23,7 +22,7 @@ CASE_DECORATORS = frozenset(
     f"{PARAMETERIZED}.{n}" for n in ("parameters", "named_parameters", "product")
 )
 ABSL_DEFINES = frozenset({"absl.flags.DEFINE_bool", "absl.flags.DEFINE_boolean"})
-_Case = Optional[cst.BaseExpression]  # None: the case is dropped
+_Case = Optional["cst.BaseExpression"]  # None: the case is dropped
 
 
 def flag_definition(ctx: Context, call: cst.Call, anchor: cst.CSTNode) -> None:
@@ -64,6 +63,35 @@ def _functions(node: cst.CSTNode) -> List[cst.FunctionDef]:
 
 
 def _parameterized(ctx: Context, function: cst.FunctionDef) -> None:
+    class _Substitute(cst.CSTTransformer):
+        """The parameter's reads become ``True``; ``if jax_array:`` keeps its body."""
+
+        def __init__(self, reads: Set[int]) -> None:
+            self.reads = reads
+            self.elifs: Set[int] = set()
+
+        def visit_If(self, node: cst.If) -> None:
+            if isinstance(node.orelse, cst.If):
+                self.elifs.add(id(node.orelse))
+
+        def leave_If(self, original: cst.If, updated: cst.If):  # noqa: ANN201
+            test = original.test
+            negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            name = test.expression if negated else test  # type: ignore[attr-defined]
+            if id(original) in self.elifs or not (
+                isinstance(name, cst.Name) and id(name) in self.reads
+            ):
+                return updated
+            return branch_in_place(updated, not negated)
+
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return cst.Name("True") if id(original) in self.reads else updated
+
+        def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+            if isinstance(original.test, cst.Name) and id(original.test) in self.reads:
+                return updated.body
+            return updated
+
     scope = ctx.scope_of(function)
     decorators = [
         d
@@ -224,95 +252,65 @@ def _empty(value: cst.BaseExpression, named: bool) -> bool:
 
 def _uses(function: cst.FunctionDef) -> Optional[Set[int]]:
     """The ``jax_array`` names the body reads; None if the body also binds the name."""
+
+    class _Collect(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.reads: Set[int] = set()
+            self.bound = False
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False  # ``x.jax_array``: an attribute, not the parameter
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False  # ``f(jax_array=...)``: a keyword
+
+        def visit_Param(self, node: cst.Param) -> None:
+            self.bound = self.bound or node.name.value == FLAG
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._target(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._target(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._target(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            self._target(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._target(node.target)
+
+        def visit_Global(self, node: cst.Global) -> None:
+            self.bound = self.bound or any(n.name.value == FLAG for n in node.names)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            self.bound = self.bound or any(n.name.value == FLAG for n in node.names)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.bound = self.bound or node.name.value == FLAG
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.bound = self.bound or node.name.value == FLAG
+
+        def _target(self, target: cst.CSTNode) -> None:
+            names: Tuple[cst.CSTNode, ...] = (target,)
+            while names:
+                node, names = names[0], names[1:]
+                if isinstance(node, cst.Name) and node.value == FLAG:
+                    self.bound = True
+                elif isinstance(node, (cst.Tuple, cst.List)):
+                    names += tuple(e.value for e in node.elements)
+                elif isinstance(node, cst.StarredElement):
+                    names += (node.value,)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == FLAG:
+                self.reads.add(id(node))
+
     collector = _Collect()
     function.body.visit(collector)
     return None if collector.bound else collector.reads
-
-
-class _Collect(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.reads: Set[int] = set()
-        self.bound = False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False  # ``x.jax_array``: an attribute, not the parameter
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False  # ``f(jax_array=...)``: a keyword
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self.bound = self.bound or node.name.value == FLAG
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._target(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._target(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._target(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._target(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._target(node.target)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.bound = self.bound or any(n.name.value == FLAG for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.bound = self.bound or any(n.name.value == FLAG for n in node.names)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.bound = self.bound or node.name.value == FLAG
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.bound = self.bound or node.name.value == FLAG
-
-    def _target(self, target: cst.CSTNode) -> None:
-        names: Tuple[cst.CSTNode, ...] = (target,)
-        while names:
-            node, names = names[0], names[1:]
-            if isinstance(node, cst.Name) and node.value == FLAG:
-                self.bound = True
-            elif isinstance(node, (cst.Tuple, cst.List)):
-                names += tuple(e.value for e in node.elements)
-            elif isinstance(node, cst.StarredElement):
-                names += (node.value,)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value == FLAG:
-            self.reads.add(id(node))
-
-
-class _Substitute(cst.CSTTransformer):
-    """The parameter's reads become ``True``; ``if jax_array:`` keeps its body."""
-
-    def __init__(self, reads: Set[int]) -> None:
-        self.reads = reads
-        self.elifs: Set[int] = set()
-
-    def visit_If(self, node: cst.If) -> None:
-        if isinstance(node.orelse, cst.If):
-            self.elifs.add(id(node.orelse))
-
-    def leave_If(self, original: cst.If, updated: cst.If):  # noqa: ANN201
-        test = original.test
-        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-        name = test.expression if negated else test  # type: ignore[attr-defined]
-        if id(original) in self.elifs or not (
-            isinstance(name, cst.Name) and id(name) in self.reads
-        ):
-            return updated
-        return branch_in_place(updated, not negated)
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return cst.Name("True") if id(original) in self.reads else updated
-
-    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
-        if isinstance(original.test, cst.Name) and id(original.test) in self.reads:
-            return updated.body
-        return updated

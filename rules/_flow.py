@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
@@ -31,7 +30,7 @@ from jaxmigrate.rules._flow_bindings import (  # re-exported
     bound_only_to as bound_only_to,
     bound_values as bound_values,
 )
-from jaxmigrate.rules._helpers import ScopeBodyVisitor, is_store
+from jaxmigrate.rules._helpers import is_store
 
 # Lists whose elements are arrays (after JAX403 ``[s.data for s in x.addressable_shards]`` too)
 BUFFER_LISTS = frozenset({"device_buffers"})
@@ -39,21 +38,6 @@ SHARD_LISTS = frozenset({"addressable_shards", "global_shards", "local_shards"})
 ARRAY_NAMES = frozenset(
     {"Array", "ndarray", "DeviceArray", "ShardedDeviceArray", "GlobalDeviceArray", "ArrayImpl"}
 )
-
-
-class _Returns(ScopeBodyVisitor):
-    def __init__(self) -> None:
-        self.values: List[Optional[cst.BaseExpression]] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> bool:
-        self.values.append(node.value)
-        return False
 
 
 def local_function(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.FunctionDef]:
@@ -71,6 +55,22 @@ def local_function(ctx: Context, name: cst.Name, scope: Scope) -> Optional[cst.F
 
 def helper_return_tie(ctx: Context, function: cst.FunctionDef, tie_of: Callable, depth: int):  # noqa: ANN201
     """The tie of what ``function`` returns: every ``return`` tied (the weakest kind wins)."""
+    from jaxmigrate.rules._scope_body import ScopeBodyVisitor  # (LibCST's visitor: loaded here)
+
+    class _Returns(ScopeBodyVisitor):
+        def __init__(self) -> None:
+            self.values: List[Optional[cst.BaseExpression]] = []
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> bool:
+            self.values.append(node.value)
+            return False
+
     collector = _Returns()
     fast_visit(function.body, collector)
     if not collector.values or any(v is None for v in collector.values):

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.traversal import fast_visit
-from jaxmigrate.rules._helpers import ScopeBodyVisitor, target_names
+from jaxmigrate.rules._helpers import target_names
 
 # ("value", the assigned expression) for ``x = v`` and ``x: T = v``; ("iter", the iterable)
 # for ``for x in it`` and ``[... for x in it]``; ("annotation", T) for ``x: T`` and an
 # annotated parameter.
-Bound = Tuple[str, cst.BaseExpression]
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+Bound = Tuple[str, "cst.BaseExpression"]
 
 
 def bound_values(ctx: Context, name: str, scope: Scope) -> Optional[List[Bound]]:
@@ -57,6 +55,85 @@ def bound_only_to(
 
 def _table(node: cst.CSTNode) -> Optional[Tuple[Dict[str, List[Bound]], Set[str]]]:
     """(name -> its bindings, the names some binding of which cannot be followed)."""
+    from jaxmigrate.rules._scope_body import ScopeBodyVisitor  # (LibCST's visitor: loaded here)
+
+    class _Bindings(ScopeBodyVisitor):
+        """The bindings one scope body makes (nested defs, classes, lambdas and comprehensions
+        are not entered: a ``def`` or ``class`` of a name is itself a binding not followed)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: Dict[str, List[Bound]] = {}
+            self.unknown: Set[str] = set()
+
+        def add(self, name: str, bound: Bound) -> None:
+            self.found.setdefault(name, []).append(bound)
+
+        def _not_followed(self, target: Optional[cst.CSTNode]) -> None:
+            if target is not None:
+                self.unknown.update(target_names(target))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            self.unknown.add(node.name.value)
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            self.unknown.add(node.name.value)
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    if len(node.targets) != 1:  # a = b = v
+                        self.unknown.add(target.target.value)
+                    self.add(target.target.value, ("value", node.value))
+                else:
+                    self._not_followed(target.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            for name in target_names(node.target):
+                if node.value is None:
+                    self.add(name, ("annotation", node.annotation.annotation))
+                else:
+                    self.add(name, ("value", node.value))
+
+        def visit_For(self, node: cst.For) -> None:
+            if isinstance(node.target, cst.Name):
+                self.add(node.target.value, ("iter", node.iter))
+            else:
+                self._not_followed(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._not_followed(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                self._not_followed(node.asname.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._not_followed(node.target)
+
+        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+            if node.name is not None:
+                self._not_followed(node.name.name)
+
+        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+            if node.asname is not None:
+                self._not_followed(node.asname.name)
+            else:
+                parts = dotted_parts(node.name)
+                if parts:
+                    self.unknown.add(parts[0])
+
+        def visit_Global(self, node: cst.Global) -> None:
+            self.unknown.update(item.name.value for item in node.names)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            self.unknown.update(item.name.value for item in node.names)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            self._not_followed(node.target)
+
     collector = _Bindings()
     if isinstance(node, (cst.FunctionDef, cst.Lambda)):
         params = node.params
@@ -69,7 +146,7 @@ def _table(node: cst.CSTNode) -> Optional[Tuple[Dict[str, List[Bound]], Set[str]
             if isinstance(star, cst.Param):
                 collector.unknown.add(star.name.value)
         fast_visit(node.body, collector)
-    elif isinstance(node, _COMPREHENSIONS):
+    elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
         comp_for: Optional[cst.CompFor] = node.for_in
         while comp_for is not None:
             if isinstance(comp_for.target, cst.Name):
@@ -82,81 +159,3 @@ def _table(node: cst.CSTNode) -> Optional[Tuple[Dict[str, List[Bound]], Set[str]
     else:
         return None
     return collector.found, collector.unknown
-
-
-class _Bindings(ScopeBodyVisitor):
-    """The bindings one scope body makes (nested defs, classes, lambdas and comprehensions
-    are not entered: a ``def`` or ``class`` of a name is itself a binding not followed)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: Dict[str, List[Bound]] = {}
-        self.unknown: Set[str] = set()
-
-    def add(self, name: str, bound: Bound) -> None:
-        self.found.setdefault(name, []).append(bound)
-
-    def _not_followed(self, target: Optional[cst.CSTNode]) -> None:
-        if target is not None:
-            self.unknown.update(target_names(target))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.unknown.add(node.name.value)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.unknown.add(node.name.value)
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                if len(node.targets) != 1:  # a = b = v
-                    self.unknown.add(target.target.value)
-                self.add(target.target.value, ("value", node.value))
-            else:
-                self._not_followed(target.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        for name in target_names(node.target):
-            if node.value is None:
-                self.add(name, ("annotation", node.annotation.annotation))
-            else:
-                self.add(name, ("value", node.value))
-
-    def visit_For(self, node: cst.For) -> None:
-        if isinstance(node.target, cst.Name):
-            self.add(node.target.value, ("iter", node.iter))
-        else:
-            self._not_followed(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._not_followed(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._not_followed(node.asname.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._not_followed(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._not_followed(node.name.name)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is not None:
-            self._not_followed(node.asname.name)
-        else:
-            parts = dotted_parts(node.name)
-            if parts:
-                self.unknown.add(parts[0])
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.unknown.update(item.name.value for item in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.unknown.update(item.name.value for item in node.names)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._not_followed(node.target)

@@ -8,11 +8,10 @@ methods ``from_callback`` / ``from_batched_callback`` /
 
 from __future__ import annotations
 
+import functools
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import assignments
@@ -304,11 +303,13 @@ def fresh_name(base: str, taken: Set[str]) -> str:
 
 
 # -- multi-statement rewrites (JAX303/JAX304) ------------------------------------------------
-_RENDER = cst.Module(body=[])
+@functools.cache
+def _render_module() -> "cst.Module":
+    return cst.Module(body=[])
 
 
 def render(node: cst.CSTNode) -> str:
-    return _RENDER.code_for_node(node)
+    return _render_module().code_for_node(node)
 
 
 def assignment_statement(

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.references import Reference
 from jaxmigrate.migrator.rule import Lifecycle, Rule, Safety

@@ -5,14 +5,12 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
-import libcst as cst
-
-from jaxmigrate.migrator import diagnostics
+from jaxmigrate.migrator import diagnostics, lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Scope, guards_imports, is_feature_test
 from jaxmigrate.migrator.traversal import structural_children
 
-N = TypeVar("N", bound=cst.CSTNode)
+N = TypeVar("N", bound="cst.CSTNode")
 MESSAGE_LIMIT = diagnostics.MESSAGE_LIMIT  # a finding's message: one line of at most this
 
 
@@ -213,26 +211,6 @@ def target_names(target: cst.CSTNode) -> List[str]:
     if isinstance(target, cst.StarredElement):
         return target_names(target.value)
     return []
-
-
-class ScopeBodyVisitor(cst.CSTVisitor):
-    """A read-only visitor over one scope's body: nested lambdas and comprehensions, which
-    have scopes of their own, are not entered (subclasses decide about defs and classes)."""
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        return False
 
 
 def is_store(ctx: Context, node: cst.CSTNode, binding_forms: bool = False) -> bool:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.rules._helpers import nodes_under
 
 _PRINT = "{q:jax.debug.print}"

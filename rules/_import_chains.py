@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import dotted_name, dotted_parts
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Set
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.rules._flow import local_function
@@ -118,6 +117,21 @@ def hoist_point(
     that runs ``f`` comes later in the same block and its mesh expression can be evaluated
     there as well: every name it reads is an import, a parameter, or assigned only before
     that statement.  Binding ``mesh = Mesh(...)`` right before it gives jax.jit its mesh."""
+
+    class _ChainHeads(cst.CSTVisitor):
+        """The names an expression reads, attribute names left out."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: List[cst.Name] = []
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.append(node)
+
     block = ctx.parent(with_node)
     statement: Optional[cst.CSTNode] = definition
     while statement is not None and ctx.parent(statement) is not block:
@@ -156,18 +170,3 @@ def _is_parameter(scope: Scope, name: str) -> bool:
         p.name.value == name
         for p in (*params.posonly_params, *params.params, *params.kwonly_params)
     )
-
-
-class _ChainHeads(cst.CSTVisitor):
-    """The names an expression reads, attribute names left out."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: List[cst.Name] = []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found.append(node)

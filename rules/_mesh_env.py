@@ -12,8 +12,7 @@ from __future__ import annotations
 import builtins
 from typing import Dict, List, Optional, Set
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.traversal import fast_visit
@@ -103,6 +102,18 @@ def needs_env(
     body: cst.CSTNode, scope: Scope, ctx: Context, depth: int, seen: Set[int]
 ) -> Optional[str]:
     """Why something in ``body`` may read the legacy resource env, or None when nothing does."""
+
+    class _CallsAndNames(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: List[cst.CSTNode] = []
+
+        def visit_Call(self, node: cst.Call) -> None:
+            self.found.append(node)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.append(node)
+
     if id(body) in seen:
         return None
     seen.add(id(body))
@@ -137,41 +148,29 @@ def needs_env(
 
 def _transformed_names(body: cst.CSTNode, scope: Scope, ctx: Context) -> Set[str]:
     """Names assigned (only) the result of a jax.jit/jax.vmap/... call inside ``body``."""
+
+    class _Transformed(cst.CSTVisitor):
+        """Each name an assignment binds: whether every assignment of it is a transform's result."""
+
+        def __init__(self, scope: Scope, ctx: Context) -> None:
+            super().__init__()
+            self.scope, self.ctx = scope, ctx
+            self.assigned: Dict[str, bool] = {}
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    ok = (
+                        isinstance(node.value, cst.Call)
+                        and self.ctx.qualname(node.value.func, self.scope) in TRANSFORMS
+                    )
+                    name = target.target.value
+                    self.assigned[name] = self.assigned.get(name, True) and ok
+
     collect = _Transformed(scope, ctx)
     fast_visit(body, collect)
     assigned = collect.assigned
     return {name for name, ok in assigned.items() if ok and len(scope.lookup(name) or ()) <= 1}
-
-
-class _CallsAndNames(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: List[cst.CSTNode] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.found.append(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found.append(node)
-
-
-class _Transformed(cst.CSTVisitor):
-    """Each name an assignment binds: whether every assignment of it is a transform's result."""
-
-    def __init__(self, scope: Scope, ctx: Context) -> None:
-        super().__init__()
-        self.scope, self.ctx = scope, ctx
-        self.assigned: Dict[str, bool] = {}
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                ok = (
-                    isinstance(node.value, cst.Call)
-                    and self.ctx.qualname(node.value.func, self.scope) in TRANSFORMS
-                )
-                name = target.target.value
-                self.assigned[name] = self.assigned.get(name, True) and ok
 
 
 def call_needs_env(

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Set, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import single_assignment
@@ -148,17 +147,6 @@ def convert(
     )
 
 
-class ReplaceNode(cst.CSTTransformer):
-    """Swap one node of a subtree (found by identity) for another."""
-
-    def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
-        super().__init__()
-        self.old, self.new = old, new
-
-    def on_leave(self, original_node, updated_node):
-        return self.new if original_node is self.old else updated_node
-
-
 class LegacySite:
     """A call of a pjit-compiled function in a multi-process program."""
 
@@ -225,6 +213,16 @@ def fix_legacy_sites(
 def _fix_legacy_site(
     rule, ctx: Context, entry: LegacySite, jitted: frozenset, host_assigns: Set[int], why: str
 ) -> None:
+    class ReplaceNode(cst.CSTTransformer):
+        """Swap one node of a subtree (found by identity) for another."""
+
+        def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
+            super().__init__()
+            self.old, self.new = old, new
+
+        def on_leave(self, original_node, updated_node):
+            return self.new if original_node is self.old else updated_node
+
     site, scope = entry.site, ctx.scope_of(entry.site)
     if any(a.keyword is not None or a.star for a in site.args):
         if not entry.from_gda:

@@ -6,8 +6,7 @@ and module references into user code.
 
 from __future__ import annotations
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, bound_name
 from jaxmigrate.migrator.scope import Scope
 

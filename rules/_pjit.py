@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 
@@ -54,9 +53,10 @@ def no_space_equal() -> cst.AssignEqual:
     )
 
 
-def keyword_arg(
-    name: str, value: cst.BaseExpression, comma: object = cst.MaybeSentinel.DEFAULT
-) -> cst.Arg:
+def keyword_arg(name: str, value: cst.BaseExpression, comma: object = None) -> cst.Arg:
+    """``name=value``; ``comma``: the comma after it (None: LibCST's default, none)."""
+    if comma is None:
+        comma = cst.MaybeSentinel.DEFAULT
     return cst.Arg(keyword=cst.Name(name), value=value, equal=no_space_equal(), comma=comma)  # type: ignore[arg-type]
 
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.rules._flow import single_assignment

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.version import parse_version

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Finding
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.rules._flow import local_function

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set, Union
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
@@ -41,14 +39,70 @@ DETAIL = (
     "GlobalDeviceArray inputs; the setting went with GlobalDeviceArray in JAX 0.4.7, where every "
     "jax.Array is global, so the statements that save, set or restore it were deleted"
 )
-Result = Union[cst.BaseStatement, cst.FlattenSentinel, cst.RemovalSentinel]
-_OWNERS = (cst.FunctionDef, cst.ClassDef, cst.Module)
+Result = Union["cst.BaseStatement", "cst.FlattenSentinel", "cst.RemovalSentinel"]
 
 
 def delete(ctx: Context) -> Set[int]:
     """Record the deletions (unsafe fixes); the first lines of the statements they replace,
     where the fix's own message (or its finding) stands for the per-name findings.  Empty
     where the fix does not apply."""
+
+    class _Delete(cst.CSTTransformer):
+        """Remove the given lines from a statement and tidy the blocks they leave empty."""
+
+        def __init__(self, lines: Set[int]) -> None:
+            super().__init__()
+            self.lines = lines
+
+        def leave_SimpleStatementLine(
+            self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+        ) -> Union[cst.SimpleStatementLine, cst.RemovalSentinel]:
+            return cst.RemovalSentinel.REMOVE if id(original) in self.lines else updated
+
+        def leave_If(self, original: cst.If, updated: cst.If) -> Result:
+            orelse = updated.orelse
+            if isinstance(orelse, cst.Else) and not orelse.body.body:
+                updated = updated.with_changes(orelse=None)
+            if updated.body.body:
+                return updated
+            if updated.orelse is None and _runs_nothing(updated.test):
+                return cst.RemovalSentinel.REMOVE
+            return updated.with_changes(body=_passing(updated.body))
+
+        def leave_Try(self, original: cst.Try, updated: cst.Try) -> Result:
+            final = updated.finalbody
+            if final is not None and not final.body.body:
+                final = None
+            orelse = updated.orelse
+            if orelse is not None and not orelse.body.body:
+                orelse = None
+            handlers = tuple(
+                h.with_changes(body=_passing(h.body)) if not h.body.body else h
+                for h in updated.handlers
+            )
+            if not handlers and final is None:
+                return _flatten(updated, updated.body)  # nothing left to catch or to run after
+            if not handlers and not updated.body.body and final is not None:
+                return _flatten(updated, final.body)  # try: pass finally: ...
+            return updated.with_changes(
+                body=_passing(updated.body), handlers=handlers, orelse=orelse, finalbody=final
+            )
+
+        def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> Result:
+            return _with_body(updated)
+
+        def leave_For(self, original: cst.For, updated: cst.For) -> Result:
+            return _with_body(updated)
+
+        def leave_While(self, original: cst.While, updated: cst.While) -> Result:
+            return _with_body(updated)
+
+        def leave_With(self, original: cst.With, updated: cst.With) -> Result:
+            return _with_body(updated)
+
+        def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> Result:
+            return _with_body(updated)
+
     gone = parse_version(GONE)
     if not ctx.reaches(gone) or not any(
         (b.qualname or "").startswith(MAPS) for b in ctx.analysis.imports
@@ -148,7 +202,9 @@ def _within(ctx: Context, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
 
 
 def _owner(ctx: Context, node: cst.CSTNode) -> cst.CSTNode:
-    return next(a for a in ctx.ancestors(node) if isinstance(a, _OWNERS))
+    return next(
+        a for a in ctx.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.ClassDef, cst.Module))
+    )
 
 
 def _root(ctx: Context, line: cst.SimpleStatementLine) -> Optional[cst.BaseStatement]:
@@ -156,7 +212,7 @@ def _root(ctx: Context, line: cst.SimpleStatementLine) -> Optional[cst.BaseState
     body."""
     statement: cst.BaseStatement = line
     for ancestor in ctx.ancestors(line):
-        if isinstance(ancestor, _OWNERS):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Module)):
             return statement
         if isinstance(ancestor, cst.BaseStatement):
             statement = ancestor
@@ -180,63 +236,6 @@ def _removed(result: Result) -> bool:
     return isinstance(result, cst.RemovalSentinel) or (
         isinstance(result, cst.FlattenSentinel) and not result.nodes
     )
-
-
-class _Delete(cst.CSTTransformer):
-    """Remove the given lines from a statement and tidy the blocks they leave empty."""
-
-    def __init__(self, lines: Set[int]) -> None:
-        super().__init__()
-        self.lines = lines
-
-    def leave_SimpleStatementLine(
-        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> Union[cst.SimpleStatementLine, cst.RemovalSentinel]:
-        return cst.RemovalSentinel.REMOVE if id(original) in self.lines else updated
-
-    def leave_If(self, original: cst.If, updated: cst.If) -> Result:
-        orelse = updated.orelse
-        if isinstance(orelse, cst.Else) and not orelse.body.body:
-            updated = updated.with_changes(orelse=None)
-        if updated.body.body:
-            return updated
-        if updated.orelse is None and _runs_nothing(updated.test):
-            return cst.RemovalSentinel.REMOVE
-        return updated.with_changes(body=_passing(updated.body))
-
-    def leave_Try(self, original: cst.Try, updated: cst.Try) -> Result:
-        final = updated.finalbody
-        if final is not None and not final.body.body:
-            final = None
-        orelse = updated.orelse
-        if orelse is not None and not orelse.body.body:
-            orelse = None
-        handlers = tuple(
-            h.with_changes(body=_passing(h.body)) if not h.body.body else h
-            for h in updated.handlers
-        )
-        if not handlers and final is None:
-            return _flatten(updated, updated.body)  # nothing left to catch or to run after
-        if not handlers and not updated.body.body and final is not None:
-            return _flatten(updated, final.body)  # try: pass finally: ...
-        return updated.with_changes(
-            body=_passing(updated.body), handlers=handlers, orelse=orelse, finalbody=final
-        )
-
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> Result:
-        return _with_body(updated)
-
-    def leave_For(self, original: cst.For, updated: cst.For) -> Result:
-        return _with_body(updated)
-
-    def leave_While(self, original: cst.While, updated: cst.While) -> Result:
-        return _with_body(updated)
-
-    def leave_With(self, original: cst.With, updated: cst.With) -> Result:
-        return _with_body(updated)
-
-    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> Result:
-        return _with_body(updated)
 
 
 def _with_body(node: cst.BaseCompoundStatement) -> Result:

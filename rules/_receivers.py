@@ -41,8 +41,7 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules import _flow

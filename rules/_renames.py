@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 from typing import AbstractSet, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
@@ -107,7 +107,11 @@ def maybe_present(qualname: str, release: Version) -> bool:
 
 
 _BUILTINS = frozenset(dir(builtins))
-_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+@functools.cache
+def _comma() -> "cst.Comma":
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 class RenameRule(Rule):
@@ -409,7 +413,7 @@ class RenameRule(Rule):
         if body:
             lines.append(line.with_changes(body=body))
         for index, (target_module, aliases) in enumerate(moved.items()):
-            aliases = [a.with_changes(comma=_COMMA) for a in aliases[:-1]] + [
+            aliases = [a.with_changes(comma=_comma()) for a in aliases[:-1]] + [
                 aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             ]
             new_line = cst.SimpleStatementLine(

@@ -24,14 +24,12 @@ from __future__ import annotations
 import builtins
 from typing import List, Optional, Set, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.rules._array_names import is_foreign_library
 from jaxmigrate.rules._flow import local_function, single_value
-from jaxmigrate.rules._helpers import ScopeBodyVisitor
 from jaxmigrate.rules._pjit import (
     PARTIAL_NAMES,
     PJIT_NAMES,
@@ -144,6 +142,43 @@ def eager_work(
 ) -> Optional[str]:
     """What in ``body`` may create a JAX array eagerly (None when nothing visibly does).  In a
     same-file helper only its calls are checked (``depth`` levels of helpers)."""
+    from jaxmigrate.rules._scope_body import ScopeBodyVisitor  # (LibCST's visitor: loaded here)
+
+    class _EagerWork(ScopeBodyVisitor):
+        """What may create an array in one scope's body: its calls, and (unless ``helper``, a
+        same-file helper, where only calls are checked) operators, subscripts and array
+        properties."""
+
+        def __init__(self, helper: bool) -> None:
+            super().__init__()
+            self.helper = helper
+            self.found: List[cst.CSTNode] = []
+
+        def visit_Call(self, node: cst.Call) -> None:
+            self.found.append(node)
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if not self.helper:
+                self.found.append(node)
+
+        def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+            if not self.helper:
+                self.found.append(node)
+
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            if not self.helper:
+                self.found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if not self.helper and node.attr.value in ARRAY_PROPERTIES:
+                self.found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
     if id(body) in seen:
         return None
     seen.add(id(body))
@@ -167,42 +202,6 @@ def eager_work(
             if why is not None:
                 return why
     return None
-
-
-class _EagerWork(ScopeBodyVisitor):
-    """What may create an array in one scope's body: its calls, and (unless ``helper``, a
-    same-file helper, where only calls are checked) operators, subscripts and array
-    properties."""
-
-    def __init__(self, helper: bool) -> None:
-        super().__init__()
-        self.helper = helper
-        self.found: List[cst.CSTNode] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.found.append(node)
-
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if not self.helper:
-            self.found.append(node)
-
-    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if not self.helper:
-            self.found.append(node)
-
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        if not self.helper:
-            self.found.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if not self.helper and node.attr.value in ARRAY_PROPERTIES:
-            self.found.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
 
 def _call_work(ctx: Context, call: cst.Call, depth: int, seen: Set[int]) -> Optional[str]:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Site
 from jaxmigrate.rules._helpers import (

@@ -9,8 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.diagnostics import Safety
 from jaxmigrate.rules._array_names import UNKNOWN, Tie

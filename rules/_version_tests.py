@@ -22,11 +22,11 @@ together).  Anything else: None, the test is not answered.
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any, Callable, Dict, Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 
@@ -49,14 +49,18 @@ OPERATORS: Dict[str, Callable[[Any, Any], Any]] = {
     "Eq": operator.eq,  # (Equal)
     "NotEq": operator.ne,  # (NotEqual)
 }
-_CST_OPERATORS = {
-    cst.LessThan: "Lt",
-    cst.LessThanEqual: "LtE",
-    cst.GreaterThan: "Gt",
-    cst.GreaterThanEqual: "GtE",
-    cst.Equal: "Eq",
-    cst.NotEqual: "NotEq",
-}
+
+
+@functools.cache
+def _cst_operators() -> Dict[type, str]:
+    return {
+        cst.LessThan: "Lt",
+        cst.LessThanEqual: "LtE",
+        cst.GreaterThan: "Gt",
+        cst.GreaterThanEqual: "GtE",
+        cst.Equal: "Eq",
+        cst.NotEqual: "NotEq",
+    }
 
 
 def version_answer(test: cst.BaseExpression, ctx: Context, release: str) -> Optional[bool]:
@@ -67,7 +71,7 @@ def version_answer(test: cst.BaseExpression, ctx: Context, release: str) -> Opti
         negated, test = not negated, test.expression
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
-    name = _CST_OPERATORS.get(type(test.comparisons[0].operator))
+    name = _cst_operators().get(type(test.comparisons[0].operator))
     if name is None:
         return None
     scope = ctx.scope_of(test)

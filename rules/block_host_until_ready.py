@@ -7,8 +7,7 @@ it; ``block_until_ready`` exists on every JAX array type.  Receivers are checked
 
 from __future__ import annotations
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._verdict import (

@@ -13,8 +13,7 @@ import ast
 import functools
 from typing import FrozenSet, List, Optional, Tuple
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context
@@ -28,7 +27,7 @@ from jaxmigrate.rules._dead_feature_ast import nothing_to_do
 from jaxmigrate.rules._text_gates import DeadFeatureTestGate
 from jaxmigrate.rules._version_tests import version_answer
 
-Branch = Tuple[Optional[cst.BaseExpression], cst.BaseSuite]  # (test, suite); None: the else
+Branch = Tuple[Optional["cst.BaseExpression"], "cst.BaseSuite"]  # (test, suite); None: the else
 
 
 class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UNSAFE):
@@ -256,36 +255,36 @@ def _hasattr_answer(test: cst.BaseExpression, ctx: Context, release: Version) ->
 def _gone_name(suite: cst.BaseSuite, ctx: Context, newest: str) -> Optional[str]:
     """A JAX name ``suite`` uses that ``newest`` lacks (the outermost chain's first missing
     prefix); None when every name it uses is there or unknown."""
+
+    class _GoneNames(cst.CSTVisitor):
+        """The JAX names a suite uses that ``release`` lacks (each chain's first missing prefix)."""
+
+        def __init__(self, ctx: Context, release: Version) -> None:
+            super().__init__()
+            self.ctx, self.release, self.history = ctx, release, history()
+            self.found: List[str] = []
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            return self._chain(node)
+
+        def visit_Name(self, node: cst.Name) -> bool:
+            return self._chain(node)
+
+        def _chain(self, node: cst.BaseExpression) -> bool:
+            parts = dotted_parts(node)
+            if parts is None:
+                return True
+            qualname = self.ctx.qualname(node, self.ctx.scope_of(node))
+            if qualname is None or not qualname.startswith(("jax.", "jaxlib.")):
+                return False
+            pieces = qualname.split(".")
+            for cut in range(2, len(pieces) + 1):
+                prefix = ".".join(pieces[:cut])
+                if self.history.present_in(prefix, self.release) is False:
+                    self.found.append(prefix)
+                    break
+            return False
+
     uses = _GoneNames(ctx, parse_version(newest))
     suite.visit(uses)
     return uses.found[0] if uses.found else None
-
-
-class _GoneNames(cst.CSTVisitor):
-    """The JAX names a suite uses that ``release`` lacks (each chain's first missing prefix)."""
-
-    def __init__(self, ctx: Context, release: Version) -> None:
-        super().__init__()
-        self.ctx, self.release, self.history = ctx, release, history()
-        self.found: List[str] = []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        return self._chain(node)
-
-    def visit_Name(self, node: cst.Name) -> bool:
-        return self._chain(node)
-
-    def _chain(self, node: cst.BaseExpression) -> bool:
-        parts = dotted_parts(node)
-        if parts is None:
-            return True
-        qualname = self.ctx.qualname(node, self.ctx.scope_of(node))
-        if qualname is None or not qualname.startswith(("jax.", "jaxlib.")):
-            return False
-        pieces = qualname.split(".")
-        for cut in range(2, len(pieces) + 1):
-            prefix = ".".join(pieces[:cut])
-            if self.history.present_in(prefix, self.release) is False:
-                self.found.append(prefix)
-                break
-        return False

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety

@@ -9,9 +9,7 @@ jax.Array migration guide, "GDA's API name changes"; GDA was removed in JAX 0.4.
 
 from __future__ import annotations
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety

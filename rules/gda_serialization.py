@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
@@ -57,7 +56,7 @@ CHANGED = {
 KEYWORDS = {"async_serialize": {"gda_inp": "arr_inp"}, "run_serialization": {"gdas": "arrays"}}
 THEN = f"then change {OLD} to {NEW}"
 
-ImportNode = Union[cst.Import, cst.ImportFrom]
+ImportNode = Union["cst.Import", "cst.ImportFrom"]
 
 
 def _under(name: Optional[str], root: str) -> bool:

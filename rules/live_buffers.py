@@ -8,11 +8,10 @@ The jax.Array migration guide, "live_buffers replaced with live_arrays".  Run on
 
 from __future__ import annotations
 
-from typing import List, Optional, Set, Union
+import functools
+from typing import List, Optional, Set, Tuple, Union
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
@@ -38,15 +37,20 @@ DEVICE_TYPES = frozenset(
         "jax._src.lib.xla_client.Device",
     }
 )
-_SCOPES = (
-    cst.FunctionDef,
-    cst.Lambda,
-    cst.ClassDef,
-    cst.ListComp,
-    cst.SetComp,
-    cst.DictComp,
-    cst.GeneratorExp,
-)
+
+
+@functools.cache
+def _scopes() -> Tuple[type, ...]:
+    return (
+        cst.FunctionDef,
+        cst.Lambda,
+        cst.ClassDef,
+        cst.ListComp,
+        cst.SetComp,
+        cst.DictComp,
+        cst.GeneratorExp,
+    )
+
 
 RECIPE = "[a for a in jax.live_arrays() if device in a.devices()]"
 
@@ -211,10 +215,18 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
         self._bind_then_count(ctx, call, receiver, live_arrays, scope, message, detail)
 
     def _bind_then_count(self, ctx, call, receiver, live_arrays, scope, message, detail) -> None:  # noqa: ANN001
+        class _ReplaceNode(cst.CSTTransformer):
+            def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
+                super().__init__()
+                self.old, self.new = old, new
+
+            def on_leave(self, original_node, updated_node):  # noqa: ANN001, ANN201
+                return self.new if original_node is self.old else updated_node
+
         line: Optional[Union[cst.SimpleStatementLine, cst.If]] = None
         previous: cst.CSTNode = call
         for ancestor in ctx.ancestors(call):
-            if isinstance(ancestor, _SCOPES):
+            if isinstance(ancestor, _scopes()):
                 break
             if isinstance(ancestor, cst.SimpleStatementLine):
                 line = ancestor
@@ -285,15 +297,6 @@ def _comprehension(live_arrays: cst.BaseExpression, device: cst.Name) -> cst.Lis
             target=cst.Name(var), iter=cst.Call(func=live_arrays), ifs=[cst.CompIf(test=membership)]
         ),
     )
-
-
-class _ReplaceNode(cst.CSTTransformer):
-    def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
-        super().__init__()
-        self.old, self.new = old, new
-
-    def on_leave(self, original_node, updated_node):  # noqa: ANN001, ANN201
-        return self.new if original_node is self.old else updated_node
 
 
 def _free_name(ctx: Context, scope: Scope, base: str, taken: Set[str]) -> str:

@@ -18,8 +18,7 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
@@ -323,24 +321,23 @@ def _mentions(ctx: Context, call: cst.Call, qualname: str, scope: Scope) -> bool
 
 
 def _names_in(expr: cst.CSTNode) -> List[cst.BaseExpression]:
+    class _NamesIn(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: List[cst.BaseExpression] = []
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+            if dotted_parts(node):
+                self.found.append(node)
+                return False
+            return True
+
     names = _NamesIn()
     expr.visit(names)
     return names.found
-
-
-class _NamesIn(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: List[cst.BaseExpression] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
-        if dotted_parts(node):
-            self.found.append(node)
-            return False
-        return True
 
 
 def _hoist_mesh(ctx: Context, mesh) -> None:  # noqa: ANN001

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
@@ -43,7 +41,7 @@ TABLE = (
 
 # The device array a PositionalSharding is built on: the expression to reuse, "list" (a Python
 # list of devices) or "ndarray", and its literal shape when create_device_mesh gave one.
-Devices = Tuple[cst.BaseExpression, str, Optional[Tuple[int, ...]]]
+Devices = Tuple["cst.BaseExpression", str, Optional[Tuple[int, ...]]]
 
 
 class PositionalShardingRule(Rule, code="JAX603", name="positional-sharding", safety=Safety.SAFE):

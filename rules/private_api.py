@@ -11,9 +11,7 @@ import ast
 import re
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.astview import AstView, Chain
 from jaxmigrate.migrator.context import Context, NameSite

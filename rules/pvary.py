@@ -6,8 +6,7 @@ notes); on jax 0.10.2 ``jax.lax.pvary`` raises AttributeError.
 
 from __future__ import annotations
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in

@@ -11,12 +11,11 @@ is reported with the recipe.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
@@ -30,15 +29,19 @@ from jaxmigrate.rules._host_callback import print_template, tap_template
 from jaxmigrate.rules._text_gates import NamesAndModulesGate
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
-_ATOMS = (
-    cst.Name,
-    cst.Attribute,
-    cst.Call,
-    cst.Subscript,
-    cst.Integer,
-    cst.Float,
-    cst.SimpleString,
-)
+
+
+@functools.cache
+def _atoms() -> Tuple[type, ...]:
+    return (
+        cst.Name,
+        cst.Attribute,
+        cst.Call,
+        cst.Subscript,
+        cst.Integer,
+        cst.Float,
+        cst.SimpleString,
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -439,7 +442,9 @@ def _safety(recipe: CallRecipe, call: cst.Call) -> Safety:
 
 
 # Where an ``or`` template may stand without parentheses: it is the whole value there.
-_WHOLE_VALUE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst.Expr)
+@functools.cache
+def _whole_value() -> Tuple[type, ...]:
+    return (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst.Expr)
 
 
 def _pure(node: cst.BaseExpression) -> bool:
@@ -458,7 +463,7 @@ def _argument_code(node: cst.BaseExpression, site: NameSite, ctx: Context, recei
         return ", ".join(ctx.code(element.slice) for element in node.slice)
     code = ctx.code(node)
     if (
-        receiver and not isinstance(node, _ATOMS) or isinstance(node, cst.GeneratorExp)
+        receiver and not isinstance(node, _atoms()) or isinstance(node, cst.GeneratorExp)
     ) and not node.lpar:
         return f"({code})"  # a generator that was the only argument had the call's parentheses
     return code
@@ -494,6 +499,6 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
     new = cst.parse_expression(text)
     if call.lpar:
         new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
-    elif recipe.low_precedence and not isinstance(ctx.parent(call), _WHOLE_VALUE):
+    elif recipe.low_precedence and not isinstance(ctx.parent(call), _whole_value()):
         new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return new

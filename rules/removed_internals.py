@@ -26,9 +26,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional, Set
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astview import TRIED, AstView
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.diagnostics import Diagnostic

@@ -18,9 +18,7 @@ from __future__ import annotations
 import functools
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Union
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
@@ -214,14 +212,16 @@ def _in_slots(
     placed = []
     for index, (arg, origin) in enumerate(zip(new, origins)):
         slot = old[-1] if index == last else old[min(index, len(old) - 2)] if len(old) > 1 else None
-        comma = slot.comma if slot is not None else cst.Comma(cst.SimpleWhitespace(""), _SPACE)
+        comma = slot.comma if slot is not None else cst.Comma(cst.SimpleWhitespace(""), _space())
         if origin is not slot:
             comma = _with_comment_of(comma, origin)
         placed.append(arg.with_changes(comma=comma))
     return placed
 
 
-_SPACE = cst.SimpleWhitespace(" ")
+@functools.cache
+def _space() -> "cst.SimpleWhitespace":
+    return cst.SimpleWhitespace(" ")
 
 
 def _comment(arg: Optional[cst.Arg]) -> Optional[cst.TrailingWhitespace]:

@@ -39,9 +39,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import iter_statements
 from jaxmigrate.migrator.context import CannotReference, Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety

@@ -14,9 +14,7 @@ import functools
 import re
 from typing import AbstractSet, Dict, FrozenSet, Optional, Set, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts

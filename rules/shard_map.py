@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._api_history import added_in

@@ -7,8 +7,7 @@ Safe.  jax 0.3.17's release notes deprecate ``to_py`` and say to use ``np.asarra
 
 from __future__ import annotations
 
-import libcst as cst
-
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._verdict import (

@@ -11,9 +11,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic

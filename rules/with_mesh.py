@@ -14,15 +14,13 @@ from __future__ import annotations
 import ast
 from typing import List, Set
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.traversal import fast_visit
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import ScopeBodyVisitor, called
+from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._mesh_env import needs_env
 from jaxmigrate.rules._text_gates import WithMeshGate
 
@@ -199,25 +197,26 @@ class WithMesh(WithMeshGate, Rule, code="JAX607", safety=Safety.SAFE):
 
 def _yields(body: cst.CSTNode) -> bool:
     """``yield`` in ``body`` itself (not in a function, lambda or class defined there)."""
+    from jaxmigrate.rules._scope_body import ScopeBodyVisitor  # (LibCST's visitor: loaded here)
+
+    class _FindYield(ScopeBodyVisitor):  # (a comprehension cannot yield)
+        def __init__(self) -> None:
+            super().__init__()
+            self.found = False
+
+        def visit_Yield(self, node: cst.Yield) -> bool:
+            self.found = True
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
     find = _FindYield()
     fast_visit(body, find)
     return find.found
-
-
-class _FindYield(ScopeBodyVisitor):  # (a comprehension cannot yield)
-    def __init__(self) -> None:
-        super().__init__()
-        self.found = False
-
-    def visit_Yield(self, node: cst.Yield) -> bool:
-        self.found = True
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
 
 def _parameter_blocks(ctx: Context, name: str, binding) -> List[tuple]:  # noqa: ANN001

@@ -12,9 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, List, Optional
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version

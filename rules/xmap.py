@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-import libcst as cst
-
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
@@ -440,6 +438,34 @@ def _is_mesh(name: str, with_node: cst.With, ctx: Context) -> bool:
 
 def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
     """Why the axis name is used other than as a collective's axis, or None."""
+
+    class _AxisNameUses(cst.CSTVisitor):
+        """The strings spelling the axis ``name`` outside a collective's arguments."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+            self.allowed: set = set()
+            self.problems: List[str] = []
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            attr = (
+                func.attr.value
+                if isinstance(func, cst.Attribute)
+                else func.value
+                if isinstance(func, cst.Name)
+                else ""
+            )
+            if attr in COLLECTIVES:
+                for arg in node.args:
+                    for string in nodes_under(arg.value, cst.SimpleString):
+                        self.allowed.add(id(string))
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            if node.evaluated_value == self.name and id(node) not in self.allowed:
+                self.problems.append(node.value)
+
     check = _AxisNameUses(name)
     fast_visit(body, check)
     if check.problems:
@@ -448,31 +474,3 @@ def _non_collective_use(body: cst.CSTNode, name: str) -> Optional[str]:
             "(named-axis reductions have no vmap equivalent)"
         )
     return None
-
-
-class _AxisNameUses(cst.CSTVisitor):
-    """The strings spelling the axis ``name`` outside a collective's arguments."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-        self.allowed: set = set()
-        self.problems: List[str] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        attr = (
-            func.attr.value
-            if isinstance(func, cst.Attribute)
-            else func.value
-            if isinstance(func, cst.Name)
-            else ""
-        )
-        if attr in COLLECTIVES:
-            for arg in node.args:
-                for string in nodes_under(arg.value, cst.SimpleString):
-                    self.allowed.add(id(string))
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if node.evaluated_value == self.name and id(node) not in self.allowed:
-            self.problems.append(node.value)

@@ -71,15 +71,15 @@ def test_all_nodes_and_parents_match_a_libcst_visitor() -> None:
     ctx = _context(_INDEX_SOURCE)
     expected = _Preorder()
     ctx.module.visit(expected)
-    from jaxmigrate.migrator.traversal import TRIVIA
+    from jaxmigrate.migrator.traversal import trivia
 
     kinds = {type(node) for node in expected.order}
-    assert kinds & TRIVIA and kinds - TRIVIA
-    for kind in kinds - TRIVIA:
+    assert kinds & trivia() and kinds - trivia()
+    for kind in kinds - trivia():
         want = [node for node in expected.order if type(node) is kind]
         got = ctx.all_nodes(kind)
         assert len(got) == len(want) and all(a is b for a, b in zip(got, want)), kind.__name__
-    for kind in kinds & TRIVIA:
+    for kind in kinds & trivia():
         with pytest.raises(ValueError, match="not indexed"):
             ctx.all_nodes(kind)
     # every parent, whitespace and punctuation included (those from a walk made on demand)

@@ -79,6 +79,59 @@ def test_a_file_that_names_jax_loads_the_engine(tmp_path):
     assert "libcst" in heavy and "jaxmigrate.rules" in heavy
 
 
+_REPORT = """
+import contextlib, io, json, sys
+from jaxmigrate.migrator.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main({argv!r})
+    except SystemExit:
+        pass
+print(json.dumps([out.getvalue(), sorted(sys.modules)]))
+"""
+
+
+def _report(tmp_path: Path, *argv: str) -> Tuple[str, Set[str]]:
+    """What a run printed, and the modules it imported, in a fresh interpreter."""
+    env = dict(os.environ, JAXMIGRATE_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run(
+        [sys.executable, "-c", _REPORT.format(argv=list(argv))],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    printed, modules = json.loads(done.stdout.splitlines()[-1])
+    return printed, set(modules)
+
+
+@pytest.mark.parametrize("flags", [("--target-version", "0.4.30"), ()])
+def test_a_findings_only_run_reports_without_loading_libcst(tmp_path, flags):
+    """A file whose rules answer from CPython's ``ast`` (a finding, nothing to rewrite) runs
+    the rules and the engine, never LibCST: the rules read it through
+    :mod:`migrator.lazycst`, and nothing reads a LibCST name at import."""
+    (tmp_path / "a.py").write_text(
+        "from jax._src import core\n\np = core.Primitive('p')\n", encoding="utf-8"
+    )
+    (tmp_path / "b.py").write_text("import jax\n\ny = jax.numpy.zeros(3)\n", encoding="utf-8")
+    printed, modules = _report(tmp_path, "a.py", "b.py", "--check", "-j", "1", *flags)
+    assert "a.py:1:" in printed and "JAX902" in printed, printed
+    heavy = _heavy(modules)
+    assert "jaxmigrate.rules" in heavy and "jaxmigrate.migrator.engine" in heavy
+    assert [m for m in heavy if m == "libcst" or m.startswith("libcst.")] == []
+
+
+def test_importing_every_rule_leaves_libcst_unloaded(tmp_path):
+    """A rule module reads LibCST only when it runs (``from jaxmigrate.migrator import
+    lazycst as cst``; a visitor class inside the function that visits): the registry, the
+    gates and the ``ast`` answers never pay for LibCST's import."""
+    setup = "from jaxmigrate.migrator.rule import all_rules\nassert len(all_rules()) > 40\n"
+    assert "libcst" not in _loaded(setup, tmp_path)
+
+
 def test_the_public_names_are_there_on_first_use(tmp_path):
     setup = (
         "import jaxmigrate\n"
