@@ -278,19 +278,19 @@ class RemovedKeywordsGate(RuleGate):
     called_words: FrozenSet[str] = frozenset(by_word)
 
     def text_gate(self, gate: TextGate) -> bool:
-        """One of the functions (by its last name) written as a call that passes, in the text
-        of its arguments, ``keyword=`` for a keyword the rule rewrites or the history saw the
-        function drop."""
+        """One of the functions (by its last name) written as a call, or as the first argument
+        of a ``partial(...)`` call, that passes, in the text of its arguments, ``keyword=`` for
+        a keyword the rule rewrites or the history saw the function drop."""
         text = gate.text
         for word in gate.words_among(self.called_words):
             # (a keyword written so is a whole word of the text: a set look-up first)
             keywords = [k for k in self.by_word[word] if gate.has_word(k) and _keyword_in(text, k)]
             if not keywords:
                 continue
-            if _passed(text, word, keywords):
+            names = {word} | _aliases(text, word)  # ``import pjit as pj``, ``f = x.f``
+            if any(_passed(text, name, keywords) for name in names):
                 return True
-            # ``import pjit as pj``, ``f = x.f``: the other names it is called by
-            if any(_passed(text, name, keywords) for name in _aliases(text, word) - {word}):
+            if gate.has_word("partial") and _partial_passes(text, names, keywords):
                 return True
         return False
 
@@ -313,6 +313,25 @@ def _passed(text: str, name: str, keywords: List[str]) -> bool:
         if any(_keyword_in(span, keyword) for keyword in keywords):
             return True
     return False
+
+
+def _partial_passes(text: str, names: Set[str], keywords: List[str]) -> bool:
+    """Is one of ``names`` the first argument of a ``partial(...)`` call (by that name or one
+    ``partial`` is bound to) whose arguments pass ``keyword=`` for one of ``keywords``?"""
+    for partial in {"partial"} | _aliases(text, "partial"):
+        for found in calls_of(text, partial):
+            span = text[found.start : found.end]
+            head = _FIRST_ARGUMENT.match(span)
+            if head is not None and head.group(1) in names:
+                if any(_keyword_in(span, keyword) for keyword in keywords):
+                    return True
+    return False
+
+
+# The last word of a call's first argument when it is a (dotted) name: ``jnp.clip`` -> clip;
+# blanks, continuations and comments may stand around each part.
+_BLANKS = r"(?:[\s\\]|#[^\r\n]*)*"
+_FIRST_ARGUMENT = re.compile(rf"{_BLANKS}(?:\w+{_BLANKS}\.{_BLANKS})*(\w+){_BLANKS}(?:[,)]|$)")
 
 
 def _aliases(text: str, word: str) -> Set[str]:

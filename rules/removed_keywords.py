@@ -15,6 +15,7 @@ signatures of jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2:
 
 from __future__ import annotations
 
+import ast
 import functools
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Union
 
@@ -24,7 +25,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import history
-from jaxmigrate.rules._helpers import called
+from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._pjit import keyword_arg
 from jaxmigrate.rules._text_gates import (
     CLIP,
@@ -38,6 +39,7 @@ from jaxmigrate.rules._text_gates import (
 # The first release known without the keyword (present on the one before it that was measured).
 SYM_POS_GONE = parse_version("0.4.14")
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
+PARTIAL = "functools.partial"
 
 
 class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SAFE):
@@ -56,6 +58,13 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
       mean the same on every JAX, old or new, so the rewrite needs no newer release.
 
     It acts where the target reaches a release without the keyword.
+
+    **Through `functools.partial`.** A keyword a partial binds reaches the function when the
+    partial is called, and a removed one raises there (rlax's `partial(jnp.clip,
+    a_min=1e-10)`).  A partial's arguments bind from the left, so a bound keyword cannot move to
+    its position: `sym_pos` becomes `assume_a` as in a call, and `a_min`/`a_max`, `newshape`
+    and `axis_shapes` become `min`/`max` (jax 0.4.27), `shape` (0.4.28) and `axis_sizes`
+    (0.11.1) where every release of the target range has them; otherwise they are reported.
 
     **Every other dropped keyword is reported.**  The API history records the keyword
     parameters of JAX's public functions in every release (read from their sources), so a call
@@ -118,58 +127,37 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
         return _rewrites_only()
 
     def ast_gate(self, facts: Facts) -> bool:
-        """A call of one of the functions passing a keyword the rule rewrites or the history
-        saw the function drop (``**kwargs`` included: the rule leaves those calls alone)."""
+        """A call of one of the functions, or a ``functools.partial`` of one, passing a keyword
+        the rule rewrites or the history saw the function drop (``**kwargs`` included: the
+        rule leaves those calls alone)."""
         for call in facts.calls:
             if not call.keywords:
                 continue
             qualnames = facts.qualnames(call.func)
             if not qualnames:
                 continue
+            if PARTIAL in qualnames and call.args and type(call.args[0]) is not ast.Starred:
+                qualnames = qualnames | facts.qualnames(call.args[0])
             passed = {k.arg for k in call.keywords}
             if any(passed & self.keywords_of.get(q, frozenset()) for q in qualnames):
                 return True
         return False
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
-        call = None if site.is_import else called(site)
-        if call is None or any(arg.star for arg in call.args):
+        target = None if site.is_import else call_target(site, (PARTIAL,))
+        if target is None or any(arg.star for arg in target[0].args):
             return
-        if site.qualname == SOLVE and ctx.reaches(SYM_POS_GONE):
-            self._solve(call, ctx)
+        call, partial = target
+        if partial:
+            _partial(site.qualname, call, ctx)
+        elif site.qualname == SOLVE and ctx.reaches(SYM_POS_GONE):
+            _solve(call, ctx)
         elif site.qualname == CLIP and ctx.reaches(CLIP_KEYWORDS_GONE):
             self._clip(call, ctx)
         elif _by_position(site.qualname, call, ctx):
             return
         else:
             _report_dropped(site.qualname, call, ctx)
-
-    @staticmethod
-    def _solve(call: cst.Call, ctx: Context) -> None:
-        named = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
-        sym_pos = named.get("sym_pos")
-        if sym_pos is None:
-            return
-        if "assume_a" in named:
-            ctx.report(call, 'solve() with both sym_pos and assume_a: keep assume_a="pos"')
-            return
-        value = sym_pos.value
-        new: Optional[cst.Arg] = None
-        if isinstance(value, cst.Name) and value.value == "True":
-            new = keyword_arg("assume_a", cst.SimpleString('"pos"'), sym_pos.comma)
-        elif not (isinstance(value, cst.Name) and value.value == "False"):
-            choice = cst.parse_expression(f'"pos" if {ctx.code(value)} else "gen"')
-            new = keyword_arg("assume_a", choice, sym_pos.comma)
-        args: List[cst.Arg] = []
-        for arg in call.args:
-            if arg is not sym_pos:
-                args.append(arg)
-            elif new is not None:
-                args.append(new)
-        if args and new is None:  # a dropped last argument leaves no dangling comma
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        message = 'solve(sym_pos=...) -> solve(assume_a="pos"), its replacement since jax 0.3.15'
-        ctx.replace(call, call.with_changes(args=args), message)
 
     @staticmethod
     def _clip(call: cst.Call, ctx: Context) -> None:
@@ -195,6 +183,34 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
         )
         message = "clip(x, a_min=..., a_max=...) -> clip(x, lo, hi): positional bounds"
         ctx.replace(call, call.with_changes(args=args), message)
+
+
+def _solve(call: cst.Call, ctx: Context) -> None:
+    """``solve(..., sym_pos=v)`` -> ``assume_a="pos"`` (a call, or a ``functools.partial``)."""
+    named = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+    sym_pos = named.get("sym_pos")
+    if sym_pos is None:
+        return
+    if "assume_a" in named:
+        ctx.report(call, 'solve() with both sym_pos and assume_a: keep assume_a="pos"')
+        return
+    value = sym_pos.value
+    new: Optional[cst.Arg] = None
+    if isinstance(value, cst.Name) and value.value == "True":
+        new = keyword_arg("assume_a", cst.SimpleString('"pos"'), sym_pos.comma)
+    elif not (isinstance(value, cst.Name) and value.value == "False"):
+        choice = cst.parse_expression(f'"pos" if {ctx.code(value)} else "gen"')
+        new = keyword_arg("assume_a", choice, sym_pos.comma)
+    args: List[cst.Arg] = []
+    for arg in call.args:
+        if arg is not sym_pos:
+            args.append(arg)
+        elif new is not None:
+            args.append(new)
+    if args and new is None:  # a dropped last argument leaves no dangling comma
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    message = 'solve(sym_pos=...) -> solve(assume_a="pos"), its replacement since jax 0.3.15'
+    ctx.replace(call, call.with_changes(args=args), message)
 
 
 def _positional(arg: cst.Arg) -> cst.Arg:
@@ -274,6 +290,55 @@ def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
     return False
 
 
+# A keyword a ``functools.partial`` of the function may pass: its arguments bind from the left,
+# so the argument cannot move to its position, only to the keyword that replaced it, where the
+# whole target range has that keyword.  (function, keyword) -> (its replacement, the first
+# release with the replacement, the first release without the keyword).  The releases were read
+# from the functions' signatures in jax's sources (clip's ``min``/``max`` came in 0.4.27).
+RENAMED = {
+    (CLIP, "a_min"): ("min", "0.4.27", "0.7.0"),
+    (CLIP, "a_max"): ("max", "0.4.27", "0.7.0"),
+    (RESHAPE, "newshape"): ("shape", "0.4.28", "0.6.0"),
+    (MAKE_MESH, "axis_shapes"): ("axis_sizes", "0.11.1", "0.11.1"),
+}
+
+
+def _partial(qualname: str, call: cst.Call, ctx: Context) -> None:
+    """``functools.partial(f, keyword=...)``: the keywords reach ``f`` when the partial is
+    called, and a removed one raises there.  ``sym_pos`` becomes ``assume_a`` as in a call;
+    a renamed keyword becomes its replacement where every release of the target range has
+    it; any other removed keyword is reported."""
+    if qualname == SOLVE and ctx.reaches(SYM_POS_GONE):
+        _solve(call, ctx)
+        return
+    passed = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    renamed: Dict[int, cst.Arg] = {}
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        entry = RENAMED.get((qualname, keyword)) if keyword is not None else None
+        if entry is None or not ctx.reaches(parse_version(entry[2])):
+            continue
+        new, since, gone = entry
+        short = qualname.rsplit(".", 1)[1]
+        if ctx.target >= parse_version(since) and new not in passed:
+            renamed[id(arg)] = arg.with_changes(keyword=cst.Name(new))
+            continue
+        ctx.report(
+            arg,
+            f"partial({short}, {keyword}=...): JAX {gone} removed {keyword}=; {new}= needs {since}",
+            f"{qualname} takes no {keyword}= from JAX {gone} on (a TypeError when the partial "
+            f"is called); its replacement {new}= came in JAX {since}, so name it where every "
+            "JAX you support has it, or wrap the call in a function that passes the value by "
+            "position.",
+        )
+    if renamed:
+        args = [renamed.get(id(arg), arg) for arg in call.args]
+        message = "partial(f, keyword=...) -> the keyword that replaced it"
+        ctx.replace(call, call.with_changes(args=args), message)
+    else:
+        _report_dropped(qualname, call, ctx, skip=frozenset(k for q, k in RENAMED if q == qualname))
+
+
 @functools.lru_cache(maxsize=1)
 def _rewrites_only() -> RemovedKeywords:
     """The rule without the API history: the survey's (see :meth:`RemovedKeywords.for_survey`)."""
@@ -306,12 +371,15 @@ def _owned_keywords() -> FrozenSet[str]:
     return frozenset().union(*(r.keywords for r in others))
 
 
-def _report_dropped(qualname: str, call: cst.Call, ctx: Context) -> None:
-    """A keyword the function took in an earlier release and lacks in one of the range."""
+def _report_dropped(
+    qualname: str, call: cst.Call, ctx: Context, skip: FrozenSet[str] = frozenset()
+) -> None:
+    """A keyword the function took in an earlier release and lacks in one of the range
+    (``skip``: keywords already judged)."""
     if ctx.owner(qualname, besides=RemovedKeywords.code):
         return  # another rule's function (process_allgather's titled=, ...)
     for arg in call.args:
-        if arg.keyword is None or arg.keyword.value in _owned_keywords():
+        if arg.keyword is None or arg.keyword.value in _owned_keywords() | skip:
             continue
         gone = history().dropped_keyword(qualname, arg.keyword.value, ctx.target, ctx.upper)
         if gone is not None:

@@ -172,6 +172,17 @@ CASES = [
     ("JAX906", "import jax.numpy as jnp\njnp.clip(x, a_max=1)\n", True),
     ("JAX906", "from jax.scipy.linalg import solve\nsolve(a, b, sym_pos=True)\n", True),
     ("JAX906", "import jax\njax.make_mesh(axis_shapes=(2,), axis_names=('x',))\n", True),
+    # a functools.partial of the function binds the keyword for its calls
+    (
+        "JAX906",
+        "import functools\nimport jax.numpy as jnp\nfunctools.partial(jnp.clip, a_min=0)\n",
+        True,
+    ),
+    (
+        "JAX906",
+        "import functools\nimport jax.numpy as jnp\nfunctools.partial(jnp.clip, min=0)\n",
+        False,
+    ),
 ]
 
 
@@ -358,6 +369,26 @@ TEXT_CASES = [
     ("JAX906", "import jax.numpy as jnp\n(jnp.reshape)(x, newshape=s)\n", True),
     ("JAX906", "import jax.numpy as jnp\njnp.reshape \\\n (x, newshape=s)\n", True),
     ("JAX906", "import jax.numpy as jnp\nr = jnp.reshape\nr(x, newshape=s)\n", True),
+    (
+        "JAX906",
+        "from functools import partial\nimport jax.numpy as jnp\np = partial(jnp.clip, a_min=0)\n",
+        True,
+    ),
+    (
+        "JAX906",
+        "import functools as ft\nfrom jax.numpy import clip as c\nft.partial(\n  c,\n  a_max=1)\n",
+        True,
+    ),
+    (
+        "JAX906",
+        "from functools import partial as p\nimport jax.numpy as jnp\np(jnp.clip, a_min=0)\n",
+        True,
+    ),
+    (
+        "JAX906",
+        "from functools import partial\nimport jax.numpy as jnp\npartial(f, jnp.clip, a_min=0)\n",
+        False,
+    ),
     ("JAX607", "from jax.sharding import Mesh\nmesh = Mesh(d, ('x',))\nf(mesh)\n", False),
     (
         "JAX607",
