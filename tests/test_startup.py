@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Set, Tuple
+from typing import Any, List, Set, Tuple
 
 import pytest
 
@@ -33,11 +33,11 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
 """
 
 
-def _loaded(setup: str, cwd: Path) -> Set[str]:
-    """The modules imported once ``setup`` has run in a fresh interpreter."""
+def _last_json(program: str, cwd: Path) -> Any:
+    """What ``program`` prints last, as JSON, run in a fresh interpreter."""
     env = dict(os.environ, JAXMIGRATE_CACHE_DIR=str(cwd / "cache"))
     done = subprocess.run(
-        [sys.executable, "-c", _PROGRAM.format(setup=setup)],
+        [sys.executable, "-c", program],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -45,7 +45,12 @@ def _loaded(setup: str, cwd: Path) -> Set[str]:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _loaded(setup: str, cwd: Path) -> Set[str]:
+    """The modules imported once ``setup`` has run in a fresh interpreter."""
+    return set(_last_json(_PROGRAM.format(setup=setup), cwd))
 
 
 def _heavy(modules: Set[str]) -> List[str]:
@@ -94,17 +99,7 @@ print(json.dumps([out.getvalue(), sorted(sys.modules)]))
 
 def _report(tmp_path: Path, *argv: str) -> Tuple[str, Set[str]]:
     """What a run printed, and the modules it imported, in a fresh interpreter."""
-    env = dict(os.environ, JAXMIGRATE_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run(
-        [sys.executable, "-c", _REPORT.format(argv=list(argv))],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    printed, modules = json.loads(done.stdout.splitlines()[-1])
+    printed, modules = _last_json(_REPORT.format(argv=list(argv)), tmp_path)
     return printed, set(modules)
 
 
