@@ -287,8 +287,11 @@ class RemovedKeywordsGate(RuleGate):
             keywords = [k for k in self.by_word[word] if gate.has_word(k) and _keyword_in(text, k)]
             if not keywords:
                 continue
-            names = {word} | _aliases(text, word)  # ``import pjit as pj``, ``f = x.f``
-            if any(_passed(text, name, keywords) for name in names):
+            if _passed(text, word, keywords):
+                return True
+            # ``import pjit as pj``, ``f = x.f``: the other names it is called by
+            names = {word} | _aliases(text, word)
+            if any(_passed(text, name, keywords) for name in names - {word}):
                 return True
             if gate.has_word("partial") and _partial_passes(text, names, keywords):
                 return True
