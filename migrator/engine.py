@@ -242,9 +242,8 @@ def _rewrite(
     module, caches = _parse(text, ast_parsed)
     if whole is not None and indent is not None and module.default_indent != indent:
         raise piecewise.NotEquivalent("LibCST infers another indentation")
-    from jaxmigrate.migrator.rounds import (
-        run_rounds,  # (the rewriting half: LibCST, the rules' edits)
-    )
+    # (the rewriting half, imported where it is first needed: LibCST and the rules' edits)
+    from jaxmigrate.migrator.rounds import run_rounds
 
     errors: List[Diagnostic] = []
     with cached_children(caches) as caches:
