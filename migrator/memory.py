@@ -11,8 +11,6 @@ arena.  Elsewhere than glibc (musl, macOS, Windows) this is a no-op.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import sys
 from typing import Callable, Optional
 
@@ -28,6 +26,9 @@ def _malloc_trim() -> Optional[Callable[[int], int]]:
     if not _LOADED:
         _LOADED = True
         if sys.platform.startswith("linux"):
+            import ctypes  # (on first use: a file big enough to trim after is rare)
+            import ctypes.util
+
             try:
                 libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
                 _TRIM = libc.malloc_trim  # absent on musl: AttributeError
