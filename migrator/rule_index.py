@@ -92,6 +92,7 @@ JAX905 removed-calls jr barrier_wait call get_shard_indices id_print id_tap inde
     index_max index_min index_mul index_update initialize_cache safe_map safe_zip tie_in unzip2
 JAX906 removed-keywords jr clip make_mesh reshape solve
 JAX907 dead-feature-test jtr __version__ __version_info__ hasattr
+JAX908 map-primitive j map_primitive
 """
 
 # The releases the API history holds, oldest first.
