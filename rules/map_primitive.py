@@ -16,6 +16,7 @@ from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._helpers import is_store
+from jaxmigrate.rules._module_facts import module_facts
 
 ATTRIBUTE = "map_primitive"
 GONE = "0.10.0"
@@ -75,6 +76,8 @@ class MapPrimitive(Rule, code="JAX908", safety=Safety.SAFE):
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         if node.attr.value != ATTRIBUTE or is_store(ctx, node):
             return
+        if not module_facts(ctx).imports_jax:
+            return  # another library's attribute of the same name
         scope = ctx.scope_of(node)
         if scope.lookup("getattr") is not None:
             ctx.report(
