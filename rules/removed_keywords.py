@@ -293,13 +293,13 @@ def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
 # A keyword a ``functools.partial`` of the function may pass: its arguments bind from the left,
 # so the argument cannot move to its position, only to the keyword that replaced it, where the
 # whole target range has that keyword.  (function, keyword) -> (its replacement, the first
-# release with the replacement, the first release without the keyword).  The releases were read
-# from the functions' signatures in jax's sources (clip's ``min``/``max`` came in 0.4.27).
+# release with the replacement), read from the functions' signatures in jax's sources (clip's
+# ``min``/``max`` came in 0.4.27); the API history says which release dropped the keyword.
 RENAMED = {
-    (CLIP, "a_min"): ("min", "0.4.27", "0.7.0"),
-    (CLIP, "a_max"): ("max", "0.4.27", "0.7.0"),
-    (RESHAPE, "newshape"): ("shape", "0.4.28", "0.6.0"),
-    (MAKE_MESH, "axis_shapes"): ("axis_sizes", "0.11.1", "0.11.1"),
+    (CLIP, "a_min"): ("min", "0.4.27"),
+    (CLIP, "a_max"): ("max", "0.4.27"),
+    (RESHAPE, "newshape"): ("shape", "0.4.28"),
+    (MAKE_MESH, "axis_shapes"): ("axis_sizes", "0.11.1"),
 }
 
 
@@ -316,9 +316,12 @@ def _partial(qualname: str, call: cst.Call, ctx: Context) -> None:
     for arg in call.args:
         keyword = arg.keyword.value if arg.keyword is not None else None
         entry = RENAMED.get((qualname, keyword)) if keyword is not None else None
-        if entry is None or not ctx.reaches(parse_version(entry[2])):
+        if entry is None or keyword is None:
             continue
-        new, since, gone = entry
+        gone = history().dropped_keyword(qualname, keyword, ctx.target, ctx.upper)
+        if gone is None:
+            continue  # every release of the range takes it
+        new, since = entry
         short = qualname.rsplit(".", 1)[1]
         if ctx.target >= parse_version(since) and new not in passed:
             renamed[id(arg)] = arg.with_changes(keyword=cst.Name(new))
