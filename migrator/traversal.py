@@ -40,26 +40,7 @@ _STRUCTURAL_CACHE: Optional[Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]]] = 
 # Whitespace, comments and punctuation: two thirds of a typical tree's nodes.  They hold no
 # names, and no rule looks them up by type, so the per-round indexes (the analysis, and
 # migrator.walk.walk_module) leave them out; Context.parent still finds their parents.
-# (Their classes: read through :func:`trivia`, which imports LibCST on first use.)
-_TRIVIA_NAMES = (
-    "SimpleWhitespace",
-    "ParenthesizedWhitespace",
-    "TrailingWhitespace",
-    "Newline",
-    "EmptyLine",
-    "Comment",
-    "Comma",
-    "Dot",
-    "Colon",
-    "Semicolon",
-    "AssignEqual",
-    "LeftParen",
-    "RightParen",
-    "LeftSquareBracket",
-    "RightSquareBracket",
-    "LeftCurlyBrace",
-    "RightCurlyBrace",
-)
+# (Built by :func:`trivia` on first use: reading a class of LibCST imports it.)
 _TRIVIA: Optional[FrozenSet[type]] = None
 
 
@@ -67,7 +48,27 @@ def trivia() -> FrozenSet[type]:
     """The classes of whitespace, comment and punctuation nodes (see above)."""
     global _TRIVIA
     if _TRIVIA is None:
-        _TRIVIA = frozenset(getattr(cst, name) for name in _TRIVIA_NAMES)
+        _TRIVIA = frozenset(
+            {
+                cst.SimpleWhitespace,
+                cst.ParenthesizedWhitespace,
+                cst.TrailingWhitespace,
+                cst.Newline,
+                cst.EmptyLine,
+                cst.Comment,
+                cst.Comma,
+                cst.Dot,
+                cst.Colon,
+                cst.Semicolon,
+                cst.AssignEqual,
+                cst.LeftParen,
+                cst.RightParen,
+                cst.LeftSquareBracket,
+                cst.RightSquareBracket,
+                cst.LeftCurlyBrace,
+                cst.RightCurlyBrace,
+            }
+        )
     return _TRIVIA
 
 
