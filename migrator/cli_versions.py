@@ -36,7 +36,10 @@ def versions_for(
     if settings.source_version is None:
         found = source_of(detected)
         if found.known:
-            settings = dataclasses.replace(settings, source_version=found.describe())
+            open_above = detected is not None and detected.upper is None
+            settings = dataclasses.replace(
+                settings, source_version=found.describe(), source_open=open_above
+            )
     if given is None:
         return settings, None
     return settings, Versions(

@@ -52,6 +52,8 @@ def path(directory: Path, settings: "Settings") -> Path:
         settings.target_upper,
         settings.survey,
         settings.survey and settings.unsafe_fixes,  # (the survey's rules depend on it)
+        settings.source_version,  # (Rule.runs_for)
+        settings.source_open,
     )
     key = f"{_FORMAT}|{code_fingerprint()}|{sys.version_info[:2]}|{chosen!r}"
     return directory / "gates" / (hashlib.sha256(key.encode()).hexdigest()[:24] + SUFFIX)

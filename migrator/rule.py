@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astview import AstView
     from jaxmigrate.migrator.context import Context, NameSite
     from jaxmigrate.migrator.diagnostics import Diagnostic
+    from jaxmigrate.migrator.source import SourceRange
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,6 +254,13 @@ class Rule(RuleGate):
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target
+
+    def runs_for(self, source: "SourceRange") -> bool:
+        """Does the rule run for code written for ``source`` (``--source-version``, else the
+        project's requirement)?  Every rule does, but one that acts only on code the user or
+        the project says is older than a change (and so stays out of the gates of all other
+        code)."""
+        return True
 
     def for_target(
         self,

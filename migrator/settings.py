@@ -31,6 +31,10 @@ class Settings:
     # (a file's own references then come first): see :mod:`migrator.source`.
     source_version: Optional[str] = None
     source_explicit: bool = False
+    # The requirement gave only a lower bound (``jax>=0.3.4``): the rules read it as the release
+    # the code was written for, but a rule that must know the code never ran on a release from
+    # some change on (:meth:`migrator.rule.Rule.runs_for`) is told the range is open above.
+    source_open: bool = False
     # Every selected rule runs whatever the target (the survey that finds the floor of the
     # default target: migrator.target); such a run's output is read, never written.
     survey: bool = False
@@ -115,6 +119,8 @@ class Settings:
                 len(REGISTRY),
                 self.survey,
                 self.survey and self.unsafe_fixes,
+                self.source_version,
+                self.source_open,
             )
         )
 
@@ -123,6 +129,7 @@ class Settings:
         key = f"{codes}|{self.target_range}|{int(self.unsafe_fixes)}"
         if self.source_version is not None:
             key += f"|src{self.source_version}{'!' if self.source_explicit else ''}"
+            key += ".." if self.source_open else ""
         key += "|survey" if self.survey else ""
         key = key if self.gates else key + "|ungated"
         key = key if self.ast_first else key + "|libcst"
@@ -142,13 +149,18 @@ def _active_rules(
     _registered: int,
     survey: bool = False,
     unsafe_fixes: bool = False,
+    source_version: Optional[str] = None,
+    source_open: bool = False,
 ) -> Tuple[Rule, ...]:
     """Cached per selection (the engine asks once per file); keyed on the registry's size too,
     so a rule registered later (a test's) is seen.  ``survey``: rules whose replacement needs
     a JAX newer than the target run too (their fixes tell how far the target must rise), and
     a rule that can fix nothing there (``Rule.unsafe_fixes_only`` without ``unsafe_fixes``)
     does not run: the survey reads only fixes.  Its names are set aside like those of a rule
-    the user switched off, so the backstop leaves them alone as it does in the real run."""
+    the user switched off, so the backstop leaves them alone as it does in the real run.
+    ``source_version`` (open above with ``source_open``): a rule that acts only on code written
+    for an older JAX (:meth:`Rule.runs_for`) runs where it says so; its names are not set aside
+    (it has not been switched off)."""
     from jaxmigrate.migrator.rule import all_rules
 
     target = parse_version(target_version)
@@ -163,10 +175,13 @@ def _active_rules(
         and not (survey and rules[code].unsafe_fixes_only and not unsafe_fixes)
     }
     set_aside = frozenset().union(*(rules[code].names for code in rules if code not in chosen))
+    source = source_range(source_version)
+    if source_open:
+        source = dataclasses.replace(source, upper=None)
     active = tuple(
         rule.for_target(target, set_aside, upper)
         for code, rule in rules.items()
-        if code in chosen and (survey or rule.runs_on(target))
+        if code in chosen and (survey or rule.runs_on(target)) and rule.runs_for(source)
     )
     if survey:  # it reads only fixes: each rule as it runs there (None: it cannot move the floor)
         surveyed = (rule.for_survey(target, upper, unsafe_fixes) for rule in active)

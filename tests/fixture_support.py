@@ -31,7 +31,8 @@ def fixture_settings(text: str) -> Settings:
                 values["source_version"] = value
                 values["source_explicit"] = True
             elif key == "requirement":  # a project requirement: the source, not stated
-                values["source_version"] = value
+                values["source_version"] = value.removesuffix("..")  # 0.3.0..: jax>=0.3.0
+                values["source_open"] = value.endswith("..")
             elif key == "line-length":  # the project's configured line length
                 values["line_length"] = int(value)
             elif key == "first-party":  # the project's own top-level names (isort's)
