@@ -245,6 +245,19 @@ class AstView:
                 return answer
         return self._settings.source.written_before(change)
 
+    def why_written_before(self, change: "Version") -> str:
+        """:meth:`Context.written_before`'s reason, for a message."""
+        from jaxmigrate.migrator.source import evidence
+
+        if not self._settings.source_explicit:
+            proof = evidence(self.tree)
+            if proof.written_before(change) is not None:
+                return proof.reason(change)
+        source = self._settings.source
+        if source.written_before(change) is None:
+            return ""
+        return f"the code was written for JAX {source.describe()}"
+
     # -- names -----------------------------------------------------------------------------
     def resolve(self, name: str) -> Tuple[bool, Optional[str]]:
         """(sure, qualname): what ``name`` refers to wherever it is read, as LibCST's analysis

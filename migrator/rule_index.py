@@ -61,6 +61,7 @@ JAX406 to-py j to_py
 JAX501 jax-array-flag - JAX_ARRAY JAX_JIT_PJIT_API_MERGE JAX_PARALLEL_FUNCTIONS_OUTPUT_GDA
     jax_array jax_jit_pjit_api_merge jax_parallel_functions_output_gda
 JAX502 jax-config-module j config
+JAX503 threefry-partitionable j PRNGKey key
 JAX601 shard-map j shard_map
 JAX602 pvary j pvary
 JAX603 positional-sharding j PositionalSharding

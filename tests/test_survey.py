@@ -48,7 +48,8 @@ def _codes(settings: Settings) -> set:
 def test_the_survey_runs_the_report_only_rules_only_with_unsafe_fixes():
     assert {"JAX804", "JAX902", "JAX907"} <= set(UNSAFE_ONLY)
     assert {"JAX901", "JAX906"} <= set(NARROWED)
-    survey = Settings(survey=True)
+    # (code written for jax 0.2.0: a rule that acts only on code older than a change runs too)
+    survey = Settings(survey=True, source_version="0.2.0")
     assert not _codes(survey) & set(UNSAFE_ONLY)
     assert set(UNSAFE_ONLY) <= _codes(dataclasses.replace(survey, unsafe_fixes=True))
 

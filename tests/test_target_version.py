@@ -180,6 +180,34 @@ def test_the_requirement_is_the_source(tmp_path, files, source):
     assert source_of(detect([tmp_path])).describe() == source
 
 
+@pytest.mark.parametrize(
+    "requirement, extra, reported",
+    [
+        ("jax==0.3.16\n", [], True),  # a pin: the code never ran on 0.5.0
+        ("jax>=0.4.13,<0.5\n", [], True),
+        ("jax[cuda12]<=0.4.30\n", [], True),
+        ("jax>=0.3.0\n", [], False),  # open above: it may have run on 0.5.0 already
+        ("jax>=0.3.0\n", ["--source-version", "0.3.0"], True),  # the user says so
+        ("jax==0.5.0\n", [], False),
+        ("jax==0.3.16\n", ["--target-version", "0.4.13..0.4.38"], False),  # never reaches 0.5.0
+    ],
+)
+def test_a_change_of_values_asks_whether_the_code_never_ran_after_it(
+    tmp_path, requirement, extra, reported
+):
+    """JAX503 (jax.random's draws, changed in 0.5.0) runs only where the source says the code
+    was written before the change: a requirement closed below 0.5.0 or ``--source-version``;
+    one open above does not say so, though other rules read its lower bound as the source."""
+    (tmp_path / "requirements.txt").write_text(requirement)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "sample.py").write_text(
+        "import jax\n\nkey = jax.random.PRNGKey(0)\nx = jax.random.uniform(key, (3,))\n"
+    )
+    result = invoke(".", "--check", "--no-cache", "--format", "json", *extra, cwd=tmp_path)
+    codes = [f["code"] for f in json.loads(result.stdout)["files"][0]["findings"]]
+    assert codes == (["JAX503"] if reported else []), result.stderr
+
+
 # ---------------------------------------------------------------- whole projects, no flags
 
 PROJECTS = sorted(p.name for p in (FIXTURES / "projects").iterdir() if p.is_dir())
