@@ -85,6 +85,7 @@ class Edit:
     builtins: FrozenSet[str] = frozenset()
     detail: str = ""  # the rest of the message (see Diagnostic)
     reported: bool = True  # False: layout only (an import moved in its group), not a fix
+    needs: str = ""  # the oldest JAX the replacement needs, beyond its rule's (see replace)
 
 
 class Finding(NamedTuple):
@@ -196,6 +197,7 @@ class Context(Ledger):
         safety: Optional[Safety] = None,
         builtins: FrozenSet[str] = frozenset(),
         detail: str = "",
+        needs: str = "",
     ) -> bool:
         """Record a fix; returns False when it is suppressed, a duplicate, or not allowed.
 
@@ -209,7 +211,11 @@ class Context(Ledger):
         other use of the name in the same round, so that the import goes with them.
 
         ``message``: one short line, ``old -> new`` or what changed; ``detail``: the rest
-        (why it is unsafe, what differs), for the reports that carry it."""
+        (why it is unsafe, what differs), for the reports that carry it.
+
+        ``needs``: the oldest JAX this replacement works on, where that is newer than the
+        rule's ``needs_jax`` (a keyword one release added): the default target's survey then
+        raises the target to it.  At most the rule's ``fix_needs``."""
         safety = safety or self.rule.safety
         if self.is_suppressed(node):
             return False
@@ -224,7 +230,11 @@ class Context(Ledger):
             raise ValueError(f"{self.rule.code}: a manual finding cannot carry a fix")
         if id(node) in self.edits:
             return False
-        self.edits[id(node)] = Edit(node, new, self.rule.code, message, safety, builtins, detail)
+        if needs and not _within(needs, self.rule.fix_needs):
+            raise ValueError(f"{self.rule.code}: a fix needs {needs}, beyond its fix_needs")
+        self.edits[id(node)] = Edit(
+            node, new, self.rule.code, message, safety, builtins, detail, needs=needs
+        )
         return True
 
     def _forget_imports_of(self, rejected: Replacement) -> None:
@@ -500,3 +510,9 @@ def binding_is_legacy(binding: Binding, names: frozenset, modules: frozenset) ->
     if qualname in names:
         return True
     return any(qualname == m or qualname.startswith(m + ".") for m in modules)
+
+
+def _within(needs: str, most: Optional[str]) -> bool:
+    from jaxmigrate.migrator.version import parse_version
+
+    return most is not None and parse_version(needs) <= parse_version(most)

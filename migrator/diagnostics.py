@@ -48,6 +48,12 @@ class Diagnostic:
     safety: str
     end_line: int = 0
     detail: str = ""
+    # (a fix) the oldest JAX its replacement needs, where that is newer than what its rule
+    # needs (``Rule.needs_jax``): the default target's survey reads it (``target.fix_floor``)
+    needs: str = ""
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        fields = dataclasses.asdict(self)
+        if not self.needs:
+            del fields["needs"]  # (said only where a fix has one: reports stay as they were)
+        return fields

@@ -5,6 +5,7 @@ helpers here turn edits and findings into :class:`Diagnostic` records."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import (
     Callable,
     Dict,
@@ -38,8 +39,11 @@ def diagnostic_at(
 def located_fix(origins: Optional["Origins"], ctx: Context, edit: Edit) -> Diagnostic:
     """An applied edit's fix: located in the input when fixes are located, else on line 0."""
     if origins is None:
-        return Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value, detail=edit.detail)
-    return origins.locate(ctx, edit.node, edit.code, edit.message, edit.safety.value, edit.detail)
+        fix = Diagnostic(edit.code, edit.message, 0, 0, edit.safety.value, detail=edit.detail)
+    else:
+        safety = edit.safety.value
+        fix = origins.locate(ctx, edit.node, edit.code, edit.message, safety, edit.detail)
+    return dataclasses.replace(fix, needs=edit.needs) if edit.needs else fix
 
 
 class Origins:

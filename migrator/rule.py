@@ -242,6 +242,11 @@ class Rule(RuleGate):
     # target's survey, which reads only fixes, skips such a rule there.
     unsafe_fixes_only: ClassVar[bool] = False
 
+    # The newest JAX one of the rule's fixes may need beyond ``needs_jax`` (a replacement
+    # that exists only from some release says so itself: ``Context.replace``'s ``needs``;
+    # the default target's survey reads it).  :meth:`fix_needs_in` narrows it per file.
+    fix_needs: ClassVar[Optional[str]] = None
+
     # The rule's hooks may read more of the module than their sites and the module-level names
     # those resolve to (every call, def or name of the module, ``report_once``, names that
     # must not clash, the file's whole text).  On a big file the engine gives LibCST only the
@@ -297,6 +302,12 @@ class Rule(RuleGate):
         must then stay the same (``tests/test_survey.py``): the survey's output is not
         written, and the run applies the rule as always."""
         return self
+
+    def fix_needs_in(self, words: AbstractSet[str]) -> Optional[str]:
+        """The newest JAX a fix of the rule may need beyond ``needs_jax`` in a file of
+        ``words`` (at most :attr:`fix_needs`; None: nothing more), for the bounds of the
+        default target's survey (:func:`migrator.target.survey_reach`)."""
+        return self.fix_needs
 
     def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
         """The words of the JAX names the rule's fixes may write in the default target's

@@ -176,7 +176,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     if (
         options.doctests
         and (">>>" in output or may_hold_code_block(output))
-        and not _docstrings_cannot_raise_the_floor(settings)
+        and not _docstrings_cannot_raise_the_floor(settings, output)
     ):
         from jaxmigrate.migrator.docs import migrate_docstrings
 
@@ -220,15 +220,17 @@ def _may_set_floor(text: str) -> bool:
     return bound is not None and (Seen.floor is None or bound >= Seen.floor)
 
 
-def _docstrings_cannot_raise_the_floor(settings: Settings) -> bool:
+def _docstrings_cannot_raise_the_floor(settings: Settings, text: str) -> bool:
     """In the survey in this process, once a floor is found newer than what any rule's fix
-    needs: a docstring is a string, whose names no floor reads, so its examples' fixes could
-    only add what their rules need (:func:`migrator.target.fix_floor`), which is older."""
+    in ``text`` may need: a docstring is a string, whose names no floor reads, so its
+    examples' fixes could only add what they need (:func:`migrator.target.fix_floor`), which
+    is older."""
     if not settings.survey or Seen.floor is None:
         return False
+    from jaxmigrate.migrator.source import words_of
     from jaxmigrate.migrator.target import newest_fix_needs
 
-    needs = newest_fix_needs()
+    needs = newest_fix_needs(lambda: words_of(text, _tokens_in_hand(text)))
     return needs is None or needs < Seen.floor
 
 

@@ -21,11 +21,13 @@ import functools
 from pathlib import Path
 from typing import (
     TYPE_CHECKING,
+    AbstractSet,
     Callable,
     Collection,
     Dict,
     FrozenSet,
     Iterable,
+    List,
     Optional,
     Protocol,
     Sequence,
@@ -84,13 +86,21 @@ def survey_reach(
     ``text``, if in hand; a set is used up (the words are added to it, not to a copy)."""
     words = tokens if type(tokens) is set and text.isascii() else words_of(text, tokens)
     words |= _conventional_words()
-    needs, writers = _of_rules(tuple(rules))
+    needs, writers, needers = _of_rules(tuple(rules))
+    needs = max((needs, *fix_needs_in(needers, words)), key=lambda v: v or low)
     written: Set[str] = set()
     for rule in writers:  # (each reads the text's words alone)
         written |= rule.survey_writes(words)
     words |= written
     named = bound_of_words(words)
     return max(low, needs or low, named or low)
+
+
+def fix_needs_in(rules: Iterable["Rule"], words: AbstractSet[str]) -> List[Version]:
+    """What the fixes of ``rules`` (those with ``fix_needs``) may need in a file of ``words``
+    beyond their ``needs_jax`` (:meth:`Rule.fix_needs_in`)."""
+    found = (rule.fix_needs_in(words) for rule in rules)
+    return [parse_version(needs) for needs in found if needs]
 
 
 @functools.lru_cache(maxsize=1)
@@ -102,10 +112,12 @@ def _conventional_words() -> FrozenSet[str]:
 
 
 @functools.lru_cache(maxsize=8)
-def _of_rules(rules: Tuple["Rule", ...]) -> Tuple[Optional[Version], Tuple["Rule", ...]]:
-    """The newest ``needs_jax`` among ``rules`` (None: none has one), and the rules that may
+def _of_rules(
+    rules: Tuple["Rule", ...],
+) -> Tuple[Optional[Version], Tuple["Rule", ...], Tuple["Rule", ...]]:
+    """The newest ``needs_jax`` among ``rules`` (None: none has one), the rules that may
     write words beyond it (those overriding :meth:`Rule.survey_writes`, or with
-    ``writes_since``)."""
+    ``writes_since``), and those whose fixes may need more (``fix_needs``)."""
     from jaxmigrate.migrator.rule import Rule
 
     needs = max((parse_version(r.needs_jax) for r in rules if r.needs_jax), default=None)
@@ -114,15 +126,22 @@ def _of_rules(rules: Tuple["Rule", ...]) -> Tuple[Optional[Version], Tuple["Rule
         for rule in rules
         if type(rule).survey_writes is not Rule.survey_writes or rule.writes_since
     )
-    return needs, writers
+    return needs, writers, tuple(rule for rule in rules if rule.fix_needs)
 
 
-def newest_fix_needs() -> Optional[Version]:
-    """The newest ``needs_jax`` of the registered rules: no :func:`fix_floor` is newer."""
+def newest_fix_needs(words: Callable[[], AbstractSet[str]]) -> Optional[Version]:
+    """The newest ``needs_jax`` of the registered rules, and what their fixes may need beyond
+    it in a file of ``words()`` (read only where some rule's ``fix_needs`` is newer): no
+    :func:`fix_floor` of that file is newer."""
     from jaxmigrate.migrator.rule import REGISTRY, all_rules
 
     all_rules()  # (the rules registered)
-    return _newest_needs(tuple(REGISTRY))
+    needs = _newest_needs(tuple(REGISTRY))
+    needers = [r for r in REGISTRY.values() if r.fix_needs]
+    most = [parse_version(r.fix_needs) for r in needers if r.fix_needs]
+    if needs is not None and all(v <= needs for v in most):
+        return needs
+    return max((needs, *fix_needs_in(needers, words())), key=lambda v: v or (0,))
 
 
 @functools.lru_cache(maxsize=4)
@@ -151,11 +170,11 @@ def fix_floor(fixes: Iterable[Diagnostic]) -> Optional[Floor]:
     best: Optional[Tuple[Version, str]] = None
     for fix in fixes:
         rule = rules.get(fix.code)
-        if fix.code == CLEANUP_CODE or rule is None or rule.needs_jax is None:
+        if fix.code == CLEANUP_CODE or rule is None:
             continue
-        needs = parse_version(rule.needs_jax)
-        if best is None or needs > best[0]:
-            best = (needs, f"{rule.code} {rule.name}'s fix")
+        for needs in (parse_version(n) for n in (rule.needs_jax, fix.needs) if n):
+            if best is None or needs > best[0]:
+                best = (needs, f"{rule.code} {rule.name}'s fix")
     return None if best is None else (_text(best[0]), best[1])
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Union
+from typing import AbstractSet, Dict, FrozenSet, List, Optional, Sequence, Set, Union
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
@@ -40,6 +40,7 @@ from jaxmigrate.rules._text_gates import (
 SYM_POS_GONE = parse_version("0.4.14")
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
 PARTIAL = "functools.partial"
+PARTIAL_WORD = "partial"  # (however it is imported, a partial spells it)
 
 
 class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SAFE):
@@ -64,7 +65,9 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     a_min=1e-10)`).  A partial's arguments bind from the left, so a bound keyword cannot move to
     its position: `sym_pos` becomes `assume_a` as in a call, and `a_min`/`a_max`, `newshape`
     and `axis_shapes` become `min`/`max` (jax 0.4.27), `shape` (0.4.28) and `axis_sizes`
-    (0.11.1) where every release of the target range has them; otherwise they are reported.
+    (0.11.1) where every release of the target range has them.  The default target starts at
+    that release (the fix says what it needs, as a rewrite to a newer name does); below a
+    target given (`--target-version 0.4.13`) they are reported.
 
     **Every other dropped keyword is reported.**  The API history records the keyword
     parameters of JAX's public functions in every release (read from their sources), so a call
@@ -83,6 +86,8 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     whole_module = False  # hooks read their sites and the names those resolve to
 
     lifecycle = Lifecycle(deprecated=("0.3.15", "sym_pos of jax.scipy.linalg.solve deprecated"))
+    # a partial's renamed keyword needs the release that added its replacement (RENAMED)
+    fix_needs = "0.11.1"
     references = (refs.api(SOLVE), refs.api(CLIP))
     names = frozenset(REWRITTEN)
     names_are_legacy = False  # the functions stay: never drop their imports
@@ -121,6 +126,13 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
 
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _with_history()
+
+    def fix_needs_in(self, words: AbstractSet[str]) -> Optional[str]:
+        """A partial's renamed keyword needs the release that added its replacement."""
+        if PARTIAL_WORD not in words:
+            return None
+        found = [since for (_, keyword), (_, since) in RENAMED.items() if keyword in words]
+        return max(found, key=parse_version, default=None)
 
     def for_survey(self, low: Version, high: Optional[Version], unsafe_fixes: bool) -> Rule:
         """Only the functions whose keywords it rewrites: the others it only reports."""
@@ -313,6 +325,7 @@ def _partial(qualname: str, call: cst.Call, ctx: Context) -> None:
         return
     passed = {arg.keyword.value for arg in call.args if arg.keyword is not None}
     renamed: Dict[int, cst.Arg] = {}
+    needs = ""  # the newest release a renamed keyword needs beyond the target's lower bound
     for arg in call.args:
         keyword = arg.keyword.value if arg.keyword is not None else None
         entry = RENAMED.get((qualname, keyword)) if keyword is not None else None
@@ -323,8 +336,12 @@ def _partial(qualname: str, call: cst.Call, ctx: Context) -> None:
             continue  # every release of the range takes it
         new, since = entry
         short = qualname.rsplit(".", 1)[1]
-        if ctx.target >= parse_version(since) and new not in passed:
+        arrived = ctx.target >= parse_version(since)
+        if (arrived or ctx.survey) and new not in passed:
+            # (the survey renames it anyway, with what it needs: the target rises to that)
             renamed[id(arg)] = arg.with_changes(keyword=cst.Name(new))
+            if not arrived and (not needs or parse_version(since) > parse_version(needs)):
+                needs = since
             continue
         ctx.report(
             arg,
@@ -337,7 +354,7 @@ def _partial(qualname: str, call: cst.Call, ctx: Context) -> None:
     if renamed:
         args = [renamed.get(id(arg), arg) for arg in call.args]
         message = "partial(f, keyword=...) -> the keyword that replaced it"
-        ctx.replace(call, call.with_changes(args=args), message)
+        ctx.replace(call, call.with_changes(args=args), message, needs=needs)
     else:
         _report_dropped(qualname, call, ctx, skip=frozenset(k for q, k in RENAMED if q == qualname))
 

@@ -378,7 +378,7 @@ def test_the_survey_skips_docstrings_once_no_fix_can_raise_its_floor(tmp_path, m
     monkeypatch.setattr(docs, "migrate_docstrings", recording)
     skipped = invoke(tmp_path, "--check", "-j", "1", "--no-cache")
     assert surveyed == [], surveyed  # (c.py was read after a.py set the floor)
-    monkeypatch.setattr(runner, "_docstrings_cannot_raise_the_floor", lambda settings: False)
+    monkeypatch.setattr(runner, "_docstrings_cannot_raise_the_floor", lambda settings, text: False)
     read = invoke(tmp_path, "--check", "-j", "1", "--no-cache")
     assert len(surveyed) == 1 and "tree_map" in surveyed[0]
     assert "needs 0.10.2" in skipped.stderr and "a.py" in skipped.stderr

@@ -208,6 +208,36 @@ def test_a_change_of_values_asks_whether_the_code_never_ran_after_it(
     assert codes == (["JAX503"] if reported else []), result.stderr
 
 
+def test_a_fix_that_needs_a_newer_jax_than_its_rule_raises_the_default_target(tmp_path):
+    """A partial's clip(a_min=...) becomes min=, which jax 0.4.27 added: the fix says so
+    itself (its rule's other fixes need no such JAX), the survey reads it, and the default
+    target starts there, so the rename is made instead of reported.  The survey's bound of
+    the file's floor counts it too (a file passed over would leave it reported)."""
+    from jaxmigrate.migrator.rule import all_rules
+    from jaxmigrate.migrator.target import survey_reach
+    from jaxmigrate.migrator.version import parse_version
+    from jaxmigrate.rules.removed_keywords import RENAMED
+
+    text = (
+        "import functools\n"
+        "import jax.numpy as jnp\n\n"
+        "clip = functools.partial(jnp.clip, a_min=0.0, a_max=1.0)\n"
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "probs.py").write_text(text)
+    result = invoke(".", "--no-cache", cwd=tmp_path)
+    assert "migrating to 0.4.27.." in result.stderr, result.stderr
+    assert "JAX906 removed-keywords's fix in" in result.stderr
+    assert "partial(jnp.clip, min=0.0, max=1.0)" in (tmp_path / "probs.py").read_text()
+    rules = list(all_rules().values())
+    assert survey_reach(text, None, rules, parse_version("0.4.1")) >= parse_version("0.4.27")
+    newest = max((since for _new, since in RENAMED.values()), key=parse_version)
+    assert all_rules()["JAX906"].fix_needs == newest  # (Context.replace holds fixes to it)
+    (tmp_path / "probs.py").write_text(text)  # a target given below 0.4.27: reported
+    result = invoke(".", "--no-cache", "--check", "--target-version", "0.4.13", cwd=tmp_path)
+    assert "min= needs 0.4.27" in result.stdout
+
+
 # ---------------------------------------------------------------- whole projects, no flags
 
 PROJECTS = sorted(p.name for p in (FIXTURES / "projects").iterdir() if p.is_dir())
