@@ -40,6 +40,7 @@ JAX204 from-gda j FROM_GDA
 JAX205 sharding-imports j Mesh MeshPspecSharding NamedSharding OpShardingSharding PartitionSpec
     XLACompatibleSharding mesh
 JAX206 with-sharding-constraint j axis_resources with_sharding_constraint
+JAX207 pjit-primitive j pjit_p
 JAX301 gda-from-callback j from_callback global_device_array
 JAX302 gda-constructor j GlobalDeviceArray global_device_array
 JAX303 gda-from-batched-callback j from_batched_callback global_device_array
