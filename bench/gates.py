@@ -9,7 +9,11 @@ The corpora are built by ``bench/corpus.py`` (``bench/.corpus``), ``bench/legacy
 ``tests/test_gate_equivalence.py`` runs the same comparison on the fixtures and on generated
 programs.  Exit status 1 when any file differs.
 
-Usage: python bench/gates.py [DIR ...] [-j N] [--target-version X] [--safe-only]
+Usage: python bench/gates.py [DIR ...] [-j N] [--target-version X] [--source-version X]
+       [--safe-only]
+
+``--source-version`` states the JAX the code was written for, so that the rules that act only
+on older code (JAX503) and the behaviour rules' fixes run too.
 """
 
 from __future__ import annotations
@@ -50,17 +54,19 @@ def _outcome(text: str, settings: object) -> Tuple[Tuple[object, ...], float]:
     return found, time.perf_counter() - start
 
 
-def compare(job: Tuple[str, str, bool]) -> Tuple[str, Optional[str], float, float]:
+def compare(
+    job: Tuple[str, Optional[str], bool, Optional[str]],
+) -> Tuple[str, Optional[str], float, float]:
     """(path, what differs or None, gated seconds, ungated seconds) for one file."""
     from jaxmigrate.migrator import Settings
 
-    path, target, unsafe = job
+    path, target, unsafe, source = job
     text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
-    settings = (
-        Settings(target_version=target, unsafe_fixes=unsafe)
-        if target
-        else Settings(unsafe_fixes=unsafe)
-    )
+    settings = Settings(unsafe_fixes=unsafe)
+    if target:
+        settings = dataclasses.replace(settings, target_version=target)
+    if source:
+        settings = dataclasses.replace(settings, source_version=source, source_explicit=True)
     gated, gated_s = _outcome(text, settings)
     ungated, ungated_s = _outcome(text, dataclasses.replace(settings, gates=False))
     if gated == ungated:
@@ -88,6 +94,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("dirs", nargs="*", type=Path)
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--target-version", default=None)
+    parser.add_argument("--source-version", default=None)
     parser.add_argument("--safe-only", action="store_true", help="without --unsafe-fixes")
     args = parser.parse_args(argv)
     dirs = args.dirs or [d for d in DEFAULT_DIRS if d.is_dir()]
@@ -98,7 +105,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         )
         return 2
     files = files_under(dirs)
-    jobs = [(f, args.target_version, not args.safe_only) for f in files]
+    jobs = [(f, args.target_version, not args.safe_only, args.source_version) for f in files]
     print(f"{len(files)} files under {', '.join(map(str, dirs))}", flush=True)
     start = time.perf_counter()
     differ, gated_total, ungated_total = [], 0.0, 0.0
