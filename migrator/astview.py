@@ -237,26 +237,22 @@ class AstView:
     # -- what the code was written for --------------------------------------------------------
     def written_before(self, change: "Version") -> Optional[bool]:
         """:meth:`Context.written_before`'s answer (without the reason)."""
-        from jaxmigrate.migrator.source import evidence
+        return self.written_before_why(change)[0]
 
-        if not self._settings.source_explicit:
-            answer = evidence(self.tree).written_before(change)
-            if answer is not None:
-                return answer
-        return self._settings.source.written_before(change)
-
-    def why_written_before(self, change: "Version") -> str:
-        """:meth:`Context.written_before`'s reason, for a message."""
+    def written_before_why(self, change: "Version") -> Tuple[Optional[bool], str]:
+        """:meth:`Context.written_before`: the answer, and why, for a message."""
         from jaxmigrate.migrator.source import evidence
 
         if not self._settings.source_explicit:
             proof = evidence(self.tree)
-            if proof.written_before(change) is not None:
-                return proof.reason(change)
+            answer = proof.written_before(change)
+            if answer is not None:
+                return answer, proof.reason(change)
         source = self._settings.source
-        if source.written_before(change) is None:
-            return ""
-        return f"the code was written for JAX {source.describe()}"
+        answer = source.written_before(change)
+        if answer is None:
+            return None, ""
+        return answer, f"the code was written for JAX {source.describe()}"
 
     # -- names -----------------------------------------------------------------------------
     def resolve(self, name: str) -> Tuple[bool, Optional[str]]:

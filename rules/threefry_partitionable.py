@@ -21,7 +21,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.references import Reference
 from jaxmigrate.migrator.rule import Example, Rule, Safety
-from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._ast_sites import Resolver, called_at, legacy_imports_stay, name_sites
 from jaxmigrate.rules._helpers import called, report_once
 
@@ -108,9 +108,11 @@ class ThreefryPartitionable(Rule, code="JAX503", safety=Safety.MANUAL):
         if sites is None:
             return None
         calls: List[ast.AST] = list(called_at(view, sites).values())
-        if not calls or not _applies(view.text, view.upper, view.written_before(CHANGED_IN)):
+        if not calls:
             return []
-        why = view.why_written_before(CHANGED_IN)
+        written, why = view.written_before_why(CHANGED_IN)
+        if not _applies(view.text, view.upper, written):
+            return []
         found = view.report_once(self.code, calls, MESSAGE, _detail(why), False)
         return [] if found is None else [found]
 
@@ -129,8 +131,8 @@ class ThreefryPartitionable(Rule, code="JAX503", safety=Safety.MANUAL):
             report_once(ctx, calls, MESSAGE, _detail(why), cover=False)
 
 
-def _applies(text: str, upper: object, written_before: Optional[bool]) -> bool:
+def _applies(text: str, upper: Optional[Version], written_before: Optional[bool]) -> bool:
     """The target reaches 0.5.0, the code was written before it, and the module has not
     chosen its random bits itself."""
-    reaches = upper is None or upper >= CHANGED_IN  # type: ignore[operator]
+    reaches = upper is None or upper >= CHANGED_IN
     return reaches and written_before is True and not any(word in text for word in CHOSEN)
