@@ -63,6 +63,7 @@ CONVENTIONAL: Dict[str, str] = {"jax": "import jax", "jnp": "import jax.numpy as
 REPR_RULES: Dict[str, str] = {"DeviceArray": "JAX101", "ShardedDeviceArray": "JAX102"}
 _ASCII_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _JNP = re.compile(r"(?<![A-Za-z0-9_])jnp(?![A-Za-z0-9_])")
+_IMPORT_KEYWORD = re.compile(r"(?<![A-Za-z0-9_])import(?![A-Za-z0-9_])")
 
 
 def _render(piece: Piece, code: str) -> List[str]:
@@ -293,7 +294,7 @@ def migrate_docstrings(
     read, not changed)."""
     fixes: List[Diagnostic] = []
     findings: List[Diagnostic] = []
-    if settings.gates and not _may_change(text, settings, gates=gates, sites=tree is None):
+    if settings.gates and not _may_change(text, settings, gates=gates):
         return text, fixes, findings
     lines = text.splitlines(keepends=True)
     if tree is None:
@@ -311,7 +312,8 @@ def migrate_docstrings(
     imports = "\n".join(module_imports.values())
     gated = settings.gates and "DeviceArray" not in text  # (old reprs: see _may_change)
     for group in sorted(groups, key=lambda g: -g[0].start):
-        if gated and not _may_change(_examples_text(lines, group), settings, imports, gates):
+        codes = [piece.code for piece in group]
+        if gated and not _may_change(_examples_text(lines, group), settings, imports, gates, codes):
             continue  # the same gate, for the program of this docstring's examples
         prelude = module_prelude(group, module_imports)
         new_lines, new_fixes, new_findings = apply_to_lines(
@@ -344,16 +346,16 @@ def _may_change(
     settings: Settings,
     imports: str = "",
     gates: Optional[Plan] = None,
-    sites: bool = False,
+    pieces: Optional[Sequence[str]] = None,
 ) -> bool:
     """Gates 1 and 1b for the programs :func:`migrate_docstrings` builds from a module's
     examples and imports, before the module is parsed for them (most modules with examples
     hold nothing a rule acts on, and parsing them cost more than the rest of a ``--check``).
     Gate 1 reads the words: the examples and the import lines are the module's own; a used
     ``jax``/``jnp`` adds :data:`CONVENTIONAL`'s imports; the segment markers name no rule's
-    word.  ``sites``: gate 1b too, on :func:`_program` (where it saves a parse of the module:
-    a docstring's program meets the engine's own gates).  ``imports``: the module's import
-    statements, when ``text`` is one docstring's examples."""
+    word.  Then gate 1b, on :func:`_program` of the examples and of the imports a prelude
+    may take of them (:func:`_preludes`).  ``imports``: the module's import statements, and
+    ``pieces`` the code of the examples, when ``text`` is one docstring's examples."""
     if "DeviceArray" in text:  # an old repr in an example's output (REPR_RULES)
         return True
     jax = "jax" in text or "jax" in imports or _JNP.search(text) is not None
@@ -363,12 +365,12 @@ def _may_change(
     plan = gates or make_plan(tuple(settings.active_rules()))
     if not plan.may_pass_parts(text, frozenset(extra), jax=jax):
         return False
-    if not sites:
-        return True
-    pieces = _pieces_in(text)
     if pieces is None:
-        return True  # (too many nested blocks to read cheaply: the parse decides)
-    return bool(plan.candidates(_program(pieces, imports or _top_level_imports(text))))
+        pieces = _pieces_in(text)
+        if pieces is None:
+            return True  # (too many nested blocks to read cheaply: the parse decides)
+    statements = imports.split("\n") if imports else _top_level_imports(text)
+    return bool(plan.candidates(_program(pieces, _preludes(statements, pieces))))
 
 
 def _program(pieces: Sequence[str], imports: str) -> str:
@@ -437,11 +439,28 @@ def _unprompted(line: str) -> str:
     return line[4:] if line.startswith((">>>", "...")) and line[3:4] in ("", " ") else line
 
 
-def _top_level_imports(text: str) -> str:
-    """The lines that may hold a module-level import statement (the prelude's): every line
-    that starts unindented and spells ``import``, with the lines its brackets or a trailing
-    backslash continue it on."""
-    found: List[str] = []
+def _preludes(statements: Sequence[str], pieces: Sequence[str]) -> str:
+    """The import ``statements`` a prelude of examples made of some of ``pieces`` may hold
+    (:func:`module_prelude`): those that may bind ``jax`` or a name the pieces spell (a name
+    is bound after the statement's ``import``, and a name an example reads is one of its
+    words).  Text that is not all ASCII may spell a name another way (NFKC): all of them."""
+    spelled = "".join(pieces)
+    if not spelled.isascii():
+        return "\n".join(statements)
+    words = {"jax", *_ASCII_WORD.findall(spelled)}
+    kept = []
+    for statement in statements:
+        bound = _IMPORT_KEYWORD.split(statement, 1)[-1]
+        if not words.isdisjoint(_ASCII_WORD.findall(bound)) or not bound.isascii():
+            kept.append(statement)
+    return "\n".join(kept)
+
+
+def _top_level_imports(text: str) -> List[str]:
+    """The statements that may be module-level imports (the prelude's): every line that starts
+    unindented and spells ``import``, with the lines its brackets or a trailing backslash
+    continue it on."""
+    statements: List[str] = []
     lines = text.splitlines()
     index = 0
     while index < len(lines):
@@ -449,14 +468,15 @@ def _top_level_imports(text: str) -> str:
         index += 1
         if "import" not in line or line[:1].isspace():
             continue
-        found.append(line)
+        found = [line]
         depth = _depth(line)
         while (depth > 0 or line.rstrip().endswith("\\")) and index < len(lines):
             line = lines[index]
             index += 1
             found.append(line)
             depth += _depth(line)
-    return "\n".join(found)
+        statements.append("\n".join(found))
+    return statements
 
 
 def _depth(line: str) -> int:
