@@ -44,6 +44,7 @@ class DeviceMethod(DeviceMethodGate, Rule, code="JAX404", safety=Safety.UNSAFE):
     set) or `x.sharding` in general.
     """
 
+    unsafe_fixes_only = True  # (all its fixes are unsafe: the survey runs it only with them)
     lifecycle = Lifecycle(
         needs="0.4.1",
         deprecated=("0.4.21", "Array.device() deprecated"),

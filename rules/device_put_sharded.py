@@ -91,6 +91,7 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
     which is the same for a plain array.
     """  # noqa: E501
 
+    unsafe_fixes_only = True  # (all its fixes are unsafe: the survey runs it only with them)
     lifecycle = Lifecycle(
         needs="0.4.1",
         deprecated=("0.8.1", "device_put_sharded and device_put_replicated deprecated"),

@@ -75,6 +75,7 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     `jax.make_array_from_process_local_data(NamedSharding(mesh, spec), local)`).
     """
 
+    unsafe_fixes_only = True  # (all its fixes are unsafe: the survey runs it only with them)
     lifecycle = Lifecycle(needs=("0.4.1", "jax.Array is the default: pjit inputs are global"))
     references = (
         refs.array_migration(

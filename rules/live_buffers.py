@@ -91,6 +91,7 @@ class LiveBuffers(Rule, code="JAX401", safety=Safety.UNSAFE):
 
     # reports a string annotation or a method call by its name, import or not
     needs_jax_import = False
+    unsafe_fixes_only = True  # (all its fixes are unsafe: the survey runs it only with them)
     lifecycle = Lifecycle(
         needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type")
     )

@@ -117,6 +117,7 @@ class MakeShardedDeviceArray(Rule, code="JAX305", safety=Safety.UNSAFE):
     recipe: pick `NamedSharding(mesh, pspec)` for pjit-style layouts.
     """
 
+    unsafe_fixes_only = True  # (all its fixes are unsafe: the survey runs it only with them)
     lifecycle = Lifecycle(
         needs="0.4.1",
         deprecated=("0.4.6", "make_sharded_device_array deprecated"),
