@@ -273,3 +273,20 @@ def _raw(source_lines: Sequence[str], value: ast.Constant) -> bool:
         and len(body) >= 2 * len(quote)
         and quote not in body[len(quote) : -len(quote)]
     )
+
+
+# A docstring may hold a reST or Markdown code block (cheap tests before the docstrings are
+# looked at): ``::`` ending a line, a ``code::``/``code-block::``/``sourcecode::`` directive, or
+# a fence opening a Python block.  Each pattern starts with its literal, which the regex engine
+# looks for fast (one pattern of all three tried every position: 1.4 s over 12 MB of sources).
+_LITERAL_BLOCK = re.compile(r"::[ \t]*\r?$", re.M)
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[ \t]*\{?\.?(?:py|ipy)", re.M)
+
+
+def may_hold_code_block(text: str) -> bool:
+    return (
+        "code::" in text  # (and ``sourcecode::``)
+        or "code-block::" in text
+        or _LITERAL_BLOCK.search(text) is not None
+        or (("```" in text or "~~~" in text) and _FENCE.search(text) is not None)
+    )

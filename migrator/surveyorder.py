@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Callable, Iterator, List, Optional
 
 from jaxmigrate.migrator import interrupt
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
+from jaxmigrate.migrator.docpieces import may_hold_code_block
 from jaxmigrate.migrator.fileio import FileError, read_source
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jaxmigrate.migrator.runner import FileResult
+    from jaxmigrate.migrator.runner import FileResult, Options
     from jaxmigrate.migrator.settings import Settings
 
 
@@ -29,10 +30,14 @@ class Seen:
     floor: Optional[Version] = None
 
 
-def survey_reach_of(path: Path, settings: "Settings") -> Optional[Version]:
+def survey_reach_of(
+    path: Path, settings: "Settings", options: Optional["Options"] = None
+) -> Optional[Version]:
     """A release no older than the floor the survey (``settings``) can find in the Python file
     at ``path`` (:func:`migrator.target.survey_reach`); None when unbounded: a notebook, a
-    page, or a file that does not read (the survey gives its error)."""
+    page, or a file that does not read (the survey gives its error).  ``options``: the
+    survey's; where they keep the run's gates (:mod:`migrator.gateplan`), a file the gates
+    turn away, with no docstring program they pass, is bounded without importing the rules."""
     from jaxmigrate.migrator.plan import identifier_tokens, read_ahead
     from jaxmigrate.migrator.target import survey_reach
 
@@ -46,7 +51,28 @@ def survey_reach_of(path: Path, settings: "Settings") -> Optional[Version]:
         return settings.target  # (gate 0: no fix, no JAX name, no floor; no rule loaded)
     distinct = set(identifier_tokens(text))
     read_ahead(text, distinct)  # for the survey's or the run's gate 1, which read it next
-    return survey_reach(text, distinct, settings.active_rules(), settings.target)  # (used up)
+    rules = () if _fixes_nothing(text, settings, options) else settings.active_rules()
+    return survey_reach(text, distinct, rules, settings.target)  # (used up)
+
+
+def _fixes_nothing(text: str, settings: "Settings", options: Optional["Options"]) -> bool:
+    """Do the kept gates of ``settings`` (while the rules are not imported: they answer as
+    fast) pass no rule on ``text``, nor on a program of its docstrings' examples?  The survey
+    then fixes nothing in it (:func:`migrator.runner._migrate_python`), so what a fix may
+    need cannot raise its floor: the words alone bound it
+    (:func:`migrator.target.survey_reach` without rules)."""
+    from jaxmigrate.migrator import gateplan
+
+    if options is None or options.gates_dir is None or (options.docs and "`j" in text):
+        return False  # (no gates kept; or --docs, whose literals of JAX names may be fixed)
+    plan = gateplan.kept(settings, Path(options.gates_dir))
+    if plan is None or plan.candidates(text):
+        return False
+    if not options.doctests or (">>>" not in text and not may_hold_code_block(text)):
+        return True
+    from jaxmigrate.migrator.docs import _may_change
+
+    return not _may_change(text, settings, gates=plan)
 
 
 def surveyed(
@@ -64,7 +90,7 @@ def surveyed(
     from jaxmigrate.migrator.plan import forget_ahead
 
     forget_ahead()
-    reaches = [survey_reach_of(task[0], task[1]) for task in tasks]
+    reaches = [survey_reach_of(task[0], task[1], task[4]) for task in tasks]
     order = sorted(range(len(tasks)), key=lambda i: reaches[i] or _UNBOUNDED, reverse=True)
     results: List[Optional["FileResult"]] = [None] * len(tasks)
     holder = len(tasks)  # the first file at the newest floor found so far

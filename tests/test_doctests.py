@@ -307,7 +307,7 @@ def test_the_docstring_pass_reads_the_tree_the_engine_parsed(monkeypatch):
 def test_the_code_block_hint_is_the_one_pattern_it_replaces():
     import re
 
-    from jaxmigrate.migrator.runner import may_hold_code_block
+    from jaxmigrate.migrator.docpieces import may_hold_code_block
 
     one = re.compile(
         r"::[ \t]*\r?$|(?:code-block|sourcecode|code)::|^[ \t]*(?:```|~~~)[ \t]*\{?\.?(?:py|ipy)",

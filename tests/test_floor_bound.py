@@ -344,7 +344,7 @@ def test_a_run_skips_the_floors_that_an_earlier_file_outranks(tmp_path, monkeypa
 
     monkeypatch.setattr(runner, "_may_set_floor", counted)
     # every file surveyed, in order (none passed over: see tests/test_survey_reach.py)
-    monkeypatch.setattr(surveyorder, "survey_reach_of", lambda path, settings: None)
+    monkeypatch.setattr(surveyorder, "survey_reach_of", lambda path, settings, options: None)
     skipping = list(runner.run(paths, settings, CHECK, 1, options=options))
     assert surveyorder.Seen.floor is None  # (nothing kept for the next run)
     assert asked.count(False) > 10, asked.count(False)

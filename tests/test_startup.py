@@ -138,3 +138,22 @@ def test_the_public_names_are_there_on_first_use(tmp_path):
         "assert jaxmigrate.Result is Result and jaxmigrate.MigrationError is MigrationError\n"
     )
     assert "jaxmigrate.migrator.engine" in _loaded(setup, tmp_path)
+
+
+def test_a_second_run_over_modern_files_in_one_process_loads_no_rule(tmp_path):
+    """The kept gates (:mod:`migrator.gateplan`) answer modern files without the rules, the
+    default target's survey included: a file they turn away, docstring examples and all,
+    fixes nothing there, so its words alone bound its floor.  The second run over two such
+    files (one with an example) in one process imports neither the rules nor the engine."""
+    (tmp_path / "a.py").write_text("import jax\n\ny = jax.numpy.zeros(3)\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text(
+        'import jax\n\n\ndef f(x):\n    """Sum.\n\n    >>> f(jax.numpy.ones(3))\n    """\n'
+        "    return x.sum()\n",
+        encoding="utf-8",
+    )
+    argv = ("a.py", "b.py", "--check", "-j", "1")
+    assert "jaxmigrate.rules.missing_api" in _run(tmp_path, *argv)  # (it keeps the gates)
+    rule_modules = [  # (the kept gates import the light modules of their bases, rules._*)
+        m for m in _heavy(_run(tmp_path, *argv)) if not m.startswith("jaxmigrate.rules._")
+    ]
+    assert rule_modules in ([], ["jaxmigrate.rules"])

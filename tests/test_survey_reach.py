@@ -101,7 +101,7 @@ def _surveying(monkeypatch) -> List[str]:  # noqa: ANN001
 
 def _unbounded(monkeypatch) -> None:  # noqa: ANN001
     """Every file's reach unknown: the survey migrates every file, in the order given."""
-    monkeypatch.setattr(surveyorder, "survey_reach_of", lambda path, settings: None)
+    monkeypatch.setattr(surveyorder, "survey_reach_of", lambda path, settings, options: None)
 
 
 def _said(result) -> tuple:  # noqa: ANN001
@@ -158,3 +158,38 @@ def test_the_first_file_at_the_floor_still_names_it(tmp_path, monkeypatch):
     _unbounded(monkeypatch)
     assert _said(_runner().invoke(cli, args)) == _said(ordered)
     assert "jax.get_mesh in a.py" in ordered.stderr.replace(str(tmp_path) + "/", "")
+
+
+def test_a_file_the_gates_turn_away_is_bounded_by_its_words(monkeypatch):
+    """Where the kept gates pass no rule on a file, nor on its docstrings' programs, the survey
+    bounds it without the rules (``surveyorder._fixes_nothing``): it then fixes nothing there
+    (engine and docstrings, as ``runner._migrate_python`` runs them without kept gates), and
+    its words bound the floor it finds.  (The rules' own plan stands for the kept one, which
+    answers as they do: tests/test_gateplan.py.)"""
+    from jaxmigrate.migrator import gateplan
+    from jaxmigrate.migrator.plan import make_plan
+
+    monkeypatch.setattr(
+        gateplan, "kept", lambda settings, where: make_plan(tuple(settings.active_rules()))
+    )
+    kept = runner.Options(floor=True, gates_dir="kept")
+    checked = 0
+    for case in fixture_cases():
+        text = case[1].read_text(encoding="utf-8")
+        own = dataclasses.replace(fixture_settings(text), target_upper=None, survey=True)
+        for low in (own.target_version, ARRAY_FLOOR):
+            settings = dataclasses.replace(own, target_version=low, locate_fixes=False)
+            if not surveyorder._fixes_nothing(text, settings, kept):
+                continue
+            try:
+                output, fixes, _findings, _diff = runner._migrate_python(
+                    text, settings, runner.Options(floor=True), None
+                )
+            except MigrationError:
+                continue
+            checked += 1
+            assert not fixes and output == text, (case[1], low)
+            floor = file_floor(output, fixes)
+            reach = survey_reach(text, None, (), settings.target)
+            assert floor is None or parse_version(floor[0]) <= reach, (case[1], low)
+    assert checked >= 200, checked  # (274 today)
