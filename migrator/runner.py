@@ -433,8 +433,10 @@ def run(
             if progress:
                 progress(1)
         return
+    from jaxmigrate.migrator import preload
     from jaxmigrate.migrator.pool import Pool
 
+    preload.before_workers(files, settings, options)  # (what each worker would import)
     pool = Pool(tasks, min(jobs, len(files)), process_file, _worker_died)
     yield from pool.results(progress)
 

@@ -157,3 +157,24 @@ def test_a_second_run_over_modern_files_in_one_process_loads_no_rule(tmp_path):
         m for m in _heavy(_run(tmp_path, *argv)) if not m.startswith("jaxmigrate.rules._")
     ]
     assert rule_modules in ([], ["jaxmigrate.rules"])
+
+
+def test_workers_inherit_the_rules_only_where_they_need_them(tmp_path):
+    """A pool's workers fork from the main process (:mod:`migrator.preload`): where a file
+    passes a rule's gates, the main process imports the rules and LibCST first, once, for
+    every worker of both pools; where the kept gates pass none (modern code), it imports
+    nothing, as one process does."""
+    legacy, modern = tmp_path / "legacy", tmp_path / "modern"
+    legacy.mkdir()
+    modern.mkdir()
+    for name in ("a.py", "b.py"):
+        (legacy / name).write_text("import jax\n\nx = jax.tree_map(f, y)\n", encoding="utf-8")
+        (modern / name).write_text("import jax\n\ny = jax.numpy.zeros(3)\n", encoding="utf-8")
+    heavy = _heavy(_run(tmp_path, str(legacy), "--check", "-j", "2"))
+    assert "jaxmigrate.rules.tree_functions" in heavy and "libcst" in heavy
+    _run(tmp_path, str(modern), "--check", "-j", "2")  # (the first run keeps the gates)
+    heavy = _heavy(_run(tmp_path, str(modern), "--check", "-j", "2"))
+    assert [m for m in heavy if not m.startswith("jaxmigrate.rules._")] in (
+        [],
+        ["jaxmigrate.rules"],
+    )
