@@ -34,7 +34,7 @@ def before_workers(files: Sequence[Path], settings: "Settings", options: "Option
     if sys.platform != "linux" or getattr(sys.modules.get("jaxmigrate.rules"), "_LOADED", False):
         return  # (workers started otherwise than by a fork inherit nothing; or all of it)
     if _may_need_the_rules(files, settings, options):
-        import jaxmigrate.migrator.engine  # noqa: F401  (the engine, and LibCST's users)
+        import jaxmigrate.migrator.engine  # noqa: F401  (the engine and the rules' framework)
 
         settings.active_rules()  # every rule, and their tables for the target (kept)
         import libcst  # noqa: F401

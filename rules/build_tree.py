@@ -62,8 +62,8 @@ class BuildTree(Rule, code="JAX702", safety=Safety.UNSAFE):
 
     whole_module = False  # hooks read their sites and the names those resolve to
 
-    # no gate: below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
     unsafe_fixes_only = True  # (all its fixes are unsafe: the survey runs it only with them)
+    # no gate: below 0.4.25 the spelling is jax.tree_util.tree_unflatten / tree_leaves
     lifecycle = Lifecycle(
         deprecated=("0.6.0", "jax.tree_util.build_tree deprecated; use jax.tree.unflatten"),
         removed=("0.7.0", "jax.tree_util.build_tree removed"),
