@@ -62,7 +62,23 @@ class Pool:
         ]
         self.done: Dict[int, FileResult] = {}
         self.attempts: Dict[int, int] = {}
+        # (chosen) a file's result without a worker, asked as its turn comes; each result
+        self.instead: Optional[Callable[[int], Optional[FileResult]]] = None
+        self.record: Optional[Callable[[int, FileResult], None]] = None
         self.workers: Dict[Connection, Tuple[multiprocessing.process.BaseProcess, List[int]]] = {}
+
+    def chosen(
+        self,
+        order: Sequence[int],
+        instead: Callable[[int], Optional[FileResult]],
+        record: Callable[[int, FileResult], None],
+    ) -> "Pool":
+        """Go one file at a time in ``order``, each chosen as a worker asks for work:
+        ``instead(index)`` may give its result without a worker (a file the results so far
+        make needless), and ``record(index, result)`` is told each result as it arrives."""
+        self.queue = [[index] for index in order]
+        self.instead, self.record = instead, record
+        return self
 
     def results(self, progress: Optional[Callable[[int], None]]) -> Iterator[FileResult]:
         emitted = 0
@@ -107,6 +123,11 @@ class Pool:
 
     def _feed(self, conn: Connection) -> None:
         process, _current = self.workers[conn]
+        while self.queue and self.instead is not None and len(self.queue[0]) == 1:
+            result = self.instead(self.queue[0][0])
+            if result is None:
+                break
+            self.done[self.queue.pop(0)[0]] = result
         if not self.queue:
             self.workers[conn] = (process, [])
             _send(conn, None)
@@ -136,6 +157,8 @@ class Pool:
             return False
         process, chunk = self.workers[conn]
         self.done[index] = result
+        if self.record is not None:
+            self.record(index, result)
         if index in chunk:
             chunk.remove(index)
         if not chunk:

@@ -23,7 +23,7 @@ from jaxmigrate.migrator.importconfig import first_party_for
 from jaxmigrate.migrator.linelength import line_length_for
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.surveyorder import Seen, surveyed
+from jaxmigrate.migrator.surveyorder import Seen, Survey, surveyed
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.engine import Result
@@ -436,9 +436,20 @@ def run(
     from jaxmigrate.migrator import preload
     from jaxmigrate.migrator.pool import Pool
 
-    preload.before_workers(files, settings, options)  # (what each worker would import)
-    pool = Pool(tasks, min(jobs, len(files)), process_file, _worker_died)
-    yield from pool.results(progress)
+    preload.before_workers(files, settings, options, min(jobs, len(files)))  # (what each would)
+    if not options.floor:
+        yield from Pool(tasks, min(jobs, len(files)), process_file, _worker_died).results(progress)
+        return
+    survey = Survey(tasks)  # a file at a time, newest reach first, as each worker asks for one
+
+    def passed_over(index: int) -> Optional[FileResult]:
+        return _passed_over(tasks[index]) if survey.passes_over(index) else None
+
+    try:
+        pool = Pool(tasks, min(jobs, len(files)), process_file, _worker_died)
+        yield from pool.chosen(survey.order, passed_over, survey.record).results(progress)
+    finally:
+        Seen.floor = None
 
 
 def _passed_over(task: tuple) -> FileResult:

@@ -75,6 +75,43 @@ def _fixes_nothing(text: str, settings: "Settings", options: Optional["Options"]
     return not _may_change(text, settings, gates=plan)
 
 
+class Survey:
+    """Which files a survey over ``tasks`` migrates: newest reach first
+    (:func:`survey_reach_of`), passing over a file whose floor cannot set the target nor name
+    what sets it: its reach is older than the newest floor found so far, or equal to it and
+    the file comes after the first file found at that floor (the first file at the newest
+    floor names it).  :meth:`passes_over` is asked as a file's turn comes, and
+    :meth:`record` told each result as it arrives, in any order: the floor and the file that
+    names it come out the same whatever was migrated before a file's turn."""
+
+    def __init__(self, tasks: List[tuple]) -> None:
+        from jaxmigrate.migrator.plan import forget_ahead
+
+        forget_ahead()
+        self.reaches = [survey_reach_of(task[0], task[1], task[4]) for task in tasks]
+        self.order = sorted(
+            range(len(tasks)), key=lambda i: self.reaches[i] or _UNBOUNDED, reverse=True
+        )
+        self.holder = len(tasks)  # the first file at the newest floor found so far
+        Seen.floor = None
+
+    def passes_over(self, index: int) -> bool:
+        reach, seen = self.reaches[index], Seen.floor
+        return (
+            seen is not None
+            and reach is not None
+            and (reach < seen or (reach == seen and index > self.holder))
+        )
+
+    def record(self, index: int, result: "FileResult") -> None:
+        found = None if result.floor is None else parse_version(result.floor[0])
+        seen = Seen.floor
+        if found is not None and (seen is None or found > seen):
+            Seen.floor, self.holder = found, index
+        elif found is not None and found == seen:
+            self.holder = min(self.holder, index)
+
+
 def surveyed(
     tasks: List[tuple],
     process: Callable[[tuple], "FileResult"],
@@ -82,36 +119,16 @@ def surveyed(
     progress: Optional[Callable[[int], None]],
 ) -> Iterator["FileResult"]:
     """The survey's results in one process (``process`` migrates a task, ``passed`` stands for
-    a task passed over), in the order of ``tasks``.  The files are surveyed
-    newest reach first (:func:`survey_reach_of`), and a file is passed over (its result has
-    no floor) when its floor cannot set the target nor name what sets it: its reach is older
-    than the newest floor found so far, or equal to it and the file comes after the first
-    file found at that floor (the first file at the newest floor names it)."""
-    from jaxmigrate.migrator.plan import forget_ahead
-
-    forget_ahead()
-    reaches = [survey_reach_of(task[0], task[1], task[4]) for task in tasks]
-    order = sorted(range(len(tasks)), key=lambda i: reaches[i] or _UNBOUNDED, reverse=True)
+    a task passed over: see :class:`Survey`), in the order of ``tasks``."""
+    survey = Survey(tasks)
     results: List[Optional["FileResult"]] = [None] * len(tasks)
-    holder = len(tasks)  # the first file at the newest floor found so far
-    Seen.floor = None
     try:
-        for index in order:
-            reach: Optional[Version] = reaches[index]
-            seen: Optional[Version] = Seen.floor
-            if (
-                seen is not None
-                and reach is not None
-                and (reach < seen or (reach == seen and index > holder))
-            ):
+        for index in survey.order:
+            if survey.passes_over(index):
                 results[index] = passed(tasks[index])
             else:
-                result = results[index] = process(tasks[index])
-                found = None if result.floor is None else parse_version(result.floor[0])
-                if found is not None and (seen is None or found > seen):
-                    Seen.floor, holder = found, index
-                elif found is not None and found == seen:
-                    holder = min(holder, index)
+                results[index] = process(tasks[index])
+                survey.record(index, results[index])  # type: ignore[arg-type]
             interrupt.release()  # (the survey's results are only read for the floor)
             interrupt.checkpoint()
             if progress:

@@ -193,3 +193,82 @@ def test_a_file_the_gates_turn_away_is_bounded_by_its_words(monkeypatch):
             reach = survey_reach(text, None, (), settings.target)
             assert floor is None or parse_version(floor[0]) <= reach, (case[1], low)
     assert checked >= 200, checked  # (274 today)
+
+
+_RELEASES = ["0.4.1", "0.4.13", "0.4.30", "0.6.0", "0.10.0", "0.11.2"]
+
+
+def _pool_trial(reaches: dict, floors: dict, workers: int, draw, monkeypatch) -> None:  # noqa: ANN001
+    """A survey over files of these reaches and floors (indexes into _RELEASES) as a pool runs
+    it: each of ``workers`` takes the next file in the survey's order that it does not pass
+    over, and the files in flight finish in a random order; against the floor and the file
+    that migrating every file gives."""
+    from jaxmigrate.migrator.runner import FileResult
+    from jaxmigrate.migrator.target import floor_of_results
+
+    tasks = [(Path(name), None, None, None, None) for name in reaches]
+
+    def reach_of(path, settings, options):  # noqa: ANN001, ANN202
+        reach = reaches[str(path)]
+        return None if reach is None else parse_version(_RELEASES[reach])
+
+    def result(index: int) -> FileResult:
+        name = str(tasks[index][0])
+        floor = floors[name]
+        return FileResult(name, floor=None if floor is None else (_RELEASES[floor], name))
+
+    monkeypatch.setattr(surveyorder, "survey_reach_of", reach_of)
+    every = floor_of_results([result(index) for index in range(len(tasks))])
+    survey = surveyorder.Survey(tasks)
+    queue, in_flight, results = list(survey.order), [], {}
+    try:
+        while queue or in_flight:
+            while queue and len(in_flight) < workers:
+                index = queue.pop(0)
+                if survey.passes_over(index):
+                    results[index] = FileResult(str(tasks[index][0]))
+                else:
+                    in_flight.append(index)
+            if not in_flight:
+                continue  # (the rest were passed over)
+            index = in_flight.pop(draw.randrange(len(in_flight)))
+            results[index] = result(index)
+            survey.record(index, results[index])
+    finally:
+        surveyorder.Seen.floor = None
+    found = [results[index] for index in range(len(tasks))]
+    assert floor_of_results(found) == every, (reaches, floors, workers)
+
+
+def test_a_pools_survey_finds_the_floor_and_its_file_one_at_a_time_does(monkeypatch):
+    """With workers, a file's turn comes before the floors of the files in flight are read
+    (``surveyorder.Survey``, :meth:`migrator.pool.Pool.chosen`): the survey may migrate a file
+    one process would pass over, never skip one that could set the floor or name it.  On random
+    reaches and floors (each floor no newer than its reach), with 1 to 4 workers finishing in a
+    random order, the floor and the file that names it are those migrating every file gives."""
+    import random
+
+    draw = random.Random(29)
+    for _trial in range(400):
+        reaches, floors = {}, {}
+        for number in range(draw.randint(1, 12)):
+            name = f"f{number}.py"
+            reach = None if draw.random() < 0.1 else draw.randrange(len(_RELEASES))
+            top = len(_RELEASES) - 1 if reach is None else reach
+            reaches[name] = reach
+            floors[name] = None if draw.random() < 0.3 else draw.randint(0, top)
+        _pool_trial(reaches, floors, draw.randint(1, 4), draw, monkeypatch)
+
+
+def test_a_pools_survey_says_and_writes_what_one_process_does(tmp_path):
+    """With workers the survey also goes newest reach first, passing over files (each chosen
+    as a worker asks for one): the run says and writes what one process does (the floor, the
+    file that names it, the diff)."""
+    paths = _project(tmp_path)
+    (tmp_path / "d.py").write_text(LEGACY, encoding="utf-8")
+    (tmp_path / "e.py").write_text(FIRST + "# not lax.polynomial\n", encoding="utf-8")
+    args = [*paths, str(tmp_path / "d.py"), str(tmp_path / "e.py"), "--diff", "--no-cache"]
+    one = _runner().invoke(cli, [*args, "-j", "1"])
+    pool = _runner().invoke(cli, [*args, "-j", "2"])
+    assert _said(pool) == _said(one)
+    assert "jax.get_mesh in a.py" in one.stderr.replace(str(tmp_path) + "/", "")
