@@ -127,8 +127,8 @@ def surveyed(
             if survey.passes_over(index):
                 results[index] = passed(tasks[index])
             else:
-                results[index] = process(tasks[index])
-                survey.record(index, results[index])  # type: ignore[arg-type]
+                result = results[index] = process(tasks[index])
+                survey.record(index, result)
             interrupt.release()  # (the survey's results are only read for the floor)
             interrupt.checkpoint()
             if progress:
