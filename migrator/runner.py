@@ -10,7 +10,17 @@ import dataclasses
 import difflib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from jaxmigrate.migrator import gateplan, guard, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
@@ -219,7 +229,7 @@ def _docstrings_cannot_raise_the_floor(settings: Settings, text: str) -> bool:
     return needs is None or needs < Seen.floor
 
 
-def _tokens_in_hand(text: str) -> Optional[List[str]]:
+def _tokens_in_hand(text: str) -> Optional[FrozenSet[str]]:
     """Gate 1's tokens of ``text``, if kept (imported on use: the plan comes with the rules)."""
     from jaxmigrate.migrator.plan import tokens_in_hand
 

@@ -172,7 +172,7 @@ def floor_noted(text: str) -> bool:
 _WORD = re.compile(r"\w+")
 
 
-def floor_bound(text: str, tokens: Optional[Sequence[str]] = None) -> Optional[Version]:
+def floor_bound(text: str, tokens: Optional[Collection[str]] = None) -> Optional[Version]:
     """A version no older than :func:`floor_of` ``text``'s, read from the words of the text
     without parsing it (None: no name newer than the oldest release can be referenced).
 
@@ -196,10 +196,10 @@ def floor_bound(text: str, tokens: Optional[Sequence[str]] = None) -> Optional[V
 class _bounded:
     """The last text :func:`floor_bound` read, the tokens it was given, and the bound."""
 
-    entry: Optional[Tuple[str, Optional[Sequence[str]], Optional[Version]]] = None
+    entry: Optional[Tuple[str, Optional[Collection[str]], Optional[Version]]] = None
 
 
-def _bound(text: str, tokens: Optional[Sequence[str]]) -> Optional[Version]:
+def _bound(text: str, tokens: Optional[Collection[str]]) -> Optional[Version]:
     return bound_of_words(words_of(text, tokens), imported_prefixes(text))
 
 

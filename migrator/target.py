@@ -193,7 +193,7 @@ def survey_floor(
     output: Optional[str],
     fixes: Sequence[Diagnostic],
     settle: bool,
-    tokens: Optional[Sequence[str]] = None,
+    tokens: Optional[Collection[str]] = None,
 ) -> Tuple[Optional[Floor], Optional[str]]:
     """The survey's answer for one file: (its floor, None) as :func:`file_floor`, or (what its
     fixes need, a bound) where the floor of the names in ``output`` would take a parse that may

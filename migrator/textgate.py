@@ -31,12 +31,12 @@ import functools
 import re
 from typing import (
     TYPE_CHECKING,
+    Collection,
     Dict,
     FrozenSet,
     Iterable,
     List,
     Optional,
-    Sequence,
     Set,
     Tuple,
 )
@@ -275,7 +275,10 @@ class TextGate:
     """One file's text, read lazily: which trigger words are written as which sites."""
 
     def __init__(
-        self, text: str, hits: FrozenSet[str] = frozenset(), tokens: Optional[Sequence[str]] = None
+        self,
+        text: str,
+        hits: FrozenSet[str] = frozenset(),
+        tokens: Optional[Collection[str]] = None,
     ) -> None:
         self.text = text
         self.hits = hits  # the trigger words gate 1 found among the text's identifiers
@@ -408,7 +411,7 @@ def admitted(
     text: str,
     rules: Tuple["Rule", ...],
     hits: FrozenSet[str],
-    tokens: Optional[Sequence[str]] = None,
+    tokens: Optional[Collection[str]] = None,
     then_all: bool = False,
 ) -> Tuple["Rule", ...]:
     """The rules among ``rules`` with a trigger word in ``hits`` written as one of their sites,
