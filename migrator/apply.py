@@ -11,7 +11,6 @@ from typing import (
     NamedTuple,
     Optional,
     Set,
-    Tuple,
 )
 
 from jaxmigrate.migrator import lazycst as cst
@@ -19,7 +18,7 @@ from jaxmigrate.migrator.context import Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
 from jaxmigrate.migrator.gaps import Gaps
 from jaxmigrate.migrator.imports import without_aliases
-from jaxmigrate.migrator.layout import realign
+from jaxmigrate.migrator.layout import Shift, realign
 from jaxmigrate.migrator.rule import Safety
 
 
@@ -49,7 +48,7 @@ class Apply(cst.CSTTransformer):
         self.applied: List[Edit] = []
         self.paths = paths  # when given, subtrees holding no edit are not entered
         # id(call) -> how its continuation lines move (see migrator.layout)
-        self.realign: Dict[int, Tuple[int, int, int]] = {}
+        self.realign: Dict[int, Shift] = {}
         # called with (node, what replaces it) for every node the pass rebuilds or replaces
         self.trace: Optional[Callable[[cst.CSTNode, object], None]] = None
         self.gaps = Gaps()  # the blank lines where a statement went
