@@ -27,7 +27,8 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from jaxmigrate.migrator.textscan import SEP, import_targets, imported_items, star_imported
 
 _CHAINS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
-_LAST: Tuple[Optional[str], FrozenSet[str], List[Tuple[str, List[str]]]] = (None, frozenset(), [])
+# the last text asked, and its chains read for each set of heads asked of it
+_LAST: Tuple[Optional[str], Dict[FrozenSet[str], List[Tuple[str, List[str]]]]] = (None, {})
 _NOT_DOTTED = re.compile(r"[^\w.]")  # what a chain holds besides its parts and dots
 _BETWEEN = re.compile(r"[\s\\]|#[^\r\n]*")  # what lies between a chain's parts
 
@@ -93,16 +94,19 @@ def prefixes_of(names: FrozenSet[str]) -> FrozenSet[str]:
 
 def _chains_of(text: str, heads: FrozenSet[str]) -> List[Tuple[str, List[str]]]:
     """Each distinct chain ``head.a.b`` on one of ``heads`` in ``text``: (head, [a, b]).  Read
-    once for the last text asked (the rules that ask ask for the same file in turn)."""
+    once for the last text asked and each set of heads (the rules that ask ask for the same
+    file in turn, some with the same heads)."""
     global _LAST
-    if _LAST[0] is text and _LAST[1] == heads:
-        return _LAST[2]
-    found = []
-    for head, rest in set(_chains(heads).findall(text)):
-        if _NOT_DOTTED.search(rest):
-            rest = _BETWEEN.sub("", rest)
-        found.append((head, rest.split(".")[1:]))  # (``rest`` starts with a dot)
-    _LAST = (text, heads, found)
+    if _LAST[0] is not text:
+        _LAST = (text, {})
+    found = _LAST[1].get(heads)
+    if found is None:
+        found = []
+        for head, rest in set(_chains(heads).findall(text)):
+            if _NOT_DOTTED.search(rest):
+                rest = _BETWEEN.sub("", rest)
+            found.append((head, rest.split(".")[1:]))  # (``rest`` starts with a dot)
+        _LAST[1][heads] = found
     return found
 
 
