@@ -241,18 +241,24 @@ class AstView:
 
     def written_before_why(self, change: "Version") -> Tuple[Optional[bool], str]:
         """:meth:`Context.written_before`: the answer, and why, for a message."""
-        from jaxmigrate.migrator.source import evidence
-
-        if not self._settings.source_explicit:
-            proof = evidence(self.tree)
-            answer = proof.written_before(change)
-            if answer is not None:
-                return answer, proof.reason(change)
+        answer, why = self.proven_before(change)
+        if answer is not None:
+            return answer, why
         source = self._settings.source
         answer = source.written_before(change)
         if answer is None:
             return None, ""
         return answer, f"the code was written for JAX {source.describe()}"
+
+    def proven_before(self, change: "Version") -> Tuple[Optional[bool], str]:
+        """:meth:`Context.proven_before`: the file's own references alone."""
+        from jaxmigrate.migrator.source import evidence
+
+        if self._settings.source_explicit:
+            return None, ""
+        proof = evidence(self.tree)
+        answer = proof.written_before(change)
+        return answer, "" if answer is None else proof.reason(change)
 
     # -- names -----------------------------------------------------------------------------
     def resolve(self, name: str) -> Tuple[bool, Optional[str]]:

@@ -158,21 +158,28 @@ class Context(Ledger):
         nothing says), and why, for a message.  A source the user stated decides alone;
         otherwise the file's own references (a name removed at or before ``change``, or one
         added at or after it: :mod:`migrator.source`) come before the project's requirement."""
+        answer, why = self.proven_before(change)
+        if answer is not None:
+            return answer, why
         source = self._source
-        if not self._source_explicit:
-            proof = self.file_state.get("evidence")
-            if proof is None:
-                original = self.file_state.get("text")  # the file as read (run_rounds)
-                proof = self.file_state["evidence"] = _evidence_of(
-                    original if isinstance(original, str) else self.module.code
-                )
-            answer = cast("Evidence", proof).written_before(change)
-            if answer is not None:
-                return answer, cast("Evidence", proof).reason(change)
         answer = source.written_before(change)
         if answer is None:
             return None, ""
         return answer, f"the code was written for JAX {source.describe()}"
+
+    def proven_before(self, change: "Version") -> Tuple[Optional[bool], str]:
+        """:meth:`written_before` as the file's own references alone answer it (None where
+        they say nothing, or where the user stated the source)."""
+        if self._source_explicit:
+            return None, ""
+        proof = self.file_state.get("evidence")
+        if proof is None:
+            original = self.file_state.get("text")  # the file as read (run_rounds)
+            proof = self.file_state["evidence"] = _evidence_of(
+                original if isinstance(original, str) else self.module.code
+            )
+        answer = cast("Evidence", proof).written_before(change)
+        return answer, "" if answer is None else cast("Evidence", proof).reason(change)
 
     def reaches(self, change: "Version") -> bool:
         """The target range holds a release at or after ``change``."""

@@ -179,7 +179,7 @@ def _active_rules(
     if source_open:
         source = dataclasses.replace(source, upper=None)
     active = tuple(
-        rule.for_target(target, set_aside, upper)
+        rule.for_target(target, set_aside, upper).for_source(source)
         for code, rule in rules.items()
         if code in chosen and (survey or rule.runs_on(target)) and rule.runs_for(source)
     )

@@ -13,7 +13,8 @@ numbers, a saved sample, a seed a paper reports) is for a person: no rewrite.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, List, Optional
+import functools
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astview import AstView
@@ -23,9 +24,11 @@ from jaxmigrate.migrator.references import Reference
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._ast_sites import Resolver, called_at, legacy_imports_stay, name_sites
+from jaxmigrate.rules._evidence_gate import EvidenceGate, names_gone
 from jaxmigrate.rules._helpers import called, report_once
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astfacts import Facts
     from jaxmigrate.migrator.source import SourceRange
 
 CHANGED_IN = parse_version("0.5.0")
@@ -44,17 +47,19 @@ def _detail(why: str) -> str:
     )
 
 
-class ThreefryPartitionable(Rule, code="JAX503", safety=Safety.MANUAL):
+class ThreefryPartitionable(EvidenceGate, Rule, code="JAX503", safety=Safety.MANUAL):
     """report jax.random keys in code written before 0.5.0: its draws change there
 
     **What it does.** Reports, once per file, the first call that makes a `jax.random` key
     (`jax.random.PRNGKey`, `jax.random.key`) where the code was written for a JAX before
     0.5.0 and the target reaches 0.5.0 (the question: *written before the change, and will
-    it run after it?*).  What the code was written for comes from `--source-version` or the
-    project's `jax` requirement (`jax==0.3.16`, `jax<0.5`): a requirement that admits 0.5.0
-    (`jax>=0.3.0`) says nothing, and the rule then does not run.  A file whose own JAX names
-    show it was written for 0.5.0 or later, and a module that already sets
-    `jax_threefry_partitionable` or `jax_default_prng_impl`, are left alone.
+    it run after it?*).  What the code was written for comes from `--source-version`, the
+    file's own JAX names (one JAX removed by 0.5.0, such as `jax.tree_multimap` or
+    `jax.random.KeyArray`, says it was written before; one added from 0.5.0 on, after),
+    then the project's `jax` requirement (`jax==0.3.16`, `jax<0.5`).  A requirement that
+    admits 0.5.0 (`jax>=0.3.0`), or none at all, does not say it: then only a file's own
+    names do.  A module that already sets `jax_threefry_partitionable` or
+    `jax_default_prng_impl` is left alone.
 
     **Why.** From JAX 0.5.0 the flag `jax_threefry_partitionable` defaults to True: random
     numbers are generated so that they partition well across devices, and every sampler of
@@ -97,7 +102,25 @@ class ThreefryPartitionable(Rule, code="JAX503", safety=Safety.MANUAL):
     )
 
     def runs_for(self, source: "SourceRange") -> bool:
-        return source.written_before(CHANGED_IN) is True
+        return source.written_before(CHANGED_IN) is not False
+
+    def for_source(self, source: "SourceRange") -> Rule:
+        """Itself where the source says the code was written before 0.5.0; else the rule that
+        acts only where a file's own names prove it (:class:`EvidenceGate`)."""
+        return self if source.written_before(CHANGED_IN) is True else _proving()
+
+    def _written(self, where: Union[AstView, Context]) -> Tuple[Optional[bool], str]:
+        """Was the code written before 0.5.0, and why: as the source and the file's names say
+        (:meth:`Context.written_before`), or as the names alone prove it."""
+        if self.proven_by is not None:
+            return where.proven_before(CHANGED_IN)
+        if isinstance(where, Context):
+            return where.written_before(CHANGED_IN)
+        return where.written_before_why(CHANGED_IN)
+
+    def ast_gate(self, facts: Facts) -> bool:
+        # (where only a file's names can say when it was written: one gone by 0.5.0)
+        return self.proven_by is None or names_gone(facts.names | facts.imports, self.proven_by)
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         """:meth:`visit_name` and :meth:`visit_module` on ``ast``: one finding at the first
@@ -110,7 +133,7 @@ class ThreefryPartitionable(Rule, code="JAX503", safety=Safety.MANUAL):
         calls: List[ast.AST] = list(called_at(view, sites).values())
         if not calls:
             return []
-        written, why = view.written_before_why(CHANGED_IN)
+        written, why = self._written(view)
         if not _applies(view.text, view.upper, written):
             return []
         found = view.report_once(self.code, calls, MESSAGE, _detail(why), False)
@@ -126,9 +149,17 @@ class ThreefryPartitionable(Rule, code="JAX503", safety=Safety.MANUAL):
         if not calls:
             return
         text = ctx.file_state.get("text")
-        written, why = ctx.written_before(CHANGED_IN)
+        written, why = self._written(ctx)
         if _applies(text if isinstance(text, str) else ctx.module.code, ctx.upper, written):
             report_once(ctx, calls, MESSAGE, _detail(why), cover=False)
+
+
+@functools.lru_cache(maxsize=1)
+def _proving() -> ThreefryPartitionable:
+    """The rule where the source leaves open what the code was written for."""
+    rule = object.__new__(ThreefryPartitionable)
+    rule.proven_by = ".".join(str(part) for part in CHANGED_IN)
+    return rule
 
 
 def _applies(text: str, upper: Optional[Version], written_before: Optional[bool]) -> bool:

@@ -70,6 +70,7 @@ def test_every_rule_runs_the_hooks_of_its_gate_base() -> None:
             "jaxmigrate.migrator.rulegate",
             "jaxmigrate.rules._text_gates",
             "jaxmigrate.rules._private_gate",
+            "jaxmigrate.rules._evidence_gate",
         )
 
 
