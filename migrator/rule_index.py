@@ -55,7 +55,7 @@ JAX308 gda-serialization j AsyncManager GlobalAsyncCheckpointManager
     run_serialization serialization
 JAX401 live-buffers - live_buffers
 JAX402 gda-attributes j local_data local_shards mesh mesh_axes
-JAX403 device-buffers j device_buffer device_buffers
+JAX403 device-buffers - device_buffer device_buffers
 JAX404 device-method j device
 JAX405 block-host-until-ready j block_host_until_ready
 JAX406 to-py j to_py

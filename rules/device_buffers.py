@@ -4,22 +4,25 @@
 arrays) and ``x.device_buffers`` -> ``[s.data for s in x.addressable_shards]`` (conditional for
 pmap outputs, whose shards keep their axis from 0.4.34).  Release notes: jax 0.4.22 deprecates
 both with these recipes, 0.4.27 removes them (the properties raise AttributeError with a hint,
-still at 0.10).  Receivers are checked with ``rules._receivers``.
+still at 0.10).  Receivers are checked with ``rules._receivers``.  A test for them by name
+(``hasattr(x, "device_buffer")``) is reported: it is False for every array from 0.4.27.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import is_store
+from jaxmigrate.rules._helpers import is_builtin, is_store
 from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, UNTIED, decide
 
 PMAP_SHARDS_KEEP_AXIS = parse_version("0.4.34")  # observed: 0.4.30 gives (3,), 0.6.2 (1, 3)
+REMOVED = parse_version("0.4.27")
 RECIPE = {
     "device_buffer": "x.addressable_data(0)",
     "device_buffers": "[s.data for s in x.addressable_shards]",
@@ -57,6 +60,12 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
     A parameter every call of its (plain, local) function gives a JAX array counts as one,
     likely (fixed only with `--unsafe-fixes`, the message names the callers' evidence).
 
+    **Feature tests.** `hasattr(x, "device_buffer")` (or `"device_buffers"`), and
+    `getattr(x, "device_buffer", default)`, told a DeviceArray apart; from 0.4.27 they are
+    False (the default) for every array, so the code they guard stops running without an
+    error.  Each is reported where the code was not written for 0.4.27 or later (see
+    `--source-version`): test `isinstance(x, jax.Array)` and read the recipes above.
+
     **Use instead.** `x.addressable_data(i)`, `x.addressable_shards` (each with `.data`,
     `.device`, `.index`).
     """
@@ -68,6 +77,7 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
     )
     references = (refs.api("jax.Array"),)
     attributes = frozenset({"device_buffer", "device_buffers"})
+    strings = frozenset({"device_buffer", "device_buffers"})  # hasattr(x, "device_buffer")
     examples = (
         Example(
             title="buffers of an array made by jax",
@@ -140,6 +150,27 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
         else:
             ctx.replace(target, new, message, detail=detail)
 
+    def visit_module(self, ctx: Context) -> None:
+        # (the tests are the sites of a feature test: the engine calls no hook on them)
+        for site in ctx.analysis.string_sites:
+            node = site.node
+            if isinstance(node, cst.SimpleString) and node.evaluated_value in RECIPE:
+                self._feature_test(node, str(node.evaluated_value), ctx)
+
+    def _feature_test(self, node: cst.SimpleString, attr: str, ctx: Context) -> None:
+        call = _feature_test(node, ctx)
+        if call is None or not ctx.reaches(REMOVED) or ctx.written_before(REMOVED)[0] is False:
+            return
+        test = ctx.code(call.func)
+        found = "the default" if test == "getattr" else "False"
+        ctx.report(
+            call,
+            f"{test}(x, {attr!r}) is {found} from JAX 0.4.27 on: what it guards no longer runs",
+            f"{attr} was removed in JAX 0.4.27, so no jax.Array has it: a test that told a "
+            f"DeviceArray by it takes the other path on current JAX, without an error.  Test "
+            f"isinstance(x, jax.Array) and use {RECIPE[attr]}.",
+        )
+
     @staticmethod
     def _replacement(node: cst.Attribute, ctx: Context, squeeze: bool = False):  # noqa: ANN205
         receiver = node.value
@@ -184,3 +215,19 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
             elt=data(cst.Name(var)),
             for_in=cst.CompFor(target=cst.Name(var), iter=shards),
         )
+
+
+def _feature_test(node: cst.SimpleString, ctx: Context) -> Optional[cst.Call]:
+    """The builtin ``hasattr(x, node)`` or ``getattr(x, node, default)`` ``node`` is the name
+    of, else None."""
+    arg = ctx.parent(node)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    test = call.func.value
+    wanted = 2 if test == "hasattr" else 3 if test == "getattr" else 0
+    if len(call.args) != wanted or call.args[1] is not arg:
+        return None
+    if any(a.keyword is not None or a.star for a in call.args):
+        return None
+    return call if is_builtin(test, ctx.scope_of(call)) else None
