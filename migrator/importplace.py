@@ -12,7 +12,8 @@ new top-level import line:
 * at its sorted place when the group is sorted, in the group's own manner: isort's default
   (``import x`` lines before ``from x import y`` lines, each by module) or
   ``force_sort_within_sections`` (by module alone, Google's style); else after the group's
-  last import of the same package, or at its end;
+  last import of the same package (``import jax`` itself before its first one, where every
+  sorted order puts it), or at its end;
 * when no group fits, as a group of its own between the groups of the sections before and
   after it.
 
@@ -141,7 +142,10 @@ def place(
         index = next((i for i, node in target if key(node) > key(new)), None)
     else:
         same = [i for i, node in target if _top(node) == top]
-        index = same[-1] + 1 if same else None
+        if same and isinstance(new, cst.Import) and module_of(new) == top:
+            index = same[0]  # ``import jax`` before the rest of jax, as every sorted order has it
+        else:
+            index = same[-1] + 1 if same else None
     if index is None:
         index = target[-1][0] + 1
     futures = [i + 1 for i, node in target if section_of(node, first_party) == FUTURE]
