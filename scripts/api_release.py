@@ -109,6 +109,7 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
     deprecations: Dict[str, Tuple[str, bool]] = {}  # name -> (message, still present)
     open_module = False
     getattr_from_deprecations = False
+    served: Dict[str, Optional[str]] = {}  # what a ``__getattr__`` serves -> its warning
     exported: Optional[List[str]] = None
 
     def bind_target(target: ast.expr) -> None:
@@ -138,7 +139,11 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(stmt.name)
                 if stmt.name == "__getattr__":
-                    open_module = True
+                    found = served_by(stmt)
+                    if found is None:
+                        open_module = True
+                    else:
+                        served.update(found)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
@@ -224,8 +229,84 @@ def read_module(module: str, source: str, release: Optional[_Release]):  # noqa:
             else:
                 names.discard(name)
                 removed[name] = message
+    for name, message in served.items():
+        if name not in names:
+            names.add(name)
+            if message is not None:
+                deprecated[name] = message
     names.discard("__getattr__")
     return names, deprecated, removed, open_module, exported
+
+
+def served_by(function: ast.AST) -> Optional[Dict[str, Optional[str]]]:
+    """The names a module's own ``def __getattr__(name)`` serves, each with the message of the
+    warning it gives (None: no warning), where every ``return`` of it lies in the branch of an
+    ``if name in [literals]`` (or ``== literal``) and every way through it ends in a ``return``
+    or a ``raise``: jax.test_util from 0.3.15 served a listed few of its old names that way,
+    and raised AttributeError for the rest (``JaxTestCase`` was gone).  None when it may serve
+    other names (falling off its end serves None): the module is then open."""
+    args = function.args  # type: ignore[attr-defined]
+    if len(args.args) != 1 or args.vararg or args.kwarg or args.posonlyargs:
+        return None
+    param = args.args[0].arg
+    served: Dict[str, Optional[str]] = {}
+
+    def listed(test: ast.expr) -> Optional[List[str]]:
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return None
+        if not (isinstance(test.left, ast.Name) and test.left.id == param):
+            return None
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, ast.In) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+            values = [e.value for e in right.elts if isinstance(e, ast.Constant)]
+            if len(values) == len(right.elts) and all(isinstance(v, str) for v in values):
+                return values
+        if isinstance(op, ast.Eq) and isinstance(right, ast.Constant):
+            return [right.value] if isinstance(right.value, str) else None
+        return None
+
+    def warning(body: List[ast.stmt]) -> Optional[str]:
+        for stmt in body:
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "warn":
+                return _message(call.args[0]) if call.args else None
+        return None
+
+    def confined(body: List[ast.stmt], names: Optional[List[str]], message: Optional[str]) -> bool:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.Return):
+                if names is None:
+                    return False
+                for name in names:  # (an f-string's ``{name}`` as the name it serves)
+                    served[name] = message and message.replace("{" + param + "}", name)
+            elif isinstance(stmt, ast.If):
+                inner = listed(stmt.test)
+                if inner is not None:
+                    if not confined(stmt.body, inner, warning(stmt.body)):
+                        return False
+                elif not confined(stmt.body, names, message):
+                    return False
+                if not confined(stmt.orelse, names, message):
+                    return False
+            else:
+                for field in ("body", "orelse", "finalbody"):
+                    if not confined(getattr(stmt, field, []), names, message):
+                        return False
+                for handler in getattr(stmt, "handlers", []):
+                    if not confined(handler.body, names, message):
+                        return False
+        return True
+
+    def ends(body: List[ast.stmt]) -> bool:  # every way through raises or returns
+        last = body[-1] if body else None
+        if isinstance(last, ast.If):
+            return ends(last.body) and ends(last.orelse)
+        return isinstance(last, (ast.Raise, ast.Return))
+
+    body = function.body  # type: ignore[attr-defined]
+    return served if ends(body) and confined(body, None, None) else None
 
 
 def read_release(

@@ -221,6 +221,51 @@ def test_generator_reads_names_reexports_deprecations_and_submodules(tmp_path):
     assert not any(m.startswith("jax._src") for m in h._modules)
 
 
+def test_a_module_getattr_that_serves_a_listed_few_leaves_the_rest_gone(tmp_path):
+    """jax.test_util from 0.3.15: its ``__getattr__`` served a listed few of its old names,
+    with a warning, and raised AttributeError for the rest (``JaxTestCase`` was gone).  The
+    module is not open: the listed names stay, deprecated with the warning's words (the
+    served name in place of the f-string's), and the others are gone.  A ``__getattr__``
+    that may return for any name, or falls off its end, leaves the module open."""
+    old = {
+        "jax/__init__.py": "",
+        "jax/test_util.py": "def cases(x): ...\nclass JaxTestCase: ...\n",
+        "jax/experimental/__init__.py": "",
+        "jax/experimental/loose.py": "known = 1\n",
+    }
+    new = {
+        "jax/__init__.py": "",
+        "jax/test_util.py": """
+            def __getattr__(attr):
+                try:
+                    from jax._src import test_util
+                except ImportError:
+                    raise AttributeError(attr)
+                if attr in ['cases', 'tolerance']:
+                    import warnings
+                    warnings.warn(f"jax.test_util.{attr} is deprecated.", FutureWarning)
+                    return getattr(test_util, attr)
+                else:
+                    raise AttributeError(f"module has no attribute {attr}")
+        """,
+        "jax/experimental/__init__.py": "",
+        "jax/experimental/loose.py": """
+            def __getattr__(name):
+                if name in ('other',):
+                    return 2
+        """,
+    }
+    sdists = {"0.2.0": _sdist(tmp_path, "0.2.0", old), "0.2.1": _sdist(tmp_path, "0.2.1", new)}
+    h = ApiHistory(_generator().build(sdists, jobs=1))
+    assert h.absence("jax.test_util.JaxTestCase", (0, 2, 0)).removed_in == "0.2.1"
+    cases = h.lookup("jax.test_util.cases")
+    assert cases is not None and h.absence(cases.qualname, (0, 2, 0)) is None
+    assert h.releases[cases.deprecated_since] == "0.2.1"
+    assert cases.message == "jax.test_util.cases is deprecated."
+    assert h.absence("jax.test_util.tolerance", (0, 2, 1)) is None  # (served only)
+    assert h.absence("jax.experimental.loose.known", (0, 2, 0)) is None  # (open: falls off)
+
+
 # -- the facts, against real releases ---------------------------------------------------------
 # Names the legacy code of 2021-2023 used most (from the API-history issue), always checked.
 CURATED = (
