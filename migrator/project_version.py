@@ -170,7 +170,8 @@ def _setup_py(path: Path) -> Optional[tuple]:
     list (or string), in a ``setup(...)`` call or a dict of keyword arguments
     (``setup(**setup_kwargs)``), or a module-level name bound to such a literal
     (``install_requires = [...]``); strings built from module-level constants count too
-    (``f"jax>={JAX_VERSION}"``).  The file is never executed."""
+    (``f"jax>={JAX_VERSION}"``).  Else one in ``extras_require`` (a dict literal, or a name
+    bound to one: JAX as an optional dependency).  The file is never executed."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
@@ -181,24 +182,40 @@ def _setup_py(path: Path) -> Optional[tuple]:
             target = statement.targets[0]
             if isinstance(target, ast.Name):
                 literals[target.id] = statement.value
-    values: List[ast.expr] = []
+    values: Dict[str, List[ast.expr]] = {"install_requires": [], "extras_require": []}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            values += [k.value for k in node.keywords if k.arg == "install_requires"]
+            for keyword in node.keywords:
+                if keyword.arg in values:
+                    values[keyword.arg].append(keyword.value)
         elif isinstance(node, ast.Dict):
-            values += [
-                v
-                for k, v in zip(node.keys, node.values)
-                if isinstance(k, ast.Constant) and k.value == "install_requires"
-            ]
-    for expression in values:
-        value = _static(expression, literals)
-        if isinstance(value, str):
-            value = value.splitlines()
-        if isinstance(value, (list, tuple)):
-            found = from_requirements(v for v in value if isinstance(v, str))
-            if found:
-                return found
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value in values:
+                    values[key.value].append(value)
+    for expression in values["install_requires"]:
+        found = _requirement_in(_static(expression, literals))
+        if found:
+            return found
+    extras: List[str] = []  # JAX as an extra: ``extras_require={"jax": ["jax>=0.2.17"]}``
+    for expression in values["extras_require"]:
+        while isinstance(expression, ast.Name) and expression.id in literals:
+            expression = literals[expression.id]
+        if isinstance(expression, ast.Dict):
+            for item in expression.values:
+                listed = _static(item, literals)
+                if isinstance(listed, str):
+                    extras += listed.splitlines()
+                elif isinstance(listed, list):
+                    extras += [v for v in listed if isinstance(v, str)]
+    return _requirement_in(extras)
+
+
+def _requirement_in(value: object) -> Optional[tuple]:
+    """The ``jax`` requirement among the requirement strings ``value`` holds, if any."""
+    if isinstance(value, str):
+        value = value.splitlines()
+    if isinstance(value, (list, tuple)):
+        return from_requirements(v for v in value if isinstance(v, str))
     return None
 
 

@@ -115,6 +115,13 @@ def test_setup_py_is_never_executed(tmp_path):
         ('V = "0.3.4"\nsetup(install_requires=["numpy", "jax>=" + V])\n', "0.3.4"),
         ('V = "0.2.12"\nsetup(install_requires=["jax~={}".format(V)])\n', "0.2.12"),
         ('V = "0.3.1"\nREQS = ["jax==%s" % V]\nsetup(install_requires=REQS + ["np"])\n', "0.3.1"),
+        # JAX as an extra (dm-pix 0.3.2): a dict literal, or a name bound to one
+        (
+            'X = {"jax": ["jax>=0.2.17"]}\nsetup(install_requires=["np"], extras_require=X)\n',
+            "0.2.17",
+        ),
+        ('setup(extras_require={"cpu": ["jaxlib"], "jax": ["numpy", "jax==0.3.4"]})\n', "0.3.4"),
+        ('setup(install_requires=["jax>=0.4.1"], extras_require={"x": ["jax==0.3.4"]})\n', "0.4.1"),
         # a built string it cannot know (a call, a format spec) is no requirement
         ('setup(install_requires=[f"jax=={version()}"])\n', None),
         ('V = 3\nsetup(install_requires=[f"jax==0.{V:d}.1"])\n', None),
