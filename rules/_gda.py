@@ -15,6 +15,7 @@ from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.rules._flow import assignments
+from jaxmigrate.rules._helpers import parse_statement_in
 
 # GlobalDeviceArray warns from jax 0.4.6 and its module is gone in 0.4.7; no changelog entry
 # records either, so the sources are the module itself and the commit that deleted it.
@@ -347,10 +348,13 @@ def taken_names(ctx: Context) -> Set[str]:
     return ctx.memo(("gda", "taken names"), lambda: all_names(ctx))
 
 
-def statements(line: cst.SimpleStatementLine, texts: Sequence[str]) -> cst.FlattenSentinel:
-    """Parse ``texts`` into statements replacing ``line``: its leading comments go to the
-    first, its trailing comment to the last."""
-    parsed = [cst.parse_statement(text) for text in texts]
+def statements(
+    line: cst.SimpleStatementLine, texts: Sequence[str], module: cst.Module
+) -> cst.FlattenSentinel:
+    """Parse ``texts`` into statements replacing ``line`` in ``module``
+    (:func:`parse_statement_in`): its leading comments go to the first, its trailing comment
+    to the last."""
+    parsed = [parse_statement_in(text, module) for text in texts]
     parsed[0] = parsed[0].with_changes(leading_lines=line.leading_lines)
     last = parsed[-1]
     if isinstance(last, cst.SimpleStatementLine):

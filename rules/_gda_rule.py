@@ -175,7 +175,7 @@ class BatchedCallbackRule(GdaRule):
         ]
         ctx.replace(
             line,
-            statements(line, body),
+            statements(line, body, ctx.module),
             fitting(f"{what} -> {MODERN}", f"{self.method} -> {MODERN}"),
             detail=f"{what} -> {self.summary_of_fix}.",
         )

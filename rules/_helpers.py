@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar, cast
 
 from jaxmigrate.migrator import diagnostics, lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
@@ -364,3 +364,24 @@ def in_compatibility_code(ctx: Context, node: cst.CSTNode) -> bool:
         if isinstance(ancestor, cst.BooleanOperation) and is_feature_test(ancestor.left):
             return True
     return False
+
+
+def parse_statement_in(text: str, module: cst.Module) -> cst.BaseStatement:
+    """``text`` (a statement written with four-space blocks) parsed for ``module``: a block it
+    opens indents as the module's first block does (LibCST's ``default_indent``), unless that
+    mixes tabs, spaces or form feeds, which would not match the lines around it: then it keeps
+    its four spaces."""
+    statement = cst.parse_statement(text)
+    indent = module.default_indent
+    if not (indent.strip(" ") and indent.strip("\t")):  # (spaces alone, or tabs alone)
+        return statement
+
+    class FourSpaces(cst.CSTTransformer):  # (made here: LibCST is imported on first use)
+        def leave_IndentedBlock(
+            self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+        ) -> cst.IndentedBlock:
+            if updated_node.indent is not None:
+                return updated_node
+            return updated_node.with_changes(indent="    ")
+
+    return cast(cst.BaseStatement, statement.visit(FourSpaces()))

@@ -13,6 +13,7 @@ from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._helpers import parse_statement_in
 from jaxmigrate.rules._receiver_gate import ast_called_without_arguments
 from jaxmigrate.rules._text_gates import DeviceMethodGate
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
@@ -170,9 +171,10 @@ def raises_value_error_contract(
         return None
     if not any(_catches_value_error(handler) for handler in try_node.handlers):
         return None
-    guard = cst.parse_statement(
+    guard = parse_statement_in(
         f"if len({cst.Module([]).code_for_node(receiver)}.devices()) != 1:\n"
-        "    raise ValueError('the array spans several devices')\n"
+        "    raise ValueError('the array spans several devices')\n",
+        ctx.module,
     )
     return statement, guard  # type: ignore[return-value]
 

@@ -54,6 +54,18 @@ def test_generated_programs_with_legacy_snippets(text, snippet, before):
     check(snippet + "\n" + text if before else text + "\n" + snippet)
 
 
+def test_a_block_written_where_the_first_indent_mixes_whitespace():
+    """A rule's new block (JAX304's loop) took LibCST's default indent, the module's first one:
+    here two spaces, a tab and form feeds, which mixed with the function's four spaces does not
+    parse.  Found by the test above; a new block keeps four spaces there."""
+    text = "try:\n  \t \x0c \x0c pass\nfinally:\n  pass\n\n"
+    snippet = next(s for s in SNIPPETS if "from_batched_callback_with_devices(" in s)
+    result = migrate_source(text + snippet, ALL_RULES)
+    assert "JAX304" in {d.code for d in result.fixes}
+    ast.parse(result.output)
+    assert "\n        arr_groups.setdefault(" in result.output
+
+
 def _corpus_files():
     """Real code no one here wrote: the installed jax and numpy sources."""
     import jax
