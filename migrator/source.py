@@ -300,13 +300,13 @@ def _dated_names(words: Set[str], under: Optional[FrozenSet[str]]) -> Iterator[T
     for module in _modules_within(words):
         added = _added_in(module)
         names: Iterable[str] = words & _names_added_in(module)  # (the smaller set is read)
-        if under is not None and not _below(module, under):
+        if under is not None and not below(module, under):
             names = [name for name in names if f"{module}.{name}" in under]
         for name in names:
             yield added[name], f"{module}.{name}"
 
 
-def _below(qualname: str, prefixes: FrozenSet[str]) -> bool:
+def below(qualname: str, prefixes: FrozenSet[str]) -> bool:
     """Is ``qualname`` one of ``prefixes``, or below one?"""
     end = len(qualname)
     while end > 0:

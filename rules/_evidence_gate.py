@@ -42,14 +42,10 @@ class EvidenceGate(RuleGate):
 def names_gone(qualnames: Iterable[str], release: str) -> bool:
     """Is one of ``qualnames`` (what gate 2 resolves: the imports, and the chains through
     them), or a module above it, a name gone by ``release`` (:func:`gone_by`)?"""
+    from jaxmigrate.migrator.source import below
+
     gone = gone_by(release)[0]
-    for qualname in qualnames:
-        end = len(qualname)
-        while end > 0:
-            if qualname[:end] in gone:
-                return True
-            end = qualname.rfind(".", 0, end)
-    return False
+    return any(below(qualname, gone) for qualname in qualnames)
 
 
 @functools.lru_cache(maxsize=4)
