@@ -384,9 +384,10 @@ def _key(release: str) -> Version:
 def jax_references(tree: ast.Module) -> Iterator[str]:
     """The qualified JAX names a module references (``jax.x.y`` through any import alias, and
     what it imports from ``jax``/``jaxlib``), outside compatibility code: the branches of a
-    ``try`` that catches ImportError/AttributeError, and of an ``if`` that tests a feature or a
-    version.  An over-approximation of resolution: a name bound by an import anywhere in the
-    module is taken to mean that import everywhere."""
+    ``try`` that catches ImportError/AttributeError, of an ``if`` that tests a feature or a
+    version, and an ``and``/``or`` with such a test before its last operand.  An
+    over-approximation of resolution: a name bound by an import anywhere in the module is
+    taken to mean that import everywhere."""
     aliases: Dict[str, Set[str]] = {}
     seen: Set[str] = set()
     imports, chains = _outside_compatibility_code(tree)
@@ -457,6 +458,8 @@ def _outside_compatibility_code(tree: ast.AST) -> Tuple[List[ast.AST], List[List
             continue
         if kind in _IFS and feature_test(node.test):  # type: ignore[attr-defined]
             continue
+        if kind is ast.BoolOp and any(map(feature_test, node.values[:-1])):  # type: ignore
+            continue  # ``hasattr(jax, "pxla") and jax.pxla.X``: a shim, as the analysis reads it
         push_children(node, push)
     return imports, chains
 
