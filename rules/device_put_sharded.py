@@ -201,7 +201,7 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
         ctx.replace(
             call,
             cst.parse_expression(text),
-            f"jax.{legacy} -> jax.device_put with a NamedSharding",
+            f"jax.{legacy} (removed in 0.10.0) -> jax.device_put with a NamedSharding",
             detail=CAVEAT,
         )
 
