@@ -40,6 +40,8 @@ class Move:
     note: str = ""  # what to do when the move cannot be applied on the target (the detail)
     fix: str = ""  # that in a few words, for the message
     deprecated: bool = False  # ``until`` is where JAX deprecated ``modern``, not removed it
+    # ``legacy`` is still there, deprecated (an alias that warns), not removed: so say findings
+    legacy_stays: bool = False
 
     @property
     def renamed(self) -> bool:
@@ -170,7 +172,7 @@ class RenameRule(Rule):
 
     def cannot_message(self, move: Move, ctx: Context) -> Tuple[str, str]:
         """The finding where the move cannot be applied on the target: (message, detail)."""
-        gone = f"{move.legacy} no longer exists"
+        gone = f"{move.legacy} " + ("is deprecated" if move.legacy_stays else "no longer exists")
         went = "is deprecated" if move.deprecated else "is gone too"
         if move.until is not None and ctx.target >= parse_version(move.until):
             detail = f"{gone}; its rename {move.modern} {went} from JAX {move.until}"
