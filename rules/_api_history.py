@@ -22,7 +22,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Type
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.rule import Rule
-from jaxmigrate.migrator.version import Version
+from jaxmigrate.migrator.version import Version, parse_version
 
 DATA = Path(__file__).resolve().parent / "data" / "jax_api_history.json.gz"
 FORMAT = 2
@@ -386,12 +386,29 @@ def added_in(qualname: str) -> str:
     return history().releases[known.present[0][0]]
 
 
+# Private modules (``jax._src``: the history records public names only) that a release no
+# longer has, read from the sdists: code naming them fails at import from then on.
+PRIVATE_GONE: Dict[str, str] = {
+    "jax._src.prng": "0.10.2",  # moved to jax._src.random.prng (sdists of 0.10.1 and 0.10.2)
+}
+
+
+def private_missing(target: Version, upper: Optional[Version]) -> FrozenSet[str]:
+    """The modules of :data:`PRIVATE_GONE` some release of the range lacks."""
+    return frozenset(
+        module
+        for module, gone in PRIVATE_GONE.items()
+        if upper is None or upper >= parse_version(gone)
+    )
+
+
 class ActsWhereMissing(Rule):
     """Base of rules that rewrite removed names only where the target range lacks them.
 
     Where every release of the range still has a name, code using it runs as it is, so the
     rule leaves it alone.  Subclasses list the names they handle in ``names`` and, in
     ``gone_modules``, whole modules whose imports go once the rewrites leave them unused.
+    A private name counts as missing where its module of :data:`PRIVATE_GONE` is.
     """
 
     gone_modules: Tuple[str, ...] = ()
@@ -403,7 +420,7 @@ class ActsWhereMissing(Rule):
 
 @functools.lru_cache(maxsize=32)
 def _where_missing(cls: Type[ActsWhereMissing], target: Version, upper: Optional[Version]) -> Rule:
-    missing = history().missing_names(target, upper)
+    missing = history().missing_names(target, upper) | private_missing(target, upper)
 
     def gone(qualname: str) -> bool:
         parts = qualname.split(".")

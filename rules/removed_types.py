@@ -81,7 +81,9 @@ class TypeReplacement:
 
 
 _KEY = TypeReplacement(
-    legacy=("jax.random.KeyArray", "jax.random.PRNGKeyArray"),
+    # (jax._src.prng.PRNGKeyArray: the class both named up to 0.4.23, blackjax's types.py
+    # aliases it; the module is gone from 0.10.2)
+    legacy=("jax.random.KeyArray", "jax.random.PRNGKeyArray", "jax._src.prng.PRNGKeyArray"),
     annotation="jax.Array",
     predicate=(
         "isinstance({x}, {q:jax.Array}) and "
@@ -149,13 +151,14 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
 
     | removed | in annotations, `Union[...]`, type aliases | in `isinstance(x, ...)` (unsafe fix) |
     | --- | --- | --- |
-    | `jax.random.KeyArray`, `jax.random.PRNGKeyArray` | `jax.Array` | `isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` |
+    | `jax.random.KeyArray`, `jax.random.PRNGKeyArray`, `jax._src.prng.PRNGKeyArray` | `jax.Array` | `isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` |
     | `jax.interpreters.batching.BatchTracer` | `jax.core.Tracer` | `isinstance(x, jax.core.Tracer)` |
     | `jax.core.Shape` | `collections.abc.Sequence[int]` | reported |
     | `jax.experimental.global_device_array.Shard` | `jax.Shard` | `isinstance(x, jax.Shard)` |
     | `jax.lib.xla_extension.CpuDevice` / `GpuDevice` / `TpuDevice` | `jax.Device` | `isinstance(x, jax.Device)` |
 
-    **Why.** JAX removed them (KeyArray in 0.4.24, Shape in 0.4.29, BatchTracer in 0.9.0);
+    **Why.** JAX removed them (KeyArray in 0.4.24, Shape in 0.4.29, BatchTracer in 0.9.0;
+    the private `jax._src.prng` moved in 0.10.2, so the library that aliases it fails at import);
     their deprecation messages name these replacements: "Use jax.Array for annotations, and
     jax.dtypes.issubdtype(arr.dtype, jax.dtypes.prng_key) for runtime detection of typed prng
     keys"; "Use Shape = Sequence[int | Any]".
@@ -170,6 +173,7 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
     whole_module = False  # hooks read their sites and the names those resolve to
 
     names = frozenset(TABLE)
+    gone_modules = ("jax._src.prng",)  # its import goes with its last PRNGKeyArray
 
     def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
         """The survey writes a row's annotation whatever release added it (and with
