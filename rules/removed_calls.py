@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Callable, Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import AbstractSet, Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
@@ -212,6 +212,23 @@ RECIPES: Tuple[CallRecipe, ...] = (
         "devices_indices_map gives the same device -> index map",
     ),
 )
+
+# host_callback.call(f, x, result_shape=None) called f for its effect and returned None: a
+# pure_callback with no results is never called (JAX drops it, in jit or not), an io_callback
+# is (checked on jax 0.4.13 and 0.10.2; ott-jax 0.3.1's sparse Cholesky factorises that way).
+HOST_EFFECT = CallRecipe(
+    legacy=f"{_HCB}.call",
+    template="{q:jax.experimental.io_callback}({0}, None, {1})",
+    shown="jax.experimental.io_callback(f, None, x)",
+    positional=(2, 2),
+    keywords=frozenset({"result_shape"}),
+    required=frozenset({"result_shape"}),
+    safety=Safety.UNSAFE,
+    why="with result_shape=None the callback runs for its effect: JAX's host_callback "
+    "deprecation names io_callback for side effects (a pure_callback with no results is "
+    "dropped)",
+)
+
 TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 
 
@@ -232,6 +249,7 @@ class RemovedCalls(
     | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x)`, `jax.debug.print("what: y\\n{}", x)` | unsafe: another format |
     | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(tapped, ()), x)` | unsafe: `f` gets no transforms |
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` (with `vmap_method="sequential"` for a target from 0.4.34) | unsafe: may be skipped or repeated |
+    | `host_callback.call(f, x, result_shape=None)` | `jax.experimental.io_callback(f, None, x)` (from 0.4.2: a `pure_callback` with no results is never called) | unsafe |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
     | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
     | `jax.util.unzip2(pairs)` | `tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())` | safe: the same tuples, the same errors |
@@ -295,6 +313,8 @@ class RemovedCalls(
         call = site.parent
         if not isinstance(call, cst.Call) or call.func is not site.node:
             return  # not called: the missing-api backstop reports it
+        if recipe.legacy == HOST_EFFECT.legacy and _keyword_is_none(call, "result_shape"):
+            recipe = HOST_EFFECT
         problem = self._misfit(recipe, call, ctx)
         if problem is None:
             problem = self._missing_names(recipe, ctx)
@@ -406,9 +426,19 @@ class RemovedCalls(
             return "its result is used, and the replacement returns nothing"
         return None
 
+    def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
+        """``host_callback.call`` may become ``jax.experimental.io_callback``, newer than the
+        survey's lower bound (:data:`HOST_EFFECT`)."""
+        found = super().survey_writes(words)
+        if "host_callback" in words and "call" in words:
+            found |= frozenset(word for name in HOST_EFFECT.uses() for word in name.split("."))
+        return found
+
     @staticmethod
     def _missing_names(recipe: CallRecipe, ctx: Context) -> Optional[str]:
         for qualname in recipe.uses():
+            if ctx.survey:  # (the survey's floor then rises to the release that has them)
+                break
             if not ctx.exists_throughout(qualname):
                 known = history().lookup(qualname)
                 first = history().releases[known.present[0][0]] if known is not None else "?"
@@ -431,6 +461,17 @@ class RemovedCalls(
             ctx.ref("jax.numpy.s_", site.scope),
             "jax.ops.index -> jax.numpy.s_ (both return the index as written)",
         )
+
+
+def _keyword_is_none(call: cst.Call, keyword: str) -> bool:
+    """Does ``call`` pass ``keyword=None`` (the literal)?"""
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value == keyword
+        and isinstance(arg.value, cst.Name)
+        and arg.value.value == "None"
+        for arg in call.args
+    )
 
 
 def _safety(recipe: CallRecipe, call: cst.Call) -> Safety:
