@@ -33,7 +33,8 @@ class Settings:
     source_explicit: bool = False
     # The requirement gave only a lower bound (``jax>=0.3.4``): the rules read it as the release
     # the code was written for, but a rule that must know the code never ran on a release from
-    # some change on (:meth:`migrator.rule.Rule.runs_for`) is told the range is open above.
+    # some change on (:meth:`migrator.rule.Rule.runs_for`) is told the range is open above,
+    # unless the bound predates jax.Array (see :func:`_active_rules`).
     source_open: bool = False
     # Every selected rule runs whatever the target (the survey that finds the floor of the
     # default target: migrator.target); such a run's output is read, never written.
@@ -176,7 +177,7 @@ def _active_rules(
     }
     set_aside = frozenset().union(*(rules[code].names for code in rules if code not in chosen))
     source = source_range(source_version)
-    if source_open:
+    if source_open and not _before_arrays(source):
         source = dataclasses.replace(source, upper=None)
     active = tuple(
         rule.for_target(target, set_aside, upper).for_source(source)
@@ -187,6 +188,18 @@ def _active_rules(
         surveyed = (rule.for_survey(target, upper, unsafe_fixes) for rule in active)
         active = tuple(rule for rule in surveyed if rule is not None)
     return active
+
+
+def _before_arrays(source: SourceRange) -> bool:
+    """Does the source start before jax.Array (``migrator.target.ARRAY_FLOOR``)?  A library may
+    keep an old lower bound while its code moves on, so a requirement open above says little
+    of when its code was written; but code that still admits a JAX from before jax.Array was
+    written for one (blackjax 0.9.6's ``jax>=0.3.13``, whose tests expect the draws of JAX
+    before 0.5.0), and a file whose own names are newer says so itself
+    (:meth:`migrator.context.Context.written_before`)."""
+    from jaxmigrate.migrator.target import ARRAY_FLOOR
+
+    return source.lower is not None and source.lower < parse_version(ARRAY_FLOOR)
 
 
 def _known_prefix(code: str) -> bool:

@@ -56,9 +56,10 @@ class ThreefryPartitionable(EvidenceGate, Rule, code="JAX503", safety=Safety.MAN
     it run after it?*).  What the code was written for comes from `--source-version`, the
     file's own JAX names (one JAX removed by 0.5.0, such as `jax.tree_multimap` or
     `jax.random.KeyArray`, says it was written before; one added from 0.5.0 on, after),
-    then the project's `jax` requirement (`jax==0.3.16`, `jax<0.5`).  A requirement that
-    admits 0.5.0 (`jax>=0.3.0`), or none at all, does not say it: then only a file's own
-    names do.  A module that already sets `jax_threefry_partitionable` or
+    then the project's `jax` requirement (`jax==0.3.16`, `jax<0.5`, or a lower bound from
+    before jax.Array: `jax>=0.3.13` still admits code written for 0.3.13).  A newer lower
+    bound (`jax>=0.4.13`) does not say it, nor does no requirement at all: then only a
+    file's own names do.  A module that already sets `jax_threefry_partitionable` or
     `jax_default_prng_impl` is left alone.
 
     **Why.** From JAX 0.5.0 the flag `jax_threefry_partitionable` defaults to True: random

@@ -193,8 +193,9 @@ def test_the_requirement_is_the_source(tmp_path, files, source):
         ("jax==0.3.16\n", [], True),  # a pin: the code never ran on 0.5.0
         ("jax>=0.4.13,<0.5\n", [], True),
         ("jax[cuda12]<=0.4.30\n", [], True),
-        ("jax>=0.3.0\n", [], False),  # open above: it may have run on 0.5.0 already
-        ("jax>=0.3.0\n", ["--source-version", "0.3.0"], True),  # the user says so
+        ("jax>=0.4.13\n", [], False),  # open above: it may have run on 0.5.0 already
+        ("jax>=0.4.13\n", ["--source-version", "0.4.13"], True),  # the user says so
+        ("jax>=0.3.0\n", [], True),  # still admits a JAX from before jax.Array: written for it
         ("jax==0.5.0\n", [], False),
         ("jax==0.3.16\n", ["--target-version", "0.4.13..0.4.38"], False),  # never reaches 0.5.0
     ],
@@ -203,8 +204,9 @@ def test_a_change_of_values_asks_whether_the_code_never_ran_after_it(
     tmp_path, requirement, extra, reported
 ):
     """JAX503 (jax.random's draws, changed in 0.5.0) runs only where the source says the code
-    was written before the change: a requirement closed below 0.5.0 or ``--source-version``;
-    one open above does not say so, though other rules read its lower bound as the source."""
+    was written before the change: a requirement closed below 0.5.0, one open above whose
+    lower bound predates jax.Array, or ``--source-version``; a newer lower bound does not say
+    so, though other rules read it as the source."""
     (tmp_path / "requirements.txt").write_text(requirement)
     (tmp_path / ".git").mkdir()
     (tmp_path / "sample.py").write_text(
