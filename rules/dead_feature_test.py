@@ -124,10 +124,12 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
             if gone is None:
                 continue
             where = "its else" if test is None else f"`{_one_line(ctx.code(test))}`"
+            asks = _hasattr_answer(node.test, ctx, parse_version(newest)) is not None
             ctx.replace(
                 node,
                 suite_in_place(node, suite),
-                f"no branch of this hasattr test works on JAX {newest}; kept the one run there",
+                f"no branch of this {'hasattr' if asks else 'version'} test works on JAX "
+                f"{newest}; kept the one run there",
                 detail=f"No branch of `if {_one_line(ctx.code(node.test))}` works on JAX "
                 f"{newest}: the branch that runs there, {where}, names {gone}, which that "
                 "release no longer has.  That branch is kept, for the other rules to migrate.",

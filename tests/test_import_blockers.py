@@ -74,6 +74,22 @@ def test_a_dead_shim_says_which_name_is_gone_and_which_branch_stays():
     assert result.output == result.source  # unsafe: reported without --unsafe-fixes
 
 
+def test_a_dead_version_test_is_called_a_version_test():
+    result = _run(
+        """
+        import jax
+        if jax.__version_info__ > (0, 3, 4):
+            info = jax.core.source_info_util.new_source_info()
+        else:
+            info = None
+        """,
+        select=("JAX907",),
+    )
+    (finding,) = result.findings
+    assert "no branch of this version test works on JAX" in finding.message
+    assert "names jax.core.source_info_util" in finding.detail
+
+
 def test_a_dead_shim_keeps_the_branch_the_newest_jax_runs():
     result = _run(
         """
