@@ -8,21 +8,22 @@ block ranks, so a person has to do it.
 
 Noise: the rule runs only for targets >= 0.8.0 (``needs_jax``), where pmap is in maintenance
 mode and ``jax.shard_map`` exists; code that must still run on older JAX gets no finding.  It
-reports each reference to ``jax.pmap`` once (a decorator, a call, ``partial(jax.pmap, ...)``);
-silence it per line with ``# jaxmigrate: ignore[JAX804]`` or per project with
-``ignore = ["JAX804"]``.
+reports the references to ``jax.pmap`` (a decorator, a call, ``partial(jax.pmap, ...)``) once
+per file, at the first, with their count (kfac-jax's ten calls were ten findings); silence it
+per line with ``# jaxmigrate: ignore[JAX804]`` or per project with ``ignore = ["JAX804"]``.
 """
 
 from __future__ import annotations
 
 from typing import List, Optional
 
-from jaxmigrate.migrator import references as refs
+from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.rules._ast_sites import Resolver, legacy_imports_stay, name_sites
+from jaxmigrate.rules._helpers import report_once
 
 MESSAGE = "jax.pmap is in maintenance mode since JAX 0.8.0; consider jax.jit(jax.shard_map(...))"
 DETAIL = (
@@ -84,16 +85,21 @@ class Pmap(Rule, code="JAX804", safety=Safety.MANUAL):
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
             return  # report the uses, not the import line as well
-        ctx.report(site.node, MESSAGE, DETAIL)
+        ctx.memo((self.code, "uses"), list).append(site.node)
+
+    def visit_module(self, ctx: Context) -> None:
+        uses: List[cst.CSTNode] = ctx.memo((self.code, "uses"), list)
+        if uses:
+            report_once(ctx, uses, MESSAGE, DETAIL)
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
-        """:meth:`visit_name` on ``ast``: a finding at every site of ``jax.pmap``
-        (:func:`rules._ast_sites.name_sites`); None where the sites could differ, or where the
-        engine might drop an unused import of it."""
+        """:meth:`visit_name` and :meth:`visit_module` on ``ast``: one finding for the sites of
+        ``jax.pmap`` (:func:`rules._ast_sites.name_sites`); None where the sites could differ,
+        or where the engine might drop an unused import of it."""
         if not legacy_imports_stay(view, self.names, self.legacy_modules):
             return None
         sites = name_sites(view, Resolver(view, self.names))
         if sites is None:
             return None
-        found = [view.report(self.code, node, MESSAGE, DETAIL) for node, _qualname in sites]
-        return [finding for finding in found if finding is not None]
+        found = view.report_once(self.code, [node for node, _qualname in sites], MESSAGE, DETAIL)
+        return [] if found is None else [found]

@@ -1,5 +1,5 @@
 # legacy: 0.4.13
-# findings: JAX804 JAX804
+# findings: JAX804
 """Typed pmap utilities (2021): ShardedDeviceArray annotations, DeviceArray aliases."""
 from typing import Dict, List
 
