@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator import rule_index, tomlfile
-from jaxmigrate.migrator.source import SourceRange, source_range
+from jaxmigrate.migrator.source import ARRAY_FLOOR, SourceRange, source_range
 from jaxmigrate.migrator.version import LATEST_KNOWN_JAX, Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -191,14 +191,12 @@ def _active_rules(
 
 
 def _before_arrays(source: SourceRange) -> bool:
-    """Does the source start before jax.Array (``migrator.target.ARRAY_FLOOR``)?  A library may
+    """Does the source start before jax.Array (:data:`migrator.source.ARRAY_FLOOR`)?  A library may
     keep an old lower bound while its code moves on, so a requirement open above says little
     of when its code was written; but code that still admits a JAX from before jax.Array was
     written for one (blackjax 0.9.6's ``jax>=0.3.13``, whose tests expect the draws of JAX
     before 0.5.0), and a file whose own names are newer says so itself
     (:meth:`migrator.context.Context.written_before`)."""
-    from jaxmigrate.migrator.target import ARRAY_FLOOR
-
     return source.lower is not None and source.lower < parse_version(ARRAY_FLOOR)
 
 

@@ -40,6 +40,10 @@ from typing import (
 from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
 from jaxmigrate.migrator.version import Version, parse_version
 
+# The first jax.Array release: no target starts before it (the rules write the jax.Array
+# world), and code that still admits an older JAX was written for one (migrator.settings).
+ARRAY_FLOOR = "0.4.1"
+
 _GUARD_EXCEPTIONS = frozenset(
     {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
 )

@@ -36,7 +36,8 @@ from typing import (
 )
 
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
-from jaxmigrate.migrator.source import (
+from jaxmigrate.migrator.source import (  # (ARRAY_FLOOR: no target starts before it)
+    ARRAY_FLOOR,
     SourceRange,
     bound_of_words,
     floor_bound,
@@ -58,9 +59,6 @@ def shown(path: Path) -> str:
 
     return relative(path)
 
-
-# The first jax.Array release: no target starts before it (the rules write the jax.Array world).
-ARRAY_FLOOR = "0.4.1"
 
 Floor = Tuple[str, str]  # (X.Y.Z, what sets it)
 
