@@ -213,23 +213,20 @@ RECIPES: Tuple[CallRecipe, ...] = (
     ),
 )
 
+TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
+
 # host_callback.call(f, x, result_shape=None) called f for its effect and returned None: a
 # pure_callback with no results is never called (JAX drops it, in jit or not), an io_callback
 # is (checked on jax 0.4.13 and 0.10.2; ott-jax 0.3.1's sparse Cholesky factorises that way).
-HOST_EFFECT = CallRecipe(
-    legacy=f"{_HCB}.call",
+HOST_EFFECT = dataclasses.replace(
+    TABLE[f"{_HCB}.call"],
     template="{q:jax.experimental.io_callback}({0}, None, {1})",
     shown="jax.experimental.io_callback(f, None, x)",
-    positional=(2, 2),
-    keywords=frozenset({"result_shape"}),
-    required=frozenset({"result_shape"}),
-    safety=Safety.UNSAFE,
     why="with result_shape=None the callback runs for its effect: JAX's host_callback "
     "deprecation names io_callback for side effects (a pure_callback with no results is "
     "dropped)",
+    stated_from=None,
 )
-
-TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 
 
 class RemovedCalls(
