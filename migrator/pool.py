@@ -150,19 +150,22 @@ class Pool:
                 self._died(conn)
 
     def _receive(self, conn: Connection) -> bool:
-        """Takes one result from ``conn``; False if the worker is gone."""
-        try:
-            index, result = conn.recv()
-        except (EOFError, OSError):
-            return False
-        process, chunk = self.workers[conn]
-        self.done[index] = result
-        if self.record is not None:
-            self.record(index, result)
+        """Takes one result from ``conn``; False if the worker is gone.  A signal that comes
+        while the result is read waits until it is kept: a file the worker wrote is reported."""
+        with interrupt.critical():
+            try:
+                index, result = conn.recv()
+            except (EOFError, OSError):
+                return False
+            process, chunk = self.workers[conn]
+            self.done[index] = result
+            if self.record is not None:
+                self.record(index, result)
         if index in chunk:
             chunk.remove(index)
         if not chunk:
             self._feed(conn)
+        interrupt.checkpoint()
         return True
 
     def _died(self, conn: Connection) -> None:
