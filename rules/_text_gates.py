@@ -261,12 +261,14 @@ SOLVE = "jax.scipy.linalg.solve"
 CLIP = "jax.numpy.clip"
 RESHAPE = "jax.numpy.reshape"
 MAKE_MESH = "jax.make_mesh"
+PURE_CALLBACK = "jax.pure_callback"
 # The keywords JAX906 rewrites, by function (it reports the others its history saw dropped).
 REWRITTEN: Dict[str, FrozenSet[str]] = {
     SOLVE: frozenset({"sym_pos"}),
     CLIP: frozenset({"a", "a_min", "a_max"}),
     RESHAPE: frozenset({"newshape"}),
     MAKE_MESH: frozenset({"axis_shapes"}),
+    PURE_CALLBACK: frozenset({"vectorized"}),
 }
 
 

@@ -30,6 +30,7 @@ from jaxmigrate.rules._pjit import keyword_arg
 from jaxmigrate.rules._text_gates import (
     CLIP,
     MAKE_MESH,
+    PURE_CALLBACK,
     RESHAPE,
     REWRITTEN,
     SOLVE,
@@ -39,6 +40,10 @@ from jaxmigrate.rules._text_gates import (
 # The first release known without the keyword (present on the one before it that was measured).
 SYM_POS_GONE = parse_version("0.4.14")
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
+# pure_callback's vectorized=: deprecated in 0.4.34 for vmap_method= (added there), a
+# ValueError from 0.6.0, and from 0.10.0 passed on to the callback through **kwargs.
+VECTORIZED_GONE = parse_version("0.6.0")
+VMAP_METHOD_SINCE = "0.4.34"
 PARTIAL = "functools.partial"
 PARTIAL_WORD = "partial"  # (however it is imported, a partial spells it)
 
@@ -54,6 +59,11 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     * `jax.numpy.reshape(x, newshape=s)` becomes `reshape(x, s)` and `jax.make_mesh(axis_shapes=s,
       ...)` becomes `make_mesh(s, ...)`: JAX renamed those parameters in place (`newshape` is
       gone from 0.6.0, `axis_shapes` from 0.11.1), so by position they mean the same everywhere.
+    * `jax.pure_callback(f, shapes, x, vectorized=True)` becomes `vmap_method="legacy_vectorized"`
+      (`False` becomes `"sequential"`, another value `v` becomes `"legacy_vectorized" if v
+      else "sequential"`): what each meant under `vmap`, as JAX 0.4.34 maps them itself.
+      `vmap_method=` came in 0.4.34, so the default target starts there; below a target given
+      the call is reported.
     * `jax.numpy.clip(x, a_min=lo, a_max=hi)` becomes `clip(x, lo, hi)` (`a_max` alone:
       `clip(x, None, hi)`; `a=x` becomes the first positional argument).  Positional bounds
       mean the same on every JAX, old or new, so the rewrite needs no newer release.
@@ -77,7 +87,10 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     **Why.** `sym_pos` was deprecated in jax 0.3.15 and is gone by 0.4.30; `a_min`/`a_max`
     gave way to the Array API signature `clip(arr, /, min, max)` and are gone by 0.10.2.  A
     call with either raises `TypeError: unexpected keyword argument`, silently to every check
-    that reads names only.
+    that reads names only.  pure_callback's `vectorized` is worse: JAX 0.6.0 raises a
+    `ValueError` on it, and from 0.10.0 it falls into `**kwargs`, which pure_callback passes
+    on to the callback (a `TypeError` inside the callback, or a wrong result where the
+    callback takes `**kwargs`).
 
     **Use instead.** `assume_a="pos"`; positional bounds (or `min=`/`max=` where the oldest
     JAX you support has them).
@@ -88,7 +101,7 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     lifecycle = Lifecycle(deprecated=("0.3.15", "sym_pos of jax.scipy.linalg.solve deprecated"))
     # a partial's renamed keyword needs the release that added its replacement (RENAMED)
     fix_needs = "0.11.1"
-    references = (refs.api(SOLVE), refs.api(CLIP))
+    references = (refs.api(SOLVE), refs.api(CLIP), refs.api(PURE_CALLBACK))
     names = frozenset(REWRITTEN)
     names_are_legacy = False  # the functions stay: never drop their imports
     dropped: Dict[str, FrozenSet[str]] = {}  # function -> the keywords the newest JAX lacks
@@ -128,10 +141,11 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
         return _with_history()
 
     def fix_needs_in(self, words: AbstractSet[str]) -> Optional[str]:
-        """A partial's renamed keyword needs the release that added its replacement."""
-        if PARTIAL_WORD not in words:
-            return None
-        found = [since for (_, keyword), (_, since) in RENAMED.items() if keyword in words]
+        """A partial's renamed keyword needs the release that added its replacement, and
+        pure_callback's ``vmap_method=`` the release that added it."""
+        found = [VMAP_METHOD_SINCE] if {"pure_callback", "vectorized"} <= words else []
+        if PARTIAL_WORD in words:
+            found += [since for (_, keyword), (_, since) in RENAMED.items() if keyword in words]
         return max(found, key=parse_version, default=None)
 
     def for_survey(self, low: Version, high: Optional[Version], unsafe_fixes: bool) -> Rule:
@@ -166,6 +180,8 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
             _solve(call, ctx)
         elif site.qualname == CLIP and ctx.reaches(CLIP_KEYWORDS_GONE):
             self._clip(call, ctx)
+        elif site.qualname == PURE_CALLBACK and ctx.reaches(VECTORIZED_GONE):
+            _vectorized(call, ctx)
         elif _by_position(site.qualname, call, ctx):
             return
         else:
@@ -223,6 +239,44 @@ def _solve(call: cst.Call, ctx: Context) -> None:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     message = 'solve(sym_pos=...) -> solve(assume_a="pos"), its replacement since jax 0.3.15'
     ctx.replace(call, call.with_changes(args=args), message)
+
+
+def _vectorized(call: cst.Call, ctx: Context) -> None:
+    """``pure_callback(..., vectorized=v)`` -> ``vmap_method=``: ``"legacy_vectorized"`` for
+    True, ``"sequential"`` for False or None (what each meant under ``vmap``), and
+    ``"legacy_vectorized" if v else "sequential"`` for any other value, as JAX 0.4.34 maps
+    them itself while it still takes ``vectorized``."""
+    named = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+    vectorized = named.get("vectorized")
+    if vectorized is None:
+        return
+    if "vmap_method" in named:
+        ctx.report(
+            vectorized, "pure_callback() passes both vectorized= and vmap_method=: drop vectorized="
+        )
+        return
+    arrived = ctx.target >= parse_version(VMAP_METHOD_SINCE)
+    if not (arrived or ctx.survey):
+        ctx.report(
+            vectorized,
+            f"pure_callback(vectorized=...) is gone from JAX 0.6.0; vmap_method= needs "
+            f"{VMAP_METHOD_SINCE}",
+            "JAX 0.6.0 raises on vectorized=, and from 0.10.0 pure_callback passes it on to "
+            'the callback.  vmap_method="legacy_vectorized" (for True) or "sequential" (for '
+            f"False) replaces it, from JAX {VMAP_METHOD_SINCE} on.",
+        )
+        return
+    value = vectorized.value
+    words = {"True": '"legacy_vectorized"', "False": '"sequential"', "None": '"sequential"'}
+    if isinstance(value, cst.Name) and value.value in words:
+        choice: cst.BaseExpression = cst.SimpleString(words[value.value])
+    else:
+        choice = cst.parse_expression(f'"legacy_vectorized" if {ctx.code(value)} else "sequential"')
+    new = keyword_arg("vmap_method", choice, vectorized.comma)
+    args = [new if arg is vectorized else arg for arg in call.args]
+    message = "pure_callback(vectorized=...) -> vmap_method=, its replacement since jax 0.4.34"
+    needs = "" if arrived else VMAP_METHOD_SINCE
+    ctx.replace(call, call.with_changes(args=args), message, needs=needs)
 
 
 def _positional(arg: cst.Arg) -> cst.Arg:
