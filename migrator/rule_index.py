@@ -96,6 +96,7 @@ JAX905 removed-calls jr barrier_wait call get_shard_indices id_print id_tap inde
 JAX906 removed-keywords jr clip make_mesh pure_callback reshape solve
 JAX907 dead-feature-test jtr __version__ __version_info__ hasattr
 JAX908 map-primitive j map_primitive
+JAX909 shape-dtype-none j ShapeDtypeStruct
 """
 
 # The releases the API history holds, oldest first.

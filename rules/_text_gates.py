@@ -472,3 +472,11 @@ def _string_end(text: str, at: int, stop: int) -> int:
     while at < stop and text[at] not in (quote, "\n"):
         at += 2 if text[at] == "\\" else 1
     return at + 1
+
+
+# -- JAX909 shape-dtype-none ---------------------------------------------------------------------
+class ShapeDtypeNoneGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        """A dtype of ``None`` needs the word None somewhere in the file (any spelling of the
+        class needs its name, which gate 1 asked for)."""
+        return gate.has_word("None")

@@ -66,6 +66,7 @@ DOCUMENTED_MODELS = {
     "real_none_pspec": "rejected",  # jax 0.4.13 release notes
     "real_live_buffers": 0,  # [] on every installable JAX (observed)
     "real_gda_serialization": False,  # removed in 0.4.11
+    "real_none_dtype": "rejected",  # ShapeDtypeStruct requires a dtype from jax 0.4.2 (its sources)
     # None pspecs: a None pspec leaf meant replicated, beside a real P("x")
     "none_pspec": [True, True],
     # live_buffers: live buffers of that device; one per array on each device of its device set
@@ -73,6 +74,8 @@ DOCUMENTED_MODELS = {
     # SDA, per the migration guide: SDA = pmap output (one-device pmaps included), not a slice of it
     # nor a single-device array
     "sda": {"pmap_8": True, "pmap_1": True, "single_device": False, "indexed_pmap_output": False},
+    # ShapeDtypeStruct(shape, None): np.dtype(None), float64, through jax 0.4.1 (its sources)
+    "none_dtype": ["float64", "float64"],
     # gda_serialization: the legacy module's parameter names
     "gda_serialization": ["async_serialize", "run_serialization"],
 }

@@ -40,6 +40,7 @@ What it re-creates, from the documented semantics (JAX's guides, release notes, 
   when tensorstore is installed).
 * ``Device.live_buffers()`` returning the live buffers on that device, its pre-jax.Array meaning,
   instead of the ``[]`` every installable JAX returns (observed; ``devices.py``).
+* ``jax.ShapeDtypeStruct(shape, None)`` as a float64 struct, as before jax 0.4.2 (``shapes.py``).
 
 Opt-in flavours (driver constant ``SHIM_FLAVOURS = ("name", ...)``, passed to ``install``):
 
@@ -93,7 +94,15 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     import jaxlib
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    from . import config as config_shim, devices, gda, multihost, pjit as pjit_shim, serialization
+    from . import (
+        config as config_shim,
+        devices,
+        gda,
+        multihost,
+        pjit as pjit_shim,
+        serialization,
+        shapes,
+    )
 
     gda.patch_array_type()
     for name in ("jax.experimental.global_device_array", "jax._src.global_device_array"):
@@ -154,5 +163,6 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
     config_shim.install(jax.config)
     multihost.install()
     devices.install()
+    shapes.install()
     serialization.install(_module)
     _INSTALLED = True

@@ -45,6 +45,12 @@ def observe():
     except ImportError:
         seen["real_gda_serialization"] = False
 
+    try:
+        jax.ShapeDtypeStruct((2,), None)
+        seen["real_none_dtype"] = "accepted"
+    except ValueError:
+        seen["real_none_dtype"] = "rejected"
+
     from tests.runtime.shim import install
 
     install(("sda-pre-0.4.1",))
@@ -80,6 +86,8 @@ def observe():
         )
     except ImportError:
         seen["gda_serialization"] = "tensorstore missing"
+    struct = jax.ShapeDtypeStruct((2,), None)
+    seen["none_dtype"] = [str(struct.dtype), str(jax.ShapeDtypeStruct((2,), dtype=None).dtype)]
     return seen
 
 
