@@ -97,6 +97,7 @@ JAX906 removed-keywords jr clip make_mesh pure_callback reshape solve
 JAX907 dead-feature-test jtr __version__ __version_info__ hasattr
 JAX908 map-primitive j map_primitive
 JAX909 shape-dtype-none j ShapeDtypeStruct
+JAX910 removed-constants j NINF NZERO PZERO not_mapped
 """
 
 # The releases the API history holds, oldest first.
