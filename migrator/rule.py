@@ -256,6 +256,11 @@ class Rule(RuleGate):
     # both paths on every fixture).
     whole_module: ClassVar[bool] = True
 
+    # The rule reports once per file (its first site, with the count of the others): the
+    # programs of a file's docstrings add no finding of it where the file, or an earlier
+    # docstring, has one (:func:`migrator.runner.once_per_file`).
+    once_per_file: ClassVar[bool] = False
+
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:
         return self.needs_jax is None or parse_version(self.needs_jax) <= target

@@ -180,7 +180,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         tokens = _tokens_in_hand(output) if settings.survey else None
         output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache, gates, tree)
         fixes += doc_fixes
-        findings += doc_findings
+        findings += once_per_file(findings, doc_findings)
         if tokens is not None and output == before:  # for the survey's floor (migrate_text)
             from jaxmigrate.migrator.plan import keep_tokens
 
@@ -201,6 +201,30 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         fixes = [todos.shift(d, unstripped) for d in fixes]
         findings = [todos.shift(d, mapping) for d in findings]
     return output, fixes, findings, None
+
+
+def once_per_file(findings: List[Diagnostic], doc_findings: List[Diagnostic]) -> List[Diagnostic]:
+    """``doc_findings`` (of a file's docstring programs), less those of rules that report once
+    per file (:attr:`Rule.once_per_file`) where ``findings`` (the file's code) already hold
+    one; else only the first in the file of each such rule stays."""
+    from jaxmigrate.migrator.rule import REGISTRY
+
+    once = {d.code for d in doc_findings if getattr(REGISTRY.get(d.code), "once_per_file", False)}
+    if not once:
+        return doc_findings
+    first: Dict[str, Diagnostic] = {}
+    for found in doc_findings:
+        if found.code in once and (
+            found.code not in first
+            or (found.line, found.column) < (first[found.code].line, first[found.code].column)
+        ):
+            first[found.code] = found
+    reported = {d.code for d in findings}
+    return [
+        d
+        for d in doc_findings
+        if d.code not in once or (d.code not in reported and first[d.code] is d)
+    ]
 
 
 def _may_set_floor(text: str) -> bool:

@@ -59,6 +59,8 @@ class Pmap(Rule, code="JAX804", safety=Safety.MANUAL):
     with `# jaxmigrate: ignore[JAX804]` or the rule with `--ignore JAX804`.
     """
 
+    once_per_file = True  # the first site, with the count of the others
+
     whole_module = False  # hooks read their sites and the names those resolve to
 
     unsafe_fixes_only = True  # (the survey skips it without --unsafe-fixes)

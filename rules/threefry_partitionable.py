@@ -73,6 +73,8 @@ class ThreefryPartitionable(EvidenceGate, Rule, code="JAX503", safety=Safety.MAN
     exists on every release from 0.3.24 to today's).
     """
 
+    once_per_file = True  # the first site, with the count of the others
+
     whole_module = False  # hooks read their sites, and the module's text for the flag
 
     unsafe_fixes_only = True  # (reports only, even with --unsafe-fixes)

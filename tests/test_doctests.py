@@ -356,3 +356,36 @@ def test_the_last_examples_output_before_the_closing_quotes():
     assert out == JRAPH_SHAPE.replace("DeviceArray(", "Array(")
     assert sorted(d.line for d in fixes) == [8, 11, 20]
     assert migrate(out) == out
+
+
+KEYS_IN_EXAMPLES = '''
+import jax
+
+def sample(seed):
+    """Draws.
+
+    >>> key = jax.random.PRNGKey(0)
+    >>> sample(1)
+    """
+    return jax.random.normal(jax.random.PRNGKey(seed), (2,))
+
+def split(seed):
+    """
+    >>> keys = jax.random.split(jax.random.PRNGKey(3))
+    """
+'''
+
+
+@pytest.mark.parametrize("in_code", [True, False], ids=["code-too", "examples-only"])
+def test_a_once_per_file_finding_is_not_repeated_in_each_docstring(in_code):
+    """JAX503 reports the first key of a file once (numpyro's handlers.py had it seven times:
+    once in its code and once in each of six docstrings): the examples add none where the code
+    has it, and only their first where it has not."""
+    text = textwrap.dedent(KEYS_IN_EXAMPLES)
+    if not in_code:
+        text = text.replace("jax.random.normal(jax.random.PRNGKey(seed), (2,))", "seed")
+    settings = Settings(source_version="0.3.25")
+    findings = _migrate_python(text, settings, Options(), None)[2]
+    lines = [d.line for d in findings if d.code == "JAX503"]
+    key_lines = [i for i, line in enumerate(text.splitlines(), 1) if "PRNGKey" in line]
+    assert lines == ([key_lines[1]] if in_code else [key_lines[0]])
