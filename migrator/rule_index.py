@@ -98,6 +98,7 @@ JAX907 dead-feature-test jtr __version__ __version_info__ hasattr
 JAX908 map-primitive j map_primitive
 JAX909 shape-dtype-none j ShapeDtypeStruct
 JAX910 removed-constants j NINF NZERO PZERO not_mapped
+JAX911 pure-callback-vmap j pure_callback
 """
 
 # The releases the API history holds, oldest first.

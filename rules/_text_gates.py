@@ -480,3 +480,18 @@ class ShapeDtypeNoneGate(RuleGate):
         """A dtype of ``None`` needs the word None somewhere in the file (any spelling of the
         class needs its name, which gate 1 asked for)."""
         return gate.has_word("None")
+
+
+# -- JAX911 pure-callback-vmap -------------------------------------------------------------------
+class PureCallbackVmapGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        """A call of ``pure_callback`` (by that name or a name it is bound to) whose argument
+        text names neither ``vmap_method`` nor ``vectorized``."""
+        text = gate.text
+        names = {"pure_callback"} | _aliases(text, "pure_callback")
+        return any(
+            "vmap_method" not in text[found.start : found.end]
+            and "vectorized" not in text[found.start : found.end]
+            for name in names
+            for found in calls_of(text, name)
+        )
