@@ -26,7 +26,6 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._helpers import call_target
-from jaxmigrate.rules._pjit import keyword_arg
 from jaxmigrate.rules._text_gates import (
     CLIP,
     MAKE_MESH,
@@ -225,10 +224,10 @@ def _solve(call: cst.Call, ctx: Context) -> None:
     value = sym_pos.value
     new: Optional[cst.Arg] = None
     if isinstance(value, cst.Name) and value.value == "True":
-        new = keyword_arg("assume_a", cst.SimpleString('"pos"'), sym_pos.comma)
+        new = _renamed(sym_pos, "assume_a", cst.SimpleString('"pos"'))
     elif not (isinstance(value, cst.Name) and value.value == "False"):
         choice = cst.parse_expression(f'"pos" if {ctx.code(value)} else "gen"')
-        new = keyword_arg("assume_a", choice, sym_pos.comma)
+        new = _renamed(sym_pos, "assume_a", choice)
     args: List[cst.Arg] = []
     for arg in call.args:
         if arg is not sym_pos:
@@ -272,11 +271,17 @@ def _vectorized(call: cst.Call, ctx: Context) -> None:
         choice: cst.BaseExpression = cst.SimpleString(words[value.value])
     else:
         choice = cst.parse_expression(f'"legacy_vectorized" if {ctx.code(value)} else "sequential"')
-    new = keyword_arg("vmap_method", choice, vectorized.comma)
+    new = _renamed(vectorized, "vmap_method", choice)
     args = [new if arg is vectorized else arg for arg in call.args]
     message = "pure_callback(vectorized=...) -> vmap_method=, its replacement since jax 0.4.34"
     needs = "" if arrived else VMAP_METHOD_SINCE
     ctx.replace(call, call.with_changes(args=args), message, needs=needs)
+
+
+def _renamed(arg: cst.Arg, keyword: str, value: "cst.BaseExpression") -> cst.Arg:
+    """``arg`` as ``keyword=value``, in its place: its comma, and the blank or line break after
+    it (before a closing parenthesis on a line of its own), stay."""
+    return arg.with_changes(keyword=cst.Name(keyword), value=value)
 
 
 def _positional(arg: cst.Arg) -> cst.Arg:

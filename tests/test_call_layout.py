@@ -52,3 +52,25 @@ def test_positional_arguments_keep_the_calls_layout(body: str, expected: str) ->
     ast.parse(result.output)
     comments = re.findall(r"#[^\n]*", source)
     assert sorted(re.findall(r"#[^\n]*", result.output)) == sorted(comments)  # none lost
+
+
+def test_a_renamed_keyword_keeps_the_line_break_before_the_closing_bracket():
+    """equinox 0.9's ``jax.pure_callback(\\n    f, s, x, vectorized=v\\n)``: the argument that
+    JAX906 renames was the last one, whose line break the closing bracket stands after."""
+    from jaxmigrate.migrator import migrate_source
+    from jaxmigrate.migrator.settings import Settings
+
+    source = (
+        "import jax\n\n"
+        "out = jax.pure_callback(\n"
+        "    f, s, x, vectorized=True\n"
+        ")\n"
+        "y = jax.scipy.linalg.solve(\n"
+        "    a, b, sym_pos=True\n"
+        ")\n"
+    )
+    output = migrate_source(source, Settings(target_version="0.4.34")).output
+    assert output.endswith(
+        'out = jax.pure_callback(\n    f, s, x, vmap_method="legacy_vectorized"\n)\n'
+        'y = jax.scipy.linalg.solve(\n    a, b, assume_a="pos"\n)\n'
+    )
