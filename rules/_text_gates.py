@@ -477,9 +477,20 @@ def _string_end(text: str, at: int, stop: int) -> int:
 # -- JAX909 shape-dtype-none ---------------------------------------------------------------------
 class ShapeDtypeNoneGate(RuleGate):
     def text_gate(self, gate: TextGate) -> bool:
-        """A dtype of ``None`` needs the word None somewhere in the file (any spelling of the
-        class needs its name, which gate 1 asked for)."""
-        return gate.has_word("None")
+        """A call of ``ShapeDtypeStruct`` (by that name or a name it is bound to) with the word
+        None in the text of its arguments."""
+        if not gate.has_word("None"):
+            return False
+        text = gate.text
+        names = {"ShapeDtypeStruct"} | _aliases(text, "ShapeDtypeStruct")
+        return any(
+            _NONE_WORD.search(text, found.start, found.end) is not None
+            for name in names
+            for found in calls_of(text, name)
+        )
+
+
+_NONE_WORD = re.compile(r"\bNone\b")
 
 
 # -- JAX911 pure-callback-vmap -------------------------------------------------------------------
