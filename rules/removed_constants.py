@@ -30,8 +30,6 @@ VALUES: Dict[str, Tuple[str, str]] = {
     "jax.numpy.PZERO": ("0.0", "0.0"),
     "jax.interpreters.batching.not_mapped": ("None", "None"),
 }
-# Where a unary minus must be parenthesised to keep its meaning (``jnp.NINF ** 2``).
-_TIGHT = (cst.Attribute, cst.Subscript, cst.Call, cst.UnaryOperation, cst.Await)
 
 
 class RemovedConstants(Rule, code="JAX910", safety=Safety.SAFE):
@@ -102,9 +100,10 @@ class RemovedConstants(Rule, code="JAX910", safety=Safety.SAFE):
 
 
 def _tight(site: NameSite, new: "cst.BaseExpression") -> bool:
-    """Would ``new``'s leading minus bind looser than the place ``site`` is in?"""
+    """Would ``new``'s leading minus bind looser than the place ``site`` is in
+    (``jnp.NINF ** 2``, ``jnp.NINF.real``)?"""
     parent = site.parent
-    if isinstance(parent, _TIGHT):
+    if isinstance(parent, (cst.Attribute, cst.Subscript, cst.Call, cst.UnaryOperation, cst.Await)):
         return not isinstance(parent, cst.Call) or parent.func is site.node
     if isinstance(parent, cst.BinaryOperation):
         return isinstance(parent.operator, cst.Power) and parent.left is site.node
