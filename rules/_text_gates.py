@@ -262,6 +262,7 @@ CLIP = "jax.numpy.clip"
 RESHAPE = "jax.numpy.reshape"
 MAKE_MESH = "jax.make_mesh"
 PURE_CALLBACK = "jax.pure_callback"
+VMAP_METHOD_SINCE = "0.4.34"  # pure_callback's vmap_method= came, its vectorized= deprecated
 # The keywords JAX906 rewrites, by function (it reports the others its history saw dropped).
 REWRITTEN: Dict[str, FrozenSet[str]] = {
     SOLVE: frozenset({"sym_pos"}),

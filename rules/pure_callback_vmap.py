@@ -27,9 +27,8 @@ from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._ast_sites import Resolver, name_sites
 from jaxmigrate.rules._helpers import call_target
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
-from jaxmigrate.rules._text_gates import PURE_CALLBACK, PureCallbackVmapGate
+from jaxmigrate.rules._text_gates import PURE_CALLBACK, VMAP_METHOD_SINCE, PureCallbackVmapGate
 
-VMAP_METHOD_SINCE = "0.4.34"  # vmap_method= added, the sequential default deprecated
 RAISES_FROM = parse_version("0.6.0")  # neither keyword: NotImplementedError under vmap
 _CHOSEN = ("vmap_method", "vectorized")  # a call that says how it meets vmap (JAX906's)
 

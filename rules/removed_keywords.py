@@ -33,6 +33,7 @@ from jaxmigrate.rules._text_gates import (
     RESHAPE,
     REWRITTEN,
     SOLVE,
+    VMAP_METHOD_SINCE,
     RemovedKeywordsGate,
 )
 
@@ -42,7 +43,6 @@ CLIP_KEYWORDS_GONE = parse_version("0.7.0")
 # pure_callback's vectorized=: deprecated in 0.4.34 for vmap_method= (added there), a
 # ValueError from 0.6.0, and from 0.10.0 passed on to the callback through **kwargs.
 VECTORIZED_GONE = parse_version("0.6.0")
-VMAP_METHOD_SINCE = "0.4.34"
 PARTIAL = "functools.partial"
 PARTIAL_WORD = "partial"  # (however it is imported, a partial spells it)
 
