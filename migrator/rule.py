@@ -274,7 +274,7 @@ class Rule(RuleGate):
 
     def for_source(self, source: "SourceRange") -> "Rule":
         """The rule as it runs for code written for ``source`` (one it :meth:`runs_for`; open
-        above for a requirement such as ``jax>=0.3.0``): itself, unless what it acts on
+        above for a requirement such as ``jax>=0.4.30``): itself, unless what it acts on
         depends on what the source leaves open (a copy that then asks a file's own names)."""
         return self
 
