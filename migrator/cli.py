@@ -347,9 +347,10 @@ def migrate_command(
             if split_dir is not None:
                 sys.exit(clirun.split_run(files, settings, split_dir, results, quiet, options))
             results += clirun.run_files(files, settings, mode, workers, cache, options)
-        results += clirun.requirement_results(
-            detected, versions, mode, update_requirements or settings.unsafe_fixes
-        )
+        if any(result.changed for result in results):  # (nothing migrated: nothing to require)
+            results += clirun.requirement_results(
+                detected, versions, mode, update_requirements or settings.unsafe_fixes
+            )
     except Interrupted as stop:
         sys.exit(clirun.interrupted(stop, len(files), mode))
     clirun.report(

@@ -425,6 +425,21 @@ def test_the_requirement_is_raised_to_admit_the_target_when_asked(tmp_path):
     assert "would rewrite" not in again.stderr and again.exit_code == 0
 
 
+def test_a_run_that_migrates_nothing_asks_nothing_of_the_requirement(tmp_path):
+    """jaxlie 1.3.3 (``jax>=0.2.14``) needs no rewrite: the run said its "migrated code needs
+    jax>=0.4.1" all the same, and --update-requirements would have raised the pin for code it
+    left as it was."""
+    (tmp_path / ".git").mkdir()
+    text = "jax>=0.2.14\nnumpy\n"
+    (tmp_path / "requirements.txt").write_text(text)
+    (tmp_path / "m.py").write_text("import jax.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x)\n")
+    hint = invoke(".", "--check", "--no-cache", cwd=tmp_path)
+    assert "--update-requirements writes it" not in hint.stderr and hint.exit_code == 0
+    raised = invoke(".", "--no-cache", "--update-requirements", cwd=tmp_path)
+    assert "requirements.txt" not in raised.stderr.split("\n", 1)[1]
+    assert (tmp_path / "requirements.txt").read_text() == text
+
+
 def test_a_requirement_that_admits_the_target_is_never_touched(tmp_path):
     (tmp_path / ".git").mkdir()
     text = '[project]\nname = "x"\ndependencies = ["jax>=0.4.30"]  # keep\n'
