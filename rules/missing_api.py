@@ -15,6 +15,7 @@ rule's finding there), so each legacy site gets one message.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
@@ -25,8 +26,8 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety
 from jaxmigrate.migrator.textgate import under
-from jaxmigrate.migrator.version import Version
-from jaxmigrate.rules import _config_define as config_define
+from jaxmigrate.migrator.version import Version, parse_version
+from jaxmigrate.rules import _config_define as config_define, _dead_imports as dead_imports
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, Absence, history
 from jaxmigrate.rules._helpers import is_store, report_once
 from jaxmigrate.rules._missing_api_ast import (
@@ -162,6 +163,8 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
         modules: Dict[str, Tuple[Absence, List[cst.CSTNode]]] = ctx.memo(
             (self.code, "modules"), dict
         )
+        if any(binding.guarded for binding in ctx.analysis.imports):
+            self._dead_tries(ctx)
         if modules:  # a removed module: once, with its uses another rule does not speak to
             spoken = {
                 ctx.position(finding[0]).start.line
@@ -172,10 +175,32 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
                 left = [n for n in nodes if ctx.position(n).start.line not in spoken]
                 report_once(ctx, left, *_message(absence, ctx), cover=False)
 
+    @staticmethod
+    def _dead_tries(ctx: Context) -> None:
+        """A shim no branch of which imports on the newest JAX of the range, at its ``try``
+        (:mod:`rules._dead_imports`)."""
+        newest = _newest(ctx.upper)
+        dead = dead_imports.dead_tries(ast.parse(ctx.module.code), parse_version(newest))
+        if not dead:
+            return
+        tries = {
+            (ctx.position(node).start.line, ctx.position(node).start.column): node
+            for node in ctx.all_nodes(cst.Try)
+        }
+        for found, names in dead:
+            node = tries.get((found.lineno, found.col_offset))
+            if node is not None:
+                ctx.report(node, *dead_imports.message(newest, names))
+
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         """:meth:`visit_name`, :meth:`visit_string` and :meth:`visit_module` on ``ast``
         (:mod:`rules._missing_api_ast`); None where they could differ, and wherever
-        :meth:`_report` may make a fix (:func:`_ast_absence`)."""
+        :meth:`_report` may make a fix (:func:`_ast_absence`), or a shim fails on the newest
+        JAX (LibCST reports it)."""
+        if any(item.guarded for item in view.imports) and dead_imports.dead_tries(
+            view.tree, parse_version(_newest(view.upper))
+        ):
+            return None
         return _ast_findings(
             view,
             self.code,
@@ -385,3 +410,9 @@ def _looking_for(names: FrozenSet[str], strings: FrozenSet[str]) -> MissingApi:
     copy.legacy_modules = names  # type: ignore[misc]
     copy.strings = strings  # type: ignore[misc]
     return copy
+
+
+def _newest(upper: Optional[Version]) -> str:
+    """The newest release of a range that ends at ``upper`` (None: the newest of all)."""
+    h = history()
+    return (h.newest_at_most(upper) if upper is not None else None) or h.newest
