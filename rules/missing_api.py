@@ -58,6 +58,11 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
     today's JAX.  Other rules rewrite the names they know; on a line where one of them
     already reports, this rule stays quiet.
 
+    **Import shims.** Names imported inside `try: ... except ImportError:` are compatibility
+    code, left alone; but where the `try` and its handler both import names the newest JAX
+    of the range lacks, no branch can work there and the module dies at import: that is
+    reported once, at the `try`.
+
     **Class members.** A member read through a JAX class itself
     (``jax.core.Primitive.bind``, ``from jax.core import ShapedArray`` then
     ``ShapedArray.strip_weak_type``) is checked like a module member: the history records the
