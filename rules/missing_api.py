@@ -168,8 +168,7 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
         modules: Dict[str, Tuple[Absence, List[cst.CSTNode]]] = ctx.memo(
             (self.code, "modules"), dict
         )
-        if any(binding.guarded for binding in ctx.analysis.imports):
-            self._dead_tries(ctx)
+        self._dead_tries(ctx)
         if modules:  # a removed module: once, with its uses another rule does not speak to
             spoken = {
                 ctx.position(finding[0]).start.line
@@ -185,7 +184,13 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
         """A shim no branch of which imports on the newest JAX of the range, at its ``try``
         (:mod:`rules._dead_imports`)."""
         newest = _newest(ctx.upper)
-        dead = dead_imports.dead_tries(ast.parse(ctx.module.code), parse_version(newest))
+        release = parse_version(newest)
+        if not any(  # (a guarded import the release lacks, before the file is read again)
+            binding.guarded and history().present_in(binding.imported_name, release) is False
+            for binding in ctx.analysis.imports
+        ):
+            return
+        dead = dead_imports.dead_tries(ast.parse(ctx.module.code), release)
         if not dead:
             return
         tries = {
@@ -202,9 +207,11 @@ class MissingApi(QualifiedNamesGate, Rule, code="JAX901", safety=Safety.MANUAL):
         (:mod:`rules._missing_api_ast`); None where they could differ, and wherever
         :meth:`_report` may make a fix (:func:`_ast_absence`), or a shim fails on the newest
         JAX (LibCST reports it)."""
-        if any(item.guarded for item in view.imports) and dead_imports.dead_tries(
-            view.tree, parse_version(_newest(view.upper))
-        ):
+        release = parse_version(_newest(view.upper))
+        if any(
+            item.guarded and history().present_in(item.imported, release) is False
+            for item in view.imports
+        ) and dead_imports.dead_tries(view.tree, release):
             return None
         return _ast_findings(
             view,
