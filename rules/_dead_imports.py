@@ -83,5 +83,6 @@ def message(newest: str, names: List[str]) -> Tuple[str, str]:
         f"no branch of this try imports on JAX {newest}: the module fails at import",
         f"On JAX {newest} the try imports {names[0]} and its ImportError handler imports "
         f"{names[1]}; that release has neither, so importing the module raises ImportError.  "
-        "Import what the newest JAX has (the other findings say what replaced each name).",
+        "Rules leave a shim alone, so no other finding names the replacements: import what "
+        "that release has instead (JAX's changelog says what replaced each name).",
     )
