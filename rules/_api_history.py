@@ -13,6 +13,7 @@ to the newest release in the history when there is no upper bound.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import gzip
@@ -241,22 +242,19 @@ class ApiHistory:
 
     def first_index(self, target: Version) -> int:
         """The index of the oldest release of the range that starts at ``target``."""
-        for index, key in enumerate(self.keys):
-            if key >= tuple(target):
-                return index
-        return len(self.keys) - 1
+        index = bisect.bisect_left(self.keys, tuple(target))  # (the keys ascend)
+        return min(index, len(self.keys) - 1)
 
     def last_index(self, upper: Optional[Version]) -> int:
         """The index of the newest release at or below ``upper`` (None: the newest of all)."""
         if upper is None:
             return len(self.keys) - 1
-        below = [index for index, key in enumerate(self.keys) if key <= tuple(upper)]
-        return below[-1] if below else 0
+        return max(bisect.bisect_right(self.keys, tuple(upper)) - 1, 0)
 
     def newest_at_most(self, upper: Version) -> Optional[str]:
         """The newest release at or below ``upper``, or None when the history has none."""
-        below = [release for release, key in zip(self.releases, self.keys) if key <= tuple(upper)]
-        return below[-1] if below else None
+        index = bisect.bisect_right(self.keys, tuple(upper)) - 1
+        return self.releases[index] if index >= 0 else None
 
     def _bounds(self, target: Version, upper: Optional[Version]) -> Tuple[int, int]:
         low, high = self.first_index(target), self.last_index(upper)

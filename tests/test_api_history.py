@@ -392,3 +392,21 @@ def test_history_matches_old_releases(version):
     from tests.runtime.test_runtime import legacy_python
 
     _check_against(legacy_python(version))
+
+
+def test_range_indices_agree_with_a_scan_of_the_releases():
+    """``first_index``/``last_index``/``newest_at_most`` bisect the ascending release keys: the
+    same answer as reading the releases in order, on every release, between and beyond them."""
+    h = history()
+    probes = {tuple(key) for key in h.keys}
+    for key in list(probes):
+        probes |= {key[:-1] + (key[-1] + 1,), key[:-1] + (max(key[-1] - 1, 0),), key + (0,)}
+    probes |= {(0,), (0, 1), (99,), (0, 4, 99)}
+    for probe in sorted(probes):
+        at_or_after = [i for i, key in enumerate(h.keys) if key >= probe]
+        at_or_below = [i for i, key in enumerate(h.keys) if key <= probe]
+        assert h.first_index(probe) == (at_or_after[0] if at_or_after else len(h.keys) - 1)
+        assert h.last_index(probe) == (at_or_below[-1] if at_or_below else 0)
+        expected = h.releases[at_or_below[-1]] if at_or_below else None
+        assert h.newest_at_most(probe) == expected
+    assert h.last_index(None) == len(h.keys) - 1
