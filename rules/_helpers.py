@@ -9,6 +9,7 @@ from jaxmigrate.migrator import diagnostics, lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.scope import Scope, guards_imports, is_feature_test
 from jaxmigrate.migrator.traversal import structural_children
+from jaxmigrate.migrator.version import parse_version
 
 N = TypeVar("N", bound="cst.CSTNode")
 MESSAGE_LIMIT = diagnostics.MESSAGE_LIMIT  # a finding's message: one line of at most this
@@ -385,3 +386,12 @@ def parse_statement_in(text: str, module: cst.Module) -> cst.BaseStatement:
             return updated_node.with_changes(indent="    ")
 
     return cast(cst.BaseStatement, statement.visit(FourSpaces()))
+
+
+def needs_to_fix(ctx: Context, since: str) -> Optional[str]:
+    """What a fix that writes an API JAX ``since`` added needs beyond the target: "" where
+    every release of the target range has it; ``since`` in the survey, whose fixes raise the
+    target to what they need; None elsewhere (the caller reports instead of fixing)."""
+    if ctx.target >= parse_version(since):
+        return ""
+    return since if ctx.survey else None

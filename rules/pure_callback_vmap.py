@@ -25,7 +25,7 @@ from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._ast_sites import Resolver, name_sites
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import call_target, needs_to_fix
 from jaxmigrate.rules._mesh import append_arg, keyword_arg
 from jaxmigrate.rules._text_gates import PURE_CALLBACK, VMAP_METHOD_SINCE, PureCallbackVmapGate
 
@@ -109,8 +109,8 @@ class PureCallbackVmap(PureCallbackVmapGate, Rule, code="JAX911", safety=Safety.
         older, why = ctx.written_before(parse_version(VMAP_METHOD_SINCE))
         if older is not True:
             return
-        arrived = ctx.target >= parse_version(VMAP_METHOD_SINCE)
-        if not (arrived or ctx.survey):
+        needs = needs_to_fix(ctx, VMAP_METHOD_SINCE)
+        if needs is None:
             ctx.report(
                 call,
                 f"pure_callback without vmap_method raises under vmap from JAX 0.6.0; "
@@ -126,7 +126,7 @@ class PureCallbackVmap(PureCallbackVmapGate, Rule, code="JAX911", safety=Safety.
             call.with_changes(args=append_arg(call.args, new)),
             'pure_callback(...) -> pure_callback(..., vmap_method="sequential")',
             detail=f"It keeps the loop the call made under vmap: {why}.",
-            needs="" if arrived else VMAP_METHOD_SINCE,
+            needs=needs,
         )
 
 

@@ -25,7 +25,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import history
-from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._helpers import call_target, needs_to_fix
 from jaxmigrate.rules._text_gates import (
     CLIP,
     MAKE_MESH,
@@ -254,8 +254,8 @@ def _vectorized(call: cst.Call, ctx: Context) -> None:
             vectorized, "pure_callback() passes both vectorized= and vmap_method=: drop vectorized="
         )
         return
-    arrived = ctx.target >= parse_version(VMAP_METHOD_SINCE)
-    if not (arrived or ctx.survey):
+    needs = needs_to_fix(ctx, VMAP_METHOD_SINCE)
+    if needs is None:
         ctx.report(
             vectorized,
             f"pure_callback(vectorized=...) is gone from JAX 0.6.0; vmap_method= needs "
@@ -274,7 +274,6 @@ def _vectorized(call: cst.Call, ctx: Context) -> None:
     new = _renamed(vectorized, "vmap_method", choice)
     args = [new if arg is vectorized else arg for arg in call.args]
     message = "pure_callback(vectorized=...) -> vmap_method=, its replacement since jax 0.4.34"
-    needs = "" if arrived else VMAP_METHOD_SINCE
     ctx.replace(call, call.with_changes(args=args), message, needs=needs)
 
 
@@ -395,12 +394,11 @@ def _partial(qualname: str, call: cst.Call, ctx: Context) -> None:
             continue  # every release of the range takes it
         new, since = entry
         short = qualname.rsplit(".", 1)[1]
-        arrived = ctx.target >= parse_version(since)
-        if (arrived or ctx.survey) and new not in passed:
-            # (the survey renames it anyway, with what it needs: the target rises to that)
+        this_needs = needs_to_fix(ctx, since)  # (the survey renames it anyway: see there)
+        if this_needs is not None and new not in passed:
             renamed[id(arg)] = arg.with_changes(keyword=cst.Name(new))
-            if not arrived and (not needs or parse_version(since) > parse_version(needs)):
-                needs = since
+            if this_needs and (not needs or parse_version(this_needs) > parse_version(needs)):
+                needs = this_needs
             continue
         ctx.report(
             arg,
