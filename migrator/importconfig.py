@@ -35,7 +35,12 @@ _INI = {
 
 def first_party_for(path: Path) -> Tuple[str, ...]:
     """The first-party top-level names of the project ``path`` (a file or folder) is in."""
-    return _for_directory(folder_of(path))
+    return first_party_in(folder_of(path))
+
+
+def first_party_in(folder: str) -> Tuple[str, ...]:
+    """The first-party top-level names of the project the resolved ``folder`` is in."""
+    return _for_directory(folder)
 
 
 @functools.lru_cache(maxsize=4096)  # (a folder each: a big tree has thousands)

@@ -41,7 +41,12 @@ _INI_SECTIONS = {
 
 def line_length_for(path: Path) -> int:
     """The line length configured for the project ``path`` (a file or folder) is in."""
-    found = _for_directory(folder_of(path))
+    return line_length_in(folder_of(path))
+
+
+def line_length_in(folder: str) -> int:
+    """The line length configured for the project the resolved ``folder`` is in."""
+    found = _for_directory(folder)
     return DEFAULT_LINE_LENGTH if found is None else found
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import os
 from pathlib import Path
 from typing import (
@@ -29,8 +30,8 @@ from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
 from jaxmigrate.migrator.docpieces import may_hold_code_block
 from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
-from jaxmigrate.migrator.importconfig import first_party_for
-from jaxmigrate.migrator.linelength import line_length_for
+from jaxmigrate.migrator.importconfig import first_party_in
+from jaxmigrate.migrator.linelength import folder_of, line_length_in
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.surveyorder import Seen, Survey, surveyed
@@ -428,14 +429,24 @@ def process_file(
         return FileResult(str(path), error=str(error))
     except MemoryError:
         return FileResult(str(path), error="out of memory while reading this file")
-    if settings.line_length is None:
-        settings = dataclasses.replace(settings, line_length=line_length_for(path))
-    if settings.first_party is None:
-        settings = dataclasses.replace(settings, first_party=first_party_for(path))
+    if settings.line_length is None or settings.first_party is None:
+        settings = _for_folder(settings, folder_of(path))
     result = migrate_text(source, str(path), settings, mode, _cache(cache_dir, settings), options)
     if not options.keep_output:
         result.output = None  # not worth sending back from a worker
     return result
+
+
+@functools.lru_cache(maxsize=4096)  # (a folder each: its files share one settings object)
+def _for_folder(settings: Settings, folder: str) -> Settings:
+    """``settings`` with the line length and the first-party names of the project the
+    resolved ``folder`` is in, where the command line gave none."""
+    changes: Dict[str, object] = {}
+    if settings.line_length is None:
+        changes["line_length"] = line_length_in(folder)
+    if settings.first_party is None:
+        changes["first_party"] = first_party_in(folder)
+    return dataclasses.replace(settings, **changes)  # type: ignore[arg-type]
 
 
 def _process_star(args: tuple) -> FileResult:
