@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import difflib
 from typing import Callable, List, Sequence, Tuple, TypeVar
 
 from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.linediff import LineMatcher
 
 D = TypeVar("D", bound=Diagnostic)
 
@@ -23,7 +23,7 @@ def line_map(before: str, after: str) -> Callable[[int], int]:
     """A function from a 1-based line of ``after`` to the 1-based line of ``before`` it
     came from (or stands where)."""
     old, new = before.splitlines(), after.splitlines()
-    matcher = difflib.SequenceMatcher(None, old, new)  # the alignment --diff shows
+    matcher = LineMatcher(old, new)  # the alignment --diff shows
     blocks: List[Tuple[int, int, int, int]] = [
         (j1, j2, i1, i2) for _tag, i1, i2, j1, j2 in matcher.get_opcodes() if j2 > j1
     ]

@@ -7,7 +7,6 @@ settle (:mod:`migrator.quickgate`): a run over files that name no JAX never load
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import os
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import (
     Tuple,
 )
 
-from jaxmigrate.migrator import gateplan, guard, interrupt, linemap
+from jaxmigrate.migrator import gateplan, guard, interrupt, linediff, linemap
 from jaxmigrate.migrator.cache import ResultCache
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
@@ -89,9 +88,7 @@ def unified_diff(path: str, before: str, after: str, label: str = "") -> str:
     (``:cell 3`` for the cell view of a notebook, which is for reading, not applying)."""
     name = diff_path(path) + label
     lines = []
-    for line in difflib.unified_diff(
-        _lines(before), _lines(after), fromfile=f"a/{name}", tofile=f"b/{name}"
-    ):
+    for line in linediff.unified(_lines(before), _lines(after), f"a/{name}", f"b/{name}"):
         if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
         lines.append(line)
