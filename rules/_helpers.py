@@ -44,8 +44,12 @@ def isinstance_position(site: NameSite) -> Optional[Tuple[cst.Call, Optional[cst
 
 
 def is_type_identity_check(site: NameSite) -> bool:
-    """``type(x) is Name`` / ``type(x) == Name`` / ``x.__class__ is Name`` (either side)."""
+    """``type(x) is Name`` / ``type(x) == Name`` / ``x.__class__ is Name`` (either side), and
+    ``type(x) in (Name, ...)`` (``not in``; a tuple, list or set written there): each asks for
+    the class itself, which no jax.Array is (its class is an implementation class)."""
     parent = site.parent
+    if isinstance(parent, cst.Element):
+        return _is_type_membership(site)
     if isinstance(parent, cst.ComparisonTarget):
         comparison = site.ancestors[-2]
     elif isinstance(parent, cst.Comparison):
@@ -58,10 +62,30 @@ def is_type_identity_check(site: NameSite) -> bool:
     identity = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
     if not all(isinstance(t.operator, identity) for t in comparison.comparisons):
         return False
-    return any(
-        (isinstance(o, cst.Call) and isinstance(o.func, cst.Name) and o.func.value == "type")
-        or (isinstance(o, cst.Attribute) and o.attr.value == "__class__")
-        for o in operands
+    return any(_is_type_of(o) for o in operands)
+
+
+def _is_type_of(node: cst.BaseExpression) -> bool:
+    """``type(x)`` or ``x.__class__``."""
+    return (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "type"
+    ) or (isinstance(node, cst.Attribute) and node.attr.value == "__class__")
+
+
+def _is_type_membership(site: NameSite) -> bool:
+    """``type(x) in (Name, ...)``: the site an element of the collection a single ``in`` or
+    ``not in`` compares ``type(x)`` with."""
+    ancestors = site.ancestors
+    if len(ancestors) < 4 or not isinstance(ancestors[-2], (cst.Tuple, cst.List, cst.Set)):
+        return False
+    target, comparison = ancestors[-3], ancestors[-4]
+    return (
+        isinstance(target, cst.ComparisonTarget)
+        and isinstance(target.operator, (cst.In, cst.NotIn))
+        and isinstance(comparison, cst.Comparison)
+        and len(comparison.comparisons) == 1
+        and comparison.comparisons[0] is target
+        and _is_type_of(comparison.left)
     )
 
 
