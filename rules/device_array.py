@@ -31,12 +31,12 @@ class DeviceArray(ArrayTypeRule, code="JAX101"):
     meant "a concrete array" should add `and not isinstance(x, jax.core.Tracer)`.
 
     **Not rewritten.** `type(x) is DeviceArray` (and `x.__class__ is DeviceArray`, and
-    `type(x) in (DeviceArray, np.ndarray)`) is reported: the concrete class is an implementation detail (`ArrayImpl`) whose module moved;
-    use `isinstance(x, jax.Array)`.  The class as a dispatch key (`{DeviceArray: f}`,
-    `handlers[DeviceArray] = f`) is reported for the same reason: a table looked up by
-    `type(x)` never sees `jax.Array`.  Calls (`DeviceArray(...)`) and subclassing are
-    reported too.  String annotations are
-    left as they are; one that spells `DeviceArray` is reported.
+    `type(x) in (DeviceArray, np.ndarray)`) is reported: the concrete class is an
+    implementation detail (`ArrayImpl`) whose module moved; use `isinstance(x, jax.Array)`.
+    The class as a dispatch key (`{DeviceArray: f}`, `handlers[DeviceArray] = f`) is reported
+    for the same reason: a table looked up by `type(x)` never sees `jax.Array`.  Calls
+    (`DeviceArray(...)`) and subclassing are reported too.  String annotations are left as
+    they are; one that spells `DeviceArray` is reported.
     """
 
     # reports a string annotation or a method call by its name, import or not
