@@ -384,8 +384,11 @@ def _for_target(
     copy = _COPIES.get(key)
     if copy is None:
         names = history().first_missing(target, upper) - set_aside
-        # Flags set or read by name: ``jax.config.update("jax_array", True)``.
-        strings = frozenset(q.rpartition(".")[2] for q in names if q.startswith("jax.config.jax_"))
+        # Flags set or read by name (``jax.config.update("jax_array", True)``) that some
+        # release lacks by name: a flag every release defines, as an attribute or not, is no
+        # site, however many releases lack the attribute (``visit_string`` asks the same).
+        flags = (q.rpartition(".")[2] for q in names if q.startswith("jax.config.jax_"))
+        strings = frozenset(f for f in flags if history().flag_absence(f, target, upper))
         copy = _COPIES[key] = _looking_for(names, strings)
     return copy
 

@@ -22,6 +22,7 @@ from jaxmigrate.migrator.rule import all_rules
 from jaxmigrate.migrator.textgate import admitted
 from jaxmigrate.migrator.version import parse_version
 from tests.fixture_support import FIXTURES, fixture_settings
+from tests.test_gate_equivalence import difference, outcome
 
 _site_wanted = Plan.has_site  # gate 2 without the rule's own refinement
 
@@ -723,3 +724,25 @@ def test_the_hasattr_arguments_skip_brackets_in_strings_and_comments():
     assert _hasattr_arguments('x,  # :)\n "name") + y', 0) == 'x,  # :)\n "name"'
     # a triple quote: the whole window (more text can only let more files through)
     assert _hasattr_arguments('x, """)""", "name") + y', 0) == 'x, """)""", "name") + y'
+
+
+@pytest.mark.parametrize(
+    "flag, site",
+    [
+        ("jax_eager_pmap", True),  # removed in 0.6.0: JAX901 reports it where it is set by name
+        ("jax_disable_most_optimizations", False),  # every release defines it by name
+    ],
+)
+def test_jax901_reads_a_flag_string_only_where_some_release_lacks_the_flag(flag, site):
+    """A flag string is a site of JAX901 only where a release of the range lacks the flag by
+    name: one that every release defines (as no attribute: the name reads as a string only)
+    passes gate 1 no more, and the runs, gated or not, agree either way."""
+    run = Settings(target_version="0.4.25")
+    rule = next(r for r in run.active_rules() if r.code == "JAX901")
+    source = f"import jax\njax.config.update({flag!r}, True)\n"
+    plan = make_plan((rule,))
+    candidates, hits = plan.prefilter_hits(source)
+    assert bool(candidates and admitted(source, candidates, hits)) is site
+    assert difference(source, run) is None
+    findings = outcome(source, run)[2]
+    assert bool(findings) is site
