@@ -297,18 +297,19 @@ def _ast_gate(
 
 
 def _facts(text: str) -> Optional[Facts]:
-    """:func:`ast_facts`, or those a run before this one kept for the same big module
-    (:mod:`migrator.handoff`); what gates derived from them is not kept (a rule may run
-    for another target there)."""
-    if len(text) <= piecewise.BIG_CHARS:
-        return ast_facts(text)
-    facts = handoff.take(text)
+    """:func:`ast_facts`, or those a run before this one kept for the same text
+    (:mod:`migrator.handoff`: a big module's, or the survey's in one process); what gates
+    derived from them is not kept (a rule may run for another target there)."""
+    big = len(text) > piecewise.BIG_CHARS
+    facts = handoff.take(text) if big else handoff.take_facts(text)
     if facts is not None:
         facts.derived.clear()
         return facts
     facts = ast_facts(text)
-    if facts is not None and handoff.enabled():
+    if facts is not None and big and handoff.enabled():
         handoff.keep(text, facts)
+    elif facts is not None and not big and handoff.keeping_modules():
+        handoff.keep_facts(text, facts)
     return facts
 
 

@@ -66,7 +66,7 @@ def test_one_parse_serves_both_runs_and_nothing_stays(parses):
     assert first[0] == second[0] == LEGACY.replace("jax.tree_map", "jax.tree.map")
     with handoff.handing_on(False, modules=True):
         outcome(LEGACY, Settings())
-    assert not handoff._modules and handoff._module_chars == 0  # the context let it go
+    assert not handoff._modules and handoff._modules.chars == 0  # the context let it go
 
 
 def test_copies_of_a_text_share_one_parse_and_each_run_takes_it(parses):
@@ -79,7 +79,7 @@ def test_copies_of_a_text_share_one_parse_and_each_run_takes_it(parses):
         handoff.stop_keeping_modules()
         assert handoff._modules[LEGACY][1] == 3
         handed = [outcome(LEGACY, run) for _copy in range(3)]
-        assert not handoff._modules and handoff._module_chars == 0  # the last run let it go
+        assert not handoff._modules and handoff._modules.chars == 0  # the last run let it go
         outcome(LEGACY, run)  # a fourth run: nothing kept for it
     assert parses == [len(LEGACY), len(LEGACY)]
     assert handed == [alone] * 3
@@ -141,3 +141,69 @@ def test_stdin_parses_once(parses):
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert parses == [len(LEGACY)]
     assert "jax.tree_util.tree_map(x, y)" in result.output
+
+
+# -- CPython's facts: kept alike, for the modules the survey read with ``ast`` --------------------
+# A fix (read by the survey too) and a private import JAX902 reports.
+PRIVATE = LEGACY + "\n\nfrom jax._src import core\n\n\ndef g(x):\n    return core.get_aval(x)\n"
+
+
+@pytest.fixture
+def ast_reads(monkeypatch) -> List[int]:
+    """Lengths of the texts the engine makes CPython's facts of."""
+    made: List[int] = []
+    real = engine.ast_facts
+
+    def counting(text: str):  # noqa: ANN202
+        made.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(engine, "ast_facts", counting)
+    return made
+
+
+@pytest.mark.parametrize("text", [PRIVATE, LEGACY], ids=["a fix and a finding", "a fix"])
+def test_the_run_takes_the_surveys_facts_and_nothing_stays(ast_reads, text):
+    run = Settings(target_version="0.4.30")
+    alone = outcome(text, run)
+    ast_reads.clear()
+    with handoff.handing_on(False, modules=True):
+        outcome(text, Settings(survey=True, target_version="0.4.30"))
+        handoff.stop_keeping_modules()
+        assert set(handoff._facts) == {text}
+        handed = outcome(text, run)
+        assert not handoff._facts and handoff._facts.chars == 0  # the run took them
+        outcome(text, run)  # the survey is over: made again, not kept
+        assert not handoff._facts
+    assert ast_reads == [len(text), len(text)]
+    assert handed == alone
+    assert alone[0] != text  # (a real run, not a no-op)
+
+
+def test_the_facts_budget_bounds_what_is_kept(ast_reads, monkeypatch):
+    other = PRIVATE + "\n\ny = jax.tree_map(f, x)\n"
+    monkeypatch.setattr(handoff, "FACTS_CHARS", len(other) + 1)
+    with handoff.handing_on(False, modules=True):
+        outcome(other, Settings())
+        outcome(PRIVATE, Settings())  # over the budget with the first: read, not kept
+        assert set(handoff._facts) == {other}
+        handoff.stop_keeping_modules()
+        outcome(PRIVATE, Settings())
+        outcome(other, Settings())
+        assert not handoff._facts
+    assert ast_reads == [len(other), len(PRIVATE), len(PRIVATE)]
+
+
+def test_a_run_in_one_process_reads_each_module_with_ast_once(ast_reads, tmp_path, monkeypatch):
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    _require_jax_tree(tmp_path)
+    one.write_text(LEGACY, encoding="utf-8")
+    two.write_text(LEGACY.replace("x, y)", "x, z)"), encoding="utf-8")
+    handed = _cli([str(one), str(two)], "-j", "1")
+    assert len(ast_reads) == 2  # the survey's reads, taken by the run
+    ast_reads.clear()
+    monkeypatch.setattr(handoff, "FACTS_CHARS", 0)
+    alone = _cli([str(one), str(two)], "-j", "1")
+    assert len(ast_reads) == 4  # nothing kept: each pass reads each file
+    assert (handed.exit_code, handed.output) == (alone.exit_code, alone.output)
+    assert handed.output.count("+    return jax.tree.map(x, ") == 2
