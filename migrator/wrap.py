@@ -149,8 +149,8 @@ def _one_line(ctx: Context, node: cst.CSTNode, number: int) -> bool:
 
 def _root(ctx: Context, node: cst.CSTNode, number: int) -> Optional[cst.BaseExpression]:
     """The largest one-line expression on line ``number`` around (or, for a written node
-    over several lines, inside) ``node``."""
-    if _one_line(ctx, node, number):
+    over several lines or a written statement, inside) ``node``."""
+    if _one_line(ctx, node, number) and not isinstance(node, cst.BaseStatement):
         root = node if isinstance(node, cst.BaseExpression) else None
         for up in ctx.ancestors(node):
             # (A Param, say, has no code of its own: its Parameters write its ``=``.)
