@@ -507,3 +507,112 @@ class PureCallbackVmapGate(RuleGate):
             for name in names
             for found in calls_of(text, name)
         )
+
+
+# -- JAX106 array-field-default ------------------------------------------------------------------
+# The jax.numpy functions that make an array (the rule's names are these, under jax.numpy).
+ARRAY_MAKERS = frozenset(
+    {
+        "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
+        "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like", "tri",
+        "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
+        "uint8", "uint16", "uint32", "uint64", "bool_", "complex64", "complex128",
+    }
+)  # fmt: skip
+# What makes a class a dataclass: the word of a decorator (``dataclass``) or of a base whose
+# subclasses are made dataclasses (flax's ``PyTreeNode`` and ``Module``, equinox's ``Module``).
+DATACLASS_WORDS = ("dataclass", "PyTreeNode", "Module")
+# An annotated name ``name: ...`` (or one after ``class C:`` on its line), with what follows
+# its colon: the annotation, and the ``= value`` if there is one.
+_ANNOTATED = re.compile(
+    r"^[ \t]*(?:class\b[^\n]*?:[ \t]*)?(?!(?:lambda|else|try|finally|except)\b)"
+    r"[A-Za-z_]\w*[ \t]*:(?!=)([^\n]*)$",
+    re.MULTILINE,
+)
+_MAKERS_RE = "|".join(sorted(ARRAY_MAKERS))
+_MAKER_CALL = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]*\(")
+_RENAMED_IMPORT = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]+as\b|\bimport[ \t]*\*")
+
+
+class ArrayFieldDefaultGate(RuleGate):
+    text_gated = True  # (the text gate decides: the makers' words are everywhere)
+
+    # A maker's name is written in each call of it, or in the import that renames it.  (Not
+    # declared as ``names``: the makers are no legacy names, and a rule that declares a name
+    # owns it, which other rules then leave alone.)
+    @functools.cached_property
+    def trigger_words(self) -> FrozenSet[str]:
+        return ARRAY_MAKERS
+
+    def text_gate(self, gate: TextGate) -> bool:
+        """ast_gate, read from the text: a dataclass's word, and an annotated name whose
+        statement (its line, and the lines its open brackets or a backslash carry it on to)
+        calls one of the makers.  A maker imported under another name (or ``import *``) may be
+        called by any name, and a statement whose end the reading cannot find (a triple-quoted
+        string, or very long) may call one: kept."""
+        text = gate.text
+        if not any(word in text for word in DATACLASS_WORDS):
+            return False
+        if _RENAMED_IMPORT.search(text):
+            return True
+        if "\r" in text:  # (lines as Python reads them: \r alone ends one too)
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        for match in _ANNOTATED.finditer(text):
+            rest = match.group(1)
+            if _MAKER_CALL.search(rest):
+                return True
+            if _goes_on(rest) and _rest_calls_a_maker(text, match.end()):
+                return True
+        return False
+
+
+_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+_STATEMENT_LINES = 60  # a statement read further than this is kept unread
+
+
+def _code_of(line: str) -> Optional[str]:
+    """``line`` without its one-line strings and its comment; None where a quote is left
+    open on it (a triple-quoted string, a string a backslash carries on, or prose)."""
+    if "'''" in line or '"""' in line:
+        return None
+    code = _STRING.sub('""', line).split("#", 1)[0]
+    if "'" in code.replace('""', "") or '"' in code.replace('""', ""):
+        return None
+    return code
+
+
+def _depth(code: str) -> int:
+    return sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+
+
+def _goes_on(rest: str) -> bool:
+    """Does the statement whose first line ends with ``rest`` go on past it (or may it)?  A
+    quote left open there, with no triple quote nor a backslash at the end, is no code: a
+    line of prose in a docstring (``name: the layer\'s size``)."""
+    code = _code_of(rest)
+    if code is None:
+        return "'''" in rest or '"""' in rest or rest.rstrip().endswith("\\")
+    return _depth(code) > 0 or code.rstrip().endswith("\\")
+
+
+def _rest_calls_a_maker(text: str, end: int) -> bool:
+    """Reading on from ``end`` (the end of a statement's first line, which goes on) to where
+    its brackets close: does it call a maker?  True where the end cannot be found."""
+    depth = _depth(_code_of(text[text.rfind("\n", 0, end) + 1 : end]) or "(")
+    position = end
+    for _line in range(_STATEMENT_LINES):
+        if position >= len(text):
+            return True
+        stop = text.find("\n", position + 1)
+        stop = len(text) if stop < 0 else stop
+        line = text[position + 1 : stop]
+        if _MAKER_CALL.search(line):
+            return True
+        code = _code_of(line)
+        if code is None:
+            return True
+        depth += _depth(code)
+        if depth <= 0 and not code.rstrip().endswith("\\"):
+            return False
+        position = stop
+    return True

@@ -50,6 +50,9 @@ Opt-in flavours (driver constant ``SHIM_FLAVOURS = ("name", ...)``, passed to ``
   outputs and ``isinstance`` is True exactly for those.  Values that did not exist before
   jax.Array (multi-device ``NamedSharding`` arrays from ``device_put``/``jit``) have no legacy
   answer; drivers using this flavour must not feed them.
+* ``"hashable-arrays-pre-0.4.1"``: a JAX array as a dataclass field's default, which Python
+  3.11's ``dataclasses`` took while arrays were DeviceArrays (whose class defined
+  ``__hash__``); ``array_defaults.py``.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ import sys
 import types
 
 _INSTALLED = False
-FLAVOURS = ("sda-pre-0.4.1",)
+FLAVOURS = ("sda-pre-0.4.1", "hashable-arrays-pre-0.4.1")
 
 
 def _module(name: str, **attrs: object) -> types.ModuleType:
@@ -139,6 +142,10 @@ def install(flavours: "tuple[str, ...] | list[str]" = ()) -> None:
         ArrayImpl=type(jnp.zeros(())),
     )
     jaxlib.xla_extension = sys.modules["jaxlib.xla_extension"]
+    if "hashable-arrays-pre-0.4.1" in flavours:
+        from . import array_defaults
+
+        array_defaults.install()
     if "sda-pre-0.4.1" in flavours:
         pxla.ShardedDeviceArray = gda.PmapShardedDeviceArray
         jax.pmap = gda.recording_pmap(jax.pmap)
