@@ -191,7 +191,7 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
             leading_lines=line.leading_lines,
         )
         field_line = line.with_changes(body=[statement.with_changes(value=value)], leading_lines=())
-        message = f"{name}: array default -> {kept} + default_factory (jax.Array is unhashable)"
+        message = f"{name}: jax.Array default -> default_factory of {kept}"
         ctx.replace(line, cst.FlattenSentinel([made, field_line]), message)
 
 
