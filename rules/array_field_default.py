@@ -21,7 +21,7 @@ they did, since equality of dataclasses finds the field's arrays identical.
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterator, Optional, Set
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
@@ -36,6 +36,7 @@ from jaxmigrate.rules._array_fields import (
     ast_array_defaults,
     class_var,
 )
+from jaxmigrate.rules._helpers import is_store
 from jaxmigrate.rules._text_gates import ArrayFieldDefaultGate
 
 ARRAY = "0.4.1"  # jax.Array: the default array type, with no __hash__
@@ -64,10 +65,11 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
     **Safety.** Every instance holds the very array the shared default was, so instances
     compare as they did (dataclass equality finds the fields identical before it compares
     arrays).  The class no longer holds the default under the field's name (`dataclasses`
-    keeps no class attribute for a field with a factory): where the module reads the field
-    through a class (`Params.w`), the field is reported instead, as it is in a class nested
-    in a class (the factory could not name it) and on a line shared with another statement.
-    Reads through the class from other modules are out of sight.
+    keeps no class attribute for a field with a factory): the module's reads through the
+    class (`Params.w`) become `Params._w_default`; where one cannot be followed (a store, a
+    name the class shares with another binding), or the field shares its line with another
+    statement, the field is reported.  Reads through the class from other modules are out of
+    sight.  In a class nested in a class, the factory names it through the outer class.
 
     **Use instead.** A factory, as above, or a default that is not an array (a tuple)
     turned into one where it is used.
@@ -111,20 +113,34 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
                 steps: chex.Array = dataclasses.field(default_factory=lambda: Env._steps_default)
             """,
         ),
-        Example.reported(
-            title="a default read through the class stays, reported",
-            code="""
+        Example(
+            title="a default read through the class follows the array",
+            before="""
             import dataclasses
 
             import jax.numpy as jnp
 
 
             @dataclasses.dataclass
-            class Config:
+            class Cfg:
                 scale: jnp.ndarray = jnp.ones(3)
 
 
-            DEFAULT_SCALE = Config.scale
+            DEFAULT_SCALE = Cfg.scale
+            """,
+            after="""
+            import dataclasses
+
+            import jax.numpy as jnp
+
+
+            @dataclasses.dataclass
+            class Cfg:
+                _scale_default = jnp.ones(3)
+                scale: jnp.ndarray = dataclasses.field(default_factory=lambda: Cfg._scale_default)
+
+
+            DEFAULT_SCALE = Cfg._scale_default
             """,
         ),
     )
@@ -153,8 +169,11 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
     ) -> None:
         name = statement.target.value  # type: ignore[attr-defined]
         kept = f"_{name}_default"
-        problem = _why_not(ctx, line, classdef, name, kept)
-        if problem is not None:
+        problem = _why_not(ctx, line, classdef, kept)
+        reads = _reads_through(ctx, classdef, name)
+        if reads is None:
+            problem = f"the module reads or writes {name} through the class where it cannot follow"
+        if problem is not None or reads is None:
             ctx.report(
                 call,
                 f"{name}: dataclasses refuse a jax.Array default on Python 3.11+; "
@@ -165,7 +184,7 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
         # The array is made where it was, once, and kept on the class under another name; the
         # factory gives every instance that same array (as the shared default did: equality
         # of instances still finds the field's arrays identical).
-        owner = cst.Attribute(value=cst.Name(classdef.name.value), attr=cst.Name(kept))
+        owner = cst.Attribute(value=_class_path(ctx, classdef), attr=cst.Name(kept))
         factory = cst.Lambda(params=cst.Parameters(), body=owner)
         if keyword is not None:
             new_arg = keyword.with_changes(keyword=cst.Name("default_factory"), value=factory)
@@ -193,6 +212,8 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
         field_line = line.with_changes(body=[statement.with_changes(value=value)], leading_lines=())
         message = f"{name}: jax.Array default -> default_factory of {kept}"
         ctx.replace(line, cst.FlattenSentinel([made, field_line]), message)
+        for read in reads:  # ``C.name`` read through the class: the array is ``C._name_default``
+            ctx.replace(read, read.with_changes(attr=cst.Name(kept)), f"{read_of(read)} -> {kept}")
 
 
 def _array_fields(classdef: "cst.ClassDef", ctx: Context) -> Iterator[tuple]:
@@ -276,22 +297,61 @@ def _classes(ctx: Context) -> Dict[str, "cst.ClassDef"]:
 
 
 def _why_not(
-    ctx: Context,
-    line: "cst.CSTNode",
-    classdef: "cst.ClassDef",
-    name: str,
-    kept: str,
+    ctx: Context, line: "cst.CSTNode", classdef: "cst.ClassDef", kept: str
 ) -> Optional[str]:
     """Why the default cannot move to a factory (None: it can)."""
     if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
         return "the field shares its line with another statement"
-    if any(isinstance(node, cst.ClassDef) for node in ctx.ancestors(classdef)):
-        return "the class is nested in another class, whose names a factory cannot see"
     if kept in _bound_in_body(classdef):
         return f"the class already binds {kept}, the name that would keep the array"
-    if _read_through_a_class(ctx, name):
-        return f"the module reads {name} through the class, which keeps no default with a factory"
     return None
+
+
+def _class_path(ctx: Context, classdef: "cst.ClassDef") -> "cst.BaseExpression":
+    """``C``, or ``Outer.C`` for a class in a class body (whose names a ``lambda`` in ``C``
+    cannot see; the outermost class is a name of the function or module around it)."""
+    names = [classdef.name.value]
+    for node in ctx.ancestors(classdef):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(node, cst.ClassDef):
+            names.insert(0, node.name.value)
+    expr: cst.BaseExpression = cst.Name(names[0])
+    for part in names[1:]:
+        expr = cst.Attribute(value=expr, attr=cst.Name(part))
+    return expr
+
+
+def read_of(read: "cst.Attribute") -> str:
+    return f"{read.value.value}.{read.attr.value}"  # type: ignore[attr-defined]
+
+
+def _reads_through(
+    ctx: Context, classdef: "cst.ClassDef", name: str
+) -> Optional[List["cst.Attribute"]]:
+    """The module's reads ``C.name`` of the field through its class ``C`` (a name that means
+    the class wherever it is read); None where one cannot be followed: a store or ``del``, a
+    ``C`` that may be another object there, or a read inside a field's default (which a fix
+    moves)."""
+    reads: List[cst.Attribute] = []
+    home = ctx.scope_of(classdef)
+    for attribute in ctx.all_nodes(cst.Attribute):
+        value = attribute.value
+        if attribute.attr.value != name or not isinstance(value, cst.Name):
+            continue
+        if value.value != classdef.name.value:
+            continue
+        bindings = ctx.scope_of(attribute).lookup(value.value)
+        if bindings is None or len(bindings) != 1 or bindings[0].scope is not home:
+            if bindings is not None and any(b.scope is home for b in bindings):
+                return None  # (the class's name, bound again: cannot tell which one)
+            continue  # another object of the same name
+        if is_store(ctx, attribute) or any(
+            isinstance(up, cst.AnnAssign) for up in ctx.ancestors(attribute)
+        ):
+            return None
+        reads.append(attribute)
+    return reads
 
 
 def _bound_in_body(classdef: "cst.ClassDef") -> FrozenSet[str]:
@@ -356,15 +416,3 @@ def _names_in(node: "cst.CSTNode") -> Set[str]:
 
     node.visit(Collect())
     return found
-
-
-def _read_through_a_class(ctx: Context, name: str) -> bool:
-    """Does the module read ``C.name`` with ``C`` one of its classes?"""
-    classes = {node.name.value for node in ctx.all_nodes(cst.ClassDef)}
-    for attribute in ctx.all_nodes(cst.Attribute):
-        if attribute.attr.value != name:
-            continue
-        value = attribute.value
-        if isinstance(value, cst.Name) and value.value in classes:
-            return True
-    return False
