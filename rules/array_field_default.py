@@ -79,12 +79,9 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
         removed=(ARRAY, "jax.Array has no __hash__: dataclasses refuse it as a default")
     )
     references = (
+        refs.release_notes("0.4.1", "jax.Array, which has no __hash__, became the default"),
         refs.source_at("0.3.25", "jax/_src/device_array.py", "DeviceArray.__hash__ raises"),
         refs.api("jax.Array"),
-        refs.Reference(
-            "Python's dataclasses: mutable default values (an unhashable default, from 3.11)",
-            "https://docs.python.org/3/library/dataclasses.html#mutable-default-values",
-        ),
     )
     examples = (
         Example(
