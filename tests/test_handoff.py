@@ -25,11 +25,8 @@ from tests.test_piecewise import FILLER, LEGACY
 BIG = 300  # the threshold the tests set: their modules are "big"
 
 
-@pytest.fixture
-def parses(monkeypatch) -> List[int]:
-    """Lengths of the texts CPython's facts are made of, with small modules counted as big."""
-    monkeypatch.setattr(piecewise, "BIG_CHARS", BIG)
-    monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", BIG)
+def counting_ast_facts(monkeypatch) -> List[int]:  # noqa: ANN001
+    """From now on, the lengths of the texts the engine makes CPython's facts of."""
     made: List[int] = []
     real = engine.ast_facts
 
@@ -39,6 +36,14 @@ def parses(monkeypatch) -> List[int]:
 
     monkeypatch.setattr(engine, "ast_facts", counting)
     return made
+
+
+@pytest.fixture
+def parses(monkeypatch) -> List[int]:
+    """Lengths of the texts CPython's facts are made of, with small modules counted as big."""
+    monkeypatch.setattr(piecewise, "BIG_CHARS", BIG)
+    monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", BIG)
+    return counting_ast_facts(monkeypatch)
 
 
 def fixture_paths() -> List[Path]:

@@ -20,7 +20,7 @@ from jaxmigrate.migrator.cli import cli
 from jaxmigrate.migrator.settings import Settings
 from tests.fixture_support import fixture_settings
 from tests.test_gate_equivalence import outcome
-from tests.test_handoff import _require_jax_tree, fixture_paths
+from tests.test_handoff import _require_jax_tree, counting_ast_facts, fixture_paths
 
 LEGACY = "import jax\n\n\ndef f(x, y):\n    return jax.tree_map(x, y)\n"
 
@@ -151,15 +151,7 @@ PRIVATE = LEGACY + "\n\nfrom jax._src import core\n\n\ndef g(x):\n    return cor
 @pytest.fixture
 def ast_reads(monkeypatch) -> List[int]:
     """Lengths of the texts the engine makes CPython's facts of."""
-    made: List[int] = []
-    real = engine.ast_facts
-
-    def counting(text: str):  # noqa: ANN202
-        made.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(engine, "ast_facts", counting)
-    return made
+    return counting_ast_facts(monkeypatch)
 
 
 @pytest.mark.parametrize("text", [PRIVATE, LEGACY], ids=["a fix and a finding", "a fix"])
