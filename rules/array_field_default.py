@@ -166,11 +166,12 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
     ) -> None:
         name = statement.target.value  # type: ignore[attr-defined]
         kept = f"_{name}_default"
-        problem = _why_not(ctx, line, classdef, kept)
         reads = _reads_through(ctx, classdef, name)
-        if reads is None:
+        problem = _why_not(ctx, line, classdef, kept)
+        if problem is None and reads is None:
             problem = f"the module reads or writes {name} through the class where it cannot follow"
         if problem is not None or reads is None:
+            problem = problem or ""
             ctx.report(
                 call,
                 f"{name}: dataclasses refuse a jax.Array default on Python 3.11+; "
