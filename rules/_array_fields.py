@@ -19,7 +19,6 @@ DATACLASS_DECORATORS = frozenset(
         "dataclasses.dataclass",
         "flax.struct.dataclass",
         "chex.dataclass",
-        "chex.mappable_dataclass",
     }
 )
 # Bases whose subclasses are made dataclasses (``__init_subclass__``, or a metaclass).
