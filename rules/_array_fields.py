@@ -11,8 +11,7 @@ from typing import Dict, Iterator, Optional, Set
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.rules._text_gates import ARRAY_MAKERS
 
-MAKERS = ARRAY_MAKERS
-MAKER_NAMES = frozenset(f"jax.numpy.{maker}" for maker in MAKERS)
+MAKER_NAMES = frozenset(f"jax.numpy.{maker}" for maker in ARRAY_MAKERS)
 # Decorators that make a class a dataclass (each calls ``dataclasses.dataclass``).
 DATACLASS_DECORATORS = frozenset(
     {

@@ -170,8 +170,7 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
         problem = _why_not(ctx, line, classdef, kept)
         if problem is None and reads is None:
             problem = f"the module reads or writes {name} through the class where it cannot follow"
-        if problem is not None or reads is None:
-            problem = problem or ""
+        if problem is not None:
             ctx.report(
                 call,
                 f"{name}: dataclasses refuse a jax.Array default on Python 3.11+; "
@@ -179,6 +178,7 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
                 detail=problem,
             )
             return
+        assert reads is not None  # (no reason to report: every read can be followed)
         # The array is made where it was, once, and kept on the class under another name; the
         # factory gives every instance that same array (as the shared default did: equality
         # of instances still finds the field's arrays identical).
@@ -211,7 +211,7 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
         message = f"{name}: jax.Array default -> default_factory of {kept}"
         ctx.replace(line, cst.FlattenSentinel([made, field_line]), message)
         for read in reads:  # ``C.name`` read through the class: the array is ``C._name_default``
-            ctx.replace(read, read.with_changes(attr=cst.Name(kept)), f"{read_of(read)} -> {kept}")
+            ctx.replace(read, read.with_changes(attr=cst.Name(kept)), f"{_read_of(read)} -> {kept}")
 
 
 def _array_fields(classdef: "cst.ClassDef", ctx: Context) -> Iterator[tuple]:
@@ -320,7 +320,7 @@ def _class_path(ctx: Context, classdef: "cst.ClassDef") -> "cst.BaseExpression":
     return expr
 
 
-def read_of(read: "cst.Attribute") -> str:
+def _read_of(read: "cst.Attribute") -> str:
     return f"{read.value.value}.{read.attr.value}"  # type: ignore[attr-defined]
 
 
