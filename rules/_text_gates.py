@@ -522,16 +522,63 @@ ARRAY_MAKERS = frozenset(
 # What makes a class a dataclass: the word of a decorator (``dataclass``) or of a base whose
 # subclasses are made dataclasses (flax's ``PyTreeNode`` and ``Module``, equinox's ``Module``).
 DATACLASS_WORDS = ("dataclass", "PyTreeNode", "Module")
-# An annotated name ``name: ...`` (or one after ``class C:`` on its line), with what follows
-# its colon: the annotation, and the ``= value`` if there is one.
+# An annotated name ``name: ...`` at the start of a line (or after ``class C:`` on its line),
+# with what follows its colon (the annotation, and the ``= value`` if there is one) where that
+# may call a maker or go on to the next line: an open bracket, a backslash or a quote in it.
+# (Matched after the newline before the line: a pattern that starts with a plain character is
+# looked for fast, where ``^`` would be tried at every position.)
 _ANNOTATED = re.compile(
-    r"^[ \t]*(?:class\b[^\n]*?:[ \t]*)?(?!(?:lambda|else|try|finally|except)\b)"
-    r"[A-Za-z_]\w*[ \t]*:(?!=)([^\n]*)$",
-    re.MULTILINE,
+    r"\n[ \t]*(?:class\b[^\n]*?:[ \t]*)?(?!(?:lambda|else|try|finally|except)\b)"
+    r"[A-Za-z_]\w*[ \t]*:(?!=)([^\n]*[(\[{\\'\"][^\n]*)"
 )
 _MAKERS_RE = "|".join(sorted(ARRAY_MAKERS))
 _MAKER_CALL = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]*\(")
-_RENAMED_IMPORT = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]+as\b|\bimport[ \t]*\*")
+
+
+@functools.cache
+def _call_of(maker: str) -> "re.Pattern[str]":
+    """``maker`` followed by an opening parenthesis, across blanks, line ends, comments and
+    backslashes (a call however it is written, but for the word before it)."""
+    return re.compile(re.escape(maker) + r"(?:[ \t\n\r\f\\]|#[^\n]*)*\(")
+
+
+def _calls_a_maker(gate: TextGate) -> bool:
+    """Does the text call one of the makers by its name anywhere?  (One fast search for each
+    maker among its words.)"""
+    text = gate.text
+    for maker in gate.words_among(ARRAY_MAKERS):
+        for found in _call_of(maker).finditer(text):
+            if found.start() == 0 or not _word_char(text[found.start() - 1]):
+                return True
+    return False
+
+
+# Each ``as`` and each ``import *`` (patterns that start with a plain character: a word
+# boundary or an alternation first would have the engine try them at every position).
+_AS_WORD = re.compile(r"[ \t]as\b")
+_IMPORT_STAR = re.compile(r"import[ \t]*\*")
+
+
+def _renames_a_maker(text: str) -> bool:
+    """Does the text write ``<maker> as`` or ``import *`` (a maker that may be called by
+    another name)?"""
+    for found in _AS_WORD.finditer(text):
+        end = found.start()
+        while end > 0 and text[end - 1] in " \t":
+            end -= 1
+        start = end
+        while start > 0 and _word_char(text[start - 1]):
+            start -= 1
+        if text[start:end] in ARRAY_MAKERS:
+            return True
+    return any(
+        found.start() == 0 or not _word_char(text[found.start() - 1])
+        for found in _IMPORT_STAR.finditer(text)
+    )
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 class ArrayFieldDefaultGate(RuleGate):
@@ -548,18 +595,22 @@ class ArrayFieldDefaultGate(RuleGate):
         """ast_gate, read from the text: a dataclass's word, and an annotated name whose
         statement (its line, and the lines its open brackets or a backslash carry it on to)
         calls one of the makers.  A maker imported under another name (or ``import *``) may be
-        called by any name, and a statement whose end the reading cannot find (a triple-quoted
-        string, or very long) may call one: kept."""
+        called by any name; where a maker is called somewhere, a statement whose end the
+        reading cannot find (a triple-quoted string, or very long) may call it: kept."""
         text = gate.text
         if not any(word in text for word in DATACLASS_WORDS):
             return False
-        if _RENAMED_IMPORT.search(text):
+        if _renames_a_maker(text):
             return True
+        if not _calls_a_maker(gate):
+            return False
         if "\r" in text:  # (lines as Python reads them: \r alone ends one too)
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = "\n" + text  # (the first line's newline: see _ANNOTATED)
         for match in _ANNOTATED.finditer(text):
             rest = match.group(1)
-            if _MAKER_CALL.search(rest):
+            code = _code_of(rest)  # (a call in a string or a comment is none)
+            if _MAKER_CALL.search(rest if code is None else code):
                 return True
             if _goes_on(rest) and _rest_calls_a_maker(text, match.end()):
                 return True
@@ -605,11 +656,8 @@ def _rest_calls_a_maker(text: str, end: int) -> bool:
             return True
         stop = text.find("\n", position + 1)
         stop = len(text) if stop < 0 else stop
-        line = text[position + 1 : stop]
-        if _MAKER_CALL.search(line):
-            return True
-        code = _code_of(line)
-        if code is None:
+        code = _code_of(text[position + 1 : stop])
+        if code is None or _MAKER_CALL.search(code):
             return True
         depth += _depth(code)
         if depth <= 0 and not code.rstrip().endswith("\\"):

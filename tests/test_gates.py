@@ -300,6 +300,7 @@ def test_text_gate_turns_away_most_modern_files():
     assert hit > 100 and kept < hit / 2, (hit, kept)
 
 
+_DC = "import dataclasses\nimport jax\nimport jax.numpy as jnp\n@dataclasses.dataclass\nclass C:\n"
 TEXT_CASES = [
     # (rule, source, the text gate keeps the rule); every case holds a trigger word
     ("JAX701", "import jax\njax.tree_util.tree_map(f, x)\n", False),
@@ -477,6 +478,28 @@ TEXT_CASES = [
     # JAX906: a keyword that is no whole word of the text is not passed
     ("JAX906", "import jax.numpy as jnp\njnp.clip(x, xa_max=1)\n", False),
     ("JAX906", "import jax.numpy as jnp\njnp.clip(x, a_max\n=1)\n", True),
+    # JAX106: an annotated statement of a dataclass that calls a maker, however it is spelled
+    ("JAX106", _DC + "    w: jax.Array = jnp.zeros(3)\n", True),
+    (
+        "JAX106",
+        _DC + "    w: jax.Array = dataclasses.field(\n        default=jnp.zeros(3))\n",
+        True,
+    ),
+    (
+        "JAX106",
+        _DC + "    w: jax.Array = (\n" + "        0 +\n" * 70 + "        jnp.zeros(3))\n",
+        True,
+    ),
+    ("JAX106", _DC + "    w: str = 'x'; v: int = jnp.zeros (3)\n", True),
+    ("JAX106", "from jax.numpy import zeros as z\n" + _DC + "    w: int = z(3)\n", True),
+    ("JAX106", "from jax.numpy import *\n" + _DC + "    w: int = zeros(3)\n", True),
+    (
+        "JAX106",
+        _DC + "    w: jax.Array = None\n\ndef f(n: int = 0):\n    return jnp.zeros(n)\n",
+        False,
+    ),
+    ("JAX106", _DC + "    zeros: int = 0\n    ones: int = (\n        1)\n", False),
+    ("JAX106", _DC + "    w: jax.Array = None  # not jnp.zeros(3)\n", False),
 ]
 
 
