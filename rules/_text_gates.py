@@ -533,48 +533,47 @@ _ANNOTATED = re.compile(
 )
 _MAKERS_RE = "|".join(sorted(ARRAY_MAKERS))
 _MAKER_CALL = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]*\(")
+# Blanks, line ends, continuations and comments (each read to its line's end, or a word in
+# one could be taken for what comes after it).
+_BETWEEN = r"(?:[ \t\n\r\f\\]|#[^\n]*(?=\n|\Z))"
+_IMPORT_STAR = re.compile(r"import" + _BETWEEN + r"*\*")  # (led by a plain word: sought fast)
 
 
 @functools.cache
 def _call_of(maker: str) -> "re.Pattern[str]":
     """``maker`` followed by an opening parenthesis, across blanks, line ends, comments and
-    backslashes (a call however it is written, but for the word before it)."""
-    return re.compile(re.escape(maker) + r"(?:[ \t\n\r\f\\]|#[^\n]*)*\(")
+    backslashes (a call however it is written, but for the word before it).  Led by the
+    maker's name, the pattern is sought fast: one led by a word boundary or an alternation
+    would have the engine try it at every position."""
+    return re.compile(re.escape(maker) + _BETWEEN + r"*\(")
+
+
+@functools.cache
+def _renamed(maker: str) -> "re.Pattern[str]":
+    """``maker as`` (an import that binds it to another name), however it is spaced."""
+    return re.compile(re.escape(maker) + _BETWEEN + r"+as\b")
+
+
+def _written(pattern: "re.Pattern[str]", text: str) -> bool:
+    """Does ``pattern`` match where a word starts (its name is no other word's end)?"""
+    return any(
+        found.start() == 0 or not _word_char(text[found.start() - 1])
+        for found in pattern.finditer(text)
+    )
+
+
+def _renames_a_maker(gate: TextGate) -> bool:
+    """Does the text write ``<maker> as`` or ``import *`` (a maker that may then be called by
+    another name)?"""
+    text = gate.text
+    return any(
+        _written(_renamed(maker), text) for maker in gate.words_among(ARRAY_MAKERS)
+    ) or _written(_IMPORT_STAR, text)
 
 
 def _calls_a_maker(gate: TextGate) -> bool:
-    """Does the text call one of the makers by its name anywhere?  (One fast search for each
-    maker among its words.)"""
-    text = gate.text
-    for maker in gate.words_among(ARRAY_MAKERS):
-        for found in _call_of(maker).finditer(text):
-            if found.start() == 0 or not _word_char(text[found.start() - 1]):
-                return True
-    return False
-
-
-# Each ``as`` and each ``import *`` (patterns that start with a plain character: a word
-# boundary or an alternation first would have the engine try them at every position).
-_AS_WORD = re.compile(r"[ \t]as\b")
-_IMPORT_STAR = re.compile(r"import[ \t]*\*")
-
-
-def _renames_a_maker(text: str) -> bool:
-    """Does the text write ``<maker> as`` or ``import *`` (a maker that may be called by
-    another name)?"""
-    for found in _AS_WORD.finditer(text):
-        end = found.start()
-        while end > 0 and text[end - 1] in " \t":
-            end -= 1
-        start = end
-        while start > 0 and _word_char(text[start - 1]):
-            start -= 1
-        if text[start:end] in ARRAY_MAKERS:
-            return True
-    return any(
-        found.start() == 0 or not _word_char(text[found.start() - 1])
-        for found in _IMPORT_STAR.finditer(text)
-    )
+    """Does the text call one of the makers by its name anywhere?"""
+    return any(_written(_call_of(maker), gate.text) for maker in gate.words_among(ARRAY_MAKERS))
 
 
 def _word_char(char: str) -> bool:
@@ -600,7 +599,7 @@ class ArrayFieldDefaultGate(RuleGate):
         text = gate.text
         if not any(word in text for word in DATACLASS_WORDS):
             return False
-        if _renames_a_maker(text):
+        if _renames_a_maker(gate):
             return True
         if not _calls_a_maker(gate):
             return False

@@ -500,6 +500,9 @@ TEXT_CASES = [
     ),
     ("JAX106", _DC + "    zeros: int = 0\n    ones: int = (\n        1)\n", False),
     ("JAX106", _DC + "    w: jax.Array = None  # not jnp.zeros(3)\n", False),
+    ("JAX106", "from jax.numpy import (\n zeros  # z\n as z)\n" + _DC + " w: int = z(3)\n", True),
+    ("JAX106", "from jax.numpy import zeros \\\n  as z\n" + _DC + "    w: int = z(3)\n", True),
+    ("JAX106", _DC + "    w: int = zeros  # as x(\n", False),
 ]
 
 
