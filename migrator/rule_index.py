@@ -95,7 +95,8 @@ JAX903 renamed-api jr
 JAX904 removed-types jr BatchTracer CpuDevice GpuDevice KeyArray PRNGKeyArray Shape Shard
     TpuDevice
 JAX905 removed-calls jr barrier_wait call get_shard_indices id_print id_tap index index_add
-    index_max index_min index_mul index_update initialize_cache safe_map safe_zip tie_in unzip2
+    index_max index_min index_mul index_update initialize_cache safe_map safe_zip shuffle tie_in
+    unzip2
 JAX906 removed-keywords jr clip make_mesh pure_callback reshape solve
 JAX907 dead-feature-test jtr __version__ __version_info__ hasattr
 JAX908 map-primitive j map_primitive

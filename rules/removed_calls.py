@@ -77,6 +77,9 @@ class CallRecipe:
     atoms: bool = False  # every argument is parenthesized unless an atom (``in {0}`` needs it)
     # (release, arguments): appended to the call where every release of the target has them
     stated_from: Optional[Tuple[str, str]] = None
+    # The parameters a call must pass, in order, each by position or by keyword (a template
+    # that takes them as passed, ``{*}{, **}``, has no other check they are there).
+    parameters: Tuple[str, ...] = ()
 
     def uses(self) -> Tuple[str, ...]:
         return tuple(m[2:] for m in _PLACEHOLDER.findall(self.template) if m.startswith("q:"))
@@ -201,6 +204,19 @@ RECIPES: Tuple[CallRecipe, ...] = (
         why="unzip2 unpacked each item into two values and returned two tuples, ((), ()) for no "
         "items (its source in JAX 0.4-0.7): the same, with builtins",
     ),
+    # shuffle(key, x, axis) was _shuffle(key, x, axis); so is permutation(..., independent=True)
+    # of any array of one dimension or more (jax/_src/random.py in 0.4.13 to 0.4.30: the same
+    # draws); of a scalar, shuffle failed where permutation shuffles a range.
+    CallRecipe(
+        legacy="jax.random.shuffle",
+        template="{q:jax.random.permutation}({*}{, **}, independent=True)",
+        shown="jax.random.permutation(key, x, axis, independent=True)",
+        positional=(0, 3),
+        passed_through=frozenset({"key", "x", "axis"}),
+        parameters=("key", "x"),
+        why='JAX\'s deprecation message: "Use jax.random.permutation with independent=True" '
+        "(the same draws)",
+    ),
     CallRecipe(
         legacy="jax.experimental.global_device_array.get_shard_indices",
         template="{q:jax.sharding.NamedSharding}({1}, {q:jax.sharding.PartitionSpec}(*{2}))"
@@ -251,6 +267,7 @@ class RemovedCalls(
     | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
     | `jax.util.unzip2(pairs)` | `tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())` | safe: the same tuples, the same errors |
     | `global_device_array.get_shard_indices(shape, mesh, spec)` | `NamedSharding(mesh, PartitionSpec(*spec)).devices_indices_map(tuple(shape))` | safe |
+    | `jax.random.shuffle(key, x, axis)` | `jax.random.permutation(key, x, axis, independent=True)` | safe: the same draws |
 
     **Why.** These functions are gone from current JAX (the table's sources: JAX's deprecation
     messages and changelog).  A recipe is written only where each JAX name it uses exists on
@@ -280,6 +297,7 @@ class RemovedCalls(
         refs.release_notes(
             "0.8.0", "jax.util, host_callback and compilation_cache.initialize_cache removed"
         ),
+        refs.release_notes("0.4.31", "jax.random.shuffle removed"),
     )
     examples = (
         Example(
@@ -413,6 +431,9 @@ class RemovedCalls(
             return f"keyword {sorted(unknown)[0]}= has no counterpart"
         if recipe.required - names:
             return f"no {sorted(recipe.required - names)[0]}= argument"
+        for parameter in recipe.parameters[len(positional) :]:
+            if parameter not in names:
+                return f"no {parameter} argument"
         if recipe.legacy == f"{_HCB}.id_print" and names and print_template(call) is None:
             return "keyword what= is not a string literal"
         if (
@@ -527,6 +548,8 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
         passed: List[str] = [
             f"{k}={ctx.code(v)}" for k, v in keywords.items() if k in recipe.passed_through
         ]
+        if not positional and template[: match.start()].endswith("({*}"):
+            return ", ".join(passed)  # (the first argument: no comma before it)
         return "".join(", " + p for p in passed)
 
     if recipe.legacy == f"{_HCB}.id_tap":
