@@ -13,13 +13,16 @@ calls broken the same way when a line still does not fit).  A file whose closing
 stand on lines of their own (black's style) gets them there, with black's trailing comma
 after one-a-line arguments; else a closing bracket ends the last line (the Google style many
 JAX projects use; a file that breaks no bracket is taken as black's when it indents by 4).
-Code no fix wrote is never re-laid out.  The layout itself (a document in the manner of
-Wadler's "prettier printer") is built and printed by :mod:`migrator.prettyprint`.
+Code no fix wrote is never re-laid out, nor a line with a comment that speaks for it
+(``# type: ignore``, ``# noqa``), which must stay on the line it silences.  The layout itself
+(a document in the manner of Wadler's "prettier printer") is built and printed by
+:mod:`migrator.prettyprint`.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from typing import List, Optional, Set, Tuple, Union
 
@@ -32,6 +35,10 @@ from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.tidy import Produced
 
 _OPENING, _CLOSING = "([{", ")]}"
+# A comment that speaks for its own line (a type checker's ignore, a linter's noqa or disable):
+# a line holding one stays whole, as black leaves it, for the comment would end up on another
+# line than the one it silences.
+_PRAGMA = re.compile(r"#\s*(?:type:|noqa\b|pylint:|pyright:|mypy:|pragma\b|nosec\b|fmt:)")
 
 
 def wrap(
@@ -62,7 +69,7 @@ def wrap(
             continue  # this pass's own layout: once is enough (the rounds must settle)
         span = ctx.position(node)
         for number in range(span.start.line, span.end.line + 1):
-            if number in done or number not in long:
+            if number in done or number not in long or _PRAGMA.search(lines[number - 1]):
                 continue
             root = _root(ctx, node, number)
             if root is None:
