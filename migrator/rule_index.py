@@ -33,9 +33,10 @@ JAX102 sharded-device-array - ShardedDeviceArray _ShardedDeviceArray
 JAX103 global-device-array-type - GlobalDeviceArray
 JAX104 xla-module-aliases j Device device_put pxla xla
 JAX105 array-impl j ArrayImpl
-JAX106 array-field-default jt arange array asarray bfloat16 bool_ complex128 complex64 empty
-    empty_like eye float16 float32 float64 full full_like identity int16 int32 int64 int8
-    linspace logspace ones ones_like tri uint16 uint32 uint64 uint8 zeros zeros_like
+JAX106 array-field-default jt PRNGKey arange array asarray bfloat16 bool_ complex128 complex64
+    empty empty_like eye float16 float32 float64 fold_in full full_like identity int16 int32
+    int64 int8 key linspace logspace ones ones_like split tri uint16 uint32 uint64 uint8 zeros
+    zeros_like
 JAX201 pjit-axis-resources j pjit
 JAX202 pjit-to-jit j pjit
 JAX203 host-local-inputs j initialize process_count process_index

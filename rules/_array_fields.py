@@ -9,9 +9,11 @@ import re
 from typing import Dict, Iterator, Optional, Set
 
 from jaxmigrate.migrator.astfacts import Facts
-from jaxmigrate.rules._text_gates import ARRAY_MAKERS
+from jaxmigrate.rules._text_gates import ARRAY_MAKERS, KEY_MAKERS
 
-MAKER_NAMES = frozenset(f"jax.numpy.{maker}" for maker in ARRAY_MAKERS)
+MAKER_NAMES = frozenset(f"jax.numpy.{maker}" for maker in ARRAY_MAKERS) | frozenset(
+    f"jax.random.{maker}" for maker in KEY_MAKERS
+)
 # Decorators that make a class a dataclass (each calls ``dataclasses.dataclass``).
 DATACLASS_DECORATORS = frozenset(
     {

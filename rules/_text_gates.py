@@ -519,6 +519,9 @@ ARRAY_MAKERS = frozenset(
         "uint8", "uint16", "uint32", "uint64", "bool_", "complex64", "complex128",
     }
 )  # fmt: skip
+# The jax.random functions that make a key (an array too): ``key: PRNGKey = PRNGKey(0)`` is
+# the most common array default of all (jumanji 0.1.3's environment states).
+KEY_MAKERS = frozenset({"PRNGKey", "key", "split", "fold_in"})
 # What makes a class a dataclass: the word of a decorator (``dataclass``) or of a base whose
 # subclasses are made dataclasses (flax's ``PyTreeNode`` and ``Module``, equinox's ``Module``).
 DATACLASS_WORDS = ("dataclass", "PyTreeNode", "Module")
@@ -531,8 +534,9 @@ _ANNOTATED = re.compile(
     r"\n[ \t]*(?:class\b[^\n]*?:[ \t]*)?(?!(?:lambda|else|try|finally|except)\b)"
     r"[A-Za-z_]\w*[ \t]*:(?!=)([^\n]*[(\[{\\'\"][^\n]*)"
 )
-_MAKERS_RE = "|".join(sorted(ARRAY_MAKERS))
+_MAKERS_RE = "|".join(sorted(ARRAY_MAKERS | KEY_MAKERS))
 _MAKER_CALL = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]*\(")
+_MAKER_WORDS = ARRAY_MAKERS | KEY_MAKERS
 # Blanks, line ends, continuations and comments (each read to its line's end, or a word in
 # one could be taken for what comes after it).
 _BETWEEN = r"(?:[ \t\n\r\f\\]|#[^\n]*(?=\n|\Z))"
@@ -567,13 +571,13 @@ def _renames_a_maker(gate: TextGate) -> bool:
     another name)?"""
     text = gate.text
     return any(
-        _written(_renamed(maker), text) for maker in gate.words_among(ARRAY_MAKERS)
+        _written(_renamed(maker), text) for maker in gate.words_among(_MAKER_WORDS)
     ) or _written(_IMPORT_STAR, text)
 
 
 def _calls_a_maker(gate: TextGate) -> bool:
     """Does the text call one of the makers by its name anywhere?"""
-    return any(_written(_call_of(maker), gate.text) for maker in gate.words_among(ARRAY_MAKERS))
+    return any(_written(_call_of(maker), gate.text) for maker in gate.words_among(_MAKER_WORDS))
 
 
 def _word_char(char: str) -> bool:
@@ -588,7 +592,7 @@ class ArrayFieldDefaultGate(RuleGate):
     # owns it, which other rules then leave alone.)
     @functools.cached_property
     def trigger_words(self) -> FrozenSet[str]:
-        return ARRAY_MAKERS
+        return _MAKER_WORDS
 
     def text_gate(self, gate: TextGate) -> bool:
         """ast_gate, read from the text: a dataclass's word, and an annotated name whose

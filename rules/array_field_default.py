@@ -27,6 +27,7 @@ from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import CannotReference, Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._array_fields import (
     DATACLASS_BASES,
@@ -49,7 +50,8 @@ class ArrayFieldDefault(ArrayFieldDefaultGate, Rule, code="JAX106", safety=Safet
     **What it does.** In a dataclass (`@dataclasses.dataclass`, `@flax.struct.dataclass`,
     `@chex.dataclass`, or a subclass of `flax.struct.PyTreeNode`, `flax.linen.Module` or
     `equinox.Module`), a field whose default is a call of a `jax.numpy` array maker
-    (`jnp.array([1, 3])`, `jnp.zeros(3)`, `jnp.float32(0.5)`, ...) gets it from a factory.
+    (`jnp.array([1, 3])`, `jnp.zeros(3)`, `jnp.float32(0.5)`, ...) or of a `jax.random` key
+    maker (`jax.random.PRNGKey(0)`, `key`, `split`, `fold_in`) gets it from a factory.
     The array is still made where it was, once, and kept on the class as `_<field>_default`;
     the factory gives every instance that array: `w: jax.Array = jnp.zeros(3)` becomes
     `_w_default = jnp.zeros(3)` and
@@ -256,9 +258,21 @@ def _is_dataclass(classdef: "cst.ClassDef", ctx: Context, seen: Set[str]) -> boo
         expr = decorator.decorator
         if isinstance(expr, cst.Call):
             expr = expr.func
-        if ctx.qualname(expr, scope) in DATACLASS_DECORATORS:
+        if _every_import_in(expr, scope, DATACLASS_DECORATORS):
             return True
     return _has_dataclass_base(classdef, ctx, seen)
+
+
+def _every_import_in(expr: "cst.BaseExpression", scope: "Scope", names: FrozenSet[str]) -> bool:
+    """Is ``expr`` a dotted name whose head every binding imports, each making it one of
+    ``names``?  (``if TYPE_CHECKING: from dataclasses import dataclass`` with ``else: from
+    chex import dataclass`` binds ``dataclass`` twice, both dataclass makers.)"""
+    parts = dotted_parts(expr)
+    bindings = scope.lookup(parts[0]) if parts else None
+    if not parts or not bindings:
+        return False
+    tail = parts[1:]
+    return all(b.qualname is not None and ".".join([b.qualname, *tail]) in names for b in bindings)
 
 
 def _has_dataclass_base(classdef: "cst.ClassDef", ctx: Context, seen: Set[str]) -> bool:

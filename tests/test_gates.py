@@ -480,6 +480,8 @@ TEXT_CASES = [
     ("JAX906", "import jax.numpy as jnp\njnp.clip(x, a_max\n=1)\n", True),
     # JAX106: an annotated statement of a dataclass that calls a maker, however it is spelled
     ("JAX106", _DC + "    w: jax.Array = jnp.zeros(3)\n", True),
+    ("JAX106", _DC + "    k: jax.Array = jax.random.PRNGKey(0)\n", True),
+    ("JAX106", _DC + "    k: jax.Array = None\n    def key(self):\n        return 0\n", False),
     (
         "JAX106",
         _DC + "    w: jax.Array = dataclasses.field(\n        default=jnp.zeros(3))\n",
