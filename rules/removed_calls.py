@@ -77,6 +77,9 @@ class CallRecipe:
     atoms: bool = False  # every argument is parenthesized unless an atom (``in {0}`` needs it)
     # (release, arguments): appended to the call where every release of the target has them
     stated_from: Optional[Tuple[str, str]] = None
+    # A keyword whose value (a name or a literal) the removed function returned in place of
+    # the positional argument ``returns`` names, when the call passes it.
+    result_keyword: Optional[str] = None
     # The parameters a call must pass, in order, each by position or by keyword (a template
     # that takes them as passed, ``{*}{, **}``, has no other check they are there).
     parameters: Tuple[str, ...] = ()
@@ -125,7 +128,8 @@ RECIPES: Tuple[CallRecipe, ...] = (
     ),
     # host_callback's id_print(x) and id_tap(f, x) returned x, their last argument: the
     # jax.debug replacements return nothing, so ``y = id_tap(f, x)`` becomes a statement and
-    # y = x (``return id_tap(f, x)``: the statement, then ``return x``).
+    # y = x (``return id_tap(f, x)``: the statement, then ``return x``).  id_tap(f, x,
+    # result=r) returned r: the statement, then ``return r`` (GPJax 0.5.0's progress bar).
     *(
         CallRecipe(
             legacy=f"{_HCB}.{legacy}",
@@ -136,7 +140,8 @@ RECIPES: Tuple[CallRecipe, ...] = (
             returns=count - 1,
             safety=Safety.UNSAFE,
             why=why,
-            keywords=frozenset({"what"}) if legacy == "id_print" else frozenset(),
+            keywords=frozenset({"what"}) if legacy == "id_print" else frozenset({"result"}),
+            result_keyword=None if legacy == "id_print" else "result",
         )
         for legacy, count, template, shown, why in (
             (
@@ -276,6 +281,8 @@ class RemovedCalls(
     argument: as a statement, or as the value of `y = ...` or `return ...` when that argument
     is a plain name, the call becomes the `jax.debug` statement, then `y = x` or `return x`;
     `y = id_print(<expression>)` becomes `y = <expression>`, then the statement on `y`.
+    `id_tap(f, x, result=r)` returned `r`: the statement, then `y = r` or `return r`, where
+    `r` is a name or a literal.
 
     **Builtins.** Inside `list`, `tuple`, `set`, `sorted` or `dict` the recipe's `list(...)` is
     left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`).  Where the module imports the
@@ -358,8 +365,9 @@ class RemovedCalls(
             ctx.replace(call, new, message, safety, recipe.builtins, detail)
             return
         line, assign = assignment
-        returned = call.args[recipe.returns].value  # type: ignore[index]
-        if dotted_parts(returned) is None:  # y = id_print(f(x)): y = f(x), then print y
+        returned, by_keyword = _returned(recipe, call)
+        # y = id_print(f(x)): y = f(x), then print y
+        if not by_keyword and dotted_parts(returned) is None:
             assert isinstance(assign, cst.Assign)
             held = assign.targets[0].target
             args = list(call.args)
@@ -395,6 +403,8 @@ class RemovedCalls(
         positional = [a for a in call.args if a.keyword is None]
         if len(positional) <= recipe.returns:
             return None
+        if _returned(recipe, call)[1]:
+            return line, assign  # (a name or a literal: read after the call as before)
         if dotted_parts(positional[recipe.returns].value) is None:
             others = [a.value for a in call.args if a is not positional[recipe.returns]]
             if not (
@@ -436,6 +446,10 @@ class RemovedCalls(
                 return f"no {parameter} argument"
         if recipe.legacy == f"{_HCB}.id_print" and names and print_template(call) is None:
             return "keyword what= is not a string literal"
+        if recipe.result_keyword is not None:
+            returned, by_keyword = _returned(recipe, call)
+            if by_keyword and not _pure(returned):
+                return f"{recipe.result_keyword}= is not a name or a literal"
         if (
             recipe.statement_only
             and not isinstance(ctx.parent(call), cst.Expr)
@@ -504,6 +518,16 @@ def _safety(recipe: CallRecipe, call: cst.Call) -> Safety:
 @functools.cache
 def _whole_value() -> Tuple[type, ...]:
     return (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst.Expr)
+
+
+def _returned(recipe: CallRecipe, call: cst.Call) -> Tuple[cst.BaseExpression, bool]:
+    """What a call the recipe fits returned (a statement-only replacement returns nothing),
+    and whether it is the value of :attr:`CallRecipe.result_keyword`."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == recipe.result_keyword:
+            return arg.value, True
+    assert recipe.returns is not None  # (asked only of recipes that return an argument)
+    return [a.value for a in call.args if a.keyword is None][recipe.returns], False
 
 
 def _pure(node: cst.BaseExpression) -> bool:
