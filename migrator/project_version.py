@@ -6,7 +6,9 @@ lower bound only where the migrated code still runs there).  Looked at, in this 
 the nearest directory (walking up from the paths) that has any of them:
 
 * ``pyproject.toml``: ``[project] dependencies``, then Poetry's ``[tool.poetry.dependencies]``;
-* ``setup.cfg``: ``[options] install_requires``;
+  where neither names JAX, the extras (``[project.optional-dependencies]``), the PEP 735
+  ``[dependency-groups]`` and Poetry's dev-dependencies and groups;
+* ``setup.cfg``: ``[options] install_requires``, else ``[options.extras_require]``;
 * ``setup.py``: a literal ``install_requires=[...]`` list in a ``setup(...)`` call, read with
   ``ast`` (the file is never executed);
 * ``requirements*.txt`` (sorted by name).
@@ -141,15 +143,48 @@ def _pyproject(path: Path) -> Optional[tuple]:
         data = tomlfile.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    found = from_requirements(data.get("project", {}).get("dependencies", []) or [])
+    project = _table(data.get("project"))
+    found = from_requirements(_strings(project.get("dependencies")))
     if found and found[0] is not None:
         return found
-    poetry = data.get("tool", {}).get("poetry", {}).get("dependencies", {}) or {}
+    poetry = _table(_table(data.get("tool")).get("poetry"))
+    found = from_requirements(_poetry_lines(poetry.get("dependencies"))) or found
+    if found:
+        return found
+    # JAX as an extra or a development dependency (treex 0.6.10 lists jax = "^0.3.1" among
+    # Poetry's dev-dependencies, for users to pick their jaxlib): still what the code was
+    # written for, read where the dependencies name no JAX.
+    lines = [
+        line
+        for extra in _table(project.get("optional-dependencies")).values()
+        for line in _strings(extra)
+    ]
+    lines += [
+        line for group in _table(data.get("dependency-groups")).values() for line in _strings(group)
+    ]
+    lines += _poetry_lines(poetry.get("dev-dependencies"))
+    for group in _table(poetry.get("group")).values():
+        lines += _poetry_lines(_table(group).get("dependencies"))
+    return from_requirements(lines)
+
+
+def _table(value: object) -> Dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: object) -> List[str]:
+    """The requirement strings of a TOML list (a PEP 735 group's ``{include-group = ...}``
+    entries and other non-strings left out)."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _poetry_lines(table: object) -> List[str]:
+    """Poetry's ``name = "^1.2"`` / ``name = {version = "^1.2", ...}`` as requirement lines."""
     lines = []
-    for name, value in poetry.items():
+    for name, value in _table(table).items():
         spec = value.get("version", "") if isinstance(value, dict) else str(value)
         lines.append(f"{name} {spec}" if spec.strip() not in ("*", "") else name)
-    return from_requirements(lines) or found
+    return lines
 
 
 def _setup_cfg(path: Path) -> Optional[tuple]:
@@ -160,9 +195,15 @@ def _setup_cfg(path: Path) -> Optional[tuple]:
         parser.read(path, encoding="utf-8")
     except (configparser.Error, UnicodeDecodeError):
         return None
-    if not parser.has_option("options", "install_requires"):
-        return None
-    return from_requirements(parser.get("options", "install_requires").splitlines())
+    found = None
+    if parser.has_option("options", "install_requires"):
+        found = from_requirements(parser.get("options", "install_requires").splitlines())
+    if found or not parser.has_section("options.extras_require"):
+        return found
+    # JAX as an extra (``[options.extras_require] cpu = jax[cpu]>=0.3``)
+    return from_requirements(
+        line for _, value in parser.items("options.extras_require") for line in value.splitlines()
+    )
 
 
 def _setup_py(path: Path) -> Optional[tuple]:

@@ -67,6 +67,40 @@ def test_lowest_allowed(spec, low):
             "0.4.26",
         ),
         ({"requirements.txt": "jaxlib>=0.4.1\njax\n"}, "0.4.1"),  # jaxlib stands in for a bare jax
+        # JAX as an extra or a development dependency, where the dependencies name none
+        # (treex 0.6.10: Poetry's dev-dependencies)
+        ({"pyproject.toml": '[tool.poetry.dev-dependencies]\njax = "^0.3.1"\n'}, "0.3.1"),
+        (
+            {"pyproject.toml": '[tool.poetry.group.test.dependencies]\njax = "~0.4.20"\n'},
+            "0.4.20",
+        ),
+        (
+            {
+                "pyproject.toml": (
+                    '[dependency-groups]\ndev = [{include-group = "x"}, "jax>=0.3.2"]\n'
+                )
+            },
+            "0.3.2",
+        ),
+        (
+            {
+                "pyproject.toml": (
+                    '[project]\ndependencies = ["numpy"]\n'
+                    '[project.optional-dependencies]\ncpu = ["jax[cpu]==0.4.6"]\n'
+                )
+            },
+            "0.4.6",
+        ),
+        (
+            {
+                "pyproject.toml": (
+                    '[project]\ndependencies = ["jax>=0.4.30"]\n'
+                    '[project.optional-dependencies]\nold = ["jax==0.3.4"]\n'
+                )
+            },
+            "0.4.30",
+        ),
+        ({"setup.cfg": "[options.extras_require]\ncpu =\n    jax[cpu]>=0.3.14\n"}, "0.3.14"),
         (  # a module-level literal, handed to setup() by name (flax 0.6's setup.py)
             {
                 "setup.py": (
