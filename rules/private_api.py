@@ -304,8 +304,14 @@ def _loaded_names(ctx: Context) -> Set[str]:
     string annotations): a bound name in neither is unused."""
     found: Set[str] = set()
     for node in ctx.all_nodes(cst.Name):
-        if not isinstance(ctx.parent(node), (cst.ImportAlias, cst.AsName)):
-            found.add(node.value)
+        parent = ctx.parent(node)
+        if isinstance(parent, (cst.ImportAlias, cst.AsName)):
+            continue
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            continue  # ``jnp.ndarray`` reads no name ``ndarray`` (treex 0.6.10's losses.py)
+        if isinstance(parent, cst.Arg) and parent.keyword is node:
+            continue  # nor does a keyword argument ``f(ndarray=x)``
+        found.add(node.value)
     for string in ctx.all_nodes(cst.SimpleString):
         value = string.evaluated_value
         if isinstance(value, str) and value.isidentifier():  # ``__all__ = ["isin"]``
