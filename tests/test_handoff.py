@@ -152,7 +152,9 @@ def test_a_one_file_run_parses_a_big_module_once(parses, tmp_path, monkeypatch):
     assert both.output.count("+x = jax.tree.map(f, y)") == 1  # two.py's: (f, z)
 
 
-def test_stdin_parses_a_big_module_once(parses):
+def test_stdin_parses_a_big_module_once(parses, tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()  # (no project around: this repository's own test extra names jax)
+    monkeypatch.chdir(tmp_path)
     text = LEGACY + "".join(FILLER.format(n=n) for n in range(3))
     result = CliRunner().invoke(cli, ["-", "--no-cache"], input=text)
     assert result.exception is None or isinstance(result.exception, SystemExit)

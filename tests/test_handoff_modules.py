@@ -136,7 +136,9 @@ def test_a_run_in_one_process_parses_each_module_once(parses, tmp_path, monkeypa
     assert copies.output.count("+    return jax.tree.map(x, y)") == 2
 
 
-def test_stdin_parses_once(parses):
+def test_stdin_parses_once(parses, tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()  # (no project around: this repository's own test extra names jax)
+    monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["-", "--no-cache"], input=LEGACY)
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert parses == [len(LEGACY)]
