@@ -534,9 +534,9 @@ _ANNOTATED = re.compile(
     r"\n[ \t]*(?:class\b[^\n]*?:[ \t]*)?(?!(?:lambda|else|try|finally|except)\b)"
     r"[A-Za-z_]\w*[ \t]*:(?!=)([^\n]*[(\[{\\'\"][^\n]*)"
 )
-_MAKERS_RE = "|".join(sorted(ARRAY_MAKERS | KEY_MAKERS))
-_MAKER_CALL = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]*\(")
 _MAKER_WORDS = ARRAY_MAKERS | KEY_MAKERS
+_MAKERS_RE = "|".join(sorted(_MAKER_WORDS))
+_MAKER_CALL = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]*\(")
 # Blanks, line ends, continuations and comments (each read to its line's end, or a word in
 # one could be taken for what comes after it).
 _BETWEEN = r"(?:[ \t\n\r\f\\]|#[^\n]*(?=\n|\Z))"
@@ -560,10 +560,7 @@ def _renamed(maker: str) -> "re.Pattern[str]":
 
 def _written(pattern: "re.Pattern[str]", text: str) -> bool:
     """Does ``pattern`` match where a word starts (its name is no other word's end)?"""
-    return any(
-        found.start() == 0 or not _word_char(text[found.start() - 1])
-        for found in pattern.finditer(text)
-    )
+    return any(starts_word(text, found.start()) for found in pattern.finditer(text))
 
 
 def _renames_a_maker(gate: TextGate) -> bool:
@@ -578,10 +575,6 @@ def _renames_a_maker(gate: TextGate) -> bool:
 def _calls_a_maker(gate: TextGate) -> bool:
     """Does the text call one of the makers by its name anywhere?"""
     return any(_written(_call_of(maker), gate.text) for maker in gate.words_among(_MAKER_WORDS))
-
-
-def _word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 class ArrayFieldDefaultGate(RuleGate):
