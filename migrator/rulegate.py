@@ -75,6 +75,10 @@ class RuleGate:
     # passes it for every file with the word "jax", and its :meth:`text_gate` and
     # :meth:`ast_gate` alone decide (it must keep both cheap and exact enough).
     text_gated: ClassVar[bool] = False
+    # A rule whose :meth:`text_gate` reads much of the text in most files that pass gate 1:
+    # gate 1b reads it after every other rule, so that a file another rule admits first (and
+    # gate 2 then reads anyway) never pays for it (:func:`migrator.textgate.admitted`).
+    costly_text_gate: ClassVar[bool] = False
     # Codes of rules whose hooks must see a site before this rule's do (within a round, rules
     # are called site by site in this order, then ``visit_module`` in the same order): for a
     # rule that leaves alone what another rule has just edited.  Otherwise rules run in code

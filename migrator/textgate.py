@@ -423,7 +423,8 @@ def admitted(
     (its over-approximation: ``tests/test_gates.py``), so gate 2's answer is the same either
     way, and reading the text for the others costs more than gate 2's set look-ups (on JAX's
     own sources, where every file imports ``jax._src``, most of a run's gate 1b).  The rules
-    whose gate is cheap (the text-gated ones) are read first; the order given is kept."""
+    whose gate is cheap (the text-gated ones) are read first, those whose text gate is costly
+    (:attr:`RuleGate.costly_text_gate`) last; the order given is kept."""
     gate = TextGate(text, hits, tokens)
 
     def admits(rule: "Rule") -> bool:
@@ -435,7 +436,7 @@ def admitted(
     if not then_all:
         return tuple(rule for rule in rules if admits(rule))
     refused = set()
-    for rule in sorted(rules, key=lambda rule: not rule.text_gated):
+    for rule in sorted(rules, key=lambda rule: (rule.costly_text_gate, not rule.text_gated)):
         if admits(rule):
             return tuple(rule for rule in rules if id(rule) not in refused)
         refused.add(id(rule))

@@ -9,27 +9,15 @@ import re
 from typing import Dict, Iterator, Optional, Set
 
 from jaxmigrate.migrator.astfacts import Facts
-from jaxmigrate.rules._text_gates import ARRAY_MAKERS, KEY_MAKERS
+from jaxmigrate.rules._text_gates import (
+    ARRAY_MAKERS,
+    DATACLASS_BASES,
+    DATACLASS_DECORATORS,
+    KEY_MAKERS,
+)
 
 MAKER_NAMES = frozenset(f"jax.numpy.{maker}" for maker in ARRAY_MAKERS) | frozenset(
     f"jax.random.{maker}" for maker in KEY_MAKERS
-)
-# Decorators that make a class a dataclass (each calls ``dataclasses.dataclass``).
-DATACLASS_DECORATORS = frozenset(
-    {
-        "dataclasses.dataclass",
-        "flax.struct.dataclass",
-        "chex.dataclass",
-    }
-)
-# Bases whose subclasses are made dataclasses (``__init_subclass__``, or a metaclass).
-DATACLASS_BASES = frozenset(
-    {
-        "flax.struct.PyTreeNode",
-        "flax.linen.Module",
-        "flax.linen.module.Module",
-        "equinox.Module",
-    }
 )
 # The functions that make a field, with its ``default=``.
 FIELD_FUNCTIONS = frozenset(

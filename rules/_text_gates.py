@@ -16,7 +16,7 @@ from typing import ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
 from jaxmigrate.migrator.textnames import prefixes_of, resolves
-from jaxmigrate.migrator.textscan import UNTOLD, next_significant, with_items
+from jaxmigrate.migrator.textscan import UNTOLD, imported_items, next_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._call_text import (
     called_parameter,
@@ -522,9 +522,18 @@ ARRAY_MAKERS = frozenset(
 # The jax.random functions that make a key (an array too): ``key: PRNGKey = PRNGKey(0)`` is
 # the most common array default of all (jumanji 0.1.3's environment states).
 KEY_MAKERS = frozenset({"PRNGKey", "key", "split", "fold_in"})
-# What makes a class a dataclass: the word of a decorator (``dataclass``) or of a base whose
-# subclasses are made dataclasses (flax's ``PyTreeNode`` and ``Module``, equinox's ``Module``).
-DATACLASS_WORDS = ("dataclass", "PyTreeNode", "Module")
+# What makes a class a dataclass: a decorator (each calls ``dataclasses.dataclass``), or a base
+# whose subclasses are made dataclasses (``__init_subclass__``, or a metaclass).
+DATACLASS_DECORATORS = frozenset(
+    {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
+)
+DATACLASS_BASES = frozenset(
+    {"flax.struct.PyTreeNode", "flax.linen.Module", "flax.linen.module.Module", "equinox.Module"}
+)
+_DATACLASS_MAKERS = DATACLASS_DECORATORS | DATACLASS_BASES
+_DATACLASS_PREFIXES = prefixes_of(_DATACLASS_MAKERS)
+# (a reference to ``a.b.Module`` spells ``Module``: in its chain, or in the import of its head)
+_DATACLASS_WORDS = frozenset(name.rpartition(".")[2] for name in _DATACLASS_MAKERS)
 # An annotated name ``name: ...`` at the start of a line (or after ``class C:`` on its line),
 # with what follows its colon (the annotation, and the ``= value`` if there is one) where that
 # may call a maker or go on to the next line: an open bracket, a backslash or a quote in it.
@@ -552,24 +561,25 @@ def _call_of(maker: str) -> "re.Pattern[str]":
     return re.compile(re.escape(maker) + _BETWEEN + r"*\(")
 
 
-@functools.cache
-def _renamed(maker: str) -> "re.Pattern[str]":
-    """``maker as`` (an import that binds it to another name), however it is spaced."""
-    return re.compile(re.escape(maker) + _BETWEEN + r"+as\b")
-
-
 def _written(pattern: "re.Pattern[str]", text: str) -> bool:
     """Does ``pattern`` match where a word starts (its name is no other word's end)?"""
     return any(starts_word(text, found.start()) for found in pattern.finditer(text))
 
 
 def _renames_a_maker(gate: TextGate) -> bool:
-    """Does the text write ``<maker> as`` or ``import *`` (a maker that may then be called by
-    another name)?"""
-    text = gate.text
-    return any(
-        _written(_renamed(maker), text) for maker in gate.words_among(_MAKER_WORDS)
-    ) or _written(_IMPORT_STAR, text)
+    """Does an import bind a maker to another name (``from jax.numpy import zeros as z``: gate 2
+    resolves a call's name through the imports only), or does the text write ``import *`` (a
+    maker that may then be called by another name)?  The import statements are read once for
+    the file (:func:`migrator.textscan.imported_items`, which other gates read too)."""
+    makers = gate.words_among(_MAKER_WORDS)
+    return (
+        any(
+            alias is not None and dotted.rpartition(".")[2] in makers
+            for _module, _on_line, dotted, alias in imported_items(gate.text)
+        )
+        if makers
+        else False
+    ) or _written(_IMPORT_STAR, gate.text)
 
 
 def _calls_a_maker(gate: TextGate) -> bool:
@@ -579,6 +589,7 @@ def _calls_a_maker(gate: TextGate) -> bool:
 
 class ArrayFieldDefaultGate(RuleGate):
     text_gated = True  # (the text gate decides: the makers' words are everywhere)
+    costly_text_gate = True  # (it reads every annotated line of most modules that use JAX)
 
     # A maker's name is written in each call of it, or in the import that renames it.  (Not
     # declared as ``names``: the makers are no legacy names, and a rule that declares a name
@@ -594,8 +605,10 @@ class ArrayFieldDefaultGate(RuleGate):
         called by any name; where a maker is called somewhere, a statement whose end the
         reading cannot find (a triple-quoted string, or very long) may call it: kept."""
         text = gate.text
-        if not any(word in text for word in DATACLASS_WORDS):
+        if not gate.words_among(_DATACLASS_WORDS):
             return False
+        if not resolves(text, _DATACLASS_MAKERS, _NONE, _DATACLASS_PREFIXES):
+            return False  # (no decorator nor base can name one: gate 2 reads them so)
         if _renames_a_maker(gate):
             return True
         if not _calls_a_maker(gate):
