@@ -78,7 +78,7 @@ def _collect(ctx: Context) -> ModuleFacts:
     return facts
 
 
-_MULTIPROCESS = frozenset(
+MULTIPROCESS = frozenset(
     {
         "jax.distributed.initialize",
         "jax.process_index",
@@ -89,7 +89,7 @@ _MULTIPROCESS = frozenset(
 )
 
 
-_FACT_LAST_PARTS = frozenset(name.rsplit(".", 1)[-1] for name in (*PMAP_WRAPPERS, *_MULTIPROCESS))
+_FACT_LAST_PARTS = frozenset(name.rsplit(".", 1)[-1] for name in (*PMAP_WRAPPERS, *MULTIPROCESS))
 
 
 class _ModuleCollector:
@@ -146,7 +146,7 @@ class _ModuleCollector:
             return
         if qualname in PMAP_WRAPPERS:
             self.uses_pmap = True
-        if qualname in _MULTIPROCESS:
+        if qualname in MULTIPROCESS:
             self.multiprocess = True
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

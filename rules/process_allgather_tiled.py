@@ -18,8 +18,8 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import Version, parse_version
-from jaxmigrate.rules._ast_sites import Resolver, legacy_imports_stay, name_sites
-from jaxmigrate.rules._module_facts import module_facts
+from jaxmigrate.rules._ast_sites import Resolver, called_at, legacy_imports_stay, name_sites
+from jaxmigrate.rules._module_facts import MULTIPROCESS, module_facts
 from jaxmigrate.rules._receivers import receiver_tie
 
 MULTIHOST = "jax.experimental.multihost_utils"
@@ -131,30 +131,42 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
     )
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
-        """Nothing, read on ``ast``, where the code was written for the default of the whole
-        range, or every reference is the function of a call that passes ``tiled=`` or unpacks
-        its arguments (:meth:`visit_name` leaves all of these alone); None wherever else it
-        may report or fix."""
+        """:meth:`visit_name` on ``ast`` where it only reports: nothing where the code was
+        written for the default of the whole range, or a call passes ``tiled=`` or unpacks its
+        arguments; the reports of single-process code nothing says the age of, and of
+        multi-process code where no global array can reach the call.  None (LibCST decides)
+        where it may fix, a site is no call, or the module's facts are not sure on ``ast``."""
         sites = name_sites(view, Resolver(view, self.names))
         if sites is None or not legacy_imports_stay(view, self.names, self.legacy_modules):
             return None
-        if not sites or all(
-            (view.upper is not None and view.upper < change) or view.written_before(change) is False
-            for change in (STACKS_FROM, RAISES_FROM)
-        ):
+        stacks, raises = _ast_question(view, STACKS_FROM), _ast_question(view, RAISES_FROM)
+        if not sites or (stacks is False and raises is False):
             return []  # (as _question says: the default means what the code was written for)
-        calls = {id(node.func): node for node in ast.walk(view.tree) if type(node) is ast.Call}
+        calls = called_at(view, sites)
+        found: List[Optional[Diagnostic]] = []
         for node, _qualname in sites:
             call = calls.get(id(node))
             if call is None:
-                return None
+                return None  # (used as a value, or read as an attribute's receiver)
             words = [keyword.arg for keyword in call.keywords]
             if "titled" in words:
                 return None  # the 0.3.1 misspelling: reported
-            starred = None in words or any(type(arg) is ast.Starred for arg in call.args)
-            if not starred and "tiled" not in words:
+            if None in words or any(type(arg) is ast.Starred for arg in call.args):
+                continue  # (arguments unpacked: left alone)
+            if "tiled" in words or len(call.args) != 1:
+                continue
+            multiprocess = _ast_multiprocess(view)
+            if multiprocess is None:
                 return None
-        return []
+            if not multiprocess and stacks is None:
+                found.append(view.report(self.code, call, *_unknown_source("0.5.0", STACKS)))
+            elif not multiprocess and stacks:
+                return None  # a fix: single-process code written before 0.5.0
+            elif multiprocess and raises is not False:
+                if any(word in view.text for word in _PRODUCER_WORDS):
+                    return None  # a global array may reach it: the receiver decides
+                found.append(view.report(self.code, call, *HOST_LOCAL_OR_GLOBAL))
+        return [finding for finding in found if finding is not None]
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
         if site.is_import:
@@ -194,7 +206,7 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             if answer is False:
                 return  # written for the default of the whole range
             if answer is None:
-                ctx.report(call, *_unknown_source("0.5.0", "stacks an axis"))
+                ctx.report(call, *_unknown_source("0.5.0", STACKS))
                 return
             reason = f"single-process code; {why}"
         else:
@@ -208,14 +220,7 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
                     return
                 reason = f"a global array; {why}"
         if reason is None:
-            ctx.report(
-                call,
-                "process_allgather(x) changed in JAX 0.5.0/0.8.0: "
-                "pass tiled=True for global arrays",
-                "process_allgather(x) changed in JAX 0.5.0/0.8.0: for a global jax.Array pass "
-                "tiled=True (tiled=False raises from 0.8.0); "
-                "for host-local values keep tiled=False (stacks one row per process).",
-            )
+            ctx.report(call, *HOST_LOCAL_OR_GLOBAL)
             return
         ctx.replace(
             call,
@@ -223,6 +228,35 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             "process_allgather(...) -> process_allgather(..., tiled=True)",
             detail=f"It keeps the old result: {reason}.",
         )
+
+
+# A multi-process call no global array reaches: host-local values keep tiled=False.
+HOST_LOCAL_OR_GLOBAL = (
+    "process_allgather(x) changed in JAX 0.5.0/0.8.0: pass tiled=True for global arrays",
+    "process_allgather(x) changed in JAX 0.5.0/0.8.0: for a global jax.Array pass "
+    "tiled=True (tiled=False raises from 0.8.0); "
+    "for host-local values keep tiled=False (stacks one row per process).",
+)
+STACKS = "stacks an axis"
+# The last part of each of GLOBAL_PRODUCERS: a receiver ties to one only where the text spells
+# it (in the call's chain, or in the import of its head).
+_PRODUCER_WORDS = frozenset(name.rpartition(".")[2] for name in GLOBAL_PRODUCERS)
+
+
+def _ast_question(view: AstView, change: Version) -> Optional[bool]:
+    """:func:`_question` on ``ast`` (its answer only)."""
+    if view.upper is not None and view.upper < change:
+        return False
+    return view.written_before(change)
+
+
+def _ast_multiprocess(view: AstView) -> Optional[bool]:
+    """``module_facts(ctx).multiprocess`` on ``ast``: False where no reference can name one of
+    its calls (gate 2's names over-approximate the module's), True where the view finds one
+    LibCST's analysis resolves alike; None (not sure) otherwise."""
+    if view.facts.names.isdisjoint(MULTIPROCESS):
+        return False
+    return True if name_sites(view, Resolver(view, MULTIPROCESS)) else None
 
 
 # A call whose meaning depends on the JAX the code was written for, which nothing states.
