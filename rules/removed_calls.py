@@ -89,6 +89,11 @@ class CallRecipe:
 
 
 _HCB = "jax.experimental.host_callback"
+DLPACK = "jax.dlpack.to_dlpack"
+# jax.dlpack.from_dlpack took a capsule up to JAX 0.4.x and takes the array itself later;
+# jax.numpy.from_dlpack takes the array on every release a target can hold.
+FROM_DLPACK = "jax.dlpack.from_dlpack"
+ROUND_TRIP = "jax.numpy.from_dlpack"
 _UPDATES = {
     "index_update": "set",
     "index_add": "add",
@@ -222,6 +227,17 @@ RECIPES: Tuple[CallRecipe, ...] = (
         why='JAX\'s deprecation message: "Use jax.random.permutation with independent=True" '
         "(the same draws)",
     ),
+    # to_dlpack(x, stream=s) was x.__dlpack__(stream=s) (jax/_src/array.py in 0.4.13 to 0.4.30:
+    # the method called the function); both give the DLPack capsule of x's buffer.
+    CallRecipe(
+        legacy=DLPACK,
+        template="{0}.__dlpack__({, **})",
+        shown="x.__dlpack__()",
+        positional=(1, 1),
+        passed_through=frozenset({"stream"}),
+        why="JAX's deprecation message names the DLPack API based on __dlpack__ (the same "
+        "capsule); most consumers take the array itself",
+    ),
     CallRecipe(
         legacy="jax.experimental.global_device_array.get_shard_indices",
         template="{q:jax.sharding.NamedSharding}({1}, {q:jax.sharding.PartitionSpec}(*{2}))"
@@ -273,6 +289,8 @@ class RemovedCalls(
     | `jax.util.unzip2(pairs)` | `tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())` | safe: the same tuples, the same errors |
     | `global_device_array.get_shard_indices(shape, mesh, spec)` | `NamedSharding(mesh, PartitionSpec(*spec)).devices_indices_map(tuple(shape))` | safe |
     | `jax.random.shuffle(key, x, axis)` | `jax.random.permutation(key, x, axis, independent=True)` | safe: the same draws |
+    | `jax.dlpack.to_dlpack(x)`, `to_dlpack(x, stream=s)` | `x.__dlpack__()`, `x.__dlpack__(stream=s)` | safe: the same capsule |
+    | `jax.dlpack.from_dlpack(jax.dlpack.to_dlpack(x))` | `jax.numpy.from_dlpack(x)` | safe |
 
     **Why.** These functions are gone from current JAX (the table's sources: JAX's deprecation
     messages and changelog).  A recipe is written only where each JAX name it uses exists on
@@ -305,6 +323,7 @@ class RemovedCalls(
             "0.8.0", "jax.util, host_callback and compilation_cache.initialize_cache removed"
         ),
         refs.release_notes("0.4.31", "jax.random.shuffle removed"),
+        refs.release_notes("0.7.0", "jax.dlpack.to_dlpack removed"),
     )
     examples = (
         Example(
@@ -350,6 +369,8 @@ class RemovedCalls(
                 f"not rewritten: {problem}.",
             )
             return
+        if recipe.legacy == DLPACK and self._round_trip(call, site, ctx):
+            return
         safety = _safety(recipe, call)
         room = UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT
         message = call_messages(site.qualname, recipe.shown, room)[1]
@@ -383,6 +404,38 @@ class RemovedCalls(
         ):
             lines.append(cst.SimpleStatementLine(body=[assign.with_changes(value=returned)]))
         ctx.replace(line, cst.FlattenSentinel(lines), message, safety=safety, detail=detail)
+
+    @staticmethod
+    def _round_trip(call: cst.Call, site: NameSite, ctx: Context) -> bool:
+        """``jax.dlpack.from_dlpack(to_dlpack(x))`` (the capsule's only use) ->
+        ``jax.numpy.from_dlpack(x)``: newer JAX takes no capsule there.  Done (True) where the
+        call is the only argument of such a call, with no ``stream``."""
+        arg = ctx.parent(call)
+        outer = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not (
+            isinstance(outer, cst.Call)
+            and len(outer.args) == 1
+            and outer.args[0] is arg
+            and arg.keyword is None  # type: ignore[union-attr]
+            and not arg.star  # type: ignore[union-attr]
+            and len(call.args) == 1
+            and ctx.qualname(outer.func, site.scope) == FROM_DLPACK
+        ):
+            return False
+        new = cst.Call(
+            func=ctx.ref(ROUND_TRIP, site.scope),
+            args=[cst.Arg(value=call.args[0].value)],
+            lpar=outer.lpar,
+            rpar=outer.rpar,
+        )
+        ctx.replace(
+            outer,
+            new,
+            f"{FROM_DLPACK}({DLPACK}(x)) -> {ROUND_TRIP}(x)",
+            detail=f"{DLPACK} is gone (JAX 0.7.0) and newer JAX's {FROM_DLPACK} takes the "
+            f"array itself, not a capsule; {ROUND_TRIP}(x) takes it on every release.",
+        )
+        return True
 
     @staticmethod
     def _assignment(
@@ -572,7 +625,8 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
         passed: List[str] = [
             f"{k}={ctx.code(v)}" for k, v in keywords.items() if k in recipe.passed_through
         ]
-        if not positional and template[: match.start()].endswith("({*}"):
+        before = template[: match.start()]
+        if before.endswith("(") or (not positional and before.endswith("({*}")):
             return ", ".join(passed)  # (the first argument: no comma before it)
         return "".join(", " + p for p in passed)
 
