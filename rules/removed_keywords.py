@@ -58,6 +58,8 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     * `jax.numpy.reshape(x, newshape=s)` becomes `reshape(x, s)` and `jax.make_mesh(axis_shapes=s,
       ...)` becomes `make_mesh(s, ...)`: JAX renamed those parameters in place (`newshape` is
       gone from 0.6.0, `axis_shapes` from 0.11.1), so by position they mean the same everywhere.
+      An array passed as `a=x` moves to its position too; two arguments that would swap
+      places, both with effects (calls), are reported instead.
     * `jax.pure_callback(f, shapes, x, vectorized=True)` becomes `vmap_method="legacy_vectorized"`
       (`False` becomes `"sequential"`, another value `v` becomes `"legacy_vectorized" if v
       else "sequential"`): what each meant under `vmap`, as JAX 0.4.34 maps them itself.
@@ -334,29 +336,63 @@ def _with_comment_of(
 
 
 # A keyword JAX renamed in place: passed by position, the argument means the same on every
-# release.  (function, keyword) -> (its position, the first release without the keyword).
+# release.  (function, keyword) -> (the parameters before it, the first release without the
+# keyword); the keyword's position is theirs plus one.
 POSITIONAL = {
-    (RESHAPE, "newshape"): (1, parse_version("0.6.0")),  # ``shape`` from 0.4.28
-    (MAKE_MESH, "axis_shapes"): (0, parse_version("0.11.1")),  # ``axis_sizes`` from 0.11.1
+    (RESHAPE, "newshape"): (("a",), parse_version("0.6.0")),  # ``shape`` from 0.4.28
+    (MAKE_MESH, "axis_shapes"): ((), parse_version("0.11.1")),  # ``axis_sizes`` from 0.11.1
 }
 
 
 def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
     """``reshape(a, newshape=s)`` -> ``reshape(a, s)``, ``make_mesh(axis_shapes=s, ...)`` ->
-    ``make_mesh(s, ...)``: the renamed parameter's argument moves to its position."""
+    ``make_mesh(s, ...)``: the renamed parameter's argument moves to its position, and so do
+    the parameters before it that the call names (``reshape(a=x, newshape=s)`` -> ``reshape(x,
+    s)``: every release takes them by position).  Arguments are not reordered where two of
+    those that would swap places may have effects."""
     positional = [arg for arg in call.args if arg.keyword is None]
-    for (function, keyword), (position, gone) in POSITIONAL.items():
-        named = [a for a in call.args if a.keyword is not None and a.keyword.value == keyword]
-        if function != qualname or not named or not ctx.reaches(gone):
+    for (function, keyword), (before, gone) in POSITIONAL.items():
+        named = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        if function != qualname or keyword not in named or not ctx.reaches(gone):
             continue
-        if len(positional) != position:
+        leading = before[len(positional) :]  # the parameters before it the call names
+        if len(positional) > len(before) or any(name not in named for name in leading):
             return False  # arguments the rule cannot place around it
-        moved = _positional(named[0])
-        rest = [a for a in call.args if a.keyword is not None and a is not named[0]]
-        args = _in_slots(call.args, [*positional, moved, *rest], [*positional, named[0], *rest])
+        moved = [named[name] for name in (*leading, keyword)]
+        rest = [a for a in call.args if a.keyword is not None and all(a is not m for m in moved)]
+        order = [*positional, *moved, *rest]
+        if not _reorders_safely(call.args, order):
+            return False
+        args = _in_slots(call.args, [*positional, *map(_positional, moved), *rest], order)
         short = qualname.rsplit(".", 1)[1]
         message = f"{short}({keyword}=...) -> by position: JAX renamed the parameter"
         return ctx.replace(call, call.with_changes(args=args), message)
+    return False
+
+
+def _reorders_safely(old: Sequence[cst.Arg], new: Sequence[cst.Arg]) -> bool:
+    """Are ``new`` (``old``'s arguments, reordered) evaluated as ``old`` were, but for values
+    that have no effect (names, attributes, literals, and tuples or lists of them)?"""
+    where = [next(i for i, arg in enumerate(old) if arg is moved) for moved in new]
+    swapped = {
+        k
+        for i in range(len(new))
+        for j in range(i + 1, len(new))
+        if where[i] > where[j]
+        for k in (i, j)
+    }
+    return sum(not _effect_free(new[k].value) for k in swapped) <= 1
+
+
+def _effect_free(node: "cst.BaseExpression") -> bool:
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _effect_free(node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return _effect_free(node.expression)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _effect_free(e.value) for e in node.elements)
     return False
 
 
