@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -80,7 +81,9 @@ class RenamedApi(QualifiedNamesGate, RenameRule, code="JAX903", safety=Safety.SA
     `jax.linear_util` -> `jax.extend.linear_util`, ...  `from m import X as Y` keeps `Y`, and
     so does an import the module never reads or lists in `__all__` (a re-export other modules
     import by that name): `from jax.nn import normalize` -> `from jax.nn import standardize as
-    normalize`.
+    normalize`.  `xla_bridge.get_backend().platform` becomes `jax.default_backend()`, which
+    JAX defines as that very read and has from 0.2.10 (renaming `get_backend` would need
+    0.4.33).
 
     **Why.** JAX removed these names after a deprecation period; its deprecation message
     named the replacement.  Every row of the table was checked in real JAX releases that had
@@ -143,12 +146,46 @@ class RenamedApi(QualifiedNamesGate, RenameRule, code="JAX903", safety=Safety.SA
         return nothing_at_sites(view, self.names, self.legacy_modules)
 
     def visit_name(self, site: NameSite, ctx: Context) -> None:
+        if site.qualname == GET_BACKEND and _default_backend(site, ctx):
+            return
         parts = site.qualname.split(".")
         if not site.is_import and any(
             ".".join(parts[:cut]) in self.names for cut in range(2, len(parts))
         ):
             return  # a moved module earlier in the chain: that site rewrites it
         super().visit_name(site, ctx)
+
+
+GET_BACKEND = "jax.lib.xla_bridge.get_backend"
+DEFAULT_BACKEND = "jax.default_backend"
+
+
+def _default_backend(site: NameSite, ctx: Context) -> bool:
+    """``xla_bridge.get_backend().platform`` -> ``jax.default_backend()`` (done: True).  JAX
+    defines ``default_backend()`` as ``get_backend(None).platform`` (``xla_bridge.py`` from
+    0.3 on) and has it from 0.2.10, where the rename to ``jax.extend.backend.get_backend``
+    needs 0.4.33.  Only through the module (``xla_bridge.get_backend``): an imported
+    ``get_backend`` keeps its import, which the rename rewrites."""
+    call = site.parent
+    if site.is_import or isinstance(site.node, cst.Name):
+        return False
+    if not (isinstance(call, cst.Call) and call.func is site.node and not call.args):
+        return False
+    read = ctx.parent(call)
+    if not (
+        isinstance(read, cst.Attribute) and read.value is call and read.attr.value == "platform"
+    ):
+        return False
+    if not ctx.exists_throughout(DEFAULT_BACKEND):
+        return False
+    new = cst.Call(func=ctx.ref(DEFAULT_BACKEND, site.scope), lpar=read.lpar, rpar=read.rpar)
+    message = f"xla_bridge.get_backend().platform -> {DEFAULT_BACKEND}()"
+    detail = (
+        f"{GET_BACKEND} is gone; {DEFAULT_BACKEND}() is get_backend(None).platform in JAX's "
+        "sources, and exists on every release the target holds."
+    )
+    ctx.replace(read, new, message, detail=detail)
+    return True
 
 
 @functools.lru_cache(maxsize=1)
