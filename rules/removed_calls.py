@@ -416,8 +416,8 @@ class RemovedCalls(
             isinstance(outer, cst.Call)
             and len(outer.args) == 1
             and outer.args[0] is arg
-            and arg.keyword is None  # type: ignore[union-attr]
-            and not arg.star  # type: ignore[union-attr]
+            and arg.keyword is None
+            and not arg.star
             and len(call.args) == 1
             and ctx.qualname(outer.func, site.scope) == FROM_DLPACK
         ):
