@@ -572,14 +572,12 @@ def _renames_a_maker(gate: TextGate) -> bool:
     maker that may then be called by another name)?  The import statements are read once for
     the file (:func:`migrator.textscan.imported_items`, which other gates read too)."""
     makers = gate.words_among(_MAKER_WORDS)
-    return (
-        any(
-            alias is not None and dotted.rpartition(".")[2] in makers
-            for _module, _on_line, dotted, alias in imported_items(gate.text)
-        )
-        if makers
-        else False
-    ) or _written(_IMPORT_STAR, gate.text)
+    if makers and any(
+        alias is not None and dotted.rpartition(".")[2] in makers
+        for _module, _on_line, dotted, alias in imported_items(gate.text)
+    ):
+        return True
+    return _written(_IMPORT_STAR, gate.text)
 
 
 def _calls_a_maker(gate: TextGate) -> bool:
