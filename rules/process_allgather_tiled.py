@@ -144,6 +144,7 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
             return []  # (as _question says: the default means what the code was written for)
         calls = called_at(view, sites)
         found: List[Optional[Diagnostic]] = []
+        known: List[Optional[bool]] = []  # the module's multi-process fact, read once
         for node, _qualname in sites:
             call = calls.get(id(node))
             if call is None:
@@ -155,7 +156,9 @@ class ProcessAllgatherTiled(Rule, code="JAX306", safety=Safety.SAFE):
                 continue  # (arguments unpacked: left alone)
             if "tiled" in words or len(call.args) != 1:
                 continue
-            multiprocess = _ast_multiprocess(view)
+            if not known:
+                known.append(_ast_multiprocess(view))
+            multiprocess = known[0]
             if multiprocess is None:
                 return None
             if not multiprocess and stacks is None:
