@@ -325,10 +325,12 @@ def default_target(
     newest = newest_release()
     floor = ARRAY_FLOOR
     why = "the first jax.Array release"
+    # (nothing found past it: the code need not need it, only no target starts before it)
+    need = f"the oldest target is {floor}, {why}: nothing in the code needs a newer JAX"
     if found is not None and parse_version(found[0]) > parse_version(floor):
         where = f" in {found[2]}" if found[2] else ""
         floor, why = found[0], f"{found[1]}{where}"
-    need = f"the migrated code needs {floor}: {why}"
+        need = f"the migrated code needs {floor}: {why}"
     if detected is not None and detected.version is not None:
         pin = f"{shown(detected.source)} has {detected.requirement}"
         if parse_version(detected.version) >= parse_version(floor):
