@@ -57,7 +57,7 @@ JAX308 gda-serialization j AsyncManager GlobalAsyncCheckpointManager
     GlobalAsyncCheckpointManagerBase TS_CONTEXT async_deserialize async_serialize
     create_async_gda_from_callback gda_serialization get_tensorstore_spec run_deserialization
     run_serialization serialization
-JAX309 host-id j host_count host_id host_ids
+JAX309 host-id - host_count host_id host_ids jax.host_count jax.host_id jax.host_ids
 JAX401 live-buffers - live_buffers
 JAX402 gda-attributes j local_data local_shards mesh mesh_axes
 JAX403 device-buffers - device_buffer device_buffers
