@@ -357,12 +357,16 @@ def default_target(
         if detected is not None
         else "no jax requirement found"
     )
+    hint = (  # (a source the user stated needs no hint to state it)
+        "--target-version to choose"
+        if source.known
+        else "--source-version states what the code was written for"
+    )
     return Versions(
         floor,
         None,
         f"the floor of the migration ({why})",
         source,
-        f"{where}: source {_said(source)}; migrating to {floor}..{newest} ({need}); "
-        "--source-version states what the code was written for",
+        f"{where}: source {_said(source)}; migrating to {floor}..{newest} ({need}); {hint}",
         floor,
     )
