@@ -30,7 +30,7 @@ from jaxmigrate.migrator.docpieces import may_hold_code_block
 from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.importconfig import first_party_in
-from jaxmigrate.migrator.linelength import folder_of, line_length_in
+from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH, configured_for, folder_of, styled
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.surveyorder import Seen, Survey, surveyed
@@ -144,6 +144,8 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         from jaxmigrate.migrator import todos
 
         base, unstripped = todos.strip_markers(text)
+    if settings.line_length_from_style:
+        settings = _styled(settings, styled(base))
     tree = None  # CPython's tree of ``output``, when the engine has it
     kept = Path(options.gates_dir) if options.gates_dir is not None else None
     if (settings.gates and idle(base)) or (
@@ -258,9 +260,15 @@ def _tokens_in_hand(text: str) -> Optional[FrozenSet[str]]:
     return tokens_in_hand(text)
 
 
-def _line_length(settings: Settings) -> int:
-    from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH
+@functools.lru_cache(maxsize=64)  # (a few settings in a run, each styled two ways at most)
+def _styled(settings: Settings, length: Optional[int]) -> Settings:
+    """``settings`` for a file whose own style asks for ``length`` (None: the default)."""
+    if length is None:
+        return settings
+    return dataclasses.replace(settings, line_length=length, line_length_from_style=False)
 
+
+def _line_length(settings: Settings) -> int:
     return settings.line_length or DEFAULT_LINE_LENGTH
 
 
@@ -440,7 +448,9 @@ def _for_folder(settings: Settings, folder: str) -> Settings:
     resolved ``folder`` is in, where the command line gave none."""
     changes: Dict[str, object] = {}
     if settings.line_length is None:
-        changes["line_length"] = line_length_in(folder)
+        configured = configured_for(folder)
+        changes["line_length"] = DEFAULT_LINE_LENGTH if configured is None else configured
+        changes["line_length_from_style"] = configured is None
     if settings.first_party is None:
         changes["first_party"] = first_party_in(folder)
     return dataclasses.replace(settings, **changes)  # type: ignore[arg-type]

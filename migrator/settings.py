@@ -59,6 +59,9 @@ class Settings:
     # default target's survey, which reads only names): no layout at all, not even the
     # realigning of a call's continuation lines after its callee's rewrite.
     line_length: Optional[int] = None
+    # ``line_length`` is the default a project that configures none gets: a file's own style
+    # may ask for less (migrator.linelength.styled; the runner reads it file by file).
+    line_length_from_style: bool = False
     # The top-level names the project imports as its own (isort's first party), so that an
     # import a fix adds joins the right group; the runner sets them (migrator.importconfig).
     # None: none known (every absolute import that is not the standard library is third party).
@@ -135,7 +138,7 @@ class Settings:
         key = key if self.gates else key + "|ungated"
         key = key if self.ast_first else key + "|libcst"
         if self.line_length is not None:
-            key += f"|ll{self.line_length}"
+            key += f"|ll{self.line_length}" + ("~" if self.line_length_from_style else "")
         if self.first_party:
             key += "|fp" + ",".join(self.first_party)
         return key if self.locate_fixes else key + "|unlocated"

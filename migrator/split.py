@@ -88,9 +88,9 @@ def write_patches(
             continue
         display = _display(path)
         # the line length a run finds for the file (runner.process_file): it decides wrapping
-        found = settings.line_length or line_length_for(path)
         try:
             source = read_source(path)
+            found = settings.line_length or line_length_for(path, source.text)
             steps, sequential, full = split_file(
                 source.text,
                 dataclasses.replace(

@@ -5,11 +5,12 @@ that the command line wraps by it (the layouts themselves are fixtures:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from jaxmigrate.migrator import Settings, migrate_source
-from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH, line_length_for
+from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH, line_length_for, styled
 from tests.test_cli import invoke
 
 SOURCE = (
@@ -27,6 +28,13 @@ SOURCE = (
         ("setup.cfg", "[flake8]\nmax-line-length = 79\n", 79),
         ("tox.ini", "[pycodestyle]\nmax_line_length = 90\n", 90),
         (".pylintrc", "[FORMAT]\nmax-line-length=80\n", 80),
+        ("pyproject.toml", "[tool.pyink]\nline-length = 80\npyink-indentation = 2\n", 80),
+        ("pyproject.toml", "[tool.yapf]\ncolumn_limit = 100\n", 100),
+        ("pyproject.toml", "[tool.yapf]\nbased_on_style = 'google'\n", 80),
+        ("setup.cfg", "[yapf]\nbased_on_style = pep8\n", 79),
+        ("setup.cfg", "[yapf]\nbased_on_style = google\ncolumn_limit = 90\n", 90),
+        (".style.yapf", "[style]\nbased_on_style = yapf\n", 80),
+        (".style.yapf", "[style]\nbased_on_style = chromium\n", DEFAULT_LINE_LENGTH),
         ("pyproject.toml", "[project]\nname = 'x'\n", DEFAULT_LINE_LENGTH),
     ],
 )
@@ -82,3 +90,46 @@ def test_a_relative_path_is_looked_up_where_it_points_now(tmp_path: Path, monkey
     for name, length in (("a", 100), ("b", 120), ("a", 100)):
         monkeypatch.chdir(tmp_path / name)
         assert line_length_for(Path("src") / "m.py") == length
+
+
+# A line the rewrite (jax.tree_map -> jax.tree_util.tree_map) takes from 73 to 83 columns at
+# two-space indents (77 to 87 at four): over Google's 80, within black's 88.
+GOOGLE_STYLE = (
+    "import jax\n\n\ndef log(step, values):\n  if step:\n"
+    '    print("global_step: %d, %s", step, jax.tree_map(lambda x: x, values))\n'
+)
+BLACK_STYLE = GOOGLE_STYLE.replace("\n  if", "\n    if").replace("\n    print", "\n        print")
+GOOGLE_DOCSTRINGS = (  # four-space code whose docstrings indent their entries by two
+    'def f(x):\n    """Doc.\n\n    Args:\n      x: a value.\n\n    Returns:\n      x.\n    """\n'
+    "    if x:\n        return x\n    return None\n"
+)
+
+
+def test_a_files_style_says_its_line_length() -> None:
+    assert styled(GOOGLE_STYLE) == 80
+    assert styled(BLACK_STYLE) is None
+    assert styled(GOOGLE_DOCSTRINGS) is None
+    assert styled("x = 1\n") is None  # (no block: nothing says)
+
+
+@pytest.mark.parametrize("config", [None, "[tool.black]\nline-length = 88\n"])
+@pytest.mark.parametrize("text", [GOOGLE_STYLE, BLACK_STYLE])
+def test_an_unconfigured_project_wraps_by_each_files_style(
+    tmp_path: Path, config: Optional[str], text: str
+) -> None:
+    """Without a configured length, a two-space file is held to Google's 80 columns and a
+    four-space one to black's 88; a configured length holds both."""
+    (tmp_path / "pyproject.toml").write_text(config or "[project]\nname = 'x'\n")
+    path = tmp_path / "m.py"
+    path.write_text(text)
+    result = invoke(str(path), "--target-version", "0.4.13")
+    assert result.exit_code in (0, 1), result.output
+    written = path.read_text()
+    assert "jax.tree_util.tree_map(" in written
+    longest = max(len(line) for line in written.splitlines())
+    if text is GOOGLE_STYLE and config is None:
+        assert longest <= 80
+        assert len(written.splitlines()) > len(text.splitlines())
+    else:
+        assert 80 < longest <= 88
+        assert len(written.splitlines()) == len(text.splitlines())
