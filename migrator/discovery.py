@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import fnmatch
+import functools
 import os
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -58,14 +59,33 @@ class Exclude:
 
 def _below(path: Path, base: Path) -> Optional[str]:
     """``path`` relative to ``base`` (posix), as written or with symbolic links resolved."""
-    for resolve in (os.path.abspath, os.path.realpath):  # (the links only when needed)
-        try:
-            relative = os.path.relpath(resolve(path), resolve(base))
-        except ValueError:  # pragma: no cover (another drive)
-            continue
-        if relative != os.curdir and not relative.startswith(os.pardir):
-            return Path(relative).as_posix()
-    return None
+    root = os.path.abspath(base)
+    target = os.path.abspath(path)
+    if not _inside(target, root):  # (the links only when needed)
+        root, target = _real_folder(root), _realpath(path)
+        if not _inside(target, root):
+            return None
+    return Path(os.path.relpath(target, root)).as_posix()
+
+
+def _inside(target: str, root: str) -> bool:
+    """Is the absolute path ``target`` below the folder ``root`` (not ``root`` itself)?"""
+    return target.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _realpath(path: Union[str, Path]) -> str:
+    """``os.path.realpath(path)``, its folder's resolved once for all the files a walk asks
+    about (each would resolve every folder above it again)."""
+    path = os.fspath(path)
+    if os.pardir in Path(path).parts or os.path.islink(path):
+        return os.path.realpath(path)  # (a ``..`` after a link is read past the link)
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(_real_folder(folder), name) if name else _real_folder(folder)
+
+
+@functools.lru_cache(maxsize=4096)  # (a folder each: the run's tree)
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
 
 
 Pattern = Union[str, "Exclude"]
@@ -93,6 +113,7 @@ def discover(
     """Files to process, in a stable order, and (path, reason) for paths that do not exist.
     ``excludes`` are glob patterns: strings match paths from each directory given (and
     names), :class:`Exclude` patterns paths from their own base."""
+    _real_folder.cache_clear()  # (links may have changed since an earlier run in this process)
     found: List[Path] = []
     seen = set()
     missing: List[Tuple[str, str]] = []
