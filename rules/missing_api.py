@@ -306,7 +306,18 @@ _CONFIG_DEFINE = (
     "no public successor (the 0.4.25 changelog): define the option in your own code, "
     "from an environment variable or an absl flag",
 )
-_NO_SUCCESSOR = {"jax.config.define_": _CONFIG_DEFINE, "jax.config.DEFINE_": _CONFIG_DEFINE}
+_TEST_CASE = (
+    "use absltest with np.testing",
+    "no public successor (JAX's changelog: deprecated since 0.3.1, it was JAX's own test "
+    "base): subclass absl's parameterized.TestCase and compare with "
+    "numpy.testing.assert_allclose (its assertAllClose) or chex.assert_trees_all_close",
+)
+_NO_SUCCESSOR = {
+    "jax.config.define_": _CONFIG_DEFINE,
+    "jax.config.DEFINE_": _CONFIG_DEFINE,
+    "jax.test_util.JaxTestCase": _TEST_CASE,
+    "jax.test_util.JaxTestLoader": _TEST_CASE,
+}
 
 
 def _message(absence: Absence, ctx: Union[Context, AstView]) -> Tuple[str, str]:

@@ -35,6 +35,24 @@ flag = jax_config.define_bool_state("flax_x", False, "help")
 """
 
 
+def test_jax_test_case_names_what_replaces_it():
+    """jax.test_util.JaxTestCase (JAX's own test base, removed with no successor): the finding
+    names what a project's tests move to, not only the changelog."""
+    result = _run(
+        """
+        from jax import test_util as jtu
+
+        class Test(jtu.JaxTestCase):
+            pass
+        """,
+        target_version="0.4.30",
+    )
+    (finding,) = result.findings
+    assert (finding.code, finding.line) == ("JAX901", 4)
+    assert finding.message.endswith("has no public successor; use absltest with np.testing")
+    assert "parameterized.TestCase" in finding.detail
+
+
 def test_a_removed_config_definer_becomes_the_private_state_function_from_0_4_31():
     result = _run(_DEFINER, target_version="0.4.31", unsafe_fixes=True)
     assert result.output == (
