@@ -54,7 +54,9 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
 
     * `jax.scipy.linalg.solve(a, b, sym_pos=True)` becomes `solve(a, b, assume_a="pos")`;
       `sym_pos=False` is dropped; another value `v` becomes `assume_a="pos" if v else "gen"`.
-      A call that also passes `assume_a` is reported.
+      A call that also passes `assume_a` gets `"pos"` for `sym_pos=True` (JAX's solve let a
+      true `sym_pos` override `assume_a`), keeps its `assume_a` for `sym_pos=False`, and gets
+      `"pos" if v else a` where both values are names or strings; any other is reported.
     * `jax.numpy.reshape(x, newshape=s)` becomes `reshape(x, s)` and `jax.make_mesh(axis_shapes=s,
       ...)` becomes `make_mesh(s, ...)`: JAX renamed those parameters in place (`newshape` is
       gone from 0.6.0, `axis_shapes` from 0.11.1), so by position they mean the same everywhere.
@@ -221,7 +223,7 @@ def _solve(call: cst.Call, ctx: Context) -> None:
     if sym_pos is None:
         return
     if "assume_a" in named:
-        ctx.report(call, 'solve() with both sym_pos and assume_a: keep assume_a="pos"')
+        _solve_both(call, sym_pos, named["assume_a"], ctx)
         return
     value = sym_pos.value
     new: Optional[cst.Arg] = None
@@ -239,6 +241,34 @@ def _solve(call: cst.Call, ctx: Context) -> None:
     if args and new is None:  # a dropped last argument leaves no dangling comma
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     message = 'solve(sym_pos=...) -> solve(assume_a="pos"), its replacement since jax 0.3.15'
+    ctx.replace(call, call.with_changes(args=args), message)
+
+
+def _solve_both(call: cst.Call, sym_pos: cst.Arg, assume_a: cst.Arg, ctx: Context) -> None:
+    """``solve(..., sym_pos=v, assume_a=a)``: JAX's solve took ``"pos"`` where ``v`` was true,
+    else ``a`` (jax/_src/scipy/linalg.py while it took ``sym_pos``).  So ``sym_pos=True`` makes
+    ``assume_a="pos"``, ``sym_pos=False`` goes, and another ``v`` chooses between the two where
+    neither value can have an effect (a name, a string); anything else is reported."""
+    value, chosen = sym_pos.value, assume_a.value
+    plain = (cst.Name, cst.SimpleString)
+    new: Optional[cst.BaseExpression] = chosen
+    if isinstance(value, cst.Name) and value.value == "True" and isinstance(chosen, plain):
+        new = cst.SimpleString('"pos"')
+    elif isinstance(value, cst.Name) and value.value == "False":
+        pass
+    elif isinstance(value, plain) and isinstance(chosen, plain):
+        new = cst.parse_expression(f'"pos" if {ctx.code(value)} else {ctx.code(chosen)}')
+    else:
+        ctx.report(call, 'solve() with both sym_pos and assume_a: a true sym_pos meant "pos"')
+        return
+    args = [
+        arg if arg is not assume_a else arg.with_changes(value=new)
+        for arg in call.args
+        if arg is not sym_pos
+    ]
+    if call.args[-1] is sym_pos:  # a dropped last argument leaves no dangling comma
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    message = 'solve(sym_pos=, assume_a=) -> solve(assume_a=): a true sym_pos meant "pos"'
     ctx.replace(call, call.with_changes(args=args), message)
 
 
