@@ -50,9 +50,6 @@ class Detected:
     requirement: str
     upper: Optional[Tuple[Version, bool]] = None  # (version, inclusive) when bounded above
 
-    def describe(self) -> str:
-        return f"target version {self.version} from {self.source} ({self.requirement})"
-
 
 def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -323,6 +320,14 @@ def _candidates(directory: Path) -> List[Path]:
     return [p for p in names if p.is_file()]
 
 
+def _generated(directory: Path) -> List[Path]:
+    """What setuptools wrote of the requirements into an sdist (``x.egg-info/requires.txt``,
+    extras under ``[name]`` headers): read last, for a ``setup.py`` that builds them from a
+    file or code the sdist lacks (jaxline 0.0.5's, blackjax's).  Never edited: a generated
+    file is not where a requirement is raised (:func:`packaging_files`)."""
+    return sorted(p for p in directory.glob("*.egg-info/requires.txt") if p.is_file())
+
+
 def shown(path: Path) -> str:
     """``path`` as a message names it: relative to the working directory when below it."""
     try:
@@ -346,7 +351,7 @@ def detect(paths: Sequence[Path]) -> Optional[Detected]:
     starts = [p.resolve() for p in paths if p.exists()] or [Path.cwd().resolve()]
     start = Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in starts]))
     for directory in (start, *start.parents):
-        candidates = _candidates(directory)
+        candidates = _candidates(directory) + _generated(directory)
         weaker: Optional[Detected] = None  # a requirement without a lower bound
         for candidate in candidates:
             reader = _READERS.get(candidate.name, _requirements)

@@ -121,6 +121,23 @@ def test_lowest_allowed(spec, low):
         ),
         ({"requirements/requirements.txt": "jax>=0.1.55\n"}, "0.1.55"),  # chex, distrax, optax
         ({"pyproject.toml": '[project]\nname="x"\n', "requirements.txt": "jax>=0.4.7\n"}, "0.4.7"),
+        (  # a setup.py that reads a file the sdist lacks: its egg-info holds what it resolved
+            {
+                "setup.py": (
+                    "import setuptools\nreqs = open('requirements.txt').read().splitlines()\n"
+                    "setuptools.setup(name='x', install_requires=reqs)\n"
+                ),
+                "x.egg-info/requires.txt": "numpy>=1.18\n\n[jax]\njax>=0.1.71\n",
+            },
+            "0.1.71",
+        ),
+        (  # a requirement the packaging files state comes first
+            {
+                "setup.py": "from setuptools import setup\nsetup(install_requires=['jax>=0.3.2'])",
+                "x.egg-info/requires.txt": "jax>=0.2.0\n",
+            },
+            "0.3.2",
+        ),
     ],
 )
 def test_detect_project_version(tmp_path, files, version):
