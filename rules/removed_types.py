@@ -31,6 +31,8 @@ from jaxmigrate.rules._helpers import (
 )
 from jaxmigrate.rules._renames import maybe_present
 
+_TYPE_ALIAS = frozenset({"typing.TypeAlias", "typing_extensions.TypeAlias"})
+
 
 @functools.lru_cache(maxsize=1)
 def _rows_written() -> Tuple[Tuple[FrozenSet[str], FrozenSet[str], bool], ...]:
@@ -147,7 +149,8 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
     """jax.random.KeyArray, batching.BatchTracer, core.Shape -> jax.Array, jax.core.Tracer,
     Sequence[int] in types
 
-    **What it does.** Replaces type names JAX removed, where they are used as types:
+    **What it does.** Replaces type names JAX removed, where they are used as types (a type
+    alias is a module-level `Key = ...` or `Key: TypeAlias = ...`):
 
     | removed | in annotations, `Union[...]`, type aliases | in `isinstance(x, ...)` (unsafe fix) |
     | --- | --- | --- |
@@ -242,7 +245,7 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
             ctx.replace(site.node, new, message, safety=Safety.UNSAFE, detail=why)
         elif isinstance_position(site) is not None:
             self._predicate(site, row, short, ctx)
-        elif in_type_expression(site, ctx) or self._is_type_alias(site):
+        elif in_type_expression(site, ctx) or self._is_type_alias(site, ctx):
             exists = ctx.survey or ctx.exists_throughout(row.annotation)
             if row is _PLATFORM_DEVICE and not exists:
                 ctx.report(site.node, f"{short} was removed: {row.annotation} needs JAX 0.4.3")
@@ -273,14 +276,22 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
             )
 
     @staticmethod
-    def _is_type_alias(site: NameSite) -> bool:
-        """``Key = jax.random.KeyArray`` at module level: a name for the type."""
+    def _is_type_alias(site: NameSite, ctx: Context) -> bool:
+        """``Key = jax.random.KeyArray`` (or ``Key: TypeAlias = ...``) at module level: a name
+        for the type."""
         parent = site.parent
+        if site.scope.parent is not None:
+            return False
+        if isinstance(parent, cst.AnnAssign):  # (qdax 0.1.0's types.py: 46 modules import it)
+            return (
+                parent.value is site.node
+                and isinstance(parent.target, cst.Name)
+                and ctx.qualname(parent.annotation.annotation, site.scope) in _TYPE_ALIAS
+            )
         return (
             isinstance(parent, cst.Assign)
             and parent.value is site.node
             and all(isinstance(t.target, cst.Name) for t in parent.targets)
-            and site.scope.parent is None
         )
 
     @staticmethod
