@@ -262,6 +262,7 @@ CLIP = "jax.numpy.clip"
 RESHAPE = "jax.numpy.reshape"
 MAKE_MESH = "jax.make_mesh"
 PURE_CALLBACK = "jax.pure_callback"
+WHERE = "jax.numpy.where"
 VMAP_METHOD_SINCE = "0.4.34"  # pure_callback's vmap_method= came, its vectorized= deprecated
 # The keywords JAX906 rewrites, by function (it reports the others its history saw dropped).
 REWRITTEN: Dict[str, FrozenSet[str]] = {
@@ -270,6 +271,7 @@ REWRITTEN: Dict[str, FrozenSet[str]] = {
     RESHAPE: frozenset({"newshape"}),
     MAKE_MESH: frozenset({"axis_shapes"}),
     PURE_CALLBACK: frozenset({"vectorized"}),
+    WHERE: frozenset({"condition", "x", "y"}),
 }
 
 

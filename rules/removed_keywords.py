@@ -34,6 +34,7 @@ from jaxmigrate.rules._text_gates import (
     REWRITTEN,
     SOLVE,
     VMAP_METHOD_SINCE,
+    WHERE,
     RemovedKeywordsGate,
 )
 
@@ -62,6 +63,10 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
       gone from 0.6.0, `axis_shapes` from 0.11.1), so by position they mean the same everywhere.
       An array passed as `a=x` moves to its position too; two arguments that would swap
       places, both with effects (calls), are reported instead.
+    * `jax.numpy.where(c, x=a, y=b)` becomes `where(c, a, b)` (`condition=` too): JAX
+      deprecated passing them by keyword in 0.4.21 and takes them by position only from 0.4.27
+      (qdax's repertoires), while by position they mean the same on every release.  A call
+      whose arguments with effects would swap places is reported.
     * `jax.pure_callback(f, shapes, x, vectorized=True)` becomes `vmap_method="legacy_vectorized"`
       (`False` becomes `"sequential"`, another value `v` becomes `"legacy_vectorized" if v
       else "sequential"`): what each meant under `vmap`, as JAX 0.4.34 maps them itself.
@@ -365,12 +370,18 @@ def _with_comment_of(
     return comma
 
 
-# A keyword JAX renamed in place: passed by position, the argument means the same on every
-# release.  (function, keyword) -> (the parameters before it, the first release without the
-# keyword); the keyword's position is theirs plus one.
+# A keyword JAX renamed in place, or made positional-only: passed by position, the argument
+# means the same on every release.  (function, keyword) -> (the parameters before it, the
+# first release without the keyword, what JAX did); the keyword's position is theirs plus
+# one.  A function's later keyword comes first: it moves the earlier ones with it.
+_RENAMED, _POSITIONAL_ONLY = "JAX renamed the parameter", "JAX takes them by position only"
+_WHERE_GONE = parse_version("0.4.27")  # (deprecated by keyword in 0.4.21)
 POSITIONAL = {
-    (RESHAPE, "newshape"): (("a",), parse_version("0.6.0")),  # ``shape`` from 0.4.28
-    (MAKE_MESH, "axis_shapes"): ((), parse_version("0.11.1")),  # ``axis_sizes`` from 0.11.1
+    (RESHAPE, "newshape"): (("a",), parse_version("0.6.0"), _RENAMED),  # ``shape``: 0.4.28
+    (MAKE_MESH, "axis_shapes"): ((), parse_version("0.11.1"), _RENAMED),  # ``axis_sizes``
+    (WHERE, "y"): (("condition", "x"), _WHERE_GONE, _POSITIONAL_ONLY),
+    (WHERE, "x"): (("condition",), _WHERE_GONE, _POSITIONAL_ONLY),
+    (WHERE, "condition"): ((), _WHERE_GONE, _POSITIONAL_ONLY),
 }
 
 
@@ -381,7 +392,7 @@ def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
     s)``: every release takes them by position).  Arguments are not reordered where two of
     those that would swap places may have effects."""
     positional = [arg for arg in call.args if arg.keyword is None]
-    for (function, keyword), (before, gone) in POSITIONAL.items():
+    for (function, keyword), (before, gone, why) in POSITIONAL.items():
         named = {a.keyword.value: a for a in call.args if a.keyword is not None}
         if function != qualname or keyword not in named or not ctx.reaches(gone):
             continue
@@ -395,7 +406,8 @@ def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
             return False
         args = _in_slots(call.args, [*positional, *map(_positional, moved), *rest], order)
         short = qualname.rsplit(".", 1)[1]
-        message = f"{short}({keyword}=...) -> by position: JAX renamed the parameter"
+        named_here = ", ".join(f"{name}=" for name in (*leading, keyword))
+        message = f"{short}({named_here}) -> by position: {why}"
         return ctx.replace(call, call.with_changes(args=args), message)
     return False
 
@@ -524,9 +536,21 @@ def _report_dropped(
     for arg in call.args:
         if arg.keyword is None or arg.keyword.value in _owned_keywords() | skip:
             continue
+        short = qualname.rsplit(".", 1)[1]
+        moved = POSITIONAL.get((qualname, arg.keyword.value))
+        if moved is not None and moved[2] == _POSITIONAL_ONLY and ctx.reaches(moved[1]):
+            # (left by _by_position: moving it would swap arguments with effects)
+            when = ".".join(map(str, moved[1]))
+            ctx.report(
+                arg,
+                f"{short}() takes {arg.keyword.value} by position only from JAX {when}",
+                f"{qualname} takes {arg.keyword.value} by position only from JAX {when} on (a "
+                "TypeError there); left as it is where moving it would reorder arguments with "
+                "effects.",
+            )
+            continue
         gone = history().dropped_keyword(qualname, arg.keyword.value, ctx.target, ctx.upper)
         if gone is not None:
-            short = qualname.rsplit(".", 1)[1]
             ctx.report(
                 arg,
                 f"{short}() takes no {arg.keyword.value}= from JAX {gone}; see its signature",
