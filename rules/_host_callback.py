@@ -58,5 +58,6 @@ def tap_template(tap: cst.BaseExpression, template: str) -> str:
         )
     )
     return template.replace(
-        "lambda tapped: {0}(tapped, ())", lambda_code.replace("{", "{{").replace("}", "}}")
+        "lambda tapped: {0}({q:jax.tree_util.tree_map}({q:numpy.asarray}, tapped), ())",
+        lambda_code.replace("{", "{{").replace("}", "}}"),
     )

@@ -159,10 +159,12 @@ RECIPES: Tuple[CallRecipe, ...] = (
             (
                 "id_tap",
                 2,
-                "{q:jax.debug.callback}(lambda tapped: {0}(tapped, ()), {1})",
-                "jax.debug.callback(lambda tapped: tap_func(tapped, ()), x)",
+                "{q:jax.debug.callback}(lambda tapped: {0}("
+                "{q:jax.tree_util.tree_map}({q:numpy.asarray}, tapped), ()), {1})",
+                "jax.debug.callback(lambda tapped: tap_func(tree_map(np.asarray, tapped), ()), x)",
                 "JAX's host_callback deprecation names jax.debug.callback; the tap function gets "
-                "() for its transforms, as outside any transformation",
+                "() for its transforms, as outside any transformation, and NumPy arrays as "
+                "id_tap gave it (jax.debug.callback passes jax.Arrays)",
             ),
         )
     ),
@@ -281,7 +283,7 @@ class RemovedCalls(
     | `jax.lax.tie_in(x, y)` | `y` | safe (unsafe if `x` has side effects) |
     | `host_callback.barrier_wait()` | `jax.effects_barrier()` | safe |
     | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x)`, `jax.debug.print("what: y\\n{}", x)` | unsafe: another format |
-    | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(tapped, ()), x)` | unsafe: `f` gets no transforms |
+    | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(jax.tree_util.tree_map(np.asarray, tapped), ()), x)` (NumPy arrays, as `id_tap` gave; a `lambda v, t:` ignoring `t` becomes `lambda v:`) | unsafe: `f` gets no transforms |
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` (with `vmap_method="sequential"` for a target from 0.4.34) | unsafe: may be skipped or repeated |
     | `host_callback.call(f, x, result_shape=None)` | `jax.experimental.io_callback(f, None, x)` (from 0.4.2: a `pure_callback` with no results is never called) | unsafe |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
@@ -524,6 +526,8 @@ class RemovedCalls(
         for qualname in recipe.uses():
             if ctx.survey:  # (the survey's floor then rises to the release that has them)
                 break
+            if qualname.partition(".")[0] != "jax":
+                continue  # (NumPy's: every JAX depends on it)
             if not ctx.exists_throughout(qualname):
                 known = history().lookup(qualname)
                 first = history().releases[known.present[0][0]] if known is not None else "?"
