@@ -30,6 +30,7 @@ from typing import (
     List,
     NamedTuple,
     Optional,
+    Sequence,
     Set,
     Tuple,
 )
@@ -37,7 +38,11 @@ from typing import (
 from jaxmigrate.migrator.astfacts import child_fields
 from jaxmigrate.migrator.astlines import STATEMENTS, lines_spelling, spans
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
-from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
+from jaxmigrate.migrator.feature_tests import (
+    OWN_HASATTR,
+    own_hasattr,
+    reads_feature_or_jax_version,
+)
 from jaxmigrate.migrator.messages import beyond_target
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -455,13 +460,18 @@ def _feature_test(test: ast.AST) -> bool:
     """:func:`migrator.scope.is_feature_test` on ``ast``: the dotted chains the test reads, and
     the names LibCST holds as nodes where ``ast`` holds strings (an attribute of a call's
     result, a keyword, a lambda's parameters)."""
-    chains: List[List[str]] = []
+    chains: List[Sequence[str]] = []
     stack = [test]
     while stack:
         node = stack.pop()
         parts = _dotted(node) if type(node) in (ast.Name, ast.Attribute) else None
         if parts:
             chains.append(parts)
+            continue
+        if type(node) is ast.Call and own_hasattr(node):  # type: ignore[arg-type]
+            chains.append(OWN_HASATTR)
+            stack.extend(node.args[1:])  # type: ignore[attr-defined]
+            stack.extend(node.keywords)  # type: ignore[attr-defined]
             continue
         if type(node) is ast.Attribute:
             chains.append([node.attr])

@@ -13,7 +13,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.binding import Binding
-from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
+from jaxmigrate.migrator.feature_tests import OWN, OWN_HASATTR, reads_feature_or_jax_version
 from jaxmigrate.migrator.traversal import structural_children
 
 ImportNode = Union["cst.Import", "cst.ImportFrom"]
@@ -179,7 +179,7 @@ def all_params(params: cst.Parameters) -> List[cst.Param]:
 def is_feature_test(test: cst.CSTNode) -> bool:
     """Does an ``if`` test check for a feature or the JAX version (so its branches are a shim)?
     See :mod:`migrator.feature_tests`."""
-    chains = []
+    chains: List[Sequence[str]] = []
     stack = [test]
     while stack:
         node = stack.pop()
@@ -188,6 +188,17 @@ def is_feature_test(test: cst.CSTNode) -> bool:
             if parts:
                 chains.append(parts)
                 continue
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "hasattr"
+            and node.args
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value in OWN
+        ):
+            chains.append(OWN_HASATTR)
+            stack.extend(arg.value for arg in node.args[1:])
+            continue
         stack.extend(structural_children(node))
     return reads_feature_or_jax_version(chains)
 

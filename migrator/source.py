@@ -37,7 +37,11 @@ from typing import (
     Tuple,
 )
 
-from jaxmigrate.migrator.feature_tests import reads_feature_or_jax_version
+from jaxmigrate.migrator.feature_tests import (
+    OWN_HASATTR,
+    own_hasattr,
+    reads_feature_or_jax_version,
+)
 from jaxmigrate.migrator.version import Version, parse_version
 
 # The first jax.Array release: no target starts before it (the rules write the jax.Array
@@ -490,7 +494,7 @@ def feature_test(test: ast.AST) -> bool:
     its branches are a shim?  The engine's rule (:mod:`migrator.feature_tests`)."""
     from jaxmigrate.migrator.astfacts import dotted, push_children  # (start-up reads no ast)
 
-    chains: List[List[str]] = []
+    chains: List[Sequence[str]] = []
     stack: List[ast.AST] = [test]
     pop, push = stack.pop, stack.append
     while stack:
@@ -504,5 +508,10 @@ def feature_test(test: ast.AST) -> bool:
             if parts is not None:
                 chains.append(parts)
                 continue
+        if kind is ast.Call and own_hasattr(node):  # type: ignore[arg-type]
+            chains.append(OWN_HASATTR)
+            stack.extend(node.args[1:])  # type: ignore[attr-defined]
+            stack.extend(node.keywords)  # type: ignore[attr-defined]
+            continue
         push_children(node, push)  # (contexts and operators hold no name)
     return reads_feature_or_jax_version(chains)

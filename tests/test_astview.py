@@ -3,7 +3,10 @@ records for the chains it leaves out."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
+
+import pytest
 
 from jaxmigrate.migrator import Settings
 from jaxmigrate.migrator.astfacts import ast_facts
@@ -118,3 +121,30 @@ def test_view_words_give_the_findings_of_a_whole_walk(monkeypatch):
         monkeypatch.setattr(astfirst, "_words", real)
     assert words >= 300, "the view read all of nearly every file"
     assert not differ, "\n".join(differ)
+
+
+@pytest.mark.parametrize(
+    "test,guards",
+    [
+        ("hasattr(self, '_f')", False),  # coax 0.1.12's cache: the program's own object
+        ("not hasattr(cls, 'table')", False),
+        ("hasattr(self, '_f') and hasattr(jax, 'tree_map')", True),
+        ("hasattr(self.array, 'device_buffer')", True),  # a JAX object held by the instance
+        ("hasattr(x, 'device_buffer')", True),
+        ("hasattr(self, 'f', jax.__version__)", True),  # (its other arguments are read)
+        ("hasattr(jax, 'Array')", True),
+    ],
+)
+def test_the_three_readers_of_a_feature_test_agree(test: str, guards: bool) -> None:
+    """LibCST's and both ``ast`` readers of an ``if`` test give one answer: ``hasattr(self,
+    ...)`` tests the program's own object, not a feature of JAX."""
+    import libcst
+
+    from jaxmigrate.migrator.astview import _feature_test
+    from jaxmigrate.migrator.scope import is_feature_test
+    from jaxmigrate.migrator.source import feature_test
+
+    parsed = ast.parse(test, mode="eval").body
+    assert is_feature_test(libcst.parse_expression(test)) is guards
+    assert feature_test(parsed) is guards
+    assert _feature_test(parsed) is guards
