@@ -384,15 +384,19 @@ def added_in(qualname: str) -> str:
     return history().releases[known.present[0][0]]
 
 
-# Private modules (``jax._src``: the history records public names only) that a release no
-# longer has, read from the sdists: code naming them fails at import from then on.
+# Private modules and names (``jax._src``: the history records public names only) that a
+# release no longer has, read from the sdists: code naming them fails at import from then on.
 PRIVATE_GONE: Dict[str, str] = {
     "jax._src.prng": "0.10.2",  # moved to jax._src.random.prng (sdists of 0.10.1 and 0.10.2)
+    # jax.random's aliases as jax._src.random defines them (dynamax 0.1.0's types.py): the
+    # last sdist with KeyArray is 0.4.35's; PRNGKeyArray is in 0.4.13's, not in 0.4.23's
+    "jax._src.random.KeyArray": "0.4.36",
+    "jax._src.random.PRNGKeyArray": "0.4.23",
 }
 
 
 def private_missing(target: Version, upper: Optional[Version]) -> FrozenSet[str]:
-    """The modules of :data:`PRIVATE_GONE` some release of the range lacks."""
+    """The modules and names of :data:`PRIVATE_GONE` some release of the range lacks."""
     return frozenset(
         module
         for module, gone in PRIVATE_GONE.items()
@@ -406,7 +410,7 @@ class ActsWhereMissing(Rule):
     Where every release of the range still has a name, code using it runs as it is, so the
     rule leaves it alone.  Subclasses list the names they handle in ``names`` and, in
     ``gone_modules``, whole modules whose imports go once the rewrites leave them unused.
-    A private name counts as missing where its module of :data:`PRIVATE_GONE` is.
+    A private name counts as missing where it, or its module, is in :data:`PRIVATE_GONE`.
     """
 
     gone_modules: Tuple[str, ...] = ()

@@ -84,8 +84,15 @@ class TypeReplacement:
 
 _KEY = TypeReplacement(
     # (jax._src.prng.PRNGKeyArray: the class both named up to 0.4.23, blackjax's types.py
-    # aliases it; the module is gone from 0.10.2)
-    legacy=("jax.random.KeyArray", "jax.random.PRNGKeyArray", "jax._src.prng.PRNGKeyArray"),
+    # aliases it; the module is gone from 0.10.2.  jax._src.random's are the public ones as
+    # defined there: dynamax 0.1.0's types.py aliases them)
+    legacy=(
+        "jax.random.KeyArray",
+        "jax.random.PRNGKeyArray",
+        "jax._src.prng.PRNGKeyArray",
+        "jax._src.random.KeyArray",
+        "jax._src.random.PRNGKeyArray",
+    ),
     annotation="jax.Array",
     predicate=(
         "isinstance({x}, {q:jax.Array}) and "
@@ -154,7 +161,7 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
 
     | removed | in annotations, `Union[...]`, type aliases | in `isinstance(x, ...)` (unsafe fix) |
     | --- | --- | --- |
-    | `jax.random.KeyArray`, `jax.random.PRNGKeyArray`, `jax._src.prng.PRNGKeyArray` | `jax.Array` | `isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` |
+    | `jax.random.KeyArray`, `jax.random.PRNGKeyArray` (also as `jax._src.random` and `jax._src.prng` define them) | `jax.Array` | `isinstance(x, jax.Array) and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)` |
     | `jax.interpreters.batching.BatchTracer` | `jax.core.Tracer` | `isinstance(x, jax.core.Tracer)` |
     | `jax.core.Shape` | `collections.abc.Sequence[int]` | reported |
     | `jax.experimental.global_device_array.Shard` | `jax.Shard` | `isinstance(x, jax.Shard)` |
