@@ -209,7 +209,8 @@ def _setup_py(path: Path) -> Optional[tuple]:
     (``setup(**setup_kwargs)``), or a module-level name bound to such a literal
     (``install_requires = [...]``); strings built from module-level constants count too
     (``f"jax>={JAX_VERSION}"``).  Else one in ``extras_require`` (a dict literal, or a name
-    bound to one: JAX as an optional dependency).  The file is never executed."""
+    bound to one: JAX as an optional dependency), else in ``setup_requires``.  The file is
+    never executed."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
@@ -220,7 +221,11 @@ def _setup_py(path: Path) -> Optional[tuple]:
             target = statement.targets[0]
             if isinstance(target, ast.Name):
                 literals[target.id] = statement.value
-    values: Dict[str, List[ast.expr]] = {"install_requires": [], "extras_require": []}
+    values: Dict[str, List[ast.expr]] = {
+        "install_requires": [],
+        "extras_require": [],
+        "setup_requires": [],
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             for keyword in node.keywords:
@@ -245,7 +250,13 @@ def _setup_py(path: Path) -> Optional[tuple]:
                     extras += listed.splitlines()
                 elif isinstance(listed, list):
                     extras += [v for v in listed if isinstance(v, str)]
-    return _requirement_in(extras)
+    found = _requirement_in(extras)
+    for expression in values["setup_requires"] if found is None else ():
+        # (jaxns 1.1.0 lists jax there only: a build requirement stating what it ran on)
+        found = _requirement_in(_static(expression, literals))
+        if found:
+            return found
+    return found
 
 
 def _requirement_in(value: object) -> Optional[tuple]:

@@ -121,6 +121,16 @@ def test_lowest_allowed(spec, low):
         ),
         ({"requirements/requirements.txt": "jax>=0.1.55\n"}, "0.1.55"),  # chex, distrax, optax
         ({"pyproject.toml": '[project]\nname="x"\n', "requirements.txt": "jax>=0.4.7\n"}, "0.4.7"),
+        (  # only a build requirement names jax (jaxns 1.1.0's setup.py)
+            {
+                "setup.py": (
+                    "from setuptools import setup\nMIN = '0.2.9'\n"
+                    "setup_requires = ['jax>=' + MIN]\n"
+                    "setup(name='x', install_requires=['numpy'], setup_requires=setup_requires)\n"
+                )
+            },
+            "0.2.9",
+        ),
         (  # a setup.py that reads a file the sdist lacks: its egg-info holds what it resolved
             {
                 "setup.py": (
