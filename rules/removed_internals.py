@@ -213,9 +213,7 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
             title="report only",
             code="""
             import jax
-            from jax.lib import xla_bridge
 
-            backend = xla_bridge.get_backend()
             jax.clear_backends()
             """,
         ),
