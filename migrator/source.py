@@ -25,6 +25,7 @@ import functools
 import re
 import unicodedata
 from typing import (
+    Callable,
     Collection,
     Dict,
     FrozenSet,
@@ -135,13 +136,14 @@ def evidence(tree: ast.Module) -> Evidence:
     """The :class:`Evidence` of a parsed module: every JAX name it references outside
     compatibility code, looked up in JAX's API history."""
     from jaxmigrate.migrator.rule_index import releases
-    from jaxmigrate.rules._api_runs import last_run  # (not the whole history: tens of ms)
+    from jaxmigrate.rules._api_runs import last_run, reused  # (not the history: tens of ms)
 
     known = releases()
     newest = len(known) - 1
     before: Optional[Tuple[Version, str]] = None
     since: Optional[Tuple[Version, str]] = None
-    for qualname in jax_references(tree):
+    references = list(jax_references(tree))
+    for index, qualname in enumerate(references):
         run = last_run(qualname)  # the run of releases that reaches the newest
         if run is None:
             continue
@@ -150,11 +152,22 @@ def evidence(tree: ast.Module) -> Evidence:
             removed = _key(known[last + 1])
             if before is None or removed < before[0]:
                 before = (removed, qualname)
-        elif first > 0:
+        elif first > 0 and _dates(qualname, references[index + 1 :], reused):
             added = _key(known[first])
             if since is None or added > since[0]:
                 since = (added, qualname)
     return Evidence(before, since)
+
+
+def _dates(qualname: str, later: List[str], reused: Callable[[str], bool]) -> bool:
+    """Does a reference to ``qualname``, a name added in a release, date the code at or after
+    it?  Not for a name JAX had before too, gone in between, that the code reads a member of
+    (``later``: the references sorted after it, among them its members): the member may be the old
+    name's (``jax.ad.zeros_like_p``, the module alias's, not 0.10.0's namespace's)."""
+    if not reused(qualname):
+        return True
+    prefix = qualname + "."
+    return not any(other.startswith(prefix) for other in later)
 
 
 def floor_of(text: str) -> Optional[Tuple[Version, str]]:

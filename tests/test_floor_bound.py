@@ -387,3 +387,15 @@ def test_the_survey_skips_docstrings_once_no_fix_can_raise_its_floor(tmp_path, m
         read.stdout,
         read.stderr,
     )
+
+
+def test_a_name_jax_reintroduced_dates_nothing_through_an_old_member():
+    """``jax.ad`` was a module alias up to 0.4.13 and is another namespace from 0.10.0: code
+    reading ``jax.ad.zeros_like_p`` (neural-tangents 0.6.0) names the old one, so it does not
+    set a floor of 0.10.0 (which raised a legacy project's whole target there)."""
+    from jaxmigrate.rules._api_runs import reused
+
+    assert reused("jax.ad") and not reused("jax.tree.map")
+    old = "import jax\n\nRULES = {jax.ad.zeros_like_p: None}\n"
+    assert floor_of(old) is None
+    assert floor_of("import jax\n\nf = jax.tree.map\n") == (parse_version("0.4.25"), "jax.tree")
