@@ -468,10 +468,10 @@ def _feature_test(test: ast.AST) -> bool:
         if parts:
             chains.append(parts)
             continue
-        if type(node) is ast.Call and own_hasattr(node):  # type: ignore[arg-type]
+        if type(node) is ast.Call and own_hasattr(node):
             chains.append(OWN_HASATTR)
-            stack.extend(node.args[1:])  # type: ignore[attr-defined]
-            stack.extend(node.keywords)  # type: ignore[attr-defined]
+            stack.extend(node.args[1:])
+            stack.extend(node.keywords)
             continue
         if type(node) is ast.Attribute:
             chains.append([node.attr])

@@ -57,5 +57,5 @@ def own_hasattr(call: ast.Call) -> bool:
         and func.id == "hasattr"
         and bool(args)
         and type(args[0]) is ast.Name
-        and args[0].id in OWN  # type: ignore[attr-defined]
+        and args[0].id in OWN
     )
