@@ -144,8 +144,6 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         from jaxmigrate.migrator import todos
 
         base, unstripped = todos.strip_markers(text)
-    if settings.line_length_from_style:
-        settings = _styled(settings, styled(base))
     tree = None  # CPython's tree of ``output``, when the engine has it
     kept = Path(options.gates_dir) if options.gates_dir is not None else None
     if (settings.gates and idle(base)) or (
@@ -153,7 +151,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
     else:
-        migrated = migrate_source(base, settings, cache)
+        migrated = migrate_source(base, _for_style(settings, base), cache)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
         tree = migrated.tree
         if (
@@ -178,7 +176,9 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         gates = None if kept is None else gateplan.kept(settings, kept)
         before = output
         tokens = _tokens_in_hand(output) if settings.survey else None
-        output, doc_fixes, doc_findings = migrate_docstrings(output, settings, cache, gates, tree)
+        output, doc_fixes, doc_findings = migrate_docstrings(
+            output, _for_style(settings, base), cache, gates, tree
+        )
         fixes += doc_fixes
         findings += once_per_file(findings, doc_findings)
         if tokens is not None and output == before:  # for the survey's floor (migrate_text)
@@ -196,7 +196,9 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     if options.add_todos:
         from jaxmigrate.migrator import todos
 
-        output, mapping = todos.add_markers(output, findings, _line_length(settings))
+        output, mapping = todos.add_markers(
+            output, findings, _line_length(_for_style(settings, base))
+        )
         # fixes point at the lines they changed: lines of the text as read, markers included
         fixes = [todos.shift(d, unstripped) for d in fixes]
         findings = [todos.shift(d, mapping) for d in findings]
@@ -258,6 +260,13 @@ def _tokens_in_hand(text: str) -> Optional[FrozenSet[str]]:
     from jaxmigrate.migrator.plan import tokens_in_hand
 
     return tokens_in_hand(text)
+
+
+def _for_style(settings: Settings, text: str) -> Settings:
+    """``settings`` with the line length ``text``'s own style asks for, where the project
+    configures none (:func:`migrator.linelength.styled`; read only for a file the engine
+    reads: the layout of what a fix writes is all it decides)."""
+    return _styled(settings, styled(text)) if settings.line_length_from_style else settings
 
 
 @functools.lru_cache(maxsize=64)  # (a few settings in a run, each styled two ways at most)
