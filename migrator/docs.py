@@ -44,6 +44,7 @@ from jaxmigrate.migrator.docpieces import (
     rst_pieces,
 )
 from jaxmigrate.migrator.doctest_output import rewrite_output
+from jaxmigrate.migrator.linelength import for_style
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.segments import (
     MARKER,
@@ -287,15 +288,19 @@ def migrate_docstrings(
     cache=None,  # noqa: ANN001
     gates: Optional[Plan] = None,
     tree: Optional[ast.Module] = None,
+    style_of: Optional[str] = None,
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """A Python module with the doctest examples of its docstrings migrated.  ``gates``: the
     plan of the kept gates of ``settings`` (:mod:`migrator.gateplan`), which gate 1 asks
     instead of the rules.  ``tree``: CPython's tree of ``text``, when the caller has it (it is
-    read, not changed)."""
+    read, not changed).  ``style_of``: the module's text as read, whose style sets the line
+    length (:func:`migrator.linelength.for_style`) once an example may change."""
     fixes: List[Diagnostic] = []
     findings: List[Diagnostic] = []
     if settings.gates and not _may_change(text, settings, gates=gates):
         return text, fixes, findings
+    if style_of is not None:
+        settings = for_style(settings, style_of)
     lines = text.splitlines(keepends=True)
     if tree is None:
         try:

@@ -36,6 +36,7 @@ from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
 from jaxmigrate.migrator.astfirst import findings_on_ast
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
+from jaxmigrate.migrator.linelength import for_style
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
 from jaxmigrate.migrator.piecesites import site_words
@@ -94,11 +95,17 @@ class Result:
 
 # -- the engine ---------------------------------------------------------------------------------
 def migrate_source(
-    text: str, settings: Optional[Settings] = None, cache: Optional["ResultCache"] = None
+    text: str,
+    settings: Optional[Settings] = None,
+    cache: Optional["ResultCache"] = None,
+    style_of: Optional[str] = None,
 ) -> Result:
     """Migrate one module's source.  Raises :class:`MigrationError` for unusable input.
 
     With a ``cache``, files that pass the prefilter are looked up by content first.
+    ``style_of``: the text whose own style sets the line length where the project configures
+    none (:func:`migrator.linelength.for_style`), read only for a file that reaches LibCST (the
+    cache needs no key for it: it is the text's, or the file's as read).
     """
     settings = settings or Settings()
     plan = make_plan(tuple(settings.active_rules()))
@@ -106,13 +113,13 @@ def migrate_source(
     if not candidates:
         return Result(text, text, [], [])
     if cache is None:
-        return _noted(_migrate(text, settings, plan, candidates))
+        return _noted(_migrate(text, settings, plan, candidates, style_of))
     key = text.encode("utf-8", "surrogatepass")
     entry = cache.get(key)
     if entry is not None:
         return _noted(Result.from_cache(text, entry))
     try:
-        result = _migrate(text, settings, plan, candidates)
+        result = _migrate(text, settings, plan, candidates, style_of)
     except MigrationError as error:
         if error.cacheable:
             cache.put(
@@ -134,7 +141,13 @@ def _noted(result: Result) -> Result:
     return result
 
 
-def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...]) -> Result:
+def _migrate(
+    text: str,
+    settings: Settings,
+    plan: Plan,
+    candidates: Tuple[Rule, ...],
+    style_of: Optional[str] = None,
+) -> Result:
     if len(text) > MAX_PARSE_CHARS:
         raise MigrationError(
             f"{len(text) / 1e6:.1f} MB of source is over the {MAX_PARSE_CHARS // 10**6} MB "
@@ -142,14 +155,19 @@ def _migrate(text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, 
         )
     # LibCST recurses once per level of nesting, natively and in Python: the work runs in
     # a thread with a big stack, and files nested beyond the limit are refused (migrator.guard).
-    return guard.with_big_stack(_migrate_nested, text, settings, plan, candidates)[0]
+    return guard.with_big_stack(_migrate_nested, text, settings, plan, candidates, style_of)[0]
 
 
 def _migrate_nested(
-    text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int
+    text: str,
+    settings: Settings,
+    plan: Plan,
+    candidates: Tuple[Rule, ...],
+    style_of: Optional[str],
+    limit: int,
 ) -> Result:
     try:
-        return _migrate_checked(text, settings, plan, candidates, limit)
+        return _migrate_checked(text, settings, plan, candidates, limit, style_of)
     except RecursionError:
         raise MigrationError(guard.too_deep_message(limit)) from None
     except MemoryError:
@@ -163,7 +181,12 @@ def _migrate_nested(
 
 
 def _migrate_checked(
-    text: str, settings: Settings, plan: Plan, candidates: Tuple[Rule, ...], limit: int
+    text: str,
+    settings: Settings,
+    plan: Plan,
+    candidates: Tuple[Rule, ...],
+    limit: int,
+    style_of: Optional[str] = None,
 ) -> Result:
     unchanged = Result(text, text, [], [])
     candidates, facts = _ast_gate(text, plan, candidates, settings.gates)
@@ -181,6 +204,8 @@ def _migrate_checked(
         problem = _nesting_problem(text, facts, limit)
         if problem is not None:
             raise MigrationError(problem)
+        if style_of is not None:  # (what a fix writes is laid out by it: read for LibCST only)
+            settings = for_style(settings, style_of)
         pieces = _pieces(text, facts, plan, settings)
         # where each statement starts: the first round's statement code is cut from the source
         firsts = first_lines(facts.tree) if facts is not None and facts.tree is not None else None

@@ -24,13 +24,17 @@ longer than this are wrapped; a line that was already longer is the user's and s
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from jaxmigrate.migrator import tomlfile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.settings import Settings
 
 DEFAULT_LINE_LENGTH = 88
 GOOGLE_LINE_LENGTH = 80  # Google's Python style guide; yapf's "google" and "yapf" styles
@@ -88,6 +92,22 @@ def styled(text: str) -> Optional[int]:
             if len(steps) == _SAMPLES:
                 break
     return GOOGLE_LINE_LENGTH if steps and steps.count(2) * 2 > len(steps) else None
+
+
+def for_style(settings: "Settings", text: str) -> "Settings":
+    """``settings`` with the line length ``text``'s own style asks for (:func:`styled`), where
+    the project configures none (``line_length_from_style``).  Only what a fix writes is laid
+    out by it: the engine and the docstrings ask once a file has passed their gates, where most
+    files stop without it."""
+    return _styled(settings, styled(text)) if settings.line_length_from_style else settings
+
+
+@functools.lru_cache(maxsize=64)  # (a few settings in a run, each styled two ways at most)
+def _styled(settings: "Settings", length: Optional[int]) -> "Settings":
+    """``settings`` for a file whose own style asks for ``length`` (None: the default)."""
+    if length is None:
+        return settings
+    return dataclasses.replace(settings, line_length=length, line_length_from_style=False)
 
 
 def folder_of(path: Path) -> str:

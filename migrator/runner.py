@@ -30,7 +30,12 @@ from jaxmigrate.migrator.docpieces import may_hold_code_block
 from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.importconfig import first_party_in
-from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH, configured_for, folder_of, styled
+from jaxmigrate.migrator.linelength import (
+    DEFAULT_LINE_LENGTH,
+    configured_for,
+    folder_of,
+    for_style,
+)
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.surveyorder import Seen, Survey, surveyed
@@ -129,12 +134,17 @@ def _inside(relative: str) -> Optional[str]:
     return relative
 
 
-def migrate_source(text: str, settings: Settings, cache: Optional[ResultCache] = None) -> Result:
+def migrate_source(
+    text: str,
+    settings: Settings,
+    cache: Optional[ResultCache] = None,
+    style_of: Optional[str] = None,
+) -> Result:
     """:func:`migrator.engine.migrate_source`, imported on the first call (with LibCST and the
     rules)."""
     from jaxmigrate.migrator.engine import migrate_source as migrate
 
-    return migrate(text, settings, cache)
+    return migrate(text, settings, cache, style_of)
 
 
 def _migrate_python(text: str, settings: Settings, options: Options, cache):  # noqa: ANN001, ANN202
@@ -151,7 +161,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
     else:
-        migrated = migrate_source(base, _for_style(settings, base), cache)
+        migrated = migrate_source(base, settings, cache, style_of=base)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
         tree = migrated.tree
         if (
@@ -177,7 +187,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         before = output
         tokens = _tokens_in_hand(output) if settings.survey else None
         output, doc_fixes, doc_findings = migrate_docstrings(
-            output, _for_style(settings, base), cache, gates, tree
+            output, settings, cache, gates, tree, style_of=base
         )
         fixes += doc_fixes
         findings += once_per_file(findings, doc_findings)
@@ -197,7 +207,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         from jaxmigrate.migrator import todos
 
         output, mapping = todos.add_markers(
-            output, findings, _line_length(_for_style(settings, base))
+            output, findings, _line_length(for_style(settings, base))
         )
         # fixes point at the lines they changed: lines of the text as read, markers included
         fixes = [todos.shift(d, unstripped) for d in fixes]
@@ -260,21 +270,6 @@ def _tokens_in_hand(text: str) -> Optional[FrozenSet[str]]:
     from jaxmigrate.migrator.plan import tokens_in_hand
 
     return tokens_in_hand(text)
-
-
-def _for_style(settings: Settings, text: str) -> Settings:
-    """``settings`` with the line length ``text``'s own style asks for, where the project
-    configures none (:func:`migrator.linelength.styled`; read only for a file the engine
-    reads: the layout of what a fix writes is all it decides)."""
-    return _styled(settings, styled(text)) if settings.line_length_from_style else settings
-
-
-@functools.lru_cache(maxsize=64)  # (a few settings in a run, each styled two ways at most)
-def _styled(settings: Settings, length: Optional[int]) -> Settings:
-    """``settings`` for a file whose own style asks for ``length`` (None: the default)."""
-    if length is None:
-        return settings
-    return dataclasses.replace(settings, line_length=length, line_length_from_style=False)
 
 
 def _line_length(settings: Settings) -> int:

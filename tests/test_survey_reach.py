@@ -90,10 +90,10 @@ def _surveying(monkeypatch) -> List[str]:  # noqa: ANN001
     surveyed: List[str] = []
     real = runner.migrate_source
 
-    def recording(text: str, settings: Settings, cache=None):  # noqa: ANN001, ANN202
+    def recording(text: str, settings: Settings, cache=None, style_of=None):  # noqa: ANN001, ANN202
         if settings.survey:
             surveyed.append(text)
-        return real(text, settings, cache)
+        return real(text, settings, cache, style_of)
 
     monkeypatch.setattr(runner, "migrate_source", recording)
     return surveyed

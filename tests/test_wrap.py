@@ -9,7 +9,7 @@ from typing import Optional
 
 import pytest
 
-from jaxmigrate.migrator import Settings, migrate_source
+from jaxmigrate.migrator import Settings, linelength, migrate_source
 from jaxmigrate.migrator.linelength import DEFAULT_LINE_LENGTH, line_length_for, styled
 from tests.test_cli import invoke
 
@@ -133,3 +133,48 @@ def test_an_unconfigured_project_wraps_by_each_files_style(
     else:
         assert 80 < longest <= 88
         assert len(written.splitlines()) == len(text.splitlines())
+
+
+# A docstring example the rewrite takes from 80 to 85 columns in its program: over Google's 80,
+# within black's 88; the module around it is indented by two spaces.
+GOOGLE_EXAMPLES = (
+    '"""Helpers.\n\n  >>> import jax\n'
+    '  >>> out = jax.tree_map(lambda leaf: leaf, {"first_value": 1, "second_value": 22})\n"""\n'
+    "import jax\n\n\ndef log(step, values):\n  if step:\n    return values\n"
+)
+
+
+def test_docstring_examples_wrap_by_the_modules_style(tmp_path: Path) -> None:
+    """The examples' programs are laid out by the style of the module they are in (not their
+    own, which has no blocks): a two-space module's example is held to 80 columns."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    path = tmp_path / "m.py"
+    path.write_text(GOOGLE_EXAMPLES)
+    result = invoke(str(path), "--target-version", "0.4.13")
+    assert result.exit_code in (0, 1), result.output
+    written = path.read_text()
+    assert "  >>> out = jax.tree_util.tree_map(\n  ...     lambda leaf" in written, written
+
+
+def test_a_files_style_is_read_only_where_a_fix_is_laid_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a file's indentation costs a pass over its text: a run reads it only for the
+    files that reach LibCST (the layout of what a fix writes is all it decides), not for the
+    many the gates or CPython's tree answer."""
+    read = []
+    real = linelength.styled
+    monkeypatch.setattr(linelength, "styled", lambda text: read.append(text) or real(text))
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    modern = "import jax\n\n\ndef total(x):\n  if x is not None:\n    return jax.numpy.sum(x)\n"
+    private = "from jax._src import core\n\n\ndef f(x):\n  if x:\n    return core\n"
+    for name, text in (("modern.py", modern), ("private.py", private)):
+        (tmp_path / name).write_text(text)
+    result = invoke(str(tmp_path), "--target-version", "0.4.13", "--check", "--no-cache", "-j", "1")
+    assert "JAX902" in result.output  # (a finding, answered from CPython's tree)
+    assert read == []
+    (tmp_path / "legacy.py").write_text(GOOGLE_STYLE)
+    result = invoke(str(tmp_path), "--target-version", "0.4.13", "--no-cache", "-j", "1")
+    assert result.exit_code in (0, 1), result.output
+    assert read == [GOOGLE_STYLE]
+    assert max(len(line) for line in (tmp_path / "legacy.py").read_text().splitlines()) <= 80
