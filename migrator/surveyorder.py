@@ -9,7 +9,7 @@ passed over (design.md, step 5)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Set
 
 from jaxmigrate.migrator import interrupt
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
@@ -55,6 +55,40 @@ def survey_reach_of(
     return survey_reach(text, distinct, rules, settings.target)  # (used up)
 
 
+def narrowed_reach_of(
+    path: Path, settings: "Settings", options: Optional["Options"] = None
+) -> Optional[Version]:
+    """:func:`survey_reach_of` from only the rules gate 1 passes on the file (a rule no gate
+    passes fixes nothing there: what its fixes need cannot raise the file's floor); None
+    where that cannot be read so (no gates, a page or notebook, a file that does not read,
+    ``--docs`` literals, or docstring examples some rule may change)."""
+    from jaxmigrate.migrator.plan import identifier_tokens, make_plan, read_ahead
+    from jaxmigrate.migrator.target import survey_reach
+
+    if not settings.gates or path.suffix.lower() in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES):
+        return None
+    try:
+        text = read_source(path).text
+    except (FileError, MemoryError):
+        return None
+    if options is not None and options.docs and "`j" in text:
+        return None  # (--docs: its literals of JAX names may be fixed)
+    plan = make_plan(tuple(settings.active_rules()))
+    rules = plan.candidates(text)
+    distinct = identifier_tokens(text)
+    read_ahead(text, set(distinct))  # (the run's gate 1 reads them next, as the survey's did)
+    if (
+        (options is None or options.doctests)
+        and (">>>" in text or may_hold_code_block(text))
+        and rules != plan.rules
+    ):
+        from jaxmigrate.migrator.docs import _may_change
+
+        if _may_change(text, settings, gates=plan):
+            return None  # (its examples' programs may pass other rules)
+    return survey_reach(text, distinct, rules, settings.target)
+
+
 def _fixes_nothing(text: str, settings: "Settings", options: Optional["Options"]) -> bool:
     """Do the kept gates of ``settings`` (while the rules are not imported: they answer as
     fast) pass no rule on ``text``, nor on a program of its docstrings' examples?  The survey
@@ -88,14 +122,31 @@ class Survey:
         from jaxmigrate.migrator.plan import forget_ahead
 
         forget_ahead()
+        self.tasks = tasks
         self.reaches = [survey_reach_of(task[0], task[1], task[4]) for task in tasks]
         self.order = sorted(
             range(len(tasks)), key=lambda i: self.reaches[i] or _UNBOUNDED, reverse=True
         )
         self.holder = len(tasks)  # the first file at the newest floor found so far
+        self.narrowed: Set[int] = set()  # the files whose reach was narrowed at their turn
         Seen.floor = None
 
     def passes_over(self, index: int) -> bool:
+        """Is the file at ``index`` passed over, its turn come?  Its reach first; where that
+        cannot pass it over once a floor is found, the reach of only the rules its gates pass
+        (:func:`narrowed_reach_of`), read now: a floor found below what some rule's fixes
+        need in general leaves most files' first reach above it."""
+        if Seen.floor is None or self.reaches[index] is None or self._passes(index):
+            return self._passes(index)
+        if index not in self.narrowed:
+            self.narrowed.add(index)
+            task = self.tasks[index]
+            narrower = narrowed_reach_of(task[0], task[1], task[4])
+            if narrower is not None and narrower < self.reaches[index]:  # type: ignore[operator]
+                self.reaches[index] = narrower
+        return self._passes(index)
+
+    def _passes(self, index: int) -> bool:
         reach, seen = self.reaches[index], Seen.floor
         return (
             seen is not None

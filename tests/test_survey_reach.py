@@ -141,6 +141,62 @@ def test_the_newest_reach_is_surveyed_first(tmp_path, monkeypatch):
     assert surveyed == [LEGACY, FIRST]
 
 
+# jax.tree: JAX 0.4.25, below what some rules' fixes need (JAX602's, 0.8.2): every file's
+# reach is at least that until its gates are read
+TREE = (
+    "import jax\nimport jax.numpy as jnp\n\n\n"
+    "def f(x: jnp.DeviceArray):\n    return jax.tree.map(lambda y: y, x)\n"
+)
+MODERN = "import jax\n\n\ndef total(x):\n    return jax.numpy.sum(x)\n"
+
+
+def test_a_file_whose_gates_pass_no_rule_is_passed_over_at_its_turn(tmp_path, monkeypatch):
+    """The floor a.py sets (0.4.25) is older than what the rules' fixes may need in general,
+    which bounds b.py's first reach; at b.py's turn, its reach from the rules its gates pass
+    (none) cannot pass that floor: it is passed over, and the run says and writes the same."""
+    (tmp_path / "a.py").write_text(TREE, encoding="utf-8")
+    (tmp_path / "b.py").write_text(MODERN, encoding="utf-8")
+    settings = Settings(survey=True, target_version=ARRAY_FLOOR)
+    assert _reach(MODERN, settings) > parse_version("0.4.25")
+    assert surveyorder.narrowed_reach_of(tmp_path / "b.py", settings) <= parse_version("0.4.25")
+    surveyed = _surveying(monkeypatch)
+    args = [str(tmp_path), "--diff", "--no-cache", "-j", "1"]
+    narrowed = _runner().invoke(cli, args)
+    assert surveyed == [TREE]
+    assert "jax.tree in a.py" in narrowed.stderr.replace(str(tmp_path) + "/", "")
+    surveyed.clear()
+    monkeypatch.setattr(surveyorder, "narrowed_reach_of", lambda path, settings, options: None)
+    assert _said(_runner().invoke(cli, args)) == _said(narrowed)
+    assert surveyed == [TREE, MODERN]
+
+
+@pytest.mark.parametrize("before", BEFORE, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_narrowed_reach_bounds_the_floor_the_survey_finds(before: Path, tmp_path: Path):
+    """:func:`surveyorder.narrowed_reach_of` (the rules gate 1 passes) is still no older than
+    the floor the survey finds, whatever the file's target."""
+    text = before.read_text(encoding="utf-8")
+    path = tmp_path / "m.py"
+    path.write_text(text, encoding="utf-8")
+    own = dataclasses.replace(fixture_settings(text), target_upper=None, survey=True)
+    for low in (own.target_version, ARRAY_FLOOR):
+        settings = dataclasses.replace(own, target_version=low, locate_fixes=False)
+        narrowed = surveyorder.narrowed_reach_of(path, settings, runner.Options(floor=True))
+        if narrowed is None:
+            continue
+        assert narrowed <= _reach(text, settings), low
+        output, fixes, _findings, _diff = _migrated(text, settings)
+        floor = None if output is None else file_floor(output, fixes)
+        assert floor is None or parse_version(floor[0]) <= narrowed, low
+
+
+def _migrated(text: str, settings: Settings):  # noqa: ANN202
+    """What the survey's run makes of ``text`` (engine and docstrings); None: an error."""
+    try:
+        return runner._migrate_python(text, settings, runner.Options(floor=True), None)
+    except MigrationError:
+        return None, [], [], None
+
+
 def test_the_first_file_at_the_floor_still_names_it(tmp_path, monkeypatch):
     """b.py's comment spells the words of a JAX 0.12.0 name (``jax.lax.polynomial``), so its
     reach is newer than a.py's and it is surveyed first; both have the floor 0.11.1, and a.py,
@@ -217,7 +273,14 @@ def _pool_trial(reaches: dict, floors: dict, workers: int, draw, monkeypatch) ->
         floor = floors[name]
         return FileResult(name, floor=None if floor is None else (_RELEASES[floor], name))
 
+    def narrowed_reach_of(path, settings, options):  # noqa: ANN001, ANN202
+        reach, floor = reaches[str(path)], floors[str(path)]  # (a narrower reach, still sound)
+        if reach is None or draw.random() < 0.3:
+            return None
+        return parse_version(_RELEASES[draw.randint(floor or 0, reach)])
+
     monkeypatch.setattr(surveyorder, "survey_reach_of", reach_of)
+    monkeypatch.setattr(surveyorder, "narrowed_reach_of", narrowed_reach_of)
     every = floor_of_results([result(index) for index in range(len(tasks))])
     survey = surveyorder.Survey(tasks)
     queue, in_flight, results = list(survey.order), [], {}
