@@ -14,6 +14,7 @@ import click
 from jaxmigrate.migrator import __version__, handoff
 from jaxmigrate.migrator.cache import default_cache_dir, sweep
 from jaxmigrate.migrator.cli_config import excludes_for, settings_for
+from jaxmigrate.migrator.cli_projects import run_projects
 from jaxmigrate.migrator.cli_versions import (
     check_known,
     say,
@@ -27,6 +28,7 @@ from jaxmigrate.migrator.discovery import DOC_SUFFIXES, SOURCE_SUFFIXES, discove
 from jaxmigrate.migrator.fileio import SourceFile
 from jaxmigrate.migrator.interrupt import Interrupted
 from jaxmigrate.migrator.project_version import detect
+from jaxmigrate.migrator.projects import by_project
 from jaxmigrate.migrator.settings import ConfigError, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -242,7 +244,6 @@ def migrate_command(
         FileResult,
         Options,
         default_jobs,
-        in_process,
     )
 
     stdin_mode = paths == ("-",)
@@ -279,11 +280,12 @@ def migrate_command(
         check_known(settings, given)
     except ConfigError as error:
         raise click.UsageError(str(error)) from None
-    settings, versions = versions_for(settings, given, detected)
     mode = DIFF if show_diff else CHECK if check else WRITE
     if output_format == "text" and not show_fixes and report_path is None:
         # Nothing will show where fixes are: skip the position pass for them (findings keep theirs).
         settings = dataclasses.replace(settings, locate_fixes=False)
+    plain = settings  # (before the versions: each project of the files gives its own)
+    settings, versions = versions_for(settings, given, detected)
     options = Options(
         docs=docs,
         doctests=not no_doctests,
@@ -329,30 +331,21 @@ def migrate_command(
         files = [f for f in files if f.suffix.lower() not in DOC_SUFFIXES]
     results = [FileResult(path, error=reason) for path, reason in missing]
     cache = None if no_cache else str(cache_dir or default_cache_dir())
+    projects = by_project(files, [p for p in anchors if p.exists()])
+    if split_dir is not None and len(projects) > 1:
+        raise click.UsageError(
+            f"--split-by-rule: the files belong to {len(projects)} projects with their own jax "
+            "requirements; split each project on its own"
+        )
     try:
-        workers = jobs or default_jobs()
-        # one file: a big module is parsed once; one process: the survey's LibCST trees serve
-        # the run (migrator.handoff)
-        keep = versions is None and in_process(workers, len(files))
-        with handoff.handing_on(len(files) == 1, modules=keep):
-            if versions is None:  # the default target: survey the files for the floor first
-                survey = clirun.run_files(
-                    files, survey_settings(settings, detected), CHECK, workers, cache,
-                    dataclasses.replace(options, floor=True, add_todos=False),
-                )  # fmt: skip
-                handoff.stop_keeping_modules()
-                versions = surveyed(clirun.floor_of_survey(survey), settings, detected)
-            settings = with_target(settings, versions)
-            versions = say(versions, settings, quiet)
-            if split_dir is not None:
-                sys.exit(clirun.split_run(files, settings, split_dir, results, quiet, options))
-            results += clirun.run_files(files, settings, mode, workers, cache, options)
-        if any(result.changed for result in results):  # (nothing migrated: nothing to require)
-            results += clirun.requirement_results(
-                detected, versions, mode, update_requirements or settings.unsafe_fixes
-            )
+        run = run_projects(
+            files, projects, plain, given, mode, jobs or default_jobs(), cache, options, quiet,
+            update_requirements, split_dir, results,
+        )  # fmt: skip
     except Interrupted as stop:
         sys.exit(clirun.interrupted(stop, len(files), mode))
+    results += run.results
+    settings, versions = run.settings, run.versions
     clirun.report(
         results,
         mode,
@@ -362,9 +355,10 @@ def migrate_command(
         quiet,
         check,
         versions=versions,
+        projects=run.labelled(),
     )
     if report_path is not None:
-        clirun.write_report(report_path, results, mode, settings, versions)
+        clirun.write_report(report_path, results, mode, settings, versions, run.labelled())
     if cache is not None:
         sweep(Path(cache))
     elif options.gates_dir is not None:  # --no-cache: the gates kept there (migrator.gateplan)

@@ -7,7 +7,7 @@ import dataclasses
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, TextIO, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 import click
 
@@ -47,12 +47,22 @@ FAIL_ON_ANY, FAIL_ON_FIXES, FAIL_NEVER = "any", "fixes", "never"
 PROGRESS_DELAY = 1.0  # seconds: a run finished sooner shows no progress bar
 
 
+Labelled = Sequence[Tuple[str, int, Versions]]  # (requirement file or "", files, versions)
+
+
 def write_report(
-    path: Path, results: Sequence[FileResult], mode: str, settings: Settings, versions: Versions
+    path: Path,
+    results: Sequence[FileResult],
+    mode: str,
+    settings: Settings,
+    versions: Versions,
+    projects: Labelled = (),
 ) -> None:
+    """The Markdown report; ``projects``: each project's versions, where the files belong to
+    several (:mod:`migrator.projects`)."""
     from jaxmigrate.migrator.markdown_report import render
 
-    text = render(results, mode, versions, settings.unsafe_fixes)
+    text = render(results, mode, versions, settings.unsafe_fixes, projects)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
@@ -332,9 +342,12 @@ def report(
     check: bool,
     to_stderr: bool = False,
     versions: Optional[Versions] = None,
+    projects: Labelled = (),
 ) -> None:
     """Findings, diffs and JSON/SARIF to stdout (``to_stderr``: to stderr, when stdout holds
-    the migrated text of stdin); messages, errors and the summary line to stderr."""
+    the migrated text of stdin); messages, errors and the summary line to stderr.  Where the
+    files belong to several projects, ``versions`` are the first's and ``projects`` each
+    one's (JSON and SARIF list them)."""
     out = sys.stderr if to_stderr else sys.stdout
     err = sys.stderr
     if mode == DIFF and output_format != "json":  # JSON carries each file's diff itself
@@ -355,14 +368,28 @@ def report(
     if output_format == "text":
         write_text(results, out, show_fixes, mode)
     elif output_format == "json":
-        facts = versions.as_dict() if versions is not None else {}
+        facts = _facts(versions, projects) or {}
         dump_json(as_json(results, mode, settings.target_version, facts), out)
     elif output_format == "sarif":
-        dump_json(as_sarif(results, mode, versions.as_dict() if versions else None), out)
+        dump_json(as_sarif(results, mode, _facts(versions, projects)), out)
     else:
         write_github(results, out, mode)
     if not quiet:
         err.write(summary_line(results, mode) + "\n")
+
+
+def _facts(versions: Optional[Versions], projects: Labelled) -> Optional[Dict[str, object]]:
+    """What a run migrated from and to (:meth:`Versions.as_dict`), and with several projects
+    a ``projects`` list: each one's requirement file (null: none found), files and versions."""
+    if versions is None:
+        return None
+    facts = versions.as_dict()
+    if projects:
+        facts["projects"] = [
+            {"requirement": source or None, "files": count, **each.as_dict()}
+            for source, count, each in projects
+        ]
+    return facts
 
 
 def exit_code(results: Sequence[FileResult], fail_on: str = FAIL_ON_ANY) -> int:

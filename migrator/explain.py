@@ -57,7 +57,8 @@ Source and target
 The source is the JAX your code was written for: --source-version, else what each file's own
 JAX names prove (a name JAX removed in 0.4.14 dates the file before it; one added in 0.6.1
 dates it at or after), else the project's jax requirement (jax==0.3.16, jax~=0.2.12 and
-jax>=0.3.4 are statements about the past).
+jax>=0.3.4 are statements about the past).  Files of several projects (a monorepo's
+packages) are each migrated for their own project's requirement, as a run over it alone.
 
 The target is the JAX the migrated code must run on: --target-version X (X to the newest JAX)
 or X..Y.  By default jaxmigrate first surveys the files and finds the floor, the oldest JAX on

@@ -115,11 +115,13 @@ def folder_of(path: Path) -> str:
     folder: its files share it.  (Made absolute first: a relative path means another folder
     once the working directory changes.)"""
     folder = path if path.is_dir() else path.parent
-    return _resolved(os.path.abspath(folder))
+    return resolved_folder(os.path.abspath(folder))
 
 
 @functools.lru_cache(maxsize=4096)  # (a folder each: a big tree has thousands)
-def _resolved(folder: str) -> str:
+def resolved_folder(folder: str) -> str:
+    """The real path of the absolute path ``folder``, resolved once per folder (the run's
+    projects and the files' settings read them alike)."""
     return str(Path(folder).resolve())
 
 

@@ -38,12 +38,28 @@ def _site(path: str, diagnostic: Diagnostic) -> str:
     return f"`{location(path, diagnostic)}`"
 
 
+def _versions_said(versions: "Versions") -> str:
+    source = versions.source
+    written = (
+        f"JAX {source.describe()} ({source.origin})"
+        if source.known
+        else "an unknown JAX (`--source-version` states it)"
+    )
+    return (
+        f"code written for {written}, migrated to run on JAX {versions.target_span()} "
+        f"(`--target-version {versions.target_lower}`: {versions.target_origin})"
+    )
+
+
 def render(
     results: Sequence[FileResult],
     mode: str,
     versions: "Versions",
     unsafe_fixes: bool = False,
+    projects: Sequence[Tuple[str, int, "Versions"]] = (),
 ) -> str:
+    """The report; ``projects``: where the files belong to several projects, each one's
+    requirement file, count of files and versions (``versions`` is then the first's)."""
     rules = all_rules()
     changed: Dict[str, List[Tuple[str, Diagnostic]]] = OrderedDict()
     review: Dict[str, List[Tuple[str, Diagnostic]]] = OrderedDict()
@@ -56,18 +72,15 @@ def render(
     counts = summary_counts(results, mode)
     verb = "changed" if mode == "write" else "to change"
     out: List[str] = ["## JAX migration (jaxmigrate)", ""]
-    source = versions.source
-    written = (
-        f"JAX {source.describe()} ({source.origin})"
-        if source.known
-        else "an unknown JAX (`--source-version` states it)"
-    )
-    out.append(
-        f"jaxmigrate {__version__}"
-        + (", `--unsafe-fixes`" if unsafe_fixes else "")
-        + f": code written for {written}, migrated to run on JAX {versions.target_span()} "
-        f"(`--target-version {versions.target_lower}`: {versions.target_origin})."
-    )
+    tool = f"jaxmigrate {__version__}" + (", `--unsafe-fixes`" if unsafe_fixes else "")
+    if not projects:
+        out.append(f"{tool}: {_versions_said(versions)}.")
+    else:
+        out.append(f"{tool}, for each project's own `jax` requirement:")
+        out.append("")
+        for source, count, each in projects:
+            where = f"`{source}`" if source else "no requirement found"
+            out.append(f"- {where} ({plural(count, 'file')}): {_versions_said(each)}.")
     out.append("")
     out.append(
         f"{counts['changed']} of {plural(counts['files'], 'file')} {verb}; "

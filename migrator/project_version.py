@@ -361,23 +361,51 @@ def detect(paths: Sequence[Path]) -> Optional[Detected]:
 
     starts = [p.resolve() for p in paths if p.exists()] or [Path.cwd().resolve()]
     start = Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in starts]))
-    for directory in (start, *start.parents):
-        candidates = _candidates(directory) + _generated(directory)
-        weaker: Optional[Detected] = None  # a requirement without a lower bound
-        for candidate in candidates:
-            reader = _READERS.get(candidate.name, _requirements)
-            found = reader(candidate)
-            if found and found[0] is not None:
-                return Detected(found[0], candidate, found[1], found[2])
-            if found and (weaker is None or (weaker.upper is None and found[2] is not None)):
-                weaker = Detected(None, candidate, found[1], found[2])
-        if weaker is not None:
-            return weaker
-        if candidates and (directory / ".git").exists():
-            break
-        if (directory / ".git").exists():
-            break
-    return None
+    return Nearest().of(start)
+
+
+class Nearest:
+    """The requirement each folder's files are under (:func:`detect` from the folder), each
+    folder read once: the folders of a run's files share their parents.  Made for one run
+    (the files it reads may change between runs)."""
+
+    def __init__(self) -> None:
+        self._known: Dict[Path, Optional[Detected]] = {}
+
+    def of(self, folder: Path) -> Optional[Detected]:
+        """The requirement of the nearest folder, from ``folder`` (resolved) up, that declares
+        one; the walk stops at a repository's root (a ``.git`` there)."""
+        walked: List[Path] = []
+        found: Optional[Detected] = None
+        directory = folder
+        while True:
+            if directory in self._known:
+                found = self._known[directory]
+                break
+            walked.append(directory)
+            found = _declared_in(directory)
+            if found is not None or (directory / ".git").exists():
+                break
+            if directory.parent == directory:
+                break
+            directory = directory.parent
+        for directory in walked:
+            self._known[directory] = found
+        return found
+
+
+def _declared_in(directory: Path) -> Optional[Detected]:
+    """The ``jax`` requirement the packaging files of ``directory`` declare: the first with a
+    lower bound, else one without (bounded above, if any is)."""
+    weaker: Optional[Detected] = None  # a requirement without a lower bound
+    for candidate in _candidates(directory) + _generated(directory):
+        reader = _READERS.get(candidate.name, _requirements)
+        found = reader(candidate)
+        if found and found[0] is not None:
+            return Detected(found[0], candidate, found[1], found[2])
+        if found and (weaker is None or (weaker.upper is None and found[2] is not None)):
+            weaker = Detected(None, candidate, found[1], found[2])
+    return weaker
 
 
 def source_of(detected: Optional[Detected]) -> "SourceRange":

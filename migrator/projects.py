@@ -1,0 +1,139 @@
+"""The projects a run's files belong to, each migrated for its own ``jax`` requirement.
+
+Each path the run is given is read for its requirement as a run over it alone reads it
+(:func:`migrator.project_version.detect`); a path under none (a monorepo's root, whose packages
+declare their own) has each of its files read from its package up (the nearest folder with a
+packaging file; without one, the file's own folder).  Paths and files under
+the same requirement are one project; a run over one project reads its requirement from the
+paths it is given, as it always did.  Before, a run over the paths of several projects (two
+packages named at once, the pre-commit hook handed files of two packages) read one requirement
+from the folder the paths shared, above every package: it found none, or a root's, and a file
+was migrated from another source depending on which files came with it.  Now each project is
+surveyed, migrated and has its requirement raised as a run over it alone would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from jaxmigrate.migrator.linelength import resolved_folder
+from jaxmigrate.migrator.project_version import Detected, Nearest, detect
+
+
+@dataclasses.dataclass
+class Project:
+    """Some of a run's files (their indexes in the run's order) and their requirement."""
+
+    detected: Optional[Detected]
+    files: List[int]
+
+
+def by_project(files: Sequence[Path], anchors: Sequence[Path]) -> List[Project]:
+    """``files`` (found under ``anchors``, the paths given) grouped by requirement, in the
+    order each group's first file comes; one group (or none found): its requirement read from
+    the ``anchors`` as before."""
+    if len(anchors) < 2 and not _under_none(anchors):
+        return [Project(detect(anchors), list(range(len(files))))]
+    nearest = Nearest()  # (one walk up each folder, for the paths and the files alike)
+    of_anchor = {anchor: _resolved(anchor) for anchor in anchors}
+    found = {
+        anchor: nearest.of(resolved if resolved.is_dir() else resolved.parent)
+        for anchor, resolved in of_anchor.items()
+    }
+    anchored = {resolved: anchor for anchor, resolved in of_anchor.items()}
+    packages = _Packages()
+    groups: Dict[Optional[Path], Project] = {}
+    named = any(not resolved.is_dir() for resolved in anchored)  # (files named: pre-commit's)
+    folders: Dict[Path, Tuple[Path, Optional[Detected]]] = {}  # as named -> resolved, its own
+    for position, path in enumerate(files):
+        known = folders.get(path.parent)
+        if known is None:
+            folder = Path(resolved_folder(os.path.abspath(path.parent)))
+            known = folders[path.parent] = (
+                folder,
+                _of_folder(folder, anchored, found, packages, nearest),
+            )
+        folder, detected = known
+        anchor = anchored.get(folder / path.name) if named else None
+        if anchor is not None:
+            detected = found[anchor]
+        key = None if detected is None else detected.source
+        groups.setdefault(key, Project(detected, [])).files.append(position)
+    if len(groups) < 2:
+        return [Project(detect(anchors), list(range(len(files))))]
+    return list(groups.values())
+
+
+def _under_none(anchors: Sequence[Path]) -> bool:
+    """Is the one path given under no requirement (its files may be under their own)?"""
+    return bool(anchors) and detect(anchors) is None
+
+
+def _of_folder(
+    folder: Path,
+    anchors: Dict[Path, Path],
+    found: Dict[Path, Optional[Detected]],
+    packages: "_Packages",
+    nearest: Nearest,
+) -> Optional[Detected]:
+    """The requirement of the files of ``folder`` (resolved) not named themselves: the deepest
+    path given that holds it says it; under none, its package's (or its own folder's)."""
+    detected = _folder_requirement(folder, anchors, found)
+    if detected is None:
+        package = packages.of(folder)
+        detected = nearest.of(folder if package is None else package)
+    return detected
+
+
+def _folder_requirement(
+    folder: Path, anchors: Dict[Path, Path], found: Dict[Path, Optional[Detected]]
+) -> Optional[Detected]:
+    """The requirement of the deepest path given (``anchors``: each resolved -> as given) that
+    is ``folder`` (resolved) or holds it."""
+    directory = folder
+    while True:
+        anchor = anchors.get(directory)
+        if anchor is not None:
+            return found[anchor]
+        if directory.parent == directory:
+            return None
+        directory = directory.parent
+
+
+_PACKAGE_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+class _Packages:
+    """The package each folder is in: the nearest folder up from it with a packaging file
+    (None: none below a repository's root), each folder looked at once.  A package's files are
+    read for its requirement, not for one a folder of theirs declares for itself (an
+    example's pinned ``requirements.txt``, usually as old as the example)."""
+
+    def __init__(self) -> None:
+        self._known: Dict[Path, Optional[Path]] = {}
+
+    def of(self, folder: Path) -> Optional[Path]:
+        walked: List[Path] = []
+        found: Optional[Path] = None
+        directory = folder
+        while True:
+            if directory in self._known:
+                found = self._known[directory]
+                break
+            walked.append(directory)
+            if any((directory / name).is_file() for name in _PACKAGE_FILES):
+                found = directory
+                break
+            if (directory / ".git").exists() or directory.parent == directory:
+                break
+            directory = directory.parent
+        for directory in walked:
+            self._known[directory] = found
+        return found
+
+
+def _resolved(path: Path) -> Path:
+    return Path(os.path.realpath(os.path.abspath(path)))
