@@ -24,6 +24,15 @@ def without_aliases(
         return updated
     if not kept:
         return cst.RemovalSentinel.REMOVE
+    return with_fewer_names(updated, kept)
+
+
+def with_fewer_names(updated: ImportNode, kept: List["cst.ImportAlias"]) -> ImportNode:
+    """``updated`` importing only ``kept`` (at least one name, fewer than it had), laid out as
+    a maintainer would cut it."""
+    if isinstance(updated.names, cst.ImportStar):
+        return updated
+    kept = list(kept)
     parenthesized = isinstance(updated, cst.ImportFrom) and updated.lpar is not None
     if not parenthesized:
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)

@@ -26,6 +26,7 @@ from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT
+from jaxmigrate.migrator.imports import with_fewer_names
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name
 from jaxmigrate.migrator.version import Version, parse_version
@@ -354,6 +355,7 @@ class RenameRule(Rule):
         moved: Dict[str, List[cst.ImportAlias]] = {}  # to new statements, by module
         changes: List[str] = []
         bound_here = set()
+        kept = self._kept_names(statement, module, ctx)
         for alias in statement.names:
             name = dotted_name(alias.name) or ""
             move = self.move_for(f"{module}.{name}")
@@ -363,7 +365,11 @@ class RenameRule(Rule):
                 continue
             changes.append(f"{module}.{name} -> {move.modern}")
             local = self._local_for(alias, move, ctx)
-            if local in bound_here or self._provided_elsewhere(statement, alias, local, move, ctx):
+            if (
+                local in bound_here
+                or kept.get(local) == move.modern
+                or self._provided_elsewhere(statement, alias, local, move, ctx)
+            ):
                 continue  # ``from m import Mesh, mesh``: one ``Mesh`` serves both
             bound_here.add(local)
             asname = None
@@ -384,8 +390,8 @@ class RenameRule(Rule):
             message, detail = f"imports from {module} -> {', '.join(targets)}", f"{message}."
         if not kept_legacy and len(moved) == 1 and not in_place:
             ((target_module, aliases),) = moved.items()
-            new_statement = statement.with_changes(
-                module=dotted_expr(target_module), names=self._commas(aliases, statement)
+            new_statement = self._with_names(statement, aliases).with_changes(
+                module=dotted_expr(target_module)
             )
             ctx.replace(statement, new_statement, message, detail=detail)
             return
@@ -393,7 +399,7 @@ class RenameRule(Rule):
             if in_place:
                 ctx.replace(
                     statement,
-                    statement.with_changes(names=self._commas(in_place, statement)),
+                    self._with_names(statement, in_place),
                     message,
                     detail=detail,
                 )
@@ -410,7 +416,7 @@ class RenameRule(Rule):
             if small is not statement:
                 body.append(small)
             elif in_place:
-                body.append(statement.with_changes(names=self._commas(in_place, statement)))
+                body.append(self._with_names(statement, in_place))
         lines: List[cst.BaseStatement] = []
         if body:
             lines.append(line.with_changes(body=body))
@@ -428,6 +434,21 @@ class RenameRule(Rule):
             lines.append(new_line)
         ctx.replace(line, cst.FlattenSentinel(lines), message, detail=detail)
 
+    def _kept_names(self, statement: cst.ImportFrom, module: str, ctx: Context) -> Dict[str, str]:
+        """The names ``statement`` binds that it keeps as they are, with what each means:
+        ``from jax.tree_util import (tree_map, tree_multimap)`` keeps ``tree_map``, which
+        then serves the renamed ``tree_multimap`` too."""
+        kept: Dict[str, str] = {}
+        for alias in statement.names:  # type: ignore[union-attr]
+            name = dotted_name(alias.name) or ""
+            move = self.move_for(f"{module}.{name}")
+            if move is not None and self.allowed(move, ctx):
+                continue
+            asname = alias.asname.name if alias.asname is not None else None
+            local = asname.value if isinstance(asname, cst.Name) else name
+            kept[local] = f"{module}.{name}"
+        return kept
+
     @staticmethod
     def _removal(statement: cst.ImportFrom, site: NameSite, ctx: Context) -> Optional[cst.CSTNode]:
         line = site.ancestors[-2] if len(site.ancestors) >= 2 else None
@@ -436,11 +457,15 @@ class RenameRule(Rule):
         return None
 
     @staticmethod
-    def _commas(kept: List[cst.ImportAlias], statement: cst.ImportFrom) -> List[cst.ImportAlias]:
+    def _with_names(statement: cst.ImportFrom, kept: List[cst.ImportAlias]) -> cst.ImportFrom:
+        """``statement`` importing ``kept``: where it loses names, cut as the unused-import
+        cleanup cuts one (no ``(a, )``, no parentheses left around what fits the line)."""
+        if len(kept) < len(statement.names):  # type: ignore[arg-type]
+            return with_fewer_names(statement, kept)  # type: ignore[return-value]
         if statement.lpar is None:
             kept = list(kept)
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return kept
+        return statement.with_changes(names=kept)
 
 
 def _unused_at_module_level(alias: cst.ImportAlias, ctx: Context) -> bool:
