@@ -2,7 +2,9 @@
 
 Each legacy top-level name maps to its ``jax.tree`` spelling (the ``jax.tree`` module exists
 from JAX 0.4.25: jax 0.4.25 release notes) and its ``jax.tree_util`` spelling (every version).
-``None`` in the ``jax.tree`` column means there is no ``jax.tree`` form.
+``None`` in the ``jax.tree`` column means there is no ``jax.tree`` form.  Whether a
+``jax.tree_util`` spelling holds on a target range is read from the API history
+(:func:`holds_throughout`), never assumed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Dict, NamedTuple, Optional
 
 from jaxmigrate.migrator.version import Version, parse_version
+from jaxmigrate.rules._api_history import history
 
 # First JAX with the ``jax.tree`` module (jax 0.4.25 release notes; jax 0.4.13 has none).
 JAX_TREE_SINCE: Version = parse_version("0.4.25")
@@ -47,3 +50,12 @@ def replacement_for(legacy: str, target: Version) -> str:
     if row.tree is not None and target >= JAX_TREE_SINCE:
         return row.tree
     return row.tree_util
+
+
+def holds_throughout(qualname: str, target: Version, upper: Optional[Version]) -> bool:
+    """Does every release of ``target``..``upper`` (None: the newest) have ``qualname``, none of
+    them deprecating it?  From the API history; False for a name it does not know."""
+    known = history().lookup(qualname)
+    if known is None or not history().exists_throughout(qualname, target, upper):
+        return False
+    return known.deprecated_since is None or known.deprecated_since > history().last_index(upper)
