@@ -11,9 +11,7 @@ is reported with the recipe.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import re
-from typing import AbstractSet, Callable, Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import AbstractSet, Callable, Dict, FrozenSet, Optional, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
@@ -21,72 +19,20 @@ from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing, history
-from jaxmigrate.rules._arrays import expr_code
 from jaxmigrate.rules._ast_sites import AnswersAtSites
 from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
+from jaxmigrate.rules._call_recipes import (
+    CallRecipe,
+    is_pure,
+    keyword_is_none,
+    recipe_safety,
+    render,
+    returned_arg,
+    statement_assignment,
+)
 from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import print_template, tap_template
 from jaxmigrate.rules._text_gates import NamesAndModulesGate
-
-_PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
-
-
-@functools.cache
-def _atoms() -> Tuple[type, ...]:
-    return (
-        cst.Name,
-        cst.Attribute,
-        cst.Call,
-        cst.Subscript,
-        cst.Integer,
-        cst.Float,
-        cst.SimpleString,
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class CallRecipe:
-    """How calls of one removed function become calls of its replacement.
-
-    ``template`` placeholders: ``{0}``, ``{1}``...: positional arguments; ``{*}``: all of
-    them, comma-separated; ``{kw:NAME}``: the value of keyword NAME (positional at
-    ``keyword_positions[NAME]`` also accepted); ``{, **}``: the passed-through keywords, with
-    a leading comma; ``{q:NAME}``: a reference to the qualified name NAME (import managed).
-    """
-
-    legacy: str
-    template: str
-    shown: str  # the replacement as messages show it
-    positional: Tuple[int, int]  # fewest, most positional arguments
-    why: str  # where JAX says so, and what changes if anything
-    safety: Safety = Safety.SAFE
-    keywords: FrozenSet[str] = frozenset()  # keyword arguments {kw:...} or {, **} takes
-    required: FrozenSet[str] = frozenset()  # keywords the template needs
-    passed_through: FrozenSet[str] = frozenset()  # keywords {, **} passes on unchanged
-    statement_only: bool = False  # the replacement returns nothing useful: its value must be unused
-    # The removed function returned this positional argument: ``y = f(x)`` becomes the
-    # replacement as a statement, then ``y = x`` (when x is a plain name).
-    returns: Optional[int] = None
-    dropped: Tuple[
-        int, ...
-    ] = ()  # positional arguments the template drops: must be side-effect free
-    unsafe_beyond: Optional[int] = None  # more positional arguments than this: an unsafe fix
-    # Builtins the template calls: where one is shadowed at the call, the call is reported.
-    builtins: FrozenSet[str] = frozenset()
-    low_precedence: bool = False  # the template is an ``or``: parenthesized unless it stands alone
-    atoms: bool = False  # every argument is parenthesized unless an atom (``in {0}`` needs it)
-    # (release, arguments): appended to the call where every release of the target has them
-    stated_from: Optional[Tuple[str, str]] = None
-    # A keyword whose value (a name or a literal) the removed function returned in place of
-    # the positional argument ``returns`` names, when the call passes it.
-    result_keyword: Optional[str] = None
-    # The parameters a call must pass, in order, each by position or by keyword (a template
-    # that takes them as passed, ``{*}{, **}``, has no other check they are there).
-    parameters: Tuple[str, ...] = ()
-
-    def uses(self) -> Tuple[str, ...]:
-        return tuple(m[2:] for m in _PLACEHOLDER.findall(self.template) if m.startswith("q:"))
-
 
 _HCB = "jax.experimental.host_callback"
 DLPACK = "jax.dlpack.to_dlpack"
@@ -356,7 +302,7 @@ class RemovedCalls(
         call = site.parent
         if not isinstance(call, cst.Call) or call.func is not site.node:
             return  # not called: the missing-api backstop reports it
-        if recipe.legacy == HOST_EFFECT.legacy and _keyword_is_none(call, "result_shape"):
+        if recipe.legacy == HOST_EFFECT.legacy and keyword_is_none(call, "result_shape"):
             recipe = HOST_EFFECT
         problem = self._misfit(recipe, call, ctx)
         if problem is None:
@@ -373,7 +319,7 @@ class RemovedCalls(
             return
         if recipe.legacy == DLPACK and self._round_trip(call, site, ctx):
             return
-        safety = _safety(recipe, call)
+        safety = recipe_safety(recipe, call)
         room = UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT
         message = call_messages(site.qualname, recipe.shown, room)[1]
         detail = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}."
@@ -382,13 +328,13 @@ class RemovedCalls(
             recipe = dataclasses.replace(recipe, template=template)
         if recipe.template.startswith("list(") and consumed_whole(call, site.scope, ctx):
             recipe = dataclasses.replace(recipe, template=recipe.template[len("list(") : -1])
-        assignment = self._assignment(recipe, call, ctx) if recipe.statement_only else None
+        assignment = statement_assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
             new = _render(recipe, call, site, ctx)
             ctx.replace(call, new, message, safety, recipe.builtins, detail)
             return
         line, assign = assignment
-        returned, by_keyword = _returned(recipe, call)
+        returned, by_keyword = returned_arg(recipe, call)
         # y = id_print(f(x)): y = f(x), then print y
         if not by_keyword and dotted_parts(returned) is None:
             assert isinstance(assign, cst.Assign)
@@ -439,46 +385,13 @@ class RemovedCalls(
         )
         return True
 
-    @staticmethod
-    def _assignment(
-        recipe: CallRecipe, call: cst.Call, ctx: Context
-    ) -> Optional[Tuple[cst.SimpleStatementLine, Union[cst.Assign, cst.Return]]]:
-        """``y = f(..., x, ...)`` or ``return f(..., x, ...)`` alone on its line, ``x`` (what
-        ``f`` returned) a plain name; or ``y = f(..., <expression>)`` with ``y`` a plain name
-        and every other argument a name, literal or lambda (evaluated first, then or later
-        alike), which becomes ``y = <expression>`` and the statement on ``y``."""
-        assign = ctx.parent(call)
-        if recipe.returns is None or not isinstance(assign, (cst.Assign, cst.Return)):
-            return None
-        if assign.value is not call:
-            return None
-        line = ctx.parent(assign)
-        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
-            return None
-        positional = [a for a in call.args if a.keyword is None]
-        if len(positional) <= recipe.returns:
-            return None
-        if _returned(recipe, call)[1]:
-            return line, assign  # (a name or a literal: read after the call as before)
-        if dotted_parts(positional[recipe.returns].value) is None:
-            others = [a.value for a in call.args if a is not positional[recipe.returns]]
-            if not (
-                isinstance(assign, cst.Assign)
-                and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name)
-                and positional[recipe.returns] is call.args[recipe.returns]
-                and all(_pure(v) or isinstance(v, cst.Lambda) for v in others)
-            ):
-                return None
-        return line, assign
-
     def _rewritten_safely(self, ctx: Context) -> Callable[[str, cst.Call], bool]:
         def check(qualname: str, call: cst.Call) -> bool:
             recipe = TABLE.get(qualname)
             return (
                 recipe is not None
                 and self._misfit(recipe, call, ctx) is None
-                and _safety(recipe, call) is Safety.SAFE
+                and recipe_safety(recipe, call) is Safety.SAFE
             )
 
         return check
@@ -502,13 +415,13 @@ class RemovedCalls(
         if recipe.legacy == f"{_HCB}.id_print" and names and print_template(call) is None:
             return "keyword what= is not a string literal"
         if recipe.result_keyword is not None:
-            returned, by_keyword = _returned(recipe, call)
-            if by_keyword and not _pure(returned):
+            returned, by_keyword = returned_arg(recipe, call)
+            if by_keyword and not is_pure(returned):
                 return f"{recipe.result_keyword}= is not a name or a literal"
         if (
             recipe.statement_only
             and not isinstance(ctx.parent(call), cst.Expr)
-            and self._assignment(recipe, call, ctx) is None
+            and statement_assignment(recipe, call, ctx) is None
         ):
             return "its result is used, and the replacement returns nothing"
         return None
@@ -552,96 +465,15 @@ class RemovedCalls(
         )
 
 
-def _keyword_is_none(call: cst.Call, keyword: str) -> bool:
-    """Does ``call`` pass ``keyword=None`` (the literal)?"""
-    return any(
-        arg.keyword is not None
-        and arg.keyword.value == keyword
-        and isinstance(arg.value, cst.Name)
-        and arg.value.value == "None"
-        for arg in call.args
-    )
-
-
-def _safety(recipe: CallRecipe, call: cst.Call) -> Safety:
-    if recipe.unsafe_beyond is not None and len(call.args) > recipe.unsafe_beyond:
-        return Safety.UNSAFE
-    if any(not _pure(call.args[i].value) for i in recipe.dropped):
-        return Safety.UNSAFE
-    return recipe.safety
-
-
-# Where an ``or`` template may stand without parentheses: it is the whole value there.
-@functools.cache
-def _whole_value() -> Tuple[type, ...]:
-    return (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst.Expr)
-
-
-def _returned(recipe: CallRecipe, call: cst.Call) -> Tuple[cst.BaseExpression, bool]:
-    """What a call the recipe fits returned (a statement-only replacement returns nothing),
-    and whether it is the value of :attr:`CallRecipe.result_keyword`."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == recipe.result_keyword:
-            return arg.value, True
-    assert recipe.returns is not None  # (asked only of recipes that return an argument)
-    return [a.value for a in call.args if a.keyword is None][recipe.returns], False
-
-
-def _pure(node: cst.BaseExpression) -> bool:
-    """Evaluating it has no effect: a name, an attribute chain, a literal."""
-    return dotted_parts(node) is not None or isinstance(
-        node, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
-    )
-
-
 def _missing_in_range(qualname: str, ctx: Context) -> bool:
     return not ctx.exists_throughout(qualname)
 
 
-def _argument_code(node: cst.BaseExpression, site: NameSite, ctx: Context, receiver: bool) -> str:
-    if isinstance(node, cst.Subscript) and ctx.qualname(node.value, site.scope) == "jax.ops.index":
-        return ", ".join(ctx.code(element.slice) for element in node.slice)
-    code = ctx.code(node)
-    if (
-        receiver and not isinstance(node, _atoms()) or isinstance(node, cst.GeneratorExp)
-    ) and not node.lpar:
-        return f"({code})"  # a generator that was the only argument had the call's parentheses
-    return code
-
-
 def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) -> cst.BaseExpression:
-    positional = [a.value for a in call.args if a.keyword is None]
-    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    """The recipe's code for ``call``: host_callback's tap and print adjust the template."""
     template = recipe.template
-
-    def fill(match: "re.Match[str]") -> str:
-        key = match.group(1)
-        if key.isdigit():
-            index = int(key)
-            receiver = recipe.atoms or template[match.end() : match.end() + 1] in (".", "[", "(")
-            return _argument_code(positional[index], site, ctx, receiver)
-        if key == "*":
-            return ", ".join(_argument_code(p, site, ctx, False) for p in positional)
-        if key.startswith("kw:"):
-            return ctx.code(keywords[key[3:]])
-        if key.startswith("q:"):
-            return expr_code(ctx.ref(key[2:], site.scope))
-        passed: List[str] = [
-            f"{k}={ctx.code(v)}" for k, v in keywords.items() if k in recipe.passed_through
-        ]
-        before = template[: match.start()]
-        if before.endswith("(") or (not positional and before.endswith("({*}")):
-            return ", ".join(passed)  # (the first argument: no comma before it)
-        return "".join(", " + p for p in passed)
-
     if recipe.legacy == f"{_HCB}.id_tap":
-        template = tap_template(positional[0], template)
-    elif recipe.legacy == f"{_HCB}.id_print" and keywords:
+        template = tap_template([a.value for a in call.args if a.keyword is None][0], template)
+    elif recipe.legacy == f"{_HCB}.id_print" and any(a.keyword is not None for a in call.args):
         template = print_template(call) or template
-    text = _PLACEHOLDER.sub(fill, template).replace("{{}}", "{}")
-    new = cst.parse_expression(text)
-    if call.lpar:
-        new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
-    elif recipe.low_precedence and not isinstance(ctx.parent(call), _whole_value()):
-        new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return new
+    return render(recipe, template, call, site, ctx)
