@@ -32,6 +32,7 @@ from jaxmigrate.rules._call_recipes import (
 )
 from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import print_template, tap_template
+from jaxmigrate.rules._jax_util import STRICT_SINCE, UTIL_RECIPES, exact_recipe
 from jaxmigrate.rules._text_gates import NamesAndModulesGate
 
 _HCB = "jax.experimental.host_callback"
@@ -137,31 +138,7 @@ RECIPES: Tuple[CallRecipe, ...] = (
         statement_only=True,
         why="JAX's compilation cache documentation configures the cache with this option",
     ),
-    *(
-        CallRecipe(
-            legacy=f"jax.util.safe_{builtin}",
-            template=f"list({builtin}({{*}}))",
-            shown=f"list({builtin}({shown}))",
-            positional=(fewest, 99),
-            unsafe_beyond=fewest,
-            builtins=frozenset({"list", builtin}),
-            why=f"safe_{builtin} was list({builtin}(...)) that also checked the iterables have one "
-            "length; with several iterables that check is lost",
-        )
-        # the builtin, how many arguments make one iterable, and its arguments as shown
-        for builtin, fewest, shown in (("map", 2, "f, *iterables"), ("zip", 1, "*iterables"))
-    ),
-    CallRecipe(
-        legacy="jax.util.unzip2",
-        template="tuple(map(tuple, zip(*[(x, y) for x, y in {0}]))) or ((), ())",
-        shown="tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())",
-        positional=(1, 1),
-        builtins=frozenset({"tuple", "map", "zip"}),
-        low_precedence=True,
-        atoms=True,
-        why="unzip2 unpacked each item into two values and returned two tuples, ((), ()) for no "
-        "items (its source in JAX 0.4-0.7): the same, with builtins",
-    ),
+    *UTIL_RECIPES,
     # shuffle(key, x, axis) was _shuffle(key, x, axis); so is permutation(..., independent=True)
     # of any array of one dimension or more (jax/_src/random.py in 0.4.13 to 0.4.30: the same
     # draws); of a scalar, shuffle failed where permutation shuffles a range.
@@ -233,7 +210,9 @@ class RemovedCalls(
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` (with `vmap_method="sequential"` for a target from 0.4.34) | unsafe: may be skipped or repeated |
     | `host_callback.call(f, x, result_shape=None)` | `jax.experimental.io_callback(f, None, x)` (from 0.4.2: a `pure_callback` with no results is never called) | unsafe |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
-    | `jax.util.safe_map(f, xs)` / `safe_zip(xs, ys)` | `list(map(f, xs))` / `list(zip(xs, ys))` | safe for one iterable; unsafe for more (no length check) |
+    | `jax.util.safe_map(f, xs)` / `safe_zip(xs)` | `list(map(f, xs))` / `list(zip(xs))` | safe |
+    | `jax.util.safe_zip(xs, ys)` | `list(zip(xs, ys, strict=True))` for a target from 0.4.31, else `list(zip(xs, ys))` | safe: the same length check (below 0.4.31: unsafe, none) |
+    | `jax.util.safe_map(f, xs, ys)` | `list(itertools.starmap(f, zip(xs, ys, strict=True)))` for a target from 0.4.31, else `list(map(f, xs, ys))` | safe: the same calls, the same check (below 0.4.31: unsafe, none) |
     | `jax.util.unzip2(pairs)` | `tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())` | safe: the same tuples, the same errors |
     | `global_device_array.get_shard_indices(shape, mesh, spec)` | `NamedSharding(mesh, PartitionSpec(*spec)).devices_indices_map(tuple(shape))` | safe |
     | `jax.random.shuffle(key, x, axis)` | `jax.random.permutation(key, x, axis, independent=True)` | safe: the same draws |
@@ -250,15 +229,28 @@ class RemovedCalls(
     `id_tap(f, x, result=r)` returned `r`: the statement, then `y = r` or `return r`, where
     `r` is a name or a literal.
 
+    **safe_zip and safe_map** checked that their iterables have one length; `zip(...,
+    strict=True)` does too, from Python 3.10, which jax requires from 0.4.31 (PyPI's
+    `requires_python`: `>=3.9` for 0.4.30, `>=3.10` for 0.4.31).  So a target from 0.4.31 gets
+    the exact forms (a default target rises to 0.4.31 for them); below it the rewrites lose the
+    check, and are unsafe.  JAX's own `safe_zip` is `list(zip(*args, strict=True))`
+    (jax/_src/util.py in 0.10.2).  `map` takes `strict=` only from Python 3.14, so `safe_map`
+    becomes `itertools.starmap` over the strict `zip`: like jax.util's `safe_map` (jaxlib's),
+    it evaluates `f` once, calls it on each item as it is read, and on a length mismatch
+    raises ValueError at the same item (measured on jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2).
+
     **Builtins.** Inside `list`, `tuple`, `set`, `sorted` or `dict` the recipe's `list(...)` is
-    left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`).  Where the module imports the
-    helpers under the builtins' names (`from jax.util import safe_map as map`), the calls are
-    rewritten, and the import goes, only when every use of the name is a call rewritten safely
-    (none inside another); otherwise they are reported.
+    left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`, `dict(safe_zip(ks, vs))` ->
+    `dict(zip(ks, vs, strict=True))`).  Where the module imports the helpers under the
+    builtins' names (`from jax.util import safe_map as map, safe_zip as zip`), a call whose
+    rewrite writes such a name is rewritten only when every use of the name is a call
+    rewritten safely (none inside another), and the import then goes; otherwise it is
+    reported, and so is the import.
     """  # noqa: E501
 
     names = frozenset(TABLE) | {"jax.ops.index"}
     gone_modules = ("jax.util", _HCB)  # their imports go once the rewrites leave them unused
+    fix_needs = STRICT_SINCE  # safe_zip's and safe_map's exact forms (zip's strict=True)
     references = (
         refs.release_notes("0.3.2", "jax.ops.index_update and its siblings removed"),
         refs.release_notes("0.4.29", "jax.lax.tie_in removed"),
@@ -272,6 +264,7 @@ class RemovedCalls(
         ),
         refs.release_notes("0.4.31", "jax.random.shuffle removed"),
         refs.release_notes("0.7.0", "jax.dlpack.to_dlpack removed"),
+        refs.source_at("0.10.2", "jax/_src/util.py", "safe_zip is list(zip(*args, strict=True))"),
     )
     examples = (
         Example(
@@ -304,6 +297,7 @@ class RemovedCalls(
             return  # not called: the missing-api backstop reports it
         if recipe.legacy == HOST_EFFECT.legacy and keyword_is_none(call, "result_shape"):
             recipe = HOST_EFFECT
+        recipe, needs = exact_recipe(recipe, call, site.scope, ctx)
         problem = self._misfit(recipe, call, ctx)
         if problem is None:
             problem = self._missing_names(recipe, ctx)
@@ -331,7 +325,7 @@ class RemovedCalls(
         assignment = statement_assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
             new = _render(recipe, call, site, ctx)
-            ctx.replace(call, new, message, safety, recipe.builtins, detail)
+            ctx.replace(call, new, message, safety, recipe.builtins, detail, needs)
             return
         line, assign = assignment
         returned, by_keyword = returned_arg(recipe, call)
@@ -388,9 +382,11 @@ class RemovedCalls(
     def _rewritten_safely(self, ctx: Context) -> Callable[[str, cst.Call], bool]:
         def check(qualname: str, call: cst.Call) -> bool:
             recipe = TABLE.get(qualname)
+            if recipe is None:
+                return False
+            recipe = exact_recipe(recipe, call, ctx.scope_of(call), ctx)[0]
             return (
-                recipe is not None
-                and self._misfit(recipe, call, ctx) is None
+                self._misfit(recipe, call, ctx) is None
                 and recipe_safety(recipe, call) is Safety.SAFE
             )
 
@@ -425,6 +421,10 @@ class RemovedCalls(
         ):
             return "its result is used, and the replacement returns nothing"
         return None
+
+    def fix_needs_in(self, words: AbstractSet[str]) -> Optional[str]:
+        """safe_zip and safe_map of several iterables: their exact forms need Python 3.10."""
+        return STRICT_SINCE if {"safe_zip", "safe_map"} & words else None
 
     def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
         """``host_callback.call`` may become ``jax.experimental.io_callback``, newer than the
