@@ -152,11 +152,13 @@ LEFT_OUT = sorted(
 def test_the_survey_leaves_out_jax701_only_before_jax_tree():
     """JAX701 writes ``jax.tree_util`` spellings for a target before 0.4.25: names as old as
     the first jax.Array release, so the survey (which starts there) runs without it; from
-    0.4.25 it writes ``jax.tree.*`` (added in 0.4.25), which may set the floor."""
-    assert LEFT_OUT == ["JAX701"]
+    0.4.25 it writes ``jax.tree.*`` (added in 0.4.25), which may set the floor.  JAX912 only
+    drops entries of jit's keywords (it writes no name): the survey never runs it."""
+    assert LEFT_OUT == ["JAX701", "JAX912"]
     for low, present in (("0.4.1", False), ("0.4.13", False), ("0.4.25", True), ("0.4.30", True)):
         survey = Settings(survey=True, target_version=low)
         assert ("JAX701" in _codes(survey)) is present, low
+        assert "JAX912" not in _codes(survey), low
         assert "JAX701" in _codes(Settings(target_version=low))  # the run always has it
     text = "import jax\n\nout = jax.tree_map(f, x)\n"
     assert migrate_source(text, Settings(survey=True, target_version="0.4.1")).output == text
