@@ -27,13 +27,26 @@ import ast
 import dataclasses
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Dict,
+    Generic,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+)
 
 from jaxmigrate.migrator import tomlfile
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.source import SourceRange
+
+T = TypeVar("T")
 
 _REQUIREMENT_RE = re.compile(
     r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;#]*)"
@@ -361,29 +374,30 @@ def detect(paths: Sequence[Path]) -> Optional[Detected]:
 
     starts = [p.resolve() for p in paths if p.exists()] or [Path.cwd().resolve()]
     start = Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in starts]))
-    return Nearest().of(start)
+    return requirements().of(start)
 
 
-class Nearest:
-    """The requirement each folder's files are under (:func:`detect` from the folder), each
-    folder read once: the folders of a run's files share their parents.  Made for one run
-    (the files it reads may change between runs)."""
+class FolderWalk(Generic[T]):
+    """What the nearest folder up from a folder answers (``here``: a folder's own answer, None
+    for none), up to a repository's root (a ``.git`` there) or the file system's; each folder
+    read once: the folders of a run's files share their parents.  Made for one run (the files
+    it reads may change between runs)."""
 
-    def __init__(self) -> None:
-        self._known: Dict[Path, Optional[Detected]] = {}
+    def __init__(self, here: Callable[[Path], Optional[T]]) -> None:
+        self._here = here
+        self._known: Dict[Path, Optional[T]] = {}
 
-    def of(self, folder: Path) -> Optional[Detected]:
-        """The requirement of the nearest folder, from ``folder`` (resolved) up, that declares
-        one; the walk stops at a repository's root (a ``.git`` there)."""
+    def of(self, folder: Path) -> Optional[T]:
+        """The answer of the nearest folder that has one, from ``folder`` (resolved) up."""
         walked: List[Path] = []
-        found: Optional[Detected] = None
+        found: Optional[T] = None
         directory = folder
         while True:
             if directory in self._known:
                 found = self._known[directory]
                 break
             walked.append(directory)
-            found = _declared_in(directory)
+            found = self._here(directory)
             if found is not None or (directory / ".git").exists():
                 break
             if directory.parent == directory:
@@ -392,6 +406,12 @@ class Nearest:
         for directory in walked:
             self._known[directory] = found
         return found
+
+
+def requirements() -> "FolderWalk[Detected]":
+    """The requirement each folder's files are under (:func:`detect` from the folder), for
+    one run."""
+    return FolderWalk(_declared_in)
 
 
 def _declared_in(directory: Path) -> Optional[Detected]:

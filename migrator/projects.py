@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.linelength import resolved_folder
-from jaxmigrate.migrator.project_version import Detected, Nearest, detect
+from jaxmigrate.migrator.project_version import Detected, FolderWalk, detect, requirements
 
 
 @dataclasses.dataclass
@@ -37,14 +37,16 @@ def by_project(files: Sequence[Path], anchors: Sequence[Path]) -> List[Project]:
     the ``anchors`` as before."""
     if len(anchors) < 2 and not _under_none(anchors):
         return [Project(detect(anchors), list(range(len(files))))]
-    nearest = Nearest()  # (one walk up each folder, for the paths and the files alike)
+    nearest = requirements()  # (one walk up each folder, for the paths and the files alike)
     of_anchor = {anchor: _resolved(anchor) for anchor in anchors}
     found = {
         anchor: nearest.of(resolved if resolved.is_dir() else resolved.parent)
         for anchor, resolved in of_anchor.items()
     }
     anchored = {resolved: anchor for anchor, resolved in of_anchor.items()}
-    packages = _Packages()
+    # a package's files read its requirement, not one a folder of theirs declares for itself
+    # (an example's pinned requirements.txt, usually as old as the example)
+    packages = FolderWalk(_package)
     groups: Dict[Optional[Path], Project] = {}
     named = any(not resolved.is_dir() for resolved in anchored)  # (files named: pre-commit's)
     folders: Dict[Path, Tuple[Path, Optional[Detected]]] = {}  # as named -> resolved, its own
@@ -76,8 +78,8 @@ def _of_folder(
     folder: Path,
     anchors: Dict[Path, Path],
     found: Dict[Path, Optional[Detected]],
-    packages: "_Packages",
-    nearest: Nearest,
+    packages: "FolderWalk[Path]",
+    nearest: "FolderWalk[Detected]",
 ) -> Optional[Detected]:
     """The requirement of the files of ``folder`` (resolved) not named themselves: the deepest
     path given that holds it says it; under none, its package's (or its own folder's)."""
@@ -106,33 +108,9 @@ def _folder_requirement(
 _PACKAGE_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 
 
-class _Packages:
-    """The package each folder is in: the nearest folder up from it with a packaging file
-    (None: none below a repository's root), each folder looked at once.  A package's files are
-    read for its requirement, not for one a folder of theirs declares for itself (an
-    example's pinned ``requirements.txt``, usually as old as the example)."""
-
-    def __init__(self) -> None:
-        self._known: Dict[Path, Optional[Path]] = {}
-
-    def of(self, folder: Path) -> Optional[Path]:
-        walked: List[Path] = []
-        found: Optional[Path] = None
-        directory = folder
-        while True:
-            if directory in self._known:
-                found = self._known[directory]
-                break
-            walked.append(directory)
-            if any((directory / name).is_file() for name in _PACKAGE_FILES):
-                found = directory
-                break
-            if (directory / ".git").exists() or directory.parent == directory:
-                break
-            directory = directory.parent
-        for directory in walked:
-            self._known[directory] = found
-        return found
+def _package(directory: Path) -> Optional[Path]:
+    """``directory``, where it holds a packaging file."""
+    return directory if any((directory / name).is_file() for name in _PACKAGE_FILES) else None
 
 
 def _resolved(path: Path) -> Path:
