@@ -9,7 +9,7 @@ import re
 from typing import Dict, Iterator, Optional, Set
 
 from jaxmigrate.migrator.astfacts import Facts
-from jaxmigrate.rules._text_gates import (
+from jaxmigrate.rules._array_field_gate import (
     ARRAY_MAKERS,
     DATACLASS_BASES,
     DATACLASS_DECORATORS,

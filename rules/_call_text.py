@@ -1,7 +1,7 @@
-"""Calls read from a module's text, for the gate 1b hooks of :mod:`rules._text_gates`: where a
-word is called, the text of its arguments, and each top-level argument; and the ways a name
-can be bound that :mod:`rules._flow` follows (a ``for`` variable, a checked ``isinstance``, a
-parameter of a function the module calls).
+"""Calls read from a module's text, for the gate 1b hooks of :mod:`rules._text_gates` (and
+:mod:`rules._array_field_gate`): where a word is called, the text of its arguments, and each
+top-level argument; and the ways a name can be bound that :mod:`rules._flow` follows (a ``for``
+variable, a checked ``isinstance``, a parameter of a function the module calls).
 
 Like the rest of gate 1b, these readings must never miss what CPython's ``ast`` sees: where
 the text cannot tell (a call that never closes, an f-string whose braces may hold quotes, a

@@ -1,5 +1,7 @@
 """The gate 1b hooks of the rules that refine them (:meth:`RuleGate.text_gate`,
-:meth:`RuleGate.gate_words`), each in a light base the rule derives from.
+:meth:`RuleGate.gate_words`), each in a light base the rule derives from.  Two families
+live apart, each as long as the rest: the rules whose sites are qualified JAX names
+(:mod:`rules._names_gate`) and JAX106's dataclass fields (:mod:`rules._array_field_gate`).
 
 They read the text and what the rule declares for the gates, plus the per-range data each
 base names in ``gate_state``; this module imports neither LibCST, nor the rule modules, nor
@@ -11,12 +13,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import ClassVar, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
-from jaxmigrate.migrator.textgate import FROM_HEAD, Occurrences, TextGate
-from jaxmigrate.migrator.textnames import prefixes_of, resolves
-from jaxmigrate.migrator.textscan import UNTOLD, imported_items, next_significant, with_items
+from jaxmigrate.migrator.textgate import TextGate
+from jaxmigrate.migrator.textscan import next_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._call_text import (
     called_parameter,
@@ -27,9 +28,6 @@ from jaxmigrate.rules._call_text import (
     starts_word,
     word_char,
 )
-
-_NONE: FrozenSet[str] = frozenset()
-_ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what gate 1's tokens are
 
 
 # -- JAX404 device-method ------------------------------------------------------------------------
@@ -119,141 +117,6 @@ class MakeMeshGate(RuleGate):
                 if positional < 3 and not starred and "axis_types" not in keywords:
                     return True
         return False
-
-
-# -- JAX901 missing-api, JAX903 renamed-api --------------------------------------------------
-class QualifiedNamesGate(RuleGate):
-    """Gate 1b for a rule whose sites are qualified JAX names (:attr:`names` and imports of
-    them), by the parts each reference must spell."""
-
-    gate_state: ClassVar[Tuple[str, ...]] = (
-        "parents",
-        "jax_only",
-        "qualified_parents",
-        "name_prefixes",
-    )
-
-    @functools.cached_property
-    def parents(self) -> Dict[str, FrozenSet[str]]:
-        """word -> the last parts of the P in each ``P.word`` of :attr:`names`."""
-        return {
-            word: frozenset(parent.rpartition(".")[2] for parent in found)
-            for word, found in self.qualified_parents.items()
-        }
-
-    @functools.cached_property
-    def qualified_parents(self) -> Dict[str, FrozenSet[str]]:
-        """word -> the P of each ``P.word`` of :attr:`names`."""
-        found: Dict[str, Set[str]] = {}
-        for qualname in self.names:
-            parent, _, word = qualname.rpartition(".")
-            found.setdefault(word, set()).add(parent)
-        return {word: frozenset(parents) for word, parents in found.items()}
-
-    @functools.cached_property
-    def jax_only(self) -> bool:
-        """Is every name one of ``jax``'s or ``jaxlib``'s?"""
-        return all(q.startswith(("jax.", "jaxlib.")) for q in self.names)
-
-    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> Iterator[str]:
-        """A reference to ``P.w`` spells ``w`` and the last part of ``P`` somewhere (in the
-        chain, or in the import that binds its head): a ``w`` without any of its parents is
-        some other ``w`` (``self.add``, ``np.shape``).  And when every name is a JAX one, gate
-        2 resolves a ``w`` only through an import: ``from M import w`` names ``M.w``, and a
-        chain ``head. ... .w`` names what an import binds its head to, followed by the rest
-        (``from jax._src import core`` makes ``core.Primitive`` no ``jax.core.Primitive``).
-        Lazily: gate 1b stops at the first word written as a site, and most files hold many
-        of the words (reading each one's occurrences is the cost)."""
-        jax_only = self.jax_only
-        spelled = self._spelled_with_a_parent(gate, words)
-        if spelled and jax_only and not self._resolves(gate):
-            spelled = [w for w in spelled if w in self.strings or w in self.annotation_words]
-        for word in spelled:
-            found = gate.of(word)
-            if found.unknown or found.imported_parents:
-                yield word
-            elif found.quoted and (word in self.strings or word in self.annotation_words):
-                yield word  # (a quoted word is a site only as a string: a name needs its import)
-            elif found.imported_from and (not jax_only or self._imports(word, found)):
-                yield word
-            elif found.chains and (not jax_only or self._names_in_chain(gate, word, found)):
-                yield word
-
-    def _resolves(self, gate: TextGate) -> bool:
-        """May an import or a chain of the text make one of :attr:`names` (or import under one
-        of :attr:`legacy_modules`)?  (:func:`migrator.textnames.resolves`)"""
-        return resolves(gate.text, self.names, self.legacy_modules, self.name_prefixes)
-
-    @functools.cached_property
-    def name_prefixes(self) -> FrozenSet[str]:
-        return prefixes_of(self.names)
-
-    def _spelled_with_a_parent(self, gate: TextGate, words: FrozenSet[str]) -> Iterable[str]:
-        """The ``words`` one of whose parents (:attr:`parents`) the text spells: from the
-        parents gate 1's tokens hold, when it kept them (a file holds hundreds of the words and
-        a few of the parents); else word by word."""
-        tokens = gate.token_set()
-        if tokens is None:
-            parents = self.parents
-            return [w for w in words if any(gate.has_word(p) for p in parents.get(w, _NONE))]
-        by_parent, odd = self._words_by_parent
-        near: Set[str] = set()
-        for parent in tokens.intersection(by_parent):
-            near.update(by_parent[parent])
-        for word in words.intersection(odd):  # a parent no token can be: read from the text
-            if any(gate.has_word(p) for p in odd[word]):
-                near.add(word)
-        return words.intersection(near)
-
-    @functools.cached_property
-    def _words_by_parent(self) -> Tuple[Dict[str, FrozenSet[str]], Dict[str, FrozenSet[str]]]:
-        """:attr:`parents` turned around: each parent that is an ASCII identifier (a token of
-        gate 1) -> the words it is a parent of; and word -> its other parents."""
-        by_parent: Dict[str, Set[str]] = {}
-        odd: Dict[str, FrozenSet[str]] = {}
-        for word, parents in self.parents.items():
-            other = frozenset(p for p in parents if not _ASCII_IDENTIFIER.fullmatch(p))
-            if other:
-                odd[word] = other
-            for parent in parents - other:
-                by_parent.setdefault(parent, set()).add(word)
-        return {p: frozenset(found) for p, found in by_parent.items()}, odd
-
-    def _imports(self, word: str, found: Occurrences) -> bool:
-        """Does one ``from M import word`` name one of :attr:`names`?"""
-        for module in found.imported_from:
-            if not module or module == FROM_HEAD or module in self.qualified_parents[word]:
-                return True  # (``import word``, ``from word...``: rare, kept)
-        return False
-
-    def _names_in_chain(self, gate: TextGate, word: str, found: Occurrences) -> bool:
-        """Can one chain ``head. ... .part.word`` name one of :attr:`names`, with ``head``
-        bound as an import binds it?"""
-        targets = gate.import_targets()
-        qualified = self.qualified_parents[word]
-        for head, *rest in found.paths:
-            for target in targets.get(head, _NONE):
-                if target == UNTOLD:
-                    return True
-                if (".".join((target, *rest)) if rest else target) in qualified:
-                    return True
-        return False
-
-
-class NamesAndModulesGate(QualifiedNamesGate):
-    """:class:`QualifiedNamesGate` for a rule that also removes the imports of its
-    :attr:`legacy_modules`: the last part of each such module is kept for gate 1b's own reading
-    of an import (``import jax.util``), whatever the names say."""
-
-    gate_state = (*QualifiedNamesGate.gate_state, "module_words")
-
-    @functools.cached_property
-    def module_words(self) -> FrozenSet[str]:
-        return frozenset(module.rpartition(".")[2] for module in self.legacy_modules)
-
-    def gate_words(self, gate: TextGate, words: FrozenSet[str]) -> Iterator[str]:
-        yield from words & self.module_words
-        yield from super().gate_words(gate, words)
 
 
 # -- JAX906 removed-keywords ---------------------------------------------------------------------
@@ -509,167 +372,3 @@ class PureCallbackVmapGate(RuleGate):
             for name in names
             for found in calls_of(text, name)
         )
-
-
-# -- JAX106 array-field-default ------------------------------------------------------------------
-# The jax.numpy functions that make an array (the rule's names are these, under jax.numpy).
-ARRAY_MAKERS = frozenset(
-    {
-        "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
-        "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like", "tri",
-        "float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", "int64",
-        "uint8", "uint16", "uint32", "uint64", "bool_", "complex64", "complex128",
-    }
-)  # fmt: skip
-# The jax.random functions that make a key (an array too): ``key: PRNGKey = PRNGKey(0)`` is
-# the most common array default of all (jumanji 0.1.3's environment states).
-KEY_MAKERS = frozenset({"PRNGKey", "key", "split", "fold_in"})
-# What makes a class a dataclass: a decorator (each calls ``dataclasses.dataclass``), or a base
-# whose subclasses are made dataclasses (``__init_subclass__``, or a metaclass).
-DATACLASS_DECORATORS = frozenset(
-    {"dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass"}
-)
-DATACLASS_BASES = frozenset(
-    {"flax.struct.PyTreeNode", "flax.linen.Module", "flax.linen.module.Module", "equinox.Module"}
-)
-_DATACLASS_MAKERS = DATACLASS_DECORATORS | DATACLASS_BASES
-_DATACLASS_PREFIXES = prefixes_of(_DATACLASS_MAKERS)
-# (a reference to ``a.b.Module`` spells ``Module``: in its chain, or in the import of its head)
-_DATACLASS_WORDS = frozenset(name.rpartition(".")[2] for name in _DATACLASS_MAKERS)
-# An annotated name ``name: ...`` at the start of a line (or after ``class C:`` on its line),
-# with what follows its colon (the annotation, and the ``= value`` if there is one) where that
-# may call a maker or go on to the next line: an open bracket, a backslash or a quote in it.
-# (Matched after the newline before the line: a pattern that starts with a plain character is
-# looked for fast, where ``^`` would be tried at every position.)
-_ANNOTATED = re.compile(
-    r"\n[ \t]*(?:class\b[^\n]*?:[ \t]*)?(?!(?:lambda|else|try|finally|except)\b)"
-    r"[A-Za-z_]\w*[ \t]*:(?!=)([^\n]*[(\[{\\'\"][^\n]*)"
-)
-_MAKER_WORDS = ARRAY_MAKERS | KEY_MAKERS
-_MAKERS_RE = "|".join(sorted(_MAKER_WORDS))
-_MAKER_CALL = re.compile(rf"\b(?:{_MAKERS_RE})[ \t]*\(")
-# Blanks, line ends, continuations and comments (each read to its line's end, or a word in
-# one could be taken for what comes after it).
-_BETWEEN = r"(?:[ \t\n\r\f\\]|#[^\n]*(?=\n|\Z))"
-_IMPORT_STAR = re.compile(r"import" + _BETWEEN + r"*\*")  # (led by a plain word: sought fast)
-
-
-@functools.cache
-def _call_of(maker: str) -> "re.Pattern[str]":
-    """``maker`` followed by an opening parenthesis, across blanks, line ends, comments and
-    backslashes (a call however it is written, but for the word before it).  Led by the
-    maker's name, the pattern is sought fast: one led by a word boundary or an alternation
-    would have the engine try it at every position."""
-    return re.compile(re.escape(maker) + _BETWEEN + r"*\(")
-
-
-def _written(pattern: "re.Pattern[str]", text: str) -> bool:
-    """Does ``pattern`` match where a word starts (its name is no other word's end)?"""
-    return any(starts_word(text, found.start()) for found in pattern.finditer(text))
-
-
-def _renames_a_maker(gate: TextGate) -> bool:
-    """Does an import bind a maker to another name (``from jax.numpy import zeros as z``: gate 2
-    resolves a call's name through the imports only), or does the text write ``import *`` (a
-    maker that may then be called by another name)?  The import statements are read once for
-    the file (:func:`migrator.textscan.imported_items`, which other gates read too)."""
-    makers = gate.words_among(_MAKER_WORDS)
-    if makers and any(
-        alias is not None and dotted.rpartition(".")[2] in makers
-        for _module, _on_line, dotted, alias in imported_items(gate.text)
-    ):
-        return True
-    return _written(_IMPORT_STAR, gate.text)
-
-
-def _calls_a_maker(gate: TextGate) -> bool:
-    """Does the text call one of the makers by its name anywhere?"""
-    return any(_written(_call_of(maker), gate.text) for maker in gate.words_among(_MAKER_WORDS))
-
-
-class ArrayFieldDefaultGate(RuleGate):
-    text_gated = True  # (the text gate decides: the makers' words are everywhere)
-    costly_text_gate = True  # (it reads every annotated line of most modules that use JAX)
-
-    # A maker's name is written in each call of it, or in the import that renames it.  (Not
-    # declared as ``names``: the makers are no legacy names, and a rule that declares a name
-    # owns it, which other rules then leave alone.)
-    @functools.cached_property
-    def trigger_words(self) -> FrozenSet[str]:
-        return _MAKER_WORDS
-
-    def text_gate(self, gate: TextGate) -> bool:
-        """ast_gate, read from the text: a dataclass's word, and an annotated name whose
-        statement (its line, and the lines its open brackets or a backslash carry it on to)
-        calls one of the makers.  A maker imported under another name (or ``import *``) may be
-        called by any name; where a maker is called somewhere, a statement whose end the
-        reading cannot find (a triple-quoted string, or very long) may call it: kept."""
-        text = gate.text
-        if not gate.words_among(_DATACLASS_WORDS):
-            return False
-        if not resolves(text, _DATACLASS_MAKERS, _NONE, _DATACLASS_PREFIXES):
-            return False  # (no decorator nor base can name one: gate 2 reads them so)
-        if _renames_a_maker(gate):
-            return True
-        if not _calls_a_maker(gate):
-            return False
-        if "\r" in text:  # (lines as Python reads them: \r alone ends one too)
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        text = "\n" + text  # (the first line's newline: see _ANNOTATED)
-        for match in _ANNOTATED.finditer(text):
-            rest = match.group(1)
-            code = _code_of(rest)  # (a call in a string or a comment is none)
-            if _MAKER_CALL.search(rest if code is None else code):
-                return True
-            if _goes_on(rest) and _rest_calls_a_maker(text, match.end()):
-                return True
-        return False
-
-
-_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
-_STATEMENT_LINES = 60  # a statement read further than this is kept unread
-
-
-def _code_of(line: str) -> Optional[str]:
-    """``line`` without its one-line strings and its comment; None where a quote is left
-    open on it (a triple-quoted string, a string a backslash carries on, or prose)."""
-    if "'''" in line or '"""' in line:
-        return None
-    code = _STRING.sub('""', line).split("#", 1)[0]
-    if "'" in code.replace('""', "") or '"' in code.replace('""', ""):
-        return None
-    return code
-
-
-def _depth(code: str) -> int:
-    return sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
-
-
-def _goes_on(rest: str) -> bool:
-    """Does the statement whose first line ends with ``rest`` go on past it (or may it)?  A
-    quote left open there, with no triple quote nor a backslash at the end, is no code: a
-    line of prose in a docstring (``name: the layer\'s size``)."""
-    code = _code_of(rest)
-    if code is None:
-        return "'''" in rest or '"""' in rest or rest.rstrip().endswith("\\")
-    return _depth(code) > 0 or code.rstrip().endswith("\\")
-
-
-def _rest_calls_a_maker(text: str, end: int) -> bool:
-    """Reading on from ``end`` (the end of a statement's first line, which goes on) to where
-    its brackets close: does it call a maker?  True where the end cannot be found."""
-    depth = _depth(_code_of(text[text.rfind("\n", 0, end) + 1 : end]) or "(")
-    position = end
-    for _line in range(_STATEMENT_LINES):
-        if position >= len(text):
-            return True
-        stop = text.find("\n", position + 1)
-        stop = len(text) if stop < 0 else stop
-        code = _code_of(text[position + 1 : stop])
-        if code is None or _MAKER_CALL.search(code):
-            return True
-        depth += _depth(code)
-        if depth <= 0 and not code.rstrip().endswith("\\"):
-            return False
-        position = stop
-    return True

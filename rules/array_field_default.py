@@ -29,6 +29,7 @@ from jaxmigrate.migrator.context import CannotReference, Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._array_field_gate import ArrayFieldDefaultGate
 from jaxmigrate.rules._array_fields import (
     DATACLASS_BASES,
     DATACLASS_DECORATORS,
@@ -38,7 +39,6 @@ from jaxmigrate.rules._array_fields import (
     class_var,
 )
 from jaxmigrate.rules._helpers import is_store
-from jaxmigrate.rules._text_gates import ArrayFieldDefaultGate
 
 ARRAY = "0.4.1"  # jax.Array: the default array type, with no __hash__
 FACTORY = "dataclasses.field"

@@ -34,7 +34,7 @@ from jaxmigrate.rules._missing_api_ast import (
     findings as _ast_findings,
     first_missing as _first_missing,
 )
-from jaxmigrate.rules._text_gates import QualifiedNamesGate
+from jaxmigrate.rules._names_gate import QualifiedNamesGate
 
 _NONE: FrozenSet[str] = frozenset()
 CHANGELOG = "https://docs.jax.dev/en/latest/changelog.html"

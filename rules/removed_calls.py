@@ -33,7 +33,7 @@ from jaxmigrate.rules._call_recipes import (
 from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import print_template, tap_template
 from jaxmigrate.rules._jax_util import STRICT_SINCE, UTIL_RECIPES, exact_recipe
-from jaxmigrate.rules._text_gates import NamesAndModulesGate
+from jaxmigrate.rules._names_gate import NamesAndModulesGate
 
 _HCB = "jax.experimental.host_callback"
 DLPACK = "jax.dlpack.to_dlpack"

@@ -23,8 +23,8 @@ from jaxmigrate.migrator.rule import Example, Rule, Safety, owners
 from jaxmigrate.migrator.version import Version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history, release_key
 from jaxmigrate.rules._ast_sites import nothing_at_sites
+from jaxmigrate.rules._names_gate import QualifiedNamesGate
 from jaxmigrate.rules._renames import Move, RenameRule, names_of
-from jaxmigrate.rules._text_gates import QualifiedNamesGate
 
 TABLE = Path(__file__).resolve().parent / "data" / "jax_api_renames.json"
 

@@ -69,9 +69,27 @@ def test_every_rule_runs_the_hooks_of_its_gate_base() -> None:
         assert base.__module__ in (
             "jaxmigrate.migrator.rulegate",
             "jaxmigrate.rules._text_gates",
+            "jaxmigrate.rules._names_gate",
+            "jaxmigrate.rules._array_field_gate",
             "jaxmigrate.rules._private_gate",
             "jaxmigrate.rules._evidence_gate",
         )
+
+
+def test_gates_kept_where_a_base_no_longer_is_are_not_read(tmp_path: Path) -> None:
+    """The kept gates name each base by its module, and a base may move (JAX903's left
+    ``rules._text_gates`` for ``rules._names_gate``).  Such a file is not where a later version
+    of the tool looks (the path hashes the tool's code: :func:`migrator.cache.code_fingerprint`
+    reads the name of every module), and read anyway it is no plan: the engine answers."""
+    kept = _kept(Settings(select=("JAX903",)))
+    assert [(module, name) for module, name, _ in kept] == [
+        ("jaxmigrate.rules._names_gate", "QualifiedNamesGate")
+    ]
+    where = tmp_path / "moved.gates"
+    where.write_bytes(marshal.dumps([("jaxmigrate.rules._text_gates", *kept[0][1:])]))
+    assert gateplan._load(where) is None
+    where.write_bytes(marshal.dumps(kept))
+    assert gateplan._load(where) is not None
 
 
 def test_gates_are_not_kept_with_a_rule_registered_at_run_time(tmp_path: Path) -> None:

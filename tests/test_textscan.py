@@ -134,7 +134,7 @@ def test_parents_read_from_the_tokens_as_word_by_word() -> None:
     from jaxmigrate.migrator.plan import identifier_tokens
     from jaxmigrate.migrator.settings import Settings
     from jaxmigrate.migrator.textgate import TextGate
-    from jaxmigrate.rules._text_gates import QualifiedNamesGate
+    from jaxmigrate.rules._names_gate import QualifiedNamesGate
     from tests.fixture_support import FIXTURES
 
     rules = [r for r in Settings().active_rules() if isinstance(r, QualifiedNamesGate)]
