@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import AbstractSet, Dict, FrozenSet, List, Optional, Sequence, Set, Union
+from typing import AbstractSet, Dict, FrozenSet, List, Optional, Set
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
@@ -25,6 +25,7 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety, all_rules
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import history
+from jaxmigrate.rules._arg_layout import in_slots, positional_arg, renamed_arg, reorders_safely
 from jaxmigrate.rules._helpers import call_target, needs_to_fix
 from jaxmigrate.rules._text_gates import (
     CLIP,
@@ -212,9 +213,12 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
             bounds.append(lower)
         if upper is not None:
             bounds.append(upper)
-        args = _in_slots(
+        args = in_slots(
             call.args,
-            [_positional(arg) if arg is not None else cst.Arg(cst.Name("None")) for arg in bounds],
+            [
+                positional_arg(arg) if arg is not None else cst.Arg(cst.Name("None"))
+                for arg in bounds
+            ],
             bounds,
         )
         message = "clip(x, a_min=..., a_max=...) -> clip(x, lo, hi): positional bounds"
@@ -233,10 +237,10 @@ def _solve(call: cst.Call, ctx: Context) -> None:
     value = sym_pos.value
     new: Optional[cst.Arg] = None
     if isinstance(value, cst.Name) and value.value == "True":
-        new = _renamed(sym_pos, "assume_a", cst.SimpleString('"pos"'))
+        new = renamed_arg(sym_pos, "assume_a", cst.SimpleString('"pos"'))
     elif not (isinstance(value, cst.Name) and value.value == "False"):
         choice = cst.parse_expression(f'"pos" if {ctx.code(value)} else "gen"')
-        new = _renamed(sym_pos, "assume_a", choice)
+        new = renamed_arg(sym_pos, "assume_a", choice)
     args: List[cst.Arg] = []
     for arg in call.args:
         if arg is not sym_pos:
@@ -308,66 +312,10 @@ def _vectorized(call: cst.Call, ctx: Context) -> None:
         choice: cst.BaseExpression = cst.SimpleString(words[value.value])
     else:
         choice = cst.parse_expression(f'"legacy_vectorized" if {ctx.code(value)} else "sequential"')
-    new = _renamed(vectorized, "vmap_method", choice)
+    new = renamed_arg(vectorized, "vmap_method", choice)
     args = [new if arg is vectorized else arg for arg in call.args]
     message = "pure_callback(vectorized=...) -> vmap_method=, its replacement since jax 0.4.34"
     ctx.replace(call, call.with_changes(args=args), message, needs=needs)
-
-
-def _renamed(arg: cst.Arg, keyword: str, value: "cst.BaseExpression") -> cst.Arg:
-    """``arg`` as ``keyword=value``, in its place: its comma, and the blank or line break after
-    it (before a closing parenthesis on a line of its own), stay."""
-    return arg.with_changes(keyword=cst.Name(keyword), value=value)
-
-
-def _positional(arg: cst.Arg) -> cst.Arg:
-    return arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
-
-
-def _in_slots(
-    old: Sequence[cst.Arg], new: Sequence[cst.Arg], origins: Sequence[Optional[cst.Arg]]
-) -> List[cst.Arg]:
-    """``new``, a call's arguments rewritten from ``old`` (``origins``: the argument of ``old``
-    each one was, or None), in the layout the call was written in: each takes the comma ``old``
-    had in its place (one argument a line and a trailing comma stay; an argument more than there
-    were takes the comma before the last), and the comment after an argument moves with it."""
-    last = len(new) - 1
-    placed = []
-    for index, (arg, origin) in enumerate(zip(new, origins)):
-        slot = old[-1] if index == last else old[min(index, len(old) - 2)] if len(old) > 1 else None
-        comma = slot.comma if slot is not None else cst.Comma(cst.SimpleWhitespace(""), _space())
-        if origin is not slot:
-            comma = _with_comment_of(comma, origin)
-        placed.append(arg.with_changes(comma=comma))
-    return placed
-
-
-@functools.cache
-def _space() -> "cst.SimpleWhitespace":
-    return cst.SimpleWhitespace(" ")
-
-
-def _comment(arg: Optional[cst.Arg]) -> Optional[cst.TrailingWhitespace]:
-    """The end of the line after ``arg``'s comma, where a comment after the argument sits."""
-    comma = arg.comma if arg is not None else None
-    after = comma.whitespace_after if isinstance(comma, cst.Comma) else None
-    return after.first_line if isinstance(after, cst.ParenthesizedWhitespace) else None
-
-
-def _with_comment_of(
-    comma: Union[cst.Comma, cst.MaybeSentinel], origin: Optional[cst.Arg]
-) -> Union[cst.Comma, cst.MaybeSentinel]:
-    """``comma`` (a place's) with the end of line of ``origin``'s own comma (its comment)."""
-    mine = _comment(origin)
-    if isinstance(comma, cst.Comma) and isinstance(
-        comma.whitespace_after, cst.ParenthesizedWhitespace
-    ):
-        first_line = mine if mine is not None else cst.TrailingWhitespace()
-        after = comma.whitespace_after.with_changes(first_line=first_line)
-        return comma.with_changes(whitespace_after=after)
-    if origin is not None and mine is not None and mine.comment is not None:
-        return origin.comma  # (its comment has no other place to go: its own comma, line and all)
-    return comma
 
 
 # A keyword JAX renamed in place, or made positional-only: passed by position, the argument
@@ -402,39 +350,13 @@ def _by_position(qualname: str, call: cst.Call, ctx: Context) -> bool:
         moved = [named[name] for name in (*leading, keyword)]
         rest = [a for a in call.args if a.keyword is not None and all(a is not m for m in moved)]
         order = [*positional, *moved, *rest]
-        if not _reorders_safely(call.args, order):
+        if not reorders_safely(call.args, order):
             return False
-        args = _in_slots(call.args, [*positional, *map(_positional, moved), *rest], order)
+        args = in_slots(call.args, [*positional, *map(positional_arg, moved), *rest], order)
         short = qualname.rsplit(".", 1)[1]
         named_here = ", ".join(f"{name}=" for name in (*leading, keyword))
         message = f"{short}({named_here}) -> by position: {why}"
         return ctx.replace(call, call.with_changes(args=args), message)
-    return False
-
-
-def _reorders_safely(old: Sequence[cst.Arg], new: Sequence[cst.Arg]) -> bool:
-    """Are ``new`` (``old``'s arguments, reordered) evaluated as ``old`` were, but for values
-    that have no effect (names, attributes, literals, and tuples or lists of them)?"""
-    where = [next(i for i, arg in enumerate(old) if arg is moved) for moved in new]
-    swapped = {
-        k
-        for i in range(len(new))
-        for j in range(i + 1, len(new))
-        if where[i] > where[j]
-        for k in (i, j)
-    }
-    return sum(not _effect_free(new[k].value) for k in swapped) <= 1
-
-
-def _effect_free(node: "cst.BaseExpression") -> bool:
-    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)):
-        return True
-    if isinstance(node, cst.Attribute):
-        return _effect_free(node.value)
-    if isinstance(node, cst.UnaryOperation):
-        return _effect_free(node.expression)
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return all(isinstance(e, cst.Element) and _effect_free(e.value) for e in node.elements)
     return False
 
 
