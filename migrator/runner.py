@@ -241,11 +241,11 @@ def once_per_file(findings: List[Diagnostic], doc_findings: List[Diagnostic]) ->
 
 def _may_set_floor(text: str) -> bool:
     """Can the floor of the names of ``text``, which the engine left unchanged, set the
-    survey's?  Not when its bound (:func:`migrator.source.floor_bound`) is None (it names
+    survey's?  Not when its bound (:func:`migrator.floorbound.floor_bound`) is None (it names
     nothing dated) or older than a floor an earlier file has: then no floor need be read from
     its tree (:func:`migrator.target.survey_floor` keeps the bound, which settling the floors
     never reads)."""
-    from jaxmigrate.migrator.source import floor_bound
+    from jaxmigrate.migrator.floorbound import floor_bound
 
     bound = floor_bound(text, _tokens_in_hand(text))
     return bound is not None and (Seen.floor is None or bound >= Seen.floor)
@@ -258,7 +258,7 @@ def _docstrings_cannot_raise_the_floor(settings: Settings, text: str) -> bool:
     is older."""
     if not settings.survey or Seen.floor is None:
         return False
-    from jaxmigrate.migrator.source import words_of
+    from jaxmigrate.migrator.floorbound import words_of
     from jaxmigrate.migrator.target import newest_fix_needs
 
     needs = newest_fix_needs(lambda: words_of(text, _tokens_in_hand(text)))

@@ -36,15 +36,12 @@ from typing import (
 )
 
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
+from jaxmigrate.migrator.floorbound import bound_of_words, floor_bound, may_name_from, words_of
 from jaxmigrate.migrator.source import (  # (ARRAY_FLOOR: no target starts before it)
     ARRAY_FLOOR,
     SourceRange,
-    bound_of_words,
-    floor_bound,
     floor_noted,
     floor_of,
-    may_name_from,
-    words_of,
 )
 from jaxmigrate.migrator.version import Version, parse_version
 
@@ -78,7 +75,7 @@ def survey_reach(
     """A release no older than the floor the survey (its ``rules``, from ``low``) can find in
     ``text``: what a fix of any of the rules needs; ``low``, where every other name a rule
     writes exists (``tests/test_emitted_names.py``); and the newest JAX name made of the
-    text's words (:func:`migrator.source.floor_bound`'s reading) together with those the
+    text's words (:func:`migrator.floorbound.floor_bound`'s reading) together with those the
     rules' tables may write there whatever release added them (:meth:`Rule.survey_writes`).
     Its docstrings' programs add the conventional imports.  ``tokens``: gate 1's tokens of
     ``text``, if in hand; a set is used up (the words are added to it, not to a copy)."""
@@ -195,7 +192,7 @@ def survey_floor(
 ) -> Tuple[Optional[Floor], Optional[str]]:
     """The survey's answer for one file: (its floor, None) as :func:`file_floor`, or (what its
     fixes need, a bound) where the floor of the names in ``output`` would take a parse that may
-    decide nothing.  The bound (:func:`migrator.source.floor_bound`) is the newest that floor
+    decide nothing.  The bound (:func:`migrator.floorbound.floor_bound`) is the newest that floor
     can be; the run reads it only if it reaches the newest floor of the others
     (:func:`settle_floors`).  ``settle``: read it now whatever the bound (the text is one the
     run cannot read again, as a migrated one).  A named floor that cannot pass the first

@@ -42,7 +42,7 @@ class EvidenceGate(RuleGate):
 def names_gone(qualnames: Iterable[str], release: str) -> bool:
     """Is one of ``qualnames`` (what gate 2 resolves: the imports, and the chains through
     them), or a module above it, a name gone by ``release`` (:func:`gone_by`)?"""
-    from jaxmigrate.migrator.source import below
+    from jaxmigrate.migrator.floorbound import below
 
     gone = gone_by(release)[0]
     return any(below(qualname, gone) for qualname in qualnames)

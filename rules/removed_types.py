@@ -16,9 +16,9 @@ from typing import AbstractSet, Dict, FrozenSet, Optional, Set, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.floorbound import words_of
 from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
-from jaxmigrate.migrator.source import words_of
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import ActsWhereMissing
 from jaxmigrate.rules._arrays import expr_code

@@ -401,7 +401,8 @@ def test_the_survey_leaves_the_floor_of_an_unchanged_file_to_be_read_if_it_decid
     import ast
 
     from jaxmigrate.migrator import source
-    from jaxmigrate.migrator.source import evidence, floor_bound, floor_of
+    from jaxmigrate.migrator.floorbound import floor_bound
+    from jaxmigrate.migrator.source import evidence, floor_of
     from jaxmigrate.migrator.target import survey_floor
 
     survey = Settings(target_version="0.4.1", survey=True)

@@ -1,5 +1,5 @@
 """The default target's survey reads the floor of a file's JAX names only where it may decide:
-each file gets a bound from its words (``migrator.source.floor_bound``), and the run parses a
+each file gets a bound from its words (``migrator.floorbound.floor_bound``), and the run parses a
 file again only while its bound reaches the newest floor found (``settle_floors``).  The bound
 must never be below the floor, and settling must give the floor, file and reason that reading
 every file gives."""
@@ -15,10 +15,11 @@ from typing import Dict, List, Optional
 
 import pytest
 
+from jaxmigrate.migrator.floorbound import floor_bound, may_name_from
 from jaxmigrate.migrator.plan import identifier_tokens
 from jaxmigrate.migrator.runner import CHECK, FileResult, Options, process_file
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.source import floor_bound, floor_of, may_name_from
+from jaxmigrate.migrator.source import floor_of
 from jaxmigrate.migrator.target import (
     ARRAY_FLOOR,
     file_floor,
@@ -98,7 +99,7 @@ def test_every_spelling_of_a_name_reaches_the_bound(text, name):
 def test_the_words_read_around_other_characters_are_every_word_of_the_text(text):
     """:func:`words_of` from gate 1's tokens holds every word a full reading finds (but one
     that starts with a digit, which no name does)."""
-    from jaxmigrate.migrator.source import words_of
+    from jaxmigrate.migrator.floorbound import words_of
 
     every = {word for word in words_of(text) if not word[0].isdigit()}
     assert every <= words_of(text, identifier_tokens(text))
