@@ -56,7 +56,7 @@ AHEAD_LIMIT_CHARS = 32 * 10**6  # what is read ahead beyond this is read again
 
 def identifier_tokens(text: str) -> FrozenSet[str]:
     """The distinct identifier-like tokens of ``text`` (:data:`_ASCII_IDENTIFIER`), kept for
-    the last text asked: a file's docstrings are gated (``docs._may_change``) on the very text
+    the last text asked: a file's docstrings are gated (``docgate.may_change``) on the very text
     its code was.  A text read ahead (:func:`read_ahead`) gives them once without reading."""
     global _LAST_TOKENS
     last, tokens = _LAST_TOKENS

@@ -82,9 +82,9 @@ def narrowed_reach_of(
         and (">>>" in text or may_hold_code_block(text))
         and rules != plan.rules
     ):
-        from jaxmigrate.migrator.docs import _may_change
+        from jaxmigrate.migrator.docgate import may_change
 
-        if _may_change(text, settings, gates=plan):
+        if may_change(text, settings, gates=plan):
             return None  # (its examples' programs may pass other rules)
     return survey_reach(text, distinct, rules, settings.target)
 
@@ -104,9 +104,9 @@ def _fixes_nothing(text: str, settings: "Settings", options: Optional["Options"]
         return False
     if not options.doctests or (">>>" not in text and not may_hold_code_block(text)):
         return True
-    from jaxmigrate.migrator.docs import _may_change
+    from jaxmigrate.migrator.docgate import may_change
 
-    return not _may_change(text, settings, gates=plan)
+    return not may_change(text, settings, gates=plan)
 
 
 class Survey:

@@ -101,7 +101,7 @@ def fix_needs_in(rules: Iterable["Rule"], words: AbstractSet[str]) -> List[Versi
 @functools.lru_cache(maxsize=1)
 def _conventional_words() -> FrozenSet[str]:
     """The words of the conventional imports a docstring's programs add (read once)."""
-    from jaxmigrate.migrator.docs import CONVENTIONAL
+    from jaxmigrate.migrator.docgate import CONVENTIONAL
 
     return frozenset(words_of(" ".join(CONVENTIONAL.values())))
 

@@ -1,4 +1,4 @@
-"""The docstring migration's gate (``docs._may_change``: gate 1 for the programs built from a
+"""The docstring migration's gate (``docgate.may_change``: gate 1 for the programs built from a
 module's examples and imports, checked before the module is parsed for them) only
 over-approximates: with every gate off (``Settings(gates=False)``) the docstrings of a module
 come out the same, with the same fixes and findings.
@@ -16,7 +16,8 @@ import dataclasses
 from typing import Iterator, List, Tuple
 
 from jaxmigrate.migrator import MigrationError
-from jaxmigrate.migrator.docs import _may_change, migrate_docstrings
+from jaxmigrate.migrator.docgate import may_change
+from jaxmigrate.migrator.docs import migrate_docstrings
 from jaxmigrate.migrator.settings import Settings
 from tests.fixture_support import FIXTURES, fixture_settings
 
@@ -101,7 +102,7 @@ def test_the_docstring_gate_changes_nothing_on_fixture_examples():
     offenders: List[str] = []
     for where, settings, text in _fixture_modules():
         count += 1
-        away = not _may_change(text, settings)
+        away = not may_change(text, settings)
         turned_away += away
         if not away and count % 6:
             continue
@@ -140,11 +141,11 @@ LOOK_ALIKE = (
 
 def test_gate_1b_reads_the_examples_as_their_program_does():
     settings = Settings(target_version="0.10.0")
-    assert _may_change(ACROSS_PROMPTS, settings)
+    assert may_change(ACROSS_PROMPTS, settings)
     gated = _outcome(ACROSS_PROMPTS, settings)
     assert gated[0] != ACROSS_PROMPTS and gated[1]  # JAX906 rewrites the keyword
     assert gated == _outcome(ACROSS_PROMPTS, dataclasses.replace(settings, gates=False))
-    assert not _may_change(LOOK_ALIKE, settings)
+    assert not may_change(LOOK_ALIKE, settings)
     assert _outcome(LOOK_ALIKE, dataclasses.replace(settings, gates=False)) == (LOOK_ALIKE, [], [])
 
 
@@ -157,7 +158,7 @@ def test_prose_and_quotes_around_the_examples_do_not_hide_them():
         'def f():\n    """Use it like this.\n    >>> y = (jax\n'
         '    ...      .tree_map(f, x))\n    """\n',
     ):
-        assert _may_change(text, settings)
+        assert may_change(text, settings)
         gated = _outcome(text, settings)
         assert "jax.tree.map" in gated[0]  # type: ignore[operator]
         assert gated == _outcome(text, dataclasses.replace(settings, gates=False))
@@ -172,19 +173,19 @@ def test_code_blocks_are_read_apart_from_their_prose():
         "    Or in Markdown.\n    ```python\n    z = (jax.\n         tree_map(g, x))\n    ```\n"
         '    """\n'
     )
-    assert _may_change(text, settings)
+    assert may_change(text, settings)
     gated = _outcome(text, settings)
     assert gated[0].count("jax.tree.map") == 1 and "tree.map(g" in gated[0]  # type: ignore
     assert gated == _outcome(text, dataclasses.replace(settings, gates=False))
     migrated = text.replace("tree_map", "tree.map")
-    assert not _may_change(migrated, settings)
+    assert not may_change(migrated, settings)
 
 
 def test_the_examples_and_blocks_the_gate_reads() -> None:
-    """``docs._pieces_in``: each ``>>>`` example with the ``...`` lines at its own indentation
+    """``docgate._pieces_in``: each ``>>>`` example with the ``...`` lines at its own indentation
     (another prompt, another indentation or any other line ends it), then each fenced, ``::``
     and directive block, in the order of the text."""
-    from jaxmigrate.migrator.docs import _pieces_in
+    from jaxmigrate.migrator.docgate import _pieces_in
 
     text = (
         '"""Doc.\n'
@@ -263,11 +264,11 @@ def test_a_program_whose_rules_act_only_in_its_prelude_is_passed_by(monkeypatch)
 def test_programs_passed_by_give_what_every_gate_off_gives(monkeypatch) -> None:
     """Every fixture module (made as above) where the docstring migration passes a program
     by, against a run with every gate off.  Gate 1b reads each program with all the module's
-    imports here: the imports a prelude may take (``docs._preludes``) leave most of those
+    imports here: the imports a prelude may take (``docgate._preludes``) leave most of those
     programs to the gate, before ``prelude_only`` is asked."""
-    import jaxmigrate.migrator.docs as docs
+    import jaxmigrate.migrator.docgate as docgate
 
-    monkeypatch.setattr(docs, "_preludes", lambda statements, pieces: "\n".join(statements))
+    monkeypatch.setattr(docgate, "_preludes", lambda statements, pieces: "\n".join(statements))
     answers = _spied(monkeypatch)
     checked, offenders = 0, []
     for where, settings, text in _fixture_modules():
@@ -290,8 +291,8 @@ def test_the_gate_reads_only_the_imports_a_prelude_may_take() -> None:
     head = 'from jax._src import core\nimport jax\n\n\ndef f(x):\n    """Use.\n\n'
     quiet = head + '    >>> jax.numpy.ones(3)\n    """\n'
     private = head + '    >>> core.Primitive("p")\n    """\n'
-    assert not _may_change(quiet, settings)
-    assert _may_change(private, settings)
+    assert not may_change(quiet, settings)
+    assert may_change(private, settings)
     ungated = dataclasses.replace(settings, gates=False)
     for text in (quiet, private):
         assert _outcome(text, settings) == _outcome(text, ungated)
