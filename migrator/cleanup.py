@@ -18,8 +18,9 @@ from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.analysis import Analysis
 from jaxmigrate.migrator.apply import Apply, ImportRemoval, Removals
 from jaxmigrate.migrator.binding import Binding
-from jaxmigrate.migrator.context import Context, Edit, binding_is_legacy, names_in as _names_in
+from jaxmigrate.migrator.context import Context, Edit, binding_is_legacy
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
+from jaxmigrate.migrator.naming import names_in as _names_in
 from jaxmigrate.migrator.origins import Origins, located_fix
 from jaxmigrate.migrator.plan import Plan
 from jaxmigrate.migrator.traversal import children

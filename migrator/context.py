@@ -6,7 +6,8 @@ another edit replaces waits for the next round).
 
 The indexes behind it live apart: :mod:`migrator.walk` (each node's parent, nodes by type)
 and :mod:`migrator.positions` (line and column of a node, and the module's code, generated
-statement by statement).
+statement by statement); so do the references to modern names it gives (:meth:`ref`) and the
+imports they plan, in :mod:`migrator.naming`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import (
     Callable,
     Dict,
     FrozenSet,
-    Iterable,
     List,
     NamedTuple,
     Optional,
@@ -36,12 +36,10 @@ from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.diagnostics import UNSAFE_HINT, UNSAFE_NOTE, Safety
 from jaxmigrate.migrator.ledger import Ledger
 from jaxmigrate.migrator.messages import beyond_target
+from jaxmigrate.migrator.naming import Naming
 from jaxmigrate.migrator.rule import Rule, owners
-from jaxmigrate.migrator.scope import Scope, Site, dotted_expr, dotted_parts
-from jaxmigrate.migrator.traversal import (
-    structural_children,
-    trivia,
-)
+from jaxmigrate.migrator.scope import Scope, Site, dotted_parts
+from jaxmigrate.migrator.traversal import trivia
 from jaxmigrate.migrator.walk import all_parents, walk_module
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,11 +95,7 @@ class Finding(NamedTuple):
     safety: str  # a Safety value
 
 
-class CannotReference(Exception):
-    """A replacement name cannot be spelled at a site without clashing with a local name."""
-
-
-class Context(Ledger):
+class Context(Ledger, Naming):
     def __init__(
         self,
         module: cst.Module,
@@ -243,18 +237,6 @@ class Context(Ledger):
             node, new, self.rule.code, message, safety, builtins, detail, needs=needs
         )
         return True
-
-    def _forget_imports_of(self, rejected: Replacement) -> None:
-        """Drop the planned imports that ``rejected`` (a replacement that will not be applied)
-        spells and no recorded edit does, so that they reserve no name for later references."""
-        bound = {bound_name(name) for _module, name in self.planned_imports.values()}
-        spelled = names_in([rejected], bound)
-        if not spelled:
-            return
-        spelled -= names_in([edit.new for edit in self.edits.values()], spelled)
-        planned = self.planned_imports.items()
-        for key in [k for k, (_module, name) in planned if bound_name(name) in spelled]:
-            del self.planned_imports[key]
 
     def report(self, node: cst.CSTNode, message: str, detail: str = "") -> None:
         """Record a finding that needs a person.  ``message``: one line of at most 100
@@ -403,63 +385,6 @@ class Context(Ledger):
             return None
         return ".".join([head, *parts[1:]])
 
-    # -- references to modern names, with import management --------------------------------
-    def ref(
-        self, qualname: str, scope: Scope, prefer_from: bool = False, direct: bool = False
-    ) -> cst.BaseExpression:
-        """An expression that names ``qualname`` at ``scope``, adding an import if needed.
-
-        Reuses an existing import (``import jax.numpy as jnp`` serves ``jax.numpy.x``).
-        With ``prefer_from`` a missing name is imported as ``from module import name``.
-        With ``direct`` only an import of the name or of its own module is reused: for a name
-        in a submodule its package does not load (``import jax`` does not make
-        ``jax.extend.core`` an attribute).
-        Raises :class:`CannotReference` when every spelling would clash with a local name.
-        """
-        parts = qualname.split(".")
-        lowest = max(len(parts) - 1, 1) if direct else 1
-        for cut in range(len(parts), lowest - 1, -1):
-            local = self._visible_import(".".join(parts[:cut]), scope)
-            if local is not None:
-                return dotted_expr([*local.split("."), *parts[cut:]])
-        if prefer_from and len(parts) > 1 and self._free(parts[-1], scope, qualname):
-            self.planned_imports[qualname] = (".".join(parts[:-1]), parts[-1])
-            return cst.Name(parts[-1])
-        if self._free(parts[0], scope, parts[0]):
-            self.planned_imports[parts[0]] = (None, parts[0])
-            return dotted_expr(parts)
-        if direct and len(parts) > 2 and scope.resolve_name(parts[0]) == parts[0]:
-            # ``import jax`` binds the package but does not load ``jax.extend.core``:
-            # ``import jax.extend.core`` does, and binds the same name to the same package.
-            module = ".".join(parts[:-1])
-            self.planned_imports[module] = (None, module)
-            return dotted_expr(parts)
-        raise CannotReference(f"cannot refer to {qualname}: {parts[0]!r} is taken by a local name")
-
-    def _visible_import(self, qualname: str, scope: Scope) -> Optional[str]:
-        planned = self.planned_imports.get(qualname)
-        if planned is not None:
-            head = bound_name(planned[1])
-            if scope.lookup(head) is None or (
-                head != planned[1] and scope.resolve_name(head) == head
-            ):
-                return planned[1]
-        for binding in self.analysis.imports:
-            if binding.qualname == qualname and not binding.guarded:
-                if scope.resolve_name(binding.name) == qualname:
-                    return binding.name
-        return None
-
-    def _free(self, name: str, scope: Scope, planned_key: str) -> bool:
-        """True if a new module-level binding ``name`` is visible at ``scope`` and clashes with
-        nothing."""
-        if scope.lookup(name) is not None or name in self.analysis.scopes[id(self.module)].bindings:
-            return False
-        for key, (_module, bound) in self.planned_imports.items():
-            if bound_name(bound) == name and key != planned_key:
-                return False
-        return True
-
     # -- small helpers rules share ---------------------------------------------------------
     @staticmethod
     def copy(node: N) -> N:
@@ -476,27 +401,6 @@ def _evidence_of(text: str) -> "Evidence":
         return evidence(ast.parse(text))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return Evidence()
-
-
-def bound_name(imported: str) -> str:
-    """The name an import binds: ``jax`` for ``import jax.extend.core``, else the name."""
-    return imported.split(".", 1)[0]
-
-
-def names_in(replacements: Iterable[object], wanted: Set[str]) -> Set[str]:
-    """The names of ``wanted`` that some ``Name`` in the replacements spells."""
-    found: Set[str] = set()
-    stack: List[object] = []
-    for new in replacements:
-        stack.extend(new.nodes if isinstance(new, cst.FlattenSentinel) else [new])
-    while stack and len(found) < len(wanted):
-        node = stack.pop()
-        if type(node) is cst.Name:
-            if node.value in wanted:
-                found.add(node.value)
-        elif isinstance(node, cst.CSTNode):
-            stack.extend(structural_children(node))
-    return found
 
 
 def _runs_inside(owner: cst.CSTNode, path: List[cst.CSTNode]) -> bool:

@@ -21,20 +21,14 @@ from jaxmigrate.migrator.analysis import Analysis, analyze
 from jaxmigrate.migrator.apply import Apply
 from jaxmigrate.migrator.astview import find_suppressions
 from jaxmigrate.migrator.cleanup import left_unused, remove_top_level, unused_imports
-from jaxmigrate.migrator.context import (
-    CannotReference,
-    Context,
-    Finding,
-    NameSite,
-    bound_name,
-    names_in as _names_in,
-)
+from jaxmigrate.migrator.context import Context, Finding, NameSite
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT, Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, one_line
 from jaxmigrate.migrator.folds import fold_leftovers
 from jaxmigrate.migrator.imports import add_imports
 from jaxmigrate.migrator.importwrap import layout_imports, order_imports
 from jaxmigrate.migrator.layout import realignments
+from jaxmigrate.migrator.naming import CannotReference, bound_name, names_in as _names_in
 from jaxmigrate.migrator.origins import Origins, diagnostics_of, located_fix
 from jaxmigrate.migrator.plan import Plan, make_plan
 from jaxmigrate.migrator.positions import module_code

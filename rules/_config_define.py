@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, Optional, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
-from jaxmigrate.migrator.context import CannotReference, Context
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.naming import CannotReference
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.version import parse_version
 

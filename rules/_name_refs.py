@@ -7,7 +7,8 @@ and module references into user code.
 from __future__ import annotations
 
 from jaxmigrate.migrator import lazycst as cst
-from jaxmigrate.migrator.context import Context, bound_name
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.naming import bound_name
 from jaxmigrate.migrator.scope import Scope
 
 

@@ -25,7 +25,8 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
-from jaxmigrate.migrator.context import CannotReference, Context
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.naming import CannotReference
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope, dotted_parts
 from jaxmigrate.migrator.version import parse_version

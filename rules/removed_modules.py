@@ -41,7 +41,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import iter_statements
-from jaxmigrate.migrator.context import CannotReference, Context
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.naming import CannotReference
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_expr, dotted_name, dotted_parts, guards_imports
 from jaxmigrate.migrator.version import parse_version
