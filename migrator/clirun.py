@@ -15,6 +15,7 @@ from jaxmigrate.migrator import interrupt
 from jaxmigrate.migrator.diagnostics import REQUIREMENT_CODE, Diagnostic
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.interrupt import Interrupted
+from jaxmigrate.migrator.linediff import unified_diff
 from jaxmigrate.migrator.report import (
     as_json,
     as_sarif,
@@ -33,7 +34,6 @@ from jaxmigrate.migrator.runner import (
     Options,
     migrate_text,
     run,
-    unified_diff,
 )
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.target import Versions, floor_of_results, newest_release, settle_floors

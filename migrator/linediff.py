@@ -8,12 +8,18 @@ Matching the whole file without the heuristic costs a quadratic search over thos
 (half a second on a 10,000-line module), so the heuristic still finds the changed regions,
 and each region is matched again without it: the lines it holds in common come out as
 context.  A region too big to match again cheaply is left as the heuristic found it.
+
+:func:`unified_diff` is one file's diff as ``--diff`` prints it, which ``git apply`` and
+``patch -p1`` take where jaxmigrate ran: its headers name the file from the current directory
+(:func:`diff_path`), and its lines end at ``\n`` only.
 """
 
 from __future__ import annotations
 
 import difflib
-from typing import Iterator, List, Literal, Sequence, Tuple
+import os
+from pathlib import Path
+from typing import Iterator, List, Literal, Optional, Sequence, Tuple
 
 Opcode = Tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 # A changed region is matched again when (its old lines) x (its new lines) is at most this.
@@ -89,3 +95,52 @@ def _range(start: int, stop: int) -> str:
     if length == 1:
         return str(start + 1)
     return f"{start if length == 0 else start + 1},{length}"
+
+
+def unified_diff(path: str, before: str, after: str, label: str = "") -> str:
+    """A unified diff of one file that ``git apply`` and ``patch -p1`` take: lines end at
+    ``\n`` only (a ``\r\n`` ending, a form feed inside a line are kept as they are), a last
+    line without one is marked ``\\ No newline at end of file``, and the headers name the
+    file as :func:`diff_path` says, after ``a/`` and ``b/``.  ``label`` follows the name
+    (``:cell 3`` for the cell view of a notebook, which is for reading, not applying)."""
+    name = diff_path(path) + label
+    lines = []
+    for line in unified(_lines(before), _lines(after), f"a/{name}", f"b/{name}"):
+        if not line.endswith("\n"):
+            line += "\n\\ No newline at end of file\n"
+        lines.append(line)
+    return "".join(lines)
+
+
+def _lines(text: str) -> List[str]:
+    """The lines of ``text`` as git and patch count them: ended by ``\n`` (kept)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def diff_path(path: str) -> str:
+    """The name a diff header gives ``path`` (without ``a/`` or ``b/``): its path from the
+    current directory, so that ``git apply`` or ``patch -p1`` run where jaxmigrate ran applies
+    it, whether the path was given relative or absolute; a file outside the current directory
+    keeps its absolute path without the leading ``/`` (``git diff --no-index``'s form: it
+    applies from ``/``).  ``-`` (stdin) stays ``-``."""
+    if path == "-":
+        return path
+    try:
+        absolute = os.path.abspath(path)
+        inside = _inside(os.path.relpath(absolute))
+        if inside is None:  # a symlinked current directory spelt differently: compare real ones
+            real = os.path.join(os.path.realpath(os.path.dirname(absolute)), Path(path).name)
+            inside = _inside(os.path.relpath(real, os.path.realpath(os.curdir)))
+    except (OSError, ValueError):  # no current directory; another drive on Windows
+        return path.replace(os.sep, "/").lstrip("/")
+    if inside is not None:
+        return inside.replace(os.sep, "/")
+    return os.path.splitdrive(absolute)[1].replace(os.sep, "/").lstrip("/")
+
+
+def _inside(relative: str) -> Optional[str]:
+    """``relative`` when it stays in the current directory, else None."""
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative

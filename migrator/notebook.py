@@ -16,6 +16,9 @@
   (a list of lines or one string).
 * Findings name the cell: ``nb.ipynb:cell 3:line 2`` (cells counted from 1 over all cells, as
   they appear in the notebook; lines counted within the cell).
+* A run reads a notebook as one file (:func:`migrate_as_file`): its diff is the .ipynb file's,
+  or with ``--diff-cells`` each changed cell's source; a finding not reported on the migrated
+  text moves to its line in the cell as read.
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ import tokenize
 from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Tuple
 
-from jaxmigrate.migrator import nbjson
+from jaxmigrate.migrator import linemap, nbjson
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import NotebookError
+from jaxmigrate.migrator.linediff import unified_diff
 from jaxmigrate.migrator.segments import SegmentDiagnostic, migrate_segments
 from jaxmigrate.migrator.settings import Settings
 
@@ -255,3 +259,36 @@ def migrate_notebook(
         changes,
         sorted(skipped),
     )
+
+
+def migrate_as_file(
+    text: str,
+    display: str,
+    settings: Settings,
+    cache,
+    add_todos: bool = False,
+    as_read: bool = False,
+    cells: bool = False,
+):
+    """The migrated notebook, its fixes and findings, and (``cells``) the cell view of its
+    diff; without ``cells`` the diff is the .ipynb file's, made like any file's."""
+    result = migrate_notebook(text, settings, cache, add_todos)
+    diff = None
+    if cells:
+        diff = "".join(
+            unified_diff(display, _nl(change.before), _nl(change.after), f":cell {change.cell}")
+            for change in result.cells
+        )
+    findings = result.findings
+    if as_read:  # each changed cell's findings to the lines of the cell as read (one diff a cell)
+        moved = {}
+        for change in result.cells:
+            where = f"cell {change.cell}"
+            in_cell = [f for f in result.findings if f.where == where]
+            moved[where] = iter(linemap.as_read(in_cell, change.before, change.after))
+        findings = [next(moved[f.where]) if f.where in moved else f for f in result.findings]
+    return result.output, result.fixes, findings, diff
+
+
+def _nl(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"

@@ -22,7 +22,7 @@ from typing import (
     Tuple,
 )
 
-from jaxmigrate.migrator import gateplan, guard, interrupt, linediff, linemap
+from jaxmigrate.migrator import gateplan, guard, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
@@ -30,6 +30,7 @@ from jaxmigrate.migrator.docpieces import may_hold_code_block
 from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.importconfig import first_party_in
+from jaxmigrate.migrator.linediff import unified_diff
 from jaxmigrate.migrator.linelength import (
     DEFAULT_LINE_LENGTH,
     configured_for,
@@ -83,55 +84,6 @@ class FileResult:
     # ... or, for a text left unchanged, what its fixes need and the newest release the floor
     # of its names can be: read later if it may decide (migrator.target.settle_floors)
     floor_bound: Optional[str] = None
-
-
-def unified_diff(path: str, before: str, after: str, label: str = "") -> str:
-    """A unified diff of one file that ``git apply`` and ``patch -p1`` take: lines end at
-    ``\n`` only (a ``\r\n`` ending, a form feed inside a line are kept as they are), a last
-    line without one is marked ``\\ No newline at end of file``, and the headers name the
-    file as :func:`diff_path` says, after ``a/`` and ``b/``.  ``label`` follows the name
-    (``:cell 3`` for the cell view of a notebook, which is for reading, not applying)."""
-    name = diff_path(path) + label
-    lines = []
-    for line in linediff.unified(_lines(before), _lines(after), f"a/{name}", f"b/{name}"):
-        if not line.endswith("\n"):
-            line += "\n\\ No newline at end of file\n"
-        lines.append(line)
-    return "".join(lines)
-
-
-def _lines(text: str) -> List[str]:
-    """The lines of ``text`` as git and patch count them: ended by ``\n`` (kept)."""
-    lines = text.split("\n")
-    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-
-
-def diff_path(path: str) -> str:
-    """The name a diff header gives ``path`` (without ``a/`` or ``b/``): its path from the
-    current directory, so that ``git apply`` or ``patch -p1`` run where jaxmigrate ran applies
-    it, whether the path was given relative or absolute; a file outside the current directory
-    keeps its absolute path without the leading ``/`` (``git diff --no-index``'s form: it
-    applies from ``/``).  ``-`` (stdin) stays ``-``."""
-    if path == "-":
-        return path
-    try:
-        absolute = os.path.abspath(path)
-        inside = _inside(os.path.relpath(absolute))
-        if inside is None:  # a symlinked current directory spelt differently: compare real ones
-            real = os.path.join(os.path.realpath(os.path.dirname(absolute)), Path(path).name)
-            inside = _inside(os.path.relpath(real, os.path.realpath(os.curdir)))
-    except (OSError, ValueError):  # no current directory; another drive on Windows
-        return path.replace(os.sep, "/").lstrip("/")
-    if inside is not None:
-        return inside.replace(os.sep, "/")
-    return os.path.splitdrive(absolute)[1].replace(os.sep, "/").lstrip("/")
-
-
-def _inside(relative: str) -> Optional[str]:
-    """``relative`` when it stays in the current directory, else None."""
-    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-        return None
-    return relative
 
 
 def migrate_source(
@@ -276,41 +228,6 @@ def _line_length(settings: Settings) -> int:
     return settings.line_length or DEFAULT_LINE_LENGTH
 
 
-def _migrate_notebook(  # noqa: ANN202
-    text: str,
-    display: str,
-    settings: Settings,
-    cache,
-    add_todos: bool = False,
-    as_read: bool = False,  # noqa: ANN001
-    cells: bool = False,
-):
-    """The migrated notebook, its fixes and findings, and (``cells``) the cell view of its
-    diff; without ``cells`` the diff is the .ipynb file's, made like any file's."""
-    from jaxmigrate.migrator.notebook import migrate_notebook
-
-    result = migrate_notebook(text, settings, cache, add_todos)
-    diff = None
-    if cells:
-        diff = "".join(
-            unified_diff(display, _nl(change.before), _nl(change.after), f":cell {change.cell}")
-            for change in result.cells
-        )
-    findings = result.findings
-    if as_read:  # each changed cell's findings to the lines of the cell as read (one diff a cell)
-        moved = {}
-        for change in result.cells:
-            where = f"cell {change.cell}"
-            in_cell = [f for f in result.findings if f.where == where]
-            moved[where] = iter(linemap.as_read(in_cell, change.before, change.after))
-        findings = [next(moved[f.where]) if f.where in moved else f for f in result.findings]
-    return result.output, result.fixes, findings, diff
-
-
-def _nl(text: str) -> str:
-    return text if not text or text.endswith("\n") else text + "\n"
-
-
 def migrate_text(
     source: SourceFile,
     display: str,
@@ -330,7 +247,9 @@ def migrate_text(
     try:
         with collecting_errors() as internal:
             if suffix == NOTEBOOK_SUFFIX:
-                output, fixes, findings, diff = _migrate_notebook(
+                from jaxmigrate.migrator.notebook import migrate_as_file
+
+                output, fixes, findings, diff = migrate_as_file(
                     source.text,
                     display,
                     settings,

@@ -25,8 +25,9 @@ from typing import Dict, List, Sequence, Tuple
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.fileio import FileError, read_source
 from jaxmigrate.migrator.importconfig import first_party_for
+from jaxmigrate.migrator.linediff import unified_diff
 from jaxmigrate.migrator.linelength import line_length_for
-from jaxmigrate.migrator.runner import Options, _migrate_python, unified_diff
+from jaxmigrate.migrator.runner import Options, _migrate_python
 from jaxmigrate.migrator.settings import Settings
 
 REMAINING = "zz-remaining.patch"

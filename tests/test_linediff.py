@@ -8,9 +8,8 @@ import random
 import re
 from typing import List
 
-from jaxmigrate.migrator.linediff import LineMatcher, unified
+from jaxmigrate.migrator.linediff import LineMatcher, unified, unified_diff
 from jaxmigrate.migrator.linemap import line_map
-from jaxmigrate.migrator.runner import unified_diff
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
