@@ -5,6 +5,8 @@ run when a module is imported: among project modules they must form no cycle.  A
 under ``if TYPE_CHECKING:`` never runs and is left out.  A function-level import runs on the
 first call: a cycle through one cannot fail at import time, but it is still a knot in the
 layers, so those cycles are checked as well against a list that may only shrink.
+
+The same reading of the source keeps every file of the package within 500 lines.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ PACKAGES = {
 # Function-level import cycles that predate this test; remove an entry when its cycle goes.
 KNOWN_DEFERRED_CYCLES: Set[frozenset] = set()
 REPORTERS = ("report", "markdown_report")
+MAX_LINES = 500  # no file of the package is longer (docs/development.md, "Code health")
 
 
 def _modules() -> Dict[str, pathlib.Path]:
@@ -144,6 +147,20 @@ def test_no_import_cycle_at_module_level() -> None:
 def test_no_new_cycle_through_function_level_imports() -> None:
     cycles = set(_cycles(_graph(module_level_only=False)))
     assert cycles <= KNOWN_DEFERRED_CYCLES, [sorted(c) for c in cycles - KNOWN_DEFERRED_CYCLES]
+
+
+def test_no_file_of_the_package_is_over_500_lines() -> None:
+    """docs/development.md's limit, for every ``.py`` file of the package (``rules/data``
+    included), with no exceptions: a longer one is split where a responsibility reads on its
+    own."""
+    counts = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for folder in PACKAGES.values()
+        for path in sorted(folder.rglob("*.py"))
+    }
+    assert len(counts) >= len(MODULES)  # (the test reads the files it means to)
+    over = {name: count for name, count in counts.items() if count > MAX_LINES}
+    assert not over, f"over {MAX_LINES} lines: {over}"
 
 
 def test_diagnostics_is_a_leaf() -> None:
