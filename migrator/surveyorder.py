@@ -56,12 +56,18 @@ def survey_reach_of(
 
 
 def narrowed_reach_of(
-    path: Path, settings: "Settings", options: Optional["Options"] = None
+    path: Path,
+    settings: "Settings",
+    options: Optional["Options"] = None,
+    worth: Optional[Callable[[Version], bool]] = None,
 ) -> Optional[Version]:
     """:func:`survey_reach_of` from only the rules gate 1 passes on the file (a rule no gate
     passes fixes nothing there: what its fixes need cannot raise the file's floor); None
     where that cannot be read so (no gates, a page or notebook, a file that does not read,
-    ``--docs`` literals, or docstring examples some rule may change)."""
+    ``--docs`` literals, or docstring examples some rule may change).  ``worth``: would a
+    reach pass the file over?  Where its words alone (no rule at all) would not, the rules'
+    gates are not read (None: on JAX's own sources most files the survey reaches so name
+    the newest JAX themselves)."""
     from jaxmigrate.migrator.plan import identifier_tokens, make_plan, read_ahead
     from jaxmigrate.migrator.target import survey_reach
 
@@ -73,10 +79,12 @@ def narrowed_reach_of(
         return None
     if options is not None and options.docs and "`j" in text:
         return None  # (--docs: its literals of JAX names may be fixed)
-    plan = make_plan(tuple(settings.active_rules()))
-    rules = plan.candidates(text)
     distinct = identifier_tokens(text)
     read_ahead(text, set(distinct))  # (the run's gate 1 reads them next, as the survey's did)
+    if worth is not None and not worth(survey_reach(text, distinct, (), settings.target)):
+        return None  # (its words alone reach too far: no rule left out could pass it over)
+    plan = make_plan(tuple(settings.active_rules()))
+    rules = plan.candidates(text)
     if (
         (options is None or options.doctests)
         and (">>>" in text or may_hold_code_block(text))
@@ -141,13 +149,16 @@ class Survey:
         if index not in self.narrowed:
             self.narrowed.add(index)
             task = self.tasks[index]
-            narrower = narrowed_reach_of(task[0], task[1], task[4])
+            narrower = narrowed_reach_of(
+                task[0], task[1], task[4], lambda reach: self._passes(index, reach)
+            )
             if narrower is not None and narrower < self.reaches[index]:  # type: ignore[operator]
                 self.reaches[index] = narrower
         return self._passes(index)
 
-    def _passes(self, index: int) -> bool:
-        reach, seen = self.reaches[index], Seen.floor
+    def _passes(self, index: int, reach: Optional[Version] = None) -> bool:
+        """Would ``reach`` (the file's, by default) pass the file at ``index`` over?"""
+        reach, seen = reach or self.reaches[index], Seen.floor
         return (
             seen is not None
             and reach is not None

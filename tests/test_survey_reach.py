@@ -165,7 +165,7 @@ def test_a_file_whose_gates_pass_no_rule_is_passed_over_at_its_turn(tmp_path, mo
     assert surveyed == [TREE]
     assert "jax.tree in a.py" in narrowed.stderr.replace(str(tmp_path) + "/", "")
     surveyed.clear()
-    monkeypatch.setattr(surveyorder, "narrowed_reach_of", lambda path, settings, options: None)
+    monkeypatch.setattr(surveyorder, "narrowed_reach_of", lambda *args: None)
     assert _said(_runner().invoke(cli, args)) == _said(narrowed)
     assert surveyed == [TREE, MODERN]
 
@@ -273,7 +273,7 @@ def _pool_trial(reaches: dict, floors: dict, workers: int, draw, monkeypatch) ->
         floor = floors[name]
         return FileResult(name, floor=None if floor is None else (_RELEASES[floor], name))
 
-    def narrowed_reach_of(path, settings, options):  # noqa: ANN001, ANN202
+    def narrowed_reach_of(path, settings, options, worth=None):  # noqa: ANN001, ANN202
         reach, floor = reaches[str(path)], floors[str(path)]  # (a narrower reach, still sound)
         if reach is None or draw.random() < 0.3:
             return None
