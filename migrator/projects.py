@@ -35,8 +35,9 @@ def by_project(files: Sequence[Path], anchors: Sequence[Path]) -> List[Project]:
     """``files`` (found under ``anchors``, the paths given) grouped by requirement, in the
     order each group's first file comes; one group (or none found): its requirement read from
     the ``anchors`` as before."""
-    if len(anchors) < 2 and not _under_none(anchors):
-        return [Project(detect(anchors), list(range(len(files))))]
+    given = detect(anchors)  # (what a run over the paths always read)
+    if len(anchors) < 2 and (given is not None or not anchors):
+        return [Project(given, list(range(len(files))))]  # (one path, under a requirement)
     nearest = requirements()  # (one walk up each folder, for the paths and the files alike)
     of_anchor = {anchor: _resolved(anchor) for anchor in anchors}
     found = {
@@ -65,13 +66,8 @@ def by_project(files: Sequence[Path], anchors: Sequence[Path]) -> List[Project]:
         key = None if detected is None else detected.source
         groups.setdefault(key, Project(detected, [])).files.append(position)
     if len(groups) < 2:
-        return [Project(detect(anchors), list(range(len(files))))]
+        return [Project(given, list(range(len(files))))]
     return list(groups.values())
-
-
-def _under_none(anchors: Sequence[Path]) -> bool:
-    """Is the one path given under no requirement (its files may be under their own)?"""
-    return bool(anchors) and detect(anchors) is None
 
 
 def _of_folder(
