@@ -258,10 +258,13 @@ def _line_of(text: str, change: str) -> int:
     return 1
 
 
-def floor_of_survey(results: Sequence[FileResult]) -> Optional[Tuple[str, str, str]]:
-    """The floor a survey over files found (:func:`floor_of_results`), once the floors it left
-    open that may set it are read from the files again."""
-    settle_floors(results, _text_of)
+def floor_of_survey(
+    results: Sequence[FileResult], low: Optional[str] = None
+) -> Optional[Tuple[str, str, str]]:
+    """The floor a survey (from ``low``, its lower bound) over files found
+    (:func:`floor_of_results`), once the floors it left open that may set it are read from the
+    files again."""
+    settle_floors(results, _text_of, low)
     return floor_of_results(results)
 
 
@@ -279,7 +282,7 @@ def survey_text(
     result = migrate_text(
         source, name, settings, CHECK, options=dataclasses.replace(options, floor=True)
     )
-    settle_floors([result], lambda _: source.text)
+    settle_floors([result], lambda _: source.text, settings.target_version)
     return floor_of_results([result])
 
 

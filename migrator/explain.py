@@ -75,8 +75,8 @@ Examples:
     requirements.txt has jax==0.3.16 (the JAX this code was written for); migrating to
     0.4.4..newest (the migrated code needs 0.4.4: JAX201 pjit-axis-resources's fix in train.py)
   a library on jax>=0.4.30 that keeps supporting 0.4.30:
-    pyproject.toml has jax>=0.4.30: migrating to 0.4.30..newest (kept: the migrated code
-    needs 0.4.25: jax.tree in train.py)
+    pyproject.toml has jax>=0.4.30: migrating to 0.4.30..newest (kept: nothing in the
+    migrated code needs a newer JAX)
 """
 
 

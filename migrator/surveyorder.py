@@ -81,8 +81,11 @@ def narrowed_reach_of(
         return None  # (--docs: its literals of JAX names may be fixed)
     distinct = identifier_tokens(text)
     read_ahead(text, set(distinct))  # (the run's gate 1 reads them next, as the survey's did)
-    if worth is not None and not worth(survey_reach(text, distinct, (), settings.target)):
+    words_only = survey_reach(text, distinct, (), settings.target)
+    if worth is not None and not worth(words_only):
         return None  # (its words alone reach too far: no rule left out could pass it over)
+    if _fixes_nothing(text, settings, options):
+        return words_only  # (the kept gates pass no rule: answered without importing them)
     plan = make_plan(tuple(settings.active_rules()))
     rules = plan.candidates(text)
     if (
@@ -120,11 +123,12 @@ def _fixes_nothing(text: str, settings: "Settings", options: Optional["Options"]
 class Survey:
     """Which files a survey over ``tasks`` migrates: newest reach first
     (:func:`survey_reach_of`), passing over a file whose floor cannot set the target nor name
-    what sets it: its reach is older than the newest floor found so far, or equal to it and
-    the file comes after the first file found at that floor (the first file at the newest
-    floor names it).  :meth:`passes_over` is asked as a file's turn comes, and
-    :meth:`record` told each result as it arrives, in any order: the floor and the file that
-    names it come out the same whatever was migrated before a file's turn."""
+    what sets it: its reach is older than the newest floor found so far (at first the
+    survey's lower bound, which only a newer floor moves), or equal to it and the file comes
+    after the first file found at that floor (the first file at the newest floor names it).
+    :meth:`passes_over` is asked as a file's turn comes, and :meth:`record` told each result
+    as it arrives, in any order: the floor and the file that names it come out the same
+    whatever was migrated before a file's turn."""
 
     def __init__(self, tasks: List[tuple]) -> None:
         from jaxmigrate.migrator.plan import forget_ahead
@@ -132,12 +136,21 @@ class Survey:
         forget_ahead()
         self.tasks = tasks
         self.reaches = [survey_reach_of(task[0], task[1], task[4]) for task in tasks]
+        if tasks and tasks[0][4] is not None and tasks[0][4].gates_dir is not None:
+            from jaxmigrate.migrator import gateplan
+
+            # the bounds loaded the rules (if they did) even where no file is migrated next:
+            # a later run reads the survey's gates without them
+            gateplan.save(tasks[0][1], Path(tasks[0][4].gates_dir))
         self.order = sorted(
             range(len(tasks)), key=lambda i: self.reaches[i] or _UNBOUNDED, reverse=True
         )
-        self.holder = len(tasks)  # the first file at the newest floor found so far
+        # The survey's lower bound stands for a floor found before any file: a floor no newer
+        # than it cannot set the target (migrator.target.default_target), so a file whose
+        # reach only ties it is passed over too (no file names it).
+        self.holder = -1 if tasks else 0  # the first file at the newest floor found so far
         self.narrowed: Set[int] = set()  # the files whose reach was narrowed at their turn
-        Seen.floor = None
+        Seen.floor = tasks[0][1].target if tasks else None
 
     def passes_over(self, index: int) -> bool:
         """Is the file at ``index`` passed over, its turn come?  Its reach first; where that

@@ -218,14 +218,18 @@ class Surveyed(Protocol):
     floor_bound: Optional[str]
 
 
-def settle_floors(results: Sequence[Surveyed], read: Callable[[str], Optional[str]]) -> None:
+def settle_floors(
+    results: Sequence[Surveyed], read: Callable[[str], Optional[str]], low: Optional[str] = None
+) -> None:
     """Reads the named floors the survey left open (``floor_bound``, with the text ``read``
     gives for a path) where they may set the run's: newest bound first, while a bound reaches
-    the newest floor known (a tie too: the first file that reaches it names the floor)."""
+    the newest floor known (a tie too: the first file that reaches it names the floor).  The
+    survey's lower bound ``low`` (else the first jax.Array release) stands for a floor no file
+    names: one no newer is not named (:func:`default_target`)."""
     floors = [parse_version(r.floor[0]) for r in results if r.floor]
-    best = max([parse_version(ARRAY_FLOOR), *floors])
+    best = max([parse_version(low or ARRAY_FLOOR), *floors])
     # where the first file whose floor is ``best`` stands: a later one can only tie
-    holder = next((i for i, r in enumerate(results) if r.floor and _at(r, best)), len(results))
+    holder = next((i for i, r in enumerate(results) if r.floor and _at(r, best)), -1)
     bounded = [(parse_version(r.floor_bound), i, r) for i, r in enumerate(results) if r.floor_bound]
     bounded.sort(key=lambda entry: entry[0], reverse=True)
     for bound, index, result in bounded:
@@ -318,7 +322,9 @@ def default_target(
     found: Optional[Tuple[str, str, str]],
 ) -> Versions:
     """The target when none is given: from the floor ``found`` by the survey (None: nothing
-    needs anything) and the project's requirement ``detected``, with the note that says so."""
+    needs anything) and the project's requirement ``detected``, with the note that says so.
+    A floor no newer than where the survey started (:func:`survey_lower`) is not named: the
+    survey passes over the files that could only find one (:mod:`migrator.surveyorder`)."""
     newest = newest_release()
     floor = ARRAY_FLOOR
     why = "the first jax.Array release"
@@ -331,14 +337,15 @@ def default_target(
     if detected is not None and detected.version is not None:
         pin = f"{shown(detected.source)} has {detected.requirement}"
         if parse_version(detected.version) >= parse_version(floor):
+            # (the survey starts at a kept lower bound: it looks for no floor below it)
             return Versions(
                 detected.version,
                 None,
                 f"the lower bound of {detected.source.name}: {detected.requirement}",
                 source,
-                f"{pin}: migrating to {detected.version}..{newest} (kept: {need}); "
-                "--target-version to choose",
-                floor,
+                f"{pin}: migrating to {detected.version}..{newest} (kept: nothing in the "
+                "migrated code needs a newer JAX); --target-version to choose",
+                detected.version,
             )
         return Versions(
             floor,

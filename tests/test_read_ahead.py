@@ -96,10 +96,12 @@ def _runner() -> CliRunner:
 
 
 def test_what_the_bounds_read_is_not_read_again(tmp_path: Path, monkeypatch):
-    """A default-target run over two files (the survey's bounds, its migration of both files,
-    then the run): the survey's migration of each file takes what its bound read, and says
-    and finds the same as reading the text again."""
-    (tmp_path / "a.py").write_text(TEXT, encoding="utf-8")
+    """A default-target run over two files (the survey's bounds, its migration of the file
+    that names a JAX newer than the first jax.Array release, then the run): the first reader
+    of each text after its bound takes what the bound read, and says and finds the same as
+    reading the text again."""
+    newer = TEXT + "t = jax.typeof\n"  # (the other file's floor cannot pass its)
+    (tmp_path / "a.py").write_text(newer, encoding="utf-8")
     (tmp_path / "b.py").write_text(OTHER, encoding="utf-8")
     args = [str(tmp_path), "--check", "--no-cache", "-j", "1"]
     read: List[str] = []
@@ -111,10 +113,12 @@ def test_what_the_bounds_read_is_not_read_again(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(plan, "read_tokens", counting)
     ahead = _runner().invoke(cli, args)
-    assert sorted(read) == sorted([TEXT, OTHER] * 2)  # the bounds, and the run
+    # the bounds, and the run of the file the survey migrated (the other's run takes its bound's)
+    assert sorted(read) == sorted([newer, OTHER, newer])
     read.clear()
     monkeypatch.setattr(plan, "read_ahead", lambda text, distinct: None)
     again = _runner().invoke(cli, args)
-    assert sorted(read) == sorted([TEXT, OTHER] * 3)  # the survey's migration too
+    # the survey's migration, its narrowed reaches and the run read them again
+    assert sorted(read) == sorted([newer] * 4 + [OTHER] * 3)
     assert (ahead.exit_code, ahead.stdout) == (again.exit_code, again.stdout)
     assert ahead.exit_code == 1 and "2 files would change" in ahead.stdout + ahead.stderr
