@@ -41,7 +41,8 @@ class PrivateApi(PrivateApiGate, Rule, code="JAX902", safety=Safety.MANUAL):
     with.
 
     **Unused private imports.** With `--unsafe-fixes`, a `from jax._src... import name` at
-    module level whose names this module never uses (nor exports in `__all__`) is deleted when
+    module level whose names this module never uses (nor exports in `__all__`, nor as
+    `import name as name`, the spelling of an explicit re-export) is deleted when
     the code was written for a JAX older than the target (its requirement, or the legacy names
     it uses, say so).  Such a line does nothing but can stop the whole module at import, as
     `from jax._src.numpy.lax_numpy import isin` does on today's JAX.  Unsafe because another
@@ -256,8 +257,8 @@ def _may_delete(view: AstView) -> bool:
         if not (statement.module or "").startswith(PRIVATE):
             continue
         bound = [alias.asname or alias.name for alias in statement.names]
-        if "*" in bound:
-            continue
+        if "*" in bound or any(alias.asname == alias.name for alias in statement.names):
+            continue  # (``import name as name``: an explicit re-export, never unused)
         if spelled.isdisjoint(bound):
             return True
     return False
@@ -282,6 +283,8 @@ def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
             continue
         if isinstance(statement.names, cst.ImportStar) or ctx.is_suppressed(line):
             continue
+        if any(_re_exported(alias) for alias in statement.names):
+            continue  # ``from jax._src.basearray import Array as Array``: an explicit re-export
         if loaded is None:
             loaded = _loaded_names(ctx)
         bound = [(alias.asname.name if alias.asname else alias.name) for alias in statement.names]
@@ -297,6 +300,16 @@ def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
         ):
             deleted.append(line)
     return deleted
+
+
+def _re_exported(alias: cst.ImportAlias) -> bool:
+    """``name as name``: the spelling PEP 484 gives an explicit re-export."""
+    asname = alias.asname.name if alias.asname is not None else None
+    return (
+        isinstance(asname, cst.Name)
+        and isinstance(alias.name, cst.Name)
+        and asname.value == alias.name.value
+    )
 
 
 def _loaded_names(ctx: Context) -> Set[str]:
