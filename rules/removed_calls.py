@@ -139,6 +139,20 @@ RECIPES: Tuple[CallRecipe, ...] = (
         why="JAX's compilation cache documentation configures the cache with this option",
     ),
     *UTIL_RECIPES,
+    # jax.lib.xla_bridge lost these in 0.4.3; up to 0.4.2 jax.<name> was imported from it
+    # (jax/api.py in 0.2.10; jax/_src/api.py from jax._src.lib.xla_bridge, which
+    # jax/lib/xla_bridge.py re-exports, in 0.3.25 and 0.4.2): the same function.
+    *(
+        CallRecipe(
+            legacy=f"jax.lib.xla_bridge.{name}",
+            template=f"{{q:jax.{name}}}({{*}}{{, **}})",
+            shown=f"jax.{name}()",
+            positional=(0, 1),
+            passed_through=frozenset({"backend"}),
+            why=f"jax.{name} was this very function until xla_bridge lost it (JAX 0.4.3)",
+        )
+        for name in ("device_count", "local_device_count", "process_index")
+    ),
     # shuffle(key, x, axis) was _shuffle(key, x, axis); so is permutation(..., independent=True)
     # of any array of one dimension or more (jax/_src/random.py in 0.4.13 to 0.4.30: the same
     # draws); of a scalar, shuffle failed where permutation shuffles a range.
@@ -215,6 +229,7 @@ class RemovedCalls(
     | `jax.util.safe_map(f, xs, ys)` | `list(itertools.starmap(f, zip(xs, ys, strict=True)))` for a target from 0.4.31, else `list(map(f, xs, ys))` | safe: the same calls, the same check (below 0.4.31: unsafe, none) |
     | `jax.util.unzip2(pairs)` | `tuple(map(tuple, zip(*[(x, y) for x, y in pairs]))) or ((), ())` | safe: the same tuples, the same errors |
     | `global_device_array.get_shard_indices(shape, mesh, spec)` | `NamedSharding(mesh, PartitionSpec(*spec)).devices_indices_map(tuple(shape))` | safe |
+    | `jax.lib.xla_bridge.device_count()` (`local_device_count`, `process_index`) | `jax.device_count()` (...) | safe: the same function up to 0.4.2 |
     | `jax.random.shuffle(key, x, axis)` | `jax.random.permutation(key, x, axis, independent=True)` | safe: the same draws |
     | `jax.dlpack.to_dlpack(x)`, `to_dlpack(x, stream=s)` | `x.__dlpack__()`, `x.__dlpack__(stream=s)` | safe: the same capsule |
     | `jax.dlpack.from_dlpack(jax.dlpack.to_dlpack(x))` | `jax.numpy.from_dlpack(x)` | safe |
