@@ -73,21 +73,23 @@ MODULES = {
         "jax.sharding APIs.",
     ),
     "jax.lib.xla_extension": (
-        "jax.lib.xla_extension was removed in JAX 0.8.0; use public APIs (jax.Array, jax.Device)",
-        _PUBLIC + "jax.extend.backend.* (removed in 0.8.0; gone on 0.10.2).",
+        "jax.lib.xla_extension's members were removed in JAX 0.8.0; use jax.Array, jax.Device",
+        _PUBLIC + "jax.extend.backend.* (removed in 0.8.0; the module in 0.9.0).",
     ),
     "jaxlib.xla_extension": (
         "jaxlib.xla_extension no longer exists; use public APIs (jax.Array, jax.Device)",
         _PUBLIC + "jax.extend.backend.*.",
     ),
     "jax.lib.xla_client": (
-        "jax.lib.xla_client was removed in JAX 0.8.0; use public APIs (jax.Array, jax.Device)",
-        _PUBLIC + "jax.extend.backend.* (deprecated in 0.6.0, removed in 0.8.0).",
+        "jax.lib.xla_client's members were removed in JAX 0.8.0; use jax.Array, jax.Device",
+        _PUBLIC
+        + "jax.extend.backend.* (deprecated in 0.6.0, removed in 0.8.0; the module in 0.9.0).",
     ),
     "jax.lib.xla_bridge": (
-        "jax.lib.xla_bridge was removed in JAX 0.8.0; use jax.devices() or jax.extend.backend",
+        "jax.lib.xla_bridge's members were removed in JAX 0.8.0; "
+        "use jax.devices(), jax.extend.backend",
         "Use jax.devices()/jax.default_backend(), or jax.extend.backend.get_backend() "
-        "(deprecated in 0.6.0, removed in 0.8.0).",
+        "(deprecated in 0.6.0, removed in 0.8.0; the module in 0.9.0).",
     ),
 }
 GLOBAL_ARG_SHAPES = (
@@ -181,7 +183,7 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
     Uses are reported, not the import lines: a module's once per file, at its first use, with
     the count of the uses (``(3 uses)``); an import of these modules that nothing uses is
     removed where the module is gone from some release of the target range (`jax.lib.xla_bridge`
-    from 0.10.0; `jax.interpreters.pxla` still exists, so its import stays: it may be a
+    from 0.9.0; `jax.interpreters.pxla` still exists, so its import stays: it may be a
     re-export).  Names another rule migrates (`pxla.ShardedDeviceArray`, `pxla.Mesh`,
     `xla_extension.DeviceArray`, ...) are left to that rule.
 

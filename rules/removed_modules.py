@@ -10,9 +10,10 @@ with ``importlib.import_module``):
 * ``jax.experimental.gda_serialization`` (removed 0.4.11);
 * ``jax.experimental.sharded_jit`` / ``jax.interpreters.sharded_jit`` (gone at 0.3.16);
 * the ``jax.xla`` / ``jax.pxla`` aliases (removed 0.4.14);
-* ``jax.lib.xla_extension``, ``jax.lib.xla_client``, ``jax.lib.xla_bridge`` and
-  ``jaxlib.xla_extension`` (internals removed 0.8.0; the modules are gone on jax 0.10.2;
-  gated at 0.10.0 because the module removal release is not pinned down).
+* ``jax.lib.xla_extension``, ``jax.lib.xla_client`` and ``jax.lib.xla_bridge`` (their members
+  removed 0.8.0, the modules 0.9.0: jax 0.8.3's sdist has them, warning "will be removed in
+  JAX v0.9.0", 0.9.0's ``jax/lib`` holds only ``__init__.py``), and ``jaxlib.xla_extension``
+  (gone on jax 0.10.2; gated at 0.10.0 because its removal release is not pinned down).
 
 Two things happen:
 
@@ -79,9 +80,9 @@ REMOVED: Dict[str, str] = {
     "jax.interpreters.sharded_jit": "0.3.16",
     "jax.xla": "0.4.14",
     "jax.pxla": "0.4.14",
-    "jax.lib.xla_extension": "0.10.0",
-    "jax.lib.xla_client": "0.10.0",
-    "jax.lib.xla_bridge": "0.10.0",
+    "jax.lib.xla_extension": "0.9.0",
+    "jax.lib.xla_client": "0.9.0",
+    "jax.lib.xla_bridge": "0.9.0",
     "jaxlib.xla_extension": "0.10.0",
 }
 
