@@ -19,10 +19,12 @@ best of three runs, each a new process: start-up included), the best of three ``
 passes over the same texts (in a new interpreter too), and their ratio; and the floor of that
 ratio for a run that prints every finding, ``ast.parse`` of just the files a second run
 (``--format json``) reports a fix or a finding in, and the least a pure-Python run does besides
-(every file read and its identifiers read once, those files' trees walked once). Then, in this
-process with the default settings, what each file meets: the gate that stops it, or the
-candidate rules left after gate 2, whether it was answered from CPython's ``ast`` alone or
-reached LibCST's parser, and of the latter which have fixes and which findings only.
+(every file read and its identifiers read once, those files' trees walked once). Then, in a
+run in this process as the command runs it (each project with its own versions; the survey's
+passes not counted), what each file meets: the gate that stops it, or the candidate rules left
+after gate 2, whether it was answered from CPython's ``ast`` alone or reached LibCST's parser
+(its own module, or a docstring's program), and of the latter which have fixes and which
+findings only.
 
 Usage: python bench/check_speed.py [--modern-out DIR] [--no-build] [--jax DIR]
        [--only jax|modern|newest]
@@ -32,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -164,66 +168,74 @@ def reported(paths: Sequence[Path]) -> List[Path]:
     )
 
 
-def classify(texts: Sequence[str]) -> Dict[str, Counter[str]]:
-    """What each file meets in the engine (default settings), counted."""
-    from jaxmigrate.migrator import engine, guard
-    from jaxmigrate.migrator.errors import MigrationError
-    from jaxmigrate.migrator.plan import make_plan
-    from jaxmigrate.migrator.settings import Settings
-    from jaxmigrate.migrator.textgate import admitted
-
-    settings = Settings()
-    plan = make_plan(tuple(settings.active_rules()))
-    parses = [0]
-    real_parse = engine._parse
-
-    def counting_parse(text: str, ast_parsed: bool):  # noqa: ANN202
-        parses[0] += 1
-        return real_parse(text, ast_parsed)
+def classify(paths: Sequence[Path]) -> Dict[str, Counter[str]]:
+    """What each file meets in a run over ``paths`` in this process, as the command runs it
+    (each project with its own versions), counted; the survey's passes are not counted."""
+    from jaxmigrate.migrator import cli, engine, runner
 
     outcome: Counter[str] = collections.Counter()
     candidates_at_libcst: Counter[str] = collections.Counter()
     answered_on_ast: Counter[str] = collections.Counter()
     findings_only: Counter[str] = collections.Counter()
     fixes: Counter[str] = collections.Counter()
-    engine._parse = counting_parse  # type: ignore[assignment]
-    try:
-        for text in texts:
-            candidates, hits, tokens = plan.prefilter_tokens(text)
-            if candidates:
-                candidates = admitted(text, candidates, hits, tokens)
-            if not candidates:
-                outcome["stopped at gate 0/1 (text)"] += 1
-                continue
-            try:
-                left, _parsed = engine._ast_gate(text, plan, candidates, guard.MAX_NESTING)
-            except MigrationError:
-                left = candidates
-            if not left:
-                outcome["stopped at gate 2 (ast facts)"] += 1
-                continue
-            codes = ",".join(rule.code for rule in left)
-            before = parses[0]
-            try:
-                result = engine.migrate_source(text, settings)
-            except MigrationError:
-                outcome["error"] += 1
-                continue
-            if parses[0] == before:
-                outcome["answered on ast (no LibCST parse)"] += 1
-                answered_on_ast[codes] += 1
-                continue
-            candidates_at_libcst[codes] += 1
-            if result.fixes or result.changed:
+    current: List[Optional[Dict[str, object]]] = [None]  # the file the run is migrating
+    real_python, real_gate, real_rewrite = runner._migrate_python, engine._ast_gate, engine._rewrite
+
+    def python(text: str, settings, options, cache):  # noqa: ANN001, ANN202
+        if settings.survey:
+            return real_python(text, settings, options, cache)
+        record: Dict[str, object] = {"text": text, "left": None, "libcst": False}
+        current[0] = record
+        try:
+            output, found_fixes, findings, diff = real_python(text, settings, options, cache)
+        finally:
+            current[0] = None
+        left = record["left"]
+        codes = ",".join(rule.code for rule in left or ())  # type: ignore[attr-defined]
+        if not record["libcst"] and left is None:
+            outcome["stopped at gate 0/1 (text)"] += 1
+        elif not record["libcst"] and not left:
+            outcome["stopped at gate 2 (ast facts)"] += 1
+        elif not record["libcst"]:
+            outcome["answered on ast (no LibCST parse)"] += 1
+            answered_on_ast[codes] += 1
+        else:  # (the module's or a docstring program's parse)
+            candidates_at_libcst[codes or "(none: a docstring's program)"] += 1
+            if found_fixes or output != text:
                 outcome["reached LibCST: fixes"] += 1
-                fixes.update({d.code for d in result.fixes})
-            elif result.findings:
+                fixes.update({d.code for d in found_fixes})
+            elif findings:
                 outcome["reached LibCST: findings only"] += 1
-                findings_only.update({d.code for d in result.findings})
+                findings_only.update({d.code for d in findings})
             else:
                 outcome["reached LibCST: nothing"] += 1
+        return output, found_fixes, findings, diff
+
+    def gate(text: str, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        left, facts = real_gate(text, *args, **kwargs)
+        record = current[0]
+        if record is not None and record["text"] is text:  # (not a docstring's program)
+            record["left"] = left
+        return left, facts
+
+    def rewrite(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        if current[0] is not None:
+            current[0]["libcst"] = True
+        return real_rewrite(*args, **kwargs)
+
+    runner._migrate_python, engine._ast_gate, engine._rewrite = python, gate, rewrite
+    argv = [*map(str, paths), "--check", "-q", "-j", "1", "--no-cache"]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            cli.main([*argv, "--extend-exclude", "*.ipynb"])
+    except SystemExit:
+        pass
     finally:
-        engine._parse = real_parse  # type: ignore[assignment]
+        runner._migrate_python, engine._ast_gate, engine._rewrite = (
+            real_python,
+            real_gate,
+            real_rewrite,
+        )
     return {
         "outcome": outcome,
         "candidates after gate 2, of the files that reach LibCST": candidates_at_libcst,
@@ -262,7 +274,7 @@ def measure(name: str, paths: Sequence[Path], skip_cli: bool) -> None:
             f"{gated / floor:.2f}x ast.parse; every file parsed and walked once: {every:.2f} s, "
             f"{every / floor:.2f}x"
         )
-    for title, counts in classify(texts).items():
+    for title, counts in classify(paths).items():
         print(f"{title}:")
         for key, count in counts.most_common(12):
             print(f"  {count:6,}  {key}")
