@@ -281,7 +281,9 @@ class Versions:
     target_origin: str
     source: SourceRange
     note: str = ""  # the one stderr line (empty: nothing to say)
-    floor: Optional[str] = None  # the floor the survey found
+    # the floor the survey found; a kept requirement's lower bound where nothing needs newer
+    # (the survey starts there: it looks for no floor below it)
+    floor: Optional[str] = None
 
     def as_dict(self) -> Dict[str, object]:
         source = self.source
