@@ -144,8 +144,9 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     **What it does.** Handles imports of modules that no longer exist:
     `jax.experimental.maps` (removed 0.4.31), `jax.experimental.global_device_array` (0.4.7),
     `jax.experimental.gda_serialization` (0.4.11), `jax.experimental.sharded_jit` (0.3.16),
-    the `jax.xla`/`jax.pxla` aliases (0.4.14), `jax.lib.xla_extension`, `jax.lib.xla_client`,
-    `jax.lib.xla_bridge` and `jaxlib.xla_extension` (gone on current JAX).
+    the `jax.xla`/`jax.pxla` aliases (0.4.14), `jax.lib.xla_extension`, `jax.lib.xla_client`
+    and `jax.lib.xla_bridge` (0.9.0; their members went in 0.8.0), and `jaxlib.xla_extension`
+    (gone on current JAX).
 
     * `import jax.experimental.maps` binds `jax`; once nothing goes through
       `jax.experimental.maps` any more (other rules rewrite `maps.Mesh`, `maps.mesh`, ...), the
