@@ -89,13 +89,13 @@ def run_projects(
             keep = versions is None and in_process(workers, len(chosen))
             with handoff.handing_on(len(chosen) == 1, modules=keep):
                 if versions is None:  # the default target: survey the files for the floor first
-                    low = survey_settings(settings, detected)
+                    surveying = survey_settings(settings, detected)
                     survey = clirun.run_files(
-                        chosen, low, CHECK, workers, cache,
+                        chosen, surveying, CHECK, workers, cache,
                         dataclasses.replace(options, floor=True, add_todos=False),
                     )  # fmt: skip
                     handoff.stop_keeping_modules()
-                    found = clirun.floor_of_survey(survey, low.target_version)
+                    found = clirun.floor_of_survey(survey, surveying.target_version)
                     versions = surveyed(found, settings, detected)
                 settings = with_target(settings, versions)
                 versions = say(versions, settings, quiet)

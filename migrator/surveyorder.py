@@ -148,7 +148,7 @@ class Survey:
         # The survey's lower bound stands for a floor found before any file: a floor no newer
         # than it cannot set the target (migrator.target.default_target), so a file whose
         # reach only ties it is passed over too (no file names it).
-        self.holder = -1 if tasks else 0  # the first file at the newest floor found so far
+        self.holder = -1  # the first file at the newest floor found so far
         self.narrowed: Set[int] = set()  # the files whose reach was narrowed at their turn
         Seen.floor = tasks[0][1].target if tasks else None
 
