@@ -12,7 +12,7 @@ the file's order) is done the same way here.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence
+from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.astfacts import iter_statements
 from jaxmigrate.migrator.astview import TRY_STATEMENTS, AstView
@@ -21,26 +21,48 @@ from jaxmigrate.migrator.lossless import SUSPECT
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astfacts import Facts
+    from jaxmigrate.migrator.astfixes import AstEdit
     from jaxmigrate.migrator.rule import Rule
     from jaxmigrate.migrator.settings import Settings
 
 
 def findings_on_ast(
-    text: str, facts: "Facts", rules: Sequence["Rule"], settings: "Settings"
+    text: str,
+    facts: "Facts",
+    rules: Sequence["Rule"],
+    settings: "Settings",
+    as_read: Optional[Tuple[str, ast.Module]] = None,
+    edits: Optional[List[Tuple[AstView, List[Tuple["Rule", AstEdit]]]]] = None,
 ) -> Optional[List[Diagnostic]]:
     """Every finding of ``rules`` (the candidates, in run order) in ``text``, as the LibCST
-    path reports them; None when one of the rules cannot tell without LibCST."""
+    path reports them; None when one of the rules cannot tell without LibCST.
+
+    ``as_read``: the file as read (text and tree), when ``text`` is what fixes made of it.
+    ``edits``: where a rule has fixes it can write from ``ast`` (:meth:`Rule.ast_edits`) and
+    every other rule answers, the view and the rules' edits are put there (and the answer is
+    None: :mod:`migrator.astfixes` writes them)."""
     if facts.tree is None or (SUSPECT.search(text) and _loses_except(text, facts.tree)):
         return None  # LibCST's positions there are mapped from its own code (migrator.lossless)
     if any(_never_answers(rule) for rule in rules):
         return None  # before the view's walk of the whole tree (seconds on a big file)
     view = AstView(text, facts, settings, tuple(rule.code for rule in rules), _words(facts, rules))
+    if as_read is not None:
+        view.as_read = as_read
     found: List[Diagnostic] = []
+    made: List[Tuple["Rule", AstEdit]] = []
     for rule in rules:
         answer = rule.ast_findings(view)
         if answer is None:
-            return None
+            written = None if edits is None else rule.ast_edits(view)
+            if not written:
+                return None
+            made.extend((rule, edit) for edit in written)
+            continue
         found.extend(answer)
+    if made:
+        assert edits is not None
+        edits.append((view, made))
+        return None
     for code, lines in view.unless_spoken.items():
         spoken = {d.line for d in found if d.code != code}
         spoken.update(*(lines for c, lines in view.covered_by.items() if c != code))

@@ -150,10 +150,13 @@ class AstView:
         the view (None: some rule reads every statement)."""
         assert facts.tree is not None
         self.text, self.facts, self.tree = text, facts, facts.tree
+        # the file as read: what it was written for (a view of what fixes made of it: before)
+        self.as_read: Tuple[str, ast.Module] = (text, facts.tree)
         self.target, self.upper = settings.target, settings.upper
         self.codes = codes  # the rules answering for this file
         self._settings = settings
         self._lines: Optional[List[str]] = None
+        self._starts: Optional[List[int]] = None  # where each line starts in the text
         self._ascii: Optional[bool] = None  # is the whole text ASCII (asked on use)
         self._suppressions: Optional[Suppressions] = None
         self.chains: List[Chain] = []
@@ -193,6 +196,17 @@ class AstView:
         """(line, 0-based column) where ``node`` starts, as LibCST counts."""
         line = node.lineno  # type: ignore[attr-defined]
         return line, self._column(line, node.col_offset)  # type: ignore[attr-defined]
+
+    def offset(self, line: int, column: int) -> int:
+        """Where (``line``, character ``column``) is in :attr:`text`."""
+        if self._starts is None:
+            self._starts = [0, *(found.end() for found in _NEWLINE.finditer(self.text))]
+        return self._starts[line - 1] + column
+
+    def end(self, node: ast.AST) -> Tuple[int, int]:
+        """(line, 0-based column) where ``node`` ends, as LibCST counts."""
+        line = node.end_lineno  # type: ignore[attr-defined]
+        return line, self._column(line, node.end_col_offset)  # type: ignore[attr-defined]
 
     def report(
         self, code: str, node: ast.AST, message: str, detail: str = ""
@@ -261,7 +275,7 @@ class AstView:
 
         if self._settings.source_explicit:
             return None, ""
-        proof = evidence(self.tree)
+        proof = evidence(self.as_read[1])
         answer = proof.written_before(change)
         return answer, "" if answer is None else proof.reason(change)
 

@@ -34,6 +34,8 @@ from typing import (
 from jaxmigrate.migrator import guard, handoff, lazycst as cst, piecewise
 from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
 from jaxmigrate.migrator.astfirst import findings_on_ast
+from jaxmigrate.migrator.astfixes import Answer, AstEdit, Gate, written_on_ast
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
 from jaxmigrate.migrator.linelength import for_style
@@ -195,9 +197,16 @@ def _migrate_checked(
             return unchanged if facts is None else Result(text, text, [], [], tree=facts.tree)
         plan = make_plan(candidates)
         if facts is not None and settings.gates and settings.ast_first:
-            findings = findings_on_ast(text, facts, plan.rules, settings)
+            edits: List[Tuple[AstView, List[Tuple[Rule, AstEdit]]]] = []
+            findings = findings_on_ast(text, facts, plan.rules, settings, edits=edits)
             if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
                 return Result(text, text, [], findings, tree=facts.tree)
+            if edits:  # renames the rules write from ``ast`` (migrator.astfixes)
+                laid = settings if style_of is None else for_style(settings, style_of)
+                written = written_on_ast(*edits[0], laid, _gates_on(laid), _answer_on(laid))
+                if written is not None:
+                    output, fixes, found, tree = written
+                    return Result(text, output, fixes, found, tree=tree)
         ast_parsed = facts is not None
         # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped); a
         # file answered on ``ast`` above never reaches it (the walk is 7 ms on a large file).
@@ -312,13 +321,32 @@ def _ast_gate(
     if facts is None and gated:  # LibCST decides: gate 1b reads each rule gate 2 would have
         candidates = tuple(r for r in plan.every_candidate(text) if r in candidates)
     if facts is not None and gated:
-        jax_imported = imports_jax(facts)
-        candidates = tuple(
-            rule
-            for rule in candidates
-            if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
-        )
+        candidates = _wanted(plan, candidates, facts)
     return candidates, facts
+
+
+def _wanted(plan: Plan, candidates: Tuple[Rule, ...], facts: Facts) -> Tuple[Rule, ...]:
+    """Gate 2: the ``candidates`` still wanted by the ``ast`` facts of the file."""
+    jax_imported = imports_jax(facts)
+    return tuple(
+        rule
+        for rule in candidates
+        if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
+    )
+
+
+def _gates_on(settings: Settings) -> Gate:
+    """The gates of a text fixes from ``ast`` wrote (every active rule: LibCST's later rounds
+    read them all)."""
+    plan = make_plan(tuple(settings.active_rules()))
+    return lambda text, facts: _wanted(plan, plan.candidates(text), facts)
+
+
+def _answer_on(settings: Settings) -> Answer:
+    """The findings on a text fixes from ``ast`` wrote (:func:`findings_on_ast`)."""
+    return lambda text, facts, rules, as_read: (
+        findings_on_ast(text, facts, rules, settings, as_read) if rules else []
+    )
 
 
 def _facts(text: str) -> Optional[Facts]:

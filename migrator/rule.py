@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
     from jaxmigrate.migrator.astfacts import Facts
+    from jaxmigrate.migrator.astfixes import AstEdit
     from jaxmigrate.migrator.astview import AstView
     from jaxmigrate.migrator.context import Context, NameSite
     from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -343,6 +344,14 @@ class Rule(RuleGate):
         would report and that it has no fix to make there; None otherwise (the default: LibCST
         decides).  When every rule left after gate 2 answers, LibCST never parses the file;
         ``tests/test_gate_equivalence.py`` checks the answers against the LibCST path."""
+        return None
+
+    def ast_edits(self, view: "AstView") -> Optional[List["AstEdit"]]:
+        """Where :meth:`ast_findings` cannot answer because the rule has fixes in the file:
+        those fixes, read from the view, when each replaces one node's text and is what its
+        LibCST hooks would write there (no import to add or drop); None otherwise (the
+        default).  The engine writes them only where the LibCST path would give the same
+        output, fixes and findings (:mod:`migrator.astfixes`)."""
         return None
 
     def view_words(self, facts: "Facts") -> Optional[FrozenSet[str]]:

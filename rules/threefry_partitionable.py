@@ -137,7 +137,7 @@ class ThreefryPartitionable(EvidenceGate, Rule, code="JAX503", safety=Safety.MAN
         if not calls:
             return []
         written, why = self._written(view)
-        if not _applies(view.text, view.upper, written):
+        if not _applies(view.as_read[0], view.upper, written):
             return []
         found = view.report_once(self.code, calls, MESSAGE, _detail(why), False)
         return [] if found is None else [found]

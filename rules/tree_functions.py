@@ -14,22 +14,28 @@ every release of the target range.
 from __future__ import annotations
 
 import functools
-from typing import Optional
+from typing import TYPE_CHECKING, Callable, List, Optional
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.target import dated_no_later_than_array_floor
 from jaxmigrate.migrator.version import Version
+from jaxmigrate.rules._ast_renames import renames_through_package
+from jaxmigrate.rules._ast_sites import AnswersAtSites
 from jaxmigrate.rules._renames import Move, RenameRule
 from jaxmigrate.rules._tree import TREE_FUNCTIONS, holds_throughout, replacement_for
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astfixes import AstEdit
+    from jaxmigrate.migrator.astview import AstView
 
 # Each legacy name as it is fixed where a name or a module binds it: its ``jax.tree_util``
 # spelling (``from jax import tree_map`` -> ``from jax.tree_util import tree_map``).
 AT_BINDINGS = tuple(Move(legacy, row.tree_util) for legacy, row in TREE_FUNCTIONS.items())
 
 
-class TreeFunctions(RenameRule, code="JAX701", safety=Safety.SAFE):
+class TreeFunctions(AnswersAtSites, RenameRule, code="JAX701", safety=Safety.SAFE):
     """jax.tree_map / tree_multimap / tree_flatten / ... -> jax.tree.* (or jax.tree_util.* below
     0.4.25); a from-import of one -> jax.tree_util
 
@@ -174,6 +180,18 @@ class TreeFunctions(RenameRule, code="JAX701", safety=Safety.SAFE):
         ``jax.tree_util`` names, so its fixes cannot move the floor (most legacy files it
         fixes are then never parsed by the survey)."""
         return None if _floor_neutral(low) else self
+
+    def ast_edits(self, view: AstView) -> Optional[List[AstEdit]]:
+        """The calls through ``jax`` (the hook's last case, where ``ctx.ref`` reuses ``import
+        jax``), written from ``ast``: :mod:`rules._ast_renames`."""
+        return renames_through_package(
+            view, self.code, self.names, self.legacy_modules, self._modern_of(view.target)
+        )
+
+    def _modern_of(self, target: Version) -> Callable[[str], Optional[str]]:
+        return lambda qualname: (
+            None if self.move_for(qualname) is None else replacement_for(qualname, target)
+        )
 
     def allowed(self, move: Move, ctx: Context) -> bool:
         """The ``jax.tree_util`` spelling is there, and not deprecated, on every release of the

@@ -38,7 +38,7 @@ def rule_answers(text: str, options: Settings) -> Answers:
     answers: Answers = {}
     real = engine.findings_on_ast
 
-    def asking(text, facts, rules, settings):  # noqa: ANN001, ANN202
+    def asking(text, facts, rules, settings, *more, **named):  # noqa: ANN001, ANN002, ANN003, ANN202
         if facts.tree is not None:
             view = AstView(text, facts, settings, tuple(rule.code for rule in rules))
             asked = {rule.code: rule.ast_findings(view) for rule in rules}
@@ -52,7 +52,7 @@ def rule_answers(text: str, options: Settings) -> Answers:
                 if not spoken.isdisjoint(lines):
                     asked[code] = None  # (the engine leaves the file to LibCST)
             answers.update(asked)
-        return real(text, facts, rules, settings)
+        return real(text, facts, rules, settings, *more, **named)
 
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(engine, "findings_on_ast", asking)

@@ -1,0 +1,217 @@
+"""Fixes without LibCST: a file whose only fixes each replace one name's text, written from
+CPython's ``ast`` positions (issue #29).
+
+Most legacy files with a fix have only renames in them (``jax.tree_map(...)`` ->
+``jax.tree.map(...)``: 103 of the 234 legacy-corpus files with a fix), where LibCST's parse
+and rounds cost many times the ``ast`` parse gate 2 already made.  A rule that can tell such a
+fix from the :class:`migrator.astview.AstView` says so (:meth:`migrator.rule.Rule.ast_edits`);
+the engine then writes the new text here, and answers the file only where the LibCST path
+would give the same output, fixes and findings:
+
+- every other candidate rule answers on ``ast`` (:mod:`migrator.astfirst`): none has a fix;
+- no edit moves what LibCST lays out: a replacement of another length is not the callee of a
+  call that goes on to another line (its continuation lines would be realigned,
+  :mod:`migrator.layout`), and no line an edit touches is longer than the file's limit (it
+  would be wrapped, :mod:`migrator.wrap`);
+- the new text parses, and is a fixed point: the rules the gates pass on it (every active
+  rule, as LibCST's later rounds read) all answer on ``ast``, and their findings are the
+  file's, at the new text's positions, as LibCST's last round reports them.  What the file
+  was written for is read from the text as read (:attr:`AstView.as_read`), as the rounds do.
+
+Anything else is None, and LibCST decides.  ``tests/test_gate_equivalence.py`` and
+``bench/gates.py`` check both paths give the same on the fixtures, programs and corpora.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from jaxmigrate.migrator.astfacts import Facts, ast_facts
+from jaxmigrate.migrator.diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astview import AstView
+    from jaxmigrate.migrator.rule import Rule
+    from jaxmigrate.migrator.settings import Settings
+
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+class AstEdit(NamedTuple):
+    """A fix a rule reads from the view: ``node``'s whole text becomes ``new``."""
+
+    node: ast.expr
+    new: str
+    message: str
+
+
+class Written(NamedTuple):
+    """What the fixes written from ``ast`` made of a file."""
+
+    output: str
+    fixes: List[Diagnostic]
+    findings: List[Diagnostic]
+    tree: ast.Module
+
+
+# The rules left after the gates on a text, and its facts (the engine's gates 1, 1b and 2).
+Gate = Callable[[str, Facts], Tuple["Rule", ...]]
+# Every finding of the rules on a text as the view reads it (migrator.astfirst), None where
+# one of them cannot tell; the view reads what the file was written for from the file as read.
+Answer = Callable[
+    [str, Facts, Sequence["Rule"], Tuple[str, ast.Module]], Optional[List[Diagnostic]]
+]
+
+
+def written_on_ast(
+    view: "AstView",
+    edits: Sequence[Tuple["Rule", AstEdit]],
+    settings: "Settings",
+    gate: Gate,
+    answer: Answer,
+) -> Optional[Written]:
+    """The file with ``edits`` (each rule's, every other candidate answered on ``view``)
+    written in, as the LibCST path would give it; None where it might not."""
+    text = view.text
+    starts = _line_starts(text)
+    spans: List[Tuple[int, int, str]] = []
+    fixes: List[Diagnostic] = []
+    parents = _parents(view.tree)
+    for rule, edit in edits:
+        (line, column), (end_line, end_column) = view.start(edit.node), view.end(edit.node)
+        if line != end_line:
+            return None
+        start, end = starts[line - 1] + column, starts[line - 1] + end_column
+        call = parents.get(id(edit.node))
+        if len(edit.new) != end - start and type(call) is ast.Call and call.end_lineno != line:
+            return None  # LibCST realigns the call's continuation lines
+        spans.append((start, end, edit.new))
+        where = (line, column + 1, end_line) if settings.locate_fixes else (0, 0, 0)
+        fixes.append(
+            Diagnostic(rule.code, edit.message, where[0], where[1], rule.safety.value, where[2])
+        )
+    spans.sort()
+    if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+        return None
+    renames = {text[start:end]: new for start, end, new in spans}
+    if any(old in new for new in renames.values() for old in renames):
+        return None
+    if not all(_left_alone(view, edit.node, parents, renames) for _rule, edit in edits):
+        return None  # the rounds' tidying may act on what the fix wrote
+    pieces, at = [], 0
+    for start, end, new in spans:
+        pieces.append(text[at:start])
+        pieces.append(new)
+        at = end
+    pieces.append(text[at:])
+    output = "".join(pieces)
+    if settings.line_length and _too_long(output, spans, settings.line_length):
+        return None  # LibCST's path wraps it
+    facts = ast_facts(output)
+    if facts is None or facts.tree is None:
+        return None  # (LibCST's path says why)
+    findings = answer(output, facts, gate(output, facts), view.as_read)
+    if findings is None:
+        return None
+    return Written(output, fixes, findings, facts.tree)
+
+
+def _line_starts(text: str) -> List[int]:
+    """The offset in ``text`` where each line starts, as ``ast`` counts lines."""
+    return [0, *(found.end() for found in _LINE_END.finditer(text))]
+
+
+def _parents(tree: ast.Module) -> Dict[int, ast.AST]:
+    """id(node) -> its parent, for every node of ``tree`` (a file with a fix: once)."""
+    found: Dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            found[id(child)] = node
+    return found
+
+
+def _left_alone(
+    view: "AstView", node: ast.AST, parents: Dict[int, ast.AST], renames: Dict[str, str]
+) -> bool:
+    """Would the passes that tidy what a fix wrote (:mod:`migrator.tidy`,
+    :mod:`migrator.folds`) leave the text around ``node`` as it is?  Not where it sits in a
+    ``Union[...]`` or other subscript, a ``|`` or boolean chain, an ``isinstance`` or
+    ``issubclass`` call, an ``if`` whose ``else`` may now read the same as its body, or a
+    store ``x = ...`` next to another store to ``x`` in its block."""
+    child: ast.AST = node
+    up = parents.get(id(node))
+    while up is not None:
+        kind = type(up)
+        if kind is ast.Subscript or kind is ast.BoolOp:
+            return False
+        if kind is ast.BinOp and type(up.op) is ast.BitOr:  # type: ignore[attr-defined]
+            return False
+        if isinstance(up, ast.Call) and _names_check(up):
+            return False
+        if kind is ast.If and up.orelse and not _differ(view, up, renames):  # type: ignore
+            return False
+        if isinstance(up, ast.stmt) and isinstance(child, ast.expr):
+            if _next_to_a_store(up, parents.get(id(up))):
+                return False
+        child, up = up, parents.get(id(up))
+    return True
+
+
+def _names_check(call: ast.Call) -> bool:
+    return type(call.func) is ast.Name and call.func.id in ("isinstance", "issubclass")
+
+
+def _differ(view: "AstView", branch: ast.If, renames: Dict[str, str]) -> bool:
+    """Do an ``if``'s body and ``else`` certainly differ once every rename is written (each
+    name's every occurrence renamed: branches the same after the fixes are so after that)?"""
+    if len(branch.body) != len(branch.orelse):
+        return True
+    for a, b in zip(branch.body, branch.orelse):
+        first, second = (ast.get_source_segment(view.text, s) or "" for s in (a, b))
+        for old, new in renames.items():
+            first, second = first.replace(old, new), second.replace(old, new)
+        if first.strip() != second.strip():
+            return True
+    return False
+
+
+def _next_to_a_store(statement: ast.stmt, holder: Optional[ast.AST]) -> bool:
+    """Is ``statement`` a store ``x = ...`` with a store to ``x`` right before or after it in
+    its block (one of the two may be dropped as dead: :mod:`migrator.folds`)?"""
+    name = _stored(statement)
+    if name is None or holder is None:
+        return False
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(holder, field, None)
+        if isinstance(block, list) and any(s is statement for s in block):
+            at = next(i for i, s in enumerate(block) if s is statement)
+            around = block[max(at - 1, 0) : at + 2]
+            return any(s is not statement and _stored(s) == name for s in around)
+    return False
+
+
+def _stored(statement: ast.AST) -> Optional[str]:
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0]
+    return target.id if type(target) is ast.Name else None
+
+
+def _too_long(output: str, spans: List[Tuple[int, int, str]], limit: int) -> bool:
+    """Might a line an edit wrote be over ``limit`` however its width is counted (tabs, wide
+    characters)?  (Offsets are the input's: each line is found from the edit's start, shifted
+    by what the edits before it added.)"""
+    shift = 0
+    for start, end, new in spans:
+        at = start + shift
+        first = output.rfind("\n", 0, at) + 1
+        first = max(first, output.rfind("\r", 0, at) + 1)
+        found = _LINE_END.search(output, at)
+        line = output[first : found.start() if found else len(output)]
+        width = len(line.expandtabs()) if line.isascii() else 2 * len(line.expandtabs())
+        if width > limit:
+            return True
+        shift += len(new) - (end - start)
+    return False
