@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, FrozenSet, List, Optional
 
+from jaxmigrate.migrator.astfacts import dotted
 from jaxmigrate.migrator.astfixes import AstEdit
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.textscan import UNKNOWN, next_significant, previous_significant
@@ -45,7 +46,7 @@ def renames_through_package(
         modern = modern_of(qualname)
         if modern is None or type(node) is not ast.Attribute or type(node.ctx) is not ast.Load:
             return None
-        parts = _dotted(node)
+        parts = dotted(node)
         package = qualname.split(".", 1)[0]
         if parts is None or not _spelled_as(view, node, parts):
             return None
@@ -56,18 +57,6 @@ def renames_through_package(
         new = ".".join((parts[0], *modern.split(".")[1:]))
         edits.append(AstEdit(node, new, f"{qualname} -> {modern}"))
     return edits
-
-
-def _dotted(node: ast.expr) -> Optional[List[str]]:
-    """``a.b.c`` of a chain of attributes on a name; None for anything else."""
-    parts: List[str] = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    return parts[::-1]
 
 
 def _spelled_as(view: AstView, node: ast.expr, parts: List[str]) -> bool:
