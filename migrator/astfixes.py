@@ -10,9 +10,10 @@ would give the same output, fixes and findings:
 
 - every other candidate rule answers on ``ast`` (:mod:`migrator.astfirst`): none has a fix;
 - no edit moves what LibCST lays out: a replacement of another length is not the callee of a
-  call that goes on to another line (its continuation lines would be realigned,
+  call with a continuation line at or right of its parenthesis (realigned,
   :mod:`migrator.layout`), and no line an edit touches is longer than the file's limit (it
   would be wrapped, :mod:`migrator.wrap`);
+- nothing the rounds tidy or fold is around an edit (:func:`_left_alone`);
 - the new text parses, and is a fixed point: the rules the gates pass on it (every active
   rule, as LibCST's later rounds read) all answer on ``ast``, and their findings are the
   file's, at the new text's positions, as LibCST's last round reports them.  What the file
@@ -28,7 +29,7 @@ import ast
 import re
 from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from jaxmigrate.migrator.astfacts import Facts, ast_facts
+from jaxmigrate.migrator.astfacts import Facts, ast_facts, dotted
 from jaxmigrate.migrator.diagnostics import Diagnostic
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,8 +86,9 @@ def written_on_ast(
             return None
         start, end = starts[line - 1] + column, starts[line - 1] + end_column
         call = parents.get(id(edit.node))
-        if len(edit.new) != end - start and type(call) is ast.Call and call.end_lineno != line:
-            return None  # LibCST realigns the call's continuation lines
+        if len(edit.new) != end - start and isinstance(call, ast.Call) and call.func is edit.node:
+            if call.end_lineno != line and not _hanging(view, call, line, end_column):
+                return None  # LibCST realigns the call's continuation lines
         spans.append((start, end, edit.new))
         where = (line, column + 1, end_line) if settings.locate_fixes else (0, 0, 0)
         fixes.append(
@@ -123,6 +125,23 @@ def _line_starts(text: str) -> List[int]:
     return [0, *(found.end() for found in _LINE_END.finditer(text))]
 
 
+def _hanging(view: "AstView", call: ast.Call, line: int, end: int) -> bool:
+    """Does every continuation line of ``call`` (its callee ends at ``end`` on ``line``)
+    start left of the column after its opening parenthesis, so that renaming the callee moves
+    none of them (:func:`migrator.layout.realign` shifts only lines at or right of it)?"""
+    rest = view.line(line)[end:]
+    after = rest.lstrip(" ")
+    if not after.startswith("("):
+        return False
+    after_paren = end + len(rest) - len(after) + 1
+    for number in range(line + 1, (call.end_lineno or line) + 1):
+        text = view.line(number)
+        code = text.lstrip(" ")
+        if code and (code[0] in "\t\f" or len(text) - len(code) >= after_paren):
+            return False
+    return True
+
+
 def _parents(tree: ast.Module) -> Dict[int, ast.AST]:
     """id(node) -> its parent, for every node of ``tree`` (a file with a fix: once)."""
     found: Dict[int, ast.AST] = {}
@@ -137,14 +156,16 @@ def _left_alone(
 ) -> bool:
     """Would the passes that tidy what a fix wrote (:mod:`migrator.tidy`,
     :mod:`migrator.folds`) leave the text around ``node`` as it is?  Not where it sits in a
-    ``Union[...]`` or other subscript, a ``|`` or boolean chain, an ``isinstance`` or
+    ``Union[...]`` (or what may be one), a ``|`` or ``or`` chain, an ``isinstance`` or
     ``issubclass`` call, an ``if`` whose ``else`` may now read the same as its body, or a
     store ``x = ...`` next to another store to ``x`` in its block."""
     child: ast.AST = node
     up = parents.get(id(node))
     while up is not None:
         kind = type(up)
-        if kind is ast.Subscript or kind is ast.BoolOp:
+        if isinstance(up, ast.BoolOp) and type(up.op) is ast.Or:  # (an ``and`` only in one)
+            return False
+        if isinstance(up, ast.Subscript) and _may_be_union(view, up):
             return False
         if kind is ast.BinOp and type(up.op) is ast.BitOr:  # type: ignore[attr-defined]
             return False
@@ -157,6 +178,18 @@ def _left_alone(
                 return False
         child, up = up, parents.get(id(up))
     return True
+
+
+def _may_be_union(view: "AstView", subscript: ast.Subscript) -> bool:
+    """Might ``subscript`` be ``typing.Union[...]`` (whose repeated members are tidied)?  Its
+    value is a dotted name that ends in ``Union`` or whose head is imported from a module
+    named like ``typing``."""
+    parts = dotted(subscript.value)
+    if parts is None:
+        return False  # (``f(x)[0]``: the tidying reads a name's qualified name only)
+    return parts[-1] == "Union" or any(
+        item.bound == parts[0] and "typing" in item.qualname for item in view.imports
+    )
 
 
 def _names_check(call: ast.Call) -> bool:
@@ -178,8 +211,9 @@ def _differ(view: "AstView", branch: ast.If, renames: Dict[str, str]) -> bool:
 
 
 def _next_to_a_store(statement: ast.stmt, holder: Optional[ast.AST]) -> bool:
-    """Is ``statement`` a store ``x = ...`` with a store to ``x`` right before or after it in
-    its block (one of the two may be dropped as dead: :mod:`migrator.folds`)?"""
+    """Is ``statement`` a store ``x = ...`` right before or after another store to ``x`` in
+    its block, the first of the two storing what does nothing and the second not reading
+    ``x`` (the first may be dropped as dead: :mod:`migrator.folds`)?"""
     name = _stored(statement)
     if name is None or holder is None:
         return False
@@ -187,9 +221,21 @@ def _next_to_a_store(statement: ast.stmt, holder: Optional[ast.AST]) -> bool:
         block = getattr(holder, field, None)
         if isinstance(block, list) and any(s is statement for s in block):
             at = next(i for i, s in enumerate(block) if s is statement)
-            around = block[max(at - 1, 0) : at + 2]
-            return any(s is not statement and _stored(s) == name for s in around)
+            pairs = zip(block[max(at - 1, 0) : at + 1], block[at : at + 2])
+            return any(_dead_store(first, second, name) for first, second in pairs)
     return False
+
+
+def _dead_store(first: ast.stmt, second: ast.stmt, name: str) -> bool:
+    """Might the folding drop ``first`` (``name = A``, ``A`` a constant or a dotted name) as
+    overwritten by ``second`` (``name = B``, ``B`` not reading ``name``)?"""
+    if first is second or _stored(first) != name or _stored(second) != name:
+        return False
+    value = first.value  # type: ignore[attr-defined]
+    if not isinstance(value, ast.Constant) and dotted(value) is None:
+        return False
+    later = second.value  # type: ignore[attr-defined]
+    return not any(type(n) is ast.Name and n.id == name for n in ast.walk(later))
 
 
 def _stored(statement: ast.AST) -> Optional[str]:

@@ -28,6 +28,14 @@ WRITTEN = [
     "import jax\n\nout = jax.tree_map(f, x)  # why\ny = jax.tree_util.tree_multimap(g, out)\n",
     "import jax\n\nx = jax.tree_map(f, 'é', jax.tree_leaves(y))  # ünïcode\n",
     "import jax\n\nout = jax.tree_structure(x)\r\nz = jax.tree_transpose(a, b, out)\r\n",
+    # stores to one name in a row, none of them dead (the first does something, or the
+    # second reads the name)
+    "import jax\n\np = jax.tree_map(f, p)\np = jax.tree_map(g, p)\nq = 0\nq = jax.tree_leaves(q)\n",
+    "import jax\n\nfirst = jax.tree_leaves(x)[0]\nd = {}\nd[jax.tree_structure(x)] = 1\n",
+    "import jax\n\nok = callable(x) and jax.tree_map(f, x)\n",
+    # hanging indents: a callee of another width moves no continuation line
+    "import jax\n\nout = jax.tree_multimap(\n    f,\n\n    # why\n    x,\n)\n",
+    "import jax\n\ndef f(a):\n    return jax.tree_map(g,  # c\n        a, [1,\n            2])\n",
 ]
 
 # Left to LibCST: something besides the renamed text may change, or ``ref`` may spell the new
@@ -40,9 +48,14 @@ LIBCST = [
     "import jax\n\nout = jax . tree_map(f, x)\n",
     "import jax\n\njax.tree_map = f\n",
     "import jax\n\nout = jax.tree_multimap(f,\n                        x)\n",
+    'import jax\n\nout = jax.tree_multimap(f, """\n                        x""")\n',
+    "import jax\n\nout = jax.tree_multimap (\n    f,\n                             x)\n",
+    "import jax\n\nout = jax.tree_multimap(\n\tf, x)\n",
     "import jax\n\nif c:\n    out = jax.tree_map(f, x)\nelse:\n    out = jax.tree.map(f, x)\n",
     "import jax\n\nout = None\nout = jax.tree_map(f, x)\n",
+    "import jax\n\nout = jax.tree_map\nout = jax.tree.map(f, x)\n",
     "import jax\nfrom typing import Union\n\nT = Union[jax.tree_map, int]\n",
+    "import jax\nimport typing as t\n\nT = t.Optional[jax.tree_map]\n",
     "import jax\n\nok = callable(x) or jax.tree_map(f, x)\n",
     "import jax\n\nok = isinstance(x, jax.tree_map)\n",
     "import jax\nfrom jax.experimental import pjit\n\nout = pjit.pjit(jax.tree_map)\n",
@@ -89,7 +102,7 @@ def test_look_alikes_are_left_to_libcst(text, settings, monkeypatch):
 
 def test_a_rename_of_the_same_length_leaves_continuation_lines_as_they_are(monkeypatch):
     # jax.tree.map is as long as jax.tree_map: nothing to realign (0.4.13's spelling is longer)
-    text = "import jax\n\nout = jax.tree_map(f,\n                  x)\n"
+    text = "import jax\n\nout = jax.tree_map(f,\n                   x)\n"
     written = Written(monkeypatch)
     assert migrate_source(text, NEW).output == text.replace("tree_map", "tree.map")
     migrate_source(text, OLD)
