@@ -203,7 +203,8 @@ def _migrate_checked(
                 return Result(text, text, [], findings, tree=facts.tree)
             if edits:  # renames the rules write from ``ast`` (migrator.astfixes)
                 laid = settings if style_of is None else for_style(settings, style_of)
-                written = written_on_ast(*edits[0], laid, _gates_on(laid), _answer_on(laid))
+                gates = _gates_on(laid, plan.rules)
+                written = written_on_ast(*edits[0], laid, gates, _answer_on(laid))
                 if written is not None:
                     output, fixes, found, tree = written
                     return Result(text, output, fixes, found, tree=tree)
@@ -335,11 +336,18 @@ def _wanted(plan: Plan, candidates: Tuple[Rule, ...], facts: Facts) -> Tuple[Rul
     )
 
 
-def _gates_on(settings: Settings) -> Gate:
-    """The gates of a text fixes from ``ast`` wrote (every active rule: LibCST's later rounds
-    read them all)."""
+def _gates_on(settings: Settings, before: Tuple[Rule, ...]) -> Gate:
+    """The gates of a text fixes from ``ast`` wrote: every active rule they pass there (LibCST's
+    later rounds read them all), and the rules ``before``, those they passed on the file as
+    read (a rule may act on what that says the code was written for: JAX503 where a removed
+    name the fix replaced dates it)."""
     plan = make_plan(tuple(settings.active_rules()))
-    return lambda text, facts: _wanted(plan, plan.candidates(text), facts)
+
+    def gate(text: str, facts: Facts) -> Tuple[Rule, ...]:
+        wanted = set(_wanted(plan, plan.candidates(text), facts)).union(before)
+        return tuple(rule for rule in plan.rules if rule in wanted)
+
+    return gate
 
 
 def _answer_on(settings: Settings) -> Answer:
