@@ -30,6 +30,7 @@ import re
 from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator.astfacts import Facts, ast_facts, dotted
+from jaxmigrate.migrator.continuation import moving_lines
 from jaxmigrate.migrator.diagnostics import Diagnostic
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,6 +81,7 @@ def written_on_ast(
     spans: List[Tuple[int, int, str]] = []
     fixes: List[Diagnostic] = []
     parents = _parents(view.tree)
+    moved: List[Tuple[int, int]] = []  # the lines realigned (from, to) of each call that moves
     for rule, edit in edits:
         (line, column), (end_line, end_column) = view.start(edit.node), view.end(edit.node)
         if line != end_line:
@@ -87,17 +89,25 @@ def written_on_ast(
         start, end = starts[line - 1] + column, starts[line - 1] + end_column
         call = parents.get(id(edit.node))
         if len(edit.new) != end - start and isinstance(call, ast.Call) and call.func is edit.node:
-            if call.end_lineno != line and not _hanging(view, call, line, end_column):
-                return None  # LibCST realigns the call's continuation lines
+            last = call.end_lineno or line
+            shifts = [] if last == line else _realigned(view, line, last, end_column, edit)
+            if shifts is None:
+                return None  # (LibCST realigns the call's continuation lines: how, unsure)
+            if shifts:
+                spans.extend(shifts)
+                moved.append((line + 1, last))
         spans.append((start, end, edit.new))
         where = (line, column + 1, end_line) if settings.locate_fixes else (0, 0, 0)
         fixes.append(
             Diagnostic(rule.code, edit.message, where[0], where[1], rule.safety.value, where[2])
         )
+    lines = [edit.node.lineno for _rule, edit in edits]
+    if len(moved) > 1 or any(low <= number <= high for low, high in moved for number in lines):
+        return None  # (one realignment inside another's: LibCST composes them)
     spans.sort()
     if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
         return None
-    renames = {text[start:end]: new for start, end, new in spans}
+    renames = {text[start:end]: new for start, end, new in spans if text[start:end].strip()}
     if any(old in new for new in renames.values() for old in renames):
         return None
     if not all(_left_alone(view, edit.node, parents, renames) for _rule, edit in edits):
@@ -125,21 +135,59 @@ def _line_starts(text: str) -> List[int]:
     return [0, *(found.end() for found in _LINE_END.finditer(text))]
 
 
-def _hanging(view: "AstView", call: ast.Call, line: int, end: int) -> bool:
-    """Does every continuation line of ``call`` (its callee ends at ``end`` on ``line``)
-    start left of the column after its opening parenthesis, so that renaming the callee moves
-    none of them (:func:`migrator.layout.realign` shifts only lines at or right of it)?"""
+def _realigned(
+    view: "AstView", line: int, last: int, end: int, edit: AstEdit
+) -> Optional[List[Tuple[int, int, str]]]:
+    """The new indentation of the continuation lines (``line`` + 1 to ``last``) of the call
+    whose callee ``edit`` renames (it ends at ``end`` on ``line``), as
+    :func:`migrator.layout.realign` moves them: by the change in width, each line at or right
+    of the column after the parenthesis that :func:`moving_lines` says moves; spans of the
+    text.  None where the text may not read so (a multi-line string, a backslash, a tab, a
+    line that would not move though right of the parenthesis)."""
     rest = view.line(line)[end:]
     after = rest.lstrip(" ")
     if not after.startswith("("):
-        return False
+        return None
     after_paren = end + len(rest) - len(after) + 1
-    for number in range(line + 1, (call.end_lineno or line) + 1):
-        text = view.line(number)
-        code = text.lstrip(" ")
-        if code and (code[0] in "\t\f" or len(text) - len(code) >= after_paren):
-            return False
-    return True
+    rows = [view.line(number) for number in range(line, last + 1)]
+    segment = "\n".join(rows)
+    if any(odd in segment for odd in ("\\", "\t", '"""', "'''")):
+        return None
+    if len(segment.splitlines()) != len(rows):
+        return None  # (a line end that splitlines reads and ast does not)
+    numbers = [
+        number
+        for number, row in enumerate(rows[1:], start=line + 1)
+        if row.strip() and not row.lstrip().startswith("#")
+    ]
+    moves = moving_lines(rows, after_paren)
+    if len(moves) != len(numbers):
+        return None
+    return _shifted(
+        view, numbers, moves, after_paren, len(edit.new) - (end - view.start(edit.node)[1])
+    )
+
+
+def _shifted(
+    view: "AstView",
+    numbers: List[int],
+    moves: Tuple[bool, ...],
+    after_paren: int,
+    delta: int,
+) -> Optional[List[Tuple[int, int, str]]]:
+    """:func:`_realigned`'s spans: the lines ``numbers`` (each moving or not, ``moves``) at
+    or right of ``after_paren`` moved by ``delta``."""
+    spans = []
+    for number, moving in zip(numbers, moves):
+        row = view.line(number)
+        lead = len(row) - len(row.lstrip(" "))
+        if lead < after_paren:
+            continue  # (left of the parenthesis: stays)
+        if not moving:
+            return None
+        at = view.offset(number, 0)
+        spans.append((at, at + lead, " " * (lead + delta)))
+    return spans
 
 
 def _parents(tree: ast.Module) -> Dict[int, ast.AST]:
