@@ -159,6 +159,8 @@ TREE_LINES = [
     "if c:\n    q = jax.tree_flatten(y)\nelse:\n    q = jax.tree_flatten(y)\n",
     "w = 0\nw = jax.tree_structure(y)\n",
     "from jax import tree_util\n",
+    "k = jax.random.normal(jax.random.PRNGKey(0), ())\n",
+    "s = jax.tree_util.tree_multimap(f,\n                               s)\n",
 ]
 
 
