@@ -202,9 +202,10 @@ def _migrate_checked(
             if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
                 return Result(text, text, [], findings, tree=facts.tree)
             if edits:  # renames the rules write from ``ast`` (migrator.astfixes)
-                laid = settings if style_of is None else for_style(settings, style_of)
-                gates = _gates_on(laid, plan.rules)
-                written = written_on_ast(*edits[0], laid, gates, _answer_on(laid))
+                if style_of is not None:  # (read once: LibCST's path lays out by it too)
+                    settings, style_of = for_style(settings, style_of), None
+                gates = _gates_on(settings, plan.rules)
+                written = written_on_ast(*edits[0], settings, gates, _answer_on(settings))
                 if written is not None:
                     output, fixes, found, tree = written
                     return Result(text, output, fixes, found, tree=tree)
