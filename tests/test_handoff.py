@@ -22,6 +22,9 @@ from tests.fixture_support import FIXTURES, fixture_settings
 from tests.test_gate_equivalence import outcome
 from tests.test_piecewise import FILLER, LEGACY
 
+# (the legacy line is a jax.tree_map rename: see conftest.fixes_through_libcst)
+pytestmark = pytest.mark.usefixtures("fixes_through_libcst")
+
 BIG = 300  # the threshold the tests set: their modules are "big"
 
 

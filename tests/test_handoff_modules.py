@@ -22,6 +22,9 @@ from tests.fixture_support import fixture_settings
 from tests.test_gate_equivalence import outcome
 from tests.test_handoff import _require_jax_tree, counting_ast_facts, fixture_paths
 
+# (the legacy line is a jax.tree_map rename: see conftest.fixes_through_libcst)
+pytestmark = pytest.mark.usefixtures("fixes_through_libcst")
+
 LEGACY = "import jax\n\n\ndef f(x, y):\n    return jax.tree_map(x, y)\n"
 
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from typing import List
 
+import pytest
+
 from jaxmigrate.migrator import Settings, migrate_source
 from jaxmigrate.migrator.ledger import Ledger
 from jaxmigrate.rules.missing_api import MissingApi
+
+# (the legacy line is a jax.tree_map rename: see conftest.fixes_through_libcst)
+pytestmark = pytest.mark.usefixtures("fixes_through_libcst")
 
 
 class _Rule:

@@ -33,6 +33,9 @@ from tests.test_gate_equivalence import (
     outcome,
 )
 
+# (the legacy line is a jax.tree_map rename: see conftest.fixes_through_libcst)
+pytestmark = pytest.mark.usefixtures("fixes_through_libcst")
+
 FILLER = '''
 
 # statements no rule looks at ({n})

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import FrozenSet, List
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, strategies as st
 
@@ -95,6 +96,7 @@ def _runner() -> CliRunner:
         return CliRunner()
 
 
+@pytest.mark.usefixtures("fixes_through_libcst")  # (no read of the new text's words either)
 def test_what_the_bounds_read_is_not_read_again(tmp_path: Path, monkeypatch):
     """A default-target run over two files (the survey's bounds, its migration of the file
     that names a JAX newer than the first jax.Array release, then the run): the first reader

@@ -294,6 +294,7 @@ def test_deeply_nested_files_are_migrated(tree, name, tail, jobs):
         ("brackets", "z = " + "[" * 300 + "]" * 300 + "\n", "more than 200 nested brackets"),
     ],
 )
+@pytest.mark.usefixtures("fixes_through_libcst")  # (LibCST's guard: TREE's rename reaches it)
 def test_too_deeply_nested_files_are_refused_cleanly(tree, name, tail, message):
     path = tree / "deep.py"
     path.write_text(TREE + tail)
@@ -321,7 +322,7 @@ def _deep_cases(directory: Path) -> dict:
         "lists.py": TREE + "z = " + "[" * 5000 + "]" * 5000 + "\n",
         "sum.py": TREE + "z = " + "+".join(["a"] * 100_000) + "\n",
         "lambdas.py": TREE + "z = " + "lambda: " * 20_000 + "1\n",
-        # (the site: LibCST must parse the statement, see the test after this one)
+        # (the site's statement: CPython's tree is shallow, LibCST's 20,000 deep)
         "strings.py": TREE + "z = jax.tree_map(f, (\n" + "'s'\n" * 20_000 + "))\n",
     }
     for name, text in cases.items():
@@ -345,13 +346,20 @@ def test_pathological_nesting_never_crashes_the_process(tree, jobs):
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 2, done.stderr[-2000:]
+    # Renames alone are written from CPython's tree (migrator.astfixes), which both of these
+    # keep shallow enough to read; LibCST's parser, which the others need, would overflow.
+    written = {"sum.py", "strings.py"}
     for name, text in cases.items():
         lines = [line for line in done.stderr.splitlines() if line.startswith(f"{tree / name}:")]
+        if name in written:
+            new = text.replace("jax.tree_map", "jax.tree_util.tree_map")
+            assert (tree / name).read_text() == new, name
+            continue
         assert len(lines) == 1 and ": error: " in lines[0], (name, done.stderr[-2000:])
         assert (tree / name).read_text() == text
     assert (tree / "good.py").read_text() == MIGRATED
     assert (
-        "1 file changed, 2 fixes, 0 findings need review, 5 files could not be processed"
+        "3 files changed, 5 fixes, 0 findings need review, 3 files could not be processed"
         in done.stderr
     )
 
@@ -369,8 +377,9 @@ def test_a_statement_too_deep_for_libcst_that_holds_no_site_is_left_as_it_is(tre
 
 
 @pytest.fixture
-def failing_site(monkeypatch):
-    """JAX701 raises on ``jax.tree_leaves`` (after recording an edit there)."""
+def failing_site(monkeypatch, fixes_through_libcst):  # noqa: ANN001
+    """JAX701 raises on ``jax.tree_leaves`` (after recording an edit there), in its LibCST
+    hook (the only one a rule bug can be in: its renames are not written from ``ast``)."""
     import libcst as cst
 
     from jaxmigrate.migrator.rule import all_rules
