@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.astfacts import Facts, ast_facts, dotted
 from jaxmigrate.migrator.continuation import moving_lines
@@ -39,6 +39,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.settings import Settings
 
 _LINE_END = re.compile(r"\r\n?|\n")
+# A module up to this many characters may be written from ``ast`` (its tree, and then the new
+# text's, both held: a bigger one takes the piecewise path, migrator.piecewise.BIG_CHARS).
+WRITTEN_CHARS = 1_000_000
 
 
 class AstEdit(NamedTuple):
@@ -80,7 +83,9 @@ def written_on_ast(
     starts = _line_starts(text)
     spans: List[Tuple[int, int, str]] = []
     fixes: List[Diagnostic] = []
-    parents = _parents(view.tree)
+    if len(text) > WRITTEN_CHARS:
+        return None  # (a big module: the piecewise path parses a few statements with LibCST)
+    parents = _parents(view.tree, {edit.node.lineno for _rule, edit in edits})
     moved: List[Tuple[int, int]] = []  # the lines realigned (from, to) of each call that moves
     for rule, edit in edits:
         (line, column), (end_line, end_column) = view.start(edit.node), view.end(edit.node)
@@ -190,12 +195,16 @@ def _shifted(
     return spans
 
 
-def _parents(tree: ast.Module) -> Dict[int, ast.AST]:
-    """id(node) -> its parent, for every node of ``tree`` (a file with a fix: once)."""
+def _parents(tree: ast.Module, lines: Set[int]) -> Dict[int, ast.AST]:
+    """id(node) -> its parent, for every node of the top-level statements of ``tree`` that
+    span one of ``lines`` (and those statements')."""
     found: Dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            found[id(child)] = node
+    for statement in tree.body:
+        if any(statement.lineno <= line <= (statement.end_lineno or 0) for line in lines):
+            found[id(statement)] = tree
+            for node in ast.walk(statement):
+                for child in ast.iter_child_nodes(node):
+                    found[id(child)] = node
     return found
 
 

@@ -173,3 +173,14 @@ TREE_LINES = [
 def test_written_from_ast_on_generated_programs(program, lines, settings):
     text = "import jax\n" + "".join(lines) + program
     assert ast_first_difference(text, settings) is None
+
+
+def test_a_big_module_is_left_to_the_piecewise_path(monkeypatch):
+    # (its tree and the new text's both held: a big module's LibCST parse is a few statements)
+    from jaxmigrate.migrator import astfixes
+
+    text = WRITTEN[0]
+    monkeypatch.setattr(astfixes, "WRITTEN_CHARS", len(text) - 1)
+    written = Written(monkeypatch)
+    assert migrate_source(text, NEW).fixes
+    assert written.answers == [False]
