@@ -22,7 +22,8 @@ ratio for a run that prints every finding, ``ast.parse`` of just the files a sec
 (every file read and its identifiers read once, those files' trees walked once). Then, in a
 run in this process as the command runs it (each project with its own versions; the survey's
 passes not counted), what each file meets: the gate that stops it, or the candidate rules left
-after gate 2, whether it was answered from CPython's ``ast`` alone or reached LibCST's parser
+after gate 2, whether it was answered from CPython's ``ast`` alone (its fixes, if any, written
+from ``ast`` positions: :mod:`migrator.astfixes`) or reached LibCST's parser
 (its own module, or a docstring's program), and of the latter which have fixes and which
 findings only.
 
@@ -196,6 +197,10 @@ def classify(paths: Sequence[Path]) -> Dict[str, Counter[str]]:
             outcome["stopped at gate 0/1 (text)"] += 1
         elif not record["libcst"] and not left:
             outcome["stopped at gate 2 (ast facts)"] += 1
+        elif not record["libcst"] and (found_fixes or output != text):
+            outcome["answered on ast: fixes written from ast"] += 1
+            answered_on_ast[codes] += 1
+            fixes.update({d.code for d in found_fixes})
         elif not record["libcst"]:
             outcome["answered on ast (no LibCST parse)"] += 1
             answered_on_ast[codes] += 1
