@@ -26,12 +26,14 @@ Anything else is None, and LibCST decides.  ``tests/test_gate_equivalence.py`` a
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator.astfacts import Facts, ast_facts, dotted
 from jaxmigrate.migrator.continuation import moving_lines
 from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.linemap import line_map
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astview import AstView
@@ -39,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.settings import Settings
 
 _LINE_END = re.compile(r"\r\n?|\n")
+_ODD_LINE_ENDS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # A module up to this many characters may be written from ``ast`` (its tree, and then the new
 # text's, both held: a bigger one takes the piecewise path, migrator.piecewise.BIG_CHARS).
 WRITTEN_CHARS = 1_000_000
@@ -124,7 +127,7 @@ def written_on_ast(
         at = end
     pieces.append(text[at:])
     output = "".join(pieces)
-    if settings.line_length and _too_long(output, spans, settings.line_length):
+    if settings.line_length and _too_long(text, output, spans, settings.line_length):
         return None  # LibCST's path wraps it
     facts = ast_facts(output)
     if facts is None or facts.tree is None:
@@ -302,19 +305,25 @@ def _stored(statement: ast.AST) -> Optional[str]:
     return target.id if type(target) is ast.Name else None
 
 
-def _too_long(output: str, spans: List[Tuple[int, int, str]], limit: int) -> bool:
-    """Might a line an edit wrote be over ``limit`` however its width is counted (tabs, wide
-    characters)?  (Offsets are the input's: each line is found from the edit's start, shifted
-    by what the edits before it added.)"""
-    shift = 0
+def _too_long(text: str, output: str, spans: List[Tuple[int, int, str]], limit: int) -> bool:
+    """Would LibCST's rounds lay out again a line the edits wrote (:func:`wrap.lines_made_long`:
+    over ``limit`` characters, where the line it came from in the file as read was not)?
+    (``spans``: the input's offsets, sorted.)"""
+    starts = _line_starts(output)
+    numbers, shift = set(), 0
     for start, end, new in spans:
-        at = start + shift
-        first = output.rfind("\n", 0, at) + 1
-        first = max(first, output.rfind("\r", 0, at) + 1)
-        found = _LINE_END.search(output, at)
-        line = output[first : found.start() if found else len(output)]
-        width = len(line.expandtabs()) if line.isascii() else 2 * len(line.expandtabs())
-        if width > limit:
-            return True
+        numbers.add(bisect.bisect_right(starts, start + shift))
         shift += len(new) - (end - start)
-    return False
+    ends = starts[1:] + [len(output) + 1]
+    long = [
+        n for n in numbers if len(output[starts[n - 1] : ends[n - 1] - 1].rstrip("\r\n")) > limit
+    ]
+    if not long:
+        return False
+    if _ODD_LINE_ENDS.search(output):
+        return True  # (lines that splitlines counts and ``ast`` does not)
+    to_before, before = line_map(text, output), text.splitlines()
+    return any(
+        not (0 < to_before(n) <= len(before) and len(before[to_before(n) - 1]) > limit)
+        for n in long
+    )
