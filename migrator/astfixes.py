@@ -83,11 +83,11 @@ def written_on_ast(
     """The file with ``edits`` (each rule's, every other candidate answered on ``view``)
     written in, as the LibCST path would give it; None where it might not."""
     text = view.text
+    if len(text) > WRITTEN_CHARS:
+        return None  # (a big module: the piecewise path parses a few statements with LibCST)
     starts = _line_starts(text)
     spans: List[Tuple[int, int, str]] = []
     fixes: List[Diagnostic] = []
-    if len(text) > WRITTEN_CHARS:
-        return None  # (a big module: the piecewise path parses a few statements with LibCST)
     parents = _parents(view.tree, {edit.node.lineno for _rule, edit in edits})
     moved: List[Tuple[int, int]] = []  # the lines realigned (from, to) of each call that moves
     for rule, edit in edits:
