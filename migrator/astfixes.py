@@ -85,7 +85,6 @@ def written_on_ast(
     text = view.text
     if len(text) > WRITTEN_CHARS:
         return None  # (a big module: the piecewise path parses a few statements with LibCST)
-    starts = _line_starts(text)
     spans: List[Tuple[int, int, str]] = []
     fixes: List[Diagnostic] = []
     parents = _parents(view.tree, {edit.node.lineno for _rule, edit in edits})
@@ -94,7 +93,7 @@ def written_on_ast(
         (line, column), (end_line, end_column) = view.start(edit.node), view.end(edit.node)
         if line != end_line:
             return None
-        start, end = starts[line - 1] + column, starts[line - 1] + end_column
+        start, end = view.offset(line, column), view.offset(line, end_column)
         call = parents.get(id(edit.node))
         if len(edit.new) != end - start and isinstance(call, ast.Call) and call.func is edit.node:
             last = call.end_lineno or line
