@@ -37,7 +37,13 @@ from jaxmigrate.migrator.astfirst import findings_on_ast
 from jaxmigrate.migrator.astfixes import Answer, AstEdit, Gate, written_on_ast
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.diagnostics import Diagnostic
-from jaxmigrate.migrator.errors import MigrationError, SourceSyntaxError, note_errors, one_line
+from jaxmigrate.migrator.errors import (
+    MigrationError,
+    PassedOver,
+    SourceSyntaxError,
+    note_errors,
+    one_line,
+)
 from jaxmigrate.migrator.linelength import for_style
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
@@ -174,7 +180,7 @@ def _migrate_nested(
         raise MigrationError(guard.too_deep_message(limit)) from None
     except MemoryError:
         raise MigrationError("out of memory while analysing this file", cacheable=False) from None
-    except MigrationError:
+    except (MigrationError, PassedOver):
         raise
     except Exception as error:  # noqa: BLE001  (an engine bug must not stop the run)
         raise MigrationError(
@@ -191,6 +197,7 @@ def _migrate_checked(
     style_of: Optional[str] = None,
 ) -> Result:
     unchanged = Result(text, text, [], [])
+    passed = candidates  # (gate 1's: what the survey's reach reads)
     candidates, facts = _ast_gate(text, plan, candidates, settings.gates)
     try:
         if not candidates:
@@ -201,6 +208,9 @@ def _migrate_checked(
             findings = findings_on_ast(text, facts, plan.rules, settings, edits=edits)
             if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
                 return Result(text, text, [], findings, tree=facts.tree)
+            check = handoff.check_for(text)  # (the survey's: it may pass the module over)
+            if check is not None and facts.tree is not None:
+                check(text, facts.tree, passed, settings)
             if edits:  # renames the rules write from ``ast`` (migrator.astfixes)
                 if style_of is not None:  # (read once: LibCST's path lays out by it too)
                     settings, style_of = for_style(settings, style_of), None

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import TYPE_CHECKING, Iterator, List, Sequence
+from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.diagnostics import Diagnostic
+    from jaxmigrate.migrator.version import Version
 
 
 class MigrationError(Exception):
@@ -33,6 +34,18 @@ class SourceSyntaxError(MigrationError):
 
 def one_line(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:200]
+
+
+class PassedOver(Exception):
+    """Raised by the engine in a survey in one process, before it rewrites a module whose
+    reach read from its tree (:func:`migrator.surveyorder.check_reach`) is older than a floor
+    already found: the module cannot set the target, and is passed over as if at its turn.
+    With ``reach``: the reach is only older than the one the module's turn was taken at; it
+    waits for its turn there."""
+
+    def __init__(self, reach: Optional["Version"] = None) -> None:
+        super().__init__()
+        self.reach = reach
 
 
 class NotebookError(Exception):

@@ -38,6 +38,8 @@ FACTS_CHARS = 2_000_000
 
 _enabled = False
 _modules_enabled = False
+# (a module's text, what the survey asks of it before the engine rewrites it): see checking()
+_check: Optional[Tuple[str, Callable[..., None]]] = None
 _depth = 0  # open contexts: the outermost decides
 _slot: Optional[Tuple[str, Any]] = None  # (the module's text, its Facts)
 
@@ -163,3 +165,22 @@ def keep_facts(text: str, facts: Any) -> None:
 def take_facts(text: str) -> Optional[Any]:
     """CPython's facts of ``text`` if they were kept (:meth:`_Kept.take`)."""
     return _facts.take(text)
+
+
+@contextlib.contextmanager
+def checking(text: str, check: Callable[..., None]) -> Iterator[None]:
+    """Within: the engine, about to rewrite the module ``text`` (not a program of its
+    docstrings), first calls ``check`` with the text, its CPython tree, the rules gate 1
+    passed and the settings (the survey's :func:`migrator.surveyorder.check_reach`)."""
+    global _check
+    _check = (text, check)
+    try:
+        yield
+    finally:
+        _check = None
+
+
+def check_for(text: str) -> Optional[Callable[..., None]]:
+    """The check :func:`checking` gives for ``text``, if any."""
+    kept = _check
+    return kept[1] if kept is not None and kept[0] is text else None

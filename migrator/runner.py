@@ -22,12 +22,17 @@ from typing import (
     Tuple,
 )
 
-from jaxmigrate.migrator import gateplan, guard, interrupt, linemap
+from jaxmigrate.migrator import gateplan, guard, handoff, interrupt, linemap
 from jaxmigrate.migrator.cache import ResultCache
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
 from jaxmigrate.migrator.docpieces import may_hold_code_block
-from jaxmigrate.migrator.errors import MigrationError, NotebookError, collecting_errors
+from jaxmigrate.migrator.errors import (
+    MigrationError,
+    NotebookError,
+    PassedOver,
+    collecting_errors,
+)
 from jaxmigrate.migrator.fileio import FileError, SourceFile, read_source, write_source
 from jaxmigrate.migrator.importconfig import first_party_in
 from jaxmigrate.migrator.linediff import unified_diff
@@ -39,7 +44,8 @@ from jaxmigrate.migrator.linelength import (
 )
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.surveyorder import Seen, Survey, surveyed
+from jaxmigrate.migrator.surveyorder import Seen, Survey, check_reach, surveyed
+from jaxmigrate.migrator.version import Version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.engine import Result
@@ -84,6 +90,9 @@ class FileResult:
     # ... or, for a text left unchanged, what its fixes need and the newest release the floor
     # of its names can be: read later if it may decide (migrator.target.settle_floors)
     floor_bound: Optional[str] = None
+    # the survey's, in one process: a reach older than the file's turn was taken at, read from
+    # its tree; it waits for its turn there (migrator.surveyorder)
+    later: Optional[Version] = None
 
 
 def migrate_source(
@@ -113,7 +122,11 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
     else:
-        migrated = migrate_source(base, settings, cache, style_of=base)
+        if Seen.reach is not None and _module_alone_sets_floor(base, settings, options):
+            with handoff.checking(base, check_reach):  # (the engine may pass it over)
+                migrated = migrate_source(base, settings, cache, style_of=base)
+        else:
+            migrated = migrate_source(base, settings, cache, style_of=base)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
         tree = migrated.tree
         if (
@@ -203,6 +216,18 @@ def _may_set_floor(text: str) -> bool:
     return bound is not None and (Seen.floor is None or bound >= Seen.floor)
 
 
+def _module_alone_sets_floor(text: str, settings: Settings, options: Options) -> bool:
+    """Can nothing but the module's code of ``text`` (not its docstrings' examples, nor its
+    ``--docs`` literals) raise the survey's floor past the newest found so far?"""
+    if options.docs and "`j" in text:
+        return False
+    return (
+        not options.doctests
+        or (">>>" not in text and not may_hold_code_block(text))
+        or _docstrings_cannot_raise_the_floor(settings, text)
+    )
+
+
 def _docstrings_cannot_raise_the_floor(settings: Settings, text: str) -> bool:
     """In the survey in this process, once a floor is found newer than what any rule's fix
     in ``text`` may need: a docstring is a string, whose names no floor reads, so its
@@ -267,6 +292,9 @@ def migrate_text(
                 output, fixes, findings, diff = _migrate_python(
                     source.text, settings, options, cache
                 )
+    except PassedOver as over:  # (no floor: as a file the survey passed over at its turn)
+        result.later = over.reach
+        return result
     except MigrationError as error:
         result.error, result.error_line, result.error_column = (
             error.message,

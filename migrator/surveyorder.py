@@ -8,17 +8,22 @@ passed over (design.md, step 5)."""
 
 from __future__ import annotations
 
+import heapq
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Set
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from jaxmigrate.migrator import interrupt
 from jaxmigrate.migrator.discovery import DOC_SUFFIXES, NOTEBOOK_SUFFIX
 from jaxmigrate.migrator.docpieces import may_hold_code_block
+from jaxmigrate.migrator.errors import PassedOver
 from jaxmigrate.migrator.fileio import FileError, read_source
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
+    import ast
+
+    from jaxmigrate.migrator.rule import Rule
     from jaxmigrate.migrator.runner import FileResult, Options
     from jaxmigrate.migrator.settings import Settings
 
@@ -28,6 +33,33 @@ class Seen:
     (:func:`surveyed`): a file whose floor cannot pass it cannot set the target."""
 
     floor: Optional[Version] = None
+    reach: Optional[Version] = None  # the reach the file migrated now took its turn at
+
+
+def check_reach(
+    text: str, tree: "ast.Module", rules: Sequence["Rule"], settings: "Settings"
+) -> None:
+    """Raises :class:`migrator.errors.PassedOver` where the reach of the module ``text`` the
+    survey migrates now, from the rules gate 1 passed on it and the words of its code only
+    (``tree``: :mod:`migrator.codewords`), cannot set the floor, or is older than the reach
+    its turn was taken at.  The engine asks it where it would rewrite the module (a LibCST
+    parse and the rounds), after its reach from the text's words and the gates could not pass
+    it over at its turn (:meth:`Survey.passes_over`), but before most of what it costs; the
+    runner hands it over for the module alone, not a program of its docstrings
+    (:func:`migrator.handoff.checking`)."""
+    seen = Seen.floor
+    if seen is None or not settings.survey:
+        return
+    from jaxmigrate.migrator.codewords import code_words
+    from jaxmigrate.migrator.plan import identifier_tokens
+    from jaxmigrate.migrator.target import survey_reach
+
+    code = code_words(tree)
+    reach = survey_reach(text, identifier_tokens(text), rules, settings.target, code)
+    if reach < seen:
+        raise PassedOver
+    if Seen.reach is not None and reach < Seen.reach:
+        raise PassedOver(reach)
 
 
 def survey_reach_of(
@@ -169,6 +201,10 @@ class Survey:
                 self.reaches[index] = narrower
         return self._passes(index)
 
+    def key(self, index: int) -> Tuple[Tuple[int, ...], int]:
+        """When the file at ``index`` takes its turn: newest reach first, then in order."""
+        return tuple(-part for part in self.reaches[index] or _UNBOUNDED), index
+
     def _passes(self, index: int, reach: Optional[Version] = None) -> bool:
         """Would ``reach`` (the file's, by default) pass the file at ``index`` over?"""
         reach, seen = reach or self.reaches[index], Seen.floor
@@ -197,19 +233,28 @@ def surveyed(
     a task passed over: see :class:`Survey`), in the order of ``tasks``."""
     survey = Survey(tasks)
     results: List[Optional["FileResult"]] = [None] * len(tasks)
+    turns = [survey.key(index) for index in survey.order]  # (in order: a heap already)
     try:
-        for index in survey.order:
+        while turns:
+            index = heapq.heappop(turns)[1]
             if survey.passes_over(index):
                 results[index] = passed(tasks[index])
             else:
-                result = results[index] = process(tasks[index])
+                Seen.reach = survey.reaches[index]
+                result = process(tasks[index])
+                Seen.reach = None
+                if result.later is not None:  # (a reach read from its tree: a later turn)
+                    survey.reaches[index] = result.later
+                    heapq.heappush(turns, survey.key(index))
+                    continue
+                results[index] = result
                 survey.record(index, result)
             interrupt.release()  # (the survey's results are only read for the floor)
             interrupt.checkpoint()
             if progress:
                 progress(1)
     finally:
-        Seen.floor = None
+        Seen.floor = Seen.reach = None
     for each in results:
         assert each is not None
         yield each

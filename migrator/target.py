@@ -70,7 +70,11 @@ def dated_no_later_than_array_floor(qualnames: Iterable[str]) -> bool:
 
 
 def survey_reach(
-    text: str, tokens: Optional[Collection[str]], rules: Sequence["Rule"], low: Version
+    text: str,
+    tokens: Optional[Collection[str]],
+    rules: Sequence["Rule"],
+    low: Version,
+    code: Optional[Set[str]] = None,
 ) -> Version:
     """A release no older than the floor the survey (its ``rules``, from ``low``) can find in
     ``text``: what a fix of any of the rules needs; ``low``, where every other name a rule
@@ -78,7 +82,10 @@ def survey_reach(
     text's words (:func:`migrator.floorbound.floor_bound`'s reading) together with those the
     rules' tables may write there whatever release added them (:meth:`Rule.survey_writes`).
     Its docstrings' programs add the conventional imports.  ``tokens``: gate 1's tokens of
-    ``text``, if in hand; a set is used up (the words are added to it, not to a copy)."""
+    ``text``, if in hand; a set is used up (the words are added to it, not to a copy).
+    ``code``: the words of the text's code (:func:`migrator.codewords.code_words`), if in hand:
+    the names the migrated code can spell are made of those and the words the rules write
+    (what the rules may write is still read from every word of the text)."""
     words = tokens if type(tokens) is set and text.isascii() else words_of(text, tokens)
     words |= _conventional_words()
     needs, writers, needers = _of_rules(tuple(rules))
@@ -86,6 +93,8 @@ def survey_reach(
     written: Set[str] = set()
     for rule in writers:  # (each reads the text's words alone)
         written |= rule.survey_writes(words)
+    if code is not None:
+        words = code | _conventional_words()
     words |= written
     named = bound_of_words(words)
     return max(low, needs or low, named or low)

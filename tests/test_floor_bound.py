@@ -360,7 +360,7 @@ def test_the_survey_skips_docstrings_once_no_fix_can_raise_its_floor(tmp_path, m
     from tests.test_cli import invoke
 
     (tmp_path / "a.py").write_text(  # a fix, and a floor (0.10.2) newer than any fix needs
-        "import jax\nimport jax.numpy as jnp\n# see jax.experimental.hijax.HiPrim\n"
+        "import jax\nimport jax.numpy as jnp\nSEE = 'jax.experimental.hijax.HiPrim'\n"
         "x = jax.experimental.mosaic.gpu.TMA_INDICES_4_LAYOUT\n\n\n"
         "def h(v: jnp.DeviceArray) -> jnp.DeviceArray:\n    return v\n"
     )

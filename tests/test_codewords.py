@@ -1,0 +1,128 @@
+"""The survey's reach read from a module's code (``migrator.codewords``): comments and prose
+docstrings left out, it must still bound the floor the survey finds, and a survey that passes
+a file over on it, or sends it back to wait for a later turn, must say and write what one
+without it does."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from jaxmigrate.migrator import MigrationError, Settings, migrate_source, runner
+from jaxmigrate.migrator.cli import cli
+from jaxmigrate.migrator.codewords import code_words
+from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.target import ARRAY_FLOOR, file_floor, survey_reach
+from jaxmigrate.migrator.version import parse_version
+from tests.fixture_support import fixture_settings
+from tests.test_survey_reach import BEFORE, FIRST, _reach, _runner, _said, _surveying
+
+PROGRAM = '''\
+"""A module.
+
+>>> jax.tree_map(f, x)
+"""
+import jax.numpy as jnp  # a comment_word
+from jax.experimental import maps as m
+
+
+def f(x, *, axis=None):
+    """Sums ``prose_word``."""
+    s = "string_word"
+    b = b"bytes_word"
+    return jnp.sum(x, keepdims=True).attribute_word
+
+
+class C:
+    """A reST block::
+
+        block_word
+    """
+'''
+
+
+def test_the_words_of_code_leave_out_comments_and_prose_docstrings():
+    words = code_words(ast.parse(PROGRAM))
+    assert {"comment_word", "prose_word", "Sums"}.isdisjoint(words)
+    expected = {"jax", "numpy", "jnp", "experimental", "maps", "m", "f", "x", "axis", "C"}
+    expected |= {"string_word", "bytes_word", "attribute_word", "keepdims", "sum"}
+    expected |= {"tree_map", "block_word", "module"}  # (docstrings that may hold programs)
+    assert expected <= words, expected - words
+
+
+def test_a_docstring_that_is_not_a_statement_of_its_owner_is_a_string():
+    text = 'def f():\n    x = 1\n    """after_word"""\n'
+    assert "after_word" in code_words(ast.parse(text))
+
+
+@pytest.mark.parametrize("before", BEFORE, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_reach_of_code_bounds_the_floor_the_survey_finds(before: Path):
+    """What the engine reads (the rules gate 1 passes, the words of the code) is no older than
+    the floor of the module the survey migrates, whatever the file's target."""
+    text = before.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return
+    own = dataclasses.replace(fixture_settings(text), target_upper=None, survey=True)
+    for low in (own.target_version, ARRAY_FLOOR):
+        settings = dataclasses.replace(own, target_version=low, locate_fixes=False)
+        rules = make_plan(tuple(settings.active_rules())).candidates(text)
+        reach = survey_reach(text, None, rules, settings.target, code_words(tree))
+        assert reach <= _reach(text, settings)
+        try:
+            result = migrate_source(text, settings)
+        except MigrationError:
+            continue
+        floor = file_floor(result.output, result.fixes)
+        assert floor is None or parse_version(floor[0]) <= reach, low
+
+
+LATER = FIRST + "# not lax.polynomial\n"  # words of a JAX 0.12.0 name, in a comment only
+
+
+def test_a_file_whose_reach_was_its_comments_waits_for_a_later_turn(tmp_path, monkeypatch):
+    """b.py's comment spells the words of ``jax.lax.polynomial`` (0.12.0): it takes its turn
+    first, and the engine, reading its code, sends it back to wait at 0.11.1.  a.py, the first
+    file at that floor, names it, and b.py is passed over; the run says and writes what one
+    that migrates both does."""
+    (tmp_path / "a.py").write_text(FIRST, encoding="utf-8")
+    (tmp_path / "b.py").write_text(LATER, encoding="utf-8")
+    settings = Settings(survey=True, target_version=ARRAY_FLOOR)
+    assert _reach(LATER, settings) > _reach(FIRST, settings) == parse_version("0.11.1")
+    surveyed = _surveying(monkeypatch)
+    args = [str(tmp_path), "--diff", "--no-cache", "-j", "1"]
+    waited = _runner().invoke(cli, args)
+    assert surveyed == [FIRST]
+    assert "jax.get_mesh in a.py" in waited.stderr.replace(str(tmp_path) + "/", "")
+    surveyed.clear()
+    monkeypatch.setattr(runner, "check_reach", lambda *args: None)
+    assert _said(_runner().invoke(cli, args)) == _said(waited)
+    assert surveyed == [LATER, FIRST]
+
+
+def test_a_file_whose_code_cannot_set_the_floor_is_passed_over(tmp_path, monkeypatch):
+    """a.py and b.py both reach 0.12.0 by their words (a.py in a string, b.py in a comment);
+    a.py goes first and finds 0.11.1.  b.py, whose fix needs far less, is passed over by the
+    engine when its code is read, before LibCST parses it; the run says and writes the
+    same."""
+    first = FIRST + 'NOTE = "not lax.polynomial"\n'
+    fixed = "import jax.numpy as jnp\n\n\ndef g(y: jnp.DeviceArray):\n    return y\n"
+    fixed += "# not jax.lax.polynomial\n"
+    (tmp_path / "a.py").write_text(first, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    settings = Settings(survey=True, target_version=ARRAY_FLOOR)
+    assert _reach(first, settings) == _reach(fixed, settings) == parse_version("0.12.0")
+    surveyed = _surveying(monkeypatch)
+    args = [str(tmp_path), "--diff", "--no-cache", "-j", "1"]
+    passed = _runner().invoke(cli, args)
+    assert surveyed == [first]
+    said = passed.stderr.replace(str(tmp_path) + "/", "")
+    assert "jax.get_mesh in a.py" in said and "b.py" in passed.stdout
+    surveyed.clear()
+    monkeypatch.setattr(runner, "check_reach", lambda *args: None)
+    assert _said(_runner().invoke(cli, args)) == _said(passed)
+    assert surveyed == [first, fixed]
