@@ -162,6 +162,11 @@ def keep_facts(text: str, facts: Any) -> None:
     _facts.keep(text, facts)
 
 
+def holds_facts(text: str) -> bool:
+    """Are CPython's facts of ``text`` kept (:func:`keep_facts`)?"""
+    return text in _facts
+
+
 def take_facts(text: str) -> Optional[Any]:
     """CPython's facts of ``text`` if they were kept (:meth:`_Kept.take`)."""
     return _facts.take(text)

@@ -42,14 +42,16 @@ def check_reach(
     """Raises :class:`migrator.errors.PassedOver` where the reach of the module ``text`` the
     survey migrates now, from the rules gate 1 passed on it and the words of its code only
     (``tree``: :mod:`migrator.codewords`), cannot set the floor, or is older than the reach
-    its turn was taken at.  The engine asks it where it would rewrite the module (a LibCST
-    parse and the rounds), after its reach from the text's words and the gates could not pass
-    it over at its turn (:meth:`Survey.passes_over`), but before most of what it costs; the
-    runner hands it over for the module alone, not a program of its docstrings
-    (:func:`migrator.handoff.checking`)."""
+    its turn was taken at (where its CPython facts are kept for its next turn).  The engine
+    asks it where it would rewrite the module (a LibCST parse and the rounds), after its reach
+    from the text's words and the gates could not pass it over at its turn
+    (:meth:`Survey.passes_over`), but before most of what it costs; the runner hands it over
+    for the module alone, not a program of its docstrings (:func:`migrator.handoff.checking`).
+    """
     seen = Seen.floor
     if seen is None or not settings.survey:
         return
+    from jaxmigrate.migrator import handoff
     from jaxmigrate.migrator.codewords import code_words
     from jaxmigrate.migrator.plan import identifier_tokens
     from jaxmigrate.migrator.target import survey_reach
@@ -58,8 +60,8 @@ def check_reach(
     reach = survey_reach(text, identifier_tokens(text), rules, settings.target, code)
     if reach < seen:
         raise PassedOver
-    if Seen.reach is not None and reach < Seen.reach:
-        raise PassedOver(reach)
+    if Seen.reach is not None and reach < Seen.reach and handoff.holds_facts(text):
+        raise PassedOver(reach)  # (its turn comes again: its facts are kept for it)
 
 
 def survey_reach_of(
