@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import (
     TYPE_CHECKING,
+    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -122,8 +123,13 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
     ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
     else:
-        if Seen.reach is not None and _module_alone_sets_floor(base, settings, options):
-            with handoff.checking(base, check_reach):  # (the engine may pass it over)
+        if Seen.reach is not None:  # (the survey in one process: the engine may pass it over)
+
+            def check(*args: Any) -> None:
+                if _module_alone_sets_floor(base, settings, options):
+                    check_reach(*args)
+
+            with handoff.checking(base, check):
                 migrated = migrate_source(base, settings, cache, style_of=base)
         else:
             migrated = migrate_source(base, settings, cache, style_of=base)
