@@ -19,7 +19,7 @@ import functools
 import gzip
 import json
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Type
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Type
 
 from jaxmigrate.migrator import references as refs
 from jaxmigrate.migrator.rule import Rule
@@ -91,6 +91,7 @@ class ApiHistory:
         self._private: Dict[str, Dict[str, List[int]]] = data.get("private", {})
         self._keywords: Dict[str, Dict[str, List[int]]] = data.get("keywords", {})
         self._missing: Dict[tuple, FrozenSet[str]] = {}
+        self._grouped: Optional[Dict[Tuple[tuple, Optional[tuple]], List[str]]] = None
 
     @property
     def newest(self) -> str:
@@ -304,22 +305,14 @@ class ApiHistory:
 
     def missing_names(self, target: Version, upper: Optional[Version] = None) -> FrozenSet[str]:
         """Every qualified name the history knows that is missing somewhere in the range."""
-        key = (tuple(target), upper and tuple(upper))
+        key = self._bounds(target, upper)
         found = self._missing.get(key)
         if found is None:
-            low, high = self._bounds(target, upper)
-            names = set()
-            for parent, members in self._modules.items():
-                for name, entry in members.items():
-                    flat = entry[0]
-                    if len(flat) == 2:  # (one run of releases, as most names have)
-                        if flat[0] <= low and flat[1] >= high:
-                            continue
-                    elif any(
-                        flat[i] <= low and flat[i + 1] >= high for i in range(0, len(flat), 2)
-                    ):
-                        continue
-                    names.add(f"{parent}.{name}")
+            low, high = key
+            names: Set[str] = set()
+            for (runs, _parent), members in self._groups().items():
+                if not _covers(runs, low, high):
+                    names.update(members)
             found = self._missing[key] = frozenset(names)
         return found
 
@@ -327,14 +320,33 @@ class ApiHistory:
         """The missing names whose parent is there throughout the range.  Any reference to a
         missing name spells (or imports from) one of these, so they are all a rule needs to
         look for: ``jax.experimental.host_callback`` stands for every one of its members."""
-        key = ("first", tuple(target), upper and tuple(upper))
+        low, high = self._bounds(target, upper)
+        key = ("first", low, high)
         found = self._missing.get(key)
         if found is None:
-            missing = self.missing_names(target, upper)
-            found = self._missing[key] = frozenset(
-                q for q in missing if q.rpartition(".")[0] not in missing
-            )
+            names: Set[str] = set()
+            for (runs, parent), members in self._groups().items():
+                if not _covers(runs, low, high) and (parent is None or _covers(parent, low, high)):
+                    names.update(members)
+            found = self._missing[key] = frozenset(names)
         return found
+
+    def _groups(self) -> Dict[Tuple[tuple, Optional[tuple]], List[str]]:
+        """Every qualified name the history knows, by its runs of releases and its parent's
+        (None: the parent is no name of the history): a range's missing names are whole
+        groups, and there are some thousands of groups to some tens of thousands of names."""
+        if self._grouped is None:
+            groups: Dict[Tuple[tuple, Optional[tuple]], List[str]] = {}
+            modules = self._modules
+            for parent, members in modules.items():
+                head, _, last = parent.rpartition(".")
+                above = modules.get(head, {}).get(last) if head else None
+                parent_runs = tuple(above[0]) if above is not None else None
+                for name, entry in members.items():
+                    key = (tuple(entry[0]), parent_runs)
+                    groups.setdefault(key, []).append(f"{parent}.{name}")
+            self._grouped = groups
+        return self._grouped
 
     def missing_modules(self, target: Version, upper: Optional[Version] = None) -> FrozenSet[str]:
         """Those of :meth:`first_missing` that are modules (a member can be imported from
@@ -393,6 +405,11 @@ PRIVATE_GONE: Dict[str, str] = {
     "jax._src.random.KeyArray": "0.4.36",
     "jax._src.random.PRNGKeyArray": "0.4.23",
 }
+
+
+def _covers(runs: Sequence[int], low: int, high: int) -> bool:
+    """Does one of ``runs`` (first, last, first, last, ... release indices) span low..high?"""
+    return any(runs[i] <= low and runs[i + 1] >= high for i in range(0, len(runs), 2))
 
 
 def private_missing(target: Version, upper: Optional[Version]) -> FrozenSet[str]:

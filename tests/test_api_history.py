@@ -127,6 +127,8 @@ def test_shipped_names_by_release_match_every_run_read_in_turn():
             if not any(first <= low and last >= high for first, last in _runs(flat))
         }
         assert h.missing_names(h.keys[index], upper) == missing
+        first = {q for q in missing if q.rpartition(".")[0] not in missing}
+        assert h.first_missing(h.keys[index], upper) == first  # (read by groups of names)
         absent = {
             name
             for _parent, name, flat in public + private
