@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source, runner
-from jaxmigrate.migrator.cli import cli
 from jaxmigrate.migrator.codewords import code_words
 from jaxmigrate.migrator.plan import make_plan
 from jaxmigrate.migrator.target import ARRAY_FLOOR, file_floor, survey_reach
 from jaxmigrate.migrator.version import parse_version
 from tests.fixture_support import fixture_settings
-from tests.test_survey_reach import BEFORE, FIRST, _reach, _runner, _said, _surveying
+from tests.test_survey_reach import BEFORE, FIRST, _reach, _surveyed_both_ways
 
 PROGRAM = '''\
 """A module.
@@ -84,24 +83,20 @@ def test_the_reach_of_code_bounds_the_floor_the_survey_finds(before: Path):
 LATER = FIRST + "# not lax.polynomial\n"  # words of a JAX 0.12.0 name, in a comment only
 
 
+def _unchecked(monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(runner, "check_reach", lambda *args: None)
+
+
 def test_a_file_whose_reach_was_its_comments_waits_for_a_later_turn(tmp_path, monkeypatch):
     """b.py's comment spells the words of ``jax.lax.polynomial`` (0.12.0): it takes its turn
     first, and the engine, reading its code, sends it back to wait at 0.11.1.  a.py, the first
     file at that floor, names it, and b.py is passed over; the run says and writes what one
     that migrates both does."""
-    (tmp_path / "a.py").write_text(FIRST, encoding="utf-8")
-    (tmp_path / "b.py").write_text(LATER, encoding="utf-8")
     settings = Settings(survey=True, target_version=ARRAY_FLOOR)
     assert _reach(LATER, settings) > _reach(FIRST, settings) == parse_version("0.11.1")
-    surveyed = _surveying(monkeypatch)
-    args = [str(tmp_path), "--diff", "--no-cache", "-j", "1"]
-    waited = _runner().invoke(cli, args)
-    assert surveyed == [FIRST]
+    waited, surveyed, every = _surveyed_both_ways(tmp_path, monkeypatch, FIRST, LATER, _unchecked)
+    assert surveyed == [FIRST] and every == [LATER, FIRST]
     assert "jax.get_mesh in a.py" in waited.stderr.replace(str(tmp_path) + "/", "")
-    surveyed.clear()
-    monkeypatch.setattr(runner, "check_reach", lambda *args: None)
-    assert _said(_runner().invoke(cli, args)) == _said(waited)
-    assert surveyed == [LATER, FIRST]
 
 
 def test_a_file_whose_code_cannot_set_the_floor_is_passed_over(tmp_path, monkeypatch):
@@ -112,17 +107,9 @@ def test_a_file_whose_code_cannot_set_the_floor_is_passed_over(tmp_path, monkeyp
     first = FIRST + 'NOTE = "not lax.polynomial"\n'
     fixed = "import jax.numpy as jnp\n\n\ndef g(y: jnp.DeviceArray):\n    return y\n"
     fixed += "# not jax.lax.polynomial\n"
-    (tmp_path / "a.py").write_text(first, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
     settings = Settings(survey=True, target_version=ARRAY_FLOOR)
     assert _reach(first, settings) == _reach(fixed, settings) == parse_version("0.12.0")
-    surveyed = _surveying(monkeypatch)
-    args = [str(tmp_path), "--diff", "--no-cache", "-j", "1"]
-    passed = _runner().invoke(cli, args)
-    assert surveyed == [first]
+    passed, surveyed, every = _surveyed_both_ways(tmp_path, monkeypatch, first, fixed, _unchecked)
+    assert surveyed == [first] and every == [first, fixed]
     said = passed.stderr.replace(str(tmp_path) + "/", "")
     assert "jax.get_mesh in a.py" in said and "b.py" in passed.stdout
-    surveyed.clear()
-    monkeypatch.setattr(runner, "check_reach", lambda *args: None)
-    assert _said(_runner().invoke(cli, args)) == _said(passed)
-    assert surveyed == [first, fixed]

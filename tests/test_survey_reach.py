@@ -101,6 +101,22 @@ def _surveying(monkeypatch) -> List[str]:  # noqa: ANN001
     return surveyed
 
 
+def _surveyed_both_ways(tmp_path, monkeypatch, first: str, second: str, without):  # noqa: ANN001, ANN202
+    """a.py and b.py hold ``first`` and ``second``; a ``--diff`` run in one process, then one
+    with ``without(monkeypatch)`` applied, must say and write the same.  The first run, and
+    the texts each survey migrated (in order)."""
+    (tmp_path / "a.py").write_text(first, encoding="utf-8")
+    (tmp_path / "b.py").write_text(second, encoding="utf-8")
+    surveyed = _surveying(monkeypatch)
+    args = [str(tmp_path), "--diff", "--no-cache", "-j", "1"]
+    result = _runner().invoke(cli, args)
+    before = list(surveyed)
+    surveyed.clear()
+    without(monkeypatch)
+    assert _said(_runner().invoke(cli, args)) == _said(result)
+    return result, before, list(surveyed)
+
+
 def _unbounded(monkeypatch) -> None:  # noqa: ANN001
     """Every file's reach unknown: the survey migrates every file, in the order given."""
     monkeypatch.setattr(surveyorder, "survey_reach_of", lambda path, settings, options: None)
@@ -157,20 +173,20 @@ def test_a_file_whose_gates_pass_no_rule_is_passed_over_at_its_turn(tmp_path, mo
     """The floor a.py sets (0.4.25) is older than what the rules' fixes may need in general,
     which bounds b.py's first reach; at b.py's turn, its reach from the rules its gates pass
     (none) cannot pass that floor: it is passed over, and the run says and writes the same."""
-    (tmp_path / "a.py").write_text(TREE, encoding="utf-8")
-    (tmp_path / "b.py").write_text(MODERN, encoding="utf-8")
     settings = Settings(survey=True, target_version=ARRAY_FLOOR)
     assert _reach(MODERN, settings) > parse_version("0.4.25")
+    (tmp_path / "b.py").write_text(MODERN, encoding="utf-8")
     assert surveyorder.narrowed_reach_of(tmp_path / "b.py", settings) <= parse_version("0.4.25")
-    surveyed = _surveying(monkeypatch)
-    args = [str(tmp_path), "--diff", "--no-cache", "-j", "1"]
-    narrowed = _runner().invoke(cli, args)
+    narrowed, surveyed, every = _surveyed_both_ways(
+        tmp_path,
+        monkeypatch,
+        TREE,
+        MODERN,
+        lambda patch: patch.setattr(surveyorder, "narrowed_reach_of", lambda *args: None),
+    )
     assert surveyed == [TREE]
     assert "jax.tree in a.py" in narrowed.stderr.replace(str(tmp_path) + "/", "")
-    surveyed.clear()
-    monkeypatch.setattr(surveyorder, "narrowed_reach_of", lambda *args: None)
-    assert _said(_runner().invoke(cli, args)) == _said(narrowed)
-    assert sorted(surveyed) == sorted([TREE, MODERN])
+    assert sorted(every) == sorted([TREE, MODERN])
 
 
 @pytest.mark.parametrize("before", BEFORE, ids=lambda p: f"{p.parent.name}/{p.name}")
