@@ -310,9 +310,20 @@ class ApiHistory:
         if found is None:
             low, high = key
             names: Set[str] = set()
-            for (runs, _parent), members in self._groups().items():
-                if not _covers(runs, low, high):
-                    names.update(members)
+            if not self._missing:  # the first range: read name by name (a one-file run's)
+                for parent, members in self._modules.items():
+                    for name, entry in members.items():
+                        flat = entry[0]
+                        if len(flat) == 2:  # (one run of releases, as most names have)
+                            if flat[0] <= low and flat[1] >= high:
+                                continue
+                        elif _covers(flat, low, high):
+                            continue
+                        names.add(f"{parent}.{name}")
+            else:  # (the groups pay for themselves from the second range on)
+                for (runs, _parent), group in self._groups().items():
+                    if not _covers(runs, low, high):
+                        names.update(group)
             found = self._missing[key] = frozenset(names)
         return found
 
@@ -323,11 +334,16 @@ class ApiHistory:
         low, high = self._bounds(target, upper)
         key = ("first", low, high)
         found = self._missing.get(key)
+        if found is None and self._grouped is None:  # (see missing_names)
+            missing = self.missing_names(target, upper)
+            if self._grouped is None:
+                found = frozenset(q for q in missing if q.rpartition(".")[0] not in missing)
+                self._missing[key] = found
         if found is None:
             names: Set[str] = set()
-            for (runs, parent), members in self._groups().items():
+            for (runs, parent), group in self._groups().items():
                 if not _covers(runs, low, high) and (parent is None or _covers(parent, low, high)):
-                    names.update(members)
+                    names.update(group)
             found = self._missing[key] = frozenset(names)
         return found
 
