@@ -15,7 +15,18 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Collection, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import (
+    AbstractSet,
+    Collection,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Set,
+    Tuple,
+)
 
 from jaxmigrate.migrator.source import release_version
 from jaxmigrate.migrator.version import Version
@@ -144,6 +155,38 @@ def bound_of_words(words: Set[str], under: Optional[FrozenSet[str]] = None) -> O
     (None: no such name newer than the oldest release); ``under``: only the names that are
     one of these qualified names or below one (:func:`imported_prefixes`)."""
     return max((version for version, _name in _dated_names(words, under)), default=None)
+
+
+def bound_of_names(
+    words: Set[str],
+    names: AbstractSet[str],
+    written: AbstractSet[str],
+    tails: AbstractSet[Tuple[str, ...]],
+) -> Optional[Version]:
+    """:func:`bound_of_words`, counting only the names that are among ``names``, or whose
+    parts are words of ``written`` up to some part and one of ``tails`` from there on (or all
+    of them written): a name a fix writes, or writes the head of before a chain's rest."""
+    found = None
+    for version, qualname in _dated_names(words, None):
+        if found is not None and version <= found:
+            continue
+        if qualname in names:
+            found = version
+            continue
+        parts = qualname.split(".")
+        for cut in range(1, len(parts) + 1):
+            if parts[cut - 1] not in written:
+                break
+            if cut == len(parts) or tuple(parts[cut:]) in tails:
+                found = version
+                break
+    return found
+
+
+def modules_named(last: str, words: AbstractSet[str]) -> List[str]:
+    """The modules the API history dates names of whose last part is ``last`` and all of whose
+    parts are among ``words``."""
+    return [module for module, parts in _modules_by_last_part().get(last, ()) if parts <= words]
 
 
 def _dated_names(words: Set[str], under: Optional[FrozenSet[str]]) -> Iterator[Tuple[Version, str]]:

@@ -25,6 +25,7 @@ from typing import (
     List,
     Mapping,
     Optional,
+    Sequence,
     Tuple,
     Union,
 )
@@ -233,6 +234,12 @@ class Rule(RuleGate):
     # lines where another rule has a finding (see :func:`migrator.rounds.run_rounds`).
     backstop: ClassVar[bool] = False
 
+    # The codes of the rules whose fixes may write a site of this rule that the file did not
+    # spell (JAX604 writes the ``jax.make_mesh`` call JAX608 completes): the survey's reach
+    # counts this rule's needs wherever one of those may fix (``with_follow_ups``; the
+    # fixtures check that every rule that fixes is a candidate or follows one).
+    follows: ClassVar[FrozenSet[str]] = frozenset()
+
     # Names outside JAX's public API history that the rule's fixes write, with the first
     # release that has each: the default target's survey reads them for the floor
     # (:func:`migrator.source.evidence`).
@@ -435,3 +442,22 @@ def all_rules() -> Dict[str, Rule]:
     rules.load()  # (importing them registers the rules)
 
     return dict(sorted(REGISTRY.items()))
+
+
+def with_follow_ups(rules: Sequence["Rule"], active: Iterable["Rule"]) -> Tuple["Rule", ...]:
+    """``rules`` and every rule of ``active`` that follows one of them, or one of those, and
+    so on (:attr:`Rule.follows`): the rules that may fix in a file where gate 1 passed
+    ``rules``."""
+    found = list(rules)
+    codes = {rule.code for rule in found}
+    waiting = [rule for rule in active if rule.follows and rule.code not in codes]
+    grew = True
+    while waiting and grew:
+        grew = False
+        for rule in list(waiting):
+            if rule.follows & codes:
+                found.append(rule)
+                codes.add(rule.code)
+                waiting.remove(rule)
+                grew = True
+    return tuple(found)

@@ -216,13 +216,13 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
     for node in imports:
         if type(node) is ast.Import:
             for alias in node.names:
-                if _is_jax(alias.name):
+                if is_jax_module(alias.name):
                     bound = alias.asname or alias.name.split(".", 1)[0]
                     aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
                     seen.add(alias.name)
         else:
             module = node.module  # type: ignore[attr-defined]
-            if module and not node.level and _is_jax(module):  # type: ignore[attr-defined]
+            if module and not node.level and is_jax_module(module):  # type: ignore[attr-defined]
                 for alias in node.names:  # type: ignore[attr-defined]
                     if alias.name == "*":
                         continue
@@ -236,7 +236,7 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
     yield from sorted(seen)
 
 
-def _is_jax(module: str) -> bool:
+def is_jax_module(module: str) -> bool:
     return module in ("jax", "jaxlib") or module.startswith(("jax.", "jaxlib."))
 
 

@@ -52,11 +52,13 @@ def check_reach(
     if seen is None or not settings.survey:
         return
     from jaxmigrate.migrator import handoff
-    from jaxmigrate.migrator.codewords import code_words
+    from jaxmigrate.migrator.codewords import read_code
     from jaxmigrate.migrator.plan import identifier_tokens
+    from jaxmigrate.migrator.rule import with_follow_ups
     from jaxmigrate.migrator.target import survey_reach
 
-    code = code_words(tree)
+    rules = with_follow_ups(rules, settings.active_rules())
+    code = read_code(tree)
     reach = survey_reach(text, identifier_tokens(text), rules, settings.target, code)
     if reach < seen:
         raise PassedOver
@@ -120,8 +122,10 @@ def narrowed_reach_of(
         return None  # (its words alone reach too far: no rule left out could pass it over)
     if _fixes_nothing(text, settings, options):
         return words_only  # (the kept gates pass no rule: answered without importing them)
+    from jaxmigrate.migrator.rule import with_follow_ups
+
     plan = make_plan(tuple(settings.active_rules()))
-    rules = plan.candidates(text)
+    rules = with_follow_ups(plan.candidates(text), plan.rules)
     if (
         (options is None or options.doctests)
         and (">>>" in text or may_hold_code_block(text))

@@ -36,7 +36,13 @@ from typing import (
 )
 
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE, Diagnostic
-from jaxmigrate.migrator.floorbound import bound_of_words, floor_bound, may_name_from, words_of
+from jaxmigrate.migrator.floorbound import (
+    bound_of_names,
+    bound_of_words,
+    floor_bound,
+    may_name_from,
+    words_of,
+)
 from jaxmigrate.migrator.source import (  # (ARRAY_FLOOR: no target starts before it)
     ARRAY_FLOOR,
     SourceRange,
@@ -46,6 +52,7 @@ from jaxmigrate.migrator.source import (  # (ARRAY_FLOOR: no target starts befor
 from jaxmigrate.migrator.version import Version, parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.codewords import CodeReading
     from jaxmigrate.migrator.project_version import Detected
     from jaxmigrate.migrator.rule import Rule
 
@@ -74,7 +81,7 @@ def survey_reach(
     tokens: Optional[Collection[str]],
     rules: Sequence["Rule"],
     low: Version,
-    code: Optional[Set[str]] = None,
+    code: Optional["CodeReading"] = None,
 ) -> Version:
     """A release no older than the floor the survey (its ``rules``, from ``low``) can find in
     ``text``: what a fix of any of the rules needs; ``low``, where every other name a rule
@@ -83,9 +90,12 @@ def survey_reach(
     rules' tables may write there whatever release added them (:meth:`Rule.survey_writes`).
     Its docstrings' programs add the conventional imports.  ``tokens``: gate 1's tokens of
     ``text``, if in hand; a set is used up (the words are added to it, not to a copy).
-    ``code``: the words of the text's code (:func:`migrator.codewords.code_words`), if in hand:
-    the names the migrated code can spell are made of those and the words the rules write
-    (what the rules may write is still read from every word of the text)."""
+    ``code``: what :func:`migrator.codewords.read_code` read of the text's tree, if in hand:
+    the names the migrated code can spell are then made of the words of its code and those
+    the rules write, and only those its code's chains and imports can reference
+    (:func:`migrator.codewords.chain_names`) or that the rules may write, whole or as the
+    head of a chain's rest (:func:`migrator.codewords.chain_tails`), count (what the rules
+    may write is still read from every word of the text)."""
     words = tokens if type(tokens) is set and text.isascii() else words_of(text, tokens)
     words |= _conventional_words()
     needs, writers, needers = _of_rules(tuple(rules))
@@ -93,10 +103,13 @@ def survey_reach(
     written: Set[str] = set()
     for rule in writers:  # (each reads the text's words alone)
         written |= rule.survey_writes(words)
-    if code is not None:
-        words = code | _conventional_words()
-    words |= written
-    named = bound_of_words(words)
+    if code is None:
+        named = bound_of_words(words | written)
+    else:
+        from jaxmigrate.migrator.codewords import chain_names, chain_tails
+
+        words = code.words | _conventional_words() | written
+        named = bound_of_names(words, chain_names(code, words), written, chain_tails(code))
     return max(low, needs or low, named or low)
 
 

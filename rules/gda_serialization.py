@@ -11,7 +11,7 @@ renamed.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Union
+from typing import AbstractSet, Dict, FrozenSet, List, Optional, Union
 
 from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
@@ -99,6 +99,15 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
         {OLD, f"{OLD}.serialization"} | {f"{OLD}.serialization.{n}" for n in SAME | set(CHANGED)}
     )
     legacy_modules = frozenset({OLD})
+
+    def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
+        """A moved import binds its name to the new module: every chain on the name then reads
+        a member of it, whatever release added that member."""
+        found = super().survey_writes(words)
+        if "gda_serialization" in words:
+            found |= frozenset(NEW.split(".")) | {"serialization"}
+        return found
+
     examples = (
         Example(
             before="""

@@ -223,6 +223,7 @@ class MakeMeshAxisTypes(MakeMeshGate, _WritesMakeMesh, code="JAX608"):
 
     lifecycle = Lifecycle(needs=added_in("jax.sharding.AxisType"))
     names = frozenset({"jax.make_mesh"})
+    follows = frozenset({"JAX604"})  # (a bare make_mesh, for a target before 0.5.3)
     names_are_legacy = False
     examples = (
         Example(

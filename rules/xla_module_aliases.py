@@ -10,7 +10,7 @@ in pxla's deprecation table excluded).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, AbstractSet, FrozenSet, List, Optional
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
@@ -88,6 +88,16 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         refs.release_notes("0.4.11", "xla.Device and xla.device_put removed"),
     )
     names = frozenset(MODULES) | DEVICE | XLA_DEVICE_PUT | PXLA_DEVICE_PUT
+
+    def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
+        """A moved ``from jax import xla`` binds its name to ``jax.interpreters.xla``: every
+        chain on the name then reads a member of that module, whatever release added it."""
+        found = set(super().survey_writes(words))
+        for short in MODULES.values():
+            if short in words:
+                found.update(("jax", "interpreters", short))
+        return frozenset(found)
+
     examples = (
         Example(
             title="module alias and Device",

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source, runner
-from jaxmigrate.migrator.codewords import code_words
+from jaxmigrate.migrator.codewords import chain_names, chain_tails, code_words, read_code
+from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
 from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.rule import with_follow_ups
 from jaxmigrate.migrator.target import ARRAY_FLOOR, file_floor, survey_reach
 from jaxmigrate.migrator.version import parse_version
 from tests.fixture_support import fixture_settings
@@ -57,10 +59,14 @@ def test_a_docstring_that_is_not_a_statement_of_its_owner_is_a_string():
     assert "after_word" in code_words(ast.parse(text))
 
 
-@pytest.mark.parametrize("before", BEFORE, ids=lambda p: f"{p.parent.name}/{p.name}")
+PROGRAMS = sorted((Path(__file__).parent / "programs" / "cases").glob("*.py"))
+
+
+@pytest.mark.parametrize("before", [*BEFORE, *PROGRAMS], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_reach_of_code_bounds_the_floor_the_survey_finds(before: Path):
-    """What the engine reads (the rules gate 1 passes, the words of the code) is no older than
-    the floor of the module the survey migrates, whatever the file's target."""
+    """What the engine reads (the rules gate 1 passes and those that follow them, the words,
+    chains and imports of the code) is no older than the floor of the module the survey
+    migrates, whatever the file's target; and every rule that fixes there is one of those."""
     text = before.read_text(encoding="utf-8")
     try:
         tree = ast.parse(text)
@@ -69,13 +75,16 @@ def test_the_reach_of_code_bounds_the_floor_the_survey_finds(before: Path):
     own = dataclasses.replace(fixture_settings(text), target_upper=None, survey=True)
     for low in (own.target_version, ARRAY_FLOOR):
         settings = dataclasses.replace(own, target_version=low, locate_fixes=False)
-        rules = make_plan(tuple(settings.active_rules())).candidates(text)
-        reach = survey_reach(text, None, rules, settings.target, code_words(tree))
+        plan = make_plan(tuple(settings.active_rules()))
+        rules = with_follow_ups(plan.candidates(text), plan.rules)
+        reach = survey_reach(text, None, rules, settings.target, read_code(tree))
         assert reach <= _reach(text, settings)
         try:
             result = migrate_source(text, settings)
         except MigrationError:
             continue
+        fixed = {fix.code for fix in result.fixes} - {CLEANUP_CODE}
+        assert fixed <= {rule.code for rule in rules}, "a rule that fixes and follows none"
         floor = file_floor(result.output, result.fixes)
         assert floor is None or parse_version(floor[0]) <= reach, low
 
@@ -113,3 +122,52 @@ def test_a_file_whose_code_cannot_set_the_floor_is_passed_over(tmp_path, monkeyp
     assert surveyed == [first] and every == [first, fixed]
     said = passed.stderr.replace(str(tmp_path) + "/", "")
     assert "jax.get_mesh in a.py" in said and "b.py" in passed.stdout
+
+
+CHAINS = """\
+import jax
+from jax.experimental import maps
+from jax import numpy as np_, random
+import jax.tree_util
+
+
+def f(key, sharding):
+    mesh = maps.Mesh(jax.devices(), ("x",))
+    try:
+        from jax.lax import polynomial
+    except ImportError:
+        polynomial = None
+    return jax.random.split(key), np_.zeros(3), random.normal, sharding.Mesh, mesh
+"""
+
+
+def test_the_names_of_code_are_its_chains_through_what_may_bind_their_heads():
+    """Chains read through the module's imports (a shim's too), ``import jax``, and, where the
+    module binds no such name, any JAX module named like the chain's head (a fix may import
+    one there): never a name whose parts come from different chains, such as
+    ``jax.experimental.random``."""
+    reading = read_code(ast.parse(CHAINS))
+    names = chain_names(reading, reading.words)
+    expected = {"jax.experimental.maps.Mesh", "jax.experimental", "jax.random.split"}
+    expected |= {"jax.numpy.zeros", "jax.tree_util", "jax.lax.polynomial", "jax.devices"}
+    expected |= {"jax.random.normal", "jax.sharding.Mesh"}  # (sharding: through its name)
+    assert expected <= names, expected - names
+    assert "jax.experimental.random" not in names
+    assert {"jax.random.split", "jax.experimental.random"} & reading.words == set()
+    assert {"experimental", "random", "split"} <= reading.words
+
+
+def test_the_reach_of_code_counts_a_written_head_before_a_chains_rest():
+    """A name that is no chain of the code counts where a rule may write its head and the
+    rest is what follows the head of a chain (``random`` of ``random.split``):
+    ``jax.experimental.random`` (0.9.0) bounds the reach only once ``experimental`` is
+    written as well as ``jax``."""
+    from jaxmigrate.migrator.floorbound import bound_of_names
+
+    text = "from jax.experimental import maps\nfrom jax import random\n\nm = maps.Mesh\n"
+    reading = read_code(ast.parse(text + "k = random.split\n"))
+    names, tails = chain_names(reading, reading.words), chain_tails(reading)
+    for written in (set(), {"jax"}, {"experimental"}):
+        assert bound_of_names(reading.words, names, written, tails) is None
+    written = {"jax", "experimental"}
+    assert bound_of_names(reading.words, names, written, tails) >= parse_version("0.9.0")

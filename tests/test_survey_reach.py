@@ -217,11 +217,11 @@ def _migrated(text: str, settings: Settings):  # noqa: ANN202
 
 
 def test_the_first_file_at_the_floor_still_names_it(tmp_path, monkeypatch):
-    """b.py's string spells the words of a JAX 0.12.0 name (``jax.lax.polynomial``), so its
-    reach is newer than a.py's and it is surveyed first; both have the floor 0.11.1, and a.py,
-    the first file, still names it: a file whose reach only ties the floor found is passed
-    over only when it comes after the file that found it."""
-    later = FIRST + 'NOTE = "not lax.polynomial"\n'
+    """b.py imports a JAX 0.12.0 name (``jax.lax.polynomial``) in a shim, which its floor does
+    not count, so its reach is newer than a.py's and it is surveyed first; both have the floor
+    0.11.1, and a.py, the first file, still names it: a file whose reach only ties the floor
+    found is passed over only when it comes after the file that found it."""
+    later = FIRST + "try:\n    from jax.lax import polynomial\nexcept ImportError:\n    pass\n"
     (tmp_path / "a.py").write_text(FIRST, encoding="utf-8")
     (tmp_path / "b.py").write_text(later, encoding="utf-8")
     settings = Settings(survey=True, target_version=ARRAY_FLOOR)
