@@ -38,7 +38,7 @@ Code inside ``try: ... except ImportError`` compatibility blocks is never touche
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, AbstractSet, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import iter_statements
@@ -195,6 +195,12 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
     legacy_modules = frozenset(REMOVED)
     writes_since = {ENV: ENV_SINCE}  # (read by the floor survey: migrator.source)
+
+    def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
+        """:data:`ENV` is written only for a ``thread_resources`` of the file's
+        (:func:`_redirect_env`)."""
+        return super().survey_writes(words) if "thread_resources" in words else frozenset()
+
     examples = (
         Example(
             title="a dotted import left behind",
