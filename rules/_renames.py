@@ -127,11 +127,15 @@ class RenameRule(Rule):
 
     def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:
         """In the survey every move applies, its replacement whatever release added it: the
-        words of the replacements of the legacy names all of whose parts are ``words`` (a
-        removed name no fix writes, so it can only be the file's own), and of those whose
-        legacy name the newest JAX still has (another fix might write it)."""
+        words of the replacements of the legacy names all of whose parts are ``words`` (the
+        file's own).  Another rule's fix may write a legacy name the newest JAX still has
+        only where this rule follows that rule (:attr:`Rule.follows`: the survey then reads
+        this rule for that one's candidates too); then those replacements count wherever the
+        rule is read."""
         index = _move_index(self.moves)
-        found: Set[str] = set(index.always) | super().survey_writes(words)
+        found: Set[str] = set(super().survey_writes(words))
+        if self.follows:
+            found |= index.always
         for word in index.by_last.keys() & words:
             for legacy_parts, modern_words in index.by_last[word]:
                 if legacy_parts <= words:

@@ -5,6 +5,7 @@ passing over, whatever order the files are surveyed in."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from pathlib import Path
 from typing import List
@@ -14,7 +15,9 @@ from click.testing import CliRunner
 
 from jaxmigrate.migrator import MigrationError, Settings, migrate_source, runner, surveyorder
 from jaxmigrate.migrator.cli import cli
-from jaxmigrate.migrator.rule import Rule
+from jaxmigrate.migrator.codewords import read_code
+from jaxmigrate.migrator.plan import make_plan
+from jaxmigrate.migrator.rule import Rule, with_follow_ups
 from jaxmigrate.migrator.target import ARRAY_FLOOR, file_floor, survey_reach
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._renames import RenameRule
@@ -59,6 +62,31 @@ def test_the_reach_holds_a_rename_newer_than_every_rules_needs(monkeypatch):
     assert floor <= _reach(text, settings)
     monkeypatch.setattr(RenameRule, "survey_writes", Rule.survey_writes)
     assert _reach(text, settings) < floor  # the check fails without it
+
+
+def test_a_rename_the_newest_jax_still_has_writes_only_what_the_file_spells(monkeypatch):
+    """``jax.host_ids`` still exists on the newest JAX; its replacement
+    ``jax.process_indices`` (0.4.33) counts in a file that spells it, not in one that only
+    spells ``jax.host_id`` (trax's data modules: their floor 0.2.13 was read as 0.4.33, so the
+    survey rewrote them with LibCST for nothing).  A rule that follows another may have that
+    one write the legacy name, so there every replacement counts."""
+    settings = Settings(survey=True, target_version=ARRAY_FLOOR, locate_fixes=False)
+    host_id = "import jax\n\n\ndef first():\n    return jax.host_id() == 0\n"
+    host_ids = host_id.replace("jax.host_id() == 0", "jax.host_ids()")
+    assert _surveyed_floor(host_id, settings) == parse_version("0.2.13")
+    assert _gated_reach(host_id, settings) < parse_version("0.4.33")
+    assert _surveyed_floor(host_ids, settings) == parse_version("0.4.33")
+    assert _gated_reach(host_ids, settings) >= parse_version("0.4.33")
+    monkeypatch.setattr(RenameRule, "follows", frozenset({"JAX101"}))
+    assert _gated_reach(host_id, settings) >= parse_version("0.4.33")
+
+
+def _gated_reach(text: str, settings: Settings):  # noqa: ANN202
+    """The reach the engine checks (``surveyorder.check_reach``): the rules gate 1 passes and
+    those that follow them, and the names the module's code can spell."""
+    rules = make_plan(tuple(settings.active_rules())).candidates(text)
+    rules = with_follow_ups(rules, settings.active_rules())
+    return survey_reach(text, None, rules, settings.target, read_code(ast.parse(text)))
 
 
 # jax.get_mesh: JAX 0.11.1; the fix gives the survey a tree, so its floor is read at once
