@@ -49,7 +49,7 @@ from jaxmigrate.migrator.scope import dotted_expr, dotted_name, dotted_parts, gu
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules import _positional_semantics as positional
 from jaxmigrate.rules._gda import GDA_HISTORY
-from jaxmigrate.rules._helpers import up_to
+from jaxmigrate.rules._helpers import report_once, up_to
 from jaxmigrate.rules._import_chains import (
     inside_import,
     kept_prefix,
@@ -117,7 +117,7 @@ REPORTED: Dict[str, Tuple[str, Dict[str, str]]] = {
             **dict.fromkeys(
                 ("_positional_semantics", "_PositionalSemantics"),
                 "maps' positional semantics went with GDA (JAX 0.4.7): every jax.Array is global; "
-                "delete that code",
+                "delete it",
             ),
         },
     ),
@@ -330,6 +330,7 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
             if messages and not _is_guarded(ctx, statement, guarded):
                 ctx.report(statement, "; ".join(messages))
         imported = {binding.name for binding in ctx.analysis.imports}
+        uses: Dict[str, List[cst.CSTNode]] = {}
         for node in ctx.all_nodes(cst.Attribute):
             parts = dotted_parts(node)
             if parts is None or parts[0] not in imported:
@@ -356,7 +357,9 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
             message = _message(ctx, owner, full)
             if message and not _is_guarded(ctx, node, guarded):
                 if not _redirect_env(ctx, node, parts, owner):
-                    ctx.report(node, message)
+                    uses.setdefault(message, []).append(node)
+        for message, nodes in uses.items():  # (once a file, at the first use, with the count)
+            report_once(ctx, nodes, message)
 
     # -- 3. whatever import of a removed module is still there -------------------------------
     def _report_leftovers(

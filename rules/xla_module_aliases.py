@@ -18,6 +18,7 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._ast_sites import nothing_at_sites
+from jaxmigrate.rules._helpers import MESSAGE_LIMIT, fitting, report_once
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astview import AstView
@@ -254,10 +255,14 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
                 f"exists either; find the public replacement of {member}."
             )
             said = jax_says(f"{modern}.{member}", ctx)
-            ctx.report(
-                site.node,
+            message = fitting(  # (room for report_once's count of the uses)
                 f"{modern}.{member} is gone (jax.{short} too); find a public replacement",
-                f"{detail} {said}" if said else detail,
+                f"{modern}.{member} is gone (jax.{short} too)",
+                room=MESSAGE_LIMIT - len(" (99 uses)"),
+            )
+            gone = ctx.memo((self.code, "gone members"), dict)
+            gone.setdefault(message, ([], f"{detail} {said}" if said else detail))[0].append(
+                site.node
             )
             return
         if isinstance(site.node, cst.Name):
@@ -265,6 +270,13 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         if member is not None and ctx.owner(f"jax.{short}.{member}", besides="") is not None:
             return  # another rule (or another part of this one) migrates the member itself
         ctx.replace(site.node, ctx.ref(modern, site.scope), f"{ctx.code(site.node)} -> {modern}")
+
+    def visit_module(self, ctx: Context) -> None:
+        """A gone member once per file, at its first use, with the count of its uses: each
+        use needs the same replacement, which a reader finds by the name."""
+        gone = ctx.memo((self.code, "gone members"), dict)
+        for message, (uses, detail) in gone.items():
+            report_once(ctx, uses, message, detail)
 
     @staticmethod
     def _gone(ctx: Context, short: str, member: str) -> bool:
