@@ -266,7 +266,8 @@ def _may_delete(view: AstView) -> bool:
 
 def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
     """Delete (an unsafe fix) each module-level ``from jax._src... import a, b`` whose names the
-    module never uses, in code written for a JAX older than the target; the deleted lines."""
+    module never uses, in code written for a JAX older than the target; the deleted lines (and
+    without ``--unsafe-fixes`` those the held-back fix names)."""
     written_before, why = ctx.written_before(ctx.target)
     if not written_before:
         return []
@@ -291,13 +292,16 @@ def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
         if not all(isinstance(name, cst.Name) and name.value not in loaded for name in bound):
             continue
         names = ", ".join(ctx.code(alias) for alias in statement.names)
-        if ctx.replace(
-            line,
-            cst.RemovalSentinel.REMOVE,
-            f"deleted unused private import `from {module} import ...`",
-            safety=Safety.UNSAFE,
-            detail=f"`from {module} import {names}`: private, unused here, and {why}.",
-        ):
+        if (
+            ctx.replace(
+                line,
+                cst.RemovalSentinel.REMOVE,
+                f"deleted unused private import `from {module} import ...`",
+                safety=Safety.UNSAFE,
+                detail=f"`from {module} import {names}`: private, unused here, and {why}.",
+            )
+            or not ctx.unsafe_fixes
+        ):  # (held back, the fix is the line's finding: its detail says the module is private)
             deleted.append(line)
     return deleted
 

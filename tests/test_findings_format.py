@@ -86,6 +86,18 @@ def test_one_use_has_no_count():
     assert "uses)" not in found.message
 
 
+def test_a_held_back_deletion_is_the_one_finding_of_its_private_import():
+    """Without ``--unsafe-fixes`` the deletion of an unused private import is reported, with
+    the privacy in its detail; the module is not reported again on the same import."""
+    text = "from jax._src.lax.lax import remaining\n\n\ndef f(x):\n    return x\n"
+    settings = Settings(source_version="0.2.21", target_version="0.4.13")
+    (found,) = [d for d in migrate_source(text, settings).findings if d.code == "JAX902"]
+    assert found.message.startswith("deleted unused private import"), found
+    assert found.message.endswith(" [unsafe fix]") and "private" in found.detail
+    unsafe = dataclasses.replace(settings, unsafe_fixes=True)
+    assert migrate_source(text, unsafe).output == "def f(x):\n    return x\n"
+
+
 def test_a_private_module_is_reported_once_per_file_with_its_uses():
     text = (
         "from jax._src import core\n"
