@@ -251,6 +251,7 @@ def _may_delete(view: AstView) -> bool:
     or not the view walked that statement), which spares reading the file's JAX history
     (:meth:`AstView.written_before`)."""
     spelled = view.facts.heads
+    quoted: Optional[Set[str]] = None
     for statement in view.tree.body:
         if not isinstance(statement, ast.ImportFrom) or statement.level:
             continue
@@ -260,8 +261,39 @@ def _may_delete(view: AstView) -> bool:
         if "*" in bound or any(alias.asname == alias.name for alias in statement.names):
             continue  # (``import name as name``: an explicit re-export, never unused)
         if spelled.isdisjoint(bound):
-            return True
+            if view.facts.strings.isdisjoint(bound):
+                return True
+            if quoted is None:
+                quoted = _quoted_names(view)
+            if quoted.isdisjoint(bound):
+                return True
     return False
+
+
+_PLAIN_LITERAL = re.compile(r"""[rRuU]?(?:'([A-Za-z_]\w*)'|"([A-Za-z_]\w*)")\Z""")
+
+
+def _quoted_names(view: AstView) -> Set[str]:
+    """The identifiers the module writes as a plain one-line string literal of their own
+    (``__all__ = ["isin"]``): LibCST's ``SimpleString`` nodes :func:`_loaded_names` counts.  A
+    constant that an f-string, an implicit concatenation or an escape makes is left out (the
+    check is then LibCST's)."""
+    found: Set[str] = set()
+    strings = view.facts.strings
+    stack: List[ast.AST] = [view.tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.JoinedStr:
+            continue  # (an f-string's text is no SimpleString)
+        stack.extend(ast.iter_child_nodes(node))
+        if type(node) is ast.Constant and node.value in strings and type(node.value) is str:
+            line, start = view.start(node)
+            end_line, end = view.end(node)
+            if line == end_line:
+                match = _PLAIN_LITERAL.match(view.line(line)[start:end])
+                if match and (match.group(1) or match.group(2)) == node.value:
+                    found.add(node.value)
+    return found
 
 
 def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:

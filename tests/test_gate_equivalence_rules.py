@@ -462,6 +462,35 @@ def test_site_rules_answer_from_ast():
     assert answered(SITE_CASES, "JAX903", Settings()) == 2
 
 
+# An old module's private imports that only ``__all__`` names (JAX's own ``debug.py``): no
+# deletion to make, so JAX902's findings come from ``ast``; look-alikes whose string is no
+# plain literal of its own (an f-string, an implicit concatenation, an escape, a docstring, a
+# comment) are left to LibCST, which deletes the import there.
+REEXPORTS = "from jax._src.debugging import debug_print as print\n"
+REEXPORT_CASES = [
+    REEXPORTS + '__all__ = ["print"]\n',
+    REEXPORTS + "__all__ = ('print', r'other')\n",
+    REEXPORTS + 'x: "print" = 1\n',
+    REEXPORTS + '__all__ = [f"print"]\n',
+    REEXPORTS + '__all__ = ["pr" "int"]\n',
+    REEXPORTS + '__all__ = ["\\x70rint"]\n',
+    REEXPORTS + '"""print"""\n',
+    REEXPORTS + '# "print"\nA = "prints"\n',
+]
+OLD_PRIVATE = Settings(source_version="0.4.13", source_explicit=True)
+
+
+@pytest.mark.parametrize("text", REEXPORT_CASES)
+def test_ast_first_reports_what_libcst_does_on_reexports(text):
+    assert ast_first_difference(text, OLD_PRIVATE) is None
+    assert rule_difference(text, OLD_PRIVATE) is None
+
+
+def test_reexports_answer_from_ast():
+    answers = [rule_answers(text, OLD_PRIVATE).get("JAX902") for text in REEXPORT_CASES]
+    assert [answer is not None for answer in answers] == [True] * 3 + [False] * 5, answers
+
+
 ANSWERED_LINES = [
     "if hasattr(jax, 'Array'):\n    A = jax.Array\n",
     "if jax.__version_info__ >= (0, 4, 24):\n    B = 1\nelse:\n    B = jax.tree_util.tree_map\n",
