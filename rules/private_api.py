@@ -260,6 +260,9 @@ def _may_delete(view: AstView) -> bool:
         bound = [alias.asname or alias.name for alias in statement.names]
         if "*" in bound or any(alias.asname == alias.name for alias in statement.names):
             continue  # (``import name as name``: an explicit re-export, never unused)
+        lines = range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+        if any(_NOQA_F401.search(view.line(number)) for number in lines):
+            continue
         if spelled.isdisjoint(bound):
             if view.facts.strings.isdisjoint(bound):
                 return True
@@ -270,6 +273,9 @@ def _may_delete(view: AstView) -> bool:
     return False
 
 
+# A flake8/ruff noqa comment for F401 (unused import), bare or listing it: the author keeps
+# the import on purpose (a side effect, a re-export), so no fix deletes it.
+_NOQA_F401 = re.compile(r"#\s*noqa(?!\s*:)|#\s*noqa\s*:[\s\w,]*\bF401\b", re.IGNORECASE)
 _PLAIN_LITERAL = re.compile(r"""[rRuU]?(?:'([A-Za-z_]\w*)'|"([A-Za-z_]\w*)")\Z""")
 
 
@@ -298,8 +304,9 @@ def _quoted_names(view: AstView) -> Set[str]:
 
 def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
     """Delete (an unsafe fix) each module-level ``from jax._src... import a, b`` whose names the
-    module never uses, in code written for a JAX older than the target; the deleted lines (and
-    without ``--unsafe-fixes`` those the held-back fix names)."""
+    module never uses (and that no noqa comment for F401 keeps), in code written for a JAX
+    older than the target; the deleted lines (and without ``--unsafe-fixes`` those the
+    held-back fix names)."""
     written_before, why = ctx.written_before(ctx.target)
     if not written_before:
         return []
@@ -318,6 +325,9 @@ def _unused_private_imports(ctx: Context) -> List[cst.SimpleStatementLine]:
             continue
         if any(_re_exported(alias) for alias in statement.names):
             continue  # ``from jax._src.basearray import Array as Array``: an explicit re-export
+        comment = line.trailing_whitespace.comment
+        if _NOQA_F401.search(ctx.code(statement) + (comment.value if comment else "")):
+            continue  # (kept unused on purpose, the comment says)
         if loaded is None:
             loaded = _loaded_names(ctx)
         bound = [(alias.asname.name if alias.asname else alias.name) for alias in statement.names]
