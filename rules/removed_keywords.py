@@ -41,6 +41,7 @@ from jaxmigrate.rules._text_gates import (
 
 # The first release known without the keyword (present on the one before it that was measured).
 SYM_POS_GONE = parse_version("0.4.14")
+ASSUME_A_SINCE = "0.3.15"  # solve's assume_a= (jax 0.3.15's changelog; 0.3.14's solve lacks it)
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
 # pure_callback's vectorized=: deprecated in 0.4.34 for vmap_method= (added there), a
 # ValueError from 0.6.0, and from 0.10.0 passed on to the callback through **kwargs.
@@ -153,6 +154,7 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
         """A partial's renamed keyword needs the release that added its replacement, and
         pure_callback's ``vmap_method=`` the release that added it."""
         found = [VMAP_METHOD_SINCE] if {"pure_callback", "vectorized"} <= words else []
+        found += [ASSUME_A_SINCE] if "sym_pos" in words else []
         if PARTIAL_WORD in words:
             found += [since for (_, keyword), (_, since) in RENAMED.items() if keyword in words]
         return max(found, key=parse_version, default=None)
@@ -249,8 +251,18 @@ def _solve(call: cst.Call, ctx: Context) -> None:
             args.append(new)
     if args and new is None:  # a dropped last argument leaves no dangling comma
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    needs = "" if new is None else needs_to_fix(ctx, ASSUME_A_SINCE)  # (False: just dropped)
+    if needs is None:
+        ctx.report(
+            call,
+            f"solve(sym_pos=...) is deprecated; assume_a=, its replacement, needs jax "
+            f"{ASSUME_A_SINCE}",
+            "Every release of the target range must take the call: keep sym_pos= there, or "
+            f'raise the target to {ASSUME_A_SINCE}, where assume_a="pos" replaces sym_pos=True.',
+        )
+        return
     message = 'solve(sym_pos=...) -> solve(assume_a="pos"), its replacement since jax 0.3.15'
-    ctx.replace(call, call.with_changes(args=args), message)
+    ctx.replace(call, call.with_changes(args=args), message, needs=needs)
 
 
 def _solve_both(call: cst.Call, sym_pos: cst.Arg, assume_a: cst.Arg, ctx: Context) -> None:
