@@ -34,8 +34,8 @@ def config_flags(files: Dict[str, str], parse: Callable[[str], ast.Module]) -> F
     (directly or through the definer it calls) runs ``setattr(Config, name, property(...))``,
     or when ``Config`` has a ``__getattr__``; otherwise it exists by name only
     (``jax.config.update``/``read``/``values``).  The members of ``Config`` are its methods,
-    class attributes, what ``setattr(Config, "x64_enabled", ...)`` adds, and the attributes
-    its ``__init__`` sets on ``self``."""
+    class attributes, what ``setattr(Config, "x64_enabled", ...)`` or a module-level
+    ``Config.x64_enabled = ...`` adds, and the attributes its ``__init__`` sets on ``self``."""
     trees = {}
     for module, text in files.items():
         if "jax_" not in text and "class Config" not in text:
@@ -54,6 +54,14 @@ def config_flags(files: Dict[str, str], parse: Callable[[str], ast.Module]) -> F
             for target in stmt.targets
             if isinstance(target, ast.Name)
         }
+        for stmt in tree.body:  # Config.x64_enabled = Config.jax_enable_x64 (0.2.11..0.4.24)
+            if isinstance(stmt, ast.Assign):
+                members.update(
+                    target.attr
+                    for target in stmt.targets
+                    if isinstance(target, ast.Attribute)
+                    and getattr(target.value, "id", "") == "Config"
+                )
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions.setdefault(node.name, node)

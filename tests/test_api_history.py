@@ -223,6 +223,26 @@ def test_generator_reads_names_reexports_deprecations_and_submodules(tmp_path):
     assert not any(m.startswith("jax._src") for m in h._modules)
 
 
+def test_config_members_set_on_the_class_at_module_level_count(tmp_path):
+    """jax 0.2.11..0.4.24 gave ``Config`` its ``x64_enabled`` (and 0.2.11 its
+    ``jax_enable_x64``) by assigning to the class after its body, not by ``setattr``: code
+    reading ``jax.config.x64_enabled`` ran there (jaxopt 0.5.5's test_util.py), so the
+    history must not date the name from 0.4.25."""
+    config = """
+        class Config:
+            def update(self, name, value): ...
+
+        config = Config()
+        Config.jax_enable_x64 = property(lambda self: False)
+        Config.x64_enabled = Config.jax_enable_x64
+    """
+    release = {"jax/__init__.py": "from jax.config import config\n", "jax/config.py": config}
+    h = ApiHistory(_generator().build({"0.2.11": _sdist(tmp_path, "0.2.11", release)}, jobs=1))
+    assert h.lookup("jax.config.x64_enabled") is not None
+    assert h.lookup("jax.config.jax_enable_x64") is not None
+    assert history().absence("jax.config.x64_enabled", parse_version("0.2.18")) is None
+
+
 def test_a_module_getattr_that_serves_a_listed_few_leaves_the_rest_gone(tmp_path):
     """jax.test_util from 0.3.15: its ``__getattr__`` served a listed few of its old names,
     with a warning, and raised AttributeError for the rest (``JaxTestCase`` was gone).  The
