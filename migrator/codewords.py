@@ -23,7 +23,7 @@ import ast
 from typing import AbstractSet, Dict, FrozenSet, List, NamedTuple, Set, Tuple
 
 from jaxmigrate.migrator.floorbound import modules_named, words_of
-from jaxmigrate.migrator.source import is_jax_module
+from jaxmigrate.migrator.source import bind_jax_import
 
 # What any docstring that may hold a program the migration reads contains (a superset of
 # docpieces' CODE_BLOCK_RE and FENCE_HINT_RE, and the doctest prompt).
@@ -91,7 +91,7 @@ def read_code(tree: ast.Module) -> CodeReading:
         if isinstance(node, _OWNERS):
             _mark_prose(node, prose)
         elif kind is ast.Import or kind is ast.ImportFrom:
-            _bind(node, imported, modules)
+            bind_jax_import(node, imported, modules)
         for field in node._fields:
             value = getattr(node, field, None)
             if type(value) is list:
@@ -106,25 +106,6 @@ def read_code(tree: ast.Module) -> CodeReading:
                 add(value.split("."))
     words |= words_of("\n".join(strings))
     return CodeReading(words, chains, imported, modules, module_bound(tree))
-
-
-def _bind(node: ast.AST, imported: Dict[str, Set[str]], modules: Set[str]) -> None:
-    """The JAX names ``node``, an import, binds and names (as
-    :func:`migrator.source.jax_references` reads them)."""
-    if type(node) is ast.Import:
-        for alias in node.names:
-            if is_jax_module(alias.name):
-                bound = alias.asname or alias.name.split(".", 1)[0]
-                imported.setdefault(bound, set()).add(alias.name if alias.asname else bound)
-                modules.add(alias.name)
-        return
-    module = node.module  # type: ignore[attr-defined]
-    if module and not node.level and is_jax_module(module):  # type: ignore[attr-defined]
-        for alias in node.names:  # type: ignore[attr-defined]
-            if alias.name != "*":
-                qualname = f"{module}.{alias.name}"
-                imported.setdefault(alias.asname or alias.name, set()).add(qualname)
-                modules.add(qualname)
 
 
 def module_bound(tree: ast.Module) -> Set[str]:

@@ -214,26 +214,32 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
     seen: Set[str] = set()
     imports, chains = _outside_compatibility_code(tree)
     for node in imports:
-        if type(node) is ast.Import:
-            for alias in node.names:
-                if is_jax_module(alias.name):
-                    bound = alias.asname or alias.name.split(".", 1)[0]
-                    aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
-                    seen.add(alias.name)
-        else:
-            module = node.module  # type: ignore[attr-defined]
-            if module and not node.level and is_jax_module(module):  # type: ignore[attr-defined]
-                for alias in node.names:  # type: ignore[attr-defined]
-                    if alias.name == "*":
-                        continue
-                    qualname = f"{module}.{alias.name}"
-                    aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
-                    seen.add(qualname)
+        bind_jax_import(node, aliases, seen)
     for parts in chains:
         for head in aliases.get(parts[0], ()):
             for end in range(2, len(parts) + 1):
                 seen.add(".".join((head, *parts[1:end])))
     yield from sorted(seen)
+
+
+def bind_jax_import(node: ast.AST, aliases: Dict[str, Set[str]], named: Set[str]) -> None:
+    """What the import ``node`` binds to JAX: each bound name's qualified names into
+    ``aliases``, and each module or name it imports into ``named`` (``from m import *``
+    binds nothing that can be read)."""
+    if type(node) is ast.Import:
+        for alias in node.names:
+            if is_jax_module(alias.name):
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                aliases.setdefault(bound, set()).add(alias.name if alias.asname else bound)
+                named.add(alias.name)
+        return
+    module = node.module  # type: ignore[attr-defined]
+    if module and not node.level and is_jax_module(module):  # type: ignore[attr-defined]
+        for alias in node.names:  # type: ignore[attr-defined]
+            if alias.name != "*":
+                qualname = f"{module}.{alias.name}"
+                aliases.setdefault(alias.asname or alias.name, set()).add(qualname)
+                named.add(qualname)
 
 
 def is_jax_module(module: str) -> bool:
