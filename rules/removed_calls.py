@@ -101,7 +101,9 @@ RECIPES: Tuple[CallRecipe, ...] = (
                 1,
                 '{q:jax.debug.print}("{{}}", {0})',
                 'jax.debug.print("{}", x)',
-                "JAX's host_callback deprecation names jax.debug.print; the printed format differs",
+                "JAX's host_callback deprecation names jax.debug.print; the printed format "
+                "differs, and prints keep program order (as id_print's did) only with "
+                "ordered=True, which JAX allows on one device only",
             ),
             (
                 "id_tap",
@@ -111,7 +113,9 @@ RECIPES: Tuple[CallRecipe, ...] = (
                 "jax.debug.callback(lambda tapped: tap_func(tree_map(np.asarray, tapped), ()), x)",
                 "JAX's host_callback deprecation names jax.debug.callback; the tap function gets "
                 "() for its transforms, as outside any transformation, and NumPy arrays as "
-                "id_tap gave it (jax.debug.callback passes jax.Arrays)",
+                "id_tap gave it (jax.debug.callback passes jax.Arrays); taps keep program order "
+                "(as id_tap's did: a progress bar needs it) only with ordered=True, which JAX "
+                "allows on one device only",
             ),
         )
     ),
@@ -219,8 +223,8 @@ class RemovedCalls(
     | `jax.ops.index[i, j]` | `i, j` inside `.at[...]`, else `jnp.s_[i, j]` | safe |
     | `jax.lax.tie_in(x, y)` | `y` | safe (unsafe if `x` has side effects) |
     | `host_callback.barrier_wait()` | `jax.effects_barrier()` | safe |
-    | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x)`, `jax.debug.print("what: y\\n{}", x)` | unsafe: another format |
-    | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(jax.tree_util.tree_map(np.asarray, tapped), ()), x)` (NumPy arrays, as `id_tap` gave; a `lambda v, t:` ignoring `t` becomes `lambda v:`) | unsafe: `f` gets no transforms |
+    | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x)`, `jax.debug.print("what: y\\n{}", x)` | unsafe: another format, unordered |
+    | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(jax.tree_util.tree_map(np.asarray, tapped), ()), x)` (NumPy arrays, as `id_tap` gave; a `lambda v, t:` ignoring `t` becomes `lambda v:`) | unsafe: `f` gets no transforms, and taps run in program order only with `ordered=True` (one device only) |
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` (with `vmap_method="sequential"` for a target from 0.4.34) | unsafe: may be skipped or repeated |
     | `host_callback.call(f, x, result_shape=None)` | `jax.experimental.io_callback(f, None, x)` (from 0.4.2: a `pure_callback` with no results is never called) | unsafe |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
