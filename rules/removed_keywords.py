@@ -60,6 +60,8 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
       A call that also passes `assume_a` gets `"pos"` for `sym_pos=True` (JAX's solve let a
       true `sym_pos` override `assume_a`), keeps its `assume_a` for `sym_pos=False`, and gets
       `"pos" if v else a` where both values are names or strings; any other is reported.
+      Below a target of 0.3.15 (`--target-version 0.2.18`), whose `solve` has no `assume_a`,
+      a call that needs it is reported.
     * `jax.numpy.reshape(x, newshape=s)` becomes `reshape(x, s)` and `jax.make_mesh(axis_shapes=s,
       ...)` becomes `make_mesh(s, ...)`: JAX renamed those parameters in place (`newshape` is
       gone from 0.6.0, `axis_shapes` from 0.11.1), so by position they mean the same everywhere.
