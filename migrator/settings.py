@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from jaxmigrate.migrator import rule_index, tomlfile
 from jaxmigrate.migrator.source import ARRAY_FLOOR, SourceRange, source_range
@@ -170,27 +170,92 @@ def _active_rules(
     target = parse_version(target_version)
     upper = None if target_upper is None else parse_version(target_upper)
     rules = all_rules()
-    chosen = {
+    chosen, set_aside = _chosen(rules, select, ignore, survey, unsafe_fixes)
+    source = _source_of(source_version, source_open)
+    run = functools.partial(_as_run, target=target, upper=upper, set_aside=set_aside)
+    return tuple(
+        ran
+        for ran in (
+            run(rule, source=source, survey=survey, unsafe_fixes=unsafe_fixes)
+            for code, rule in rules.items()
+            if code in chosen and (survey or rule.runs_on(target)) and rule.runs_for(source)
+        )
+        if ran is not None
+    )
+
+
+def _chosen(
+    rules: Dict[str, "Rule"],
+    select: Tuple[str, ...],
+    ignore: Tuple[str, ...],
+    survey: bool,
+    unsafe_fixes: bool,
+) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """The codes of ``rules`` the selection chooses, and the names of those it does not."""
+    chosen = frozenset(
         code
         for code in rules
         if (not select or _matches(code, select))
         and not _matches(code, ignore)
         and (not rules[code].opt_in or code in select)
         and not (survey and rules[code].unsafe_fixes_only and not unsafe_fixes)
-    }
+    )
     set_aside = frozenset().union(*(rules[code].names for code in rules if code not in chosen))
+    return chosen, set_aside
+
+
+def set_aside(settings: Settings) -> FrozenSet[str]:
+    """The names of the rules ``settings`` does not choose (every rule is loaded)."""
+    from jaxmigrate.migrator.rule import all_rules
+
+    survey = settings.survey
+    return _chosen(
+        all_rules(), settings.select, settings.ignore, survey, survey and settings.unsafe_fixes
+    )[1]
+
+
+def _source_of(source_version: Optional[str], source_open: bool) -> SourceRange:
     source = source_range(source_version)
     if source_open and not _before_arrays(source):
         source = dataclasses.replace(source, upper=None)
-    active = tuple(
-        rule.for_target(target, set_aside, upper).for_source(source)
-        for code, rule in rules.items()
-        if code in chosen and (survey or rule.runs_on(target)) and rule.runs_for(source)
+    return source
+
+
+def _as_run(
+    rule: "Rule",
+    target: Version,
+    upper: Optional[Version],
+    set_aside: FrozenSet[str],
+    source: SourceRange,
+    survey: bool,
+    unsafe_fixes: bool,
+) -> Optional["Rule"]:
+    """``rule`` (one chosen that runs) as it runs: for the target range, the source, and (in the
+    survey, which reads only fixes) as the survey runs it (None: it cannot move the floor)."""
+    ran = rule.for_target(target, set_aside, upper).for_source(source)
+    return ran.for_survey(target, upper, unsafe_fixes) if survey else ran
+
+
+@functools.lru_cache(maxsize=256)
+def active_rule(settings: Settings, code: str, set_aside: FrozenSet[str]) -> "Rule":
+    """The active rule ``code`` of ``settings`` as :meth:`Settings.active_rules` has it, where
+    ``set_aside`` are the names of the rules not chosen (:func:`_active_rules`): only its own
+    module is imported (and what it imports), not every rule (:mod:`migrator.gateplan` knows
+    ``code`` is active, and the module that registers it)."""
+    from jaxmigrate.migrator.rule import REGISTRY
+
+    ran = _as_run(
+        REGISTRY[code],
+        parse_version(settings.target_version),
+        None if settings.target_upper is None else parse_version(settings.target_upper),
+        set_aside,
+        _source_of(settings.source_version, settings.source_open),
+        settings.survey,
+        settings.survey and settings.unsafe_fixes,
     )
-    if survey:  # it reads only fixes: each rule as it runs there (None: it cannot move the floor)
-        surveyed = (rule.for_survey(target, upper, unsafe_fixes) for rule in active)
-        active = tuple(rule for rule in surveyed if rule is not None)
-    return active
+    if ran is None:  # (the kept gates said it runs)
+        raise LookupError(f"{code} does not run with these settings")
+    return ran
 
 
 def _before_arrays(source: SourceRange) -> bool:
