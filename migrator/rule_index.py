@@ -120,6 +120,13 @@ _RELEASES = """
 0.11.0 0.11.1 0.11.2 0.12.0 0.12.0.1
 """
 
+# The legacy names of the renames table (JAX903's) that another rule declares: JAX903 leaves
+# them to that rule, and knows them from here while the other rules are not imported.
+_RENAMED_ELSEWHERE = """
+jax.clear_backends jax.experimental.pjit.with_sharding_constraint jax.numpy.DeviceArray jax.pxla
+jax.treedef_is_leaf jax.util.safe_map jax.xla
+"""
+
 _WORD = re.compile(r'"(?:[^"\\]|\\.)*"|\S+')
 
 
@@ -145,3 +152,8 @@ def rules() -> Dict[str, Entry]:
 def releases() -> Tuple[str, ...]:
     """Every release of the API history, oldest first (``history().releases``)."""
     return tuple(_RELEASES.split())
+
+
+def renamed_elsewhere() -> frozenset:
+    """The legacy names of the renames table another rule declares."""
+    return frozenset(_RENAMED_ELSEWHERE.split())

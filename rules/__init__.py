@@ -16,3 +16,9 @@ def load() -> None:
             if not info.name.startswith("_"):
                 importlib.import_module(f"{__name__}.{info.name}")
         _LOADED = True
+
+
+def loaded() -> bool:
+    """Has :func:`load` imported every rule module (not only some, as
+    :meth:`migrator.gateplan.Kept.rules` does)?"""
+    return _LOADED

@@ -15,12 +15,13 @@ import json
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from jaxmigrate.migrator import lazycst as cst
+from jaxmigrate.migrator import lazycst as cst, rule_index
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Rule, Safety, owners
 from jaxmigrate.migrator.version import Version
+from jaxmigrate.rules import loaded as rules_loaded
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history, release_key
 from jaxmigrate.rules._ast_sites import nothing_at_sites
 from jaxmigrate.rules._names_gate import QualifiedNamesGate
@@ -132,13 +133,18 @@ class RenamedApi(QualifiedNamesGate, RenameRule, code="JAX903", safety=Safety.SA
         ),
     )
 
-    _by_legacy: Dict[str, Move] = {}
-
     def for_range(self, low: Version, high: Optional[Version], aside: FrozenSet[str]) -> Rule:
         return _table_rule()
 
+    @property
+    def moves(self) -> Tuple[Move, ...]:  # type: ignore[override]
+        """The moves of the table whose legacy names are the rule's ``names``: read from the
+        history when first needed, not to gate a file (the copy the kept gates rebuild holds
+        its names alone: :mod:`migrator.gateplan`)."""
+        return _moves_of(self.names)
+
     def move_for(self, qualname: str) -> Optional[Move]:
-        return self._by_legacy.get(qualname)  # a dict look-up: the table is long
+        return _by_legacy(self.names).get(qualname)  # a dict look-up: the table is long
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         """Nothing, read on ``ast``, in a file with no site (reference or import) of a name of
@@ -190,11 +196,23 @@ def _default_backend(site: NameSite, ctx: Context) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _table_rule() -> RenamedApi:
-    """The rule with its table: names another rule migrates stay that rule's."""
-    others = owners().names(besides=RenamedApi.code)
+    """The rule with its table: names another rule migrates stay that rule's (those the rule
+    index lists, while the other rules are not imported: the index and a registry of the
+    shipped rules agree, ``tests/test_rule_index.py``)."""
+    if rules_loaded():
+        others = owners().names(besides=RenamedApi.code)
+    else:
+        others = rule_index.renamed_elsewhere()
     rule = object.__new__(RenamedApi)
-    table = moves(exclude=others)
-    rule.moves = table  # type: ignore[misc]
-    rule.names = names_of(table)  # type: ignore[misc]
-    rule._by_legacy = {move.legacy: move for move in table}
+    rule.names = names_of(moves(exclude=others))  # type: ignore[misc]
     return rule
+
+
+@functools.lru_cache(maxsize=4)
+def _moves_of(names: FrozenSet[str]) -> Tuple[Move, ...]:
+    return tuple(move for move in moves() if move.legacy in names) if names else ()
+
+
+@functools.lru_cache(maxsize=4)
+def _by_legacy(names: FrozenSet[str]) -> Dict[str, Move]:
+    return {move.legacy: move for move in _moves_of(names)}

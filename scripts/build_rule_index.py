@@ -71,6 +71,12 @@ _RELEASES = """
 {releases}
 """
 
+# The legacy names of the renames table (JAX903's) that another rule declares: JAX903 leaves
+# them to that rule, and knows them from here while the other rules are not imported.
+_RENAMED_ELSEWHERE = """
+{renamed_elsewhere}
+"""
+
 _WORD = re.compile(r'"(?:[^"\\\\]|\\\\.)*"|\\S+')
 
 
@@ -96,6 +102,11 @@ def rules() -> Dict[str, Entry]:
 def releases() -> Tuple[str, ...]:
     """Every release of the API history, oldest first (``history().releases``)."""
     return tuple(_RELEASES.split())
+
+
+def renamed_elsewhere() -> frozenset:
+    """The legacy names of the renames table another rule declares."""
+    return frozenset(_RENAMED_ELSEWHERE.split())
 '''
 
 
@@ -133,7 +144,17 @@ def render() -> str:
         )
         rows += _lines([code, rule.name, flags or "-", *map(_token, sorted(rule.trigger_words))])
     releases = "\n".join(line.strip() for line in _lines(list(history().releases)))
-    return HEADER + "\n".join(rows) + "\n" + FOOTER.format(releases=releases)
+    elsewhere = "\n".join(line.strip() for line in _lines(sorted(_renamed_elsewhere())))
+    footer = FOOTER.format(releases=releases, renamed_elsewhere=elsewhere)
+    return HEADER + "\n".join(rows) + "\n" + footer
+
+
+def _renamed_elsewhere() -> List[str]:
+    from jaxmigrate.migrator.rule import owners
+    from jaxmigrate.rules.renamed_api import RenamedApi, moves
+
+    others = owners().names(besides=RenamedApi.code)
+    return [move.legacy for move in moves() if move.legacy in others]
 
 
 def render_runs() -> str:
