@@ -32,9 +32,9 @@ from typing import (
 )
 
 from jaxmigrate.migrator import guard, handoff, lazycst as cst, piecewise
-from jaxmigrate.migrator.astfacts import Facts, ast_facts, imports_jax
+from jaxmigrate.migrator.astfacts import Facts, ast_facts
 from jaxmigrate.migrator.astfirst import findings_on_ast
-from jaxmigrate.migrator.astfixes import Answer, AstEdit, Gate, written_on_ast
+from jaxmigrate.migrator.astfixes import AstEdit, written_on_ast
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.errors import (
@@ -44,6 +44,7 @@ from jaxmigrate.migrator.errors import (
     note_errors,
     one_line,
 )
+from jaxmigrate.migrator.gatewritten import answer_on, gates_on, wanted
 from jaxmigrate.migrator.linelength import for_style
 from jaxmigrate.migrator.lossless import SUSPECT, Lost
 from jaxmigrate.migrator.memory import release_freed_memory
@@ -57,6 +58,7 @@ from jaxmigrate.migrator.traversal import Caches, cached_children, statement_cac
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.cache import ResultCache
+    from jaxmigrate.migrator.gateplan import Kept
 
 
 @dataclasses.dataclass
@@ -107,15 +109,23 @@ def migrate_source(
     settings: Optional[Settings] = None,
     cache: Optional["ResultCache"] = None,
     style_of: Optional[str] = None,
+    kept: Optional["Kept"] = None,
 ) -> Result:
     """Migrate one module's source.  Raises :class:`MigrationError` for unusable input.
 
     With a ``cache``, files that pass the prefilter are looked up by content first.
     ``style_of``: the text whose own style sets the line length where the project configures
     none (:func:`migrator.linelength.for_style`), read only for a file that reaches LibCST (the
-    cache needs no key for it: it is the text's, or the file's as read).
+    cache needs no key for it: it is the text's, or the file's as read).  ``kept``: the gates
+    of ``settings`` kept on disk (:mod:`migrator.gateplan`), which some rule passes for
+    ``text``: without a cache, the rules they pass answer first, with only their modules
+    imported (the pre-commit hook's case: most files need no other rule).
     """
     settings = settings or Settings()
+    if kept is not None and cache is None and settings.gates:
+        answered = _from_kept(text, settings, kept, style_of)
+        if answered is not None:
+            return _noted(answered)
     plan = make_plan(tuple(settings.active_rules()))
     candidates = plan.candidates(text) if settings.gates else plan.rules  # gates 1 and 1b
     if not candidates:
@@ -144,6 +154,24 @@ def migrate_source(
     return _noted(result)
 
 
+class _EveryRule(Exception):
+    """The file needs more than the rules the kept gates passed: the engine runs with all."""
+
+
+def _from_kept(
+    text: str, settings: Settings, kept: "Kept", style_of: Optional[str]
+) -> Optional[Result]:
+    """What the engine gives for ``text`` from the rules ``kept`` passes alone, as the active
+    rules would give it: where gate 2 stops them all, where every one answers on ``ast``, or
+    where the fixes written on ``ast`` are all (their text's gates then come from ``kept``
+    too).  None where the others may be needed: LibCST's path, or the survey's check."""
+    rules = kept.rules(tuple(gate.code for gate in kept.plan.candidates(text)))
+    try:
+        return _migrate(text, settings, make_plan(rules), rules, style_of, kept)
+    except _EveryRule:
+        return None
+
+
 def _noted(result: Result) -> Result:
     note_errors(result.errors)  # for the callers that collect them (migrator.errors)
     return result
@@ -155,6 +183,7 @@ def _migrate(
     plan: Plan,
     candidates: Tuple[Rule, ...],
     style_of: Optional[str] = None,
+    kept: Optional["Kept"] = None,
 ) -> Result:
     if len(text) > MAX_PARSE_CHARS:
         raise MigrationError(
@@ -163,7 +192,8 @@ def _migrate(
         )
     # LibCST recurses once per level of nesting, natively and in Python: the work runs in
     # a thread with a big stack, and files nested beyond the limit are refused (migrator.guard).
-    return guard.with_big_stack(_migrate_nested, text, settings, plan, candidates, style_of)[0]
+    args = (text, settings, plan, candidates, style_of, kept)
+    return guard.with_big_stack(_migrate_nested, *args)[0]
 
 
 def _migrate_nested(
@@ -172,15 +202,16 @@ def _migrate_nested(
     plan: Plan,
     candidates: Tuple[Rule, ...],
     style_of: Optional[str],
+    kept: Optional["Kept"],
     limit: int,
 ) -> Result:
     try:
-        return _migrate_checked(text, settings, plan, candidates, limit, style_of)
+        return _migrate_checked(text, settings, plan, candidates, limit, style_of, kept)
     except RecursionError:
         raise MigrationError(guard.too_deep_message(limit)) from None
     except MemoryError:
         raise MigrationError("out of memory while analysing this file", cacheable=False) from None
-    except (MigrationError, PassedOver):
+    except (MigrationError, PassedOver, _EveryRule):
         raise
     except Exception as error:  # noqa: BLE001  (an engine bug must not stop the run)
         raise MigrationError(
@@ -195,7 +226,10 @@ def _migrate_checked(
     candidates: Tuple[Rule, ...],
     limit: int,
     style_of: Optional[str] = None,
+    kept: Optional["Kept"] = None,
 ) -> Result:
+    """``kept``: ``candidates`` are the rules kept gates passed (:func:`_from_kept`), and where
+    the others may be needed, :class:`_EveryRule` is raised."""
     unchanged = Result(text, text, [], [])
     passed = candidates  # (gate 1's: what the survey's reach reads)
     candidates, facts = _ast_gate(text, plan, candidates, settings.gates)
@@ -209,16 +243,20 @@ def _migrate_checked(
             if findings is not None:  # every candidate answered from ``ast``: no LibCST parse
                 return Result(text, text, [], findings, tree=facts.tree)
             check = handoff.check_for(text)  # (the survey's: it may pass the module over)
+            if kept is not None and (check is not None or not edits):
+                raise _EveryRule
             if check is not None and facts.tree is not None:
                 check(text, facts.tree, passed, settings)
             if edits:  # renames the rules write from ``ast`` (migrator.astfixes)
                 if style_of is not None:  # (read once: LibCST's path lays out by it too)
                     settings, style_of = for_style(settings, style_of), None
-                gates = _gates_on(settings, plan.rules)
-                written = written_on_ast(*edits[0], settings, gates, _answer_on(settings))
+                gates = gates_on(settings, plan.rules, kept)
+                written = written_on_ast(*edits[0], settings, gates, answer_on(settings))
                 if written is not None:
                     output, fixes, found, tree = written
                     return Result(text, output, fixes, found, tree=tree)
+        if kept is not None:
+            raise _EveryRule
         ast_parsed = facts is not None
         # Refuse before LibCST's native parser can overflow its stack (it cannot be stopped); a
         # file answered on ``ast`` above never reaches it (the walk is 7 ms on a large file).
@@ -333,39 +371,8 @@ def _ast_gate(
     if facts is None and gated:  # LibCST decides: gate 1b reads each rule gate 2 would have
         candidates = tuple(r for r in plan.every_candidate(text) if r in candidates)
     if facts is not None and gated:
-        candidates = _wanted(plan, candidates, facts)
+        candidates = wanted(plan, candidates, facts)
     return candidates, facts
-
-
-def _wanted(plan: Plan, candidates: Tuple[Rule, ...], facts: Facts) -> Tuple[Rule, ...]:
-    """Gate 2: the ``candidates`` still wanted by the ``ast`` facts of the file."""
-    jax_imported = imports_jax(facts)
-    return tuple(
-        rule
-        for rule in candidates
-        if (jax_imported or not rule.needs_jax_import) and plan.wanted_by(rule, facts)
-    )
-
-
-def _gates_on(settings: Settings, before: Tuple[Rule, ...]) -> Gate:
-    """The gates of a text fixes from ``ast`` wrote: every active rule they pass there (LibCST's
-    later rounds read them all), and the rules ``before``, those they passed on the file as
-    read (a rule may act on what that says the code was written for: JAX503 where a removed
-    name the fix replaced dates it)."""
-    plan = make_plan(tuple(settings.active_rules()))
-
-    def gate(text: str, facts: Facts) -> Tuple[Rule, ...]:
-        wanted = set(_wanted(plan, plan.candidates(text), facts)).union(before)
-        return tuple(rule for rule in plan.rules if rule in wanted)
-
-    return gate
-
-
-def _answer_on(settings: Settings) -> Answer:
-    """The findings on a text fixes from ``ast`` wrote (:func:`findings_on_ast`)."""
-    return lambda text, facts, rules, as_read: (
-        findings_on_ast(text, facts, rules, settings, as_read) if rules else []
-    )
 
 
 def _facts(text: str) -> Optional[Facts]:

@@ -9,7 +9,9 @@ times the rest of the run (issue #29).  So the first run with some settings that
 rules keeps it, in the result cache's directory, keyed by the tool's code and the settings
 that choose the rules; a later process reads it back (objects of the rules' gate bases, with
 the same declarations and the same hooks) and runs :meth:`migrator.plan.Plan.candidates` on
-them.  Only "no rule passes" is taken from it: any other answer goes to the engine.
+them.  "No rule passes" is answered from it alone; where some rules pass, the engine is given
+them, and imports only their modules for as long as they answer the file alone
+(:class:`Kept`, :func:`migrator.engine.migrate_source`).
 
 ``tests/test_gateplan.py`` checks that the kept gates answer as the rules do on every fixture.
 """
@@ -21,8 +23,21 @@ import importlib
 import marshal
 import os
 import sys
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple, Type, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Type,
+    cast,
+)
 
 from jaxmigrate.migrator import rule_index
 
@@ -32,12 +47,56 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.rulegate import RuleGate
     from jaxmigrate.migrator.settings import Settings
 
-_FORMAT = 1
+_FORMAT = 2
 SUFFIX = ".gates"
-_PLANS: Dict[Path, Optional["Plan"]] = {}
+_KEPT: Dict[Path, Optional["Kept"]] = {}
 _SAVED: Set[Tuple[Path, "Settings"]] = set()  # (directory, settings) saved or tried
 # (module, class name, the rule's gate fields and state) for each active rule, in code order
 Entry = Tuple[str, str, Dict[str, Any]]
+
+
+class Kept:
+    """The kept gates of some settings, and what gives the engine the real rules they pass
+    without importing every rule: the module that registers each active rule, the names of
+    the rules the settings do not choose (each active rule is made with them), and the rules
+    whose copy for the settings holds nothing but what their gates keep (a rule the API
+    history drives, with its names for the target range: rebuilt from the kept gates, the
+    history unread)."""
+
+    def __init__(
+        self,
+        plan: "Plan",
+        modules: Dict[str, str],
+        aside: FrozenSet[str],
+        rebuilt: Dict[str, List[str]],
+        settings: "Settings",
+    ) -> None:
+        self.plan = plan
+        self.modules = modules
+        self.aside = aside
+        self.rebuilt = rebuilt
+        self.settings = settings
+        self._made: Dict[str, "Rule"] = {}
+
+    def rules(self, codes: Sequence[str]) -> Tuple["Rule", ...]:
+        """The active rules ``codes`` (in that order), as the settings' active rules have them,
+        importing only their modules."""
+        from jaxmigrate.migrator.rule import REGISTRY
+        from jaxmigrate.migrator.settings import active_rule
+
+        for code in codes:
+            if code in self._made:
+                continue
+            if code not in REGISTRY:
+                importlib.import_module(self.modules[code])
+            if code in self.rebuilt:
+                gate = next(gate for gate in self.plan.rules if gate.code == code)
+                made = type(REGISTRY[code]).__new__(type(REGISTRY[code]))
+                made.__dict__.update({field: getattr(gate, field) for field in self.rebuilt[code]})
+            else:
+                made = active_rule(self.settings, code, self.aside)
+            self._made[code] = made
+        return tuple(self._made[code] for code in codes)
 
 
 def path(directory: Path, settings: "Settings") -> Path:
@@ -59,37 +118,45 @@ def path(directory: Path, settings: "Settings") -> Path:
     return directory / "gates" / (hashlib.sha256(key.encode()).hexdigest()[:24] + SUFFIX)
 
 
-def passes_none(text: str, settings: "Settings", directory: Path) -> bool:
-    """True when gates 1 and 1b pass no rule for ``text``, told from the kept gates: the engine
-    would give ``text`` back unchanged, with no fix and no finding.  False says nothing (no
-    gates kept, or some rule passes: the engine decides)."""
-    plan = kept(settings, directory)
-    return plan is not None and not plan.candidates(text)
-
-
 def kept(settings: "Settings", directory: Path) -> Optional["Plan"]:
     """The plan of the gates of ``settings`` kept under ``directory``; None when none are
     kept, or when the rules are loaded already (their own plan answers as fast)."""
+    found = kept_gates(settings, directory)
+    return None if found is None else found.plan
+
+
+def kept_gates(settings: "Settings", directory: Path) -> Optional["Kept"]:
+    """:func:`kept`, with what makes the real rules its gates pass (:meth:`Kept.rules`)."""
     if not settings.gates or _rules_loaded():
         return None
     where = path(directory, settings)
-    if where not in _PLANS:
-        _PLANS[where] = _load(where)
-    return _PLANS[where]
+    if where not in _KEPT:
+        _KEPT[where] = _load(where, settings)
+    return _KEPT[where]
 
 
 def _rules_loaded() -> bool:
-    return bool(getattr(sys.modules.get("jaxmigrate.rules"), "_LOADED", False))
+    rules = sys.modules.get("jaxmigrate.rules")  # (not imported: none is loaded)
+    return rules is not None and rules.loaded()
 
 
-def _load(where: Path) -> Optional["Plan"]:
+def _load(where: Path, settings: "Settings") -> Optional[Kept]:
     try:
         with open(where, "rb") as handle:  # (marshal.load reads a Python file piece by piece)
-            kept: List[Entry] = marshal.loads(handle.read())
+            data = marshal.loads(handle.read())
         os.utime(where)  # used now: the cache's sweep deletes the least recently used first
-        return plan_of(kept)
+        return read(data, settings)
     except Exception:  # noqa: BLE001  (unreadable, stale or foreign: the engine answers)
         return None
+
+
+def read(data: Any, settings: "Settings") -> Kept:
+    """The kept gates of ``settings`` from ``data`` (what :func:`data_of` made of them)."""
+    kept: List[Entry]
+    kept, modules, aside, rebuilt = data
+    if not all(module.startswith("jaxmigrate.rules.") for module in modules.values()):
+        raise ValueError("not a rule module")
+    return Kept(plan_of(kept), modules, frozenset(aside), rebuilt, settings)
 
 
 def plan_of(kept: List[Entry]) -> "Plan":
@@ -156,13 +223,13 @@ def save(settings: "Settings", directory: Path) -> None:
         return
     _SAVED.add((directory, settings))
     where = path(directory, settings)
-    if os.path.exists(where) and _PLANS.get(where, True) is not None:  # (kept, and readable)
+    if os.path.exists(where) and _KEPT.get(where, True) is not None:  # (kept, and readable)
         return
     from jaxmigrate.migrator.rule import all_rules
 
     if all_rules().keys() != rule_index.rules().keys():
         return
-    kept = entries(tuple(settings.active_rules()))
+    kept = data_of(settings)
     if kept is None:
         return
     try:
@@ -176,3 +243,34 @@ def save(settings: "Settings", directory: Path) -> None:
         os.replace(temp, where)
     except (OSError, ValueError):
         pass  # not kept: only slower
+
+
+def data_of(settings: "Settings") -> Optional[Tuple[Any, ...]]:
+    """What is kept of the gates of ``settings`` (the rules loaded), as :func:`marshal.dumps`
+    takes it; None when a rule's gates cannot be kept."""
+    from jaxmigrate.migrator.rule import REGISTRY
+    from jaxmigrate.migrator.settings import set_aside
+
+    active = tuple(settings.active_rules())
+    kept = entries(active)
+    if kept is None:
+        return None
+    modules = {rule.code: type(REGISTRY[rule.code]).__module__ for rule in active}
+    rebuilt = {rule.code: fields for rule in active if (fields := rebuilt_from_gates(rule))}
+    return kept, modules, sorted(set_aside(settings)), rebuilt
+
+
+def rebuilt_from_gates(rule: "Rule") -> Optional[List[str]]:
+    """The fields of ``rule`` (an active rule) when it is a copy of its registered rule that
+    differs from its class only in what its gates keep (:data:`GATE_FIELDS` and its gate
+    base's ``gate_state``): a copy made of them is the rule.  None for any other rule."""
+    from jaxmigrate.migrator.rule import REGISTRY
+    from jaxmigrate.migrator.rulegate import GATE_FIELDS
+
+    registered, base = REGISTRY[rule.code], gate_base(rule)
+    if rule is registered or type(rule) is not type(registered) or base is None:
+        return None
+    kind = type(rule)
+    cached = {name for name in vars(rule) if isinstance(getattr(kind, name, None), cached_property)}
+    fields = sorted(set(vars(rule)) - cached)  # (what it caches of them is made again on use)
+    return fields if set(fields) <= {*GATE_FIELDS, *base.gate_state} else None

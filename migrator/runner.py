@@ -101,12 +101,13 @@ def migrate_source(
     settings: Settings,
     cache: Optional[ResultCache] = None,
     style_of: Optional[str] = None,
+    kept: Optional[gateplan.Kept] = None,
 ) -> Result:
     """:func:`migrator.engine.migrate_source`, imported on the first call (with LibCST and the
     rules)."""
     from jaxmigrate.migrator.engine import migrate_source as migrate
 
-    return migrate(text, settings, cache, style_of)
+    return migrate(text, settings, cache, style_of, kept)
 
 
 def _migrate_python(text: str, settings: Settings, options: Options, cache):  # noqa: ANN001, ANN202
@@ -118,9 +119,11 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         base, unstripped = todos.strip_markers(text)
     tree = None  # CPython's tree of ``output``, when the engine has it
     kept = Path(options.gates_dir) if options.gates_dir is not None else None
-    if (settings.gates and idle(base)) or (
-        kept is not None and gateplan.passes_none(base, settings, kept)
-    ):  # what the engine gives back for it, without the engine (gate 0, or the kept gates)
+    gated = None  # the gates kept for the settings
+    if not (settings.gates and idle(base)) and kept is not None:
+        gated = gateplan.kept_gates(settings, kept)
+    if (settings.gates and idle(base)) or (gated is not None and not gated.plan.candidates(base)):
+        # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
     else:
         if Seen.reach is not None:  # (the survey in one process: the engine may pass it over)
@@ -132,7 +135,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
             with handoff.checking(base, check):
                 migrated = migrate_source(base, settings, cache, style_of=base)
         else:
-            migrated = migrate_source(base, settings, cache, style_of=base)
+            migrated = migrate_source(base, settings, cache, style_of=base, kept=gated)
         output, fixes, findings = migrated.output, list(migrated.fixes), list(migrated.findings)
         tree = migrated.tree
         if (

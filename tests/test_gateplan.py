@@ -85,11 +85,17 @@ def test_gates_kept_where_a_base_no_longer_is_are_not_read(tmp_path: Path) -> No
     assert [(module, name) for module, name, _ in kept] == [
         ("jaxmigrate.rules._names_gate", "QualifiedNamesGate")
     ]
+    settings = Settings(select=("JAX903",))
+    data = gateplan.data_of(settings)
+    assert data is not None
     where = tmp_path / "moved.gates"
-    where.write_bytes(marshal.dumps([("jaxmigrate.rules._text_gates", *kept[0][1:])]))
-    assert gateplan._load(where) is None
-    where.write_bytes(marshal.dumps(kept))
-    assert gateplan._load(where) is not None
+    moved = [("jaxmigrate.rules._text_gates", *kept[0][1:])]
+    where.write_bytes(marshal.dumps((moved, *data[1:])))
+    assert gateplan._load(where, settings) is None
+    where.write_bytes(marshal.dumps(data))
+    assert gateplan._load(where, settings) is not None
+    where.write_bytes(marshal.dumps(kept))  # (what an older version of the tool kept)
+    assert gateplan._load(where, settings) is None
 
 
 def test_gates_are_not_kept_with_a_rule_registered_at_run_time(tmp_path: Path) -> None:

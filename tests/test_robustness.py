@@ -191,8 +191,8 @@ def test_file_changed_between_read_and_write(tree, monkeypatch):
     path.write_text(LEGACY)
     real = runner.migrate_source
 
-    def migrate_while_someone_edits(text, settings, cache=None, style_of=None):
-        result = real(text, settings, cache, style_of)
+    def migrate_while_someone_edits(text, settings, cache=None, style_of=None, kept=None):
+        result = real(text, settings, cache, style_of, kept)
         path.write_text(LEGACY + "# edited meanwhile\n")  # another program saves the file
         return result
 

@@ -119,8 +119,8 @@ def _surveying(monkeypatch) -> List[str]:  # noqa: ANN001
     surveyed: List[str] = []
     real = runner.migrate_source
 
-    def recording(text: str, settings: Settings, cache=None, style_of=None):  # noqa: ANN001, ANN202
-        result = real(text, settings, cache, style_of)
+    def recording(text: str, settings: Settings, cache=None, style_of=None, kept=None):  # noqa: ANN001, ANN202
+        result = real(text, settings, cache, style_of, kept)
         if settings.survey:
             surveyed.append(text)
         return result
