@@ -26,20 +26,10 @@ from jaxmigrate.migrator import engine, gateplan
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
+from tests.test_gateplan import ROOT, SETTINGS as GATE_SETTINGS, TEXTS
 
-ROOT = Path(__file__).resolve().parent.parent
-TEXTS = sorted(
-    [*(ROOT / "fixtures").rglob("*.py"), *(ROOT / "tests" / "programs" / "cases").glob("*.py")]
-)
-SETTINGS = [
-    Settings(),
-    Settings(target_version="0.4.30"),
-    Settings(target_version="0.4.13", target_upper="0.6.2"),
-    Settings(target_version="0.2.0", survey=True),
-    Settings(target_version="0.4.1", source_version="0.3.25"),
-    Settings(select=("JAX9",), target_version="0.4.30"),
-    Settings(ignore=("JAX901", "JAX101"), target_version="0.3.16"),
-]
+# the settings the kept gates are held to, and code written for a stated source
+SETTINGS = [*GATE_SETTINGS, Settings(target_version="0.4.1", source_version="0.3.25")]
 
 
 def _kept(settings: Settings) -> gateplan.Kept:
