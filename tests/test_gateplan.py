@@ -137,10 +137,12 @@ print(json.dumps(sorted(heavy)))
 """
 
 
-def _run(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess:
+def _run(tmp_path: Path, *argv: str, script: str = _LOADED) -> subprocess.CompletedProcess:
+    """``script`` (the command line's ``main(argv)``, then what it prints of the modules
+    loaded) in a new process, the cache under ``tmp_path``."""
     env = dict(os.environ, JAXMIGRATE_CACHE_DIR=str(tmp_path / "cache"))
     return subprocess.run(
-        [sys.executable, "-c", _LOADED.format(argv=list(argv))],
+        [sys.executable, "-c", script.format(argv=list(argv))],
         cwd=tmp_path,
         env=env,
         capture_output=True,

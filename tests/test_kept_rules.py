@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import json
 import marshal
-import os
-import subprocess
-import sys
 from functools import cached_property
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -26,7 +23,7 @@ from jaxmigrate.migrator import engine, gateplan
 from jaxmigrate.migrator.errors import MigrationError
 from jaxmigrate.migrator.rule import Rule
 from jaxmigrate.migrator.settings import Settings
-from tests.test_gateplan import ROOT, SETTINGS as GATE_SETTINGS, TEXTS
+from tests.test_gateplan import ROOT, SETTINGS as GATE_SETTINGS, TEXTS, _run as run_in_process
 
 # the settings the kept gates are held to, and code written for a stated source
 SETTINGS = [*GATE_SETTINGS, Settings(target_version="0.4.1", source_version="0.3.25")]
@@ -119,15 +116,7 @@ print(json.dumps([rules, history]))
 
 
 def _run(tmp_path: Path, *argv: str) -> Tuple[str, str, list]:
-    env = dict(os.environ, JAXMIGRATE_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run(
-        [sys.executable, "-c", _LOADED.format(argv=list(argv))],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_in_process(tmp_path, *argv, script=_LOADED)
     assert done.returncode == 0, done.stderr
     *printed, loaded = done.stdout.splitlines()
     return "\n".join(printed), done.stderr, json.loads(loaded)
