@@ -156,6 +156,9 @@ def read(data: Any, settings: "Settings") -> Kept:
     kept, modules, aside, rebuilt = data
     if not all(module.startswith("jaxmigrate.rules.") for module in modules.values()):
         raise ValueError("not a rule module")
+    held = {fields["code"]: fields.keys() for _module, _name, fields in kept}
+    if not all(set(rebuilt[code]) <= held[code] for code in rebuilt):
+        raise ValueError("a rule rebuilt from what its gates do not keep")
     return Kept(plan_of(kept), modules, frozenset(aside), rebuilt, settings)
 
 

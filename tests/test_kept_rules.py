@@ -137,3 +137,19 @@ def test_a_later_hook_run_imports_only_the_rules_a_file_passes(tmp_path: Path) -
     rewrite = _run(tmp_path, "legacy.py", *hook)
     assert "+leaves = jax.tree_util.tree_leaves" in rewrite[0]
     assert "jaxmigrate.rules.tree_functions" in rewrite[2][0] and len(rewrite[2][0]) < 10
+
+
+def test_kept_gates_that_cannot_rebuild_a_rule_are_not_read(tmp_path: Path) -> None:
+    """A rule is rebuilt only from fields its kept gates hold; a file that says otherwise
+    (stale or foreign) is no plan, and the engine answers with every rule."""
+    settings = Settings()
+    data = gateplan.data_of(settings)
+    assert data is not None
+    kept, modules, aside, rebuilt = data
+    code = next(iter(rebuilt))
+    where = tmp_path / "broken.gates"
+    broken = {**rebuilt, code: [*rebuilt[code], "no_such_field"]}
+    where.write_bytes(marshal.dumps((kept, modules, aside, broken)))
+    assert gateplan._load(where, settings) is None
+    where.write_bytes(marshal.dumps(data))
+    assert gateplan._load(where, settings) is not None
