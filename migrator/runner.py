@@ -119,10 +119,9 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         base, unstripped = todos.strip_markers(text)
     tree = None  # CPython's tree of ``output``, when the engine has it
     kept = Path(options.gates_dir) if options.gates_dir is not None else None
-    gated = None  # the gates kept for the settings
-    if not (settings.gates and idle(base)) and kept is not None:
-        gated = gateplan.kept_gates(settings, kept)
-    if (settings.gates and idle(base)) or (gated is not None and not gated.plan.candidates(base)):
+    unread = settings.gates and idle(base)  # gate 0
+    gated = None if unread or kept is None else gateplan.kept_gates(settings, kept)
+    if unread or (gated is not None and not gated.plan.candidates(base)):
         # what the engine gives back for it, without the engine (gate 0, or the kept gates)
         output, fixes, findings = base, [], []
     else:
