@@ -27,8 +27,11 @@ from ``ast`` positions: :mod:`migrator.astfixes`) or reached LibCST's parser
 (its own module, or a docstring's program), and of the latter which have fixes and which
 findings only.
 
+jaxmigrate starts with cached bytecode, as an installed tool does (``--bytecode none``: every
+module compiled on each start; :mod:`bench.bytecode`).
+
 Usage: python bench/check_speed.py [--modern-out DIR] [--no-build] [--jax DIR]
-       [--only jax|modern|newest]
+       [--only jax|modern|newest] [--bytecode cached|none]
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Counter, Dict, List, Optional, Sequence, Tuple
@@ -49,7 +53,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import bytecode  # noqa: E402
+
 DEFAULT_MODERN_OUT = Path("/tmp/jaxmigrate-check-speed-modern")
+# jaxmigrate's environment: its bytecode (bench/bytecode.py), set by main()
+TOOL_ENV: Dict[str, str] = dict(os.environ)
 NEWEST_TREES = ("flax", "orbax-checkpoint")  # of the modern corpus's pins
 
 
@@ -151,7 +159,7 @@ def check_seconds(paths: Sequence[Path], *more: str, repeat: int = 1) -> Tuple[f
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=TOOL_ENV)
         best = min(best, time.perf_counter() - start)
         if done.returncode not in (0, 1, 2):
             raise SystemExit(f"jaxmigrate exited {done.returncode}:\n{done.stderr[-4000:]}")
@@ -298,8 +306,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--no-build", action="store_true", help="reuse a built modern corpus")
     parser.add_argument("--only", choices=["jax", "modern", "newest"])
     parser.add_argument("--skip-cli", action="store_true", help="only the in-process counts")
+    parser.add_argument(
+        "--bytecode", choices=bytecode.CHOICES, default="cached", help="jaxmigrate's bytecode"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
+    with tempfile.TemporaryDirectory(prefix="jaxmigrate-check-speed-") as pycache:
+        TOOL_ENV.clear()
+        TOOL_ENV.update(bytecode.environment(args.bytecode, Path(pycache)))
+        print(f"jaxmigrate's bytecode: {args.bytecode}")
+        _measure_all(args)
+    return 0
+
+
+def _measure_all(args: argparse.Namespace) -> None:
+    if not args.skip_cli:
+        bytecode.warm(TOOL_ENV)
     if args.only in (None, "jax"):
         measure("JAX's own sources", [args.jax or jax_sources()], args.skip_cli)
     if args.only in (None, "modern", "newest"):
@@ -314,7 +336,6 @@ def main(argv: Optional[List[str]] = None) -> int:
             measure("modern corpus", list(built.values()), args.skip_cli)
         newest = [built[name] for name in NEWEST_TREES]
         measure("the newest flax and orbax trees", newest, args.skip_cli)
-    return 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ and LibCST's codemod runner with one rename command (on a sample, extrapolated p
 it is too slow for the whole corpus).
 
 Every baseline reads the ``.py`` files jaxmigrate checks (its discovery, ``*.ipynb`` left out).
+The processes timed start with cached bytecode, as installed tools do (``--bytecode``:
+:mod:`bench.bytecode`).
 ``--pairs N`` also times LibCST parse + codegen and ``--check -j 1`` in N back-to-back pairs.
 
 Usage: python bench/corpus.py && python bench/run.py [--corpus DIR] [--codemod-sample N]
@@ -29,7 +31,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 DEFAULT_CORPUS = ROOT / "bench" / ".corpus"
+
+from bench import bytecode  # noqa: E402
 
 
 def files_of(root: Path) -> List[Path]:
@@ -322,13 +328,23 @@ def main() -> None:
     parser.add_argument("--skip-pyupgrade", action="store_true")
     parser.add_argument("--skip-libcst", action="store_true")
     parser.add_argument("--only", choices=["modern", "dense"])
+    parser.add_argument(
+        "--bytecode", choices=bytecode.CHOICES, default="cached", help="the processes' bytecode"
+    )
     args = parser.parse_args()
     if not args.corpus.exists():
         raise SystemExit(f"{args.corpus} does not exist: run python bench/corpus.py first")
     os.environ.setdefault("PYTHONHASHSEED", "0")
-    for name in ("modern", "dense"):
-        if args.only in (None, name) and (args.corpus / name).exists():
-            bench_corpus(name, args.corpus / name, args)
+    with tempfile.TemporaryDirectory(prefix="jaxmigrate-bench-") as pycache:
+        # (the timed processes: jaxmigrate, pyupgrade, LibCST's codemod runner)
+        started_with = bytecode.environment(args.bytecode, Path(pycache))
+        os.environ.clear()
+        os.environ.update(started_with)
+        bytecode.warm(started_with)
+        print(f"processes' bytecode: {args.bytecode}")
+        for name in ("modern", "dense"):
+            if args.only in (None, name) and (args.corpus / name).exists():
+                bench_corpus(name, args.corpus / name, args)
 
 
 if __name__ == "__main__":

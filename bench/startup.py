@@ -19,12 +19,11 @@ The acceptance (issue #29): ``--version`` and the no-op run each under 150 ms ab
 the single-file runs (the pre-commit case) under it too; a file with something to rewrite
 needs LibCST, whose import alone is about 0.1 s.
 
-Python files are compiled on import unless their bytecode is cached.  An installed wheel has
-it (pip compiles on install); a checkout run with ``PYTHONDONTWRITEBYTECODE=1`` never does.
+Python files are compiled on import unless their bytecode is cached (:mod:`bench.bytecode`).
 ``--bytecode cached`` (the default) measures with a warm bytecode cache in a temporary
-directory (``PYTHONPYCACHEPREFIX``), ``--bytecode none`` with none at all, ``--bytecode both``
-both.  The runs use a temporary result cache (``JAXMIGRATE_CACHE_DIR``), warmed by a first run
-that is not timed (the kept gates live there too).  Numbers only: nothing is asserted.
+directory, as an installed wheel has one, ``--bytecode none`` with none at all, ``--bytecode
+both`` both.  The runs use a temporary result cache (``JAXMIGRATE_CACHE_DIR``), warmed by a
+first run that is not timed (the kept gates live there too).  Numbers only: nothing is asserted.
 
 Usage::
 
@@ -34,7 +33,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -43,6 +41,12 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.bytecode import environment  # noqa: E402
 
 NO_OP = "x = 1\n"
 MODERN = """\
@@ -101,14 +105,8 @@ def _commands(tool: List[str], work: Path) -> List[Tuple[str, List[str]]]:
 
 
 def _environment(bytecode: str, work: Path) -> Dict[str, str]:
-    env = dict(os.environ)
+    env = environment(bytecode, work / "pycache")
     env["JAXMIGRATE_CACHE_DIR"] = str(work / "result-cache")
-    if bytecode == "cached":
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env.pop("PYTHONPYCACHEPREFIX", None)
     return env
 
 
