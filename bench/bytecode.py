@@ -18,17 +18,15 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict
 
 CHOICES = ("cached", "none")
 
 
-def environment(
-    bytecode: str, pycache: Path, base: Optional[Dict[str, str]] = None
-) -> Dict[str, str]:
-    """The environment of a timed process: ``base`` (this process's by default) with the
-    bytecode setting ``bytecode`` (:data:`CHOICES`), cached under ``pycache``."""
-    env = dict(os.environ if base is None else base)
+def environment(bytecode: str, pycache: Path) -> Dict[str, str]:
+    """The environment of a timed process: this process's, with the bytecode setting
+    ``bytecode`` (:data:`CHOICES`), cached under ``pycache``."""
+    env = dict(os.environ)
     if bytecode == "cached":
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(pycache)
