@@ -34,6 +34,7 @@ from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.astview import suppresses
 from jaxmigrate.migrator.binding import Binding
 from jaxmigrate.migrator.diagnostics import UNSAFE_HINT, UNSAFE_NOTE, Safety
+from jaxmigrate.migrator.errors import LeftOut
 from jaxmigrate.migrator.ledger import Ledger
 from jaxmigrate.migrator.messages import beyond_target
 from jaxmigrate.migrator.naming import Naming
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from libcst._position import CodeRange
 
     from jaxmigrate.migrator.analysis import Analysis
+    from jaxmigrate.migrator.piecewise import Pieces
     from jaxmigrate.migrator.positions import Positions
     from jaxmigrate.migrator.settings import Settings
     from jaxmigrate.migrator.source import Evidence
@@ -139,6 +141,9 @@ class Context(Ledger, Naming):
         # Facts a rule learnt about this file in an earlier round (the engine shares one dict
         # across a file's rounds): e.g. "the file imported X" after X's import was removed.
         self.file_state: Dict[str, object] = {}
+        # What the piecewise path left out of a module it reduced (migrator.piecewise); None
+        # for a whole module (needs_whole_module).
+        self.pieces: Optional["Pieces"] = None
 
     def exists_throughout(self, qualname: str) -> bool:
         """True when JAX's API history shows ``qualname`` on every release of the target range
@@ -182,6 +187,23 @@ class Context(Ledger, Naming):
     def begin(self, rule: Rule) -> None:
         """The engine is about to call one of ``rule``'s hooks."""
         self.rule = rule
+
+    # -- the piecewise path (migrator.piecewise) -------------------------------------------
+    def needs_whole_module(self) -> None:
+        """A hook of a rule that reads only its sites and the names they resolve to
+        (``Rule.whole_module`` False) calls this before it reads more of the module: in a
+        module the piecewise path reduced, the engine then parses the whole module instead
+        (:class:`LeftOut`)."""
+        if self.pieces is not None:
+            raise LeftOut(self.rule.code if self.rule is not None else "")
+
+    def needs_name(self, name: str) -> None:
+        """Such a hook calls this before it reads what binds or uses ``name`` (a ``def``, an
+        assignment, every read of a variable): where a statement the piecewise path left out
+        binds or reads it, the whole module answers."""
+        pieces = self.pieces
+        if pieces is not None and (name in pieces.dropped_binds or name in pieces.dropped_reads):
+            raise LeftOut(name)
 
     @property
     def unsafe_fixes(self) -> bool:

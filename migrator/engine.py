@@ -318,10 +318,12 @@ def _rewrite(
     called: Optional[Set[str]] = None,
     indent: Optional[str] = None,
     firsts: Optional[Sequence[First]] = None,
+    pieces: Optional[Pieces] = None,
 ) -> Result:
     """LibCST's parse of ``text`` and the rounds.  For a reduced module (the piecewise path):
     ``whole``, the file's whole text; ``called``, what collects the codes of the rules whose
-    hooks run; ``indent``, the indentation LibCST would infer from the whole file.  ``firsts``:
+    hooks run; ``indent``, the indentation LibCST would infer from the whole file;
+    ``pieces``, what the piecewise path left out of it.  ``firsts``:
     where CPython's tree says each statement of ``text`` starts (:mod:`migrator.sourcecode`)."""
     module, caches = _parse(text, ast_parsed)
     if whole is not None and indent is not None and module.default_indent != indent:
@@ -333,7 +335,9 @@ def _rewrite(
     with cached_children(caches) as caches:
         if firsts is not None:
             seed_statement_code(module, text, firsts)
-        output, fixes, findings = run_rounds(module, text, plan, settings, errors, whole, called)
+        output, fixes, findings = run_rounds(
+            module, text, plan, settings, errors, whole, called, pieces
+        )
     if handoff.keeping_modules() and whole is None and len(text) <= piecewise.BIG_CHARS:
         # for the next run on this text (the run after the survey): the tree, and the code and
         # spans of its statements (a reduced module is never parsed again); a tree taken from

@@ -32,6 +32,11 @@ class SourceSyntaxError(MigrationError):
     """The input is not valid Python."""
 
 
+class LeftOut(Exception):
+    """A rule's hook, run on a module the piecewise path reduced (:mod:`migrator.piecewise`),
+    needs what a statement left out holds: the engine parses the whole module instead."""
+
+
 def one_line(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:200]
 

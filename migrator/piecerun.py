@@ -4,10 +4,11 @@ back together, or saying None: then the engine parses the whole module, as it wo
 The run counts as the whole module's only when, besides the checks made while reducing:
 no rule that reads the whole module (:attr:`migrator.rule.Rule.whole_module`) had a hook
 called (every other rule's hooks read only its sites and the names they resolve, which the
-reduction keeps whole); the migrated statements share no module-level name with those left
-out (a fix that writes a name one of them binds: the whole module would have seen it taken);
-LibCST inferred the file's own indentation;
-every marker came back as written; and nothing raised.  A rule that raises, a file LibCST
+reduction keeps whole, or ask for the whole module before they read more:
+:meth:`migrator.context.Context.needs_whole_module`, ``needs_name``); the migrated statements
+share no module-level name with those left out (a fix that writes a name one of them binds:
+the whole module would have seen it taken); LibCST inferred the file's own indentation; every
+marker came back as written; and nothing raised.  A rule that raises, a file LibCST
 cannot parse, rounds that do not settle: the whole module decides how to report them.
 """
 
@@ -50,8 +51,10 @@ def _attempt(
 ) -> Optional["Result"]:
     called: Set[str] = set()
     try:
-        reduced = rewrite(pieces.text, plan, settings, True, text, called, pieces.indent)
-    except Exception:  # noqa: BLE001  (the whole module decides what to report)
+        reduced = rewrite(
+            pieces.text, plan, settings, True, text, called, pieces.indent, pieces=pieces
+        )
+    except Exception:  # noqa: BLE001  (a hook needing more (LeftOut) too: the whole decides)
         return None
     if _reads_whole_module(called, settings):
         return None

@@ -28,7 +28,8 @@ the lines each run took.
 
 Whatever cannot be shown equivalent falls back to parsing the whole module: a marker name in
 the source, a construct the scan does not model, a star import, text that does not split
-into whole lines, a rule that reads the whole module called on any site, migrated
+into whole lines, a rule that reads the whole module called on any site, a hook that asks
+for a name a statement left out binds or reads (or for the whole module), migrated
 statements that share a module-level name with those left out (a fix wrote it) or that bind
 an import's name otherwise than it was, an indent LibCST would infer differently, any error,
 or a marker that does not come back as written.
@@ -88,6 +89,12 @@ class Pieces:
     quiet: bool = True  # no run spells "jax"
     # the names the runs bind in any scope (a rule may ask whether a name is free anywhere)
     bound_anywhere: FrozenSet[str] = frozenset()
+
+    @property
+    def imports_read(self) -> FrozenSet[str]:
+        """The names of the module-level imports (only plain imports bind them) the runs
+        may read."""
+        return frozenset(name for name, _specs in self.shared.imports)
 
     def splice(self, output: str) -> Optional[str]:
         """``output`` (of the reduced module) with each marker line given back its run; None
@@ -471,7 +478,7 @@ def couples(output: ast.Module, pieces: Pieces) -> bool:
         [([statement], Scan.of(statement)) for statement in output.body],  # Unsure: falls back
         pieces.dropped_binds,
         pieces.dropped_reads | pieces.bound_anywhere,
-        frozenset(name for name, _specs in pieces.shared.imports),
+        pieces.imports_read,
     )
     expected = pieces.shared
     return not (

@@ -7,6 +7,7 @@ handles the gates, parsing and errors; the rounds only ever see a LibCST tree.""
 from __future__ import annotations
 
 from typing import (
+    TYPE_CHECKING,
     Dict,
     Iterable,
     List,
@@ -23,7 +24,7 @@ from jaxmigrate.migrator.astview import find_suppressions
 from jaxmigrate.migrator.cleanup import left_unused, remove_top_level, unused_imports
 from jaxmigrate.migrator.context import Context, Finding, NameSite
 from jaxmigrate.migrator.diagnostics import MESSAGE_LIMIT, Diagnostic
-from jaxmigrate.migrator.errors import MigrationError, one_line
+from jaxmigrate.migrator.errors import LeftOut, MigrationError, one_line
 from jaxmigrate.migrator.folds import fold_leftovers
 from jaxmigrate.migrator.imports import add_imports
 from jaxmigrate.migrator.importwrap import layout_imports, order_imports
@@ -40,6 +41,9 @@ from jaxmigrate.migrator.textgate import under
 from jaxmigrate.migrator.tidy import Produced, tidy
 from jaxmigrate.migrator.wrap import wrap
 
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.piecewise import Pieces
+
 MAX_ROUNDS = 10
 
 
@@ -51,6 +55,7 @@ def run_rounds(
     errors: Optional[List[Diagnostic]] = None,
     whole: Optional[str] = None,
     called: Optional[Set[str]] = None,
+    pieces: Optional[Pieces] = None,
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     """The rounds of rewriting: the output, the fixes and the findings.  A rule hook that
     raises loses its site, not the file: the failure goes to ``errors`` (code, message, and
@@ -58,10 +63,12 @@ def run_rounds(
 
     ``whole``: when ``module`` holds only some statements of a file (:mod:`migrator.piecewise`),
     the file's whole text, which the layout passes read for its style and for the text the user
-    wrote.  ``called``: collects the code of every rule whose hook runs."""
+    wrote (and the rules read as the file they migrate).  ``called``: collects the code of
+    every rule whose hook runs; ``pieces``: what the piecewise path left out of the file
+    (:meth:`Context.needs_name`)."""
     contexts: List[Context] = []  # each round's, released once the rounds are over
     try:
-        return _rounds(module, text, plan, settings, errors, whole, called, contexts)
+        return _rounds(module, text, plan, settings, errors, whole, called, pieces, contexts)
     finally:
         for ctx in contexts:
             ctx.release()
@@ -75,6 +82,7 @@ def _rounds(
     errors: Optional[List[Diagnostic]],
     whole: Optional[str],
     called: Optional[Set[str]],
+    pieces: Optional[Pieces],
     contexts: List[Context],
 ) -> Tuple[str, List[Diagnostic], List[Diagnostic]]:
     style = text if whole is None else whole
@@ -84,7 +92,7 @@ def _rounds(
     originally_used: Optional[Set[Tuple[str, str]]] = None
     added_imports: Set[str] = set()
     suppressions = find_suppressions(text)
-    file_state: Dict[str, object] = {"text": text}  # the file as read: what it was written for
+    file_state: Dict[str, object] = {"text": style}  # the file as read: what it was written for
     enabled: Set[Rule] = set(plan.rules)  # the rules gate 2 let through; see _dispatch
     origins: Optional[Origins] = None  # when fixes are located: what later trees stand for
     produced = Produced()  # what the fixes wrote: the only nodes the tidying reads
@@ -96,6 +104,10 @@ def _rounds(
         if _round and suppressions:
             suppressions = find_suppressions(module_code(module))
         analysis = analyze(module, plan.interest)
+        ctx = Context(module, analysis, settings, settings.target, suppressions)
+        contexts.append(ctx)
+        ctx.file_state = file_state
+        ctx.pieces = pieces
         if originally_used is None:
             # Bindings are matched across rounds by (name, qualname): a key that also has an
             # originally unused binding (a side-effect ``import jax.experimental.x`` beside a
@@ -105,9 +117,6 @@ def _rounds(
             for b in analysis.imports:
                 (used_keys if analysis.is_used(b) else unused_keys).add((b.name, b.qualname or ""))
             originally_used = used_keys - unused_keys
-        ctx = Context(module, analysis, settings, settings.target, suppressions)
-        contexts.append(ctx)
-        ctx.file_state = file_state
         if not _round:
             ctx.source = text  # the module is its parse until a round applies edits
         if settings.locate_fixes and origins is None:
@@ -220,7 +229,7 @@ def _dispatch(
             hook(*args, ctx)
         except CannotReference as error:
             ctx.report(site_node, f"cannot fix here: {error}")
-        except MigrationError:
+        except (MigrationError, LeftOut):
             raise
         except Exception as error:  # noqa: BLE001  (a rule bug loses its site, not the file)
             _roll_back(ctx, edits, findings, planned)

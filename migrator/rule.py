@@ -260,8 +260,9 @@ class Rule(RuleGate):
     # must not clash, the file's whole text).  On a big file the engine gives LibCST only the
     # statements that may change (:mod:`migrator.piecewise`): such a rule, if the gates pass
     # it or any of its hooks runs there, sends the file back to the whole-module path.  True
-    # until a rule's hooks are shown to read only that (``tests/test_piecewise.py`` compares
-    # both paths on every fixture).
+    # until a rule's hooks are shown to read only that, or to ask first where they read more
+    # (``Context.needs_name`` for a name's bindings and uses, ``Context.needs_whole_module``):
+    # ``tests/test_piecewise.py`` compares both paths on every fixture.
     whole_module: ClassVar[bool] = True
 
     # The rule reports once per file (its first site, with the count of the others): the
