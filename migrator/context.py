@@ -205,6 +205,16 @@ class Context(Ledger, Naming):
         if pieces is not None and (name in pieces.dropped_binds or name in pieces.dropped_reads):
             raise LeftOut(name)
 
+    def read_elsewhere(self, binding: Binding) -> bool:
+        """May ``binding``, a module-level import, be read by a statement the piecewise path
+        left out?  (Its scan over-approximates: a word of a string counts.)"""
+        pieces = self.pieces
+        return (
+            pieces is not None
+            and binding.name in pieces.imports_read
+            and binding.scope is self.analysis.scopes.get(id(self.module))
+        )
+
     @property
     def unsafe_fixes(self) -> bool:
         """Are unsafe fixes applied (``--unsafe-fixes``)?  A rule needs to know only to avoid

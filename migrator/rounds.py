@@ -65,7 +65,7 @@ def run_rounds(
     the file's whole text, which the layout passes read for its style and for the text the user
     wrote (and the rules read as the file they migrate).  ``called``: collects the code of
     every rule whose hook runs; ``pieces``: what the piecewise path left out of the file
-    (:meth:`Context.needs_name`)."""
+    (:meth:`Context.needs_name`, :meth:`Context.read_elsewhere`)."""
     contexts: List[Context] = []  # each round's, released once the rounds are over
     try:
         return _rounds(module, text, plan, settings, errors, whole, called, pieces, contexts)
@@ -114,8 +114,14 @@ def _rounds(
             # used ``import jax``) is never cleaned up, so no unused import of the input is lost.
             used_keys: Set[Tuple[str, str]] = set()
             unused_keys: Set[Tuple[str, str]] = set()
+            unsure: Set[Tuple[str, str]] = set()  # unused here, maybe not in the whole file
             for b in analysis.imports:
-                (used_keys if analysis.is_used(b) else unused_keys).add((b.name, b.qualname or ""))
+                key = (b.name, b.qualname or "")
+                (used_keys if analysis.is_used(b) else unused_keys).add(key)
+                if ctx.read_elsewhere(b) and not analysis.is_used(b):
+                    unsure.add(key)
+            if unsure & used_keys:
+                ctx.needs_whole_module()  # is the key used throughout? the whole module knows
             originally_used = used_keys - unused_keys
         if not _round:
             ctx.source = text  # the module is its parse until a round applies edits

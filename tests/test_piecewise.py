@@ -450,3 +450,20 @@ def test_an_import_a_fix_unbinds_that_a_statement_left_out_reads_falls_back():
     assert path_of(text) == "fell back"
     output = run(text, ALL_RULES, 0)[0]
     assert "from jax import core as c" in output and "c.Primitive" not in output
+
+
+def test_an_import_unused_in_the_reduced_module_that_a_kept_one_repeats_falls_back():
+    """The module's ``c`` is read only by a statement left out, a function's own ``c`` (the
+    same import) by a kept one: whether the import was used before (which decides whether
+    the clean-up may remove the function's once a fix leaves it unused) is the whole
+    module's to say.  Without the statement left out, the file goes piecewise."""
+    text = (
+        "from jax import core as c\n\n\ndef make():\n    from jax import core as c\n"
+        "    return c.Primitive('p')\n"
+        + FILLER.format(n=0)
+        + "\ndef tracer_type():\n    return c.Tracer\n"
+    )
+    assert path_of(text) == "fell back"
+    assert "    from jax import core as c" not in run(text, ALL_RULES, 0)[0]
+    alone = text.replace("\ndef tracer_type():\n    return c.Tracer\n", "")
+    assert path_of(alone) == "piecewise"
