@@ -7,7 +7,8 @@ do not count); any string annotation keeps it.  A name site is a dotted expressi
 qualified name (its head resolved through
 an import, as :meth:`migrator.context.Context.qualname` does) is one of the rules' names:
 here every prefix of every dotted expression whose head a top-level import binds is resolved
-through each of those imports (shadowing is ignored: that only keeps more).  A head bound
+through each of those imports (shadowing is ignored: that only keeps more), and a head imported
+from a module whose every member a rule reads (its ``legacy_modules``) makes a site.  A head bound
 inside the statement (a local import) keeps it anyway, as every statement with an import is.
 
 Names that only plain top-level imports bind (``import jax.numpy as jnp``) are "cold": a
@@ -45,6 +46,9 @@ class SiteWords:
     # whose parts LibCST reads one by one); None when there are none
     strings: Optional["re.Pattern[str]"]
     names: FrozenSet[str]  # qualified names (a name site's)
+    # modules whose every member a rule reads (``Rule.legacy_modules``): a name imported from
+    # one is a site wherever it is used
+    modules: FrozenSet[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=8)
@@ -53,14 +57,18 @@ def site_words(rules: Tuple["Rule", ...]) -> SiteWords:
     keywords: Set[str] = set()
     strings: Set[str] = set()
     names: Set[str] = set()
+    modules: Set[str] = set()
     for rule in rules:
         attributes |= rule.attributes
         keywords |= rule.keywords
         strings |= rule.strings
         names |= rule.names
+        modules |= rule.legacy_modules
     ordered = sorted(strings, key=lambda s: (-len(s), s))
     pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-    return SiteWords(frozenset(attributes), frozenset(keywords), pattern, frozenset(names))
+    return SiteWords(
+        frozenset(attributes), frozenset(keywords), pattern, frozenset(names), frozenset(modules)
+    )
 
 
 def import_specs(statement: ast.stmt) -> Optional[List[Tuple[str, Spec]]]:
@@ -129,6 +137,12 @@ class Resolver:
     def __init__(self, bound: Dict[str, List[Spec]], sites: SiteWords) -> None:
         self.heads = {name: qualnames(specs) for name, specs in bound.items()}
         self.sites = sites
+        # the names an import binds to a member of a module whose every member is a site
+        self.members = frozenset(
+            name
+            for name, heads in self.heads.items()
+            if any(_in_module(head, sites.modules) for head in heads)
+        )
 
     def holds_site(self, statements: Iterable[ast.AST]) -> bool:
         sites = self.sites
@@ -175,6 +189,8 @@ class Resolver:
         heads = self.heads.get(parts[0])
         if not heads:
             return False
+        if parts[0] in self.members:
+            return True
         names = self.sites.names
         for head in heads:
             qualname = head
@@ -199,6 +215,16 @@ def _private(qualname: str) -> bool:
     """A JAX name with a part that starts with an underscore (``jax._src``, ``jax.lax._foo``,
     dunders too: that only keeps more)."""
     return "._" in qualname and qualname.startswith(("jax.", "jaxlib."))
+
+
+def _in_module(qualname: str, modules: FrozenSet[str]) -> bool:
+    """``qualname`` is one of ``modules`` or inside one."""
+    at = qualname.find(".")
+    while at > 0:
+        if qualname[:at] in modules:
+            return True
+        at = qualname.find(".", at + 1)
+    return qualname in modules
 
 
 def _string_in(annotation: Optional[ast.AST]) -> bool:

@@ -60,6 +60,10 @@ class ArrayTypeRule(Rule):
     which messages use and string annotations are searched for."""
 
     safety = Safety.SAFE
+    # Its hooks read their sites, the imports, the string annotations (the piecewise path keeps
+    # every statement with one) and the module's own binding of the class's name
+    # (report_string_annotations asks for it: Context.needs_name).
+    whole_module = False
     # jnp.ndarray is jax.Array since 0.3.18: Union[jnp.ndarray, jnp.DeviceArray] names one type
     same_types = {"jax.numpy.ndarray": MODERN}
     label: ClassVar[str] = ""
@@ -140,6 +144,7 @@ class PredicateTypeRule(Rule):
     name, predicate and sources."""
 
     safety = Safety.UNSAFE
+    whole_module = False  # (as ArrayTypeRule's)
     label: ClassVar[str] = ""  # the class name in messages and string annotations
     predicate: ClassVar[str] = ""  # what ``isinstance(x, LEGACY)`` becomes ({x}, {array})
     recipe: ClassVar[str] = ""  # the predicate as messages show it

@@ -258,6 +258,7 @@ def report_string_annotations(
         state[key] = frozenset(aliases)
     # The bare word, unless the module binds it to something else (``from mylib import
     # DeviceArray``, a class of its own): then the annotation names that.
+    ctx.needs_name(word)
     own = ctx.analysis.scopes[id(ctx.module)].bindings.get(word, ())
     bare = [] if any(b.qualname not in names for b in own) else [word]
     words = [*bare, *sorted(aliases)]

@@ -161,6 +161,7 @@ def _statements(ctx: Context) -> Dict[int, cst.SimpleStatementLine]:
             return {}
         found[id(line)] = line
     for name, owner in saved.items():  # a saved value only the set statements read
+        ctx.needs_name(name)
         for use in ctx.all_nodes(cst.Name):
             if use.value != name or id(use) in restores or not _within(ctx, use, owner):
                 continue

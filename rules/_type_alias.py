@@ -39,6 +39,7 @@ def module_alias(site: NameSite, ctx: Context) -> Optional[str]:
     ):
         return None
     name = parent.targets[0].target.value
+    ctx.needs_name(name)  # its bindings here, and every use non_type_use reads
     bindings = ctx.analysis.scopes[id(ctx.module)].bindings.get(name, ())
     return name if len(bindings) == 1 else None  # bound once: every load means this value
 

@@ -83,6 +83,9 @@ class HostId(RenameRule, code="JAX309", safety=Safety.SAFE):
         refs.api("jax.process_count"),
         refs.api("jax.process_indices"),
     )
+    # Its hooks read what JAX903's do (sites, imports, ``__all__``, whether a new name is free
+    # anywhere: migrator.piecewise checks that one), and a mock's call and its arguments.
+    whole_module = False
     moves = MOVES
     names = names_of(MOVES)
     strings = frozenset(_BY_NAME) | frozenset(_BY_QUALNAME)  # mock targets

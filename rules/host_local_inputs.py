@@ -37,6 +37,7 @@ from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 from jaxmigrate.rules._text_gates import HostLocalInputsGate
 
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
+SHARDINGS = frozenset({"in_shardings", "in_axis_resources"})
 
 
 class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safety=Safety.UNSAFE):
@@ -89,6 +90,9 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     names = MULTI_PROCESS
     names_are_legacy = False  # current APIs: their imports are never removed as legacy
     attributes = frozenset({"process_index", "process_count", "initialize"})
+    # Its hook reads the multi-process calls (its sites) and, where a jit call passes input
+    # shardings, every such call and where it is called: it asks for the whole module first.
+    whole_module = False
     examples = (
         Example(
             before="""
@@ -123,9 +127,7 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     def ast_gate(self, facts: Facts) -> bool:
         # a multi-process call, and a jit/pjit call with in_shardings/in_axis_resources
         return bool(
-            facts.names & MULTI_PROCESS
-            and facts.names & JIT_NAMES
-            and facts.keywords & {"in_shardings", "in_axis_resources"}
+            facts.names & MULTI_PROCESS and facts.names & JIT_NAMES and facts.keywords & SHARDINGS
         )
 
     def visit_module(self, ctx: Context) -> None:
@@ -133,6 +135,9 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
         why = mp.evidence(ctx, facts.calls, MULTI_PROCESS)
         if why is None:
             return
+        text = ctx.file_state.get("text")  # (the whole file's, on the piecewise path too)
+        if not isinstance(text, str) or any(keyword in text for keyword in SHARDINGS):
+            ctx.needs_whole_module()  # every jit call with shardings, and where it is called
         jitted = self._jitted_names(ctx, facts)
         legacy: List[mp.LegacySite] = []
         for call in list(facts.calls):
@@ -145,6 +150,7 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
             )
             if in_arg is None:
                 continue
+            ctx.needs_whole_module()  # (one a fix wrote)
             leaves = self._argument_leaves(in_arg.value)
             is_pjit = self._is_pjit(ctx, call, scope)
             static = mp.static_positions(call)

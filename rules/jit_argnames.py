@@ -99,6 +99,10 @@ class JitArgnames(Rule, code="JAX912", safety=Safety.SAFE):
         refs.api(JIT),
     )
     keywords = KEYWORDS
+    # Its hooks read their sites, the names they resolve to, and the ``def`` of the function a
+    # call jits: where a statement the piecewise path left out binds or reads its name, the
+    # whole module answers (``_definition``).
+    whole_module = False
     examples = (
         Example(
             title="qdax 0.1.0: a static name the method no longer takes",
@@ -282,6 +286,7 @@ def _definition(
 ) -> Optional[cst.FunctionDef]:
     """The ``def`` that is ``name``'s one binding where ``scope`` reads it (besides ``name =
     <outer>``, the name bound again to its jitted self)."""
+    ctx.needs_name(name)
     bindings = scope.lookup(name)
     if not bindings or any(binding.is_import for binding in bindings):
         return None

@@ -268,6 +268,7 @@ class RemovedCalls(
     """  # noqa: E501
 
     names = frozenset(TABLE) | {"jax.ops.index"}
+    whole_module = False  # hooks read their sites, what they resolve, builtins' bindings
     gone_modules = ("jax.util", _HCB)  # their imports go once the rewrites leave them unused
     fix_needs = STRICT_SINCE  # safe_zip's and safe_map's exact forms (zip's strict=True)
     references = (

@@ -210,6 +210,10 @@ class RemovedInternals(Rule, code="JAX805", safety=Safety.MANUAL):
     # (for the gates: visit_module reads each update of the set, through whichever import)
     attributes = frozenset({_COLLECTIVES_SET})
     legacy_modules = frozenset(MODULES)
+    # Its hooks read their sites, the uses of its modules (a statement with a name in one of
+    # :attr:`legacy_modules` is kept by the piecewise path) and pxla's set's updates (its
+    # attribute keeps them): report_once counts every use.
+    whole_module = False
     examples = (
         Example.reported(
             title="report only",

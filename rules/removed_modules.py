@@ -194,6 +194,11 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     lifecycle = Lifecycle(removed=("0.4.31", "xmap and jax.experimental.maps deleted"))
     names = frozenset(REMOVED)  # the modules themselves: triggers, and unused imports of them go
     legacy_modules = frozenset(REMOVED)
+    # Its hooks read the imports, the uses of the removed modules (a statement with a name in
+    # one of them is kept by the piecewise path) and, for the positional setting, the reads
+    # of the variable that saved it (Context.needs_name).  An import rewritten otherwise than
+    # a statement left out needs makes the piecewise path fall back.
+    whole_module = False
     writes_since = {ENV: ENV_SINCE}  # (read by the floor survey: migrator.source)
 
     def survey_writes(self, words: AbstractSet[str]) -> FrozenSet[str]:

@@ -467,3 +467,63 @@ def test_an_import_unused_in_the_reduced_module_that_a_kept_one_repeats_falls_ba
     assert "    from jax import core as c" not in run(text, ALL_RULES, 0)[0]
     alone = text.replace("\ndef tracer_type():\n    return c.Tracer\n", "")
     assert path_of(alone) == "piecewise"
+
+
+# -- hooks that read more than their sites ask for the whole module ------------------------------
+HOOKS_THAT_ASK = [
+    # JAX912 reads the def of the function jit names: it is left out (it holds no site)
+    "import jax\n"
+    + FILLER.format(n=0)
+    + "\n\ndef step(x, n):\n    return x * n\n\n\n"
+    + "fast = jax.jit(step, static_argnames=('n', 'gone'))\n",
+    # JAX102 reads every use of a module-level alias: one is left out (a dispatch key)
+    "from jax.interpreters import pxla\n\nSDA = pxla.ShardedDeviceArray\n"
+    + FILLER.format(n=0)
+    + "\nFORMATS = {SDA: 'sharded'}\n",
+    # JAX101 reads the module's own binding of the class's name (here: not JAX's)
+    "from jax.numpy import DeviceArray as DA\n\n\ndef f(x: 'DeviceArray') -> DA:\n"
+    "    return x\n" + FILLER.format(n=0) + "\nclass DeviceArray:\n    pass\n",
+    # JAX203 reads every jit call with input shardings, wherever it is
+    "import jax\n\njax.distributed.initialize()\n"
+    + FILLER.format(n=0)
+    + "\nstep = jax.jit(f, in_shardings=s)\n",
+]
+
+
+@pytest.mark.parametrize("text", HOOKS_THAT_ASK)
+def test_a_hook_that_reads_a_statement_left_out_falls_back(text):
+    """Each rule here reads only its sites until it needs more (Context.needs_name,
+    needs_whole_module): then the whole module answers, and the output is the whole module's."""
+    assert path_of(text) == "fell back"
+    assert difference(text, Settings()) is None
+
+
+def test_a_hook_reading_only_its_sites_stays_piecewise():
+    """The same files with the statement the hook would read removed (or kept: the first
+    indented block is) go piecewise."""
+    kept = [
+        "import jax\n\n\ndef step(x, n):\n    return x * n\n\n"
+        + FILLER.format(n=0)
+        + "\nfast = jax.jit(step, static_argnames=('n', 'gone'))\n",
+        HOOKS_THAT_ASK[1].replace("\nFORMATS = {SDA: 'sharded'}\n", ""),
+        HOOKS_THAT_ASK[2].replace("\nclass DeviceArray:\n    pass\n", ""),
+        HOOKS_THAT_ASK[3].replace("step = jax.jit(f, in_shardings=s)", "x = jax.tree_map(f, y)"),
+    ]
+    assert [path_of(text) for text in kept] == ["piecewise"] * len(kept)
+
+
+def test_a_name_imported_from_a_legacy_module_keeps_its_statements():
+    """Every member of jax.interpreters.pxla is a site (JAX805 reports each use once per
+    file): a function that reads one imported from it is kept."""
+    sites = site_words(tuple(ALL_RULES.active_rules()))
+    tail = "def spec(a):\n    return ShardingSpec(a, ())\n"
+    text = (
+        "from jax.interpreters.pxla import ShardingSpec\nimport jax\n\nx = jax.tree_map(f, y)\n"
+        + FILLER.format(n=0)
+        + "\n"
+        + tail
+    )
+    pieces = piecewise.reduce(text, ast.parse(text), sites)
+    assert pieces is not None and tail in pieces.text
+    assert "def filler_decorated_0" not in pieces.text
+    assert path_of(text) == "piecewise"
