@@ -13,7 +13,9 @@ top-level statements (from CPython's tree, which gate 2 already made) and keeps:
   active rule's sites): a word that makes an attribute, keyword, string or string annotation
   site, or a dotted name that resolves through an import to one of the rules' names or to a
   private JAX name (:mod:`migrator.piecesites`);
-- the first statement whose block starts an indented line (LibCST's ``default_indent``);
+- the first statement whose block starts an indented line (LibCST's ``default_indent``),
+  unless it defines something: then its run's marker is a ``def`` whose body carries that
+  indentation;
 - then, to a fixed point, every statement that shares a module-level name that some
   statement binds with one kept (:mod:`migrator.piecescan`), except the names only plain
   top-level imports bind: name resolution and the uses of every other binding are exactly
@@ -21,10 +23,10 @@ top-level statements (from CPython's tree, which gate 2 already made) and keeps:
   left out are checked instead: the migrated imports must bind them as they did.
 
 Each run of statements left out becomes one marker line (a ``def`` when the run defines
-something, where imports stop being looked for; else ``pass``), the blank and comment lines
-around it stay.  The reduced module goes through the unchanged rounds, and the output is
-spliced: each marker line gives way to its run, byte for byte.  Positions are moved back by
-the lines each run took.
+something, where imports stop being looked for, of two lines where it carries the first
+indentation; else ``pass``), the blank and comment lines around it stay.  The reduced module
+goes through the unchanged rounds, and the output is spliced: each marker gives way to its
+run, byte for byte.  Positions are moved back by the lines each run took.
 
 Whatever cannot be shown equivalent falls back to parsing the whole module: a marker name in
 the source, a construct the scan does not model, a star import, text that does not split
@@ -114,7 +116,7 @@ class Pieces:
 
     def line_map(self, text: str) -> "LineMap":
         """Lines of ``text`` (the reduced module or its output) as lines once spliced."""
-        shifts: List[Tuple[int, int]] = []
+        shifts: List[Tuple[int, int, int]] = []
         cursor, line = 0, 1
         for marker, run in zip(self.markers, self.runs):
             at = text.find(marker, cursor)
@@ -123,22 +125,24 @@ class Pieces:
             line += text.count("\n", cursor, at)
             cursor = at
             taken = run.count("\n") + (0 if run.endswith("\n") else 1)
-            shifts.append((line, taken - 1))
+            span = marker.count("\n") + (0 if marker.endswith("\n") else 1)
+            shifts.append((line, taken - span, span))
         return LineMap(shifts)
 
 
 @dataclasses.dataclass
 class LineMap:
-    shifts: List[Tuple[int, int]]  # (line of a marker, lines its run adds)
+    # (first line of a marker, lines its run adds, lines the marker takes)
+    shifts: List[Tuple[int, int, int]]
 
     def __call__(self, line: int) -> int:
         if line <= 0:
             return line
         moved = line
-        for at, extra in self.shifts:
+        for at, extra, span in self.shifts:
             if at > line:
                 break
-            if at == line:
+            if line < at + span:
                 raise NotEquivalent("a position on a marker line")
             moved += extra
         return moved
@@ -275,8 +279,8 @@ def _initial(
         for index, scan in enumerate(scans)
     ]
     first_block = _first_block(units, text, starts)
-    if first_block is not None:
-        kept[first_block[0]] = True
+    if first_block is not None and not scans[first_block[0]].defines:
+        kept[first_block[0]] = True  # (a def or class left out: its marker keeps the indent)
     return kept
 
 
@@ -387,6 +391,9 @@ def _build(
             anywhere |= member.anywhere
             drops.append((member.first, member.end, member.indent, True))
     drops.sort()
+    first_block = _first_block(units, text, starts)
+    # the first line of the unit whose block LibCST reads the module's indentation from
+    block_line = units[first_block[0]][0] if first_block is not None else -1
     parts: List[str] = []
     texts: List[str] = []
     markers: List[str] = []
@@ -396,12 +403,15 @@ def _build(
         newline = run[len(run.rstrip("\r\n")) :]
         number = len(texts)
         body = f"def {_MARKER}{number}__(): pass" if defines else f"pass  # {_MARKER}{number}__"
+        if first_block is not None and not indent and first <= block_line < end:
+            # (the run holds the first indented block, so it defines: see _initial)
+            inner = "\r\n" if "\r\n" in run else "\n"
+            body = f"def {_MARKER}{number}__():{inner}{first_block[1]}pass"
         parts += [text[cursor : starts[first]], indent + body + newline]
         texts.append(run)
         markers.append(indent + body + newline)
         cursor = starts[first] + len(run)
     parts.append(text[cursor:])
-    first_block = _first_block(units, text, starts)
     binds, reads = frozenset(dropped), frozenset(dropped_reads)
     shared = sharing(
         [

@@ -21,7 +21,7 @@ import libcst
 import pytest
 from hypothesis import given, strategies as st
 
-from jaxmigrate.migrator import Settings, engine, piecerun, piecewise
+from jaxmigrate.migrator import Settings, engine, migrate_source, piecerun, piecewise
 from jaxmigrate.migrator.piecesites import site_words
 from tests.fixture_support import FIXTURES, fixture_settings, property_profile
 from tests.test_gate_equivalence import (
@@ -278,7 +278,7 @@ def test_the_reduced_module_splices_back_to_the_file():
 
 def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
     """The floor noted from the reduced output is the one the whole output gives."""
-    from jaxmigrate.migrator import migrate_source, source
+    from jaxmigrate.migrator import source
 
     monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", 0)
     text = "import jax\nimport jax.numpy as jnp\n\nx = jax.tree_map(jnp.asarray, y)\n" + (
@@ -296,7 +296,7 @@ def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
 def test_the_survey_parses_the_output_when_a_statement_left_out_names_jax(monkeypatch):
     """A statement left out that spells ``jax`` may name something newer than the reduced
     output does: its floor is not noted from the reduced tree."""
-    from jaxmigrate.migrator import migrate_source, source
+    from jaxmigrate.migrator import source
 
     monkeypatch.setattr(piecewise, "PIECEWISE_CHARS", 0)
     monkeypatch.setattr(source._noted, "entry", None)
@@ -499,12 +499,13 @@ def test_a_hook_that_reads_a_statement_left_out_falls_back(text):
 
 
 def test_a_hook_reading_only_its_sites_stays_piecewise():
-    """The same files with the statement the hook would read removed (or kept: the first
-    indented block is) go piecewise."""
+    """The same files with the statement the hook would read removed (or holding the site
+    itself: a decorator) go piecewise."""
     kept = [
-        "import jax\n\n\ndef step(x, n):\n    return x * n\n\n"
+        "from functools import partial\n\nimport jax\n"
         + FILLER.format(n=0)
-        + "\nfast = jax.jit(step, static_argnames=('n', 'gone'))\n",
+        + "\n\n@partial(jax.jit, static_argnames=('n', 'gone'))\ndef step(x, n):\n"
+        + "    return x * n\n",
         HOOKS_THAT_ASK[1].replace("\nFORMATS = {SDA: 'sharded'}\n", ""),
         HOOKS_THAT_ASK[2].replace("\nclass DeviceArray:\n    pass\n", ""),
         HOOKS_THAT_ASK[3].replace("step = jax.jit(f, in_shardings=s)", "x = jax.tree_map(f, y)"),
@@ -527,3 +528,32 @@ def test_a_name_imported_from_a_legacy_module_keeps_its_statements():
     assert pieces is not None and tail in pieces.text
     assert "def filler_decorated_0" not in pieces.text
     assert path_of(text) == "piecewise"
+
+
+def test_a_def_holding_the_first_indented_block_is_left_out():
+    """LibCST reads the module's indentation from its first indented block: a ``def`` that
+    holds it and no site is left out all the same, its marker carrying the indentation (a
+    marker of two lines: positions after it move by what the run takes)."""
+    sites = site_words(tuple(ALL_RULES.active_rules()))
+    for indent, newline in (("  ", "\n"), ("\t", "\n"), ("    ", "\r\n")):
+        text = (
+            f"import jax\n\n\ndef helper(a):\n{indent}return a\n\n\n"
+            + FILLER.format(n=0).replace("    ", indent)
+            + "\nx = jax.tree_map(helper, y)\n"
+            + f"if x:\n{indent}z = jax.tree_leaves(x)\n"
+        ).replace("\n", newline)
+        pieces = piecewise.reduce(text, ast.parse(text), sites)
+        assert pieces is not None and "def helper" not in pieces.text
+        assert f"__():{newline}{indent}pass{newline}" in pieces.text
+        assert path_of(text) == "piecewise"
+        saved = piecewise.PIECEWISE_CHARS
+        piecewise.PIECEWISE_CHARS = 0
+        try:
+            fixes = migrate_source(text, ALL_RULES).fixes
+        finally:
+            piecewise.PIECEWISE_CHARS = saved
+        lines = text.split(newline)
+        assert sorted(lines[fix.line - 1].strip() for fix in fixes) == [
+            "x = jax.tree_map(helper, y)",
+            "z = jax.tree_leaves(x)",
+        ]
