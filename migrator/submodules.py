@@ -25,6 +25,7 @@ from jaxmigrate.migrator.apply import ImportRemoval, Removals
 from jaxmigrate.migrator.astfacts import dotted
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
+from jaxmigrate.migrator.errors import LeftOut
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_name
 
@@ -53,7 +54,7 @@ def dead_submodule_imports(ctx: Context, analysis: Analysis, removals: Removals)
     candidates = [b for b in candidates if b.imported_name in original]
     if not candidates:
         return {}
-    now = _reads(ctx)
+    now = _reads(ctx) | _left_out_reads(ctx)
     found: Removals = {}
     binders: Dict[str, int] = {}
     for binding in analysis.imports:
@@ -99,6 +100,30 @@ def _reads(ctx: Context) -> Set[str]:
 
 def _prefixes(parts: List[str]) -> Set[str]:
     return {".".join(parts[:i]) for i in range(2, len(parts) + 1)}
+
+
+def _left_out_reads(ctx: Context) -> FrozenSet[str]:
+    """:func:`_reads` of the statements the piecewise path left out of the module (none for a
+    whole module): they read what they did, and the whole module's tree would show it."""
+    pieces = ctx.pieces
+    if pieces is None:
+        return frozenset()
+    key = "submodules.left_out_reads"
+    if key not in ctx.file_state:
+        found: Set[str] = set()
+        for run in pieces.runs:
+            # a class's methods are indented: parsed as the body of a block
+            source = "if 1:\n" + run if run[:1] in (" ", "\t") else run
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+                raise LeftOut("a statement left out that does not parse alone") from error
+            for node in ast.walk(tree):
+                chain = dotted(node) if isinstance(node, ast.Attribute) else None
+                if chain is not None:
+                    found.update(_prefixes(chain))
+        ctx.file_state[key] = frozenset(found)
+    return ctx.file_state[key]  # type: ignore[return-value]
 
 
 def _original_reads(ctx: Context) -> Optional[FrozenSet[str]]:

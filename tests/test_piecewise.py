@@ -557,3 +557,15 @@ def test_a_def_holding_the_first_indented_block_is_left_out():
             "x = jax.tree_map(helper, y)",
             "z = jax.tree_leaves(x)",
         ]
+
+
+def test_a_submodule_import_read_by_a_statement_left_out_stays():
+    """``import os.path`` goes (or becomes ``import os``) once nothing reads ``os.path``; a
+    statement left out still reads it, so it stays, as in the whole module."""
+    text = (
+        "import os.path\n\nimport jax\n\nx = jax.tree_map(os.getcwd, y)\n"
+        + FILLER.format(n=0)
+        + "\ndef where():\n    return os.path.join('a', 'b')\n"
+    )
+    assert path_of(text) == "piecewise"
+    assert "import os.path\n" in run(text, ALL_RULES, 0)[0]
