@@ -13,6 +13,7 @@ imports they plan, in :mod:`migrator.naming`.
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -204,6 +205,17 @@ class Context(Ledger, Naming):
         pieces = self.pieces
         if pieces is not None and (name in pieces.dropped_binds or name in pieces.dropped_reads):
             raise LeftOut(name)
+
+    def needs_word(self, word: str) -> None:
+        """Such a hook calls this before it reads every statement spelling ``word`` (every
+        function with a parameter of that name): where a statement left out spells it (also
+        in the NFKC form Python gives identifiers), the whole module answers."""
+        pieces = self.pieces
+        if pieces is not None and any(
+            word in run or (not run.isascii() and word in unicodedata.normalize("NFKC", run))
+            for run in pieces.runs
+        ):
+            raise LeftOut(word)
 
     def read_elsewhere(self, binding: Binding) -> bool:
         """May ``binding``, a module-level import, be read by a statement the piecewise path

@@ -99,7 +99,10 @@ def _reads_whole_module(called: Set[str], settings: Settings) -> bool:
     if not called:
         return False
     rules = {rule.code: rule for rule in settings.active_rules()}
-    return any(code not in rules or rules[code].whole_module for code in called)
+    return any(
+        code not in rules or (rules[code].whole_module and not rules[code].asks_for_whole)
+        for code in called
+    )
 
 
 def _moved(diagnostics: List[Diagnostic], line_map: LineMap) -> List[Diagnostic]:

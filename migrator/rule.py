@@ -264,6 +264,11 @@ class Rule(RuleGate):
     # (``Context.needs_name`` for a name's bindings and uses, ``Context.needs_whole_module``):
     # ``tests/test_piecewise.py`` compares both paths on every fixture.
     whole_module: ClassVar[bool] = True
+    # A rule that reads the whole module only past a point where its hooks ask for it
+    # (``Context.needs_whole_module``): when the gates pass it the file still takes the
+    # whole-module path (its hooks would ask), but a hook a later round calls on a reduced
+    # module runs there, and the file stays piecewise unless it asks.
+    asks_for_whole: ClassVar[bool] = False
 
     # The rule reports once per file (its first site, with the count of the others): the
     # programs of a file's docstrings add no finding of it where the file, or an earlier

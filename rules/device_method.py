@@ -53,6 +53,7 @@ class DeviceMethod(DeviceMethodGate, Rule, code="JAX404", safety=Safety.UNSAFE):
     )
     references = (refs.api("jax.Array"),)
     attributes = frozenset({"device"})
+    asks_for_whole = True  # visit_attribute asks once it has a `.device()` call
     examples = (
         Example(
             title="the device an array lives on",
@@ -88,6 +89,7 @@ class DeviceMethod(DeviceMethodGate, Rule, code="JAX404", safety=Safety.UNSAFE):
         call = receiver_of_method(ctx, node)
         if call is None or call.args:
             return
+        ctx.needs_whole_module()  # (decide reads the receiver's flow and the module's facts)
         # `.device()` called with no argument is a method only JAX arrays had (torch, TF and
         # CuPy have a `.device` attribute, never called): in a module that imports JAX and no
         # other array library, and defines no `device` method itself, it is a jax.Array.

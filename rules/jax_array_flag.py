@@ -124,6 +124,9 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
     )
     strings = frozenset(FLAGS) | frozenset(ENV_VARS)
     attributes = frozenset(FLAGS)
+    # Its hooks read their sites; visit_module reads every test method with a ``jax_array``
+    # parameter, and asks for the whole module where a statement left out spells the word.
+    whole_module = False
     examples = (
         Example(
             title="the migration guide's opt-in",
@@ -237,6 +240,7 @@ class JaxArrayFlag(Rule, code="JAX501", safety=Safety.SAFE):
         self._read(ctx, node, flag)
 
     def visit_module(self, ctx: Context) -> None:
+        ctx.needs_word(FLAG)
         parameterized_tests(ctx)
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:

@@ -487,6 +487,11 @@ HOOKS_THAT_ASK = [
     "import jax\n\njax.distributed.initialize()\n"
     + FILLER.format(n=0)
     + "\nstep = jax.jit(f, in_shardings=s)\n",
+    # JAX501 reads every function with a jax_array parameter (its cases are dropped)
+    "import jax\nfrom absl.testing import parameterized\n\njax.config.update('jax_array', True)\n"
+    + FILLER.format(n=0)
+    + "\n@parameterized.parameters((1, True), (1, False))\ndef test_scale(k, jax_array):\n"
+    + "    return k if jax_array else None\n",
 ]
 
 
@@ -509,6 +514,7 @@ def test_a_hook_reading_only_its_sites_stays_piecewise():
         HOOKS_THAT_ASK[1].replace("\nFORMATS = {SDA: 'sharded'}\n", ""),
         HOOKS_THAT_ASK[2].replace("\nclass DeviceArray:\n    pass\n", ""),
         HOOKS_THAT_ASK[3].replace("step = jax.jit(f, in_shardings=s)", "x = jax.tree_map(f, y)"),
+        HOOKS_THAT_ASK[4].split("\n@parameterized")[0],
     ]
     assert [path_of(text) for text in kept] == ["piecewise"] * len(kept)
 
@@ -569,3 +575,12 @@ def test_a_submodule_import_read_by_a_statement_left_out_stays():
     )
     assert path_of(text) == "piecewise"
     assert "import os.path\n" in run(text, ALL_RULES, 0)[0]
+
+
+def test_a_rule_that_asks_before_it_reads_the_whole_module_lets_later_rounds_look():
+    """From the second round every active rule looks at the reduced module: JAX404's hook
+    sees ``x.device`` (the modern property, not its removed method) and returns, so the file
+    stays piecewise; a ``.device()`` call passes its gate, and the file goes whole."""
+    text = "import jax\n\nx = jax.tree_map(f, y)\nd = x.device\n" + FILLER.format(n=0)
+    assert path_of(text) == "piecewise"
+    assert path_of(text.replace("x.device\n", "x.device()\n")) == "whole"
