@@ -92,7 +92,9 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     attributes = frozenset({"process_index", "process_count", "initialize"})
     # Its hook reads the multi-process calls (its sites) and, where a jit call passes input
     # shardings, every such call and where it is called: it asks for the whole module first.
-    whole_module = False
+    # Its gates pass only files with such a call (then it asks anyway: the file goes whole);
+    # called in a later round (after JAX309 wrote jax.process_index), it may not need to.
+    asks_for_whole = True
     examples = (
         Example(
             before="""
