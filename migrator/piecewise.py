@@ -176,14 +176,15 @@ def reduce(
     statements = [unit[2] for unit in units]
     cold = cold_names(statements, scans, bound)
     resolver = Resolver(bound, sites)
-    kept = _initial(units, scans, text, starts, resolver)
+    first_block = _first_block(units, text, starts)
+    kept = _initial(units, scans, resolver, first_block)
     ignored = _unresolved(scans, cold)
     _close(scans, kept, ignored)
     relevant = frozenset(name for scan in scans for name in scan.binds if name not in ignored)
     opened = _open_classes(units, kept, text, starts, resolver, relevant)
     if all(kept) and not opened:
         return None
-    return _build(text, starts, units, scans, kept, cold, opened)
+    return _build(text, starts, units, scans, kept, cold, opened, first_block)
 
 
 def _open_classes(
@@ -226,6 +227,7 @@ def _at(starts: List[int], line: int, text: str) -> int:
 
 
 Unit = Tuple[int, int, List[ast.stmt]]  # 0-based first line, line after the last, statements
+Block = Tuple[int, str]  # the unit holding the first indented block, and its indentation
 
 
 def _units(tree: ast.Module) -> Optional[List[Unit]]:
@@ -271,20 +273,19 @@ def _scan(statements: List[ast.stmt]) -> Scan:
 
 
 def _initial(
-    units: List[Unit], scans: List[Scan], text: str, starts: List[int], resolver: Resolver
+    units: List[Unit], scans: List[Scan], resolver: Resolver, first_block: Optional[Block]
 ) -> List[bool]:
     """The statements kept for themselves (see the module's docstring)."""
     kept = [
         index == 0 or scan.imports or resolver.holds_site(units[index][2])
         for index, scan in enumerate(scans)
     ]
-    first_block = _first_block(units, text, starts)
     if first_block is not None and not scans[first_block[0]].defines:
         kept[first_block[0]] = True  # (a def or class left out: its marker keeps the indent)
     return kept
 
 
-def _first_block(units: List[Unit], text: str, starts: List[int]) -> Optional[Tuple[int, str]]:
+def _first_block(units: List[Unit], text: str, starts: List[int]) -> Optional[Block]:
     """The unit holding the module's first indented block, and that block's indentation
     (what LibCST takes for the module's ``default_indent``)."""
     for index, (_first, _end, statements) in enumerate(units):
@@ -359,6 +360,7 @@ def _build(
     kept: List[bool],
     cold: FrozenSet[str],
     opened: Dict[int, Tuple[List[MemberRun], ast.ClassDef]],
+    first_block: Optional[Block],
 ) -> Pieces:
     # what is left out, in the file's order: (first line, line after the last, the marker's
     # indentation, whether it defines something)
@@ -391,7 +393,6 @@ def _build(
             anywhere |= member.anywhere
             drops.append((member.first, member.end, member.indent, True))
     drops.sort()
-    first_block = _first_block(units, text, starts)
     # the first line of the unit whose block LibCST reads the module's indentation from
     block_line = units[first_block[0]][0] if first_block is not None else -1
     parts: List[str] = []
