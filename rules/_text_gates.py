@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import TextGate
-from jaxmigrate.migrator.textscan import next_significant, with_items
+from jaxmigrate.migrator.textscan import next_significant, previous_significant, with_items
 from jaxmigrate.rules._array_names import ARRAY_PROPERTIES
 from jaxmigrate.rules._call_text import (
     called_parameter,
@@ -170,10 +170,18 @@ class RemovedKeywordsGate(RuleGate):
 # literal search; what a leading word boundary or look-behind would ask (and made every position
 # of the text a start to try) is checked at each match instead.
 def _keyword_in(text: str, keyword: str) -> bool:
-    """``keyword =`` (not ``==``) written in ``text``, as a whole word."""
+    """``keyword =`` (not ``==``) written in ``text`` as a whole word, where an argument list
+    may pass it: after ``(`` or ``,`` (blanks, comments and continuations between), or where
+    the text cannot tell what comes before (``x = 1`` on a line of its own is no keyword)."""
     if keyword not in text:
         return False
-    return any(starts_word(text, m.start()) for m in _KEYWORD(keyword).finditer(text))
+    for found in _KEYWORD(keyword).finditer(text):
+        at = found.start()
+        if starts_word(text, at):
+            before = previous_significant(text, at)
+            if before < 0 or text[before] in "(,":
+                return True
+    return False
 
 
 def _passed(text: str, name: str, keywords: List[str]) -> bool:

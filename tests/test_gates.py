@@ -478,6 +478,13 @@ TEXT_CASES = [
     # JAX906: a keyword that is no whole word of the text is not passed
     ("JAX906", "import jax.numpy as jnp\njnp.clip(x, xa_max=1)\n", False),
     ("JAX906", "import jax.numpy as jnp\njnp.clip(x, a_max\n=1)\n", True),
+    # JAX906: a keyword is read after ``(`` or ``,`` across comments, continuations and blank lines
+    ("JAX906", "import jax.numpy as jnp\nx = 1\ny = jnp.where(c, x, 0)\n", False),
+    ("JAX906", "import jax.numpy as jnp\na_max = 1\njnp.clip(x, 0, a_max)\n", False),
+    ("JAX906", "import jax.numpy as jnp\njnp.where(c,  # why\n  x=a, y=b)\n", True),
+    ("JAX906", "import jax.numpy as jnp\njnp.where(c, \\\n  x = a)\n", True),
+    ("JAX906", "import jax.numpy as jnp\njnp.clip(\n\n  a_max=1)\n", True),
+    ("JAX906", "import jax.numpy as jnp\nf = lambda: jnp.clip(x, **{}, a_max=1)\n", True),
     # JAX106: an annotated statement of a dataclass that calls a maker, however it is spelled
     ("JAX106", _DC + "    w: jax.Array = jnp.zeros(3)\n", True),
     ("JAX106", _DC + "    k: jax.Array = jax.random.PRNGKey(0)\n", True),
