@@ -94,6 +94,21 @@ def name_sites(view: AstView, resolved: Resolver) -> Optional[List[Site]]:
     return found
 
 
+def may_be_sites(view: AstView, resolved: Resolver) -> List[Site]:
+    """Every chain that some import of its head (in any scope, guarded or not) makes spell one
+    of ``resolved.names``: the sites :func:`name_sites` would find, whatever scope decides
+    what the head is, are among them.  For a rule that does nothing at a look-alike either,
+    where :func:`name_sites` cannot tell (a head a function imports, or one bound twice)."""
+    found: List[Site] = []
+    for chain in view.chains:
+        for head in resolved.bound.get(chain.parts[0], ()):
+            for index, qualname in _spelled(head, chain.parts, resolved.names):
+                node = chain.nodes[index]
+                if index or isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                    found.append((node, qualname))
+    return found
+
+
 def legacy_imports_stay(view: AstView, names: FrozenSet[str], modules: FrozenSet[str]) -> bool:
     """Does the engine leave every import of a legacy name or module of a rule alone when the
     rule makes no fix (:func:`migrator.cleanup.unused_imports` drops an unused one the API

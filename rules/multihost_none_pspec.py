@@ -15,7 +15,7 @@ from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.rules._ast_sites import Resolver, called_at, name_sites
+from jaxmigrate.rules._ast_sites import Resolver, called_at, may_be_sites, name_sites
 
 MULTIHOST = "jax.experimental.multihost_utils"
 PSPEC = "jax.sharding.PartitionSpec"
@@ -89,12 +89,13 @@ class MultihostNonePspec(Rule, code="JAX307", safety=Safety.SAFE):
 
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         """:meth:`visit_name` on ``ast``: it never reports, so nothing (``[]``) where no call
-        of the converters passes a ``None`` pspec leaf; None (LibCST fixes) where one does, or
-        where the sites could differ.  Its imports stay (``names_are_legacy`` is False)."""
-        sites = name_sites(view, Resolver(view, self.names))
-        if sites is None:
-            return None
-        calls = called_at(view, sites)
+        of the converters passes a ``None`` pspec leaf; None (LibCST fixes) where one does.
+        Where the view cannot tell which chains are sites (JAX's own ``pmap.py`` imports
+        ``multihost_utils`` inside the functions that call it), every chain that may be one is
+        read.  Its imports stay (``names_are_legacy`` is False)."""
+        resolver = Resolver(view, self.names)
+        sites = name_sites(view, resolver)
+        calls = called_at(view, may_be_sites(view, resolver) if sites is None else sites)
         for call in calls.values():
             pspecs = _ast_pspecs_arg(call)
             if pspecs is not None and _ast_has_none_leaf(pspecs):

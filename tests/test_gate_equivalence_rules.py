@@ -385,6 +385,21 @@ MESH_CASES = [
     "import jax\nwith jax.sharding.use_mesh(m):\n    pass\n",
     "import jax\nu = jax.sharding.use_mesh\ndef f(jax):\n    return jax.sharding.set_mesh(m)\n",
 ]
+# JAX307 where the view cannot tell the sites: JAX's pmap.py imports multihost_utils inside
+# the functions that call it, and binds the converters' names itself
+_LOCAL_MH = "    import jax.experimental.multihost_utils as mhu\n"
+SCOPED_MH_CASES = [
+    "def host_local_array_to_global_array(x, m, p):\n"
+    + _LOCAL_MH
+    + "    return mhu.host_local_array_to_global_array(x, m, p)\n",
+    "def f(x):\n" + _LOCAL_MH + "    return mhu.global_array_to_host_local_array(x, m, P())\n"
+    "mhu = object()\n",
+    # a None leaf in one of them: LibCST decides (a parameter's look-alike too: it cannot tell)
+    "def f(x):\n" + _LOCAL_MH + "    return mhu.global_array_to_host_local_array(x, m, None)\n"
+    "mhu = object()\n",
+    "def f(x):\n" + _LOCAL_MH + "    return mhu.host_local_array_to_global_array(x, m, P())\n"
+    "def g(mhu):\n    return mhu.host_local_array_to_global_array(x, m, [None])\n",
+]
 # JAX501 reads a flag's name as a pytree key (orbax's tests): nothing; then look-alikes
 FLAG_KEY_CASES = [
     "import jax\nt = {'jax_array': x}\ny = t['jax_array']\nf(k, ['jax_array', 'np'])\n"
@@ -397,7 +412,7 @@ FLAG_KEY_CASES = [
 ]
 
 
-@pytest.mark.parametrize("text", MESH_CASES + FLAG_KEY_CASES)
+@pytest.mark.parametrize("text", MESH_CASES + SCOPED_MH_CASES + FLAG_KEY_CASES)
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 def test_ast_first_reports_what_libcst_does_on_mesh_helpers(text, options):
     assert ast_first_difference(text, options) is None
@@ -411,6 +426,8 @@ def test_mesh_helpers_answer_from_ast():
     answers = [rule_answers(t, Settings()).get("JAX605") for t in MESH_CASES[1:4]]
     assert [len(a) if a is not None else None for a in answers] == [0, 2, 0], answers
     assert rule_answers(MESH_CASES[6], Settings()).get("JAX605", "absent") is None  # a rename
+    scoped = [rule_answers(t, Settings()).get("JAX307", "absent") for t in SCOPED_MH_CASES]
+    assert scoped == [[], [], None, None], scoped
     flags = [rule_answers(t, Settings()).get("JAX501", "absent") for t in FLAG_KEY_CASES]
     assert flags == [[]] + [None] * 5, flags
 
