@@ -19,13 +19,14 @@ best of three runs, each a new process: start-up included), the best of three ``
 passes over the same texts (in a new interpreter too), and their ratio; and the floor of that
 ratio for a run that prints every finding, ``ast.parse`` of just the files a second run
 (``--format json``) reports a fix or a finding in, and the least a pure-Python run does besides
-(every file read and its identifiers read once, those files' trees walked once). Then, in a
-run in this process as the command runs it (each project with its own versions; the survey's
-passes not counted), what each file meets: the gate that stops it, or the candidate rules left
-after gate 2, whether it was answered from CPython's ``ast`` alone (its fixes, if any, written
-from ``ast`` positions: :mod:`migrator.astfixes`) or reached LibCST's parser
-(its own module, or a docstring's program), and of the latter which have fixes and which
-findings only.
+(every file read and its identifiers read once, those files' trees walked once); and where one
+run's time goes, in a new process (the survey's reaches, the files it migrates and the floors
+it settles, the run's files, the rest).  Then, in a run in this process as the command runs
+it (each project with its own versions; the survey's passes not counted), what each file
+meets: the gate that stops it, or the candidate rules left after gate 2, whether it was
+answered from CPython's ``ast`` alone (its fixes, if any, written from ``ast`` positions:
+:mod:`migrator.astfixes`) or reached LibCST's parser (its own module, or a docstring's
+program), and of the latter which have fixes and which findings only.
 
 jaxmigrate starts with cached bytecode, as an installed tool does (``--bytecode none``: every
 module compiled on each start; :mod:`bench.bytecode`).
@@ -119,6 +120,56 @@ for _ in range(int(sys.argv[1])):
     best = min(best, time.perf_counter() - start)
 print(best)
 """
+
+
+# Where one run's time goes, in a new process as the command runs (wall seconds of each part;
+# argv: the command's arguments): the survey's reach of every file, the reaches narrowed at a
+# file's turn, the files the survey migrates, the floors it settles, the run's files, and the
+# rest (start-up, discovery, the projects' requirements, the report).
+_PHASES = """
+import json, sys, time
+from jaxmigrate.migrator import cli, clirun, runner, surveyorder
+spent = {}
+def timed(module, name, label=None, by_settings=False):
+    real = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        key = label or name
+        if by_settings:
+            key = "the survey: files migrated" if args[1].survey else "the run: files migrated"
+        start = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            seconds, count = spent.get(key, (0.0, 0))
+            spent[key] = (seconds + time.perf_counter() - start, count + 1)
+    setattr(module, name, wrapper)
+timed(surveyorder, "survey_reach_of", "the survey: each file's reach")
+timed(surveyorder, "narrowed_reach_of", "the survey: reaches narrowed at a file's turn")
+timed(clirun, "floor_of_survey", "the survey: floors settled")
+timed(runner, "process_file", by_settings=True)
+start = time.perf_counter()
+try:
+    cli.main(sys.argv[1:])
+except SystemExit:
+    pass
+total = time.perf_counter() - start
+parts = sum(seconds for seconds, _count in spent.values())
+spent["the rest (start-up, discovery, requirements, report)"] = (total - parts, 1)
+sys.stdout = sys.__stdout__
+print(json.dumps({"total": total, "parts": spent}))
+"""
+
+
+def phase_seconds(paths: Sequence[Path]) -> Tuple[float, Dict[str, Tuple[float, int]]]:
+    """:data:`_PHASES` of a run over ``paths`` (as :func:`check_seconds` runs it): the total
+    and (seconds, calls) of each part."""
+    command = [
+        sys.executable, "-c", _PHASES, *map(str, paths),
+        "--check", "-q", "-j", "1", "--no-cache", "--extend-exclude", "*.ipynb",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=TOOL_ENV)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return found["total"], {key: tuple(value) for key, value in found["parts"].items()}
 
 
 def least_python_seconds(
@@ -287,6 +338,12 @@ def measure(name: str, paths: Sequence[Path], skip_cli: bool) -> None:
             f"{gated / floor:.2f}x ast.parse; every file parsed and walked once: {every:.2f} s, "
             f"{every / floor:.2f}x"
         )
+        total, parts = phase_seconds(paths)
+        print(f"where one run goes, in its own process ({total:.2f} s in all):")
+        for part, (seconds, calls) in parts.items():
+            share = f"{seconds / total:4.0%}" if total else "   -"
+            counted = f" ({calls:,} calls)" if calls > 1 else ""
+            print(f"  {seconds:6.2f} s {share}  {part}{counted}")
     for title, counts in classify(paths).items():
         print(f"{title}:")
         for key, count in counts.most_common(12):
