@@ -18,7 +18,7 @@ import io
 import tokenize
 from typing import ClassVar, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from jaxmigrate.migrator.astview import AstView, Chain
+from jaxmigrate.migrator.astview import AstView, Chain, ImportSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.textgate import under
 
@@ -122,8 +122,24 @@ def legacy_imports_stay(view: AstView, names: FrozenSet[str], modules: FrozenSet
         if "__all__" in view.text:
             return False
         if not history().exists_throughout(item.qualname, view.target, view.upper):
-            return False
+            if not used(view, item):
+                return False
     return True
+
+
+def used(view: AstView, item: ImportSite) -> bool:
+    """Is the name the import ``item`` binds read after it, and bound nowhere else, so that
+    LibCST's analysis counts a use of that very import (the clean-up leaves it)?  False
+    where the view cannot be sure (a use it did not walk counts as none)."""
+    bound = item.bound
+    if sum(other.bound == bound for other in view.imports) != 1:
+        return False
+    if view.resolve(bound) != (True, item.qualname):
+        return False
+    after = item.node.lineno  # type: ignore[attr-defined]
+    return any(
+        chain.parts[0] == bound and chain.nodes[0].lineno > after for chain in view.chains
+    )
 
 
 def nothing_at_sites(
