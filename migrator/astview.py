@@ -155,6 +155,7 @@ class AstView:
         self.target, self.upper = settings.target, settings.upper
         self.codes = codes  # the rules answering for this file
         self._settings = settings
+        self.unsafe_fixes = settings.unsafe_fixes  # (else an unsafe fix is held back: a finding)
         self._lines: Optional[List[str]] = None
         self._starts: Optional[List[int]] = None  # where each line starts in the text
         self._ascii: Optional[bool] = None  # is the whole text ASCII (asked on use)

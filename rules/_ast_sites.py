@@ -19,7 +19,7 @@ import tokenize
 from typing import ClassVar, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator.astview import AstView, Chain, ImportSite
-from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.diagnostics import UNSAFE_HINT, UNSAFE_NOTE, Diagnostic, Safety
 from jaxmigrate.migrator.textgate import under
 
 Site = Tuple[ast.expr, str]  # (the node of the name, its qualified name)
@@ -191,6 +191,35 @@ def called_at(view: AstView, sites: List[Site]) -> Dict[int, ast.Call]:
         if type(parent) is ast.Call and parent.func is node:
             found[id(node)] = parent
     return found
+
+
+def held_back(
+    view: AstView, code: str, node: ast.AST, message: str, detail: str = ""
+) -> Optional[Diagnostic]:
+    """The finding an unsafe fix of rule ``code`` at ``node`` becomes without
+    ``--unsafe-fixes``, as :meth:`migrator.context.Context.replace` records it (the fix's
+    message and detail, marked held back); None when a suppression comment silences it."""
+    if view.suppressed(code, node):
+        return None
+    line, column = view.start(node)
+    end = node.end_lineno or line  # type: ignore[attr-defined]
+    hint = f"{detail} {UNSAFE_HINT}" if detail else UNSAFE_HINT
+    return Diagnostic(
+        code, f"{message} {UNSAFE_NOTE}", line, column + 1, Safety.UNSAFE.value, end, hint
+    )
+
+
+def dotted(node: ast.AST) -> Optional[List[str]]:
+    """The names of a dotted chain (``a.b.c``, a lone name too); None for anything else."""
+    parts: List[str] = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)  # type: ignore[attr-defined]
+    parts.reverse()
+    return parts
 
 
 def one_string_token(view: AstView, node: ast.Constant) -> bool:

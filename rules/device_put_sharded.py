@@ -9,12 +9,23 @@ leading axis of size 1 instead of dropping it, so the fix is unsafe.
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+import ast
+from typing import Dict, List, Optional, Sequence
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
+from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
+from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.rules._ast_sites import (
+    Resolver,
+    called_at,
+    dotted,
+    held_back,
+    legacy_imports_stay,
+    name_sites,
+)
 from jaxmigrate.rules._helpers import called
 from jaxmigrate.rules._receivers import receiver_tie
 
@@ -205,6 +216,42 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
             detail=CAVEAT,
         )
 
+    def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
+        """:meth:`visit_name` on ``ast`` where its fixes are held back (no ``--unsafe-fixes``):
+        each site's recipe, or its fix's message marked held back.  None where LibCST must
+        decide: fixes to write, sites the view cannot be sure of, an import the engine may
+        drop, a devices expression it cannot resolve, or a value that may be a pytree whose
+        rewrite would spell ``leaf`` twice (``_visibly_arrays`` reads the receiver's flow)."""
+        if view.unsafe_fixes or not legacy_imports_stay(view, self.names, self.legacy_modules):
+            return None
+        resolved = Resolver(view, self.names)
+        sites = name_sites(view, resolved)
+        if sites is None:
+            return None
+        calls = called_at(view, sites)
+        found: List[Optional[Diagnostic]] = []
+        for node, qualname in sites:
+            call = calls.get(id(node))
+            arguments = None if call is None else _ast_arguments(call, PARAMETERS[qualname])
+            if call is None or arguments is None:
+                found.append(view.report(self.code, node, *RECIPE[qualname]))
+                continue
+            if qualname == "jax.device_put_replicated":
+                repeatable = _ast_repeatable(arguments["devices"], resolved)
+                if repeatable is None:
+                    return None
+                if not repeatable:
+                    message, detail = RECIPE[qualname]
+                    detail += " Not rewritten: devices is used twice; bind it to a name first."
+                    found.append(view.report(self.code, call, message, detail))
+                    continue
+            if "leaf" in (ast.get_source_segment(view.text, call) or "leaf"):
+                return None
+            legacy = qualname.rsplit(".", 1)[-1]
+            message = f"jax.{legacy} (removed in 0.10.0) -> jax.device_put with a NamedSharding"
+            found.append(held_back(view, self.code, call, message, CAVEAT))
+        return [finding for finding in found if finding is not None]
+
     @staticmethod
     def _repeatable(node: cst.BaseExpression, site: NameSite, ctx: Context) -> bool:
         if dotted_parts(node) is not None:
@@ -212,6 +259,36 @@ class DevicePutSharded(Rule, code="JAX801", safety=Safety.UNSAFE):
         if isinstance(node, cst.Call) and dotted_parts(node.func) is not None:
             return ctx.qualname(node.func, site.scope) in DEVICE_LISTS
         return False
+
+
+def _ast_arguments(call: ast.Call, parameters: Sequence[str]) -> Optional[Dict[str, ast.expr]]:
+    """:func:`_arguments` on ``ast`` (positional arguments come before keywords there too)."""
+    found: Dict[str, ast.expr] = {}
+    for index, value in enumerate(call.args):
+        if type(value) is ast.Starred or index >= len(parameters) or parameters[index] in found:
+            return None
+        found[parameters[index]] = value
+    for keyword in call.keywords:
+        if keyword.arg is None or keyword.arg not in parameters or keyword.arg in found:
+            return None
+        found[keyword.arg] = keyword.value
+    return found if len(found) == len(parameters) else None
+
+
+def _ast_repeatable(node: ast.expr, resolved: Resolver) -> Optional[bool]:
+    """:meth:`DevicePutSharded._repeatable` on ``ast``; None where the view cannot resolve
+    the function a call calls."""
+    if dotted(node) is not None:
+        return True
+    if type(node) is not ast.Call:
+        return False
+    parts = dotted(node.func)
+    if parts is None:
+        return False
+    sure, head = resolved.resolve(parts[0])
+    if not sure:
+        return None
+    return head is not None and ".".join([head, *parts[1:]]) in DEVICE_LISTS
 
 
 def _visibly_arrays(ctx: Context, value: cst.BaseExpression, scope, sharded: bool) -> bool:  # noqa: ANN001
