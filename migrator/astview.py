@@ -167,6 +167,7 @@ class AstView:
         # (LibCST's hooks then decide: which spoke first depends on when each hook ran)
         self.unless_spoken: Dict[str, Set[int]] = {}
         self.covered_by: Dict[str, Set[int]] = {}  # code -> the lines its findings count
+        self.finishing: list = []  # answers made once every rule answered (findings_on_ast)
         # names bound otherwise than by an import, at module level / in a function or class
         self._module_other: set = set()
         self._inner: set = set()  # (imports in functions too, and global/nonlocal names)

@@ -186,6 +186,48 @@ def _reordered_lines(tree: ast.Module) -> Set[int]:
     return lines
 
 
+def _grouped(
+    view: AstView,
+    code: str,
+    modules: Dict[str, Tuple[Absence, List[ast.AST]]],
+    message: Message,
+    spoken: Set[int],
+) -> List[Diagnostic]:
+    """Each removed module once, at its first use on a line not ``spoken`` to."""
+    found = []
+    for absence, nodes in modules.values():
+        left = [node for node in nodes if view.start(node)[0] not in spoken]
+        finding = view.report_once(code, left, *message(absence), cover=False)
+        if finding is not None:
+            found.append(finding)
+    return found
+
+
+def _finish(
+    view: AstView,
+    code: str,
+    modules: Dict[str, Tuple[Absence, List[ast.AST]]],
+    message: Message,
+    others: List[Diagnostic],
+) -> Optional[List[Diagnostic]]:
+    """:func:`_grouped` once every other rule answered (``others``: their findings): the hook
+    runs after the traversal's hooks and the ``visit_module`` of the rules before it, and
+    leaves out the uses on the lines those spoke to (or count as a module's uses).  None when
+    a rule after it speaks on a line of a use: whether it spoke first, the view cannot tell
+    (a ``visit_module``-only rule did not: ``_REPORT_IN_VISIT_MODULE``)."""
+    mine = view.codes.index(code)
+    before = set(view.codes[:mine])
+    later = {c for c in view.codes[mine + 1 :] if c not in _REPORT_IN_VISIT_MODULE}
+    lines = {view.start(node)[0] for _absence, nodes in modules.values() for node in nodes}
+    if any(d.code in later and d.line in lines for d in others):
+        return None
+    if any(not lines.isdisjoint(view.covered_by.get(c, ())) for c in later):
+        return None
+    spoken = {d.line for d in others if d.code in before}
+    spoken.update(*(view.covered_by.get(c, ()) for c in before))
+    return _grouped(view, code, modules, message, spoken)
+
+
 def _report(
     view: AstView, code: str, sites: List[_Site], message: Message
 ) -> Optional[List[Diagnostic]]:
@@ -203,11 +245,10 @@ def _report(
             found.append(finding)
     if modules:
         mine = view.codes.index(code)
-        others = [c for c in view.codes if c != code]
-        if any(c not in _REPORT_IN_VISIT_MODULE or view.codes.index(c) < mine for c in others):
-            return None  # their findings would be left out of the grouping: not known here
-        for absence, nodes in modules.values():
-            finding = view.report_once(code, nodes, *message(absence), cover=False)
-            if finding is not None:
-                found.append(finding)
+        later = view.codes[mine + 1 :]
+        if all(c in _REPORT_IN_VISIT_MODULE for c in later) and len(later) == len(view.codes) - 1:
+            # (only rules that report in their own visit_module, after it: nobody spoke yet)
+            found.extend(_grouped(view, code, modules, message, set()))
+        else:
+            view.finishing.append(lambda spoken: _finish(view, code, modules, message, spoken))
     return sorted(found, key=lambda d: (d.line, d.column))

@@ -57,6 +57,7 @@ from jaxmigrate.rules._import_chains import (
     module_of,
     used_through,
 )
+from jaxmigrate.rules._removed_modules_ast import leftover_imports
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astview import AstView
@@ -238,15 +239,17 @@ class RemovedModules(Rule, code="JAX806", safety=Safety.SAFE):
     def ast_findings(self, view: AstView) -> Optional[List[Diagnostic]]:
         """Nothing where no import statement, in any scope, names a removed module or
         something in one: :meth:`visit_module` then returns before it reads anything (its
-        deletions too need an import of ``maps``).  None otherwise: LibCST decides."""
+        deletions too need an import of ``maps``).  Where one does, the report of each
+        import left over, when that is all the hook can do
+        (:func:`rules._removed_modules_ast.leftover_imports`); else None: LibCST decides."""
         modules = tuple(REMOVED)
-        for item in view.imports:
-            if module_of(item.qualname, modules) or module_of(item.imported, modules):
-                return None
         for statement in iter_statements(view.tree):  # ``from M import *`` (not in imports)
             if type(statement) is ast.ImportFrom and not statement.level:
                 if module_of(statement.module or "", modules):
                     return None
+        for item in view.imports:
+            if module_of(item.qualname, modules) or module_of(item.imported, modules):
+                return leftover_imports(view, self.code, REMOVED, tuple(REPORTED), ADVICE)
         return []
 
     def visit_module(self, ctx: Context) -> None:
