@@ -116,7 +116,11 @@ class TreeRssSampler(threading.Thread):
         while frontier:
             pid = frontier.pop()
             pids.append(pid)
-            for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                tasks = list(Path(f"/proc/{pid}/task").iterdir())
+            except OSError:  # (it left between the read that named it and this one)
+                continue
+            for task in tasks:
                 try:
                     frontier += [int(c) for c in (task / "children").read_text().split()]
                 except OSError:
