@@ -137,9 +137,7 @@ def used(view: AstView, item: ImportSite) -> bool:
     if view.resolve(bound) != (True, item.qualname):
         return False
     after = item.node.lineno  # type: ignore[attr-defined]
-    return any(
-        chain.parts[0] == bound and chain.nodes[0].lineno > after for chain in view.chains
-    )
+    return any(chain.parts[0] == bound and chain.nodes[0].lineno > after for chain in view.chains)
 
 
 def nothing_at_sites(

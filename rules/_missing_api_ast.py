@@ -203,18 +203,18 @@ def _grouped(
     return found
 
 
-def _finish(
+def _spoken_first(
     view: AstView,
     code: str,
     modules: Dict[str, Tuple[Absence, List[ast.AST]]],
-    message: Message,
     others: List[Diagnostic],
-) -> Optional[List[Diagnostic]]:
-    """:func:`_grouped` once every other rule answered (``others``: their findings): the hook
-    runs after the traversal's hooks and the ``visit_module`` of the rules before it, and
-    leaves out the uses on the lines those spoke to (or count as a module's uses).  None when
-    a rule after it speaks on a line of a use: whether it spoke first, the view cannot tell
-    (a ``visit_module``-only rule did not: ``_REPORT_IN_VISIT_MODULE``)."""
+) -> Optional[Set[int]]:
+    """The lines other rules spoke to before the hook ran (``others``: their findings, once
+    every rule answered): the hook runs after the traversal's hooks and the ``visit_module``
+    of the rules before it, and leaves out the uses on the lines those spoke to (or count as
+    a module's uses).  None when a rule after it speaks on a line of a use: whether it spoke
+    first, the view cannot tell (a ``visit_module``-only rule did not:
+    ``_REPORT_IN_VISIT_MODULE``)."""
     mine = view.codes.index(code)
     before = set(view.codes[:mine])
     later = {c for c in view.codes[mine + 1 :] if c not in _REPORT_IN_VISIT_MODULE}
@@ -225,7 +225,7 @@ def _finish(
         return None
     spoken = {d.line for d in others if d.code in before}
     spoken.update(*(view.covered_by.get(c, ()) for c in before))
-    return _grouped(view, code, modules, message, spoken)
+    return spoken
 
 
 def _report(
@@ -250,5 +250,10 @@ def _report(
             # (only rules that report in their own visit_module, after it: nobody spoke yet)
             found.extend(_grouped(view, code, modules, message, set()))
         else:
-            view.finishing.append(lambda spoken: _finish(view, code, modules, message, spoken))
+
+            def finish(others: List[Diagnostic]) -> Optional[List[Diagnostic]]:
+                spoken = _spoken_first(view, code, modules, others)
+                return None if spoken is None else _grouped(view, code, modules, message, spoken)
+
+            view.finishing.append(finish)  # (made once every rule answered)
     return sorted(found, key=lambda d: (d.line, d.column))

@@ -85,6 +85,22 @@ def rule_difference(text: str, options: Settings) -> Optional[str]:
     return "; ".join(problems) or None
 
 
+def same_as_libcst(text: str, options: Settings) -> None:
+    """The ``ast``-first pipeline gives what the LibCST one does, and so does each rule."""
+    assert ast_first_difference(text, options) is None
+    assert rule_difference(text, options) is None
+
+
+def answer_sizes(texts: Sequence[str], code: str, options: Settings) -> List[Optional[int]]:
+    """How many findings rule ``code`` answers on ``ast`` in each text (None: it declines; 0
+    where it is no candidate)."""
+    sizes = []
+    for text in texts:
+        answer = rule_answers(text, options).get(code, [])
+        sizes.append(None if answer is None else len(answer))
+    return sizes
+
+
 def answered(texts: Sequence[str], code: str, options: Settings) -> int:
     return sum(rule_answers(t, options).get(code) is not None for t in texts)
 
