@@ -207,19 +207,6 @@ def held_back(
     )
 
 
-def dotted(node: ast.AST) -> Optional[List[str]]:
-    """The names of a dotted chain (``a.b.c``, a lone name too); None for anything else."""
-    parts: List[str] = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)  # type: ignore[attr-defined]
-        node = node.value  # type: ignore[attr-defined]
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)  # type: ignore[attr-defined]
-    parts.reverse()
-    return parts
-
-
 def one_string_token(view: AstView, node: ast.Constant) -> bool:
     """Is ``node`` written as one string token (LibCST's ``SimpleString``), not an implicit
     concatenation?"""

@@ -17,14 +17,7 @@ from typing import List, Mapping, Optional, Tuple
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.version import parse_version
-
-
-def _under(qualname: str, modules: Tuple[str, ...]) -> Optional[str]:
-    """The module of ``modules`` that ``qualname`` is, or is inside (``module_of``)."""
-    for module in modules:
-        if qualname == module or qualname.startswith(module + "."):
-            return module
-    return None
+from jaxmigrate.rules._import_chains import module_of
 
 
 def leftover_imports(
@@ -46,13 +39,13 @@ def leftover_imports(
     imported = [
         item
         for item in view.imports
-        if _under(item.qualname, modules) or _under(item.imported, modules)
+        if module_of(item.qualname, modules) or module_of(item.imported, modules)
     ]
     top = {id(alias): statement for statement in view.tree.body for alias in _aliases(statement)}
     for item in imported:
         if item.guarded or id(item.node) not in top or item.qualname != item.imported:
             return None  # (nested or guarded; a dotted ``import a.b.c`` binds ``a``)
-        if _under(item.imported, members_reported) or "__all__" in view.text:
+        if module_of(item.imported, members_reported) or "__all__" in view.text:
             return None
         sure, qualname = view.resolve(item.bound)
         if not sure or qualname != item.qualname:
@@ -73,7 +66,7 @@ def leftover_imports(
         lines.add(view.start(statement)[0])
         message = f"{module} was removed in {removed[module]}; {advice[module]}"
         found.append(view.report(code, statement, message))
-    if found and not any(_under(item.qualname, reached) for item in imported):
+    if found and not any(module_of(item.qualname, reached) for item in imported):
         return None  # (the hook reads the bindings first: LibCST decides)
     return [finding for finding in found if finding is not None]
 
@@ -94,17 +87,17 @@ def _statement_module(statement: ast.stmt, reached: Tuple[str, ...]) -> Optional
     first ``import`` alias inside one, or the ``from`` module (else its first alias) that is."""
     if type(statement) is ast.Import:
         for alias in statement.names:
-            module = _under(alias.name, reached)
+            module = module_of(alias.name, reached)
             if module is not None:
                 return module
         return None
     if type(statement) is not ast.ImportFrom or statement.level:
         return None
     base = statement.module or ""
-    module = _under(base, reached)
+    module = module_of(base, reached)
     if module is None and not any(alias.name == "*" for alias in statement.names):
         for alias in statement.names:
-            module = _under(f"{base}.{alias.name}", reached)
+            module = module_of(f"{base}.{alias.name}", reached)
             if module is not None:
                 break
     return module

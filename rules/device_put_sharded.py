@@ -13,6 +13,7 @@ import ast
 from typing import Dict, List, Optional, Sequence
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
+from jaxmigrate.migrator.astfacts import dotted
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
@@ -21,7 +22,6 @@ from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.rules._ast_sites import (
     Resolver,
     called_at,
-    dotted,
     held_back,
     legacy_imports_stay,
     name_sites,
