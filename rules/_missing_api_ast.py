@@ -245,8 +245,7 @@ def _report(
             found.append(finding)
     if modules:
         mine = view.codes.index(code)
-        later = view.codes[mine + 1 :]
-        if all(c in _REPORT_IN_VISIT_MODULE for c in later) and len(later) == len(view.codes) - 1:
+        if mine == 0 and all(c in _REPORT_IN_VISIT_MODULE for c in view.codes[1:]):
             # (only rules that report in their own visit_module, after it: nobody spoke yet)
             found.extend(_grouped(view, code, modules, message, set()))
         else:

@@ -17,6 +17,7 @@ from typing import List, Mapping, Optional, Tuple
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.diagnostics import Diagnostic
 from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._ast_sites import used
 from jaxmigrate.rules._import_chains import module_of
 
 
@@ -47,17 +48,12 @@ def leftover_imports(
             return None  # (nested or guarded; a dotted ``import a.b.c`` binds ``a``)
         if module_of(item.imported, members_reported) or "__all__" in view.text:
             return None
-        sure, qualname = view.resolve(item.bound)
-        if not sure or qualname != item.qualname:
-            return None
-        if not any(chain.parts[0] == item.bound for chain in view.chains):
-            return None  # unused: the clean-up may drop it (a fix)
+        if not used(view, item):
+            return None  # (the clean-up may drop it: a fix)
     reached = tuple(m for m, v in removed.items() if _reached(view, v))
     found: List[Optional[Diagnostic]] = []
     lines = view.unless_spoken.setdefault(code, set())
     for statement in view.tree.body:
-        if type(statement) is ast.ImportFrom and statement.module is None:
-            continue
         module = _statement_module(statement, reached)
         if module is None:
             continue
