@@ -48,6 +48,18 @@ def findings_on_ast(
     view = AstView(text, facts, settings, tuple(rule.code for rule in rules), _words(facts, rules))
     if as_read is not None:
         view.as_read = as_read
+    try:
+        return _answered(view, rules, edits)
+    finally:
+        view.finishing.clear()  # (the answers waiting there hold the view: no cycle is left)
+
+
+def _answered(
+    view: AstView,
+    rules: Sequence["Rule"],
+    edits: Optional[List[Tuple[AstView, List[Tuple["Rule", AstEdit]]]]],
+) -> Optional[List[Diagnostic]]:
+    """:func:`findings_on_ast` once the view is made."""
     found: List[Diagnostic] = []
     made: List[Tuple["Rule", AstEdit]] = []
     for rule in rules:
@@ -60,6 +72,8 @@ def findings_on_ast(
             continue
         found.extend(answer)
     if made:
+        if view.finishing:
+            return None  # (an answer still to make on the text as fixed: LibCST decides)
         assert edits is not None
         edits.append((view, made))
         return None

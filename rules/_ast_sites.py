@@ -136,7 +136,7 @@ def used(view: AstView, item: ImportSite) -> bool:
         return False
     if view.resolve(bound) != (True, item.qualname):
         return False
-    after = item.node.lineno  # type: ignore[attr-defined]
+    after = item.node.lineno
     return any(chain.parts[0] == bound and chain.nodes[0].lineno > after for chain in view.chains)
 
 
