@@ -42,7 +42,7 @@ def leftover_imports(
         for item in view.imports
         if module_of(item.qualname, modules) or module_of(item.imported, modules)
     ]
-    top = {id(alias): statement for statement in view.tree.body for alias in _aliases(statement)}
+    top = {id(alias) for statement in view.tree.body for alias in _aliases(statement)}
     for item in imported:
         if item.guarded or id(item.node) not in top or item.qualname != item.imported:
             return None  # (nested or guarded; a dotted ``import a.b.c`` binds ``a``)
@@ -57,8 +57,6 @@ def leftover_imports(
         module = _statement_module(statement, reached)
         if module is None:
             continue
-        if type(statement) is ast.ImportFrom and any(a.name == "*" for a in statement.names):
-            return None
         lines.add(view.start(statement)[0])
         message = f"{module} was removed in {removed[module]}; {advice[module]}"
         found.append(view.report(code, statement, message))
