@@ -9,10 +9,14 @@ jax.Array migration guide, "GDA's API name changes"; GDA was removed in JAX 0.4.
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._gda import GDA_HISTORY
 from jaxmigrate.rules._loose_facts import LooseFacts
 from jaxmigrate.rules._module_facts import module_facts
@@ -24,7 +28,10 @@ from jaxmigrate.rules._receiver_gate import (
 from jaxmigrate.rules._text_gates import GdaAttributesGate
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method
 
-MESH_ATTRIBUTES = ("mesh", "mesh_axes")  # acted on only where the receiver ties to an array
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.source import SourceRange
+
+REMOVED_IN = "0.4.7"  # GDA (the JAX commit above)
 
 NEW = {
     "local_shards": ".addressable_shards",
@@ -52,7 +59,9 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
     own methods, is rewritten with `--unsafe-fixes` (likely evidence, named in the message).
     Elsewhere `.local_shards`/`.local_data(i)` are reported in modules that import JAX;
     `.mesh`/`.mesh_axes` on a plain name only in modules that import GDA (`cfg.mesh_axes` is a
-    t5x config field, not an array).
+    t5x config field, not an array).  Code written for JAX 0.4.7 or newer (a requirement's
+    lower bound there, or `--source-version`) had no GDA: its `.mesh`/`.mesh_axes` are some
+    other object's and are left alone; `.local_shards`/`.local_data(i)` are still renamed.
 
     **Why.** GDA was removed in JAX 0.4.7; jax.Array has only the `addressable_*` names and
     keeps the mesh and spec on its sharding.
@@ -69,7 +78,9 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
     """
 
     lifecycle = Lifecycle(
-        needs="0.4.1", deprecated=("0.4.1", "jax.Array is the default array type"), removed="0.4.7"
+        needs="0.4.1",
+        deprecated=("0.4.1", "jax.Array is the default array type"),
+        removed=REMOVED_IN,
     )
     references = (
         GDA_HISTORY[1],
@@ -110,6 +121,17 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
         ),
     )
 
+    def for_source(self, source: "SourceRange") -> Rule:
+        """Itself, unless the code was written for JAX 0.4.7 or newer (the requirement's lower
+        bound, or the source the user states): GDA was gone there, so no array it made had a
+        ``.mesh`` or ``.mesh_axes``, and one read there is some other object's (a Mesh's, a
+        sharding's, a partitioner's), whatever the receiver seems tied to.  Then only
+        ``.local_shards`` and ``.local_data(i)``, which nothing else spells, are looked for
+        (a removal asks the target alone)."""
+        if source.written_before(parse_version(REMOVED_IN)) is not False:
+            return self
+        return _after_removal()
+
     def ast_gate(self, facts: Facts) -> bool:
         # .local_shards / .local_data(i) are reported on any receiver, and so is anything in a
         # module importing GDA; otherwise .mesh/.mesh_axes act only on a receiver tied to an array.
@@ -117,7 +139,9 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
             return True
         if ast_imports_gda(facts):
             return True
-        nodes = [node for attr in MESH_ATTRIBUTES for node in facts.attribute_nodes.get(attr, ())]
+        nodes = [
+            node for attr in self.mesh_attributes for node in facts.attribute_nodes.get(attr, ())
+        ]
         if not nodes:
             return False
         loose = LooseFacts.of(facts)  # (not the scopes: JAX's sharding code reads .mesh a lot)
@@ -184,3 +208,12 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
                 detail=f"Only a NamedSharding has .mesh/.spec; check that {ctx.code(node.value)} "
                 "is not a jit output with another sharding.",
             )
+
+
+@functools.cache
+def _after_removal() -> GdaAttributes:
+    """The rule for code written after GDA's removal (:meth:`GdaAttributes.for_source`)."""
+    rule = object.__new__(GdaAttributes)
+    rule.attributes = frozenset({"local_shards", "local_data"})
+    rule.mesh_attributes = ()
+    return rule
