@@ -14,7 +14,7 @@ whether a program relied on it is not statically certain: UNSAFE.
 
 from __future__ import annotations
 
-from typing import List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts
@@ -36,6 +36,10 @@ from jaxmigrate.rules._pjit_inputs import JIT_NAMES, PjitInputs
 from jaxmigrate.rules._pjit_mesh import innermost_mesh_with
 from jaxmigrate.rules._text_gates import HostLocalInputsGate
 
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.source import SourceRange
+
+ARRAY_DEFAULT = "0.4.1"  # jax.Array the default: pjit's inputs global from then on
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 SHARDINGS = frozenset({"in_shardings", "in_axis_resources"})
 
@@ -69,6 +73,10 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     code fails with a shape error or silently computes on the wrong global shape.  Fully
     replicated inputs (`None`, `P()`) are unaffected.
 
+    **When.** Where the code may have been written before jax.Array: code written for 0.4.1
+    or newer (a requirement's lower bound there, `jax>=0.4.30`, or `--source-version`) had
+    global inputs from the start, and the rule does not run on it.
+
     **Safety.** Unsafe: the conversion restores the legacy meaning exactly, but code that
     already builds the full global batch in every process relied on the new meaning.
 
@@ -77,7 +85,7 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     """
 
     unsafe_fixes_only = True  # (all its fixes are unsafe: the survey runs it only with them)
-    lifecycle = Lifecycle(needs=("0.4.1", "jax.Array is the default: pjit inputs are global"))
+    lifecycle = Lifecycle(needs=(ARRAY_DEFAULT, "jax.Array is the default: pjit inputs are global"))
     references = (
         refs.array_migration(
             "Breaking change for pjit after switching to jax.Array for host local inputs"
@@ -125,6 +133,13 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
             unsafe_fixes=True,
         ),
     )
+
+    def runs_for(self, source: "SourceRange") -> bool:
+        """Not for code written for jax.Array's JAX (the requirement's lower bound, or the
+        source the user states, 0.4.1 or newer): its inputs were global when it was
+        written, and they still are.  A behaviour change is undone only where the code was
+        written before it; where nothing says so, the rule acts as before."""
+        return source.written_before(parse_version(ARRAY_DEFAULT)) is not False
 
     def ast_gate(self, facts: Facts) -> bool:
         # a multi-process call, and a jit/pjit call with in_shardings/in_axis_resources
