@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import ClassVar, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import ClassVar, Dict, FrozenSet, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import TextGate
@@ -44,10 +44,11 @@ class HostLocalInputsGate(RuleGate):
 
 # -- JAX402 gda-attributes -----------------------------------------------------------------------
 class GdaAttributesGate(RuleGate):
-    # The attributes read only on a receiver tied to an array: none where the code was written
-    # after GDA's removal (``GdaAttributes.for_source``).
-    mesh_attributes: ClassVar[Tuple[str, ...]] = ("mesh", "mesh_axes")
-    gate_state = ("mesh_attributes",)
+    # Is a ``.mesh``/``.mesh_axes`` read as a GDA's in a module that does not import GDA (on a
+    # receiver tied to an array)?  Not in code written after GDA's removal
+    # (``GdaAttributes.for_source``).
+    mesh_without_gda: ClassVar[bool] = True
+    gate_state = ("mesh_without_gda",)
 
     def text_gate(self, gate: TextGate) -> bool:
         # ast_gate, read from the text: a .mesh/.mesh_axes receiver can only tie to an
@@ -59,7 +60,9 @@ class GdaAttributesGate(RuleGate):
             return True
         if "global_device_array" in gate.text:  # a GDA import, maybe
             return True
-        for attr in self.mesh_attributes:
+        if not self.mesh_without_gda:
+            return False
+        for attr in ("mesh", "mesh_axes"):
             found = gate.of(attr)
             if found.unknown or found.on_expression:
                 return True

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.source import SourceRange
 
 REMOVED_IN = "0.4.7"  # GDA (the JAX commit above)
+MESH_ATTRIBUTES = ("mesh", "mesh_axes")  # acted on only where the receiver ties to an array
 
 NEW = {
     "local_shards": ".addressable_shards",
@@ -60,8 +61,9 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
     Elsewhere `.local_shards`/`.local_data(i)` are reported in modules that import JAX;
     `.mesh`/`.mesh_axes` on a plain name only in modules that import GDA (`cfg.mesh_axes` is a
     t5x config field, not an array).  Code written for JAX 0.4.7 or newer (a requirement's
-    lower bound there, or `--source-version`) had no GDA: its `.mesh`/`.mesh_axes` are some
-    other object's and are left alone; `.local_shards`/`.local_data(i)` are still renamed.
+    lower bound there, or `--source-version`) had no GDA: outside a module that still imports
+    it, its `.mesh`/`.mesh_axes` are some other object's and are left alone;
+    `.local_shards`/`.local_data(i)` are still renamed.
 
     **Why.** GDA was removed in JAX 0.4.7; jax.Array has only the `addressable_*` names and
     keeps the mesh and spec on its sharding.
@@ -123,11 +125,11 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
 
     def for_source(self, source: "SourceRange") -> Rule:
         """Itself, unless the code was written for JAX 0.4.7 or newer (the requirement's lower
-        bound, or the source the user states): GDA was gone there, so no array it made had a
-        ``.mesh`` or ``.mesh_axes``, and one read there is some other object's (a Mesh's, a
-        sharding's, a partitioner's), whatever the receiver seems tied to.  Then only
-        ``.local_shards`` and ``.local_data(i)``, which nothing else spells, are looked for
-        (a removal asks the target alone)."""
+        bound, or the source the user states): GDA was gone there, so an array with a
+        ``.mesh`` or ``.mesh_axes`` can only be a GDA its module still makes, and elsewhere
+        such a read is some other object's (a Mesh's, a sharding's, a partitioner's), however
+        the receiver seems tied.  ``.local_shards`` and ``.local_data(i)``, which nothing
+        else spells, are looked for everywhere (a removal asks the target alone)."""
         if source.written_before(parse_version(REMOVED_IN)) is not False:
             return self
         return _after_removal()
@@ -139,9 +141,9 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
             return True
         if ast_imports_gda(facts):
             return True
-        nodes = [
-            node for attr in self.mesh_attributes for node in facts.attribute_nodes.get(attr, ())
-        ]
+        if not self.mesh_without_gda:
+            return False
+        nodes = [node for attr in MESH_ATTRIBUTES for node in facts.attribute_nodes.get(attr, ())]
         if not nodes:
             return False
         loose = LooseFacts.of(facts)  # (not the scopes: JAX's sharding code reads .mesh a lot)
@@ -157,6 +159,8 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
             return
         facts = module_facts(ctx)
         gda_file = facts.imports_gda
+        if attr in MESH_ATTRIBUTES and not (gda_file or self.mesh_without_gda):
+            return
         plain = isinstance(node.value, cst.Name)
         specific = gda_file and (
             attr in ("local_shards", "local_data") or (attr == "mesh_axes" and plain)
@@ -214,6 +218,5 @@ class GdaAttributes(GdaAttributesGate, Rule, code="JAX402", safety=Safety.SAFE):
 def _after_removal() -> GdaAttributes:
     """The rule for code written after GDA's removal (:meth:`GdaAttributes.for_source`)."""
     rule = object.__new__(GdaAttributes)
-    rule.attributes = frozenset({"local_shards", "local_data"})
-    rule.mesh_attributes = ()
+    rule.mesh_without_gda = False
     return rule
