@@ -40,6 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.source import SourceRange
 
 ARRAY_DEFAULT = "0.4.1"  # jax.Array the default: pjit's inputs global from then on
+# jax.Array can no longer be turned off (the jax_array flag: JAX 0.4.7 changelog): from then
+# on every program's inputs are global
+ALWAYS_GLOBAL = "0.4.7"
 MULTI_PROCESS = frozenset({"jax.distributed.initialize", "jax.process_index", "jax.process_count"})
 SHARDINGS = frozenset({"in_shardings", "in_axis_resources"})
 
@@ -73,9 +76,10 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     code fails with a shape error or silently computes on the wrong global shape.  Fully
     replicated inputs (`None`, `P()`) are unaffected.
 
-    **When.** Where the code may have been written before jax.Array: code written for 0.4.1
-    or newer (a requirement's lower bound there, `jax>=0.4.30`, or `--source-version`) had
-    global inputs from the start, and the rule does not run on it.
+    **When.** Where the code may have been written for a JAX with legacy inputs: code written
+    for 0.4.7 or newer (a requirement's lower bound there, `jax>=0.4.30`, or
+    `--source-version`), where jax.Array could no longer be turned off, had global inputs
+    from the start, and the rule does not run on it.
 
     **Safety.** Unsafe: the conversion restores the legacy meaning exactly, but code that
     already builds the full global batch in every process relied on the new meaning.
@@ -135,11 +139,12 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
     )
 
     def runs_for(self, source: "SourceRange") -> bool:
-        """Not for code written for jax.Array's JAX (the requirement's lower bound, or the
-        source the user states, 0.4.1 or newer): its inputs were global when it was
-        written, and they still are.  A behaviour change is undone only where the code was
-        written before it; where nothing says so, the rule acts as before."""
-        return source.written_before(parse_version(ARRAY_DEFAULT)) is not False
+        """Not for code written for a JAX whose inputs were always global (the requirement's
+        lower bound, or the source the user states, 0.4.7 or newer: before it, a program
+        could still turn jax.Array off): they were global when it was written, and they
+        still are.  A behaviour change is undone only where the code was written before it;
+        where nothing says so, the rule acts as before."""
+        return source.written_before(parse_version(ALWAYS_GLOBAL)) is not False
 
     def ast_gate(self, facts: Facts) -> bool:
         # a multi-process call, and a jit/pjit call with in_shardings/in_axis_resources
