@@ -95,6 +95,7 @@ class HostLocalInputs(HostLocalInputsGate, PjitInputs, Rule, code="JAX203", safe
             "Breaking change for pjit after switching to jax.Array for host local inputs"
         ),
         refs.array_migration("Handling of host local inputs to pjit like batch, etc"),
+        refs.release_notes(ALWAYS_GLOBAL, "jax_array can no longer be disabled"),
         refs.api("jax.experimental.multihost_utils.host_local_array_to_global_array"),
     )
     # sites only (the work is in visit_module): jax.process_index() / jax.process_count() /
