@@ -36,7 +36,13 @@ class Builder:
     def build(self, node: cst.CSTNode) -> Doc:
         if isinstance(node, cst.Call) and node.args and _plain(node.whitespace_before_args):
             items = [self._arg(arg) for arg in node.args]
-            head = self.code(node.func) + self.code(node.whitespace_after_func) + "("
+            opening = self.code(node.whitespace_after_func) + "("
+            if isinstance(node.func, cst.Call) and not node.func.lpar:
+                # ``f(...)(x)``: the callee's brackets may break too, and the arguments after
+                # them stay on its closing line where they fit (black's layout)
+                arguments = self._bracketed(opening, items, ")", trailing=not _starred(node.args))
+                return self._parens(node, [self.build(node.func), arguments])
+            head = self.code(node.func) + opening
             return self._parens(
                 node, self._bracketed(head, items, ")", trailing=not _starred(node.args))
             )
