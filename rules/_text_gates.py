@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import ClassVar, Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from jaxmigrate.migrator.rulegate import RuleGate
 from jaxmigrate.migrator.textgate import TextGate
@@ -47,7 +47,7 @@ class GdaAttributesGate(RuleGate):
     # Is a ``.mesh``/``.mesh_axes`` read as a GDA's in a module that does not import GDA (on a
     # receiver tied to an array)?  Not in code written after GDA's removal
     # (``GdaAttributes.for_source``).
-    mesh_without_gda: ClassVar[bool] = True
+    mesh_without_gda: bool = True
     gate_state = ("mesh_without_gda",)
 
     def text_gate(self, gate: TextGate) -> bool:
