@@ -37,15 +37,14 @@ class Builder:
         if isinstance(node, cst.Call) and node.args and _plain(node.whitespace_before_args):
             items = [self._arg(arg) for arg in node.args]
             opening = self.code(node.whitespace_after_func) + "("
+            trailing = not _starred(node.args)
             if isinstance(node.func, cst.Call) and not node.func.lpar:
                 # ``f(...)(x)``: the callee's brackets may break too, and the arguments after
                 # them stay on its closing line where they fit (black's layout)
-                arguments = self._bracketed(opening, items, ")", trailing=not _starred(node.args))
+                arguments = self._bracketed(opening, items, ")", trailing=trailing)
                 return self._parens(node, [self.build(node.func), arguments])
             head = self.code(node.func) + opening
-            return self._parens(
-                node, self._bracketed(head, items, ")", trailing=not _starred(node.args))
-            )
+            return self._parens(node, self._bracketed(head, items, ")", trailing=trailing))
         if isinstance(node, cst.BooleanOperation) and node.lpar:
             operands, operators = _operands(node)
             parts: List[Doc] = [self.build(operands[0])]
