@@ -44,7 +44,9 @@ def may_change(
     ``--check``).  Gate 1 reads the words: the examples and the import lines are the module's
     own; a used ``jax``/``jnp`` adds :data:`CONVENTIONAL`'s imports; the segment markers name
     no rule's word.  Then gate 1b, on :func:`_program` of the examples and of the imports a
-    prelude may take of them (:func:`_preludes`).  ``imports``: the module's import
+    prelude may take of them (:func:`_preludes`), and where rules pass it, whether each can
+    act only in such a prelude (:func:`left_to_prelude`, read on all the examples and all
+    those imports: it holds for a smaller program too).  ``imports``: the module's import
     statements, and ``pieces`` the code of the examples, when ``text`` is one docstring's
     examples."""
     if "DeviceArray" in text:  # an old repr in an example's output (docs.REPR_RULES)
@@ -61,7 +63,18 @@ def may_change(
         if pieces is None:
             return True  # (too many nested blocks to read cheaply: the parse decides)
     statements = imports.split("\n") if imports else _top_level_imports(text)
-    return bool(plan.candidates(_program(pieces, _preludes(statements, pieces))))
+    prelude = _preludes(statements, pieces)
+    program = _program(pieces, prelude)
+    return bool(plan.candidates(program)) and not left_to_prelude(plan, program, pieces, prelude)
+
+
+def left_to_prelude(plan: Plan, program: str, pieces: Sequence[str], prelude: str) -> bool:
+    """Can every rule gate 1b passes on ``program`` act only in the prelude of the programs
+    made of ``pieces`` and of some of the imports of ``prelude``, whose fixes and findings are
+    dropped (:meth:`migrator.rulegate.RuleGate.prelude_only`)?  JAX's own modules import
+    ``jax._src`` above examples that never name it."""
+    examples = "".join(piece + "\n" for piece in pieces)
+    return all(rule.prelude_only(examples, prelude) for rule in plan.every_candidate(program))
 
 
 def _program(pieces: Sequence[str], imports: str) -> str:

@@ -107,7 +107,10 @@ class RuleGate:
     def prelude_only(self, examples: str, prelude: str) -> bool:
         """In a docstring's program (``prelude``: the module's imports its ``examples`` use),
         can the rule fix or report only in the prelude, whose fixes and findings are dropped
-        (:func:`migrator.segments.prelude_only`)?  False unless the rule knows."""
+        (:func:`migrator.segments.prelude_only`)?  False unless the rule knows.  True must hold
+        for any examples and prelude made of parts of these (fewer examples, fewer imports):
+        the docstrings' gate asks it once for all of a module's examples and imports
+        (:func:`migrator.docgate.may_change`)."""
         return False
 
     @functools.cached_property

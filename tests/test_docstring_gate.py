@@ -235,16 +235,23 @@ PRELUDE_CASES = [
 
 
 def _spied(monkeypatch) -> List[bool]:  # noqa: ANN001
+    """Each answer to "left to its prelude?": the docstrings' gate's, for all of a module's
+    examples or a docstring's (``docgate.left_to_prelude``), and the migration's, for a
+    docstring's program (``docs.prelude_only``)."""
+    import jaxmigrate.migrator.docgate as docgate
     import jaxmigrate.migrator.docs as docs
 
     answers: List[bool] = []
-    real = docs.prelude_only
 
-    def spy(*args, **kwargs) -> bool:  # noqa: ANN002, ANN003
-        answers.append(real(*args, **kwargs))
-        return answers[-1]
+    def spied(real):  # noqa: ANN001, ANN202
+        def spy(*args, **kwargs) -> bool:  # noqa: ANN002, ANN003
+            answers.append(real(*args, **kwargs))
+            return answers[-1]
 
-    monkeypatch.setattr(docs, "prelude_only", spy)
+        return spy
+
+    monkeypatch.setattr(docs, "prelude_only", spied(docs.prelude_only))
+    monkeypatch.setattr(docgate, "left_to_prelude", spied(docgate.left_to_prelude))
     return answers
 
 
@@ -286,13 +293,18 @@ def test_programs_passed_by_give_what_every_gate_off_gives(monkeypatch) -> None:
 def test_the_gate_reads_only_the_imports_a_prelude_may_take() -> None:
     """A module of JAX's own imports ``jax._src``: its examples' programs hold that import only
     where an example spells the name it binds (``docs.module_prelude``), so gate 1b reads the
-    examples with those imports alone and JAX902 passes only the second module."""
+    examples with those imports alone and JAX902 passes only the modules whose example spells
+    ``core``.  Of those, only one that reads a private name through it may get a finding in
+    its examples; ``core.Primitive`` counts a use of the import, whose finding is the prelude's,
+    dropped (``PrivateApiGate.prelude_only``)."""
     settings = Settings()
     head = 'from jax._src import core\nimport jax\n\n\ndef f(x):\n    """Use.\n\n'
     quiet = head + '    >>> jax.numpy.ones(3)\n    """\n'
-    private = head + '    >>> core.Primitive("p")\n    """\n'
+    public = head + '    >>> core.Primitive("p")\n    """\n'
+    private = head + '    >>> core._private_rule(3)\n    """\n'
     assert not may_change(quiet, settings)
+    assert not may_change(public, settings)
     assert may_change(private, settings)
     ungated = dataclasses.replace(settings, gates=False)
-    for text in (quiet, private):
+    for text in (quiet, public, private):
         assert _outcome(text, settings) == _outcome(text, ungated)
