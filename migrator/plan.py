@@ -18,6 +18,7 @@ from typing import (
     Tuple,
 )
 
+from jaxmigrate.migrator.handoff import keeping_modules
 from jaxmigrate.migrator.rulegate import in_run_order
 from jaxmigrate.migrator.textgate import admitted, under
 
@@ -57,15 +58,19 @@ AHEAD_LIMIT_CHARS = 32 * 10**6  # what is read ahead beyond this is read again
 def identifier_tokens(text: str) -> FrozenSet[str]:
     """The distinct identifier-like tokens of ``text`` (:data:`_ASCII_IDENTIFIER`), kept for
     the last text asked: a file's docstrings are gated (``docgate.may_change``) on the very text
-    its code was.  A text read ahead (:func:`read_ahead`) gives them once without reading."""
+    its code was.  A text read ahead (:func:`read_ahead`) gives them without reading, once; in
+    a survey that keeps what it reads for the run (:func:`migrator.handoff.keeping_modules`),
+    until the run asks."""
     global _LAST_TOKENS
     last, tokens = _LAST_TOKENS
     if last is not text:
-        packed = _AHEAD.pop((len(text), hash(text)), None) if _AHEAD else None
+        packed = _AHEAD.get((len(text), hash(text))) if _AHEAD else None
         if packed is None:
             tokens = read_tokens(text)
         else:
-            _AHEAD_CHARS[0] -= len(packed)
+            if not keeping_modules():  # (the survey's gate 1 leaves them for the run's)
+                del _AHEAD[len(text), hash(text)]
+                _AHEAD_CHARS[0] -= len(packed)
             tokens = frozenset(packed.split("\0")) if packed else frozenset()
         _LAST_TOKENS = (text, tokens) if len(text) <= KEEP_TOKENS_CHARS else (None, frozenset())
     return tokens
