@@ -29,6 +29,7 @@ from jaxmigrate.rules._version_tests import (
     VERSION_TUPLES,
     Value,
     compared,
+    either,
     literal_value,
     release_value,
 )
@@ -153,7 +154,14 @@ class _Reader:
             return UNSURE
         return compared(name, left, right, negated)
 
-    def _value(self, node: ast.expr) -> Union[None, Value, _Unsure]:
+    def _value(self, node: ast.expr, follow: bool = True) -> Union[None, Value, _Unsure]:
+        if type(node) is ast.IfExp:
+            body, orelse = self._value(node.body, follow), self._value(node.orelse, follow)
+            if body is None or orelse is None:
+                return None
+            if isinstance(body, _Unsure) or isinstance(orelse, _Unsure):
+                return UNSURE
+            return either(body, orelse)
         if type(node) is ast.Tuple:
             if any(type(item) is ast.Starred for item in node.elts):
                 return UNSURE
@@ -167,6 +175,8 @@ class _Reader:
             name = self._qualname(node)
             if isinstance(name, _Unsure):
                 return UNSURE
+            if name is None and follow and type(node) is ast.Name:
+                return self._assigned(node.id)
             return release_value("ints", self.newest) if name in VERSION_TUPLES else None
         if type(node) is not ast.Call or len(node.args) + len(node.keywords) != 1:
             return None
@@ -197,6 +207,22 @@ class _Reader:
                 return splits
             return release_value("ints", self.newest)
         return None
+
+    def _assigned(self, ident: str) -> Union[None, Value, _Unsure]:
+        """The version a name no import binds holds: LibCST's path reads it through the one
+        plain assignment its scope sees.  Where the module binds it once, that binding is the
+        one any scope can see (an assignment LibCST's path does not follow, ``a = b = v`` or
+        an annotated one, is read too: an answer where that path has none leaves the chain
+        to it, or finds nothing to do in it, as that path does); more bindings: not sure."""
+        facts = self.view.facts
+        if facts.scopes() is None:
+            return UNSURE
+        bindings = facts.bindings(ident)
+        if len(bindings) > 1:
+            return UNSURE  # (a scope may see one of them alone)
+        if not bindings or bindings[0].kind != "value" or bindings[0].value is None:
+            return None
+        return self._value(bindings[0].value, follow=False)
 
     def _splits_version(self, node: ast.expr) -> Union[None, bool, _Unsure]:
         """``map(int, V.split("."))`` with ``V`` a JAX version string: True, or None."""

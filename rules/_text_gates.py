@@ -277,6 +277,8 @@ def _ALIAS(word: str) -> "re.Pattern[str]":  # noqa: N802
 _HASATTR = re.compile(r"hasattr\s*\(")
 _QUOTED = re.compile(r"""["'](\w+)["']""")
 _IF = re.compile(r"\bif\b")
+_IF_OR_ELIF = re.compile(r"\b(?:el)?if\b")
+_ASSIGNED = re.compile(r"([A-Za-z_]\w*)[ \t]*=(?!=)")  # ``NAME =`` (or ``x.NAME =``: more)
 _NAME = re.compile(r"[A-Za-z_]\w*")
 # the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
 _GAP = r"(?:[\s\\]|#[^\n]*)*"  # white space, continuations and comments between tokens
@@ -307,9 +309,23 @@ class DeadFeatureTestGate(RuleGate):
 
 def _version_in_an_if(text: str) -> bool:
     """Is a JAX version read the way :func:`version_answer` reads it, at most 400 characters
-    after an ``if`` (a test over several lines included)?  A superset of what it answers."""
+    after an ``if`` (a test over several lines included), or assigned to a name (``NAME =``
+    at most 400 characters before it) written at most 400 characters after an ``if`` or
+    ``elif``?  A superset of what it answers."""
     for read in _ANSWERABLE.finditer(text):
-        if _IF.search(text, max(0, read.start() - 400), read.start()):
+        start = read.start()
+        if _IF.search(text, max(0, start - 400), start):
+            return True
+        for assigned in _ASSIGNED.finditer(text, max(0, start - 400), start):
+            if _tested(text, assigned.group(1)):
+                return True
+    return False
+
+
+def _tested(text: str, name: str) -> bool:
+    """Is ``name`` written at most 400 characters after an ``if`` or ``elif``?"""
+    for found in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)", text):
+        if _IF_OR_ELIF.search(text, max(0, found.start() - 400), found.start()):
             return True
     return False
 

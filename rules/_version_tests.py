@@ -17,7 +17,10 @@ the forms such shims take, exactly as Python would evaluate them on that release
 
 where ``V`` is ``jax.__version__``, ``jax.version.__version__``, ``jaxlib.__version__`` or
 ``jaxlib.version.__version__`` (jaxlib's version is taken to be JAX's: they are released
-together).  Anything else: None, the test is not answered.
+together); a conditional expression both of whose arms read the JAX version that way
+(``jax.__version_info__ if hasattr(jax, "__version_info__") else tuple(map(...))``); and a
+name bound by one plain assignment of any of these (``jax_version = ...`` above the test, as
+kfac-jax 0.0.3 writes it).  Anything else: None, the test is not answered.
 """
 
 from __future__ import annotations
@@ -94,6 +97,14 @@ def compared(
     return bool(OPERATORS[operator_name](left[2], right[2])) != negated
 
 
+def either(body: Optional[Value], orelse: Optional[Value]) -> Optional[Value]:
+    """A conditional expression's version: the JAX version whichever arm runs (both read it,
+    as versions of one kind: on one release they are equal); None otherwise."""
+    if body is None or orelse is None or not (body[1] and orelse[1]) or body != orelse:
+        return None
+    return body
+
+
 def release_value(kind: str, release: str) -> Optional[Value]:
     """The JAX ``release`` read as a version of ``kind`` ("ints" or "parsed")."""
     ints = _ints(release)
@@ -108,7 +119,23 @@ def literal_value(text: str) -> Optional[Value]:
     return None if parsed is None else ("parsed", False, _padded(parsed))
 
 
-def _value(node: cst.BaseExpression, ctx: Context, scope: Scope, release: str) -> Optional[Value]:
+def _value(
+    node: cst.BaseExpression, ctx: Context, scope: Scope, release: str, follow: bool = True
+) -> Optional[Value]:
+    """``node`` read as a version; ``follow``: a name is read through the one plain assignment
+    that binds it (``jax_version = tuple(map(...))``), once."""
+    if isinstance(node, cst.IfExp):  # ``A if hasattr(jax, "__version_info__") else B``
+        return either(
+            _value(node.body, ctx, scope, release, follow),
+            _value(node.orelse, ctx, scope, release, follow),
+        )
+    if follow and isinstance(node, cst.Name) and ctx.qualname(node, scope) is None:
+        from jaxmigrate.rules._flow import single_assignment
+
+        assigned = single_assignment(ctx, node, scope)
+        if assigned is None:
+            return None
+        return _value(assigned.value, ctx, ctx.scope_of(assigned), release, follow=False)
     if isinstance(node, cst.Tuple):
         items = [e.value for e in node.elements]
         numbers = [i.evaluated_value for i in items if isinstance(i, cst.Integer)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import FrozenSet, List, Optional, Tuple
+from typing import FrozenSet, List, Optional, Set, Tuple
 
 from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.astfacts import Facts
@@ -37,7 +37,8 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
     **What it does.** Reads each `if`/`elif` chain whose tests are all
     `hasattr(<JAX module>, "<name>")` (or `not hasattr(...)`) or comparisons of the JAX version
     with a literal (`tuple(map(int, jax.__version__.split(".")))`, `jax.__version_info__`,
-    packaging's `version.parse(jax.__version__)`/`Version(...)`), answers the tests for the
+    packaging's `version.parse(jax.__version__)`/`Version(...)`, a conditional expression of
+    two of them, or a name one plain assignment binds to one), answers the tests for the
     newest JAX of the target range (from JAX's API history, or as Python compares that
     release's version), and looks at the branch that runs there.
     When that branch itself uses a JAX name the release no longer has, no branch of the shim
@@ -146,12 +147,35 @@ def _may_name_a_module(node: ast.expr, facts: Facts) -> bool:
 
 def _tests_a_version(facts: Facts) -> bool:
     """Does an ``if`` test read a version the way :func:`version_answer` reads one
-    (``V.split(...)``, ``__version_info__``, ``parse(V)``/``Version(V)``)?"""
+    (``V.split(...)``, ``__version_info__``, ``parse(V)``/``Version(V)``), or compare a name
+    an assignment binds to such a read (``jax_version = tuple(map(...))``)?"""
     if facts.tree is None:
         return True
     if facts.attributes.isdisjoint(_VERSION_ATTRIBUTES):  # (each way reads one of them)
         return False
-    return any(any(_answerable(n) for n in ast.walk(node.test)) for node in facts.ifs)
+    held: Optional[FrozenSet[str]] = None
+    for node in facts.ifs:
+        for inner in ast.walk(node.test):
+            if _answerable(inner):
+                return True
+            if isinstance(inner, ast.Compare):
+                sides = (inner.left, *inner.comparators)
+                names = [side.id for side in sides if isinstance(side, ast.Name)]
+                if names:
+                    held = _holding_a_version(facts.tree) if held is None else held
+                    if not held.isdisjoint(names):
+                        return True
+    return False
+
+
+def _holding_a_version(tree: ast.Module) -> FrozenSet[str]:
+    """The names an assignment binds to a value that reads a version as
+    :func:`version_answer` does (the text gate reads ``NAME =`` before such a read)."""
+    found: Set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(_answerable(n) for n in ast.walk(node.value)):
+            found.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    return frozenset(found)
 
 
 _VERSION_ATTRIBUTES = frozenset({"__version__", "__version_info__"})
