@@ -210,19 +210,24 @@ class _Reader:
 
     def _assigned(self, ident: str) -> Union[None, Value, _Unsure]:
         """The version a name no import binds holds: LibCST's path reads it through the one
-        plain assignment its scope sees.  Where the module binds it once, that binding is the
-        one any scope can see (an assignment LibCST's path does not follow, ``a = b = v`` or
-        an annotated one, is read too: an answer where that path has none leaves the chain
-        to it, or finds nothing to do in it, as that path does); more bindings: not sure."""
+        plain assignment its scope sees, one of the module's bindings of the name.  None
+        where no binding's value is a version; where the module binds it once, that value
+        (an assignment LibCST's path does not follow, ``a = b = v`` or an annotated one, is
+        read too: an answer where that path has none leaves the chain to it, or finds nothing
+        to do in it, as that path does); more bindings: not sure which one a scope sees."""
         facts = self.view.facts
         if facts.scopes() is None:
             return UNSURE
         bindings = facts.bindings(ident)
-        if len(bindings) > 1:
-            return UNSURE  # (a scope may see one of them alone)
-        if not bindings or bindings[0].kind != "value" or bindings[0].value is None:
+        read = [
+            self._value(binding.value, follow=False)
+            for binding in bindings
+            if binding.kind == "value" and binding.value is not None
+        ]
+        found = [value for value in read if value is not None]
+        if not found:
             return None
-        return self._value(bindings[0].value, follow=False)
+        return found[0] if len(bindings) == 1 else UNSURE
 
     def _splits_version(self, node: ast.expr) -> Union[None, bool, _Unsure]:
         """``map(int, V.split("."))`` with ``V`` a JAX version string: True, or None."""
