@@ -153,29 +153,36 @@ def _tests_a_version(facts: Facts) -> bool:
         return True
     if facts.attributes.isdisjoint(_VERSION_ATTRIBUTES):  # (each way reads one of them)
         return False
-    held: Optional[FrozenSet[str]] = None
+    compared: Set[str] = set()
     for node in facts.ifs:
         for inner in ast.walk(node.test):
             if _answerable(inner):
                 return True
             if isinstance(inner, ast.Compare):
                 sides = (inner.left, *inner.comparators)
-                names = [side.id for side in sides if isinstance(side, ast.Name)]
-                if names:
-                    held = _holding_a_version(facts.tree) if held is None else held
-                    if not held.isdisjoint(names):
-                        return True
+                compared.update(side.id for side in sides if isinstance(side, ast.Name))
+    return bool(compared) and _holding_a_version(facts.tree, compared)
+
+
+_NESTED = ("body", "orelse", "finalbody", "handlers", "cases")  # where statements nest
+
+
+def _holding_a_version(tree: ast.Module, names: Set[str]) -> bool:
+    """Does an assignment bind one of ``names`` to a value that reads a version as
+    :func:`version_answer` does (the text gate reads ``NAME =`` before such a read)?  Only
+    statements are walked, and a value only where the assignment binds one of the names."""
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Assign):
+            if any(isinstance(t, ast.Name) and t.id in names for t in node.targets) and any(
+                _answerable(inner) for inner in ast.walk(node.value)
+            ):
+                return True
+            continue
+        for field in _NESTED:
+            stack.extend(getattr(node, field, ()))
     return False
-
-
-def _holding_a_version(tree: ast.Module) -> FrozenSet[str]:
-    """The names an assignment binds to a value that reads a version as
-    :func:`version_answer` does (the text gate reads ``NAME =`` before such a read)."""
-    found: Set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(_answerable(n) for n in ast.walk(node.value)):
-            found.update(target.id for target in node.targets if isinstance(target, ast.Name))
-    return frozenset(found)
 
 
 _VERSION_ATTRIBUTES = frozenset({"__version__", "__version_info__"})
