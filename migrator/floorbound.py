@@ -66,18 +66,19 @@ def _bound(text: str, tokens: Optional[Collection[str]]) -> Optional[Version]:
     return bound_of_words(words_of(text, tokens), imported_prefixes(text))
 
 
-def may_name_from(text: str, version: Version) -> bool:
+def may_name_from(text: str, version: Version, tokens: Optional[Collection[str]] = None) -> bool:
     """Can :func:`migrator.source.floor_of` ``text`` be ``version`` or newer?  False only where
     no JAX name that new below what the imports bind (:func:`imported_prefixes`) is spelled as
     the imports or a chain through a name they bind (:func:`migrator.textscan.spells_chain`); a
-    cheap reading before a parse (:func:`migrator.target.settle_floors`)."""
+    cheap reading before a parse (:func:`migrator.target.settle_floors`).  ``tokens``: gate 1's
+    identifier-like tokens of ``text``, if in hand (:func:`words_of`)."""
     from jaxmigrate.migrator.textscan import import_targets, spells_chain
 
     under = imported_prefixes(text)
     if under is None:
         return True
     aliases = import_targets(text)
-    for added, qualname in _dated_names(words_of(text), under):
+    for added, qualname in _dated_names(words_of(text, tokens), under):
         if added < version:
             continue
         if qualname in under or any(

@@ -107,6 +107,18 @@ def forget_ahead() -> None:
     _AHEAD_CHARS[0] = 0
 
 
+def tokens_ahead(text: str) -> Optional[FrozenSet[str]]:
+    """:func:`identifier_tokens` of ``text`` where they are kept (it was the last text asked,
+    or it was read ahead), without using them up for the gate 1 that reads them next."""
+    last, tokens = _LAST_TOKENS
+    if last is text:
+        return tokens
+    packed = _AHEAD.get((len(text), hash(text))) if _AHEAD else None
+    if packed is None:
+        return None
+    return frozenset(packed.split("\0")) if packed else frozenset()
+
+
 def tokens_in_hand(text: str) -> Optional[FrozenSet[str]]:
     """:func:`identifier_tokens` of ``text`` if they are kept (it was the last text asked)."""
     last, tokens = _LAST_TOKENS

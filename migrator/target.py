@@ -248,6 +248,8 @@ def settle_floors(
     the newest floor known (a tie too: the first file that reaches it names the floor).  The
     survey's lower bound ``low`` (else the first jax.Array release) stands for a floor no file
     names: one no newer is not named (:func:`default_target`)."""
+    from jaxmigrate.migrator.plan import tokens_ahead  # (read ahead by the survey's bounds)
+
     floors = [parse_version(r.floor[0]) for r in results if r.floor]
     best = max([parse_version(low or ARRAY_FLOOR), *floors])
     # where the first file whose floor is ``best`` stands: a later one can only tie
@@ -259,7 +261,9 @@ def settle_floors(
         if bound < best or (bound == best and index > holder):
             continue
         text = read(result.path)
-        named = floor_of(text) if text is not None and may_name_from(text, best) else None
+        named = None
+        if text is not None and may_name_from(text, best, tokens_ahead(text)):
+            named = floor_of(text)
         if named is not None:
             result.floor = _newest(f for f in (result.floor, (_text(named[0]), named[1])) if f)
             if parse_version(result.floor[0]) > best:  # type: ignore[index]

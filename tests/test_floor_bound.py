@@ -51,6 +51,7 @@ def test_the_bound_is_never_below_the_floor(path):
         from_tokens = floor_bound(text, tokens)
         assert from_tokens is not None and from_tokens >= floor[0], (floor, from_tokens)
         assert may_name_from(text, floor[0])  # (settling reads it)
+        assert may_name_from(text, floor[0], tokens)  # (with the tokens read ahead)
 
 
 @pytest.mark.parametrize(

@@ -72,6 +72,18 @@ def test_only_an_equal_text_takes_what_was_read_ahead():
     forget_ahead()
 
 
+def test_settling_a_floor_peeks_at_what_was_read_ahead():
+    """``tokens_ahead`` (the floors the survey settles read the words of files it did not
+    migrate) gives the tokens without using them up: the run's gate 1 still takes them."""
+    forget_ahead()
+    assert plan.tokens_ahead(_copy(OTHER)) is None
+    read_ahead(TEXT, {"not", "these"})
+    assert plan.tokens_ahead(_copy(TEXT)) == {"not", "these"}
+    assert plan.tokens_ahead(_copy(TEXT)) == {"not", "these"}
+    assert identifier_tokens(_copy(TEXT)) == {"not", "these"}
+    forget_ahead()
+
+
 def test_a_text_with_no_identifier_read_ahead():
     forget_ahead()
     read_ahead("1 + 2\n", set())
