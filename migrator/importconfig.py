@@ -46,11 +46,11 @@ def first_party_in(folder: str) -> Tuple[str, ...]:
 @functools.lru_cache(maxsize=4096)  # (a folder each: a big tree has thousands)
 def _for_directory(directory: str) -> Tuple[str, ...]:
     here = Path(directory)
-    while not any((here / marker).exists() for marker in _ROOT_MARKERS):
-        if here.parent == here:
-            return ()
-        here = here.parent
-    return _for_root(str(here))
+    if any((here / marker).exists() for marker in _ROOT_MARKERS):
+        return _for_root(str(here))
+    if here.parent == here:
+        return ()
+    return _for_directory(str(here.parent))  # (the parent's answer, read once for its folders)
 
 
 @functools.lru_cache(maxsize=256)

@@ -40,8 +40,8 @@ from jaxmigrate.migrator.linediff import unified_diff
 from jaxmigrate.migrator.linelength import (
     DEFAULT_LINE_LENGTH,
     configured_for,
-    folder_of,
     for_style,
+    resolved_folder,
 )
 from jaxmigrate.migrator.quickgate import idle
 from jaxmigrate.migrator.settings import Settings
@@ -393,8 +393,8 @@ def process_file(
         return FileResult(str(path), error=str(error))
     except MemoryError:
         return FileResult(str(path), error="out of memory while reading this file")
-    if settings.line_length is None or settings.first_party is None:
-        settings = _for_folder(settings, folder_of(path))
+    if settings.line_length is None or settings.first_party is None:  # (a file: it was read)
+        settings = _for_folder(settings, resolved_folder(os.path.abspath(path.parent)))
     result = migrate_text(source, str(path), settings, mode, _cache(cache_dir, settings), options)
     if not options.keep_output:
         result.output = None  # not worth sending back from a worker
