@@ -29,6 +29,11 @@ from jaxmigrate.migrator.textscan import SEP, import_targets, imported_items, st
 _CHAINS: Dict[FrozenSet[str], "re.Pattern[str]"] = {}
 # the last text asked, and its chains read for each set of heads asked of it
 _LAST: Tuple[Optional[str], Dict[FrozenSet[str], List[Tuple[str, List[str]]]]] = (None, {})
+# the last text asked, and :func:`_imports_of` it
+_LAST_IMPORTS: Tuple[Optional[str], Tuple[Optional[FrozenSet[str]], Dict[str, Set[str]]]] = (
+    None,
+    (None, {}),
+)
 _NOT_DOTTED = re.compile(r"[^\w.]")  # what a chain holds besides its parts and dots
 _BETWEEN = re.compile(r"[\s\\]|#[^\r\n]*")  # what lies between a chain's parts
 
@@ -41,18 +46,13 @@ def resolves(
     ``modules``?  False only where gate 2 finds none of them (see the module's docstring).
     ``prefixes``: every proper dotted prefix of ``names`` (:func:`prefixes_of`): a chain can
     only make one of them on a head bound to one of these."""
-    for module, on_line, dotted, _ in imported_items(text):
-        if module is None:
-            continue  # relative: gate 2 resolves nothing through it
-        if module == "" and on_line:
-            return True  # ``from M import x`` whose M the text does not tell
-        if _under((f"{module}.{dotted}" if module else dotted), names, modules):
-            return True
-    for module in star_imported(text):  # ``from M import *``: gate 2 reads ``M.*``
-        if module == "" or module is not None and _under(f"{module}.*", names, modules):
-            return True
+    imported, targets = _imports_of(text)
+    if imported is None:
+        return True  # ``from M import x`` (or ``*``) whose M the text does not tell
+    if not imported.isdisjoint(names) or not imported.isdisjoint(modules):
+        return True  # an import of one, or of something under one
     heads: Dict[str, Set[str]] = {}
-    for head, bound in import_targets(text).items():  # (no UNTOLD: that import said "yes")
+    for head, bound in targets.items():  # (no UNTOLD: that import said "yes")
         reaching = bound & prefixes
         if reaching:
             heads[head] = reaching
@@ -68,17 +68,35 @@ def resolves(
     return False
 
 
-def _under(qualname: str, names: FrozenSet[str], modules: FrozenSet[str]) -> bool:
-    """Is ``qualname`` one of ``names`` or ``modules``, or under one of them?"""
-    if qualname in names or qualname in modules:
-        return True
-    end = qualname.rfind(".")
-    while end > 0:
-        prefix = qualname[:end]
-        if prefix in names or prefix in modules:
-            return True
-        end = qualname.rfind(".", 0, end)
-    return False
+def _imports_of(
+    text: str,
+) -> Tuple[Optional[FrozenSet[str]], Dict[str, Set[str]]]:
+    """What the imports of ``text`` name, read once for the last text asked (the gates of
+    several rules ask for the same text in turn, each for its own names): the qualified
+    name of each absolute import (``M.*`` for ``from M import *``) with every dotted prefix
+    of it, so that one of ``names`` is imported, or something under it, where the two sets
+    meet (None: a ``from`` import whose module the text does not tell, where any may be);
+    and :func:`migrator.textscan.import_targets`."""
+    global _LAST_IMPORTS
+    if _LAST_IMPORTS[0] is text:
+        return _LAST_IMPORTS[1]
+    imported: Set[str] = set()
+    untold = False
+    for module, on_line, dotted, _ in imported_items(text):
+        if module is None:
+            continue  # relative: gate 2 resolves nothing through it
+        untold = untold or (module == "" and on_line)
+        imported.add(f"{module}.{dotted}" if module else dotted)
+    for module in star_imported(text):  # ``from M import *``: gate 2 reads ``M.*``
+        untold = untold or module == ""
+        if module:
+            imported.add(f"{module}.*")
+    found = (
+        None if untold else frozenset(imported) | prefixes_of(frozenset(imported)),
+        import_targets(text),
+    )
+    _LAST_IMPORTS = (text, found)
+    return found
 
 
 def prefixes_of(names: FrozenSet[str]) -> FrozenSet[str]:
