@@ -65,6 +65,8 @@ def resolves(
                 qualname = f"{qualname}.{part}"
                 if qualname in names:
                     return True
+                if qualname not in prefixes:
+                    break  # (no name goes on from it)
     return False
 
 
