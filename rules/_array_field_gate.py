@@ -130,7 +130,7 @@ class ArrayFieldDefaultGate(RuleGate):
             code = _code_of(rest)  # (a call in a string or a comment is none)
             if _MAKER_CALL.search(rest if code is None else code):
                 return True
-            if _goes_on(rest) and _rest_calls_a_maker(text, match.end()):
+            if _goes_on(rest, code) and _rest_calls_a_maker(text, match.end()):
                 return True
         return False
 
@@ -151,14 +151,15 @@ def _code_of(line: str) -> Optional[str]:
 
 
 def _depth(code: str) -> int:
-    return sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+    count = code.count
+    return count("(") + count("[") + count("{") - count(")") - count("]") - count("}")
 
 
-def _goes_on(rest: str) -> bool:
-    """Does the statement whose first line ends with ``rest`` go on past it (or may it)?  A
-    quote left open there, with no triple quote nor a backslash at the end, is no code: a
-    line of prose in a docstring (``name: the layer\'s size``)."""
-    code = _code_of(rest)
+def _goes_on(rest: str, code: Optional[str]) -> bool:
+    """Does the statement whose first line ends with ``rest`` (whose :func:`_code_of` is
+    ``code``) go on past it (or may it)?  A quote left open there, with no triple quote nor a
+    backslash at the end, is no code: a line of prose in a docstring (``name: the layer\'s
+    size``)."""
     if code is None:
         return "'''" in rest or '"""' in rest or rest.rstrip().endswith("\\")
     return _depth(code) > 0 or code.rstrip().endswith("\\")
