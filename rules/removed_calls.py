@@ -31,11 +31,20 @@ from jaxmigrate.rules._call_recipes import (
     statement_assignment,
 )
 from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
-from jaxmigrate.rules._host_callback import print_template, tap_template
+from jaxmigrate.rules._host_callback import (
+    HCB,
+    TAP_RECIPES,
+    host_misfit,
+    lambda_body,
+    print_template,
+    returned_by_lambda,
+    tap_template,
+    with_device,
+)
 from jaxmigrate.rules._jax_util import STRICT_SINCE, UTIL_RECIPES, exact_recipe
 from jaxmigrate.rules._names_gate import NamesAndModulesGate
 
-_HCB = "jax.experimental.host_callback"
+_HCB = HCB
 DLPACK = "jax.dlpack.to_dlpack"
 # jax.dlpack.from_dlpack took a capsule up to JAX 0.4.x and takes the array itself later;
 # jax.numpy.from_dlpack takes the array on every release a target can hold.
@@ -78,47 +87,7 @@ RECIPES: Tuple[CallRecipe, ...] = (
             "and jax.experimental.io_callback"
         ),
     ),
-    # host_callback's id_print(x) and id_tap(f, x) returned x, their last argument: the
-    # jax.debug replacements return nothing, so ``y = id_tap(f, x)`` becomes a statement and
-    # y = x (``return id_tap(f, x)``: the statement, then ``return x``).  id_tap(f, x,
-    # result=r) returned r: the statement, then ``return r`` (GPJax 0.5.0's progress bar).
-    *(
-        CallRecipe(
-            legacy=f"{_HCB}.{legacy}",
-            template=template,
-            shown=shown,
-            positional=(count, count),
-            statement_only=True,
-            returns=count - 1,
-            safety=Safety.UNSAFE,
-            why=why,
-            keywords=frozenset({"what"}) if legacy == "id_print" else frozenset({"result"}),
-            result_keyword=None if legacy == "id_print" else "result",
-        )
-        for legacy, count, template, shown, why in (
-            (
-                "id_print",
-                1,
-                '{q:jax.debug.print}("{{}}", {0})',
-                'jax.debug.print("{}", x)',
-                "JAX's host_callback deprecation names jax.debug.print; the printed format "
-                "differs, and prints keep program order (as id_print's did) only with "
-                "ordered=True, which JAX allows on one device only",
-            ),
-            (
-                "id_tap",
-                2,
-                "{q:jax.debug.callback}(lambda tapped: {0}("
-                "{q:jax.tree_util.tree_map}({q:numpy.asarray}, tapped), ()), {1})",
-                "jax.debug.callback(lambda tapped: tap_func(tree_map(np.asarray, tapped), ()), x)",
-                "JAX's host_callback deprecation names jax.debug.callback; the tap function gets "
-                "() for its transforms, as outside any transformation, and NumPy arrays as "
-                "id_tap gave it (jax.debug.callback passes jax.Arrays); taps keep program order "
-                "(as id_tap's did: a progress bar needs it) only with ordered=True, which JAX "
-                "allows on one device only",
-            ),
-        )
-    ),
+    *TAP_RECIPES,  # host_callback's id_print and id_tap
     CallRecipe(
         legacy=f"{_HCB}.call",
         template="{q:jax.pure_callback}({0}, {kw:result_shape}, {1})",
@@ -246,7 +215,11 @@ class RemovedCalls(
     is a plain name, the call becomes the `jax.debug` statement, then `y = x` or `return x`;
     `y = id_print(<expression>)` becomes `y = <expression>`, then the statement on `y`.
     `id_tap(f, x, result=r)` returned `r`: the statement, then `y = r` or `return r`, where
-    `r` is a name or a literal.
+    `r` is a name or a literal.  As the whole body of a lambda (a `lax.cond` branch of the
+    2021 progress bars) the call becomes `(jax.debug.callback(...), r)[1]`, the same value.
+    `tap_with_device=True` called the tap function with `device=` too; jax.debug.callback
+    has no device to give, so the rewrite passes `device=None`, only where the function (a
+    lambda, or a `def` of the module) takes `device` and never reads it.
 
     **safe_zip and safe_map** checked that their iterables have one length; `zip(...,
     strict=True)` does too, from Python 3.10, which jax requires from 0.4.31 (PyPI's
@@ -342,6 +315,11 @@ class RemovedCalls(
             recipe = dataclasses.replace(recipe, template=template)
         if recipe.template.startswith("list(") and consumed_whole(call, site.scope, ctx):
             recipe = dataclasses.replace(recipe, template=recipe.template[len("list(") : -1])
+        returned = returned_arg(recipe, call)[0] if recipe.returns is not None else None
+        if returned is not None and lambda_body(call, ctx):  # lambda _: id_tap(f, x, result=r)
+            done = _render(recipe, call.with_changes(lpar=[], rpar=[]), site, ctx)
+            ctx.replace(call, returned_by_lambda(call, done, returned, ctx), message, safety)
+            return
         assignment = statement_assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
             new = _render(recipe, call, site, ctx)
@@ -434,6 +412,10 @@ class RemovedCalls(
             returned, by_keyword = returned_arg(recipe, call)
             if by_keyword and not is_pure(returned):
                 return f"{recipe.result_keyword}= is not a name or a literal"
+        if recipe.legacy.startswith(_HCB) and recipe.returns is not None:
+            problem = host_misfit(call, returned_arg(recipe, call)[0], ctx)
+            if problem is not None or lambda_body(call, ctx):
+                return problem
         if (
             recipe.statement_only
             and not isinstance(ctx.parent(call), cst.Expr)
@@ -493,7 +475,8 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
     """The recipe's code for ``call``: host_callback's tap and print adjust the template."""
     template = recipe.template
     if recipe.legacy == f"{_HCB}.id_tap":
-        template = tap_template([a.value for a in call.args if a.keyword is None][0], template)
+        tap = [a.value for a in call.args if a.keyword is None][0]
+        template = tap_template(tap, template, with_device(call))
     elif recipe.legacy == f"{_HCB}.id_print" and any(a.keyword is not None for a in call.args):
         template = print_template(call) or template
     return render(recipe, template, call, site, ctx)
