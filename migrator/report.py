@@ -12,6 +12,7 @@ from jaxmigrate.migrator.diagnostics import (
     INTERNAL_ERROR_CODE,
     REQUIREMENT_CODE,
     REQUIREMENT_SUMMARY,
+    UNSAFE_NOTE,
     Diagnostic,
 )
 from jaxmigrate.migrator.references import CHANGELOG
@@ -53,6 +54,10 @@ def summary_line(results: Sequence[FileResult], mode: str) -> str:
         f"{plural(counts['changed'], 'file')} {verb}, {plural(counts['fixes'], 'fix', 'fixes')}, "
         f"{plural(counts['findings'], 'finding')} {need} review"
     )
+    held = sum(d.message.endswith(UNSAFE_NOTE) for r in results for d in r.findings)
+    if held:  # (as ruff counts its hidden fixes: the flag that applies them, named once)
+        line += f", {held} of them {'an unsafe fix' if held == 1 else 'unsafe fixes'}"
+        line += " that --unsafe-fixes applies"
     if counts["errors"]:
         line += f", {plural(counts['errors'], 'file')} could not be processed"
     return f"{line} ({plural(counts['files'], 'file')} checked)"

@@ -218,6 +218,30 @@ def test_unsafe_fixes_flag_is_accepted(project):
     assert invoke(project / "pkg", "--check", "--unsafe-fixes").exit_code == 1
 
 
+HELD_BACK = """\
+from jax.experimental import host_callback as hcb
+
+
+def step(x):
+    hcb.id_print(x)
+    hcb.id_tap(print, x)
+    return x
+"""
+
+
+def test_summary_counts_the_unsafe_fixes_held_back(tmp_path):
+    """The summary names the flag once, with how many findings it would fix; with the flag
+    they are fixes, and the count goes."""
+    (tmp_path / "taps.py").write_text(HELD_BACK)
+    held = invoke(tmp_path / "taps.py", "--check")
+    assert "3 findings need review, 2 of them unsafe fixes that --unsafe-fixes applies" in (
+        held.stderr
+    )
+    assert held.stdout.count("[unsafe fix]") == 2
+    fixed = invoke(tmp_path / "taps.py", "--check", "--unsafe-fixes")
+    assert "4 fixes, 0 findings need review (1 file checked)" in fixed.stderr
+
+
 def test_rules_and_explain():
     listing = invoke("rules")
     assert listing.exit_code == 0
