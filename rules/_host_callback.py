@@ -1,9 +1,12 @@
 """host_callback's id_tap and id_print, as their jax.debug replacements spell them (for JAX905
 removed-calls): the tap function (and the device ``tap_with_device=True`` gave it), the
-keywords id_print printed before the value, and a call that was a lambda's whole body."""
+keywords id_print printed before the value, a call that was a lambda's whole body, and the
+program order the taps kept (``ordered=True``, where the module shows no code running on
+several devices)."""
 
 from __future__ import annotations
 
+import re
 from typing import Optional, Sequence, Tuple, Union
 
 from jaxmigrate.migrator import lazycst as cst
@@ -42,24 +45,78 @@ TAP_RECIPES: Tuple[CallRecipe, ...] = tuple(
             "id_print",
             1,
             '{q:jax.debug.print}("{{}}", {0})',
-            'jax.debug.print("{}", x)',
+            'jax.debug.print("{}", x, ordered=True)',
             "JAX's host_callback deprecation names jax.debug.print; the printed format "
-            "differs, and prints keep program order (as id_print's did) only with "
-            "ordered=True, which JAX allows on one device only",
+            "differs; ordered=True keeps program order, as id_print did, and JAX refuses it "
+            "where the computation spans several devices",
         ),
         (
             "id_tap",
             2,
             "{q:jax.debug.callback}(" + _TAPPED + ", {1})",
-            "jax.debug.callback(lambda tapped: tap_func(tree_map(np.asarray, tapped), ()), x)",
+            "jax.debug.callback(lambda tapped: tap_func(tree_map(np.asarray, tapped), ()), x, "
+            "ordered=True)",
             "JAX's host_callback deprecation names jax.debug.callback; the tap function gets "
             "() for its transforms, as outside any transformation, and NumPy arrays as "
-            "id_tap gave it (jax.debug.callback passes jax.Arrays); taps keep program order "
-            "(as id_tap's did: a progress bar needs it) only with ordered=True, which JAX "
-            "allows on one device only",
+            "id_tap gave it (jax.debug.callback passes jax.Arrays); ordered=True keeps program "
+            "order, as id_tap did (a progress bar needs it), and JAX refuses it where the "
+            "computation spans several devices",
         ),
     )
 )
+
+
+# Names that put a computation on several devices, where JAX refuses ordered callbacks
+# ("ordered effects are not supported for more than 1 device": jax.pmap, and jax.jit of
+# sharded arrays, measured on jax 0.10.2).  Read in the file's text, comments and strings too.
+_SEVERAL = re.compile(
+    r"\b(pmap|xmap|pjit|shard_map|make_mesh|Mesh|PartitionSpec|\w*Sharding|"
+    r"device_put_sharded|device_put_replicated|with_sharding_constraint)\b"
+)
+
+
+def several_devices(ctx: Context) -> Optional[str]:
+    """Where the module shows code that runs on several devices (``"pmap, line 12"``), or None.
+    There the taps are left unordered: ``ordered=True`` would fail to compile."""
+    return ctx.memo("several-devices", lambda: _several_devices(ctx))
+
+
+def _several_devices(ctx: Context) -> Optional[str]:
+    text = ctx.file_state.get("text")  # (the whole file's, on the piecewise path too)
+    if not isinstance(text, str):
+        ctx.needs_whole_module()
+        text = ctx.module.code
+    matches = list(_SEVERAL.finditer(text))
+    if not matches:
+        return None
+    # (shown: the first outside a comment, where there is one)
+    found = next((m for m in matches if "#" not in _line_before(text, m.start())), matches[0])
+    return f"{found.group(1)}, line {text.count(chr(10), 0, found.start()) + 1}"
+
+
+def _line_before(text: str, offset: int) -> str:
+    return text[text.rfind("\n", 0, offset) + 1 : offset]
+
+
+def ordered(template: str, several: Optional[str]) -> str:
+    """``template`` (a jax.debug call) with ``ordered=True``, unless ``several`` says the module
+    runs code on several devices."""
+    return template if several is not None else f"{template[:-1]}, ordered=True)"
+
+
+def tap_detail(detail: str, several: Optional[str]) -> str:
+    """A tap's ``detail``, for one left unordered (:func:`several_devices`): the recipe it
+    shows loses ``ordered=True``, and the detail says why."""
+    if several is None:
+        return detail
+    return (
+        f"{detail.replace(', ordered=True)', ')', 1)} Not ordered=True: this module runs code "
+        f"on several devices ({several}), where JAX refuses ordered callbacks, so taps may "
+        "arrive out of program order."
+    )
+
+
+TAPS = frozenset(recipe.legacy for recipe in TAP_RECIPES)
 
 
 def print_template(call: cst.Call) -> Optional[str]:

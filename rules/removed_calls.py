@@ -34,10 +34,14 @@ from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import (
     HCB,
     TAP_RECIPES,
+    TAPS,
     host_misfit,
     lambda_body,
+    ordered,
     print_template,
     returned_by_lambda,
+    several_devices,
+    tap_detail,
     tap_template,
     with_device,
 )
@@ -192,8 +196,8 @@ class RemovedCalls(
     | `jax.ops.index[i, j]` | `i, j` inside `.at[...]`, else `jnp.s_[i, j]` | safe |
     | `jax.lax.tie_in(x, y)` | `y` | safe (unsafe if `x` has side effects) |
     | `host_callback.barrier_wait()` | `jax.effects_barrier()` | safe |
-    | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x)`, `jax.debug.print("what: y\\n{}", x)` | unsafe: another format, unordered |
-    | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(jax.tree_util.tree_map(np.asarray, tapped), ()), x)` (NumPy arrays, as `id_tap` gave; a `lambda v, t:` ignoring `t` becomes `lambda v:`) | unsafe: `f` gets no transforms, and taps run in program order only with `ordered=True` (one device only) |
+    | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x, ordered=True)`, `jax.debug.print("what: y\\n{}", x, ordered=True)` | unsafe: another format; see "Order" |
+    | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(jax.tree_util.tree_map(np.asarray, tapped), ()), x, ordered=True)` (NumPy arrays, as `id_tap` gave; a `lambda v, t:` ignoring `t` becomes `lambda v:`) | unsafe: `f` gets no transforms; see "Order" |
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` (with `vmap_method="sequential"` for a target from 0.4.34) | unsafe: may be skipped or repeated |
     | `host_callback.call(f, x, result_shape=None)` | `jax.experimental.io_callback(f, None, x)` (from 0.4.2: a `pure_callback` with no results is never called) | unsafe |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
@@ -220,6 +224,14 @@ class RemovedCalls(
     `tap_with_device=True` called the tap function with `device=` too; jax.debug.callback
     has no device to give, so the rewrite passes `device=None`, only where the function (a
     lambda, or a `def` of the module) takes `device` and never reads it.
+
+    **Order.** id_tap and id_print ran in program order; jax.debug callbacks keep it only
+    with `ordered=True` (without it a 2021 progress bar updates its bar before defining it:
+    blackjax 0.9.6's tests on jax 0.10.2), which JAX refuses where a computation spans
+    several devices.  So the rewrite writes `ordered=True` unless the module's text names
+    what runs code on several devices (`pmap`, `pjit`, `shard_map`, `Mesh`, `PartitionSpec`,
+    a `...Sharding`), and there says the callback is unordered.  A function of this module
+    pmapped elsewhere then fails to compile with JAX's message, rather than tap out of order.
 
     **safe_zip and safe_map** checked that their iterables have one length; `zip(...,
     strict=True)` does too, from Python 3.10, which jax requires from 0.4.31 (PyPI's
@@ -310,6 +322,8 @@ class RemovedCalls(
         room = UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT
         message = call_messages(site.qualname, recipe.shown, room)[1]
         detail = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}."
+        if recipe.legacy in TAPS:
+            detail = tap_detail(detail, several_devices(ctx))
         if recipe.stated_from and ctx.target >= parse_version(recipe.stated_from[0]):
             template = f"{recipe.template[:-1]}, {recipe.stated_from[1]})"
             recipe = dataclasses.replace(recipe, template=template)
@@ -318,7 +332,8 @@ class RemovedCalls(
         returned = returned_arg(recipe, call)[0] if recipe.returns is not None else None
         if returned is not None and lambda_body(call, ctx):  # lambda _: id_tap(f, x, result=r)
             done = _render(recipe, call.with_changes(lpar=[], rpar=[]), site, ctx)
-            ctx.replace(call, returned_by_lambda(call, done, returned, ctx), message, safety)
+            new = returned_by_lambda(call, done, returned, ctx)
+            ctx.replace(call, new, message, safety, detail=detail)
             return
         assignment = statement_assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
@@ -479,4 +494,6 @@ def _render(recipe: CallRecipe, call: cst.Call, site: NameSite, ctx: Context) ->
         template = tap_template(tap, template, with_device(call))
     elif recipe.legacy == f"{_HCB}.id_print" and any(a.keyword is not None for a in call.args):
         template = print_template(call) or template
+    if recipe.legacy in TAPS:
+        template = ordered(template, several_devices(ctx))
     return render(recipe, template, call, site, ctx)
