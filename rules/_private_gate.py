@@ -90,12 +90,19 @@ class PrivateApiGate(RuleGate):
         """In a docstring's program (``prelude``, the module's imports its examples use, then
         ``examples``), a finding goes where a private module is first named, and a fix only
         drops an unused private import: neither lands in the examples unless they import,
-        spell ``_src`` or a private part (``x._y``), or read a name the prelude binds to
+        spell ``_src`` or a private part (``x._y``), import a private name of a JAX module
+        (``from jax.x import _y``; their public imports, ``import jax.numpy as jnp``, land
+        nothing: flax's examples import flax), or read a name the prelude binds to
         ``jax._src`` itself (``from jax import _src as s``; ``s.core`` names ``jax._src.core``,
         which the prelude need not import).  A chain on a name bound to some other private
         module (``jnp.ones``, ``jnp`` from ``jax._src.numpy``) counts a use of the prelude's
         import, where its finding stays."""
-        if "import" in examples or "_src" in examples or _AFTER_DOT.search(examples):
+        if "_src" in examples or _AFTER_DOT.search(examples):
+            return False
+        if "import" in examples and any(
+            _PRIVATE_PART.search(match.group(1)) or _PRIVATE_WORD.search(match.group(2))
+            for match in _FROM_JAX.finditer(examples)
+        ):
             return False
         aliases = [n for n, targets in import_targets(prelude).items() if _SRC in targets]
         return not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", examples) for n in aliases)

@@ -231,6 +231,12 @@ PRELUDE_CASES = [
     (">>> from jax._src import core\n    >>> core.Primitive\n", False),
     (">>> jax._src.core\n", False),
     (">>> (jnp.\n    ...  # a note\n    ...  _where(x))\n", False),
+    # public imports land nothing; a private name imported from JAX does
+    (">>> import jax.numpy as jnp\n    >>> from flax import nnx\n    >>> jnp.ones(3)\n", True),
+    (">>> from jax.experimental import _private_thing\n", False),
+    (">>> from jax import (numpy,\n    ...    _src)\n", False),
+    (">>> from jaxlib import _jax\n", False),
+    (">>> from jax import core as _c\n    >>> _c.Primitive\n", False),
 ]
 
 
