@@ -121,3 +121,26 @@ def test_the_detail_goes_into_json_and_sarif_not_into_the_message():
     assert sarif["message"]["text"] == finding.message
     assert sarif["properties"]["detail"] == finding.detail
     assert Diagnostic(**data["files"][0]["findings"][0]) == finding  # the cache reads it back
+
+
+XLA_CALL = "import jax\n\nprimitive = jax.interpreters.xla.xla_call_p\n"
+
+
+@pytest.mark.parametrize(
+    "target, upper, message, detail",
+    [
+        # JAX's message names jax.experimental.pjit.pjit_p, which JAX 0.7.0 renamed jit_p
+        ("0.4.30", None, "0.4.11", "that name moved on: jax.extend.core.primitives.jit_p"),
+        ("0.7.0", None, "use jax.extend.core.primitives.jit_p", "that name moved on"),
+        # on a range that has pjit_p throughout, JAX's own words stand
+        ("0.4.13", "0.4.30", "use jax.experimental.pjit.pjit_p", "JAX says"),
+    ],
+)
+def test_a_finding_never_names_a_replacement_the_range_lacks(target, upper, message, detail):
+    """haiku 0.0.5's ``xla_call_p``: JAX's deprecation message names a name JAX removed later;
+    the finding names what the target range has, or the changelog."""
+    result = migrate_source(XLA_CALL, Settings(target_version=target, target_upper=upper))
+    (finding,) = [d for d in result.findings if "xla_call_p" in d.message]
+    assert message in finding.message and detail in finding.detail, finding
+    if target == "0.4.30":
+        assert "pjit.pjit_p" not in finding.message, finding
