@@ -45,6 +45,7 @@ def layout_imports(ctx: Context, produced: Produced, original: str, limit: int) 
         return 0
     before = len(ctx.edits)
     file_style: Optional[str] = None
+    read: Optional[str] = None  # (the lines of ``original`` without their indentation)
     for node in ctx.nodes(cst.ImportFrom):  # (every one: the analysis visits them all)
         if isinstance(node.names, cst.ImportStar) or id(node) in ctx.edits:
             continue
@@ -52,6 +53,10 @@ def layout_imports(ctx: Context, produced: Produced, original: str, limit: int) 
         if code in original or "#" in code or "\\" in code:
             continue
         column = ctx.position(node).start.column
+        if column and "\n" in code:  # (in a block: its lines go without the block's indent)
+            read = _unindented(original) if read is None else read
+            if _unindented(code) in read:
+                continue  # the file had it (numpyro 0.9.2's import inside a function)
         if "\n" not in code and column + len(code) <= limit:
             continue
         style = _own_style(node)
@@ -60,6 +65,8 @@ def layout_imports(ctx: Context, produced: Produced, original: str, limit: int) 
                 file_style = _file_style(ctx, original)
             style = file_style
         laid_out = _layout(ctx, node, column, limit, style)
+        if laid_out is not None and column:  # (LibCST writes the block's indent before
+            laid_out = _within_block(laid_out, column)  # each line of it again)
         if laid_out is None or laid_out == code:
             continue
         try:
@@ -73,6 +80,18 @@ def layout_imports(ctx: Context, produced: Produced, original: str, limit: int) 
         message = f"laid out an import the migration changed in {limit} columns"
         ctx.edits[id(node)] = Edit(node, new, rule_code, message, Safety.SAFE)
     return len(ctx.edits) - before
+
+
+def _unindented(text: str) -> str:
+    return "\n".join(line.lstrip(" \t") for line in text.split("\n"))
+
+
+def _within_block(laid_out: str, column: int) -> str:
+    """``laid_out``, written for ``column``, with its continuation lines less the block's
+    indent (``column`` spaces), which LibCST writes before them in the block."""
+    first, *rest = laid_out.split("\n")
+    cut = " " * column
+    return "\n".join([first, *(line[column:] if line.startswith(cut) else line for line in rest)])
 
 
 def order_imports(ctx: Context, original: str, first_party: Collection[str]) -> int:
@@ -102,12 +121,17 @@ def _parenthesized_whitespace(node: Optional[cst.CSTNode], field: str) -> bool:
 
 
 def _own_style(node: cst.ImportFrom) -> Optional[str]:
-    """How the import is wrapped now (None: it is one line)."""
-    if _parenthesized_whitespace(node.rpar, "whitespace_before"):
+    """How the import is wrapped now (None: it is one line).  Black's closes the parenthesis
+    alone: LibCST keeps the line break before it after the last name's comma, or before the
+    parenthesis where the last name has none."""
+    names = node.names
+    last = names[-1] if isinstance(names, (list, tuple)) and names else None
+    if _parenthesized_whitespace(node.rpar, "whitespace_before") or (
+        last is not None and _parenthesized_whitespace(last.comma, "whitespace_after")
+    ):
         return BLACK
     if _parenthesized_whitespace(node.lpar, "whitespace_after"):
         return HANGING
-    names = node.names
     if isinstance(names, (list, tuple)) and any(
         isinstance(alias.comma, cst.Comma)
         and isinstance(alias.comma.whitespace_after, cst.ParenthesizedWhitespace)
