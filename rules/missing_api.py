@@ -16,7 +16,6 @@ rule's finding there), so each legacy site gets one message.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
@@ -348,51 +347,39 @@ def _message(absence: Absence, ctx: Union[Context, AstView]) -> Tuple[str, str]:
         )
     use = _USE.search(absence.message or "")
     said = None if use is None else use.group(1).rstrip(".")
-    named = None if said is None else _named_now(said, ctx)
+    named = None if use is None else _named_now(absence.message or "", use, ctx)
     if said is not None and named is None and absence.removed_in is not None:
-        return (  # (the name JAX's message names is missing on the range too)
+        return (  # (no name JAX's message names is on every release of the range)
             f"{short}; see the JAX {absence.removed_in} changelog",
             f"{text} (not every release from {target} has {said}); JAX's changelog for "
             f"{absence.removed_in} says what replaces it: {CHANGELOG}",
         )
-    if named is not None and named != said:
-        text = f"{text} (that name moved on: {named})"
     if named is not None and len(short) + len(named) < 90:
         return f"{short}; use {named}", text
     return short, text
 
 
-def _named_now(spelled: str, ctx: Union[Context, AstView]) -> Optional[str]:
-    """The name JAX's deprecation message ``spelled`` (``jax.experimental.pjit.pjit_p``), as
-    the target range has it: itself where every release of the range has it (or the history
-    does not date it), the name a rename table moved it to where that one does
-    (``jax.extend.core.primitives.jit_p``; "(JAX 0.7.0 on)" where only the newer releases
-    of the range have that one), else None (JAX removed it too: haiku 0.0.5's
-    ``xla_call_p`` pointed at a name JAX 0.7.0 renamed)."""
-    name = spelled.strip("`").removesuffix("()")
+_JAX_NAME = re.compile(r"`?\bjax(?:\.\w+)+(?:\(\))?`?")
+
+
+def _named_now(message: str, use: "re.Match[str]", ctx: Union[Context, AstView]) -> Optional[str]:
+    """What to tell the user to use, of the names JAX's deprecation ``message`` offers from
+    its "use" on (``use jax.tree.leaves (jax v0.4.25 or newer) or jax.tree_util.tree_leaves
+    (any JAX version)``): the first every release of the target range has (or the history
+    does not date); else the first, with the release from which the range has it
+    (``(JAX 0.4.25 on)``); None where the range's newest release lacks it too (haiku 0.0.5's
+    ``xla_call_p``: JAX named ``jax.experimental.pjit.pjit_p``, which JAX 0.7.0 renamed)."""
     h = history()
-    if h.lookup(name) is None or h.exists_throughout(name, ctx.target, ctx.upper):
-        return spelled
-    for modern in _moved().get(name, ()):
-        if h.exists_throughout(modern, ctx.target, ctx.upper):
-            return modern
-        known = h.lookup(modern)  # (newer than the range's lower bound)
-        if known is not None and known.present and known.present[-1][1] == len(h.releases) - 1:
-            return f"{modern} (JAX {h.releases[known.present[-1][0]]} on)"
+    offered = [use.group(1).rstrip(".")]
+    offered += [m.group(0) for m in _JAX_NAME.finditer(message, use.end())]
+    for spelled in offered:
+        name = spelled.strip("`").removesuffix("()")
+        if h.lookup(name) is None or h.exists_throughout(name, ctx.target, ctx.upper):
+            return spelled
+    known = h.lookup(offered[0].strip("`").removesuffix("()"))
+    if known is not None and known.present[-1][1] == len(h.releases) - 1:
+        return f"{offered[0]} (JAX {h.releases[known.present[-1][0]]} on)"
     return None
-
-
-@functools.lru_cache(maxsize=1)
-def _moved() -> Dict[str, Tuple[str, ...]]:
-    """Legacy name -> where the rename rules' tables move it (every rule loaded: the answer
-    must not depend on which rules a run imported)."""
-    from jaxmigrate.migrator.rule import all_rules
-
-    found: Dict[str, Tuple[str, ...]] = {}
-    for rule in all_rules().values():
-        for move in getattr(rule, "moves", ()):
-            found[move.legacy] = (*found.get(move.legacy, ()), move.modern)
-    return found
 
 
 # ``Use jax.Array.``, ``Please use jax.experimental.pjit.pjit_p instead``: the name JAX names

@@ -130,8 +130,7 @@ XLA_CALL = "import jax\n\nprimitive = jax.interpreters.xla.xla_call_p\n"
     "target, upper, message, detail",
     [
         # JAX's message names jax.experimental.pjit.pjit_p, which JAX 0.7.0 renamed jit_p
-        ("0.4.30", None, "0.4.11", "that name moved on: jax.extend.core.primitives.jit_p"),
-        ("0.7.0", None, "use jax.extend.core.primitives.jit_p", "that name moved on"),
+        ("0.4.30", None, "see the JAX 0.4.11 changelog", "not every release from 0.4.30 has"),
         # on a range that has pjit_p throughout, JAX's own words stand
         ("0.4.13", "0.4.30", "use jax.experimental.pjit.pjit_p", "JAX says"),
     ],
@@ -142,5 +141,25 @@ def test_a_finding_never_names_a_replacement_the_range_lacks(target, upper, mess
     result = migrate_source(XLA_CALL, Settings(target_version=target, target_upper=upper))
     (finding,) = [d for d in result.findings if "xla_call_p" in d.message]
     assert message in finding.message and detail in finding.detail, finding
-    if target == "0.4.30":
-        assert "pjit.pjit_p" not in finding.message, finding
+
+
+@pytest.mark.parametrize(
+    "target, upper, named",
+    [
+        ("0.4.1", None, "jax.tree_util.tree_leaves"),  # the alternative every release has
+        ("0.4.25", None, "jax.tree.leaves"),
+        ("0.4.1", "0.4.20", "jax.tree_util.tree_leaves"),
+    ],
+)
+def test_of_the_names_jax_offers_the_one_the_range_has_is_named(target, upper, named):
+    """``jax.tree_leaves was removed in JAX v0.6.0: use jax.tree.leaves (jax v0.4.25 or
+    newer) or jax.tree_util.tree_leaves (any JAX version).``"""
+    from jaxmigrate.migrator.version import parse_version
+    from jaxmigrate.rules import missing_api
+    from jaxmigrate.rules._api_history import history
+
+    said = history().lookup("jax.tree_leaves").message
+    use = missing_api._USE.search(said)
+    range_ = dataclasses.make_dataclass("Range", ["target", "upper"])
+    within = range_(parse_version(target), upper and parse_version(upper))
+    assert missing_api._named_now(said, use, within) == named
