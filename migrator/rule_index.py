@@ -64,6 +64,7 @@ JAX403 device-buffers - device_buffer device_buffers
 JAX404 device-method j device
 JAX405 block-host-until-ready j block_host_until_ready
 JAX406 to-py j to_py
+JAX407 removed-array-methods j broadcast broadcast_in_dim tile
 JAX501 jax-array-flag - JAX_ARRAY JAX_JIT_PJIT_API_MERGE JAX_PARALLEL_FUNCTIONS_OUTPUT_GDA
     jax_array jax_jit_pjit_api_merge jax_parallel_functions_output_gda
 JAX502 jax-config-module j config

@@ -183,6 +183,7 @@ def patch_array_type() -> None:
         # DeviceArray-era methods (the DeviceArray API).
         cls.to_py = lambda self: np.asarray(self)
         cls.block_host_until_ready = lambda self: self.block_until_ready()
+        cls.tile = lambda self, reps: jax.numpy.tile(self, reps)  # (gone from JAX 0.3.17)
 
 
 class _ShardedDeviceArrayMeta(type):

@@ -1,0 +1,111 @@
+"""JAX407 removed-array-methods: ``x.tile(r)`` -> ``jnp.tile(x, r)``, ``x.broadcast(s)`` ->
+``lax.broadcast(x, s)``, ``x.broadcast_in_dim(s, d)`` -> ``lax.broadcast_in_dim(x, s, d)``.
+
+Safe: each method was that very function with the array first (``jax/_src/numpy/lax_numpy.py``
+set ``lax.broadcast`` and ``lax.broadcast_in_dim`` as methods up to 0.4.4, wrappers that warned
+and called them up to 0.4.13; ``tile`` warned from 0.3.7 and is gone in 0.3.17).  Receivers
+are checked with ``rules._receivers``.  ``x.split(...)`` is left out: ``str.split`` is in most
+modules, and only a receiver tied to an array could tell them apart.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+from jaxmigrate.migrator import lazycst as cst, references as refs
+from jaxmigrate.migrator.context import Context
+from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.rules._verdict import (
+    FILE,
+    FIX,
+    REPORT,
+    decide,
+    receiver_of_method,
+    replace_by_verdict,
+    strip_parens,
+)
+
+# method -> (the function it was, the release without it)
+METHODS: Dict[str, Tuple[str, str]] = {
+    "tile": ("jax.numpy.tile", "0.3.17"),
+    "broadcast": ("jax.lax.broadcast", "0.4.14"),
+    "broadcast_in_dim": ("jax.lax.broadcast_in_dim", "0.4.14"),
+}
+
+
+class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
+    """x.tile(r), x.broadcast(s), x.broadcast_in_dim(s, d) -> jnp.tile(x, r), lax.broadcast(x, s)
+
+    **What it does.** Rewrites the array methods JAX removed into the functions they called,
+    with the array first: `x.tile(reps)` -> `jnp.tile(x, reps)`, `x.broadcast(sizes)` ->
+    `jax.lax.broadcast(x, sizes)`, `x.broadcast_in_dim(shape, dims)` ->
+    `jax.lax.broadcast_in_dim(x, shape, dims)`, on receivers tied to a JAX array (the result
+    of a `jax`/`jnp` call or of a jitted function, a name assigned only such values, a
+    parameter annotated `jax.Array`).  In a module that imports JAX (and no other array
+    library) other receivers are rewritten only with `--unsafe-fixes`, otherwise reported.
+
+    **Why.** NumPy arrays have none of these methods.  JAX deprecated `tile` in 0.3.7 and
+    dropped it in 0.3.17; `broadcast` and `broadcast_in_dim` warned from 0.4.5 and are gone
+    from 0.4.14: the call raises AttributeError (numpyro 0.9.2's von Mises distributions).
+
+    **Use instead.** The functions above.  (`x.split(n)`, gone from 0.4.14 too, becomes
+    `jnp.split(x, n)`; it is not rewritten, since most modules call `str.split`.)
+    """
+
+    lifecycle = Lifecycle(
+        deprecated=("0.3.7", "DeviceArray.tile() deprecated; use jax.numpy.tile"),
+        removed="0.4.14",
+    )
+    references = (
+        refs.source_at(
+            "0.4.13",
+            "jax/_src/numpy/array_methods.py",
+            "arr.broadcast() and arr.broadcast_in_dim() deprecated (since 0.4.5)",
+        ),
+        refs.source_at("0.4.14", "jax/_src/numpy/array_methods.py", "the methods are gone"),
+    )
+    attributes = frozenset(METHODS)
+    examples = (
+        Example(
+            title="a tiled result",
+            before="""
+            import jax.numpy as jnp
+
+            table = jnp.arange(3.0).tile(2)
+            """,
+            after="""
+            import jax.numpy as jnp
+
+            table = jnp.tile(jnp.arange(3.0), 2)
+            """,
+        ),
+    )
+
+    def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
+        call = receiver_of_method(ctx, node)
+        if call is None or any(arg.star for arg in call.args):
+            return
+        if ctx.qualname(node, ctx.scope_of(node)) is not None:
+            return  # a module's function (``lax.broadcast``, ``np.tile``), not a method
+        function, gone = METHODS[node.attr.value]
+        verdict, _tie = decide(ctx, node, specific=True)
+        shown = f"{function.replace('jax.numpy.', 'jnp.')}(x, ...)"
+        if verdict == REPORT:
+            ctx.report(call, f"x.{node.attr.value}() is gone from JAX {gone}; use {shown}")
+            return
+        if verdict not in (FIX, FILE):
+            return  # SKIP
+        receiver = cst.Arg(strip_parens(node.value))
+        if call.args:
+            receiver = receiver.with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
+        new = cst.Call(
+            func=ctx.ref(function, ctx.scope_of(call)),
+            args=[receiver, *call.args],
+            lpar=call.lpar,
+            rpar=call.rpar,
+            whitespace_before_args=call.whitespace_before_args,
+        )
+        message = f"x.{node.attr.value}(...) -> {shown}"
+        replace_by_verdict(ctx, verdict, call, new, message)
