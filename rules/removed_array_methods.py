@@ -4,26 +4,21 @@
 Safe: each method was that very function with the array first (``jax/_src/numpy/lax_numpy.py``
 set ``lax.broadcast`` and ``lax.broadcast_in_dim`` as methods up to 0.4.4, wrappers that warned
 and called them up to 0.4.13; ``tile`` warned from 0.3.7 and is gone in 0.3.17).  Receivers
-are checked with ``rules._receivers``.  ``x.split(...)`` is left out: ``str.split`` is in most
-modules, and only a receiver tied to an array could tell them apart.
+are checked with ``rules._receivers``.  ``x.split(...)`` is left out: gate 1 would pass every
+module that calls ``str.split``.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Dict, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
+from jaxmigrate.migrator.astfacts import Facts, dotted
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
-from jaxmigrate.rules._verdict import (
-    FILE,
-    FIX,
-    REPORT,
-    decide,
-    receiver_of_method,
-    replace_by_verdict,
-    strip_parens,
-)
+from jaxmigrate.rules._receiver_gate import ast_may_tie
+from jaxmigrate.rules._verdict import FIX, decide, receiver_of_method, strip_parens
 
 # method -> (the function it was, the release without it)
 METHODS: Dict[str, Tuple[str, str]] = {
@@ -41,8 +36,9 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
     `jax.lax.broadcast(x, sizes)`, `x.broadcast_in_dim(shape, dims)` ->
     `jax.lax.broadcast_in_dim(x, shape, dims)`, on receivers tied to a JAX array (the result
     of a `jax`/`jnp` call or of a jitted function, a name assigned only such values, a
-    parameter annotated `jax.Array`).  In a module that imports JAX (and no other array
-    library) other receivers are rewritten only with `--unsafe-fixes`, otherwise reported.
+    parameter annotated `jax.Array`).  Other receivers are left alone, unreported: other
+    objects have these methods too (XLA's `HloSharding.tile`, flax's `Rngs.broadcast`, the
+    Mosaic GPU arrays' `broadcast_in_dim` in JAX's own sources).
 
     **Why.** NumPy arrays have none of these methods.  JAX deprecated `tile` in 0.3.7 and
     dropped it in 0.3.17; `broadcast` and `broadcast_in_dim` warned from 0.4.5 and are gone
@@ -65,6 +61,10 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
         refs.source_at("0.4.14", "jax/_src/numpy/array_methods.py", "the methods are gone"),
     )
     attributes = frozenset(METHODS)
+    # the functions themselves, as modern code calls them (speed only: gate 1 masks them)
+    modern_spellings = (
+        r"\b(?:jnp|np|numpy|lax|jax\.numpy|jax\.lax)\s*\.\s*(?:tile|broadcast_in_dim|broadcast)\b",
+    )
     examples = (
         Example(
             title="a tiled result",
@@ -81,25 +81,35 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
         ),
     )
 
+    def ast_gate(self, facts: Facts) -> bool:
+        """A call of one of the methods on what may be an array (not ``jnp.tile`` nor
+        ``lax.broadcast``: functions of modules the module imports)."""
+        for call in facts.calls:
+            func = call.func
+            if type(func) is not ast.Attribute or func.attr not in METHODS:
+                continue
+            parts = dotted(func)
+            if parts and facts.qualnames(func) and _imports_only(facts, parts[0]):
+                continue
+            if facts.scopes() is None or ast_may_tie(facts, func.value, None):
+                return True
+        return False
+
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         call = receiver_of_method(ctx, node)
         if call is None or any(arg.star for arg in call.args):
             return
         if ctx.qualname(node, ctx.scope_of(node)) is not None:
             return  # a module's function (``lax.broadcast``, ``np.tile``), not a method
-        function, gone = METHODS[node.attr.value]
-        verdict, _tie = decide(ctx, node, specific=True)
-        shown = f"{function.replace('jax.numpy.', 'jnp.')}(x, ...)"
-        if verdict == REPORT:
-            ctx.report(call, f"x.{node.attr.value}() is gone from JAX {gone}; use {shown}")
-            return
-        if verdict not in (FIX, FILE):
-            return  # SKIP
+        ctx.needs_whole_module()  # (decide reads the receiver's flow and the module's facts)
+        verdict, _tie = decide(ctx, node, specific=False)
+        if verdict != FIX:
+            return  # (only an array's: other objects have these methods too)
+        function, _gone = METHODS[node.attr.value]
         receiver = cst.Arg(strip_parens(node.value))
         if call.args:
-            receiver = receiver.with_changes(
-                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            )
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            receiver = receiver.with_changes(comma=comma)
         new = cst.Call(
             func=ctx.ref(function, ctx.scope_of(call)),
             args=[receiver, *call.args],
@@ -107,5 +117,11 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
             rpar=call.rpar,
             whitespace_before_args=call.whitespace_before_args,
         )
-        message = f"x.{node.attr.value}(...) -> {shown}"
-        replace_by_verdict(ctx, verdict, call, new, message)
+        shown = f"{function.replace('jax.numpy.', 'jnp.')}(x, ...)"
+        ctx.replace(call, new, f"x.{node.attr.value}(...) -> {shown}")
+
+
+def _imports_only(facts: Facts, head: str) -> bool:
+    """Is ``head`` bound by imports alone, in every scope of the module?"""
+    scopes = facts.scopes()
+    return scopes is not None and all(b.qualname is not None for b in facts.bindings(head))
