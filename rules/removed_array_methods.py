@@ -11,14 +11,22 @@ module that calls ``str.split``.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Tuple
+import functools
+from typing import TYPE_CHECKING, Dict, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.astfacts import Facts, dotted
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
+from jaxmigrate.migrator.version import parse_version
+from jaxmigrate.rules._evidence_gate import EvidenceGate, names_gone
 from jaxmigrate.rules._receiver_gate import ast_may_tie
 from jaxmigrate.rules._verdict import FIX, decide, receiver_of_method, strip_parens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.source import SourceRange
+
+GONE_FROM = "0.4.14"  # the last of the methods (code written for a JAX from it on has none)
 
 # method -> (the function it was, the release without it)
 METHODS: Dict[str, Tuple[str, str]] = {
@@ -28,7 +36,7 @@ METHODS: Dict[str, Tuple[str, str]] = {
 }
 
 
-class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
+class RemovedArrayMethods(EvidenceGate, Rule, code="JAX407", safety=Safety.SAFE):
     """x.tile(r), x.broadcast(s), x.broadcast_in_dim(s, d) -> jnp.tile(x, r), lax.broadcast(x, s)
 
     **What it does.** Rewrites the array methods JAX removed into the functions they called,
@@ -38,7 +46,10 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
     of a `jax`/`jnp` call or of a jitted function, a name assigned only such values, a
     parameter annotated `jax.Array`).  Other receivers are left alone, unreported: other
     objects have these methods too (XLA's `HloSharding.tile`, flax's `Rngs.broadcast`, the
-    Mosaic GPU arrays' `broadcast_in_dim` in JAX's own sources).
+    Mosaic GPU arrays' `broadcast_in_dim` in JAX's own sources).  Only in code written for a
+    JAX before 0.4.14 (`--source-version`, the project's requirement, or where neither says,
+    the file's own names: one JAX removed by then): code written for a later JAX calls no
+    such method of an array.
 
     **Why.** NumPy arrays have none of these methods.  JAX deprecated `tile` in 0.3.7 and
     dropped it in 0.3.17; `broadcast` and `broadcast_in_dim` warned from 0.4.5 and are gone
@@ -67,7 +78,8 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
     )
     examples = (
         Example(
-            title="a tiled result",
+            title="a tiled result, in code written for JAX 0.3.16",
+            source_version="0.3.16",
             before="""
             import jax.numpy as jnp
 
@@ -81,9 +93,20 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
         ),
     )
 
+    def runs_for(self, source: "SourceRange") -> bool:
+        return source.written_before(parse_version(GONE_FROM)) is not False
+
+    def for_source(self, source: "SourceRange") -> Rule:
+        """Itself where the source says the code was written before 0.4.14; else the rule
+        that acts only where a file's own names prove it (:class:`EvidenceGate`)."""
+        return self if source.written_before(parse_version(GONE_FROM)) is True else _proving()
+
     def ast_gate(self, facts: Facts) -> bool:
         """A call of one of the methods on what may be an array (not ``jnp.tile`` nor
-        ``lax.broadcast``: functions of modules the module imports)."""
+        ``lax.broadcast``: functions of modules the module imports), in code that may be
+        written before 0.4.14."""
+        if self.proven_by is not None and not names_gone(facts.names | facts.imports, GONE_FROM):
+            return False
         for call in facts.calls:
             func = call.func
             if type(func) is not ast.Attribute or func.attr not in METHODS:
@@ -101,6 +124,11 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
             return
         if ctx.qualname(node, ctx.scope_of(node)) is not None:
             return  # a module's function (``lax.broadcast``, ``np.tile``), not a method
+        if (
+            self.proven_by is not None
+            and ctx.proven_before(parse_version(GONE_FROM))[0] is not True
+        ):
+            return  # (nothing says the code was written before the methods went)
         ctx.needs_whole_module()  # (decide reads the receiver's flow and the module's facts)
         verdict, _tie = decide(ctx, node, specific=False)
         if verdict != FIX:
@@ -119,6 +147,14 @@ class RemovedArrayMethods(Rule, code="JAX407", safety=Safety.SAFE):
         )
         shown = f"{function.replace('jax.numpy.', 'jnp.')}(x, ...)"
         ctx.replace(call, new, f"x.{node.attr.value}(...) -> {shown}")
+
+
+@functools.lru_cache(maxsize=1)
+def _proving() -> RemovedArrayMethods:
+    """The rule where the source leaves open what the code was written for."""
+    rule = object.__new__(RemovedArrayMethods)
+    rule.proven_by = GONE_FROM
+    return rule
 
 
 def _imports_only(facts: Facts, head: str) -> bool:
