@@ -20,8 +20,9 @@ from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._evidence_gate import EvidenceGate, names_gone
+from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._receiver_gate import ast_may_tie
-from jaxmigrate.rules._verdict import FIX, decide, receiver_of_method, strip_parens
+from jaxmigrate.rules._verdict import FILE, FIX, REPORT, decide, receiver_of_method, strip_parens
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.source import SourceRange
@@ -34,6 +35,9 @@ METHODS: Dict[str, Tuple[str, str]] = {
     "broadcast": ("jax.lax.broadcast", "0.4.14"),
     "broadcast_in_dim": ("jax.lax.broadcast_in_dim", "0.4.14"),
 }
+# Reported on a receiver not tied to an array, in legacy JAX code: few objects of 2021-2022
+# code had these (``broadcast`` is flax's ``Rngs.broadcast`` too: left alone).
+REPORTED = frozenset({"tile", "broadcast_in_dim"})
 
 
 class RemovedArrayMethods(EvidenceGate, Rule, code="JAX407", safety=Safety.SAFE):
@@ -44,9 +48,11 @@ class RemovedArrayMethods(EvidenceGate, Rule, code="JAX407", safety=Safety.SAFE)
     `jax.lax.broadcast(x, sizes)`, `x.broadcast_in_dim(shape, dims)` ->
     `jax.lax.broadcast_in_dim(x, shape, dims)`, on receivers tied to a JAX array (the result
     of a `jax`/`jnp` call or of a jitted function, a name assigned only such values, a
-    parameter annotated `jax.Array`).  Other receivers are left alone, unreported: other
-    objects have these methods too (XLA's `HloSharding.tile`, flax's `Rngs.broadcast`, the
-    Mosaic GPU arrays' `broadcast_in_dim` in JAX's own sources).  Only in code written for a
+    parameter annotated `jax.Array`).  Other receivers of `tile` and `broadcast_in_dim` are
+    reported, in a module that imports JAX and no other array library; of `broadcast` left
+    alone (flax's `Rngs.broadcast`).  Other objects have these methods too (XLA's
+    `HloSharding.tile`, the Mosaic GPU arrays' `broadcast_in_dim` in JAX's own sources), so
+    never rewritten unproven, and only in code written for a
     JAX before 0.4.14 (`--source-version`, the project's requirement, or where neither says,
     the file's own names: one JAX removed by then): code written for a later JAX calls no
     such method of an array.
@@ -114,7 +120,9 @@ class RemovedArrayMethods(EvidenceGate, Rule, code="JAX407", safety=Safety.SAFE)
             parts = dotted(func)
             if parts and facts.qualnames(func) and _imports_only(facts, parts[0]):
                 continue
-            if facts.scopes() is None or ast_may_tie(facts, func.value, None):
+            if func.attr in REPORTED or facts.scopes() is None:
+                return True
+            if ast_may_tie(facts, func.value, None):
                 return True
         return False
 
@@ -131,9 +139,22 @@ class RemovedArrayMethods(EvidenceGate, Rule, code="JAX407", safety=Safety.SAFE)
             return  # (nothing says the code was written before the methods went)
         ctx.needs_whole_module()  # (decide reads the receiver's flow and the module's facts)
         verdict, _tie = decide(ctx, node, specific=False)
+        function, gone = METHODS[node.attr.value]
+        shown = f"{function.replace('jax.numpy.', 'jnp.')}(x, ...)"
+        if (
+            verdict in (REPORT, FILE)
+            and node.attr.value in REPORTED
+            and not module_facts(ctx).foreign_libraries
+        ):
+            ctx.report(
+                call,
+                f"x.{node.attr.value}() is gone from JAX {gone}; use {shown} if x is an array",
+                f"jax.Array has no {node.attr.value} method (JAX {gone}); the module's code was "
+                f"written before it went, and the receiver is not tied to an array here.",
+            )
+            return
         if verdict != FIX:
             return  # (only an array's: other objects have these methods too)
-        function, _gone = METHODS[node.attr.value]
         receiver = cst.Arg(strip_parens(node.value))
         if call.args:
             comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -145,7 +166,6 @@ class RemovedArrayMethods(EvidenceGate, Rule, code="JAX407", safety=Safety.SAFE)
             rpar=call.rpar,
             whitespace_before_args=call.whitespace_before_args,
         )
-        shown = f"{function.replace('jax.numpy.', 'jnp.')}(x, ...)"
         ctx.replace(call, new, f"x.{node.attr.value}(...) -> {shown}")
 
 
