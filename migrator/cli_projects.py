@@ -18,7 +18,11 @@ from jaxmigrate.migrator.cli_versions import (
 from jaxmigrate.migrator.interrupt import Interrupted
 from jaxmigrate.migrator.projects import Project
 from jaxmigrate.migrator.settings import Settings
-from jaxmigrate.migrator.target import Versions
+from jaxmigrate.migrator.target import (
+    Versions,
+    admits_the_array_releases,
+    named_past_the_array_floor,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.runner import FileResult, Options
@@ -87,6 +91,10 @@ def run_projects(
             # one file: a big module is parsed once; one process: the survey's LibCST trees
             # serve the run (migrator.handoff)
             keep = versions is None and in_process(workers, len(chosen))
+            # a requirement from before the jax.Array releases that admits them all is raised
+            # to the first, where the survey finds no floor past it: said as what the migration
+            # targets, unless a fix needs that release (Options.changed_floor)
+            by_default = versions is None and admits_the_array_releases(detected)
             with handoff.handing_on(len(chosen) == 1, modules=keep):
                 if versions is None:  # the default target: survey the files for the floor first
                     surveying = survey_settings(settings, detected)
@@ -97,19 +105,27 @@ def run_projects(
                     handoff.stop_keeping_modules()
                     found = clirun.floor_of_survey(survey, surveying.target_version)
                     versions = surveyed(found, settings, detected)
+                    by_default = by_default and not named_past_the_array_floor(found)
                 settings = with_target(settings, versions)
                 versions = say(versions, settings, quiet)
                 if split_dir is not None:
                     raise SystemExit(
                         clirun.split_run(chosen, settings, split_dir, list(missing), quiet, options)
                     )
-                results = clirun.run_files(chosen, settings, mode, workers, cache, options)
+                running = (
+                    dataclasses.replace(options, changed_floor=True) if by_default else options
+                )
+                results = clirun.run_files(chosen, settings, mode, workers, cache, running)
             for index, result in zip(project.files, results):
                 by_file[index] = result
             done += results
             if any(result.changed for result in results):  # (nothing migrated: nothing to require)
                 done += clirun.requirement_results(
-                    detected, versions, mode, raise_requirements or settings.unsafe_fixes
+                    detected,
+                    versions,
+                    mode,
+                    raise_requirements or settings.unsafe_fixes,
+                    not by_default or clirun.needs_the_target(results, versions.target_lower),
                 )
             runs.append((project, settings, versions))
     except Interrupted as stop:

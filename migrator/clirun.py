@@ -37,6 +37,7 @@ from jaxmigrate.migrator.runner import (
 )
 from jaxmigrate.migrator.settings import Settings
 from jaxmigrate.migrator.target import Versions, floor_of_results, newest_release, settle_floors
+from jaxmigrate.migrator.version import parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.project_version import Detected
@@ -175,14 +176,22 @@ def interrupted(stop: Interrupted, total: int, mode: str) -> int:
 
 
 def requirement_results(
-    detected: Optional[Detected], versions: Versions, mode: str, apply: bool
+    detected: Optional[Detected],
+    versions: Versions,
+    mode: str,
+    apply: bool,
+    needed: bool = True,
 ) -> List[FileResult]:
     """The project's packaging files (beside the requirement found) with every ``jax`` /
     ``jaxlib`` requirement raised to admit the target (``apply``), as results of the run like
     any migrated file: diffed, written or listed by ``mode``.  Without ``apply``, a note on
-    stderr says which requirement excludes the target and how to raise it."""
+    stderr says which requirement excludes the target and how to raise it: as what the
+    migrated code needs where it is ``needed``, else as what the migration targets (the first
+    jax.Array release, where the survey found nothing that needs more and no fix needs it)."""
     if detected is None:
         return []
+    floor = versions.target_lower
+    why = "the migrated code needs" if needed else "the migration targets"
     from jaxmigrate.migrator.project_version import packaging_files, shown
     from jaxmigrate.migrator.requirement_edit import raise_requirement
 
@@ -196,7 +205,7 @@ def requirement_results(
         except FileError as error:
             results.append(FileResult(str(path), error=str(error)))
             continue
-        raised = raise_requirement(path.name, source.text, versions.target_lower, newest)
+        raised = raise_requirement(path.name, source.text, floor, newest)
         if raised is None:
             continue
         output, changes = raised
@@ -205,8 +214,7 @@ def requirement_results(
             for change in changes:
                 old, _, new = change.split(": ", 1)[-1].partition(" -> ")
                 sys.stderr.write(
-                    f"jaxmigrate: {path} has {old}; the migrated code needs {new} "
-                    "(--update-requirements writes it)\n"
+                    f"jaxmigrate: {path} has {old}; {why} {new} (--update-requirements writes it)\n"
                 )
             continue
         result = FileResult(str(path), changed=True)
@@ -230,11 +238,19 @@ def requirement_results(
                 result.error = str(error)
         results.append(result)
     if not edited and detected.source.name == "setup.py":
-        _note_built_requirement(detected, versions.target_lower, newest)
+        _note_built_requirement(detected, floor, newest, why)
     return results
 
 
-def _note_built_requirement(detected: Detected, floor: str, newest: str) -> None:
+def needs_the_target(results: Sequence[FileResult], lower: str) -> bool:
+    """Does a fix of the files a run changed (``Options.changed_floor``) need ``lower``?"""
+    return any(
+        result.changed and result.floor and parse_version(result.floor[0]) >= parse_version(lower)
+        for result in results
+    )
+
+
+def _note_built_requirement(detected: Detected, floor: str, newest: str, why: str) -> None:
     """The requirement was read from a string the file builds (``f"jax=={JAX}"``), which no
     edit can raise: say what it must become."""
     from jaxmigrate.migrator.project_version import shown
@@ -245,7 +261,7 @@ def _note_built_requirement(detected: Detected, floor: str, newest: str) -> None
         new, where = raised[0].strip(), shown(detected.source)
         sys.stderr.write(
             f"jaxmigrate: {where} builds its requirement {detected.requirement} in code; "
-            f"the migrated code needs {new}: raise it by hand\n"
+            f"{why} {new}: raise it by hand\n"
         )
 
 

@@ -63,6 +63,10 @@ class Options:
     keep_output: bool = False  # send the migrated text back from workers
     # find each file's floor (migrator.target: the default target's survey)
     floor: bool = False
+    # what the fixes of each file the run changes need (migrator.target.fix_floor): whether
+    # the migrated code is known to need the target a requirement is raised to
+    # (migrator.cli_projects)
+    changed_floor: bool = False
     # --diff-cells: a notebook's diff shows each changed cell's source (for reading), not the
     # patch of its .ipynb file that git apply takes
     diff_cells: bool = False
@@ -325,7 +329,11 @@ def migrate_text(
         )
         return result
     result.changed = output != source.text
-    if options.floor:
+    if options.changed_floor and result.changed:
+        from jaxmigrate.migrator.target import fix_floor
+
+        result.floor = fix_floor(fixes)
+    elif options.floor:
         from jaxmigrate.migrator.target import survey_floor
 
         python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)

@@ -344,6 +344,20 @@ def survey_lower(detected: Optional["Detected"]) -> str:
     return ARRAY_FLOOR
 
 
+def admits_the_array_releases(detected: Optional["Detected"]) -> bool:
+    """Does the requirement ``detected`` admit every jax.Array release, from a lower bound
+    before the first (``jax>=0.3.0``, or no bound at all)?  The default target then starts at
+    that first release, which the migrated code may not need."""
+    if detected is None or detected.upper is not None:
+        return False
+    return detected.version is None or parse_version(detected.version) < parse_version(ARRAY_FLOOR)
+
+
+def named_past_the_array_floor(found: Optional[Tuple[str, str, str]]) -> bool:
+    """Did the survey find a floor (``found``) past the first jax.Array release?"""
+    return found is not None and parse_version(found[0]) > parse_version(ARRAY_FLOOR)
+
+
 def default_target(
     detected: Optional["Detected"],
     source: SourceRange,

@@ -486,6 +486,30 @@ def test_the_requirement_is_raised_to_admit_the_target_when_asked(tmp_path):
     assert "would rewrite" not in again.stderr and again.exit_code == 0
 
 
+def test_a_lower_bound_below_the_array_releases_is_raised_as_a_target_not_a_need(tmp_path):
+    """evosax 0.1.0 (``jax>=0.3.0``): its fixes (``jax.tree_map`` -> ``jax.tree_util.tree_map``)
+    run on 0.3.0, and the survey finds no floor past the first jax.Array release, so the note
+    says the migration targets 0.4.1, not that the migrated code needs it; where a fix does
+    need it (``jax.Array``), the note says so.  The raise itself is the same."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("jax>=0.3.0\n")
+    (tmp_path / "m.py").write_text("import jax\n\ny = jax.tree_map(abs, [1])\n")
+    run = invoke(".", "--check", "--no-cache", cwd=tmp_path)
+    assert (
+        "requirements.txt has jax>=0.3.0; the migration targets jax>=0.4.1 "
+        "(--update-requirements writes it)" in run.stderr
+    )
+    assert "needs jax>=" not in run.stderr
+    diff = invoke(".", "--diff", "--no-cache", "--update-requirements", cwd=tmp_path)
+    assert "-jax>=0.3.0\n+jax>=0.4.1\n" in diff.stdout
+    (tmp_path / "m.py").write_text("import jax.numpy as jnp\n\ndef f(x: jnp.DeviceArray): ...\n")
+    needed = invoke(".", "--check", "--no-cache", cwd=tmp_path)
+    assert "requirements.txt has jax>=0.3.0; the migrated code needs jax>=0.4.1" in needed.stderr
+    (tmp_path / "n.py").write_text("import jax\n\ny = jax.tree_map(abs, [1])\n")
+    several = invoke(".", "--check", "--no-cache", "-j", "2", cwd=tmp_path)  # (in workers)
+    assert "the migrated code needs jax>=0.4.1" in several.stderr
+
+
 def test_a_run_that_migrates_nothing_asks_nothing_of_the_requirement(tmp_path):
     """jaxlie 1.3.3 (``jax>=0.2.14``) needs no rewrite: the run said its "migrated code needs
     jax>=0.4.1" all the same, and --update-requirements would have raised the pin for code it
