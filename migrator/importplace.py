@@ -190,13 +190,17 @@ def settle_order(
     written: Callable[[cst.CSTNode], bool],
     pinned: Callable[[cst.CSTNode], bool],
     first_party: Collection[str],
+    was_sorted: Optional[Callable[[Sequence[cst.CSTNode], Callable], bool]] = None,
 ) -> Dict[int, Tuple[cst.CSTNode, cst.CSTNode]]:
     """The top-level import lines to swap so that each line ``written`` by the migration
     stands at its sorted place in its group, when the group's other lines are sorted:
     ``{index: (line there now, line to put there)}`` (each keeps the leading lines of the
     place it goes to, so a group's blank line and header comments stay above the group).
     A group where a ``pinned`` line (one a finding points at) would move is left as it is:
-    ``--check`` maps findings to the file's own lines by position."""
+    ``--check`` maps findings to the file's own lines by position.  ``was_sorted(rest,
+    key)``: was the group of the file as read that holds the lines ``rest`` sorted by
+    ``key`` too?  Where it was not, the user does not keep the group sorted, and a line
+    rewritten in place stays where it stood."""
     groups = _groups(body, _end_of_imports(body))
     order = _style(groups)
     swaps: Dict[int, Tuple[cst.CSTNode, cst.CSTNode]] = {}
@@ -210,6 +214,8 @@ def settle_order(
         key = _order_of([node for _i, node in rest], order, first_party)
         if key is None or _sorted([node for _i, node in group], key):
             continue
+        if was_sorted is not None and not was_sorted([body[i] for i, _node in rest], key):
+            continue
         lines = [body[i] for i, _node in rest]
         for i, node in mine:
             keys = [key(n) for n in _imports_of(lines)]
@@ -222,6 +228,46 @@ def settle_order(
                 leading = getattr(body[i], "leading_lines", ())
                 swaps[i] = (body[i], line.with_changes(leading_lines=leading))
     return swaps
+
+
+def import_groups(text: str) -> List[List[ImportNode]]:
+    """The top-level import groups of the module ``text`` (as :func:`_groups` reads them: a
+    blank line, a comment or another statement ends one), each import parsed alone; none
+    where the text does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    lines = text.splitlines(keepends=True)
+    groups: List[List[ImportNode]] = []
+    end = -1
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            break
+        if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+            end = -1
+            continue
+        start, last = statement.lineno, statement.end_lineno or statement.lineno
+        source = "".join(lines[start - 1 : last])
+        try:
+            node = import_of(cst.parse_statement(source))
+        except Exception:  # noqa: BLE001  (two statements on a line, a continuation: unread)
+            node = None
+        if node is None:
+            end = -1
+            continue
+        if start != end + 1 or not groups:
+            groups.append([])
+        groups[-1].append(node)
+        end = last
+    return groups
+
+
+def sorted_by(nodes: Sequence[ImportNode], key: Callable[[ImportNode], Tuple]) -> bool:
+    """Are ``nodes`` in the order of ``key``?"""
+    return _sorted(nodes, key)
 
 
 def _imports_of(lines: Sequence[cst.CSTNode]) -> List[ImportNode]:

@@ -20,17 +20,26 @@ Imports with comments inside, star imports and imports the file already had are 
 
 A fix that rewrites an import in place (``from jax.config import config`` -> ``import jax``)
 leaves it where the old one stood; :func:`order_imports` moves such a line to its sorted place
-in its group when the group's other lines are sorted (:func:`migrator.importplace.settle_order`).
+in its group when the group's other lines are sorted, and were with the old line where it
+stood (:func:`migrator.importplace.settle_order`): a group the user does not keep sorted
+keeps the new line in place (jax-md 0.2.5's ``from jax import tree_map`` after ``from
+jax.interpreters import ...``).
 """
 
 from __future__ import annotations
 
-from typing import Collection, List, Optional
+from typing import Callable, Collection, List, Optional, Sequence
 
 from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, Edit
 from jaxmigrate.migrator.diagnostics import CLEANUP_CODE
-from jaxmigrate.migrator.importplace import import_of, settle_order
+from jaxmigrate.migrator.importplace import (
+    ImportNode,
+    import_groups,
+    import_of,
+    settle_order,
+    sorted_by,
+)
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.tidy import Produced
 from jaxmigrate.migrator.wrap import closes_alone, continuation_unit
@@ -108,7 +117,19 @@ def order_imports(ctx: Context, original: str, first_party: Collection[str]) -> 
         span = ctx.position(line)
         return any(span.start.line <= number <= span.end.line for number in marked)
 
-    swaps = settle_order(ctx.module.body, written, pinned, first_party)
+    groups: List[List[ImportNode]] = []  # the file's own import groups, read on need
+
+    def was_sorted(rest: Sequence[cst.CSTNode], key: Callable) -> bool:
+        if not groups:
+            groups.extend(import_groups(original) or [[]])
+        codes = {ctx.code(node) for node in map(import_of, rest) if node is not None}
+        empty = cst.Module(body=[])
+        for group in groups:
+            if any(empty.code_for_node(node) in codes for node in group):
+                return sorted_by(group, key)
+        return True  # (no group of the file as read holds them: as the others say)
+
+    swaps = settle_order(ctx.module.body, written, pinned, first_party, was_sorted)
     for old, new in swaps.values():
         message = "moved an import the migration wrote to its sorted place in its group"
         # Not a fix: the lines move, and a fix is located on an input line it changed.
