@@ -85,6 +85,15 @@ def keyword_is_none(call: cst.Call, keyword: str) -> bool:
     )
 
 
+def none_or_left_out(call: cst.Call, keyword: str) -> bool:
+    """Does ``call`` pass ``keyword=None``, or leave it out with nothing unpacked into the call
+    that could pass it (a keyword whose default is None: equinox 0.9.2's
+    ``hcb.call(_set_state_hcb, arg)``)?"""
+    return keyword_is_none(call, keyword) or all(
+        not arg.star and (arg.keyword is None or arg.keyword.value != keyword) for arg in call.args
+    )
+
+
 def recipe_safety(recipe: CallRecipe, call: cst.Call) -> Safety:
     if recipe.unsafe_beyond is not None and len(call.args) > recipe.unsafe_beyond:
         return Safety.UNSAFE

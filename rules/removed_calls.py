@@ -24,7 +24,7 @@ from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
 from jaxmigrate.rules._call_recipes import (
     CallRecipe,
     is_pure,
-    keyword_is_none,
+    none_or_left_out,
     recipe_safety,
     render,
     returned_arg,
@@ -168,7 +168,7 @@ RECIPES: Tuple[CallRecipe, ...] = (
 
 TABLE: Dict[str, CallRecipe] = {row.legacy: row for row in RECIPES}
 
-# host_callback.call(f, x, result_shape=None) called f for its effect and returned None: a
+# host_callback.call(f, x, result_shape=None) (its default) called f for its effect: a
 # pure_callback with no results is never called (JAX drops it, in jit or not), an io_callback
 # is (checked on jax 0.4.13 and 0.10.2; ott-jax 0.3.1's sparse Cholesky factorises that way).
 HOST_EFFECT = dataclasses.replace(
@@ -179,6 +179,7 @@ HOST_EFFECT = dataclasses.replace(
     "deprecation names io_callback for side effects (a pure_callback with no results is "
     "dropped)",
     stated_from=None,
+    required=frozenset(),  # (left out, it is None)
 )
 
 
@@ -199,7 +200,7 @@ class RemovedCalls(
     | `host_callback.id_print(x)`, `id_print(x, what="y")` | `jax.debug.print("{}", x, ordered=True)`, `jax.debug.print("what: y\\n{}", x, ordered=True)` | unsafe: another format; see "Order" |
     | `host_callback.id_tap(f, x)` | `jax.debug.callback(lambda tapped: f(jax.tree_util.tree_map(np.asarray, tapped), ()), x, ordered=True)` (NumPy arrays, as `id_tap` gave; a `lambda v, t:` ignoring `t` becomes `lambda v:`) | unsafe: `f` gets no transforms; see "Order" |
     | `host_callback.call(f, x, result_shape=s)` | `jax.pure_callback(f, s, x)` (with `vmap_method="sequential"` for a target from 0.4.34) | unsafe: may be skipped or repeated |
-    | `host_callback.call(f, x, result_shape=None)` | `jax.experimental.io_callback(f, None, x)` (from 0.4.2: a `pure_callback` with no results is never called) | unsafe |
+    | `host_callback.call(f, x, result_shape=None)`, `host_callback.call(f, x)` | `jax.experimental.io_callback(f, None, x)` (from 0.4.2: a `pure_callback` with no results is never called) | unsafe |
     | `compilation_cache.initialize_cache(path)` | `jax.config.update("jax_compilation_cache_dir", path)` | safe |
     | `jax.util.safe_map(f, xs)` / `safe_zip(xs)` | `list(map(f, xs))` / `list(zip(xs))` | safe |
     | `jax.util.safe_zip(xs, ys)` | `list(zip(xs, ys, strict=True))` for a target from 0.4.31, else `list(zip(xs, ys))` | safe: the same length check (below 0.4.31: unsafe, none) |
@@ -300,7 +301,7 @@ class RemovedCalls(
         call = site.parent
         if not isinstance(call, cst.Call) or call.func is not site.node:
             return  # not called: the missing-api backstop reports it
-        if recipe.legacy == HOST_EFFECT.legacy and keyword_is_none(call, "result_shape"):
+        if recipe.legacy == HOST_EFFECT.legacy and none_or_left_out(call, "result_shape"):
             recipe = HOST_EFFECT
         recipe, needs = exact_recipe(recipe, call, site.scope, ctx)
         problem = self._misfit(recipe, call, ctx)
