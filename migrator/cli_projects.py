@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
-from jaxmigrate.migrator import handoff
+from jaxmigrate.migrator import handoff, perproject
 from jaxmigrate.migrator.cli_versions import (
     say,
     survey_settings,
@@ -116,6 +116,7 @@ def run_projects(
                     dataclasses.replace(options, changed_floor=True) if by_default else options
                 )
                 results = clirun.run_files(chosen, settings, mode, workers, cache, running)
+            perproject.gather(results)  # (said once for the project: JAX503's draws)
             for index, result in zip(project.files, results):
                 by_file[index] = result
             done += results

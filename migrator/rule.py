@@ -274,6 +274,9 @@ class Rule(RuleGate):
     # programs of a file's docstrings add no finding of it where the file, or an earlier
     # docstring, has one (:func:`migrator.runner.once_per_file`).
     once_per_file: ClassVar[bool] = False
+    # ... and once per project: at the first file of a run's project that has it, with how many
+    # others do (a behaviour the whole program meets at once: :mod:`migrator.perproject`)
+    once_per_project: ClassVar[bool] = False
 
     # -- version gating -------------------------------------------------------------------
     def runs_on(self, target: Version) -> bool:

@@ -35,7 +35,7 @@ CHANGED_IN = parse_version("0.5.0")
 FLAG = "jax_threefry_partitionable"
 # A module that spells either has chosen its random bits already: left alone.
 CHOSEN = ("threefry_partitionable", "default_prng_impl")
-MESSAGE = f"jax.random draws change in JAX 0.5.0; {FLAG}=False keeps the old ones"
+MESSAGE = f"jax.random draws change in JAX 0.5.0; {FLAG}=False keeps them"
 
 
 def _detail(why: str) -> str:
@@ -50,7 +50,8 @@ def _detail(why: str) -> str:
 class ThreefryPartitionable(EvidenceGate, Rule, code="JAX503", safety=Safety.MANUAL):
     """report jax.random keys in code written before 0.5.0: its draws change there
 
-    **What it does.** Reports, once per file, the first call that makes a `jax.random` key
+    **What it does.** Reports, once per project (at the first file, with how many others and,
+    in the detail, which), the first call that makes a `jax.random` key
     (`jax.random.PRNGKey`, `jax.random.key`) where the code was written for a JAX before
     0.5.0 and the target reaches 0.5.0 (the question: *written before the change, and will
     it run after it?*).  What the code was written for comes from `--source-version`, the
@@ -74,6 +75,7 @@ class ThreefryPartitionable(EvidenceGate, Rule, code="JAX503", safety=Safety.MAN
     """
 
     once_per_file = True  # the first site, with the count of the others
+    once_per_project = True  # the whole program meets it: said at its first file
 
     whole_module = False  # hooks read their sites, and the module's text for the flag
 
