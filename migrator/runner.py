@@ -182,10 +182,11 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
         fixes += literal_fixes
     if options.add_todos:
         from jaxmigrate.migrator import todos
+        from jaxmigrate.migrator.perproject import ONCE_PER_PROJECT
 
-        output, mapping = todos.add_markers(
-            output, findings, _line_length(for_style(settings, base))
-        )
+        # (a finding said once per project is fixed at no line of a file: no marker)
+        marked = [d for d in findings if d.code not in ONCE_PER_PROJECT]
+        output, mapping = todos.add_markers(output, marked, _line_length(for_style(settings, base)))
         # fixes point at the lines they changed: lines of the text as read, markers included
         fixes = [todos.shift(d, unstripped) for d in fixes]
         findings = [todos.shift(d, mapping) for d in findings]

@@ -54,3 +54,15 @@ def test_a_cached_run_says_the_same(tmp_path):
     first = invoke("one", "--check", "--cache-dir", cache, cwd=tmp_path)
     again = invoke("one", "--check", "--cache-dir", cache, cwd=tmp_path)
     assert first.stdout == again.stdout and "(1 more file)" in first.stdout
+
+
+def test_no_marker_is_written_for_it(tmp_path):
+    """--add-todos marks the sites of findings; JAX503's is undone at program start, by one
+    flag, at no line of a file: no file gets a marker for it, the report still says it."""
+    project = _project(tmp_path, "one", ["a.py", "b.py"])
+    (project / "c.py").write_text(KEYS + "from jax._src import dtypes\n\nd = dtypes.float0\n")
+    run = invoke("one", "--add-todos", "--no-cache", cwd=tmp_path)
+    assert "JAX503" in run.stdout
+    assert "TODO(jaxmigrate)" not in (project / "a.py").read_text()
+    assert "TODO(jaxmigrate)" not in (project / "b.py").read_text()
+    assert "TODO(jaxmigrate): JAX" in (project / "c.py").read_text()  # (another finding's)
