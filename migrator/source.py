@@ -207,7 +207,9 @@ def jax_references(tree: ast.Module) -> Iterator[str]:
     """The qualified JAX names a module references (``jax.x.y`` through any import alias, and
     what it imports from ``jax``/``jaxlib``), outside compatibility code: the branches of a
     ``try`` that catches ImportError/AttributeError, of an ``if`` that tests a feature or a
-    version, and an ``and``/``or`` with such a test before its last operand.  An
+    version, and an ``and``/``or`` with such a test before its last operand; nor the body of an
+    ``if TYPE_CHECKING:``, which never runs (a type checker's view of a newer JAX: flax 0.12.12
+    names ``hjx.HiPrim`` there, and ``hjx.VJPHiPrimitive`` where it runs on ``jax>=0.11.1``).  An
     over-approximation of resolution: a name bound by an import anywhere in the module is
     taken to mean that import everywhere."""
     aliases: Dict[str, Set[str]] = {}
@@ -286,10 +288,22 @@ def _outside_compatibility_code(tree: ast.AST) -> Tuple[List[ast.AST], List[List
             continue
         if kind in _IFS and feature_test(node.test):  # type: ignore[attr-defined]
             continue
+        if kind is ast.If and _type_checking(node.test):  # type: ignore[attr-defined]
+            stack.extend(node.orelse)  # type: ignore[attr-defined]
+            continue
         if kind is ast.BoolOp and any(map(feature_test, node.values[:-1])):  # type: ignore
             continue  # ``hasattr(jax, "pxla") and jax.pxla.X``: a shim, as the analysis reads it
         push_children(node, push)
     return imports, chains
+
+
+def _type_checking(test: ast.AST) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any module's alias): true only while a
+    type checker reads the code."""
+    kind = type(test)
+    return (kind is ast.Name and test.id == "TYPE_CHECKING") or (  # type: ignore[attr-defined]
+        kind is ast.Attribute and test.attr == "TYPE_CHECKING"  # type: ignore[attr-defined]
+    )
 
 
 def _guards(node: ast.AST) -> bool:

@@ -525,6 +525,27 @@ def test_a_run_that_migrates_nothing_asks_nothing_of_the_requirement(tmp_path):
     assert (tmp_path / "requirements.txt").read_text() == text
 
 
+@pytest.mark.parametrize("guard", ["typing.TYPE_CHECKING", "TYPE_CHECKING", "DEBUG"])
+def test_a_name_only_a_type_checker_reads_needs_no_jax(tmp_path, guard):
+    """flax 0.12.12 (``jax>=0.11.1``) names ``hjx.HiPrim`` (0.11.2) under ``if TYPE_CHECKING:``
+    and a shim where the code runs: "the migrated code needs jax>=0.11.2" was said, with
+    "--update-requirements writes it".  An ordinary
+    ``if`` still counts (``jax.shard_map`` came in 0.6.1)."""
+    (tmp_path / ".git").mkdir()
+    text = "jax>=0.4.30\n"
+    (tmp_path / "requirements.txt").write_text(text)
+    (tmp_path / "m.py").write_text(
+        "import typing\nfrom typing import TYPE_CHECKING\n\nimport jax\n\nDEBUG = False\n"
+        f"if {guard}:\n    smap = jax.shard_map\nelse:\n    smap = jax.jit\n"
+        "y = jax.tree_map(abs, [1])\n"  # (a fix: the requirement is asked about)
+    )
+    result = invoke(".", "--no-cache", "--check", cwd=tmp_path)
+    raised = guard == "DEBUG"
+    assert ("the migrated code needs 0.6.1: jax.shard_map" in result.stderr) is raised
+    assert ("migrating to 0.4.30.." in result.stderr) is not raised, result.stderr
+    assert ("--update-requirements writes it" in result.stderr) is raised
+
+
 def test_a_requirement_that_admits_the_target_is_never_touched(tmp_path):
     (tmp_path / ".git").mkdir()
     text = '[project]\nname = "x"\ndependencies = ["jax>=0.4.30"]  # keep\n'
