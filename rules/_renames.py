@@ -109,6 +109,19 @@ def maybe_present(qualname: str, release: Version) -> bool:
     return known.is_module and bool(history().present_in(parent, release))
 
 
+def _kept_throughout(qualname: str, ctx: Context) -> Optional[bool]:
+    """Is ``qualname`` on every release of the target range (a range capped below the release
+    that removed it)?  None where some release lacks it; True where none of them deprecates
+    it either; False where one does (it warns there)."""
+    from jaxmigrate.rules._api_history import history
+
+    if ctx.survey or ctx.upper is None or not ctx.exists_throughout(qualname):
+        return None
+    known = history().lookup(qualname)
+    since = None if known is None else known.deprecated_since
+    return since is None or since > history().last_index(ctx.upper)
+
+
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -172,12 +185,16 @@ class RenameRule(Rule):
         """Report a move the target does not allow, unless only its replacement's deprecation
         stops it: the removed name is then another rule's to report, with what to write
         (a deprecated name is no replacement)."""
-        if not (move.deprecated and self._arrived(move, ctx)):
-            ctx.report(node, *self.cannot_message(move, ctx))
+        if move.deprecated and self._arrived(move, ctx):
+            return
+        if not move.legacy_stays and _kept_throughout(move.legacy, ctx) is True:
+            return  # (a range capped below the removal: the name works, and never warns, there)
+        ctx.report(node, *self.cannot_message(move, ctx))
 
     def cannot_message(self, move: Move, ctx: Context) -> Tuple[str, str]:
         """The finding where the move cannot be applied on the target: (message, detail)."""
-        gone = f"{move.legacy} " + ("is deprecated" if move.legacy_stays else "no longer exists")
+        stays = move.legacy_stays or _kept_throughout(move.legacy, ctx) is not None
+        gone = f"{move.legacy} " + ("is deprecated" if stays else "no longer exists")
         went = "is deprecated" if move.deprecated else "is gone too"
         if move.until is not None and ctx.target >= parse_version(move.until):
             detail = f"{gone}; its rename {move.modern} {went} from JAX {move.until}"

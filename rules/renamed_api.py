@@ -99,7 +99,10 @@ class RenamedApi(QualifiedNamesGate, RenameRule, code="JAX903", safety=Safety.SA
     **Target range.** The replacement must exist on the target JAX (the API history knows
     from which release); for an older target the name is reported instead.  A replacement
     JAX deprecates within the range is no replacement (migrated code must not warn): there
-    the name is left to the rule that reports its module, with what to write.
+    the name is left to the rule that reports its module, with what to write.  A range
+    capped below the release that removed the name (``0.4.30..0.9.0``) runs it as written:
+    nothing is said, unless a release of the range deprecates it (then it is reported as
+    deprecated).
     """
 
     # Its hooks read their sites, the imports and ``__all__``, and whether a new name is free

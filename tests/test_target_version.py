@@ -576,6 +576,25 @@ def test_the_newer_than_target_note_keeps_the_message_one_short_line(length):
         assert said.endswith("(jax.set_mesh needs JAX 0.7.1)")
 
 
+@pytest.mark.parametrize(
+    "target, said",
+    [
+        ("0.4.30", "no longer exists"),  # (gone from 0.11.0, in the range)
+        ("0.4.30..0.10.2", "is deprecated"),  # (there throughout, deprecated from 0.10.0)
+        ("0.4.30..0.9.0", None),  # (there throughout, never deprecated: nothing to say)
+    ],
+)
+def test_a_rename_the_range_cannot_take_says_what_its_name_is_there(tmp_path, target, said):
+    """JAX903 said "no longer exists" of a name every release of a capped range still had."""
+    (tmp_path / "m.py").write_text("import jax\nf = jax.core.primal_dtype_to_tangent_dtype\n")
+    result = invoke("m.py", "--check", "--no-cache", "--target-version", target, cwd=tmp_path)
+    found = [line for line in result.stdout.splitlines() if " JAX903 " in line]
+    if said is None:
+        assert not found, found
+    else:
+        assert len(found) == 1 and f"dtype {said}; its rename needs JAX 0.10.0" in found[0]
+
+
 def test_a_finding_says_when_a_name_it_recommends_is_newer_than_the_target(tmp_path):
     """No message recommends a name newer than the target's upper bound without saying so."""
     (tmp_path / ".git").mkdir()
