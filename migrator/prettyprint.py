@@ -16,7 +16,8 @@ from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context
 
 # A document (after Wadler's "prettier printer"): text, a list of documents, or a tuple
-# ("group"|"indent", document) / ("line",) / ("soft",) / ("ifbreak", text).
+# ("group"|"indent"|"align", document) / ("line",) / ("soft",) / ("ifbreak", text); "align"
+# sets its continuation lines at the column it starts at (a visual indent).
 Doc = Union[str, list, tuple]
 _LINE: tuple = ("line",)  # a space, or a line break when its group breaks
 _SOFT: tuple = ("soft",)  # nothing, or a line break when its group breaks
@@ -74,6 +75,19 @@ class Builder:
         if isinstance(node, (cst.GeneratorExp, cst.ListComp)) and not node.for_in.asynchronous:
             return self._comprehension(node)
         return self._generic(node)
+
+    def aligned(self, node: cst.BooleanOperation) -> Doc:
+        """A parenthesised ``and``/``or`` chain as the Google style breaks one that does not
+        start its line: each operator ends a line, the next operand under the first, one
+        column right of the parenthesis (``(isinstance(v, Literal) and\n v in seen)``)."""
+        operands, operators = _operands(node)
+        parts: List[Doc] = [self.build(operands[0])]
+        for operator, operand in zip(operators, operands[1:]):
+            parts += [" " + operator, _LINE, self.build(operand)]
+        inner = cst.Module(body=[]).code_for_node(node.lpar[0])
+        closing = cst.Module(body=[]).code_for_node(node.rpar[0])
+        unwrapped = node.with_changes(lpar=node.lpar[1:], rpar=node.rpar[1:])
+        return self._parens(unwrapped, [inner, ("group", [("align", parts)]), closing])
 
     def _parens(self, node: cst.CSTNode, doc: Doc) -> Doc:
         lpar = "".join(self.code(p) for p in getattr(node, "lpar", ()))
@@ -237,6 +251,8 @@ def render(doc: Doc, width: int, column: int, indent: int, unit: int) -> str:
             commands.append((level, _FLAT if flat else _BREAK, item[1]))
         elif item[0] == "indent":
             commands.append((level + unit, mode, item[1]))
+        elif item[0] == "align":
+            commands.append((position, mode, item[1]))
         elif item[0] in ("line", "soft"):
             if mode == _FLAT:
                 text = " " if item[0] == "line" else ""
@@ -267,7 +283,7 @@ def _fits(next_command: Tuple[int, int, Doc], rest: List[Tuple[int, int, Doc]], 
             width -= len(item)
         elif isinstance(item, list):
             stack.extend((level, mode, part) for part in reversed(item))
-        elif item[0] in ("group", "indent"):
+        elif item[0] in ("group", "indent", "align"):
             stack.append((level, mode, item[1]))
         elif item[0] in ("line", "soft"):
             if mode == _BREAK:

@@ -13,6 +13,9 @@ calls broken the same way when a line still does not fit).  A file whose closing
 stand on lines of their own (black's style) gets them there, with black's trailing comma
 after one-a-line arguments; else a closing bracket ends the last line (the Google style many
 JAX projects use; a file that breaks no bracket is taken as black's when it indents by 4).
+There, an ``and``/``or`` chain in its own parentheses breaks after its operators instead, each
+next operand under the first (``(isinstance(v, Literal) and\n v in seen)``), as such files
+break their own conditions.
 Code no fix wrote is never re-laid out, nor a line with a comment that speaks for it
 (``# type: ignore``, ``# noqa``), which must stay on the line it silences.  The layout itself
 (a document in the manner of Wadler's "prettier printer") is built and printed by
@@ -198,19 +201,23 @@ def _relayout(
         _split_string(ctx, strings[-1], line, limit, rule_code)
         return
     span = ctx.position(root)
-    start, end = span.start.column, span.end.column
+    start, end = _with_parentheses(ctx, root, span.start.column, span.end.column)
     indent = len(line) - len(line.lstrip(" "))
     if "\t" in line[:indent] or line[start:end] != ctx.code(root):
         return
     block = block_indent(ctx, root)
     if block is None or block > indent:
         return
-    if not black and _in_header(ctx, root):
+    if not black and indent == block and _in_header(ctx, root):
         unit *= 2  # continuation lines of an ``if``/``def`` header stand apart from its body
     shaped = root
     if isinstance(root, cst.BooleanOperation) and not root.lpar:
         shaped = root.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # (a and\n b)
-    doc = Builder(ctx, black).build(shaped)
+    builder = Builder(ctx, black)
+    if not black and isinstance(root, cst.BooleanOperation) and root.lpar:
+        doc = builder.aligned(root)  # (a visual indent, as such files break their own)
+    else:
+        doc = builder.build(shaped)
     suffix = line[end:]
     rendered = render([doc, suffix], limit, start, indent, unit)
     new_lines = (line[:start] + rendered).split("\n")
@@ -229,6 +236,17 @@ def _relayout(
     message = f"wrapped a line the rewrite made longer than {limit} columns"
     ctx.edits[id(root)] = Edit(root, new, rule_code, message, Safety.SAFE)
     laid_out(ctx).append(new)
+
+
+def _with_parentheses(
+    ctx: Context, root: cst.BaseExpression, start: int, end: int
+) -> Tuple[int, int]:
+    """The columns of ``root``'s code, its own parentheses included (its position leaves
+    them out: ``(isinstance(v, Literal) and v in seen)`` inside a longer condition)."""
+    code = ctx.module.code_for_node
+    before = sum(len(code(paren)) for paren in getattr(root, "lpar", ()))
+    after = sum(len(code(paren)) for paren in getattr(root, "rpar", ()))
+    return start - before, end + after
 
 
 def _split_string(
