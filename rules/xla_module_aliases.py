@@ -55,6 +55,31 @@ DEVICE_SINCE = "0.4.4"
 PXLA_DEVICE_PUT = frozenset({"jax.interpreters.pxla.device_put", "jax.pxla.device_put"})
 
 
+# What takes the place of a gone member of ``jax.interpreters.xla`` where the answer is one
+# public API: (a few words for the message, the recipe for the detail).  XLA translation rules
+# gave way to MLIR lowerings; ``jax.interpreters.mlir.register_lowering`` and ``mlir.lower_fun``
+# exist on every jax.Array release (checked on jax 0.4.13 and 0.10.2).
+_LOWERING = (
+    "use mlir.register_lowering",
+    "a primitive's XLA translation rule is an MLIR lowering now: "
+    "jax.interpreters.mlir.register_lowering(prim, mlir.lower_fun(impl, "
+    "multiple_results=...)) lowers it through its implementation, on every jax.Array release.",
+)
+_INSTEAD = {
+    ("xla", "register_translation"): _LOWERING,
+    ("xla", "translations"): _LOWERING,
+    ("xla", "backend_specific_translations"): _LOWERING,
+    ("xla", "lower_fun"): ("use mlir.lower_fun", _LOWERING[1]),
+    ("xla", "TranslationContext"): ("lowerings take mlir.LoweringRuleContext", _LOWERING[1]),
+    ("xla", "XlaOp"): (
+        "lowerings build MLIR values (mlir.ir.Value)",
+        "XLA builder operations are gone: a lowering (jax.interpreters.mlir.register_lowering) "
+        "builds MLIR values, jax.interpreters.mlir.ir.Value; a type that named XlaOp for them "
+        "names that, or drops it.",
+    ),
+}
+
+
 class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
     """jax.xla/jax.pxla -> jax.interpreters.xla/pxla; xla.Device -> jax.Device; xla.device_put ->
     jax.device_put
@@ -250,13 +275,17 @@ class XlaModuleAliases(Rule, code="JAX104", safety=Safety.SAFE):
         if isinstance(parent, cst.Attribute) and parent.value is site.node:
             member = parent.attr.value
         if member is not None and self._gone(ctx, short, member):
+            instead = _INSTEAD.get((short, member))
             detail = (
                 f"jax.{short} was removed in JAX 0.4.14, and {modern}.{member} no longer "
-                f"exists either; find the public replacement of {member}."
+                "exists either; "
+                + (instead[1] if instead else f"find the public replacement of {member}.")
             )
             said = jax_says(f"{modern}.{member}", ctx)
             message = fitting(  # (room for report_once's count of the uses)
-                f"{modern}.{member} is gone (jax.{short} too); find a public replacement",
+                f"{modern}.{member} is gone (jax.{short} too); "
+                + (instead[0] if instead else "find a public replacement"),
+                f"{modern}.{member} is gone; " + (instead[0] if instead else "no public twin"),
                 f"{modern}.{member} is gone (jax.{short} too)",
                 room=MESSAGE_LIMIT - len(" (99 uses)"),
             )

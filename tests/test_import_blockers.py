@@ -325,3 +325,21 @@ def test_a_gone_xla_member_cites_what_jax_said_and_where_that_led():
     assert "jax.core.get_aval can be used as a replacement" in finding.detail
     assert 'And of jax.core.get_aval: "' in finding.detail
     assert "use jax.typeof instead" in finding.detail
+
+
+def test_a_gone_xla_translation_api_names_the_mlir_lowering_to_write():
+    """kfac-jax 0.0.3 registers XLA translation rules and names ``jax.xla.XlaOp`` in a type:
+    each finding said "find a public replacement"; the replacement is one public API."""
+    result = _run(
+        """
+        import jax
+
+        Op = jax.xla.XlaOp
+        jax.xla.register_translation(tag_p, lambda ctx, *args: args)
+        """,
+        target_version="0.4.30",
+    )
+    said = {f.message.split(" is gone")[0]: f for f in result.findings if f.code == "JAX104"}
+    assert "use mlir.register_lowering" in said["jax.interpreters.xla.register_translation"].message
+    assert "mlir.lower_fun(impl" in said["jax.interpreters.xla.register_translation"].detail
+    assert "mlir.ir.Value" in said["jax.interpreters.xla.XlaOp"].message
