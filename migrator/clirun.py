@@ -21,6 +21,7 @@ from jaxmigrate.migrator.report import (
     as_sarif,
     dump_json,
     error_line,
+    import_note,
     plural,
     summary_line,
     write_github,
@@ -395,6 +396,9 @@ def report(
         write_github(results, out, mode)
     if not quiet:
         err.write(summary_line(results, mode) + "\n")
+        stopped = import_note(results)
+        if stopped:
+            err.write(f"jaxmigrate: {stopped}\n")
 
 
 def _facts(versions: Optional[Versions], projects: Labelled) -> Optional[Dict[str, object]]:

@@ -43,6 +43,7 @@ def summary_counts(results: Sequence[FileResult], mode: str = "check") -> Dict[s
         "fixes": sum(len(r.fixes) for r in results if landed(r)),
         "findings": sum(len(r.findings) for r in results),
         "errors": sum(r.error is not None for r in results),
+        "stop_at_import": sum(bool(r.blockers) for r in results),
     }
 
 
@@ -61,6 +62,23 @@ def summary_line(results: Sequence[FileResult], mode: str) -> str:
     if counts["errors"]:
         line += f", {plural(counts['errors'], 'file')} could not be processed"
     return f"{line} ({plural(counts['files'], 'file')} checked)"
+
+
+def import_note(results: Sequence[FileResult], shown: int = 3) -> str:
+    """One line for the files the migration leaves stopping at import on some release of the
+    target range (:mod:`migrator.importtime`), naming the first ``shown`` lines; empty where
+    none does."""
+    stopped = [r for r in results if r.blockers]
+    if not stopped:
+        return ""
+    places = []
+    for result in stopped[:shown]:
+        line, name, releases = result.blockers[0]
+        lacks = f"not in JAX {releases}" if releases else "in no JAX of the target"
+        places.append(f"{result.path}:{line} ({name}: {lacks})")
+    more = f"; and {plural(len(stopped) - shown, 'more file')}" if len(stopped) > shown else ""
+    verb = "stops" if len(stopped) == 1 else "stop"
+    return f"{plural(len(stopped), 'module')} still {verb} at import: " + "; ".join(places) + more
 
 
 def error_line(result: FileResult) -> str:
@@ -158,6 +176,10 @@ def as_json(
                 "written": r.written,
                 "fixes": [d.as_dict() for d in r.fixes],
                 "findings": [d.as_dict() for d in r.findings],
+                "stops_at_import": [
+                    {"line": line, "name": name, "releases": releases or "all"}
+                    for line, name, releases in r.blockers
+                ],
                 "error": None
                 if r.error is None
                 else {"message": r.error, "line": r.error_line, "column": r.error_column},

@@ -98,6 +98,9 @@ class FileResult:
     # the survey's, in one process: a reach older than the file's turn was taken at, read from
     # its tree; it waits for its turn there (migrator.surveyorder)
     later: Optional[Version] = None
+    # the lines with a finding the module still runs at import, each with the JAX name there
+    # some release of the target range lacks, and which releases (migrator.importtime)
+    blockers: List[Tuple[int, str, str]] = dataclasses.field(default_factory=list)
 
 
 def migrate_source(
@@ -341,6 +344,11 @@ def migrate_text(
         result.floor, result.floor_bound = survey_floor(
             output if python else None, fixes, result.changed, _tokens_in_hand(output)
         )
+    if findings and not settings.survey and suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES):
+        from jaxmigrate.migrator.importtime import located
+
+        moved = result.changed and not on_output  # (located as the findings are, below)
+        result.blockers = located(source.text, output, findings, settings, moved)
     if result.changed and not on_output and suffix != NOTEBOOK_SUFFIX:
         findings = linemap.as_read(findings, source.text, output)
         internal = linemap.as_read(internal, source.text, output)  # located like findings

@@ -177,7 +177,14 @@ def test_stdin_syntax_error():
 def test_json_format(project):
     result = invoke(project / "pkg", "--check", "--format", "json")
     data = json.loads(result.stdout)
-    assert data["summary"] == {"files": 3, "changed": 1, "fixes": 2, "findings": 1, "errors": 0}
+    assert data["summary"] == {
+        "files": 3,
+        "changed": 1,
+        "fixes": 2,
+        "findings": 1,
+        "errors": 0,
+        "stop_at_import": 0,
+    }
     by_name = {Path(f["path"]).name: f for f in data["files"]}
     assert by_name["legacy.py"]["changed"] and not by_name["legacy.py"]["written"]
     assert [f["code"] for f in by_name["legacy.py"]["fixes"]] == ["JAX101", "JAX000"]
