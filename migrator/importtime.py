@@ -115,7 +115,7 @@ def _read_at_import(tree: ast.Module, lines: Set[int]) -> List[Tuple[int, str]]:
     on a name a module-level import binds to JAX (shortest first)."""
     from jaxmigrate.migrator.source import bind_jax_import
 
-    postponed = _postponed(tree)
+    postponed = postponed_annotations(tree)
     aliases: Dict[str, Set[str]] = {}
     named: Set[str] = set()
     run = _statements_run(tree.body)
@@ -140,7 +140,7 @@ def _read_at_import(tree: ast.Module, lines: Set[int]) -> List[Tuple[int, str]]:
     return found
 
 
-def _postponed(tree: ast.Module) -> bool:
+def postponed_annotations(tree: ast.Module) -> bool:
     """``from __future__ import annotations``: no annotation is evaluated."""
     return any(
         isinstance(node, ast.ImportFrom)

@@ -8,17 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from jaxmigrate.migrator.importtime import postponed_annotations
+
 ROOT = Path(__file__).resolve().parent.parent
 TOOL_FILES = sorted((ROOT / "migrator").glob("*.py")) + sorted((ROOT / "rules").glob("*.py"))
-
-
-def _has_future_annotations(tree: ast.Module) -> bool:
-    return any(
-        isinstance(node, ast.ImportFrom)
-        and node.module == "__future__"
-        and any(alias.name == "annotations" for alias in node.names)
-        for node in tree.body
-    )
 
 
 def _annotation_nodes(tree: ast.AST) -> set:
@@ -48,7 +41,7 @@ def test_parses_with_the_python_39_grammar(path):
 @pytest.mark.parametrize("path", TOOL_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_no_runtime_constructs_newer_than_39(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    in_annotation = _annotation_nodes(tree) if _has_future_annotations(tree) else set()
+    in_annotation = _annotation_nodes(tree) if postponed_annotations(tree) else set()
     problems = []
     for node in ast.walk(tree):
         if (
