@@ -514,7 +514,14 @@ def test_a_read_only_file_is_not_counted_as_changed(tree):
     path.chmod(0o444)
     (tree / "good.py").write_text(LEGACY)
     data = json.loads(invoke(tree, "--no-cache", "--format", "json").stdout)
-    assert data["summary"] == {"files": 2, "changed": 1, "fixes": 2, "findings": 0, "errors": 1}
+    assert data["summary"] == {
+        "files": 2,
+        "changed": 1,
+        "fixes": 2,
+        "findings": 0,
+        "errors": 1,
+        "stop_at_import": 0,
+    }
     path.chmod(0o644)
 
 
