@@ -38,8 +38,8 @@ def blockers(
     text: str, findings: Iterable["Diagnostic"], target: Version, upper: Optional[Version]
 ) -> List[Blocker]:
     """The lines of ``text`` (a module) with a finding that read, while the module is
-    imported, a JAX name some release of ``target``..``upper`` lacks: one per line, the
-    first such name on it, in line order."""
+    imported, a JAX name some release of ``target``..``upper`` lacks: one per line, in line
+    order, with the first such name on it, or one no release of the range has."""
     lines = {finding.line for finding in findings if finding.code not in _NEVER_ABSENT}
     if not lines or "jax" not in text:
         return []
@@ -54,13 +54,15 @@ def blockers(
         return []
     found: Dict[int, Blocker] = {}
     for line, qualname in _read_at_import(tree, lines):
-        if line in found:
-            continue
+        if line in found and not found[line][2]:
+            continue  # (a name on no release of the range: nothing says more)
         absence = history().absence(qualname, target, upper)
         if absence is None:
             continue
-        if absence.never:
-            found[line] = (line, qualname, "")  # (on no release of the range)
+        if absence.never:  # (``jax.ad`` is back from 0.10.0, ``jax.ad.zeros_like_p`` is not)
+            found[line] = (line, qualname, "")
+        elif line in found:
+            continue
         elif absence.removed_in is not None:
             found[line] = (line, qualname, f"{absence.removed_in}+")
         elif absence.added_in is not None:

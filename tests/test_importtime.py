@@ -106,3 +106,11 @@ def test_an_import_over_several_lines_is_read_at_each_name():
     on_line_3 = [Diagnostic("JAX901", "m", 3, 5, "manual")]
     found = _lines(text, (0, 4, 30), None, on_line_3)
     assert found == {3: ("jax.experimental.host_callback", "0.8.0+")}
+
+
+def test_a_name_on_no_release_is_said_before_a_prefix_missing_from_some():
+    """``jax.core.ConcreteArray`` is on 0.4.30..0.4.35 only; its ``broadcast_in_dim`` on no
+    release of the range: the member says more than its class."""
+    text = "import jax\nB = jax.core.ConcreteArray.broadcast_in_dim\n"
+    found = _lines(text, (0, 4, 30))
+    assert found == {2: ("jax.core.ConcreteArray.broadcast_in_dim", "")}
