@@ -30,6 +30,7 @@ from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._flow_bindings import bound_values
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.astfacts import AstScope
     from jaxmigrate.migrator.source import SourceRange
 
 CHANGE = "0.7.0"
@@ -131,7 +132,11 @@ class PrimitiveParams(Rule, code="JAX913", safety=Safety.UNSAFE):
             return []
         if view.written_before(_CHANGE) is not True:
             return []
-        return None if any(_ast_candidate(call) for call in view.facts.calls) else []
+        facts = view.facts
+        for call in facts.calls:
+            if _ast_candidate(call) and (facts.scopes() is None or _may_reach(facts, call)):
+                return None
+        return []
 
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         call = ctx.parent(node)
@@ -156,6 +161,48 @@ def _ast_candidate(call: ast.Call) -> bool:
         and func.attr == "bind"
         and any(k.arg is not None and isinstance(k.value, _AST_CANDIDATES) for k in call.keywords)
     )
+
+
+def _may_reach(facts: Facts, call: ast.Call) -> bool:
+    """May a keyword of ``call`` be a list, dict or set as :func:`_unhashable` reads it on
+    LibCST's tree?  False only where it surely is not (a name bound by a parameter, a loop,
+    an import or another value), read on CPython's scopes."""
+    scope = facts.scope_of(call)
+    return scope is None or any(
+        k.arg is not None and _may_be(k.value, scope, set()) for k in call.keywords
+    )
+
+
+def _may_be(value: ast.AST, scope: "AstScope", seen: Set[str]) -> bool:
+    """:func:`_may_reach` of one expression, looked up from ``scope``."""
+    kind = type(value)
+    if kind in (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp):
+        return True
+    if kind is ast.Call:
+        func = value.func  # type: ignore[attr-defined]
+        return type(func) is ast.Name and func.id in _MAKERS
+    if kind is ast.BinOp:
+        return type(value.op) is ast.Add and (  # type: ignore[attr-defined]
+            _may_be(value.left, scope, seen) or _may_be(value.right, scope, seen)  # type: ignore[attr-defined]
+        )
+    if kind is not ast.Name:
+        return False
+    name = value.id  # type: ignore[attr-defined]
+    if name in seen:
+        return False  # (what LibCST reads as the name's own bindings, set aside there)
+    bindings = scope.lookup(name)
+    if bindings is None:
+        return True  # (global or nonlocal: not followed here)
+    if not bindings:
+        return False
+    home = bindings[0].scope
+    function = home.node if home is not None else None
+    star = getattr(getattr(function, "args", None), "kwarg", None)
+    if star is not None and star.arg == name:
+        return True  # (``**params``: a dict)
+    if home is None or any(b.kind != "value" or b.value is None for b in bindings):
+        return False
+    return any(_may_be(b.value, home, seen | {name}) for b in bindings)
 
 
 def _unhashable(
