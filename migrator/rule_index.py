@@ -107,6 +107,7 @@ JAX910 removed-constants j NINF NZERO PZERO not_mapped
 JAX911 pure-callback-vmap j pure_callback
 JAX912 jit-argnames j donate_argnames donate_argnums static_argnames static_argnums
 JAX913 primitive-params j bind
+JAX914 gensym-args jr gensym
 """
 
 # The releases the API history holds, oldest first.

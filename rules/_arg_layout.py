@@ -80,16 +80,18 @@ def reorders_safely(old: Sequence[cst.Arg], new: Sequence[cst.Arg]) -> bool:
         if where[i] > where[j]
         for k in (i, j)
     }
-    return sum(not _effect_free(new[k].value) for k in swapped) <= 1
+    return sum(not effect_free(new[k].value) for k in swapped) <= 1
 
 
-def _effect_free(node: "cst.BaseExpression") -> bool:
+def effect_free(node: "cst.BaseExpression") -> bool:
+    """Evaluating ``node`` has no effect: a name, an attribute chain, a number or string, a
+    sign on one, a tuple or list of such."""
     if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)):
         return True
     if isinstance(node, cst.Attribute):
-        return _effect_free(node.value)
+        return effect_free(node.value)
     if isinstance(node, cst.UnaryOperation):
-        return _effect_free(node.expression)
+        return effect_free(node.expression)
     if isinstance(node, (cst.Tuple, cst.List)):
-        return all(isinstance(e, cst.Element) and _effect_free(e.value) for e in node.elements)
+        return all(isinstance(e, cst.Element) and effect_free(e.value) for e in node.elements)
     return False
