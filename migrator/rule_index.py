@@ -108,6 +108,7 @@ JAX911 pure-callback-vmap j pure_callback
 JAX912 jit-argnames j donate_argnames donate_argnums static_argnames static_argnums
 JAX913 primitive-params j bind
 JAX914 gensym-args jr gensym
+JAX915 named-shape j ShapeDtypeStruct ShapedArray
 """
 
 # The releases the API history holds, oldest first.
