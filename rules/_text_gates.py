@@ -404,3 +404,28 @@ class PureCallbackVmapGate(RuleGate):
             for name in names
             for found in calls_of(text, name)
         )
+
+
+# -- JAX915 named-shape --------------------------------------------------------------------------
+# each class's word, and how many positional parameters come before its ``named_shape``
+_NAMED_SHAPE_PLACES = (("ShapeDtypeStruct", 2), ("ShapedArray", 3))
+
+
+class NamedShapeGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        """The word ``named_shape`` (a keyword is spelled), or a call of ``ShapeDtypeStruct``
+        or ``ShapedArray`` (by that name or a name it is bound to) passing more positional
+        arguments than precede ``named_shape``, a ``*`` argument, or arguments the text
+        cannot read."""
+        if gate.has_word("named_shape"):
+            return True
+        text = gate.text
+        for word, place in _NAMED_SHAPE_PLACES:
+            if not gate.has_word(word):
+                continue
+            for name in {word} | _aliases(text, word):
+                for found in calls_of(text, name):
+                    how = passed(text, found)
+                    if how is None or how[2] or how[0] > place:
+                        return True
+        return False

@@ -25,6 +25,7 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._arg_layout import effect_free, in_slots
 from jaxmigrate.rules._helpers import call_target
+from jaxmigrate.rules._text_gates import NamedShapeGate
 
 STRUCT = "jax.ShapeDtypeStruct"
 SHAPED = "jax.core.ShapedArray"
@@ -35,7 +36,7 @@ XMAP_GONE = parse_version("0.4.31")  # (jax.experimental.maps removed: no named 
 KEYWORD = "named_shape"
 
 
-class NamedShape(Rule, code="JAX915", safety=Safety.SAFE):
+class NamedShape(NamedShapeGate, Rule, code="JAX915", safety=Safety.SAFE):
     """jax.ShapeDtypeStruct(s, d, x.named_shape) -> jax.ShapeDtypeStruct(s, d); ShapedArray too
 
     **What it does.** Drops the `named_shape` argument of `jax.ShapeDtypeStruct` and

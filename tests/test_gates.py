@@ -512,6 +512,16 @@ TEXT_CASES = [
     ("JAX106", "from jax.numpy import (\n zeros  # z\n as z)\n" + _DC + " w: int = z(3)\n", True),
     ("JAX106", "from jax.numpy import zeros \\\n  as z\n" + _DC + "    w: int = z(3)\n", True),
     ("JAX106", _DC + "    w: int = zeros  # as x(\n", False),
+    ("JAX915", "import jax\njax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s)\n", False),
+    ("JAX915", "import jax\njax.ShapeDtypeStruct(x.shape, x.dtype, x.named_shape)\n", True),
+    ("JAX915", "import jax\njax.ShapeDtypeStruct(s, d, names)\n", True),
+    ("JAX915", "import jax\njax.ShapeDtypeStruct(s, d, *rest)\n", True),
+    ("JAX915", "import jax\njax.ShapeDtypeStruct(s, (d, # ,\n e), f'{n}')\n", True),
+    ("JAX915", "from jax import ShapeDtypeStruct as S\nS(s, d, names)\n", True),
+    ("JAX915", "import jax\nS = jax.ShapeDtypeStruct\nS(s, d, names)\n", True),
+    ("JAX915", "from jax import core\ncore.ShapedArray(s, d, False, names)\n", True),
+    ("JAX915", "from jax import core\ncore.ShapedArray(s, d, weak_type=True)\n", False),
+    ("JAX915", "from jax import core\ncore.ShapedArray(s, d, True)\n", False),
 ]
 
 
