@@ -27,6 +27,7 @@ from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._arg_layout import in_slots, positional_arg, renamed_arg, reorders_safely
 from jaxmigrate.rules._helpers import call_target, needs_to_fix
+from jaxmigrate.rules._solve_keywords import ASSUME_A_SINCE, solve as _solve
 from jaxmigrate.rules._text_gates import (
     CLIP,
     MAKE_MESH,
@@ -41,7 +42,6 @@ from jaxmigrate.rules._text_gates import (
 
 # The first release known without the keyword (present on the one before it that was measured).
 SYM_POS_GONE = parse_version("0.4.14")
-ASSUME_A_SINCE = "0.3.15"  # solve's assume_a= (jax 0.3.15's changelog; 0.3.14's solve lacks it)
 CLIP_KEYWORDS_GONE = parse_version("0.7.0")
 # pure_callback's vectorized=: deprecated in 0.4.34 for vmap_method= (added there), a
 # ValueError from 0.6.0, and from 0.10.0 passed on to the callback through **kwargs.
@@ -95,6 +95,9 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     parameters of JAX's public functions in every release (read from their sources), so a call
     passing a keyword that an earlier release took and a release of the target range takes
     neither by name nor through `**kwargs` is reported at the keyword, with that release.
+    So is one that a function's old name dropped before JAX903 renamed it (the same object):
+    `jax.core.find_top_trace(xs=...)` becomes `jax.extend.core.find_top_trace(xs=...)`,
+    which takes no `xs=` either.
 
     **Why.** `sym_pos` was deprecated in jax 0.3.15 and is gone by 0.4.30; `a_min`/`a_max`
     gave way to the Array API signature `clip(arr, /, min, max)` and are gone by 0.10.2.  A
@@ -117,6 +120,8 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
     names = frozenset(REWRITTEN)
     names_are_legacy = False  # the functions stay: never drop their imports
     dropped: Dict[str, FrozenSet[str]] = {}  # function -> the keywords the newest JAX lacks
+    # a function JAX903 renames into -> each keyword its old name dropped -> that old name
+    moved: Dict[str, Dict[str, str]] = {}
     # function -> the keywords a call of it must pass for the rule to act: the rewritten ones
     # and (in the rule :meth:`for_range` gives) the dropped ones
     keywords_of: Dict[str, FrozenSet[str]] = REWRITTEN
@@ -227,72 +232,6 @@ class RemovedKeywords(RemovedKeywordsGate, Rule, code="JAX906", safety=Safety.SA
         )
         message = "clip(x, a_min=..., a_max=...) -> clip(x, lo, hi): positional bounds"
         ctx.replace(call, call.with_changes(args=args), message)
-
-
-def _solve(call: cst.Call, ctx: Context) -> None:
-    """``solve(..., sym_pos=v)`` -> ``assume_a="pos"`` (a call, or a ``functools.partial``)."""
-    named = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
-    sym_pos = named.get("sym_pos")
-    if sym_pos is None:
-        return
-    if "assume_a" in named:
-        _solve_both(call, sym_pos, named["assume_a"], ctx)
-        return
-    value = sym_pos.value
-    new: Optional[cst.Arg] = None
-    if isinstance(value, cst.Name) and value.value == "True":
-        new = renamed_arg(sym_pos, "assume_a", cst.SimpleString('"pos"'))
-    elif not (isinstance(value, cst.Name) and value.value == "False"):
-        choice = cst.parse_expression(f'"pos" if {ctx.code(value)} else "gen"')
-        new = renamed_arg(sym_pos, "assume_a", choice)
-    args: List[cst.Arg] = []
-    for arg in call.args:
-        if arg is not sym_pos:
-            args.append(arg)
-        elif new is not None:
-            args.append(new)
-    if args and new is None:  # a dropped last argument leaves no dangling comma
-        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    needs = "" if new is None else needs_to_fix(ctx, ASSUME_A_SINCE)  # (False: just dropped)
-    if needs is None:
-        ctx.report(
-            call,
-            f"solve(sym_pos=...) is deprecated; assume_a=, its replacement, needs jax "
-            f"{ASSUME_A_SINCE}",
-            "Every release of the target range must take the call: keep sym_pos= there, or "
-            f'raise the target to {ASSUME_A_SINCE}, where assume_a="pos" replaces sym_pos=True.',
-        )
-        return
-    message = 'solve(sym_pos=...) -> solve(assume_a="pos"), its replacement since jax 0.3.15'
-    ctx.replace(call, call.with_changes(args=args), message, needs=needs)
-
-
-def _solve_both(call: cst.Call, sym_pos: cst.Arg, assume_a: cst.Arg, ctx: Context) -> None:
-    """``solve(..., sym_pos=v, assume_a=a)``: JAX's solve took ``"pos"`` where ``v`` was true,
-    else ``a`` (jax/_src/scipy/linalg.py while it took ``sym_pos``).  So ``sym_pos=True`` makes
-    ``assume_a="pos"``, ``sym_pos=False`` goes, and another ``v`` chooses between the two where
-    neither value can have an effect (a name, a string); anything else is reported."""
-    value, chosen = sym_pos.value, assume_a.value
-    plain = (cst.Name, cst.SimpleString)
-    new: Optional[cst.BaseExpression] = chosen
-    if isinstance(value, cst.Name) and value.value == "True" and isinstance(chosen, plain):
-        new = cst.SimpleString('"pos"')
-    elif isinstance(value, cst.Name) and value.value == "False":
-        pass
-    elif isinstance(value, plain) and isinstance(chosen, plain):
-        new = cst.parse_expression(f'"pos" if {ctx.code(value)} else {ctx.code(chosen)}')
-    else:
-        ctx.report(call, 'solve() with both sym_pos and assume_a: a true sym_pos meant "pos"')
-        return
-    args = [
-        arg if arg is not assume_a else arg.with_changes(value=new)
-        for arg in call.args
-        if arg is not sym_pos
-    ]
-    if call.args[-1] is sym_pos:  # a dropped last argument leaves no dangling comma
-        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    message = 'solve(sym_pos=, assume_a=) -> solve(assume_a=): a true sym_pos meant "pos"'
-    ctx.replace(call, call.with_changes(args=args), message)
 
 
 def _vectorized(call: cst.Call, ctx: Context) -> None:
@@ -441,9 +380,14 @@ def _with_history() -> RemovedKeywords:
     """The rule with every function the API history saw drop a keyword."""
     rule = object.__new__(RemovedKeywords)
     rule.dropped = history().dropped_keywords()
-    rule.names = RemovedKeywords.names | frozenset(rule.dropped)  # type: ignore[misc]
+    rule.moved = _moved_keywords(rule.dropped)
+    rule.names = (  # type: ignore[misc]
+        RemovedKeywords.names | frozenset(rule.dropped) | frozenset(rule.moved)
+    )
     rule.keywords_of = {
-        qualname: rule.dropped.get(qualname, frozenset()) | REWRITTEN.get(qualname, frozenset())
+        qualname: rule.dropped.get(qualname, frozenset())
+        | REWRITTEN.get(qualname, frozenset())
+        | frozenset(rule.moved.get(qualname, ()))
         for qualname in rule.names
     }
     by_word: Dict[str, Set[str]] = {}
@@ -452,6 +396,19 @@ def _with_history() -> RemovedKeywords:
     rule.by_word = {word: frozenset(keywords) for word, keywords in by_word.items()}
     rule.called_words = frozenset(rule.by_word)
     return rule
+
+
+def _moved_keywords(dropped: Dict[str, FrozenSet[str]]) -> Dict[str, Dict[str, str]]:
+    """The new name of a function JAX903 renames (the same object) -> each keyword its old name
+    dropped -> that old name: the history reads the new name's signature only where it dropped
+    a keyword of its own, and the migrated call names it (``jax.core.unmapped_aval(n,
+    axis_name=a, ...)`` becomes ``jax.extend.core.unmapped_aval(...)``, which never took it)."""
+    renames = all_rules()["JAX903"].for_range(parse_version("0.0.0"), None, frozenset())
+    found: Dict[str, Dict[str, str]] = {}
+    for move in getattr(renames, "moves", ()):
+        for keyword in dropped.get(move.legacy, ()):
+            found.setdefault(move.modern, {})[keyword] = move.legacy
+    return found
 
 
 @functools.lru_cache(maxsize=1)
@@ -486,6 +443,8 @@ def _report_dropped(
             )
             continue
         gone = history().dropped_keyword(qualname, arg.keyword.value, ctx.target, ctx.upper)
+        if gone is None:
+            gone = _dropped_before_moving(qualname, arg.keyword.value, ctx)
         if gone is not None:
             ctx.report(
                 arg,
@@ -493,3 +452,14 @@ def _report_dropped(
                 f"{qualname} takes no {arg.keyword.value}= from JAX {gone} on (a TypeError "
                 "there); see its signature in that release's documentation for what replaced it.",
             )
+
+
+def _dropped_before_moving(qualname: str, keyword: str, ctx: Context) -> Optional[str]:
+    """Where the name JAX903 renamed into ``qualname`` (the same object) dropped ``keyword``,
+    if the target range reaches that release: the new name takes it no more than the old one
+    did there (a call of ``jax.core.find_top_trace(xs=...)`` renamed)."""
+    legacy = _with_history().moved.get(qualname, {}).get(keyword)
+    if legacy is None:
+        return None
+    gone = history().dropped_keyword(legacy, keyword, parse_version("0.0.0"), ctx.upper)
+    return gone if gone is not None and ctx.reaches(parse_version(gone)) else None
