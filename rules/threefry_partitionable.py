@@ -50,13 +50,14 @@ def _detail(why: str) -> str:
 class ThreefryPartitionable(EvidenceGate, Rule, code="JAX503", safety=Safety.MANUAL):
     """report jax.random keys in code written before 0.5.0: its draws change there
 
-    **What it does.** Reports, once per project (at the first file, with how many others and,
-    in the detail, which), the first call that makes a `jax.random` key
-    (`jax.random.PRNGKey`, `jax.random.key`) where the code was written for a JAX before
-    0.5.0 and the target reaches 0.5.0 (the question: *written before the change, and will
-    it run after it?*).  What the code was written for comes from `--source-version`, the
-    file's own JAX names (one JAX removed by 0.5.0, such as `jax.tree_multimap` or
-    `jax.random.KeyArray`, says it was written before; one added from 0.5.0 on, after),
+    **What it does.** Reports, once per project (at the first file, its modules and tests
+    before its examples and docs, with how many others and, in the detail, which), the first
+    call that makes a `jax.random` key (`jax.random.PRNGKey`, `jax.random.key`) where the
+    code was written for a JAX before 0.5.0 and the target reaches 0.5.0 (the question:
+    *written before the change, and will it run after it?*).  What the code was written for
+    comes from `--source-version`, the file's own JAX names (one JAX removed by 0.5.0, such
+    as `jax.tree_multimap` or `jax.random.KeyArray`, says it was written before; one added
+    from 0.5.0 on, after),
     then the project's `jax` requirement (`jax==0.3.16`, `jax<0.5`, or a lower bound from
     before jax.Array: `jax>=0.3.13` still admits code written for 0.3.13).  A newer lower
     bound (`jax>=0.4.13`) does not say it, nor does no requirement at all: then only a

@@ -66,3 +66,16 @@ def test_no_marker_is_written_for_it(tmp_path):
     assert "TODO(jaxmigrate)" not in (project / "a.py").read_text()
     assert "TODO(jaxmigrate)" not in (project / "b.py").read_text()
     assert "TODO(jaxmigrate): JAX" in (project / "c.py").read_text()  # (another finding's)
+
+
+def test_said_at_a_module_of_the_project_before_its_examples(tmp_path):
+    """mctx 0.0.2: its examples sort first, but its tests hold the draws a seed fixes."""
+    project = _project(tmp_path, "one", [])
+    for folder in ("examples", "pkg"):
+        (project / folder).mkdir()
+    (project / "examples" / "demo.py").write_text(KEYS)
+    (project / "pkg" / "model_test.py").write_text(KEYS)
+    text = invoke("one", "--check", "--no-cache", cwd=tmp_path)
+    said = [line for line in text.stdout.splitlines() if "JAX503" in line]
+    assert len(said) == 1 and said[0].startswith("one/pkg/model_test.py:3:7: JAX503 "), said
+    assert said[0].endswith("(1 more file)")
