@@ -109,6 +109,7 @@ JAX912 jit-argnames j donate_argnames donate_argnums static_argnames static_argn
 JAX913 primitive-params j bind
 JAX914 gensym-args jr gensym
 JAX915 named-shape j ShapeDtypeStruct ShapedArray
+JAX916 unmapped-aval-axis-name jr unmapped_aval
 """
 
 # The releases the API history holds, oldest first.
