@@ -103,7 +103,9 @@ def run_projects(
                         dataclasses.replace(options, floor=True, add_todos=False),
                     )  # fmt: skip
                     handoff.stop_keeping_modules()
-                    found = clirun.floor_of_survey(survey, surveying.target_version)
+                    found = clirun.floor_of_survey(
+                        survey, surveying.target_version, surveying.source
+                    )
                     versions = surveyed(found, settings, detected)
                     by_default = by_default and not named_past_the_array_floor(found)
                 settings = with_target(settings, versions)

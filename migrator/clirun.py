@@ -42,6 +42,7 @@ from jaxmigrate.migrator.version import parse_version
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.project_version import Detected
+    from jaxmigrate.migrator.source import SourceRange
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 # What makes a run fail (exit 1), besides errors (exit 2): --fail-on, and --exit-zero.
@@ -276,12 +277,14 @@ def _line_of(text: str, change: str) -> int:
 
 
 def floor_of_survey(
-    results: Sequence[FileResult], low: Optional[str] = None
+    results: Sequence[FileResult],
+    low: Optional[str] = None,
+    source: Optional["SourceRange"] = None,
 ) -> Optional[Tuple[str, str, str]]:
     """The floor a survey (from ``low``, its lower bound) over files found
     (:func:`floor_of_results`), once the floors it left open that may set it are read from the
-    files again."""
-    settle_floors(results, _text_of, low)
+    files again (as code written for ``source``)."""
+    settle_floors(results, _text_of, low, source)
     return floor_of_results(results)
 
 
@@ -299,7 +302,7 @@ def survey_text(
     result = migrate_text(
         source, name, settings, CHECK, options=dataclasses.replace(options, floor=True)
     )
-    settle_floors([result], lambda _: source.text, settings.target_version)
+    settle_floors([result], lambda _: source.text, settings.target_version, settings.source)
     return floor_of_results([result])
 
 

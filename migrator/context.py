@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.piecewise import Pieces
     from jaxmigrate.migrator.positions import Positions
     from jaxmigrate.migrator.settings import Settings
-    from jaxmigrate.migrator.source import Evidence
+    from jaxmigrate.migrator.source import Evidence, SourceRange
     from jaxmigrate.migrator.version import Version
 
 
@@ -176,7 +176,7 @@ class Context(Ledger, Naming):
         if proof is None:
             original = self.file_state.get("text")  # the file as read (run_rounds)
             proof = self.file_state["evidence"] = _evidence_of(
-                original if isinstance(original, str) else self.module.code
+                original if isinstance(original, str) else self.module.code, self._source
             )
         answer = cast("Evidence", proof).written_before(change)
         return answer, "" if answer is None else cast("Evidence", proof).reason(change)
@@ -436,13 +436,13 @@ class Context(Ledger, Naming):
         return node.deep_clone()
 
 
-def _evidence_of(text: str) -> "Evidence":
+def _evidence_of(text: str, source: "SourceRange") -> "Evidence":
     import ast
 
     from jaxmigrate.migrator.source import Evidence, evidence
 
     try:
-        return evidence(ast.parse(text))
+        return evidence(ast.parse(text), source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return Evidence()
 

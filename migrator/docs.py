@@ -299,7 +299,7 @@ def migrate_docstrings(
         except (SyntaxError, ValueError):
             return text, fixes, findings
         if settings.survey and "jax" in text:  # its floor is asked next (migrator.source)
-            note_floor(text, tree)
+            note_floor(text, tree, settings.source)
     groups = docstring_pieces(text, lines, tree)
     module_imports = bindings(tree)
     del tree

@@ -83,7 +83,7 @@ def _attempt(
     if settings.survey and pieces.quiet and "jax" in output:
         # the survey asks next for the floor of ``output`` (migrator.source.floor_of): the
         # JAX names it spells are the reduced output's (the statements left out hold no "jax")
-        note_floor(output, tree)
+        note_floor(output, tree, settings.source)
     return dataclasses.replace(
         reduced,
         source=text,

@@ -154,7 +154,7 @@ def _migrate_python(text: str, settings: Settings, options: Options, cache):  # 
 
             # the survey asks for its floor next (migrator.source): from the tree in hand, a
             # seventh of a parse, where settling the floors would parse the file again
-            note_floor(output, tree)
+            note_floor(output, tree, settings.source)
         del migrated
     if (
         options.doctests
@@ -340,9 +340,9 @@ def migrate_text(
     elif options.floor:
         from jaxmigrate.migrator.target import survey_floor
 
-        python = suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES)
+        python = output if suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES) else None
         result.floor, result.floor_bound = survey_floor(
-            output if python else None, fixes, result.changed, _tokens_in_hand(output)
+            python, fixes, result.changed, _tokens_in_hand(output), settings.source
         )
     if findings and not settings.survey and suffix not in (NOTEBOOK_SUFFIX, *DOC_SUFFIXES):
         from jaxmigrate.migrator.importtime import located

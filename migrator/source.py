@@ -127,9 +127,11 @@ class Evidence:
         return ""
 
 
-def evidence(tree: ast.Module) -> Evidence:
+def evidence(tree: ast.Module, source: Optional[SourceRange] = None) -> Evidence:
     """The :class:`Evidence` of a parsed module: every JAX name it references outside
-    compatibility code, looked up in JAX's API history."""
+    compatibility code, looked up in JAX's API history.  ``source``: what the code is known
+    to be written for (its requirement), which decides what a name JAX dropped and brought
+    back means (:func:`_dates`)."""
     from jaxmigrate.migrator.rule_index import releases
     from jaxmigrate.rules._api_runs import last_run, reused  # (not the history: tens of ms)
 
@@ -147,54 +149,68 @@ def evidence(tree: ast.Module) -> Evidence:
             removed = release_version(known[last + 1])
             if before is None or removed < before[0]:
                 before = (removed, qualname)
-        elif first > 0 and _dates(qualname, references[index + 1 :], reused):
+        elif first > 0:
             added = release_version(known[first])
-            if since is None or added > since[0]:
-                since = (added, qualname)
+            if _dates(qualname, added, references[index + 1 :], reused, source):
+                if since is None or added > since[0]:
+                    since = (added, qualname)
     return Evidence(before, since)
 
 
-def _dates(qualname: str, later: List[str], reused: Callable[[str], bool]) -> bool:
-    """Does a reference to ``qualname``, a name added in a release, date the code at or after
-    it?  Not for a name JAX had before too, gone in between, that the code reads a member of
-    (``later``: the references sorted after it, among them its members): the member may be the old
-    name's (``jax.ad.zeros_like_p``, the module alias's, not 0.10.0's namespace's)."""
+def _dates(
+    qualname: str,
+    added: Version,
+    later: List[str],
+    reused: Callable[[str], bool],
+    source: Optional[SourceRange],
+) -> bool:
+    """Does a reference to ``qualname``, a name added in release ``added``, date the code at
+    or after it?  Not for a name JAX had before too, gone in between, in code written for a
+    JAX before ``added`` (``source``: oryx 0.2.2, on ``jax==0.2.26``, calls the
+    ``batching.batch_subtrace`` JAX 0.10.0 removed, which 0.11.1 exports again: the code
+    means the old one), nor where the code reads a member of it (``later``: the references
+    sorted after it, among them its members): the member may be the old name's
+    (``jax.ad.zeros_like_p``, the module alias's, not 0.10.0's namespace's)."""
     if not reused(qualname):
         return True
+    if source is not None and source.upper is not None and source.upper < added:
+        return False
     prefix = qualname + "."
     return not any(other.startswith(prefix) for other in later)
 
 
-def floor_of(text: str) -> Optional[Tuple[Version, str]]:
+def floor_of(text: str, source: Optional[SourceRange] = None) -> Optional[Tuple[Version, str]]:
     """The oldest JAX on which every JAX name ``text`` references (outside compatibility
     code) exists, with the name that sets it; None when the text does not parse or names
-    nothing newer than the oldest release the history knows."""
+    nothing newer than the oldest release the history knows.  ``source``: as
+    :func:`evidence` reads it."""
     noted = _noted.entry
-    if noted is not None and noted[0] == text:
-        return noted[1]
+    if noted is not None and noted[0] == text and noted[1] == source:
+        return noted[2]
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    return evidence(tree).since
+    return evidence(tree, source).since
 
 
-def floor_noted(text: str) -> bool:
+def floor_noted(text: str, source: Optional[SourceRange] = None) -> bool:
     """Is :func:`floor_of` ``text`` in hand, from the tree the engine parsed (no parse)?"""
     noted = _noted.entry
-    return noted is not None and noted[0] == text
+    return noted is not None and noted[0] == text and noted[1] == source
 
 
 class _noted:
     """The floor of the last text the engine left unchanged, from the tree it had parsed
     (:func:`note_floor`): the survey asks for it next, and need not parse the text again."""
 
-    entry: Optional[Tuple[str, Optional[Tuple[Version, str]]]] = None  # (one tuple: atomic)
+    # (text, source, floor): one tuple, set atomically
+    entry: Optional[Tuple[str, Optional[SourceRange], Optional[Tuple[Version, str]]]] = None
 
 
-def note_floor(text: str, tree: ast.Module) -> None:
+def note_floor(text: str, tree: ast.Module, source: Optional[SourceRange] = None) -> None:
     """Remember :func:`floor_of` ``text`` (whose tree is ``tree``) for the next question."""
-    _noted.entry = (text, evidence(tree).since)
+    _noted.entry = (text, source, evidence(tree, source).since)
 
 
 def release_version(release: str) -> Version:

@@ -195,12 +195,15 @@ def fix_floor(fixes: Iterable[Diagnostic]) -> Optional[Floor]:
     return None if best is None else (_text(best[0]), best[1])
 
 
-def file_floor(output: Optional[str], fixes: Sequence[Diagnostic]) -> Optional[Floor]:
+def file_floor(
+    output: Optional[str], fixes: Sequence[Diagnostic], source: Optional[SourceRange] = None
+) -> Optional[Floor]:
     """The floor of one migrated file: the newest of what its fixes need and of the JAX names
-    its migrated text (``output``, None when it is not Python) spells."""
+    its migrated text (``output``, None when it is not Python) spells, read as code written
+    for ``source`` (:func:`migrator.source.evidence`)."""
     candidates = [fix_floor(fixes)]
     if output is not None and "jax" in output:
-        named = floor_of(output)
+        named = floor_of(output, source)
         if named is not None:
             candidates.append((_text(named[0]), named[1]))
     return _newest(c for c in candidates if c is not None)
@@ -211,6 +214,7 @@ def survey_floor(
     fixes: Sequence[Diagnostic],
     settle: bool,
     tokens: Optional[Collection[str]] = None,
+    source: Optional[SourceRange] = None,
 ) -> Tuple[Optional[Floor], Optional[str]]:
     """The survey's answer for one file: (its floor, None) as :func:`file_floor`, or (what its
     fixes need, a bound) where the floor of the names in ``output`` would take a parse that may
@@ -219,16 +223,17 @@ def survey_floor(
     (:func:`settle_floors`).  ``settle``: read it now whatever the bound (the text is one the
     run cannot read again, as a migrated one).  A named floor that cannot pass the first
     jax.Array release, nor what the fixes need, is never read: it cannot set the target.
-    ``tokens``: gate 1's identifier-like tokens of ``output``, when it has them."""
+    ``tokens``: gate 1's identifier-like tokens of ``output``, when it has them.  ``source``:
+    what the code was written for (:func:`file_floor`)."""
     fixed = fix_floor(fixes)
-    if output is None or "jax" not in output or floor_noted(output):
-        return file_floor(output, fixes), None
+    if output is None or "jax" not in output or floor_noted(output, source):
+        return file_floor(output, fixes, source), None
     bound = floor_bound(output, tokens)
     low = max(parse_version(ARRAY_FLOOR), parse_version(fixed[0]) if fixed else (0,))
     if bound is None or bound <= low:
         return fixed, None
     if settle:
-        return file_floor(output, fixes), None
+        return file_floor(output, fixes, source), None
     return fixed, _text(bound)
 
 
@@ -241,13 +246,17 @@ class Surveyed(Protocol):
 
 
 def settle_floors(
-    results: Sequence[Surveyed], read: Callable[[str], Optional[str]], low: Optional[str] = None
+    results: Sequence[Surveyed],
+    read: Callable[[str], Optional[str]],
+    low: Optional[str] = None,
+    source: Optional[SourceRange] = None,
 ) -> None:
     """Reads the named floors the survey left open (``floor_bound``, with the text ``read``
     gives for a path) where they may set the run's: newest bound first, while a bound reaches
     the newest floor known (a tie too: the first file that reaches it names the floor).  The
     survey's lower bound ``low`` (else the first jax.Array release) stands for a floor no file
-    names: one no newer is not named (:func:`default_target`)."""
+    names: one no newer is not named (:func:`default_target`).  ``source``: what the code was
+    written for (:func:`file_floor`)."""
     from jaxmigrate.migrator.plan import tokens_ahead  # (read ahead by the survey's bounds)
 
     floors = [parse_version(r.floor[0]) for r in results if r.floor]
@@ -263,7 +272,7 @@ def settle_floors(
         text = read(result.path)
         named = None
         if text is not None and may_name_from(text, best, tokens_ahead(text)):
-            named = floor_of(text)
+            named = floor_of(text, source)
         if named is not None:
             result.floor = _newest(f for f in (result.floor, (_text(named[0]), named[1])) if f)
             if parse_version(result.floor[0]) > best:  # type: ignore[index]

@@ -56,6 +56,9 @@ class Absence:
     message: Optional[str]  # JAX's own words
     never: bool = False  # in no release at all of the range
     by_name_only: Optional[str] = None  # a flag: the releases where only its name works
+    # the release that has the name again after ``removed_in`` (within or after the range):
+    # JAX 0.11.1 exports ``jax.interpreters.batching.batch_subtrace`` again, gone in 0.10.0
+    back_in: Optional[str] = None
 
     def describe(self, target: str) -> str:
         """One sentence: what is missing and since when, then JAX's message."""
@@ -68,6 +71,8 @@ class Absence:
             text = f"{self.qualname} does not exist before JAX {self.added_in} (target {target})"
         elif self.removed_in is not None:
             text = f"{self.qualname} was removed in JAX {self.removed_in}"
+            if self.back_in is not None:
+                text += f" and is back only from {self.back_in}"
             if self.deprecated_since is not None:
                 text += f" (deprecated since {self.deprecated_since})"
         else:
@@ -294,15 +299,23 @@ class ApiHistory:
                 deprecated_since=deprecated,
                 message=known.message,
                 never=True,
+                back_in=self.releases[min(after)] if before and after else None,
             )
-        start = inside[0][0]
-        end = inside[-1][1]
+        start, end = inside[0][0], inside[-1][1]
+        earlier = [b for _, b in known.present if b < low]
+        removed: Optional[str] = self.releases[end + 1] if end < high else None
+        back: Optional[str] = None
+        if start > low and earlier:  # gone before the range starts, back within it
+            removed, back = self.releases[max(earlier) + 1], self.releases[start]
+        elif start == low and len(inside) > 1:  # a gap within the range
+            removed, back = self.releases[inside[0][1] + 1], self.releases[inside[1][0]]
         return Absence(
             qualname,
-            removed_in=self.releases[end + 1] if end < high else None,
-            added_in=self.releases[start] if start > low else None,
+            removed_in=removed,
+            added_in=self.releases[start] if start > low and back is None else None,
             deprecated_since=deprecated,
             message=known.message,
+            back_in=back,
         )
 
     def missing_names(self, target: Version, upper: Optional[Version] = None) -> FrozenSet[str]:

@@ -96,7 +96,13 @@ def test_absences_inside_and_outside_the_range():
     assert h.absence("jax.a", (0, 3, 0)).never
     assert h.absence("jax.b", (0, 1, 0)).added_in == "0.3.0"
     assert h.absence("jax.b", (0, 3, 0)) is None
-    assert h.absence("jax.c", (0, 1, 0)) is not None  # a gap inside the range
+    gap = h.absence("jax.c", (0, 1, 0))  # a gap inside the range
+    assert (gap.removed_in, gap.back_in, gap.added_in) == ("0.2.0", "0.3.0", None)
+    assert gap.describe("0.1.0") == "jax.c was removed in JAX 0.2.0 and is back only from 0.3.0"
+    back = h.absence("jax.c", (0, 2, 0))  # gone where the range starts, back within it
+    assert (back.removed_in, back.back_in, back.added_in) == ("0.2.0", "0.3.0", None)
+    away = h.absence("jax.c", (0, 2, 0), (0, 2, 0))  # gone in the whole range, back after it
+    assert (away.never, away.removed_in, away.back_in) == (True, "0.2.0", "0.3.0")
     assert h.absence("jax.c", (0, 3, 0)) is None
     assert h.missing_names((0, 3, 0)) == {"jax.a"}
     assert h.missing_names((0, 1, 0), (0, 2, 0)) == {"jax.b", "jax.c"}  # c: its gap

@@ -403,3 +403,19 @@ def test_a_name_jax_reintroduced_dates_nothing_through_an_old_member():
     old = "import jax\n\nRULES = {jax.ad.zeros_like_p: None}\n"
     assert floor_of(old) is None
     assert floor_of("import jax\n\nf = jax.tree.map\n") == (parse_version("0.4.25"), "jax.tree")
+
+
+def test_a_name_jax_brought_back_dates_nothing_in_code_written_before_it():
+    """JAX 0.9.0 removed ``batching.batch_subtrace`` and 0.11.1 exports the name again: oryx
+    0.2.2 (``jax==0.2.26``) calls the old one, and its default target was raised to 0.11.1
+    (Python 3.12 only), hiding the findings 0.10 needs.  Code written for a JAX before the
+    return does not name the new one; where nothing says what it was written for, it still
+    dates the code."""
+    from jaxmigrate.migrator.source import source_range
+
+    text = "from jax.interpreters import batching\n\nf = batching.batch_subtrace(g)\n"
+    back = (parse_version("0.11.1"), "jax.interpreters.batching.batch_subtrace")
+    assert floor_of(text) == back
+    assert floor_of(text, source_range("0.2.26")) is None
+    assert floor_of(text, source_range("0.11.1..")) == back
+    assert floor_of(text, source_range(None)) == back

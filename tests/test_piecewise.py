@@ -289,8 +289,8 @@ def test_the_survey_reads_the_floor_of_the_whole_output(monkeypatch):
     assert piecerun.STATS["taken"] == before + 1 and result.changed
     noted = source._noted.entry
     assert noted is not None and noted[0] == result.output
-    assert noted[1] == source.evidence(ast.parse(result.output)).since
-    assert noted[1] is not None
+    assert noted[2] == source.evidence(ast.parse(result.output), noted[1]).since
+    assert noted[2] is not None
 
 
 def test_the_survey_parses_the_output_when_a_statement_left_out_names_jax(monkeypatch):

@@ -546,6 +546,24 @@ def test_a_name_only_a_type_checker_reads_needs_no_jax(tmp_path, guard):
     assert ("--update-requirements writes it" in result.stderr) is raised
 
 
+def test_a_name_jax_brought_back_raises_no_target_of_code_written_before(tmp_path):
+    """oryx 0.2.2 (``jax==0.2.26``) calls ``batching.batch_subtrace``, removed in 0.9.0 and
+    exported again from 0.11.1: the target stayed at 0.11.1.., which said nothing of it.
+    Read as the old name, it raises nothing, and is reported with both releases."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("jax==0.2.26\n")
+    (tmp_path / "m.py").write_text(
+        "from jax.interpreters import batching\n\n\ndef f(g):\n"
+        "    return batching.batch_subtrace(g)\n"
+    )
+    result = invoke(".", "--no-cache", "--check", cwd=tmp_path)
+    assert "migrating to 0.4.1.." in result.stderr, result.stderr
+    assert (
+        "m.py:5:12: JAX901 jax.interpreters.batching.batch_subtrace was removed in JAX 0.9.0 "
+        "and is back only from 0.11.1" in result.stdout
+    ), result.stdout
+
+
 def test_a_requirement_that_admits_the_target_is_never_touched(tmp_path):
     (tmp_path / ".git").mkdir()
     text = '[project]\nname = "x"\ndependencies = ["jax>=0.4.30"]  # keep\n'
