@@ -110,6 +110,7 @@ JAX913 primitive-params j bind
 JAX914 gensym-args jr gensym
 JAX915 named-shape j ShapeDtypeStruct ShapedArray
 JAX916 unmapped-aval-axis-name jr unmapped_aval
+JAX917 bind-params j get_bind_params
 """
 
 # The releases the API history holds, oldest first.
