@@ -111,6 +111,7 @@ JAX914 gensym-args jr gensym
 JAX915 named-shape j ShapeDtypeStruct ShapedArray
 JAX916 unmapped-aval-axis-name jr unmapped_aval
 JAX917 bind-params j get_bind_params
+JAX918 jax-array-test - __jax_array__
 """
 
 # The releases the API history holds, oldest first.

@@ -419,3 +419,19 @@ def needs_to_fix(ctx: Context, since: str) -> Optional[str]:
     if ctx.target >= parse_version(since):
         return ""
     return since if ctx.survey else None
+
+
+def attribute_test(node: cst.SimpleString, ctx: Context) -> Optional[cst.Call]:
+    """The builtin ``hasattr(x, node)`` or ``getattr(x, node, default)`` ``node`` is the name
+    of, else None."""
+    arg = ctx.parent(node)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    test = call.func.value
+    wanted = 2 if test == "hasattr" else 3 if test == "getattr" else 0
+    if len(call.args) != wanted or call.args[1] is not arg:
+        return None
+    if any(a.keyword is not None or a.star for a in call.args):
+        return None
+    return call if is_builtin(test, ctx.scope_of(call)) else None

@@ -11,13 +11,12 @@ still at 0.10).  Receivers are checked with ``rules._receivers``.  A test for th
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._helpers import is_builtin, is_store
+from jaxmigrate.rules._helpers import attribute_test, is_store
 from jaxmigrate.rules._module_facts import module_facts
 from jaxmigrate.rules._verdict import FILE, FIX, REPORT, UNTIED, decide
 
@@ -158,7 +157,7 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
                 self._feature_test(node, str(node.evaluated_value), ctx)
 
     def _feature_test(self, node: cst.SimpleString, attr: str, ctx: Context) -> None:
-        call = _feature_test(node, ctx)
+        call = attribute_test(node, ctx)
         if call is None or not ctx.reaches(REMOVED) or ctx.written_before(REMOVED)[0] is False:
             return
         test = ctx.code(call.func)
@@ -215,19 +214,3 @@ class DeviceBuffers(Rule, code="JAX403", safety=Safety.SAFE):
             elt=data(cst.Name(var)),
             for_in=cst.CompFor(target=cst.Name(var), iter=shards),
         )
-
-
-def _feature_test(node: cst.SimpleString, ctx: Context) -> Optional[cst.Call]:
-    """The builtin ``hasattr(x, node)`` or ``getattr(x, node, default)`` ``node`` is the name
-    of, else None."""
-    arg = ctx.parent(node)
-    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
-        return None
-    test = call.func.value
-    wanted = 2 if test == "hasattr" else 3 if test == "getattr" else 0
-    if len(call.args) != wanted or call.args[1] is not arg:
-        return None
-    if any(a.keyword is not None or a.star for a in call.args):
-        return None
-    return call if is_builtin(test, ctx.scope_of(call)) else None
