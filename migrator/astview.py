@@ -277,7 +277,7 @@ class AstView:
 
         if self._settings.source_explicit:
             return None, ""
-        proof = evidence(self.as_read[1], self._settings.source)
+        proof = evidence(self.as_read[1], self._settings.source, written_for=True)
         answer = proof.written_before(change)
         return answer, "" if answer is None else proof.reason(change)
 

@@ -442,7 +442,7 @@ def _evidence_of(text: str, source: "SourceRange") -> "Evidence":
     from jaxmigrate.migrator.source import Evidence, evidence
 
     try:
-        return evidence(ast.parse(text), source)
+        return evidence(ast.parse(text), source, written_for=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return Evidence()
 

@@ -127,13 +127,19 @@ class Evidence:
         return ""
 
 
-def evidence(tree: ast.Module, source: Optional[SourceRange] = None) -> Evidence:
+def evidence(
+    tree: ast.Module, source: Optional[SourceRange] = None, written_for: bool = False
+) -> Evidence:
     """The :class:`Evidence` of a parsed module: every JAX name it references outside
     compatibility code, looked up in JAX's API history.  ``source``: what the code is known
     to be written for (its requirement), which decides what a name JAX dropped and brought
-    back means (:func:`_dates`)."""
+    back means (:func:`_dates`).  ``written_for``: the question is what the code was written
+    for, not the oldest JAX it runs on: a name a rename of the migration writes
+    (``jax.extend.core.Primitive`` for ``jax.core.Primitive``) is no proof against the
+    requirement, or a second run would read the first one's rewrites as the code's own age
+    (equinox 0.9.2's JAX913 finding went quiet on the migrated tree)."""
     from jaxmigrate.migrator.rule_index import releases
-    from jaxmigrate.rules._api_runs import last_run, reused  # (not the history: tens of ms)
+    from jaxmigrate.rules._api_runs import last_run, renamed_to, reused  # (not the history)
 
     known = releases()
     newest = len(known) - 1
@@ -151,6 +157,8 @@ def evidence(tree: ast.Module, source: Optional[SourceRange] = None) -> Evidence
                 before = (removed, qualname)
         elif first > 0:
             added = release_version(known[first])
+            if written_for and _before(source, added) and renamed_to(qualname):
+                continue
             if _dates(qualname, added, references[index + 1 :], reused, source):
                 if since is None or added > since[0]:
                     since = (added, qualname)
@@ -173,10 +181,15 @@ def _dates(
     (``jax.ad.zeros_like_p``, the module alias's, not 0.10.0's namespace's)."""
     if not reused(qualname):
         return True
-    if source is not None and source.upper is not None and source.upper < added:
+    if _before(source, added):
         return False
     prefix = qualname + "."
     return not any(other.startswith(prefix) for other in later)
+
+
+def _before(source: Optional[SourceRange], release: Version) -> bool:
+    """Is ``source`` known to end before ``release``?"""
+    return source is not None and source.upper is not None and source.upper < release
 
 
 def floor_of(text: str, source: Optional[SourceRange] = None) -> Optional[Tuple[Version, str]]:

@@ -564,6 +564,26 @@ def test_a_name_jax_brought_back_raises_no_target_of_code_written_before(tmp_pat
     ), result.stdout
 
 
+def test_a_second_run_reads_the_renames_of_the_first_as_no_proof_of_age(tmp_path):
+    """equinox 0.9.2 (``jax>=0.3.4``): JAX903 renamed ``core.primal_dtype_to_tangent_dtype`` to
+    ``jax.extend.core``'s (0.10.0), and on the migrated tree that name dated the file at 0.10,
+    so JAX913's finding, for code written before 0.7, went quiet: a CI ``--check`` after the
+    migration said nothing of a bind that fails."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("jax>=0.3.4\n")
+    (tmp_path / "m.py").write_text(
+        "from jax import core\n\ntag_p = core.Primitive('loss_tag')\n"
+        "to_tangent = core.primal_dtype_to_tangent_dtype\n\n\ndef loss_tag(x):\n"
+        "    names = ['logits']\n    names = names + ['x']\n"
+        "    return tag_p.bind(x, args_names=names)\n"
+    )
+    first = invoke(".", "--no-cache", cwd=tmp_path)
+    assert "jax.extend.core" in (tmp_path / "m.py").read_text()
+    second = invoke(".", "--no-cache", "--check", cwd=tmp_path)
+    finding = "m.py:10:37: JAX913 args_names=names -> args_names=tuple(names)"
+    assert finding in first.stdout and finding in second.stdout, (first.stdout, second.stdout)
+
+
 def test_a_requirement_that_admits_the_target_is_never_touched(tmp_path):
     (tmp_path / ".git").mkdir()
     text = '[project]\nname = "x"\ndependencies = ["jax>=0.4.30"]  # keep\n'
