@@ -17,12 +17,17 @@ own checks read ``getattr(x, "__jax_array__", None) is not None``.  That test an
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._helpers import attribute_test
 from jaxmigrate.rules._module_facts import module_facts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxmigrate.migrator.source import SourceRange
 
 PROTOCOL = "__jax_array__"
 TRACERS_HAVE_IT = parse_version("0.10.1")
@@ -37,7 +42,9 @@ _BARE = (
 class JaxArrayTest(Rule, code="JAX918", safety=Safety.SAFE):
     """hasattr(x, "__jax_array__") -> getattr(x, "__jax_array__", None) is not None
 
-    **What it does.** In a module that imports JAX, rewrites the builtin
+    **What it does.** In code written for a JAX before 0.10.1 (its requirement, or the names
+    it uses, say so; not a requirement open above from the jax.Array releases, such as
+    `jax>=0.4.38`) that imports JAX, rewrites the builtin
     `hasattr(x, "__jax_array__")` to `getattr(x, "__jax_array__", None) is not None`
     (`not hasattr(...)` to `... is None`), where the target range reaches JAX 0.10.1.
 
@@ -76,6 +83,7 @@ class JaxArrayTest(Rule, code="JAX918", safety=Safety.SAFE):
                     return weight.__jax_array__()
                 return jnp.asarray(weight)
             """,
+            source_version="0.4.13",
         ),
     )
 
@@ -88,10 +96,20 @@ class JaxArrayTest(Rule, code="JAX918", safety=Safety.SAFE):
             if isinstance(node, cst.SimpleString) and node.evaluated_value == PROTOCOL:
                 self._test(node, ctx)
 
+    def runs_for(self, source: "SourceRange") -> bool:
+        """Not for a requirement of the jax.Array releases open above (equinox 0.13.8's
+        ``jax>=0.4.38`` still tests ``hasattr``): it says little of when the code was written,
+        and such code is left as its authors keep it."""
+        if source.lower is not None and source.upper is None:
+            return False
+        return source.written_before(TRACERS_HAVE_IT) is not False
+
     def _test(self, node: cst.SimpleString, ctx: Context) -> None:
         call = attribute_test(node, ctx)
         if call is None or ctx.code(call.func) != "hasattr":
             return
+        if ctx.written_before(TRACERS_HAVE_IT)[0] is not True:
+            return  # (code written for 0.10.1 or later, or nothing says: its own test)
         if not module_facts(ctx).imports_jax:
             return  # (the protocol of a module that hands no value to JAX)
         if ctx.scope_of(call).lookup("getattr") is not None:
