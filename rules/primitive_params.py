@@ -271,12 +271,18 @@ def _fix_or_report(ctx: Context, arg: cst.Arg, kind: str, scope: Scope, why: str
         said = f"{keyword}= is a {kind}: a primitive's parameters must hash from JAX 0.7"
         ctx.report(arg, said, detail + " Pass a tuple of its items, read so in its rules.")
         return
-    if kind == "list" and isinstance(value, cst.List) and value.elements:
+    new: cst.BaseExpression
+    if kind == "list" and isinstance(value, cst.List) and not value.elements:
+        new = cst.Tuple(
+            elements=[], lpar=value.lpar or [cst.LeftParen()], rpar=value.rpar or [cst.RightParen()]
+        )
+        shown = f"{keyword}=[] -> {keyword}=()"
+    elif kind == "list" and isinstance(value, cst.List):
         elements = list(value.elements)
         last = elements[-1]
         if len(elements) == 1 and not isinstance(last.comma, cst.Comma):
             elements[-1] = last.with_changes(comma=cst.Comma())
-        new: cst.BaseExpression = cst.Tuple(
+        new = cst.Tuple(
             elements=elements,
             lpar=[cst.LeftParen(whitespace_after=value.lbracket.whitespace_after)],
             rpar=[cst.RightParen(whitespace_before=value.rbracket.whitespace_before)],
