@@ -17,9 +17,11 @@ one with exactly two params, its two keys, silently.
 
 from __future__ import annotations
 
+import ast
 from typing import List, Optional, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
+from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
@@ -96,6 +98,19 @@ class BindParams(Rule, code="JAX917", safety=Safety.SAFE):
         ),
     )
 
+    def ast_gate(self, facts: Facts) -> bool:
+        """A ``get_bind_params`` call unpacked into two targets (the one-value form JAX itself
+        writes from 0.10.0 passes no site)."""
+        calls = {id(c) for c in facts.calls if _called(c.func) == ATTRIBUTE}
+        if not calls:
+            return False
+        for node in facts.binders:
+            if type(node) is ast.Assign and id(node.value) in calls:
+                targets = node.targets
+                if len(targets) == 1 and type(targets[0]) in (ast.Tuple, ast.List):
+                    return True
+        return False
+
     def visit_attribute(self, node: cst.Attribute, ctx: Context) -> None:
         if node.attr.value != ATTRIBUTE or not ctx.reaches(CHANGED):
             return
@@ -105,13 +120,6 @@ class BindParams(Rule, code="JAX917", safety=Safety.SAFE):
         if not module_facts(ctx).imports_jax:
             return  # another library's method of the same name
         holder = ctx.parent(call)
-        if isinstance(holder, cst.Subscript) and holder.value is call and _by_position(holder):
-            ctx.report(
-                call,
-                "get_bind_params() returns the params alone from JAX 0.10.0; index them",
-                _DETAIL,
-            )
-            return
         names = _unpacked(ctx, holder, call)
         if names is None:
             return
@@ -158,12 +166,8 @@ _DETAIL = (
 )
 
 
-def _by_position(subscript: cst.Subscript) -> bool:
-    """``[0]`` or ``[1]``: the old pair read by position (``["subfuns"]`` reads the new dict)."""
-    if len(subscript.slice) != 1:
-        return False
-    index = subscript.slice[0].slice
-    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)
+def _called(func: ast.AST) -> Optional[str]:
+    return func.attr if type(func) is ast.Attribute else None
 
 
 def _unpacked(

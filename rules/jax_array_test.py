@@ -17,9 +17,11 @@ own checks read ``getattr(x, "__jax_array__", None) is not None``.  That test an
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
+from jaxmigrate.migrator.astfacts import Facts
 from jaxmigrate.migrator.context import Context
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.version import parse_version
@@ -86,6 +88,18 @@ class JaxArrayTest(Rule, code="JAX918", safety=Safety.SAFE):
             source_version="0.4.13",
         ),
     )
+
+    def ast_gate(self, facts: Facts) -> bool:
+        """A call ``hasattr(x, "__jax_array__")`` (JAX's own ``getattr`` test passes none)."""
+        return any(
+            type(call.func) is ast.Name
+            and call.func.id == "hasattr"
+            and len(call.args) == 2
+            and not call.keywords
+            and type(call.args[1]) is ast.Constant
+            and call.args[1].value == PROTOCOL
+            for call in facts.calls
+        )
 
     def visit_module(self, ctx: Context) -> None:
         # (the tests are the sites of a feature test: the engine calls no hook on them)
