@@ -161,6 +161,6 @@ class JaxArrayTest(Rule, code="JAX918", safety=Safety.SAFE):
         ctx.replace(
             target,
             test,
-            f'hasattr(x, "{PROTOCOL}") -> getattr(x, "{PROTOCOL}", None) is not None: '
+            f'hasattr(x, "{PROTOCOL}") -> getattr(...) is not None: '
             "tracers have it from JAX 0.10.1",
         )
