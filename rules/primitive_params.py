@@ -31,6 +31,7 @@ from jaxmigrate.rules._flow_bindings import bound_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astfacts import AstScope
+    from jaxmigrate.migrator.binding import Binding
     from jaxmigrate.migrator.source import SourceRange
 
 CHANGE = "0.7.0"
@@ -62,8 +63,11 @@ class PrimitiveParams(Rule, code="JAX913", safety=Safety.UNSAFE):
     **What it does.** In code written for a JAX before 0.7, where the target reaches 0.7, a
     `.bind(...)` keyword whose value is surely a list, a set or a dict is reported: a list or
     set display or comprehension, `list(...)`, `sorted(...)`, `set(...)`, `dict(...)`, a list
-    added to something, the `**kwargs` of the enclosing function, or a local name every
-    binding of which is one of these (`names = ["x"]`, then `names = names + ["y"]`).  With
+    added to something, the `**kwargs` of the enclosing function, a local name every
+    binding of which is one of these (`names = ["x"]`, then `names = names + ["y"]`), or a
+    parameter of a module-level function every call of which in the module passes one
+    (`def branched_error_if(x, msgs): ... bind(..., msgs=msgs)` called as
+    `branched_error_if(x, [msg])`: equinox 0.9.2's error_if).  With
     `--unsafe-fixes` a list becomes a tuple (`[1, 2]` -> `(1, 2)`, `names` ->
     `tuple(names)`) and a set a `frozenset`; a dict stays a finding.
 
@@ -165,15 +169,33 @@ def _ast_candidate(call: ast.Call) -> bool:
 
 def _may_reach(facts: Facts, call: ast.Call) -> bool:
     """May a keyword of ``call`` be a list, dict or set as :func:`_unhashable` reads it on
-    LibCST's tree?  False only where it surely is not (a name bound by a parameter, a loop,
-    an import or another value), read on CPython's scopes."""
+    LibCST's tree?  False only where it surely is not (a name bound by a loop, an import,
+    another value, or a parameter of a function this module never calls), read on CPython's
+    scopes."""
     scope = facts.scope_of(call)
     return scope is None or any(
-        k.arg is not None and _may_be(k.value, scope, set()) for k in call.keywords
+        k.arg is not None and _may_be(k.value, scope, set(), facts) for k in call.keywords
     )
 
 
-def _may_be(value: ast.AST, scope: "AstScope", seen: Set[str]) -> bool:
+def _called_here(facts: Facts, bindings: List["Binding"]) -> bool:
+    """Is ``bindings`` the one parameter of a module-level function that this module calls by
+    name (what :func:`_passed_kind` follows on LibCST's tree)?"""
+    home = bindings[0].scope
+    function = home.node if home is not None else None
+    return (
+        len(bindings) == 1
+        and bindings[0].kind == "param"
+        and type(function) is ast.FunctionDef
+        and home.parent is not None
+        and home.parent.kind == "module"
+        and any(
+            type(call.func) is ast.Name and call.func.id == function.name for call in facts.calls
+        )
+    )
+
+
+def _may_be(value: ast.AST, scope: "AstScope", seen: Set[str], facts: Facts) -> bool:
     """:func:`_may_reach` of one expression, looked up from ``scope``."""
     kind = type(value)
     if kind in (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp):
@@ -183,7 +205,7 @@ def _may_be(value: ast.AST, scope: "AstScope", seen: Set[str]) -> bool:
         return type(func) is ast.Name and func.id in _MAKERS
     if kind is ast.BinOp:
         return type(value.op) is ast.Add and (  # type: ignore[attr-defined]
-            _may_be(value.left, scope, seen) or _may_be(value.right, scope, seen)  # type: ignore[attr-defined]
+            _may_be(value.left, scope, seen, facts) or _may_be(value.right, scope, seen, facts)  # type: ignore[attr-defined]
         )
     if kind is not ast.Name:
         return False
@@ -200,9 +222,11 @@ def _may_be(value: ast.AST, scope: "AstScope", seen: Set[str]) -> bool:
     star = getattr(getattr(function, "args", None), "kwarg", None)
     if star is not None and star.arg == name:
         return True  # (``**params``: a dict)
+    if _called_here(facts, bindings):
+        return True  # (what its calls pass: read on LibCST's tree)
     if home is None or any(b.kind != "value" or b.value is None for b in bindings):
         return False
-    return any(_may_be(b.value, home, seen | {name}) for b in bindings)
+    return any(_may_be(b.value, home, seen | {name}, facts) for b in bindings)
 
 
 def _unhashable(
@@ -241,12 +265,103 @@ def _name_kind(ctx: Context, name: str, scope: Scope, seen: Set[str]) -> Optiona
     star = function.params.star_kwarg if function is not None else None
     if star is not None and star.name.value == name:
         return "dict"  # (a parameter: ``**params`` is a dict)
+    if function is not None and _parameter_of(function, name) is not None:
+        return _passed_kind(ctx, name, home, seen)
     definitions = bound_values(ctx, name, home)
     if not definitions or any(kind != "value" for kind, _ in definitions):
         return None
     kinds = {_unhashable(ctx, value, home, seen | {name}) for _, value in definitions}
     kinds.discard(_SELF)
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def _parameter_of(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
+    """The parameter ``name`` of ``function`` (not ``*args`` or ``**kwargs``)."""
+    params = function.params
+    return next(
+        (
+            param
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if param.name.value == name
+        ),
+        None,
+    )
+
+
+def _passed_kind(ctx: Context, name: str, home: Scope, seen: Set[str]) -> Optional[str]:
+    """For ``name``, a parameter of the module-level function of ``home`` that nothing in it
+    binds again, without a default or a decorator: the kind (:func:`_unhashable`) every call
+    of the function by name in this module passes there, where they all pass the same one
+    (a list where the others pass tuple displays); None otherwise (no such call, a call with
+    ``*`` or ``**``, or one passing anything else; "tuple" where all pass tuples).
+    Other modules may call it too: the fix turns what any of them passes into a tuple."""
+    function = home.node
+    module = home.parent
+    if (
+        not isinstance(function, cst.FunctionDef)
+        or function.decorators
+        or module is None
+        or module.kind != "module"
+        or len(home.bindings.get(name, ())) != 1
+        or name in home.globals
+        or name in home.nonlocals
+    ):
+        return None
+    param = _parameter_of(function, name)
+    if param is None or param.default is not None:
+        return None
+    called = function.name.value
+    defined = module.bindings.get(called)
+    if defined is None or len(defined) != 1:
+        return None
+    ctx.needs_name(called)  # (its calls: where the piecewise path left one out, the whole module)
+    params = function.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    index = positional.index(name) if name in positional else None
+    kinds: Set[Optional[str]] = set()
+    for call in ctx.nodes(cst.Call):
+        if not isinstance(call.func, cst.Name) or call.func.value != called:
+            continue
+        at = ctx.scope_of(call)
+        if at.lookup(called) is not defined:
+            continue
+        value = _argument(call, name, index)
+        if isinstance(value, cst.Tuple):
+            kinds.add("tuple")  # (the tuple a list becomes: tuple() of it is itself)
+        else:
+            kinds.add(None if value is None else _unhashable(ctx, value, at, seen | {name}))
+    kinds.discard(_SELF)
+    if "tuple" in kinds and "list" in kinds:
+        kinds.discard("tuple")
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _caller_of(value: cst.BaseExpression, scope: Scope) -> Optional[str]:
+    """The function ``value`` is a parameter of, where it is a name bound so."""
+    if not isinstance(value, cst.Name):
+        return None
+    bindings = scope.lookup(value.value) or ()
+    home = bindings[0].scope if len(bindings) == 1 else None
+    function = home.node if home is not None else None
+    if isinstance(function, cst.FunctionDef) and _parameter_of(function, value.value):
+        return function.name.value
+    return None
+
+
+def _argument(call: cst.Call, name: str, index: Optional[int]) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes to the parameter ``name`` (positional at ``index``, if it can be);
+    None where it passes it by ``*`` or ``**``, or not at all."""
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position == index:
+                return arg.value
+            position += 1
+        elif arg.keyword.value == name:
+            return arg.value
+    return None
 
 
 def _made_by(value: cst.BaseExpression, maker: str) -> bool:
@@ -266,6 +381,10 @@ def _fix_or_report(ctx: Context, arg: cst.Arg, kind: str, scope: Scope, why: str
         'jaxpr equations must have __hash__ and __eq__ methods"); called eagerly it still '
         "runs."
     )
+    called = _caller_of(value, scope)
+    if called is not None:
+        said = f" {ctx.code(value)} is a parameter of {called}(), and its calls here pass a {kind}."
+        detail += said
     hashable = _HASHABLE.get(kind)
     if hashable is None or scope.lookup(hashable) is not None:
         said = f"{keyword}= is a {kind}: a primitive's parameters must hash from JAX 0.7"
