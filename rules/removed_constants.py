@@ -14,7 +14,7 @@ that value:
 
 from __future__ import annotations
 
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from jaxmigrate.migrator import lazycst as cst, references as refs
 from jaxmigrate.migrator.context import Context, NameSite
@@ -38,7 +38,9 @@ class RemovedConstants(Rule, code="JAX910", safety=Safety.SAFE):
     **What it does.** Replaces constants JAX removed by the values they always had:
     `jax.numpy.NINF` becomes `-jnp.inf` (spelled through the module's own import of
     `jax.numpy`), `jax.numpy.NZERO` and `jax.numpy.PZERO` become `-0.0` and `0.0`, and
-    `jax.interpreters.batching.not_mapped` becomes `None`.  An import of the name itself
+    `jax.interpreters.batching.not_mapped` becomes `None` (and a conditional that then gives
+    a name whatever it holds, `None if b is batching.not_mapped else b`, becomes `b`).  An
+    import of the name itself
     (`from jax.numpy import NINF`), or of the module it came from, goes once nothing reads it.
 
     **Why.** `NINF`, `NZERO` and `PZERO` left jax.numpy in 0.4.24, as NumPy 2.0 dropped them;
@@ -88,6 +90,12 @@ class RemovedConstants(Rule, code="JAX910", safety=Safety.SAFE):
         if entry is None or site.is_import or is_store(ctx, site.node, binding_forms=True):
             return
         source, shown = entry
+        kept = _kept_by_test(site, ctx) if source == "None" else None
+        if kept is not None:  # ``None if b is batching.not_mapped else b``: just ``b``
+            expression, name = kept
+            said = f"{'.'.join(site.qualname.split('.')[-2:])} -> None, and the conditional"
+            ctx.replace(expression, ctx.copy(name), f"{said} then gives {name.value} itself")
+            return
         new: cst.BaseExpression
         if source == "-{inf}":
             new = cst.UnaryOperation(cst.Minus(), ctx.ref(INF, site.scope))
@@ -108,3 +116,43 @@ def _tight(site: NameSite, new: "cst.BaseExpression") -> bool:
     if isinstance(parent, cst.BinaryOperation):
         return isinstance(parent.operator, cst.Power) and parent.left is site.node
     return False
+
+
+def _kept_by_test(site: NameSite, ctx: Context) -> Optional[Tuple["cst.IfExp", "cst.Name"]]:
+    """Where ``None`` in the place of ``site`` makes a conditional expression give a name
+    whatever it holds (``None if b is NM else b``, ``NM if b is None else b``, ``b if b is
+    not NM else None``): the expression and the name."""
+    node = site.node
+    parent = ctx.parent(node)
+    in_test = isinstance(parent, cst.ComparisonTarget)
+    comparison = ctx.parent(parent) if in_test else None
+    expression = ctx.parent(comparison) if in_test else parent
+    if not isinstance(expression, cst.IfExp) or expression.lpar or "#" in ctx.code(expression):
+        return None
+    test = expression.test
+    if (
+        not isinstance(test, cst.Comparison)
+        or len(test.comparisons) != 1
+        or not isinstance(test.left, cst.Name)
+        or test.left.lpar
+        or (in_test and test is not comparison)
+    ):
+        return None
+    target = test.comparisons[0]
+    if not (target.comparator is node if in_test else _none(target.comparator)):
+        return None
+    if isinstance(target.operator, cst.Is):
+        kept, gone = expression.orelse, expression.body
+    elif isinstance(target.operator, cst.IsNot):
+        kept, gone = expression.body, expression.orelse
+    else:
+        return None
+    name = test.left
+    same = isinstance(kept, cst.Name) and kept.value == name.value and not kept.lpar
+    if same and (_none(gone) if in_test else gone is node):
+        return expression, name
+    return None
+
+
+def _none(node: "cst.BaseExpression") -> bool:
+    return isinstance(node, cst.Name) and node.value == "None" and not node.lpar
