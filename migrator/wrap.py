@@ -82,7 +82,12 @@ def wrap(
                 black = closes_alone(
                     original if style is None else style, ctx.module.default_indent
                 )
-            _relayout(ctx, root, lines[number - 1], limit, unit, black, rule_code)
+            if not _relayout(ctx, root, lines, limit, unit, black, rule_code):
+                # (nothing to break on the line, as in ``a if b else c``: the arguments of
+                # the call around it, laid over lines of their own already, one a line)
+                call = _spanning_call(ctx, root)
+                if call is not None:
+                    _relayout(ctx, call, lines, limit, unit, black, rule_code)
     return len(ctx.edits) - before
 
 
@@ -184,33 +189,59 @@ def _root(ctx: Context, node: cst.CSTNode, number: int) -> Optional[cst.BaseExpr
     return best
 
 
+def _spanning_call(ctx: Context, root: cst.BaseExpression) -> Optional[cst.Call]:
+    """The call whose arguments hold ``root`` (through no other bracket), where it spans
+    several lines and holds no comment."""
+    for up in ctx.ancestors(root):
+        if isinstance(up, cst.Call):
+            span = ctx.position(up)
+            multiline = span.start.line != span.end.line
+            return up if multiline and "#" not in ctx.code(up) else None
+        if not isinstance(up, (cst.Arg, cst.BaseExpression)) or isinstance(
+            up, (cst.List, cst.Tuple, cst.Dict, cst.Set, cst.Subscript, cst.Lambda)
+        ):
+            return None
+    return None
+
+
 def _relayout(
     ctx: Context,
     root: cst.BaseExpression,
-    line: str,
+    lines: List[str],
     limit: int,
     unit: int,
     black: bool,
     rule_code: str,
-) -> None:
+) -> bool:
+    """Records a new layout of ``root`` (on one line of ``lines``, or a call over several);
+    False where none is shorter."""
     ancestors = ctx.ancestors(root)
     if id(root) in ctx.edits or any(id(up) in ctx.edits for up in ancestors):
-        return
+        return True  # (laid out already)
+    span = ctx.position(root)
+    line = lines[span.start.line - 1]
     strings = [up for up in ancestors if isinstance(up, cst.FormattedString)]
     if strings:  # a line break inside an f-string's braces is Python 3.12's only
         _split_string(ctx, strings[-1], line, limit, rule_code)
-        return
-    span = ctx.position(root)
+        return True
     start, end = _with_parentheses(ctx, root, span.start.column, span.end.column)
-    indent = len(line) - len(line.lstrip(" "))
-    if "\t" in line[:indent] or line[start:end] != ctx.code(root):
-        return
+    spanned = lines[span.start.line - 1 : span.end.line]
+    if len(spanned) > 1:  # (the text from its first line's start to its last line's end)
+        end += sum(len(x) + 1 for x in spanned[:-1])
+        line = "\n".join(spanned)
     block = block_indent(ctx, root)
-    if block is None or block > indent:
-        return
+    indent = len(line) - len(line.lstrip(" "))
+    if block is None or block > indent or "\t" in line[:indent]:
+        return False
+    if line[start:end] != ctx.code(root).replace("\n", "\n" + " " * block):
+        return False  # (its code continues lines at the statement's indentation)
     if not black and indent == block and _in_header(ctx, root):
         unit *= 2  # continuation lines of an ``if``/``def`` header stand apart from its body
     shaped = root
+    if len(spanned) > 1:  # (a call over several lines: its arguments, each on one, laid out anew)
+        if not isinstance(root, cst.Call) or any("\n" in ctx.code(a.value) for a in root.args):
+            return False
+        shaped = root.with_changes(whitespace_before_args=cst.SimpleWhitespace(""))
     if isinstance(root, cst.BooleanOperation) and not root.lpar:
         shaped = root.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])  # (a and\n b)
     builder = Builder(ctx, black)
@@ -221,21 +252,24 @@ def _relayout(
     suffix = line[end:]
     rendered = render([doc, suffix], limit, start, indent, unit)
     new_lines = (line[:start] + rendered).split("\n")
+    longest = max(len(x) for x in new_lines)
     if (
         len(new_lines) < 2
         or not rendered.endswith(suffix)
-        or max(len(x) for x in new_lines) >= len(line)
+        or longest >= max(len(x) for x in spanned)
+        or (len(spanned) > 1 and longest > limit)
     ):
-        return
+        return False
     body = rendered[: len(rendered) - len(suffix)].split("\n")
     relative = "\n".join([body[0]] + [x[block:] for x in body[1:]])
     try:
         new = cst.parse_expression(relative)
     except cst.ParserSyntaxError:
-        return
+        return False
     message = f"wrapped a line the rewrite made longer than {limit} columns"
     ctx.edits[id(root)] = Edit(root, new, rule_code, message, Safety.SAFE)
     laid_out(ctx).append(new)
+    return True
 
 
 def _with_parentheses(
