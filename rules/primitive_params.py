@@ -178,21 +178,50 @@ def _may_reach(facts: Facts, call: ast.Call) -> bool:
     )
 
 
-def _called_here(facts: Facts, bindings: List["Binding"]) -> bool:
-    """Is ``bindings`` the one parameter of a module-level function that this module calls by
-    name (what :func:`_passed_kind` follows on LibCST's tree)?"""
+def _called_here(facts: Facts, bindings: List["Binding"], name: str, seen: Set[str]) -> bool:
+    """Is ``name`` (its ``bindings``) a parameter of a module-level function, without a
+    default or a decorator, to which a call of it by name in this module may pass a list,
+    dict or set (what :func:`_passed_kind` follows on LibCST's tree)?"""
     home = bindings[0].scope
     function = home.node if home is not None else None
-    return (
-        len(bindings) == 1
-        and bindings[0].kind == "param"
-        and type(function) is ast.FunctionDef
-        and home.parent is not None
-        and home.parent.kind == "module"
-        and any(
-            type(call.func) is ast.Name and call.func.id == function.name for call in facts.calls
+    if (
+        len(bindings) != 1
+        or bindings[0].kind != "param"
+        or type(function) is not ast.FunctionDef
+        or function.decorator_list
+        or home.parent is None
+        or home.parent.kind != "module"
+    ):
+        return False
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    keyword_only = [a.arg for a in args.kwonlyargs]
+    if name in positional:
+        index: Optional[int] = positional.index(name)
+        if index >= len(positional) - len(args.defaults):  # type: ignore[operator]
+            return False  # (a default: not followed)
+    elif name in keyword_only:
+        index = None
+        if args.kw_defaults[keyword_only.index(name)] is not None:
+            return False
+    else:
+        return False
+    found = False
+    for call in facts.calls:
+        if type(call.func) is not ast.Name or call.func.id != function.name:
+            continue
+        if any(type(a) is ast.Starred for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
+            return False  # (what it passes cannot be told: nothing is said)
+        value = next((k.value for k in call.keywords if k.arg == name), None)
+        if value is None and index is not None and index < len(call.args):
+            value = call.args[index]
+        scope = facts.scope_of(call)
+        found = found or (
+            value is not None and (scope is None or _may_be(value, scope, seen | {name}, facts))
         )
-    )
+    return found
 
 
 def _may_be(value: ast.AST, scope: "AstScope", seen: Set[str], facts: Facts) -> bool:
@@ -222,7 +251,7 @@ def _may_be(value: ast.AST, scope: "AstScope", seen: Set[str], facts: Facts) -> 
     star = getattr(getattr(function, "args", None), "kwarg", None)
     if star is not None and star.arg == name:
         return True  # (``**params``: a dict)
-    if _called_here(facts, bindings):
+    if _called_here(facts, bindings, name, seen):
         return True  # (what its calls pass: read on LibCST's tree)
     if home is None or any(b.kind != "value" or b.value is None for b in bindings):
         return False
