@@ -365,7 +365,7 @@ def _passed_kind(ctx: Context, name: str, home: Scope, seen: Set[str]) -> Option
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def _caller_of(value: cst.BaseExpression, scope: Scope) -> Optional[str]:
+def _function_taking(value: cst.BaseExpression, scope: Scope) -> Optional[str]:
     """The function ``value`` is a parameter of, where it is a name bound so."""
     if not isinstance(value, cst.Name):
         return None
@@ -410,9 +410,11 @@ def _fix_or_report(ctx: Context, arg: cst.Arg, kind: str, scope: Scope, why: str
         'jaxpr equations must have __hash__ and __eq__ methods"); called eagerly it still '
         "runs."
     )
-    called = _caller_of(value, scope)
-    if called is not None:
-        said = f" {ctx.code(value)} is a parameter of {called}(), and its calls here pass a {kind}."
+    function = _function_taking(value, scope)
+    if function is not None:
+        said = (
+            f" {ctx.code(value)} is a parameter of {function}(), and its calls here pass a {kind}."
+        )
         detail += said
     hashable = _HASHABLE.get(kind)
     if hashable is None or scope.lookup(hashable) is not None:
