@@ -19,12 +19,14 @@ best of three runs, each a new process: start-up included), the best of three ``
 passes over the same texts (in a new interpreter too), and their ratio; and the floor of that
 ratio for a run that prints every finding, ``ast.parse`` of just the files a second run
 (``--format json``) reports a fix or a finding in, and the least a pure-Python run does besides
-(every file read and its identifiers read once, those files' trees walked once); and where one
-run's time goes, in a new process (the survey's reaches, the files it migrates and the floors
-it settles, the run's files, the rest).  Then, in a run in this process as the command runs
-it (each project with its own versions; the survey's passes not counted), what each file
-meets: the gate that stops it, or the candidate rules left after gate 2, whether it was
-answered from CPython's ``ast`` alone (its fixes, if any, written from ``ast`` positions:
+(every file read and its identifiers read once, those files' trees walked once); what the
+survey that finds each project's default target costs net (a run per project against one given
+that target, which prints the same: what folding the survey into the run could save at most);
+and where one run's time goes, in a new process (the survey's reaches, the files it migrates
+and the floors it settles, the run's files, the rest).  Then, in a run in this process as the
+command runs it (each project with its own versions; the survey's passes not counted), what
+each file meets: the gate that stops it, or the candidate rules left after gate 2, whether it
+was answered from CPython's ``ast`` alone (its fixes, if any, written from ``ast`` positions:
 :mod:`migrator.astfixes`) or reached LibCST's parser (its own module, or a docstring's
 program), and of the latter which have fixes and which findings only.
 
@@ -217,6 +219,49 @@ def check_seconds(paths: Sequence[Path], *more: str, repeat: int = 1) -> Tuple[f
     return best, done.returncode, done.stdout
 
 
+def given_target(path: Path) -> Optional[str]:
+    """``--target-version`` for the target a run over ``path`` finds (its JSON report, not
+    timed), or None where ``path`` holds several projects (one flag cannot give each its own)."""
+    report = json.loads(check_seconds([path], "--format", "json")[2])
+    if report.get("projects") or not report.get("target_range"):
+        return None
+    lower, upper = report["target_range"]["lower"], report["target_range"]["upper"]
+    return lower if upper is None else f"{lower}..{upper}"
+
+
+def survey_cost(paths: Sequence[Path], floor: float, repeat: int = 3) -> None:
+    """What the survey that finds each project's default target costs a run, net of what it
+    reads for the run: for each of ``paths`` (a project each), the default run against a run
+    given the target the survey finds (``--target-version``: the same output, no survey),
+    interleaved, the best of ``repeat`` each; ``floor``: ``ast.parse`` of every file."""
+    default = given = 0.0
+    left_out: List[str] = []
+    for path in paths:
+        target = given_target(path)
+        if target is None:
+            left_out.append(path.name)
+            continue
+        best = [float("inf"), float("inf")]
+        printed = ["", ""]
+        for _ in range(repeat):
+            for side, more in enumerate(((), ("--target-version", target))):
+                seconds, _code, printed[side] = check_seconds([path], *more)
+                best[side] = min(best[side], seconds)
+        if printed[0] != printed[1]:
+            raise SystemExit(f"{path}: --target-version {target} printed other findings")
+        default, given = default + best[0], given + best[1]
+    if not default:
+        print("the survey's net cost: not measured (every path holds several projects)")
+        return
+    without = f" ({', '.join(left_out)} left out: several projects)" if left_out else ""
+    print(
+        f"the survey's net cost, a run per project{without}: {default:.2f} s by default, "
+        f"{given:.2f} s given the target it finds (best of {repeat} each, interleaved): "
+        f"{1 - given / default:.0%} of a run; the runs alone {given / floor:.2f}x ast.parse "
+        "(each process's start-up included)"
+    )
+
+
 def reported(paths: Sequence[Path]) -> List[Path]:
     """The ``.py`` files a run over ``paths`` reports a fix or a finding in (a second run, with
     ``--format json``, not timed)."""
@@ -338,8 +383,12 @@ def measure(name: str, paths: Sequence[Path], skip_cli: bool) -> None:
             f"{gated / floor:.2f}x ast.parse; every file parsed and walked once: {every:.2f} s, "
             f"{every / floor:.2f}x"
         )
+        survey_cost(paths, floor)
         total, parts = phase_seconds(paths)
-        print(f"where one run goes, in its own process ({total:.2f} s in all):")
+        print(
+            f"where one run goes, in its own process ({total:.2f} s in all; the survey's parts "
+            "include what it reads for the run: tokens, CPython's facts, LibCST's trees):"
+        )
         for part, (seconds, calls) in parts.items():
             share = f"{seconds / total:4.0%}" if total else "   -"
             counted = f" ({calls:,} calls)" if calls > 1 else ""
