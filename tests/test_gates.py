@@ -34,18 +34,25 @@ def _gated_out(text: str, settings: Settings) -> List[object]:
     return [r for r in settings.active_rules() if _site_wanted(r, facts) and not r.ast_gate(facts)]
 
 
-def _acts(rule, text: str, settings: Settings) -> List[str]:  # noqa: ANN001
+def _acts(  # noqa: ANN001
+    rule, text: str, settings: Settings, module: Optional[cst.Module] = None
+) -> List[str]:
+    """What ``rule`` alone fixes and reports in ``text`` (``module``: its tree, if parsed: a
+    tree is immutable, so one parse serves every rule, as the survey's serves the run)."""
     alone = dataclasses.replace(settings, select=(rule.code,), ignore=())
-    _output, fixes, findings = run_rounds(cst.parse_module(text), text, make_plan((rule,)), alone)
+    tree = cst.parse_module(text) if module is None else module
+    _output, fixes, findings = run_rounds(tree, text, make_plan((rule,)), alone)
     return [f"{d.line}: {d.code} {d.message}" for d in fixes + findings if d.code == rule.code]
 
 
 def _check(paths: Iterable[Tuple[str, str, Settings]]) -> Tuple[int, List[str]]:
     checked, offenders = 0, []
     for label, text, options in paths:
+        module = None
         for rule in _gated_out(text, options):
             checked += 1
-            offenders += [f"{label}:{line}" for line in _acts(rule, text, options)]
+            module = cst.parse_module(text) if module is None else module
+            offenders += [f"{label}:{line}" for line in _acts(rule, text, options, module)]
     return checked, offenders
 
 
