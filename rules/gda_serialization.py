@@ -4,19 +4,20 @@
 Release notes: jax 0.4.9 adds array_serialization and deprecates the old path; 0.4.11 removes
 it.  Checked against jax 0.10.2: ``jax.experimental.array_serialization.serialization`` still
 provides ``async_serialize``, ``run_serialization``, ``get_tensorstore_spec`` (zarr driver, as
-before) and ``GlobalAsyncCheckpointManager``; the deserialization entry points now take
-shardings instead of ``(global_meshes, mesh_axes)``, so code using them is reported, not
-renamed.
+before) and ``GlobalAsyncCheckpointManager``.  The deserialization entry points take shardings
+instead of ``(global_meshes, mesh_axes)`` from jax 0.3.22 (the 0.3.21 and 0.3.22 sources): a
+call written for shardings moves with the module, any other is reported, not renamed.
 """
 
 from __future__ import annotations
 
-from typing import AbstractSet, Dict, FrozenSet, List, Optional, Union
+from typing import AbstractSet, Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
 from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
+from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._api_history import added_in
 from jaxmigrate.rules._gda import all_names
 from jaxmigrate.rules._helpers import fitting
@@ -53,6 +54,40 @@ CHANGED = {
         "create_async_gda_from_callback is gone; build the array with jax.make_array_from_callback",
     ),
 }
+# Deserialization took (meshes, mesh axes) until JAX 0.3.21 and shardings from 0.3.22 (their
+# sources): each entry point's parameters under each signature, those without a default first.
+# The first parameter of async_deserialize was renamed since (in_sharding in 0.4.13,
+# user_in_sharding in 0.4.30, in_type in 0.10.2): only a positional one works on every release
+# ('' matches no keyword).
+SHARDINGS_FROM = parse_version("0.3.22")
+Signature = Tuple[Tuple[str, ...], Tuple[str, ...]]
+MESH_AXES: Dict[str, Signature] = {
+    "run_deserialization": (
+        ("global_meshes", "mesh_axes", "tensorstore_specs"),
+        ("global_shapes", "dtypes", "concurrent_gb"),
+    ),
+    "async_deserialize": (
+        ("mesh", "mesh_axes", "tensorstore_spec"),
+        ("global_shape", "dtype", "byte_limiter"),
+    ),
+    "deserialize": (
+        ("global_meshes", "mesh_axes", "tensorstore_specs"),
+        ("global_shapes", "dtypes"),
+    ),
+}
+SHARDINGS: Dict[str, Signature] = {
+    "run_deserialization": (
+        ("shardings", "tensorstore_specs"),
+        ("global_shapes", "dtypes", "concurrent_gb"),
+    ),
+    "async_deserialize": (("", "tensorstore_spec"), ("global_shape", "dtype", "byte_limiter")),
+    "deserialize": (("shardings", "tensorstore_specs"), ("global_shapes", "dtypes")),
+}
+SHARDING_BY_KEYWORD = (
+    "async_deserialize's first parameter was renamed: pass the sharding by position",
+    "async_deserialize(in_sharding=...): its first parameter is user_in_sharding in JAX 0.4.30 "
+    "and 0.6.2, in_type in 0.10.2; passed by position, the sharding works on every release",
+)
 KEYWORDS = {"async_serialize": {"gda_inp": "arr_inp"}, "run_serialization": {"gdas": "arrays"}}
 THEN = f"then change {OLD} to {NEW}"
 
@@ -79,12 +114,15 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
     **Why.** The GDA checkpointing module was renamed when GlobalDeviceArray gave way to
     jax.Array: the new path exists from JAX 0.4.9, the old one is gone in 0.4.11.
 
-    **Not rewritten.** Deserialization changed its signature: `run_deserialization`,
-    `async_deserialize` and `GlobalAsyncCheckpointManager.deserialize` took
-    `(global_meshes, mesh_axes, ...)` and now take shardings
-    (`NamedSharding(mesh, P(*axes))` for each array); `create_async_gda_from_callback` has
-    no counterpart.  A file that uses any of them is reported and left alone, since
-    renaming only the import would turn an ImportError into a wrong-argument error.
+    **Not rewritten.** Deserialization changed its signature in JAX 0.3.22:
+    `run_deserialization`, `async_deserialize` and `GlobalAsyncCheckpointManager.deserialize`
+    took `(global_meshes, mesh_axes, ...)` and take shardings from then on
+    (`NamedSharding(mesh, P(*axes))` for each array).  A call written for shardings moves with
+    the module: its arguments fit only that signature (`run_deserialization(shardings, specs)`),
+    or the code was written for JAX 0.3.22 or later (its requirement, or names it uses).  A
+    file with any other use of them, or with `create_async_gda_from_callback` (no
+    counterpart), is reported and left alone, since renaming only the import would turn an
+    ImportError into a wrong-argument error.
     """
 
     lifecycle = Lifecycle(
@@ -205,6 +243,7 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
     def _blockers(self, ctx: Context, sites: List[NameSite], statements: List[ImportNode]) -> List:
         blockers = []
         manager = False
+        newer = _written_since(ctx)
         for site in sites:
             last = site.qualname.rsplit(".", 1)[-1]
             if (
@@ -212,7 +251,15 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
                 and last in CHANGED
                 and not site.is_import
             ):
-                blockers.append((site.node, *CHANGED[last]))
+                call = ctx.parent(site.node)
+                if last not in SHARDINGS or not (
+                    isinstance(call, cst.Call) and call.func is site.node
+                ):
+                    blockers.append((site.node, *CHANGED[last]))
+                elif _sharding_by_keyword(call, last):
+                    blockers.append((site.node, *SHARDING_BY_KEYWORD))
+                elif not _takes_shardings(call, last, newer):
+                    blockers.append((site.node, *CHANGED[last]))
             if last == "GlobalAsyncCheckpointManager":
                 manager = True
         for statement in statements:
@@ -241,6 +288,8 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
                     )
         if manager:
             for node in _deserialize_calls(ctx):
+                if _takes_shardings(node, "deserialize", newer):
+                    continue
                 blockers.append(
                     (
                         node,
@@ -302,3 +351,51 @@ def _deserialize_calls(ctx: Context) -> List[cst.Call]:
         for node in ctx.nodes(cst.Call)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "deserialize"
     ]
+
+
+def _written_since(ctx: Context) -> Callable[[], bool]:
+    """Was the module written for JAX 0.3.22 or later, where deserialization takes shardings
+    (asked once, where a call's arguments fit both signatures)?"""
+    answer: List[bool] = []
+
+    def since() -> bool:
+        if not answer:
+            answer.append(ctx.written_before(SHARDINGS_FROM)[0] is False)
+        return answer[0]
+
+    return since
+
+
+def _takes_shardings(call: cst.Call, name: str, newer: Callable[[], bool]) -> bool:
+    """Is ``call`` of the deserialization entry point ``name`` written for shardings: its
+    arguments fit that signature (with keywords every release since takes), and no call with
+    meshes and mesh axes fits them, or the code was written for 0.3.22 or later (``newer``)?
+    Then the module's new path runs it as the old one did."""
+    if any(arg.star for arg in call.args):
+        return False
+    positional = sum(1 for arg in call.args if arg.keyword is None)
+    keywords = [arg.keyword.value for arg in call.args if arg.keyword is not None]
+    return _binds(SHARDINGS[name], positional, keywords) and (
+        not _binds(MESH_AXES[name], positional, keywords) or newer()
+    )
+
+
+def _sharding_by_keyword(call: cst.Call, name: str) -> bool:
+    """Does ``call`` of ``async_deserialize`` pass its sharding as ``in_sharding=``?"""
+    return name == "async_deserialize" and any(
+        arg.keyword is not None and arg.keyword.value == "in_sharding" for arg in call.args
+    )
+
+
+def _binds(signature: Signature, positional: int, keywords: List[str]) -> bool:
+    """Could ``positional`` arguments and ``keywords`` be passed to ``signature``?"""
+    required, optional = signature
+    names = required + optional
+    if positional > len(names):
+        return False
+    given = set(names[:positional])
+    for keyword in keywords:
+        if keyword not in names or keyword in given:
+            return False
+        given.add(keyword)
+    return all(name in given for name in required)
