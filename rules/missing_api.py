@@ -429,7 +429,10 @@ def _for_target(
         # Flags set or read by name (``jax.config.update("jax_array", True)``) that some
         # release lacks by name: a flag every release defines, as an attribute or not, is no
         # site, however many releases lack the attribute (``visit_string`` asks the same).
-        flags = (q.rpartition(".")[2] for q in names if q.startswith("jax.config.jax_"))
+        # Not every flag is named ``jax_``: ``experimental_xmap_spmd_lowering`` went in 0.4.19.
+        flags = (
+            q.rpartition(".")[2] for q in names if q.startswith("jax.config.") and q.count(".") == 2
+        )
         strings = frozenset(f for f in flags if history().flag_absence(f, target, upper))
         copy = _COPIES[key] = _looking_for(names, strings)
     return copy

@@ -16,6 +16,7 @@ import re
 from typing import Callable, Dict, NamedTuple, Optional, Set
 
 _FLAG_DEFINER = re.compile(r"^(define_\w+|\w+_state|\w+_flag|DEFINE_\w+)$")
+_STATE_DEFINER = re.compile(r"^(define_\w+_state|\w+_state)$")
 
 
 class Flags(NamedTuple):
@@ -117,7 +118,11 @@ def config_flags(files: Dict[str, str], parse: Callable[[str], ast.Module]) -> F
             values = [k.value for k in node.keywords if k.arg == "name"] + node.args[:1]
             for value in values:
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    if value.value.startswith("jax") and value.value.isidentifier():
+                    # (JAX's own state definers name every flag they make, ``jax_`` or not:
+                    # ``define_bool_state(name="experimental_xmap_spmd_lowering")``)
+                    if value.value.isidentifier() and (
+                        value.value.startswith("jax") or _STATE_DEFINER.match(callee)
+                    ):
                         defined.add(value.value)
                         if config_getattr or callee in setting:
                             members.add(value.value)
