@@ -81,10 +81,19 @@ def _as_statements(body: cst.BaseSuite) -> List[cst.BaseStatement]:
 def _with_leading(
     statements: Sequence[cst.BaseStatement], leading: Sequence[cst.EmptyLine]
 ) -> List[cst.BaseStatement]:
+    """``statements`` (a branch's) in place of the compound statement whose leading lines
+    are ``leading``: those stand before the first, and the blank lines that parted the first
+    from the compound's header go with the header (pgx 0.1.0's unwrapped version test left
+    two blank lines in a function, which pycodestyle's E303 flags)."""
     result = list(statements)
-    if result and leading:
+    if result:
         first = result[0]
-        result[0] = first.with_changes(leading_lines=[*leading, *first.leading_lines])  # type: ignore[attr-defined]
+        own = list(first.leading_lines)  # type: ignore[attr-defined]
+        blanks = 0
+        while blanks < len(own) and own[blanks].comment is None:
+            blanks += 1
+        if leading or blanks:
+            result[0] = first.with_changes(leading_lines=[*leading, *own[blanks:]])  # type: ignore[attr-defined]
     return result
 
 
