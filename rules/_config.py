@@ -93,7 +93,7 @@ def _with_leading(
         while blanks < len(own) and own[blanks].comment is None:
             blanks += 1
         if leading or blanks:
-            result[0] = first.with_changes(leading_lines=[*leading, *own[blanks:]])  # type: ignore[attr-defined]
+            result[0] = first.with_changes(leading_lines=[*leading, *own[blanks:]])
     return result
 
 
