@@ -119,10 +119,12 @@ class GdaSerialization(Rule, code="JAX308", safety=Safety.SAFE):
     took `(global_meshes, mesh_axes, ...)` and take shardings from then on
     (`NamedSharding(mesh, P(*axes))` for each array).  A call written for shardings moves with
     the module: its arguments fit only that signature (`run_deserialization(shardings, specs)`),
-    or the code was written for JAX 0.3.22 or later (its requirement, or names it uses).  A
-    file with any other use of them, or with `create_async_gda_from_callback` (no
-    counterpart), is reported and left alone, since renaming only the import would turn an
-    ImportError into a wrong-argument error.
+    or the code was written for JAX 0.3.22 or later (its requirement, or names it uses).
+    `async_deserialize(in_sharding=...)` is reported: that parameter was renamed since, and
+    only a sharding passed by position works on every release.  A file with any other use of
+    them, or with `create_async_gda_from_callback` (no counterpart), is reported and left
+    alone, since renaming only the import would turn an ImportError into a wrong-argument
+    error.
     """
 
     lifecycle = Lifecycle(
