@@ -13,7 +13,8 @@ new top-level import line:
   (``import x`` lines before ``from x import y`` lines, each by module) or
   ``force_sort_within_sections`` (by module alone, Google's style); else after the group's
   last import of the same package (``import jax`` itself before its first one, where every
-  sorted order puts it), or at its end;
+  sorted order puts it), or after its last import of the same section or an earlier one
+  (an unsorted group that ends with its relative imports keeps them last);
 * when no group fits, as a group of its own between the groups of the sections before and
   after it.
 
@@ -144,8 +145,11 @@ def place(
         same = [i for i, node in target if _top(node) == top]
         if same and isinstance(new, cst.Import) and module_of(new) == top:
             index = same[0]  # ``import jax`` before the rest of jax, as every sorted order has it
-        else:
-            index = same[-1] + 1 if same else None
+        elif same:
+            index = same[-1] + 1
+        else:  # after the group's last import of its section or one before (not among the
+            # relative imports that end a group that mixes sections)
+            index = 1 + max(i for i, node in target if section_of(node, first_party) <= mine)
     if index is None:
         index = target[-1][0] + 1
     futures = [i + 1 for i, node in target if section_of(node, first_party) == FUTURE]
