@@ -11,6 +11,7 @@ from typing import (
     NamedTuple,
     Optional,
     Set,
+    Union,
 )
 
 from jaxmigrate.migrator import lazycst as cst
@@ -78,11 +79,43 @@ class Apply(cst.CSTTransformer):
         removal = self.removals.get(id(original_node))
         if removal is not None:
             statement, alias_ids, code = removal
-            new = without_aliases(original_node, updated_node, alias_ids)  # type: ignore[arg-type]
-            if new is not updated_node:
+            new: Union[cst.CSTNode, cst.RemovalSentinel]
+            if isinstance(original_node, cst.Del):
+                new = without_deleted(original_node, updated_node, alias_ids)  # type: ignore[arg-type]
+                message = "removed the del of an import the migration removed"
+            else:
+                new = without_aliases(original_node, updated_node, alias_ids)  # type: ignore[arg-type]
                 message = "removed an import the migration left unused"
                 if code != CLEANUP_CODE:
                     message = "removed an import of a name that no longer exists in JAX"
+            if new is not updated_node:
                 self.applied.append(Edit(statement, new, code, message, Safety.SAFE))
             return new
         return updated_node
+
+
+def without_deleted(
+    original: cst.Del, updated: cst.Del, name_ids: Set[int]
+) -> Union[cst.Del, cst.RemovalSentinel]:
+    """``del a, b`` (``updated``) without the names whose original nodes are in ``name_ids``:
+    ``del a``; nothing left, the statement goes."""
+    if isinstance(original.target, cst.Name):
+        return cst.RemovalSentinel.REMOVE if id(original.target) in name_ids else updated
+    old, new = original.target, updated.target
+    if not isinstance(old, (cst.Tuple, cst.List)) or not isinstance(new, type(old)):
+        return updated
+    if len(old.elements) != len(new.elements):  # another edit changed it: next round
+        return updated
+    kept = [
+        element
+        for before, element in zip(old.elements, new.elements)
+        if id(before.value) not in name_ids
+    ]
+    if len(kept) == len(new.elements):
+        return updated
+    if not kept:
+        return cst.RemovalSentinel.REMOVE
+    if len(kept) == 1 and not new.lpar and isinstance(new, cst.Tuple):
+        return updated.with_changes(target=kept[0].value)  # ``del a, b`` -> ``del a``
+    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(target=new.with_changes(elements=kept))

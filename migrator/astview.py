@@ -30,19 +30,14 @@ from typing import (
     List,
     NamedTuple,
     Optional,
-    Sequence,
     Set,
     Tuple,
 )
 
 from jaxmigrate.migrator.astfacts import child_fields
+from jaxmigrate.migrator.astguards import bound_in_blocks, catches, feature_test
 from jaxmigrate.migrator.astlines import STATEMENTS, lines_spelling, spans
 from jaxmigrate.migrator.diagnostics import Diagnostic, Safety
-from jaxmigrate.migrator.feature_tests import (
-    OWN_HASATTR,
-    own_hasattr,
-    reads_feature_or_jax_version,
-)
 from jaxmigrate.migrator.messages import beyond_target
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +50,6 @@ _SUPPRESS_RE = re.compile(r"#\s*jaxmigrate:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?"
 _JAX_NAME = re.compile(r"\bjax(?:\.[A-Za-z_]\w*)+")
 _NEWLINE = re.compile(r"\r\n?|\n")
 _VERSION = re.compile("version", re.IGNORECASE)  # (in every version word of feature_tests)
-_GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 # Before 3.11, CPython placed the parts of a multi-line f-string poorly (gh-94869, fixed in
 # 3.11.0b5; 3.12 parses f-strings as code, PEP 701): a chain there is left to LibCST.  On 3.11
 # the names and attributes inside the multi-line f-strings of the legacy and modern corpora and
@@ -171,6 +165,7 @@ class AstView:
         # names bound otherwise than by an import, at module level / in a function or class
         self._module_other: set = set()
         self._inner: set = set()  # (imports in functions too, and global/nonlocal names)
+        self._in_blocks: Optional[FrozenSet[str]] = None  # see _bound_in_blocks
         # A feature test reads ``hasattr`` or a version word (a name, an attribute, a keyword
         # or a lambda's parameter): where the module's identifiers hold neither, none is read.
         self._tests = "hasattr" in facts.heads or _VERSION.search(_identifiers(facts)) is not None
@@ -292,8 +287,15 @@ class AstView:
         if name in self._inner:
             return False, None
         if name in self._module_other or len(found) > 1:
-            return True, None  # module-level bindings that disagree: unresolved everywhere
+            # module-level bindings that disagree: unresolved everywhere, unless each is a
+            # top-level statement's, which LibCST's analysis follows in order (flow_qualname)
+            return name in self._bound_in_blocks(), None
         return True, found.pop()
+
+    def _bound_in_blocks(self) -> FrozenSet[str]:
+        if self._in_blocks is None:
+            self._in_blocks = bound_in_blocks(self.tree)
+        return self._in_blocks
 
     def binds(self, name: str) -> bool:
         """Does the module bind ``name`` anywhere (an import, an assignment, a parameter, a
@@ -310,7 +312,8 @@ class AstView:
         # ``lines``: where a statement must stand to be walked (None: every statement).
         imported = self.facts.import_bound
         chains, module_other, inner = self.chains, self._module_other, self._inner
-        Attribute, Name, Constant, Load = ast.Attribute, ast.Name, ast.Constant, ast.Load
+        Attribute, Name, Constant = ast.Attribute, ast.Name, ast.Constant
+        Load, Store = ast.Load, ast.Store
         # (node, guarded, in f-string, module level, top-level statement)
         stack: List[Tuple[ast.AST, int, bool, bool, bool]] = [
             (node, 0, False, True, True) for node in reversed(self.tree.body)
@@ -321,8 +324,13 @@ class AstView:
             kind = type(node)
             if kind is Name:
                 name = node.id  # type: ignore[attr-defined]
-                if type(node.ctx) is not Load:  # type: ignore[attr-defined]
+                context = type(node.ctx)  # type: ignore[attr-defined]
+                if context is Store:
                     (module_other if module_level else inner).add(name)
+                elif context is not Load:  # ``del name``: neither a read nor a value
+                    if not module_level:
+                        inner.add(name)  # (it makes the name local to its function)
+                    continue
                 if name in imported:
                     chains.append(Chain((name,), (node,), guarded, fstring))  # type: ignore[arg-type]
                 continue
@@ -364,14 +372,14 @@ class AstView:
         names it binds (but for imports, names and attribute chains) are recorded."""
         other = self._module_other if module_level else self._inner
         if kind in TRY_STATEMENTS:
-            if not guarded & TRIED and any(_catches(h) for h in node.handlers):  # type: ignore[attr-defined]
+            if not guarded & TRIED and any(catches(h) for h in node.handlers):  # type: ignore[attr-defined]
                 guarded |= TRIED
         elif kind is ast.If or kind is ast.IfExp:
-            if not guarded & TESTED and self._tests and _feature_test(node.test):  # type: ignore[attr-defined]
+            if not guarded & TESTED and self._tests and feature_test(node.test):  # type: ignore[attr-defined]
                 guarded |= TESTED
         elif kind is ast.BoolOp:
             values = node.values  # type: ignore[attr-defined]
-            if not guarded & TESTED and self._tests and any(_feature_test(v) for v in values[:-1]):
+            if not guarded & TESTED and self._tests and any(feature_test(v) for v in values[:-1]):
                 guarded |= TESTED
         elif kind is ast.JoinedStr:
             if not MULTILINE_FSTRINGS_PLACED:
@@ -428,72 +436,7 @@ class AstView:
                 self._inner.add(bound)
 
 
-def _children(node: ast.AST) -> List[ast.AST]:
-    """The child nodes of ``node`` in source order, but for contexts and operators (the
-    fields :func:`migrator.astfacts.child_fields` keeps)."""
-    found: List[ast.AST] = []
-    for field in child_fields(type(node)):
-        value = getattr(node, field, None)
-        if type(value) is list:
-            found.extend(item for item in value if isinstance(item, ast.AST))
-        elif isinstance(value, ast.AST):
-            found.append(value)
-    return found
-
-
-def _catches(handler: ast.ExceptHandler) -> bool:
-    """``except ImportError`` (or ``ModuleNotFoundError``/``AttributeError``, dotted or in a
-    tuple): :func:`migrator.scope.catches_import_error` on ``ast``."""
-    kind = handler.type
-    if kind is None:
-        return False
-    for candidate in kind.elts if type(kind) is ast.Tuple else [kind]:
-        parts = _dotted(candidate)
-        if parts and parts[-1] in _GUARD_EXCEPTIONS:
-            return True
-    return False
-
-
-def _dotted(node: ast.AST) -> Optional[List[str]]:
-    parts: List[str] = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
-
-
 def _identifiers(facts: "Facts") -> str:
     """Every identifier a test can read in the module of ``facts``, blank-separated."""
     args = (node.arg for node in facts.binders if type(node) is ast.arg)
     return " ".join((*facts.heads, *facts.attributes, *facts.keywords, *args))
-
-
-def _feature_test(test: ast.AST) -> bool:
-    """:func:`migrator.scope.is_feature_test` on ``ast``: the dotted chains the test reads, and
-    the names LibCST holds as nodes where ``ast`` holds strings (an attribute of a call's
-    result, a keyword, a lambda's parameters)."""
-    chains: List[Sequence[str]] = []
-    stack = [test]
-    while stack:
-        node = stack.pop()
-        parts = _dotted(node) if type(node) in (ast.Name, ast.Attribute) else None
-        if parts:
-            chains.append(parts)
-            continue
-        if type(node) is ast.Call and own_hasattr(node):
-            chains.append(OWN_HASATTR)
-            stack.extend(node.args[1:])
-            stack.extend(node.keywords)
-            continue
-        if type(node) is ast.Attribute:
-            chains.append([node.attr])
-        elif type(node) is ast.keyword and node.arg:
-            chains.append([node.arg])
-        elif type(node) is ast.arg:
-            chains.append([node.arg])
-        stack.extend(_children(node))
-    return reads_feature_or_jax_version(chains)

@@ -34,6 +34,7 @@ class Binding:
         "kind",
         "value",
         "annotation",
+        "top",
     )
 
     def __init__(
@@ -58,6 +59,10 @@ class Binding:
         self.kind = kind or ("import" if qualname is not None else "other")
         self.value = value
         self.annotation = annotation
+        # LibCST's analysis: the index of the top-level statement that binds a module-level
+        # name when it does so unconditionally (a simple statement, or a top-level def's or
+        # class's own name); None otherwise (Scope.flow_qualname)
+        self.top: Optional[int] = None
 
     @property
     def is_import(self) -> bool:

@@ -84,8 +84,14 @@ def _removals(
         statement = binding.statement
         if statement is None:  # an import binding always has its statement
             continue
+        deletions = ctx.analysis.deleted_by(binding)
+        if any(others for others, _del, _name in deletions):
+            continue  # a ``del`` of it may delete another binding: which one, flow decides
         entry = removals.setdefault(id(statement), ImportRemoval(statement, set(), owner))
         entry.aliases.add(id(binding.node))
+        for _others, node, deleted in deletions:  # ``del config``: NameError once it is gone
+            entry = removals.setdefault(id(node), ImportRemoval(node, set(), owner))
+            entry.aliases.add(id(deleted))
     return removals
 
 

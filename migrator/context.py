@@ -136,6 +136,7 @@ class Context(Ledger, Naming):
         # positions late in the file are then counted from its end (see Positions).
         self.source: Optional[str] = None
         self._parents: Optional[Dict[int, cst.CSTNode]] = None
+        self._top_index: Optional[Dict[int, int]] = None  # id(top-level statement) -> index
         self._trivia_parents: Optional[Dict[int, cst.CSTNode]] = None
         self._all_nodes: Optional[Dict[type, List[cst.CSTNode]]] = None
         self._memo: Dict[Any, Any] = {}
@@ -425,9 +426,25 @@ class Context(Ledger, Naming):
         if not parts:
             return None
         head = scope.resolve_name(parts[0])
+        if head is None and scope.kind == "module" and scope.bindings.get(parts[0]):
+            head = self._flow_head(node, scope, parts[0])
         if head is None:
             return None
         return ".".join([head, *parts[1:]])
+
+    def _flow_head(self, node: cst.CSTNode, scope: Scope, name: str) -> Optional[str]:
+        """:meth:`Scope.flow_qualname` of ``name`` read at ``node``, in a top-level statement
+        (a module whose bindings of ``name`` disagree, each in a statement of its own)."""
+        top: Optional[cst.CSTNode] = node
+        parent = self.parent(top)
+        while parent is not None and parent is not self.module:
+            top, parent = parent, self.parent(parent)
+        if parent is None:
+            return None
+        if self._top_index is None:
+            self._top_index = {id(s): i for i, s in enumerate(self.module.body)}
+        index = self._top_index.get(id(top))
+        return None if index is None else scope.flow_qualname(name, index)
 
     # -- small helpers rules share ---------------------------------------------------------
     @staticmethod

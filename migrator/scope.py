@@ -76,9 +76,39 @@ class Scope:
             return None
         return bindings[0]
 
+    def seen_at(self, name: str, top: int) -> Tuple[bool, Optional[Binding]]:
+        """(known, binding): the binding of ``name``, a module-level name, that top-level
+        statement ``top`` reads as it runs (not a function it calls), where every binding of
+        the name is made unconditionally by a top-level statement of its own (Binding.top):
+        the last one before it (``from jax.config import config``, ``config.update(...)``,
+        ``del config``, ``from .utils import config``); None when nothing binds it by then.
+        Not known otherwise."""
+        bindings = self.bindings.get(name)
+        if not bindings or any(b.top is None or b.top == top for b in bindings):
+            return False, None
+        before = [b for b in bindings if b.top < top]  # type: ignore[operator]
+        if not before:
+            return True, None
+        last = max(b.top for b in before)  # type: ignore[type-var]
+        at_last = [b for b in before if b.top == last]
+        if len(at_last) > 1:
+            return False, None  # (``import a as x, b as x``: the statement decides)
+        return True, at_last[0]
+
+    def flow_qualname(self, name: str, top: int) -> Optional[str]:
+        """What ``name`` refers to when top-level statement ``top`` reads it
+        (:meth:`seen_at`): the qualified name of an import, else None."""
+        known, seen = self.seen_at(name, top)
+        if not known or seen is None or seen.kind == "del" or seen.guarded:
+            return None
+        return seen.qualname
+
     def resolve_name(self, name: str) -> Optional[str]:
-        """The qualified name ``name`` refers to here, if it is unambiguously an import."""
+        """The qualified name ``name`` refers to here, if it is unambiguously an import (a
+        ``del`` of it gives it no other value)."""
         bindings = self.lookup(name)
+        if bindings and any(binding.kind == "del" for binding in bindings):
+            bindings = [binding for binding in bindings if binding.kind != "del"]
         if not bindings:
             return None
         qualname = bindings[0].qualname

@@ -18,6 +18,7 @@ from typing import (
     List,
     Optional,
     Sequence,
+    Tuple,
     Type,
     TypeVar,
     Union,
@@ -90,6 +91,10 @@ class ScopeWalker(cst.CSTVisitor):
         self.scopes: Dict[int, Scope] = {}  # id(scope-creating node) -> Scope
         self.loads: Dict[str, int] = {}
         self.load_scopes: Dict[str, List[Scope]] = {}  # the scope of every load, by name
+        # ``del name`` by name: (its scope, the ``Del``, the ``Name``); not a load (see _del)
+        self.deletions: Dict[str, List[Tuple[Scope, cst.Del, cst.Name]]] = {}
+        self.top_index: Optional[Dict[int, int]] = None  # id(top-level statement) -> index
+        self.load_tops: Dict[str, List[Optional[int]]] = {}  # of the module scope's loads
         self.exported: set = set()  # names listed in a module-level __all__
         # Every visited node, by type, in traversal order (see :meth:`nodes`).
         self.by_type: Dict[type, List[cst.CSTNode]] = {}
@@ -155,21 +160,37 @@ class ScopeWalker(cst.CSTVisitor):
             binding = Binding(name, target)
         else:
             binding.scope = target
+        if target is self.scope and target.kind == "module":
+            binding.top = self._direct_top()
         target.bindings.setdefault(name, []).append(binding)
 
-    def _bind_target(self, target: cst.CSTNode) -> None:
+    def _direct_top(self) -> Optional[int]:
+        """The index of the top-level statement being walked when it binds unconditionally:
+        a simple statement line, or a ``def``/``class`` binding its own name."""
+        stack = self.stack
+        if len(stack) < 2:
+            return None
+        top = stack[1]
+        if not isinstance(top, cst.SimpleStatementLine) and not (
+            len(stack) == 2 and isinstance(top, (cst.FunctionDef, cst.ClassDef))
+        ):
+            return None
+        return self._top()
+
+    def _bind_target(self, target: cst.CSTNode, kind: Optional[str] = None) -> None:
         if isinstance(target, cst.Name):
-            self._bind(target.value)
+            binding = None if kind is None else Binding(target.value, node=target, kind=kind)
+            self._bind(target.value, binding)
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._enter(target)
             for element in target.elements:
                 self._enter(element)
-                self._bind_target(element.value)
+                self._bind_target(element.value, kind)
                 self._exit(1)
             self._exit(1)
         elif isinstance(target, cst.StarredElement):
             self._enter(target)
-            self._bind_target(target.value)
+            self._bind_target(target.value, kind)
             self._exit(1)
         else:  # Attribute / Subscript targets load their base
             self._walk(target)
@@ -320,11 +341,15 @@ class ScopeWalker(cst.CSTVisitor):
         return False
 
     def _del(self, node: cst.Del) -> bool:
-        # ``del x`` reads the binding it removes (NameError without one): a use of it, so an
-        # import it deletes is never "unused" (``from m import a, b`` ... ``del a, b``).
+        # ``del x`` gives ``x`` no value: a read of ``x`` sees another binding or fails, so
+        # the binding it makes (``kind="del"``: the name is local to a function that deletes
+        # it) resolves to nothing (Scope.resolve_name).  Nor is it a use: an import that only
+        # ``del`` reads is unused, and where the cleanup drops one it drops the ``del`` too
+        # (``from jax.config import config`` ... ``del config``: migrator.cleanup).
         for name in deleted_names(node.target):
-            self._load(name)
-        self._bind_target(node.target)
+            self.loads[name.value] = self.loads.get(name.value, 0) + 1
+            self.deletions.setdefault(name.value, []).append((self.scope, node, name))
+        self._bind_target(node.target, "del")
         return False
 
     def _global(self, node: cst.Global) -> bool:
@@ -360,11 +385,65 @@ class ScopeWalker(cst.CSTVisitor):
     def _load(self, node: cst.Name) -> None:
         self.loads[node.value] = self.loads.get(node.value, 0) + 1
         self.load_scopes.setdefault(node.value, []).append(self.scope)
+        if self.scope.kind == "module":  # (the top-level statement that reads it)
+            self.load_tops.setdefault(node.value, []).append(self._top())
+
+    def _top(self) -> Optional[int]:
+        if self.top_index is None:
+            self.top_index = {id(s): i for i, s in enumerate(self.stack[0].body)}  # type: ignore[attr-defined]
+        return self.top_index.get(id(self.stack[1])) if len(self.stack) > 1 else None
 
     def is_used(self, binding: Binding) -> bool:
-        """True if some load of the binding's name can see this binding."""
-        for scope in self.load_scopes.get(binding.name, ()):
-            visible = scope.lookup(binding.name)
-            if visible and any(b is binding for b in visible):
-                return True
+        """True if some load of the binding's name can see this binding (a ``del`` is not one:
+        :meth:`deleted_by`); a top-level statement's load sees the binding made last before it
+        where each binding is its own statement's (:meth:`Scope.seen_at`)."""
+        name = binding.name
+        tops = iter(self.load_tops.get(name, ()))
+        for scope in self.load_scopes.get(name, ()):
+            top = next(tops) if scope.kind == "module" else None
+            visible = scope.lookup(name)
+            if not visible or not any(b is binding for b in visible):
+                continue
+            if top is not None:
+                known, seen = scope.seen_at(name, top)
+                if known and seen is not binding:
+                    continue
+            return True
         return False
+
+    def deleted_by(self, binding: Binding) -> List[Tuple[List[Binding], cst.Del, cst.Name]]:
+        """The ``del`` statements that may delete ``binding``: for each, the other bindings
+        of the name it may delete instead (``del`` bindings left out), the ``Del`` and the
+        deleted ``Name``."""
+        found = []
+        for scope, node, name in self.deletions.get(binding.name, ()):
+            visible = scope.lookup(binding.name) or []
+            if any(b is binding for b in visible):
+                others = [b for b in visible if b is not binding and b.kind != "del"]
+                if others and _deletes(binding, visible, name):
+                    others = []
+                found.append((others, node, name))
+        return found
+
+
+def _deletes(binding: Binding, visible: List[Binding], name: cst.Name) -> bool:
+    """Does the ``del`` of ``name`` surely delete ``binding``: both made unconditionally by
+    top-level statements, ``binding`` first, and no other binding of the name made between
+    them or anywhere else (every one of them unconditional too)?"""
+    deleting = [b for b in visible if b.kind == "del" and b.top is not None]
+    if binding.top is None or any(b.top is None for b in visible):
+        return False
+    at = [b.top for b in deleting if b.top is not None and b.top > binding.top]
+    if not at:
+        return False
+    first = min(at)  # the first ``del`` after the binding is the one that deletes it
+    return not any(
+        b is not binding and b.top is not None and binding.top <= b.top <= first
+        for b in visible
+        if b.kind != "del"
+    ) and _on_line(name, first, visible)
+
+
+def _on_line(name: cst.Name, top: int, visible: List[Binding]) -> bool:
+    """Is ``name`` deleted by the ``del`` binding at top-level statement ``top``?"""
+    return any(b.kind == "del" and b.top == top and b.node is name for b in visible)

@@ -15,6 +15,7 @@ from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.astview import AstView
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.diagnostics import Diagnostic
+from jaxmigrate.migrator.naming import CannotReference
 from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import dotted_name
 from jaxmigrate.migrator.textgate import under
@@ -37,7 +38,13 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
       `jax.config.update(...)` (every reference the import binds; a local `config` variable or
       parameter is a different name and stays);
     * `jax.config.config.update(...)` -> `jax.config.update(...)`;
-    * `import jax.config` -> `import jax` (dropped when `import jax` is already there).
+    * `import jax.config` -> `import jax` (dropped when `import jax` is already there);
+    * `from jax.config import config` -> `from jax import config`, its uses left alone, where
+      `jax` names something else (a parameter; a package's `from . import jax`) or `config`
+      is bound again later in the module (netket's `__init__`: `config.update(...)`,
+      `del config`, then `from .utils import config`).
+
+    A `del config` of the import goes with it.
 
     **Why.** The `jax.config.config` object was removed in JAX 0.4.25 and the `jax.config`
     submodule in 0.4.29: these imports fail with ImportError on current JAX.  `jax.config`
@@ -98,14 +105,55 @@ class JaxConfigModule(Rule, code="JAX502", safety=Safety.SAFE):
             ):
                 # ``import jax.config as m``: ``m`` is the submodule (reported at the import)
                 return
+        if isinstance(site.node, cst.Name) and site.scope.resolve_name(site.node.value) is None:
+            # read in order before another binding of the name (netket's ``del config``, then
+            # ``from .utils import config``): the import changes in place, the rest stays
+            if self._import_from_jax(site, ctx):
+                return
         # ``jax`` + ``.config``: never reuse an alias of the submodule for the Config object.
-        new = cst.Attribute(value=ctx.ref("jax", site.scope), attr=cst.Name("config"))
+        try:
+            jax = ctx.ref("jax", site.scope)
+        except CannotReference:
+            if self._import_from_jax(site, ctx):
+                return
+            raise
+        new = cst.Attribute(value=jax, attr=cst.Name("config"))
         ctx.replace(
             site.node,
             new,
             f"{ctx.code(site.node)} -> {MODERN}",
             detail="The jax.config submodule is gone from JAX 0.4.29.",
         )
+
+    def _import_from_jax(self, site: NameSite, ctx: Context) -> bool:
+        """``from jax.config import config`` -> ``from jax import config``, the same object on
+        every release, its uses left as they are: where the name ``jax`` is taken (netket's
+        ``from . import jax``), or the name has other bindings.  False where the site's name
+        is not bound by one such import."""
+        if not isinstance(site.node, cst.Name):
+            return False
+        bindings = site.scope.lookup(site.node.value) or []
+        imports = [b for b in bindings if b.qualname == LEGACY_OBJECT]
+        if len(imports) != 1:
+            return False
+        statement = imports[0].statement
+        if (
+            not isinstance(statement, cst.ImportFrom)
+            or statement.relative
+            or isinstance(statement.names, cst.ImportStar)
+            or any(dotted_name(alias.name) != "config" for alias in statement.names)
+            or statement.module is None
+        ):
+            return False
+        if id(statement.module) not in ctx.edits:
+            ctx.replace(
+                statement.module,
+                cst.Name("jax"),
+                "from jax.config import config -> from jax import config",
+                detail="The jax.config submodule is gone from JAX 0.4.29; the jax package's "
+                "config attribute is the same Config object on every release.",
+            )
+        return True
 
     def visit_module(self, ctx: Context) -> None:
         done: Set[int] = set()

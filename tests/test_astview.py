@@ -140,11 +140,11 @@ def test_the_three_readers_of_a_feature_test_agree(test: str, guards: bool) -> N
     ...)`` tests the program's own object, not a feature of JAX."""
     import libcst
 
-    from jaxmigrate.migrator.astview import _feature_test
+    from jaxmigrate.migrator.astguards import feature_test as view_test
     from jaxmigrate.migrator.scope import is_feature_test
     from jaxmigrate.migrator.source import feature_test
 
     parsed = ast.parse(test, mode="eval").body
     assert is_feature_test(libcst.parse_expression(test)) is guards
     assert feature_test(parsed) is guards
-    assert _feature_test(parsed) is guards
+    assert view_test(parsed) is guards
