@@ -10,7 +10,8 @@ the nearest directory (walking up from the paths) that has any of them:
   ``[dependency-groups]`` and Poetry's dev-dependencies and groups;
 * ``setup.cfg``: ``[options] install_requires``, else ``[options.extras_require]``;
 * ``setup.py``: a literal ``install_requires=[...]`` list in a ``setup(...)`` call, read with
-  ``ast`` (the file is never executed);
+  ``ast`` (the file is never executed), else its extras, else a module-level list of
+  requirement strings (Hugging Face's ``_deps`` table);
 * ``requirements*.txt`` (sorted by name).
 
 Lower bounds come from ``>=``, ``==``, ``~=``, ``===`` and ``>`` clauses (``>X`` gives X:
@@ -222,7 +223,8 @@ def _setup_py(path: Path) -> Optional[tuple]:
     (``setup(**setup_kwargs)``), or a module-level name bound to such a literal
     (``install_requires = [...]``); strings built from module-level constants count too
     (``f"jax>={JAX_VERSION}"``).  Else one in ``extras_require`` (a dict literal, or a name
-    bound to one: JAX as an optional dependency), else in ``setup_requires``.  The file is
+    bound to one: JAX as an optional dependency), else in ``setup_requires``, else in a
+    module-level list of requirement strings that code builds the extras from.  The file is
     never executed."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -269,6 +271,13 @@ def _setup_py(path: Path) -> Optional[tuple]:
         found = _requirement_in(_static(expression, literals))
         if found:
             return found
+    for expression in literals.values() if found is None else ():
+        # a table of every pin the extras are built from by code (transformers 4.25's
+        # ``_deps = [..., "jax>=0.2.8,!=0.3.2,<=0.3.6", ...]``, read through ``deps_list``)
+        if isinstance(expression, (ast.List, ast.Tuple)):
+            found = _requirement_in(_static(expression, literals))
+            if found:
+                return found
     return found
 
 

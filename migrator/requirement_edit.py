@@ -22,7 +22,8 @@ The rules for one requirement (:func:`raise_spec`):
   ``~`` (a compound clause whose lower part is kept becomes ``>=X``; one whose upper part is
   kept contributes an explicit ``<U``);
 * a ``!=`` clause that excludes a version between the (new) lower bound and ``newest`` is
-  dropped; others are kept;
+  dropped, and so is one below a lower bound raised here (``>=0.2.8,!=0.3.2`` becomes
+  ``>=0.4.1``); others are kept;
 * a requirement none of whose clauses needs a change is left exactly as it is, and so is one
   without a version (``jax``, ``jax[cpu]``) or with a direct reference (``jax @ URL``);
 * the new clause list is the raised lower bound first (only when no kept clause gives a lower

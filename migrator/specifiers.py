@@ -178,6 +178,16 @@ def _excludes(clause: _Clause, lower: _Bound, newest: _Version) -> bool:
     return (above > 0 or (above == 0 and lower.inclusive)) and compare(version, newest) <= 0
 
 
+def _below(clause: _Clause, lower: _Bound) -> bool:
+    """Whether every version the ``!=`` clause excludes is below ``lower``."""
+    version = clause.version
+    if version.wildcard:
+        stop = _release(_bump(version.release, len(version.release) - 1))
+        return compare(stop, lower.version) <= 0
+    below = compare(version, lower.version)
+    return below < 0 or (below == 0 and not lower.inclusive)
+
+
 def raise_spec(spec: str, target: Target, poetry: bool) -> Optional[str]:
     """The specifier ``spec`` raised to admit the target range; None when it is unchanged
     (it needs no change, or is not one this module understands)."""
@@ -216,14 +226,18 @@ def raise_spec(spec: str, target: Target, poetry: bool) -> Optional[str]:
     effective = _Bound(target.floor, True)
     for lower in lowers:
         effective = _higher(effective, lower)
+    excluding = [
+        id(item)
+        for item in kept
+        if not isinstance(item, str) and _excludes(item, effective, target.newest)
+    ]
+    changed = changed or bool(excluding)
     texts: List[str] = []
     for item in kept:
         if isinstance(item, str):
             texts.append(item)
-        elif _excludes(item, effective, target.newest):
-            changed = True
-        else:
-            texts.append(item.text)
+        elif id(item) not in excluding and not (changed and not lowers and _below(item, effective)):
+            texts.append(item.text)  # (not one the raised lower bound makes redundant)
     if not changed:
         return None
     if not lowers:

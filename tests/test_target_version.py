@@ -131,6 +131,18 @@ def test_lowest_allowed(spec, low):
             },
             "0.2.9",
         ),
+        (  # a table of pins the extras are built from by code (transformers 4.25's setup.py)
+            {
+                "setup.py": (
+                    "import re\nfrom setuptools import setup\n"
+                    "_deps = ['flax>=0.4.1', 'jax>=0.2.8,!=0.3.2,<=0.3.6', 'numpy>=1.17']\n"
+                    "deps = {re.split('[<>=!]', d)[0]: d for d in _deps}\n"
+                    "extras = {}\nextras['flax'] = [deps['jax'], deps['flax']]\n"
+                    "setup(name='x', install_requires=[deps['numpy']], extras_require=extras)\n"
+                )
+            },
+            "0.2.8",
+        ),
         (  # a setup.py that reads a file the sdist lacks: its egg-info holds what it resolved
             {
                 "setup.py": (
