@@ -100,7 +100,7 @@ JAX905 removed-calls jr barrier_wait call device_count get_shard_indices id_prin
     index_add index_max index_min index_mul index_update initialize_cache local_device_count
     process_index safe_map safe_zip shuffle tie_in to_dlpack unzip2
 JAX906 removed-keywords jr clip make_mesh pure_callback reshape solve where
-JAX907 dead-feature-test jtr __version__ __version_info__ hasattr
+JAX907 dead-feature-test jtr AttributeError __version__ __version_info__ hasattr
 JAX908 map-primitive j map_primitive
 JAX909 shape-dtype-none j ShapeDtypeStruct
 JAX910 removed-constants j NINF NZERO PZERO not_mapped

@@ -296,6 +296,8 @@ class DeadFeatureTestGate(RuleGate):
         text = gate.text
         if "__version" in text and _version_in_an_if(text):
             return True  # a version read near an ``if``: the ast gate reads the file
+        if "except" in text and gate.has_word("AttributeError"):
+            return True  # a ``try`` whose fallback may be gone: the ast gate reads it
         for call in _HASATTR.finditer(text):
             asked = _QUOTED.finditer(_hasattr_arguments(text, call.end()))
             if any(match.group(1) in self.absent for match in asked):

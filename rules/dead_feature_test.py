@@ -23,6 +23,7 @@ from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import Version, parse_version
 from jaxmigrate.rules._api_history import HISTORY_SOURCES, history
 from jaxmigrate.rules._config import suite_in_place
+from jaxmigrate.rules._dead_fallback import dead_fallback, fallback_may_be_dead, surely_reached
 from jaxmigrate.rules._dead_feature_ast import nothing_to_do
 from jaxmigrate.rules._text_gates import DeadFeatureTestGate
 from jaxmigrate.rules._version_tests import version_answer
@@ -45,6 +46,13 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
     can work on it: the chain is replaced by that branch, which the other rules then migrate
     (`A = xla.DeviceArray` becomes `A = jax.Array` where `A` is only used as a type).
 
+    The same for a `try:` of one assignment with one `except AttributeError:` (netket 3.5's
+    `try: A = jaxlib.xla_extension.DeviceArray` / `except AttributeError: A =
+    jax.interpreters.xla._DeviceArray`): where the fallback names a JAX name the newest
+    release lacks and so does the `try`, the fallback, which runs there, takes the shim's
+    place; where the `try` names what JAX's API history does not know (a jaxlib name), the
+    shim is reported.
+
     **Why.** Compatibility code is left alone by every rule, so a shim written for JAX 0.2 and
     0.3 was reported nowhere, though it stops the module at import on today's JAX.
 
@@ -59,7 +67,7 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
     references = HISTORY_SOURCES
     text_gated = True  # ``hasattr(m, "name")``: a builtin call, no site kind the plan indexes
     # the prefilter's words (a feature test, a JAX version test); the text and ast gates decide
-    strings = frozenset({"hasattr", "__version__", "__version_info__"})
+    strings = frozenset({"hasattr", "__version__", "__version_info__", "AttributeError"})
     needs_jax_import = True  # the shim tests a JAX module (a rule with strings defaults to False)
     examples = (
         Example(
@@ -94,6 +102,8 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
     def ast_gate(self, facts: Facts) -> bool:
         if facts.attributes & self.absent and _tests_a_version(facts):
             return True
+        if fallback_may_be_dead(facts, self.absent):
+            return True
         for call in facts.calls:
             func = call.func
             if isinstance(func, ast.Name) and func.id == "hasattr" and len(call.args) == 2:
@@ -107,6 +117,8 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
         """Nothing, when :func:`rules._dead_feature_ast.nothing_to_do` reads on ``ast`` that
         :meth:`visit_module` replaces no chain (the only thing it does, a fix or, without
         ``--unsafe-fixes``, its report); None otherwise: LibCST decides."""
+        if fallback_may_be_dead(view.facts, self.absent):
+            return None
         return [] if nothing_to_do(view, _newest(view.upper)) else None
 
     def visit_module(self, ctx: Context) -> None:
@@ -134,6 +146,37 @@ class DeadFeatureTest(DeadFeatureTestGate, Rule, code="JAX907", safety=Safety.UN
                 detail=f"No branch of `if {_one_line(ctx.code(node.test))}` works on JAX "
                 f"{newest}: the branch that runs there, {where}, names {gone}, which that "
                 "release no longer has.  That branch is kept, for the other rules to migrate.",
+            )
+
+        for shim in ctx.all_nodes(cst.Try):
+            fallback = dead_fallback(shim, ctx)
+            if fallback is None:
+                continue
+            gone = _gone_name(fallback.body, ctx, newest)
+            if gone is None or not surely_reached(fallback.body, gone, ctx):
+                continue  # (a fallback that may work, or is itself guarded, is left alone)
+            unknown: List[str] = []
+            first = _gone_name(shim.body, ctx, newest, unknown)
+            if first is None and not unknown:
+                continue  # the first way works on the newest JAX: the shim is live
+            if first is None or not surely_reached(shim.body, first, ctx):
+                tried = unknown[0] if first is None else first
+                ctx.report(
+                    shim,
+                    f"this try's fallback names {gone}, which JAX {newest} lacks",
+                    f"`except AttributeError:` here runs `{gone}`, which JAX {newest} no "
+                    f"longer has: unless `{tried}` works there, the module stops at import.  "
+                    "Write what replaced both for the JAX you target (the changelog).",
+                )
+                continue
+            ctx.replace(
+                shim,
+                suite_in_place(shim, fallback.body),
+                f"no branch of this try works on JAX {newest}; kept the one run there",
+                detail=f"Neither branch of this `try`/`except AttributeError` works on JAX "
+                f"{newest}: the `try` names {first} and its fallback {gone}, which that "
+                "release no longer has.  The fallback, which runs there, is kept for the other "
+                "rules to migrate.",
             )
 
 
@@ -285,9 +328,11 @@ def _hasattr_answer(test: cst.BaseExpression, ctx: Context, release: Version) ->
     return None if answer is None else answer != negated
 
 
-def _gone_name(suite: cst.BaseSuite, ctx: Context, newest: str) -> Optional[str]:
+def _gone_name(
+    suite: cst.BaseSuite, ctx: Context, newest: str, unknown: Optional[List[str]] = None
+) -> Optional[str]:
     """A JAX name ``suite`` uses that ``newest`` lacks (the outermost chain's first missing
-    prefix); None when every name it uses is there or unknown."""
+    prefix); None when every name it uses is there or unknown (added to ``unknown``)."""
 
     class _GoneNames(cst.CSTVisitor):
         """The JAX names a suite uses that ``release`` lacks (each chain's first missing prefix)."""
@@ -313,8 +358,12 @@ def _gone_name(suite: cst.BaseSuite, ctx: Context, newest: str) -> Optional[str]
             pieces = qualname.split(".")
             for cut in range(2, len(pieces) + 1):
                 prefix = ".".join(pieces[:cut])
-                if self.history.present_in(prefix, self.release) is False:
+                answer = self.history.present_in(prefix, self.release)
+                if answer is False:
                     self.found.append(prefix)
+                    break
+                if answer is None and unknown is not None:
+                    unknown.append(qualname)
                     break
             return False
 
