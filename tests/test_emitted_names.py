@@ -35,6 +35,16 @@ def _imports(tree: ast.Module) -> Dict[str, str]:
             for alias in node.names:
                 if alias.name != "*":
                     bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    # a name the module also assigns (netket's ``config``, deleted and bound again) is read
+    # as nothing: which binding a read sees depends on where it stands
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.pop(node.id, None)
+        stack.extend(ast.iter_child_nodes(node))
     return bound
 
 
