@@ -6,9 +6,9 @@ binds (where LibCST's analysis follows no order: :meth:`migrator.scope.Scope.see
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, List, Optional, Sequence, Set
+from typing import FrozenSet, List, Sequence, Set
 
-from jaxmigrate.migrator.astfacts import child_fields
+from jaxmigrate.migrator.astfacts import child_fields, dotted
 from jaxmigrate.migrator.feature_tests import (
     OWN_HASATTR,
     own_hasattr,
@@ -85,22 +85,10 @@ def catches(handler: ast.ExceptHandler) -> bool:
     if kind is None:
         return False
     for candidate in kind.elts if type(kind) is ast.Tuple else [kind]:
-        parts = _dotted(candidate)
+        parts = dotted(candidate)
         if parts and parts[-1] in _GUARD_EXCEPTIONS:
             return True
     return False
-
-
-def _dotted(node: ast.AST) -> Optional[List[str]]:
-    parts: List[str] = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
 
 
 def feature_test(test: ast.AST) -> bool:
@@ -111,7 +99,7 @@ def feature_test(test: ast.AST) -> bool:
     stack = [test]
     while stack:
         node = stack.pop()
-        parts = _dotted(node) if type(node) in (ast.Name, ast.Attribute) else None
+        parts = dotted(node) if type(node) in (ast.Name, ast.Attribute) else None
         if parts:
             chains.append(parts)
             continue
