@@ -404,7 +404,9 @@ class ScopeWalker(cst.CSTVisitor):
             visible = scope.lookup(name)
             if not visible or not any(b is binding for b in visible):
                 continue
-            if top is not None:
+            if top is not None and sum(b.kind != "del" for b in visible) > 1:
+                # (the order matters only between values: a read before a name's one
+                # binding fails whatever it reads, and counts as a use, as it always has)
                 known, seen = scope.seen_at(name, top)
                 if known and seen is not binding:
                     continue
