@@ -12,6 +12,7 @@ from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Safety
 from jaxmigrate.migrator.scope import dotted_parts
+from jaxmigrate.rules._api_history import history
 from jaxmigrate.rules._arrays import expr_code
 
 _PLACEHOLDER = re.compile(r"\{(\d+|\*|kw:\w+|q:[\w.]+|,\s\*\*)\}")
@@ -204,3 +205,20 @@ def render(
     elif recipe.low_precedence and not isinstance(ctx.parent(call), _whole_value()):
         new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return new
+
+
+def newer_names(recipe: CallRecipe, ctx: Context) -> str:
+    """A JAX name ``recipe`` writes that some release of the target lacks (``jax.x needs JAX
+    0.4.2,``), or "" (and always "" in the survey, whose floor rises to the release that has
+    them).  An unsafe fix held back is one all the same: with ``--unsafe-fixes`` a default
+    target rises to that release."""
+    for qualname in recipe.uses():
+        if ctx.survey:
+            break
+        if qualname.partition(".")[0] != "jax":
+            continue  # (NumPy's: every JAX depends on it)
+        if not ctx.exists_throughout(qualname):
+            known = history().lookup(qualname)
+            first = history().releases[known.present[0][0]] if known is not None else "?"
+            return f"{qualname} needs JAX {first},"
+    return ""

@@ -18,12 +18,13 @@ from jaxmigrate.migrator.context import Context, NameSite
 from jaxmigrate.migrator.rule import Example, Safety
 from jaxmigrate.migrator.scope import dotted_parts
 from jaxmigrate.migrator.version import parse_version
-from jaxmigrate.rules._api_history import ActsWhereMissing, history
+from jaxmigrate.rules._api_history import ActsWhereMissing
 from jaxmigrate.rules._ast_sites import AnswersAtSites
 from jaxmigrate.rules._builtin_calls import consumed_whole, shadowed
 from jaxmigrate.rules._call_recipes import (
     CallRecipe,
     is_pure,
+    newer_names,
     none_or_left_out,
     recipe_safety,
     render,
@@ -305,8 +306,10 @@ class RemovedCalls(
             recipe = HOST_EFFECT
         recipe, needs = exact_recipe(recipe, call, site.scope, ctx)
         problem = self._misfit(recipe, call, ctx)
-        if problem is None:
-            problem = self._missing_names(recipe, ctx)
+        held_back = recipe_safety(recipe, call) is Safety.UNSAFE and not ctx.unsafe_fixes
+        newer = newer_names(recipe, ctx)
+        if problem is None and newer and not held_back:
+            problem = f"{newer} newer than the target"
         if problem is None:
             problem = shadowed(recipe.builtins, site, ctx, self._rewritten_safely(ctx))
         if problem is not None:
@@ -323,6 +326,8 @@ class RemovedCalls(
         room = UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT
         message = call_messages(site.qualname, recipe.shown, room)[1]
         detail = f"{site.qualname}(...) -> {recipe.shown}: {recipe.why}."
+        if newer:  # (held back: its names decide the target of a run that applies it)
+            detail += f" {newer[:-1]}: with --unsafe-fixes a default target rises to it."
         if recipe.legacy in TAPS:
             detail = tap_detail(detail, several_devices(ctx))
         if recipe.stated_from and ctx.target >= parse_version(recipe.stated_from[0]):
@@ -451,19 +456,6 @@ class RemovedCalls(
         if "host_callback" in words and "call" in words:
             found |= frozenset(word for name in HOST_EFFECT.uses() for word in name.split("."))
         return found
-
-    @staticmethod
-    def _missing_names(recipe: CallRecipe, ctx: Context) -> Optional[str]:
-        for qualname in recipe.uses():
-            if ctx.survey:  # (the survey's floor then rises to the release that has them)
-                break
-            if qualname.partition(".")[0] != "jax":
-                continue  # (NumPy's: every JAX depends on it)
-            if not ctx.exists_throughout(qualname):
-                known = history().lookup(qualname)
-                first = history().releases[known.present[0][0]] if known is not None else "?"
-                return f"{qualname} needs JAX {first}, newer than the target"
-        return None
 
     def _index(self, site: NameSite, ctx: Context) -> None:
         """``jax.ops.index[...]`` outside an indexed update -> ``jnp.s_[...]`` (both return

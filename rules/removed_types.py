@@ -320,7 +320,8 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
                 "test the value's shape instead",
             )
             return
-        if row.predicate_needs is not None and ctx.target < parse_version(row.predicate_needs):
+        newer = row.predicate_needs is not None and ctx.target < parse_version(row.predicate_needs)
+        if newer and ctx.unsafe_fixes and not ctx.survey:  # (the survey's floor rises to it)
             ctx.report(
                 site.node,
                 fitting(
@@ -354,6 +355,11 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
             else f"isinstance(..., {short}) -> {recipe}"
         )
         detail = f"The check becomes `{recipe}`: {row.what_changes}."
+        if newer:  # (held back: with --unsafe-fixes a default target rises to it)
+            detail += (
+                f" It needs JAX {row.predicate_needs}: with --unsafe-fixes a default target "
+                "rises to it."
+            )
         x = ctx.code(receiver.value)
         text = _REFERENCE.sub(
             lambda m: expr_code(ctx.ref(m.group(1), site.scope)), row.predicate
