@@ -64,16 +64,21 @@ def _in_import(node: cst.CSTNode, ctx: Context) -> bool:
     return any(isinstance(up, (cst.Import, cst.ImportFrom)) for up in ctx.ancestors(node))
 
 
-# Builtins that consume an iterable whole before anything else runs: given one, a recipe's
-# list(...) adds nothing (``tuple(safe_map(f, xs))`` -> ``tuple(map(f, xs))``).  A ``for``
-# loop is not one: it would interleave its body with the calls of ``f``.
-CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "dict"})
+# Builtins that read an iterable to its end with nothing of the caller's running between two
+# reads (only what the items' own hash, ``+`` or ``<`` do): given one, a recipe's list(...)
+# adds nothing (``tuple(safe_map(f, xs))`` -> ``tuple(map(f, xs))``, ``sum(safe_map(np.size,
+# xs))`` -> ``sum(map(np.size, xs))``).  A ``for`` loop is not one: it would interleave its
+# body with the calls of ``f``; nor are ``any`` and ``all``, which stop early.
+CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "dict", "sum", "min", "max"})
 
 
-def consumed_whole(call: cst.Call, scope: Scope, ctx: Context) -> bool:
-    """``call`` is the only argument of one of :data:`CONSUMERS` (the builtin)."""
+def consumed_whole(call: cst.BaseExpression, scope: Scope, ctx: Context) -> bool:
+    """``call`` is the only argument of one of :data:`CONSUMERS` (the builtin), or the iterable
+    of a comprehension that does nothing else while it reads it (:func:`_read_whole`)."""
     arg = ctx.parent(call)
     outer = ctx.parent(arg)
+    if isinstance(arg, cst.CompFor):
+        return _read_whole(call, arg, scope, ctx)
     return (
         isinstance(arg, cst.Arg)
         and isinstance(outer, cst.Call)
@@ -84,3 +89,51 @@ def consumed_whole(call: cst.Call, scope: Scope, ctx: Context) -> bool:
         and outer.func.value in CONSUMERS
         and is_builtin(outer.func.value, scope)
     )
+
+
+def _read_whole(call: cst.BaseExpression, clause: cst.CompFor, scope: Scope, ctx: Context) -> bool:
+    """``{k: v for k, v in safe_zip(ks, vs)}``: a comprehension with one ``for`` and no ``if``
+    whose items are made of its own names and constants only (a generator expression too,
+    when a consumer takes it whole).  It builds its result as it reads the iterable, and
+    nothing it does between two reads can be seen: with or without the ``list(...)``, the
+    iterables are read, ``f`` called and a length mismatch raised at the same item, as for
+    ``dict(zip(ks, vs, strict=True))``."""
+    comp = ctx.parent(clause)
+    if clause.iter is not call or clause.ifs or clause.inner_for_in or clause.asynchronous:
+        return False
+    if isinstance(comp, cst.DictComp):
+        parts = [comp.key, comp.value]
+    elif isinstance(comp, (cst.ListComp, cst.SetComp)):
+        parts = [comp.elt]
+    elif isinstance(comp, cst.GeneratorExp) and consumed_whole(comp, scope, ctx):
+        parts = [comp.elt]
+    else:
+        return False
+    names = _target_names(clause.target)
+    return names is not None and all(_made_of(part, names) for part in parts)
+
+
+def _target_names(target: cst.BaseExpression) -> Optional[FrozenSet[str]]:
+    """The names a ``for`` target of plain names and tuples of them binds; None otherwise."""
+    if isinstance(target, cst.Name):
+        return frozenset({target.value})
+    if isinstance(target, (cst.Tuple, cst.List)):
+        found: FrozenSet[str] = frozenset()
+        for element in target.elements:
+            inner = _target_names(element.value) if isinstance(element, cst.Element) else None
+            if inner is None:
+                return None
+            found |= inner
+        return found
+    return None
+
+
+def _made_of(node: cst.BaseExpression, names: FrozenSet[str]) -> bool:
+    """``node`` is one of ``names``, a constant, or a tuple or list of those."""
+    if isinstance(node, cst.Name):
+        return node.value in names
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _made_of(e.value, names) for e in node.elements)
+    return False

@@ -245,13 +245,15 @@ class RemovedCalls(
     it evaluates `f` once, calls it on each item as it is read, and on a length mismatch
     raises ValueError at the same item (measured on jax 0.4.13, 0.4.30, 0.6.2 and 0.10.2).
 
-    **Builtins.** Inside `list`, `tuple`, `set`, `sorted` or `dict` the recipe's `list(...)` is
-    left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`, `dict(safe_zip(ks, vs))` ->
-    `dict(zip(ks, vs, strict=True))`).  Where the module imports the helpers under the
-    builtins' names (`from jax.util import safe_map as map, safe_zip as zip`), a call whose
-    rewrite writes such a name is rewritten only when every use of the name is a call
-    rewritten safely (none inside another), and the import then goes; otherwise it is
-    reported, and so is the import.
+    **Builtins.** Inside `list`, `tuple`, `set`, `sorted`, `dict`, `sum`, `min` or `max` the
+    recipe's `list(...)` is left out (`tuple(safe_map(f, xs))` -> `tuple(map(f, xs))`,
+    `dict(safe_zip(ks, vs))` -> `dict(zip(ks, vs, strict=True))`), and so it is as the iterable
+    of a comprehension with one `for`, no `if`, and items made of its own names and constants
+    (`{k: v for k, v in zip(ks, vs, strict=True)}`): nothing runs between two reads.  Where
+    the module imports the helpers under the builtins' names (`from jax.util import safe_map
+    as map, safe_zip as zip`), a call whose rewrite writes such a name is rewritten only when
+    every use of the name is a call rewritten safely (none inside another), and the import
+    then goes; otherwise it is reported, and so is the import.
     """  # noqa: E501
 
     names = frozenset(TABLE) | {"jax.ops.index"}
