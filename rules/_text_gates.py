@@ -280,6 +280,9 @@ _IF = re.compile(r"\bif\b")
 _IF_OR_ELIF = re.compile(r"\b(?:el)?if\b")
 _ASSIGNED = re.compile(r"([A-Za-z_]\w*)[ \t]*=(?!=)")  # ``NAME =`` (or ``x.NAME =``: more)
 _NAME = re.compile(r"[A-Za-z_]\w*")
+# ``except ... AttributeError ...:``, its clause over several lines inside brackets
+_CATCHES_ATTRIBUTE_ERROR = re.compile(r"\bexcept\b[^:]*\bAttributeError\b[^:]*:")
+_LONE_EQUALS = re.compile(r"(?<![=<>!])=(?!=)")
 # the reads rules._version_tests answers: V.split(, __version_info__, parse(V / Version(V
 _GAP = r"(?:[\s\\]|#[^\n]*)*"  # white space, continuations and comments between tokens
 _ANSWERABLE = re.compile(
@@ -296,7 +299,7 @@ class DeadFeatureTestGate(RuleGate):
         text = gate.text
         if "__version" in text and _version_in_an_if(text):
             return True  # a version read near an ``if``: the ast gate reads the file
-        if "except" in text and gate.has_word("AttributeError"):
+        if "except" in text and gate.has_word("AttributeError") and _assigning_handler(text):
             return True  # a ``try`` whose fallback may be gone: the ast gate reads it
         for call in _HASATTR.finditer(text):
             asked = _QUOTED.finditer(_hasattr_arguments(text, call.end()))
@@ -307,6 +310,26 @@ class DeadFeatureTestGate(RuleGate):
                 if head is None or head in targets or "*" in targets:
                     return True
         return False
+
+
+def _assigning_handler(text: str) -> bool:
+    """Does an ``except`` clause naming ``AttributeError`` start its body with what may be an
+    assignment (a lone ``=`` on the statement's first line, or a line that goes on: a bracket
+    left open, a backslash)?  The shims JAX907 reads assign in their handler's one statement
+    (``rules._dead_fallback``); a handler that returns, raises, passes or calls is none."""
+    if "\r" in text:  # (lines as Python reads them: \r alone ends one too)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    for clause in _CATCHES_ATTRIBUTE_ERROR.finditer(text):
+        start = next_significant(text, clause.end())
+        end = text.find("\n", start)
+        line = text[start : len(text) if end < 0 else end].rstrip()
+        if _LONE_EQUALS.search(line) or line.endswith("\\") or _opens_more(line):
+            return True
+    return False
+
+
+def _opens_more(line: str) -> bool:
+    return sum(map(line.count, "([{")) > sum(map(line.count, ")]}"))
 
 
 def _version_in_an_if(text: str) -> bool:

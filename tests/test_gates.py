@@ -529,6 +529,22 @@ TEXT_CASES = [
     ("JAX915", "from jax import core\ncore.ShapedArray(s, d, False, names)\n", True),
     ("JAX915", "from jax import core\ncore.ShapedArray(s, d, weak_type=True)\n", False),
     ("JAX915", "from jax import core\ncore.ShapedArray(s, d, True)\n", False),
+    # JAX907's try shims assign in their one handler statement: a handler that passes, raises
+    # or calls is none (flax's and orbax's ``except AttributeError:`` handlers)
+    *(
+        ("JAX907", f"import jax\ntry:\n    A = jax.Array\nexcept {caught}:\n{body}\n", expected)
+        for caught, body, expected in [
+            ("AttributeError", "    A = jax.interpreters.xla.DeviceArray", True),
+            ("AttributeError", "    pass", False),
+            ("AttributeError", "    raise ImportError('no jax.Array')", False),
+            ("(KeyError, AttributeError)", "    # old\n    log(A == 1)", False),
+            ("(\n    KeyError,\n    AttributeError,\n)", "    # old\n    A = jax.xla.DA", True),
+            ("AttributeError", "    (A,\n     B) = jax.interpreters.xla.DeviceArray, 2", True),
+            ("AttributeError", "    A = \\\n        jax.interpreters.xla.DeviceArray", True),
+            ("AttributeError as e", "    A = jax.interpreters.xla.DeviceArray", True),
+        ]
+    ),
+    ("JAX907", "import jax\ntry:\n    A = 1\nexcept AttributeError: A = jax.xla.DA\n", True),
 ]
 
 
