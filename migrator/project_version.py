@@ -354,11 +354,24 @@ def _candidates(directory: Path) -> List[Path]:
 
 
 def _generated(directory: Path) -> List[Path]:
-    """What setuptools wrote of the requirements into an sdist (``x.egg-info/requires.txt``,
-    extras under ``[name]`` headers): read last, for a ``setup.py`` that builds them from a
-    file or code the sdist lacks (jaxline 0.0.5's, blackjax's).  Never edited: a generated
-    file is not where a requirement is raised (:func:`packaging_files`)."""
-    return sorted(p for p in directory.glob("*.egg-info/requires.txt") if p.is_file())
+    """What a build wrote of the requirements: an sdist's ``x.egg-info/requires.txt`` (extras
+    under ``[name]`` headers), a wheel's ``x.dist-info/METADATA`` or an sdist's ``PKG-INFO``
+    (``Requires-Dist:``; netket 3.5's and alpa 0.2.3's wheels have no other).  Read last, for a
+    ``setup.py`` that builds them from a file or code the sdist lacks (jaxline 0.0.5's).  Never
+    edited: a generated file is not where a requirement is raised (:func:`packaging_files`)."""
+    found = sorted(directory.glob("*.egg-info/requires.txt"))
+    found += sorted(directory.glob("*.dist-info/METADATA")) + [directory / "PKG-INFO"]
+    return [p for p in found if p.is_file()]
+
+
+def _core_metadata(path: Path) -> Optional[tuple]:
+    """``Requires-Dist: jax (==0.3.22) ; extra == 'tpu'``, as requirement lines."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    wanted = (line.partition(":")[2] for line in lines if line.startswith("Requires-Dist:"))
+    return from_requirements(re.sub(r"\s*\(([^()]*)\)", r"\1", w.split(";")[0]) for w in wanted)
 
 
 def shown(path: Path) -> str:
@@ -374,7 +387,13 @@ def packaging_files(directory: Path) -> List[Path]:
     return _candidates(directory)
 
 
-_READERS = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "setup.py": _setup_py}
+_READERS = {
+    "pyproject.toml": _pyproject,
+    "setup.cfg": _setup_cfg,
+    "setup.py": _setup_py,
+    "METADATA": _core_metadata,
+    "PKG-INFO": _core_metadata,
+}
 
 
 def detect(paths: Sequence[Path]) -> Optional[Detected]:

@@ -160,6 +160,20 @@ def test_lowest_allowed(spec, low):
             },
             "0.3.2",
         ),
+        (  # an unpacked wheel: its core metadata (alpa 0.2.3's, the old parenthesised form)
+            {
+                "x-0.2.3.dist-info/METADATA": (
+                    "Metadata-Version: 2.1\nName: x\nRequires-Dist: ray (==2.1.0)\n"
+                    "Requires-Dist: jax (==0.3.22)\nRequires-Dist: pylint ; extra == 'dev'\n"
+                )
+            },
+            "0.3.22",
+        ),
+        (  # an sdist's PKG-INFO; a marker is no part of the version
+            {"PKG-INFO": "Name: x\nRequires-Dist: jax<0.4,>=0.3.2; python_version >= '3.8'\n"},
+            "0.3.2",
+        ),
+        ({"PKG-INFO": "Name: x\nRequires: jax>=0.3.2\nDescription: jax>=0.1\n"}, None),
     ],
 )
 def test_detect_project_version(tmp_path, files, version):
