@@ -31,6 +31,8 @@ from jaxmigrate.rules._call_recipes import (
     returned_arg,
     statement_assignment,
 )
+from jaxmigrate.rules._dlpack_calls import DLPACK, round_trip
+from jaxmigrate.rules._helper_alias import helper_alias
 from jaxmigrate.rules._helpers import MESSAGE_LIMIT, UNSAFE_ROOM, call_messages
 from jaxmigrate.rules._host_callback import (
     HCB,
@@ -50,11 +52,6 @@ from jaxmigrate.rules._jax_util import STRICT_SINCE, UTIL_RECIPES, exact_recipe
 from jaxmigrate.rules._names_gate import NamesAndModulesGate
 
 _HCB = HCB
-DLPACK = "jax.dlpack.to_dlpack"
-# jax.dlpack.from_dlpack took a capsule up to JAX 0.4.x and takes the array itself later;
-# jax.numpy.from_dlpack takes the array on every release a target can hold.
-FROM_DLPACK = "jax.dlpack.from_dlpack"
-ROUND_TRIP = "jax.numpy.from_dlpack"
 _UPDATES = {
     "index_update": "set",
     "index_add": "add",
@@ -253,7 +250,9 @@ class RemovedCalls(
     the module imports the helpers under the builtins' names (`from jax.util import safe_map
     as map, safe_zip as zip`), a call whose rewrite writes such a name is rewritten only when
     every use of the name is a call rewritten safely (none inside another), and the import
-    then goes; otherwise it is reported, and so is the import.
+    then goes; otherwise it is reported, and so is the import.  An assignment naming a helper
+    (`map = safe_map`, the name's one binding, each use a call) is read the same way: each
+    call is rewritten, and the assignment goes.
     """  # noqa: E501
 
     names = frozenset(TABLE) | {"jax.ops.index"}
@@ -300,10 +299,27 @@ class RemovedCalls(
         if site.qualname == "jax.ops.index":
             self._index(site, ctx)
             return
-        recipe = TABLE[site.qualname]
         call = site.parent
         if not isinstance(call, cst.Call) or call.func is not site.node:
-            return  # not called: the missing-api backstop reports it
+            self._alias(site, ctx)  # (not called otherwise: the missing-api backstop reports it)
+            return
+        self._call(site, call, ctx)
+
+    def _alias(self, site: NameSite, ctx: Context) -> None:
+        """``map = safe_map``: each call of ``map`` rewritten, and the assignment deleted."""
+        found = helper_alias(site, ctx, self._fixed_safely(ctx), self._writes(ctx))
+        if found is None:
+            return
+        line, name, uses = found
+        for use, call in uses:
+            self._call(use, call, ctx, going=name)
+        message = f"{name} = {site.qualname}: its calls are rewritten, the name goes"
+        ctx.replace(line, cst.RemovalSentinel.REMOVE, message, Safety.SAFE)
+
+    def _call(self, site: NameSite, call: cst.Call, ctx: Context, going: str = "") -> None:
+        """The rewrite of ``call``, of ``site`` (``going``: a name the round deletes, which the
+        builtin of that name may replace)."""
+        recipe = TABLE[site.qualname]
         if recipe.legacy == HOST_EFFECT.legacy and none_or_left_out(call, "result_shape"):
             recipe = HOST_EFFECT
         recipe, needs = exact_recipe(recipe, call, site.scope, ctx)
@@ -313,7 +329,7 @@ class RemovedCalls(
         if problem is None and newer and not held_back:
             problem = f"{newer} newer than the target"
         if problem is None:
-            problem = shadowed(recipe.builtins, site, ctx, self._rewritten_safely(ctx))
+            problem = shadowed(recipe.builtins - {going}, site, ctx, self._rewritten_safely(ctx))
         if problem is not None:
             ctx.report(
                 call,
@@ -322,7 +338,7 @@ class RemovedCalls(
                 f"not rewritten: {problem}.",
             )
             return
-        if recipe.legacy == DLPACK and self._round_trip(call, site, ctx):
+        if recipe.legacy == DLPACK and round_trip(call, site, ctx):
             return
         safety = recipe_safety(recipe, call)
         room = UNSAFE_ROOM if safety is Safety.UNSAFE else MESSAGE_LIMIT
@@ -368,37 +384,19 @@ class RemovedCalls(
             lines.append(cst.SimpleStatementLine(body=[assign.with_changes(value=returned)]))
         ctx.replace(line, cst.FlattenSentinel(lines), message, safety=safety, detail=detail)
 
+    def _fixed_safely(self, ctx: Context) -> Callable[[str, cst.Call], bool]:
+        """:meth:`_rewritten_safely`, with names the target has throughout."""
+        safely = self._rewritten_safely(ctx)
+
+        def check(qualname: str, call: cst.Call) -> bool:
+            recipe = exact_recipe(TABLE[qualname], call, ctx.scope_of(call), ctx)[0]
+            return safely(qualname, call) and not newer_names(recipe, ctx)
+
+        return check
+
     @staticmethod
-    def _round_trip(call: cst.Call, site: NameSite, ctx: Context) -> bool:
-        """``jax.dlpack.from_dlpack(to_dlpack(x))`` (the capsule's only use) ->
-        ``jax.numpy.from_dlpack(x)``: newer JAX takes no capsule there.  Done (True) where the
-        call is the only argument of such a call, with no ``stream``."""
-        arg = ctx.parent(call)
-        outer = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-        if not (
-            isinstance(outer, cst.Call)
-            and len(outer.args) == 1
-            and outer.args[0] is arg
-            and arg.keyword is None
-            and not arg.star
-            and len(call.args) == 1
-            and ctx.qualname(outer.func, site.scope) == FROM_DLPACK
-        ):
-            return False
-        new = cst.Call(
-            func=ctx.ref(ROUND_TRIP, site.scope),
-            args=[cst.Arg(value=call.args[0].value)],
-            lpar=outer.lpar,
-            rpar=outer.rpar,
-        )
-        ctx.replace(
-            outer,
-            new,
-            f"{FROM_DLPACK}({DLPACK}(x)) -> {ROUND_TRIP}(x)",
-            detail=f"{DLPACK} is gone (JAX 0.7.0) and newer JAX's {FROM_DLPACK} takes the "
-            f"array itself, not a capsule; {ROUND_TRIP}(x) takes it on every release.",
-        )
-        return True
+    def _writes(ctx: Context) -> Callable[[str, cst.Call], FrozenSet[str]]:
+        return lambda q, call: exact_recipe(TABLE[q], call, ctx.scope_of(call), ctx)[0].builtins
 
     def _rewritten_safely(self, ctx: Context) -> Callable[[str, cst.Call], bool]:
         def check(qualname: str, call: cst.Call) -> bool:
