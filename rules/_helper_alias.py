@@ -13,7 +13,7 @@ than a call, a call inside another, one whose rewrite is not safe or is suppress
 
 from __future__ import annotations
 
-from typing import Callable, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple
 
 from jaxmigrate.migrator import lazycst as cst
 from jaxmigrate.migrator.context import Context, NameSite
@@ -22,7 +22,8 @@ from jaxmigrate.rules._builtin_calls import HELPERS
 from jaxmigrate.rules._flow import name_loads
 from jaxmigrate.rules._helpers import is_builtin
 
-Uses = List[Tuple[NameSite, cst.Call]]
+if TYPE_CHECKING:  # (LibCST is imported when a file needs it, not with the rules)
+    Uses = List[Tuple[NameSite, cst.Call]]
 
 
 def helper_alias(
