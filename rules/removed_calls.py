@@ -362,7 +362,8 @@ class RemovedCalls(
         assignment = statement_assignment(recipe, call, ctx) if recipe.statement_only else None
         if assignment is None:
             new = _render(recipe, call, site, ctx)
-            ctx.replace(call, new, message, safety, recipe.builtins, detail, needs)
+            if not (going and ctx.code(new) == ctx.code(call)):  # (``tuple(map(f, xs))``)
+                ctx.replace(call, new, message, safety, recipe.builtins, detail, needs)
             return
         line, assign = assignment
         returned, by_keyword = returned_arg(recipe, call)
