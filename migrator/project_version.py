@@ -355,13 +355,15 @@ def _candidates(directory: Path) -> List[Path]:
 
 def _generated(directory: Path) -> List[Path]:
     """What a build wrote of the requirements: an sdist's ``x.egg-info/requires.txt`` (extras
-    under ``[name]`` headers), a wheel's ``x.dist-info/METADATA`` or an sdist's ``PKG-INFO``
-    (``Requires-Dist:``; netket 3.5's and alpa 0.2.3's wheels have no other).  Read last, for a
-    ``setup.py`` that builds them from a file or code the sdist lacks (jaxline 0.0.5's).  Never
-    edited: a generated file is not where a requirement is raised (:func:`packaging_files`)."""
-    found = sorted(directory.glob("*.egg-info/requires.txt"))
-    found += sorted(directory.glob("*.dist-info/METADATA")) + [directory / "PKG-INFO"]
-    return [p for p in found if p.is_file()]
+    under ``[name]`` headers) or ``PKG-INFO``, a wheel's ``x.dist-info/METADATA`` (netket 3.5's
+    and alpa 0.2.3's only one), where the folder holds one build (several are installed
+    packages, as next to JAX's own sources).  Read last, never edited (not where a requirement
+    is raised: :func:`packaging_files`)."""
+    builds = list(directory.glob("*.egg-info")) + list(directory.glob("*.dist-info"))
+    if len(builds) > 1 or directory.name in ("site-packages", "dist-packages"):
+        builds = []
+    found = [b / ("requires.txt" if b.suffix == ".egg-info" else "METADATA") for b in builds]
+    return [p for p in sorted(found) + [directory / "PKG-INFO"] if p.is_file()]
 
 
 def _core_metadata(path: Path) -> Optional[tuple]:
@@ -387,13 +389,8 @@ def packaging_files(directory: Path) -> List[Path]:
     return _candidates(directory)
 
 
-_READERS = {
-    "pyproject.toml": _pyproject,
-    "setup.cfg": _setup_cfg,
-    "setup.py": _setup_py,
-    "METADATA": _core_metadata,
-    "PKG-INFO": _core_metadata,
-}
+_READERS = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "setup.py": _setup_py}
+_READERS.update({"METADATA": _core_metadata, "PKG-INFO": _core_metadata})  # (what builds wrote)
 
 
 def detect(paths: Sequence[Path]) -> Optional[Detected]:

@@ -174,6 +174,13 @@ def test_lowest_allowed(spec, low):
             "0.3.2",
         ),
         ({"PKG-INFO": "Name: x\nRequires: jax>=0.3.2\nDescription: jax>=0.1\n"}, None),
+        (  # installed packages (JAX's own sources in site-packages): none is the code's own
+            {
+                "a-1.0.dist-info/METADATA": "Requires-Dist: jax>=0.4.30\n",
+                "b-2.0.dist-info/METADATA": "Requires-Dist: jax>=0.5.0\n",
+            },
+            None,
+        ),
     ],
 )
 def test_detect_project_version(tmp_path, files, version):
