@@ -176,7 +176,9 @@ class RemovedTypes(AnswersAtSites, ActsWhereMissing, code="JAX904", safety=Safet
     **Safety.** An annotation or type alias does not change what code does, so those fixes are
     safe.  The `isinstance` predicates are unsafe fixes (applied with `--unsafe-fixes`): the
     typed-key test is also true for traced keys inside `jit`, and `jax.core.Tracer` matches
-    every tracer, not only `vmap`'s.  Calls, subclassing and other uses are reported.  Nothing
+    every tracer, not only `vmap`'s.  The typed-key test needs `jax.dtypes.prng_key` (JAX
+    0.4.14): with `--unsafe-fixes` a default target rises to 0.4.14 for it; a target given
+    below that gets a finding.  Calls, subclassing and other uses are reported.  Nothing
     changes where the target range still has the name.
     """  # noqa: E501
 

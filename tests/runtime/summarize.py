@@ -80,3 +80,13 @@ def summarize(value: Any) -> Any:
             summary["sharding"] = sharding
         return summary
     return repr(value)
+
+
+def outcome(thunk: Any) -> Any:
+    """What ``thunk()`` gives, or the kind of TypeError or ValueError it raises (the error is
+    what is compared); the value as it comes, for the driver to read further."""
+    try:
+        value = thunk()
+    except (TypeError, ValueError) as caught:
+        return {"raises": type(caught).__name__}
+    return {"type": type(value).__name__, "value": value}
