@@ -454,3 +454,20 @@ class NamedShapeGate(RuleGate):
                     if how is None or how[2] or how[0] > place:
                         return True
         return False
+
+
+# -- JAX913 primitive-params ---------------------------------------------------------------------
+# ``name=`` (a keyword argument, or more: a default, an assignment in a lambda's body)
+_KEYWORD_ARGUMENT = re.compile(r"(?<![\w.])[^\W\d]\w*[\s\\]*=(?!=)")
+
+
+class PrimitiveParamsGate(RuleGate):
+    def text_gate(self, gate: TextGate) -> bool:
+        """A call of ``bind`` whose argument text names a keyword (or that the text cannot
+        read): ``Primitive.bind(x, sizes=[1, 2])``, where ``sig.bind(*args)`` and
+        ``sock.bind(("", 0))`` pass none."""
+        text = gate.text
+        return any(
+            not found.plain or _KEYWORD_ARGUMENT.search(text, found.start, found.end) is not None
+            for found in calls_of(text, "bind")
+        )

@@ -28,6 +28,7 @@ from jaxmigrate.migrator.rule import Example, Lifecycle, Rule, Safety
 from jaxmigrate.migrator.scope import Scope
 from jaxmigrate.migrator.version import parse_version
 from jaxmigrate.rules._flow_bindings import bound_values
+from jaxmigrate.rules._text_gates import PrimitiveParamsGate
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxmigrate.migrator.astfacts import AstScope
@@ -56,7 +57,7 @@ _WHY = "primitive parameters must hash (JAX 0.7)"
 _SELF = "self"  # a name met again while its own bindings are read (``x = x + [...]``)
 
 
-class PrimitiveParams(Rule, code="JAX913", safety=Safety.UNSAFE):
+class PrimitiveParams(PrimitiveParamsGate, Rule, code="JAX913", safety=Safety.UNSAFE):
     """prim.bind(x, sizes=[1, 2]) -> prim.bind(x, sizes=(1, 2)) in code written before 0.7
     (primitive parameters must hash from JAX 0.7)
 

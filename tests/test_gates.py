@@ -545,6 +545,13 @@ TEXT_CASES = [
         ]
     ),
     ("JAX907", "import jax\ntry:\n    A = 1\nexcept AttributeError: A = jax.xla.DA\n", True),
+    # JAX913 reads ``.bind`` calls with a keyword: a signature's or a socket's bind passes none
+    ("JAX913", "import jax\np = jax.core.Primitive('p')\np.bind(x, sizes=[1, 2])\n", True),
+    ("JAX913", "import jax\np.bind(\n    x,\n    sizes\n    = [1],\n)\n", True),
+    ("JAX913", "import jax\np.bind(x, f'{y}', n=1\n", True),  # (it never closes)
+    ("JAX913", "import jax\nbound = sig.bind(*args, **kwargs)\n", False),
+    ("JAX913", "import jax\ns.bind(('localhost', 0))  # sizes=[1]\n", False),
+    ("JAX913", "import jax\np.bind(x, y == z, **{'sizes': [1]})\n", False),
 ]
 
 
